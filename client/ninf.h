@@ -1,0 +1,124 @@
+/*
+ * ninf.h - the Ninf client API for C (and C++) programs.
+ *
+ * A remote routine is called with the same arguments as the local one:
+ *
+ *     int info;
+ *     if (Ninf_call("dgesv", n, nrhs, a, lda, ipiv, b, ldb, &info) != 0)
+ *         Ninf_perror("dgesv");
+ *
+ * The library fetches the routine's interface from the server on first use
+ * and caches it, so a bare argument list is enough. Arguments follow the IDL
+ * order: IN scalars by value (C's varargs promotions are handled: float
+ * travels as double, char and short as int), arrays and OUT scalars by
+ * pointer, strings as `const char *`.
+ *
+ * Servers: a bare name goes to NINF_SERVER=host:port (default
+ * localhost:3000) unless Ninf_parse_arg() saw -server/-port; a name of the
+ * form "ninf://host:port/name" picks the server itself.
+ *
+ * Thread safety: every function may be called from several threads at once.
+ * The last error is kept per thread.
+ */
+#ifndef NINF_H
+#define NINF_H
+
+#include <stdarg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define NINF_EXPORT __attribute__((visibility("default")))
+#else
+#define NINF_EXPORT
+#endif
+
+/*
+ * The one error list of the project. It generates the NINF_* codes below,
+ * Ninf_error_string(), and the codes carried by FRAME_ERROR on the wire.
+ * Codes are stable: never renumber, only append.
+ */
+#define NINF_ERROR_MAP(X)                                                     \
+  X(NINF_OK, 0, "no error")                                                   \
+  X(NINF_ERR_INVALID_ARGUMENT, 1, "invalid argument")                         \
+  X(NINF_ERR_CONNECT, 2, "cannot connect to the server")                      \
+  X(NINF_ERR_PROTOCOL, 3, "protocol error")                                   \
+  X(NINF_ERR_VERSION, 4, "protocol version not supported")                    \
+  X(NINF_ERR_FUNCTION_NOT_FOUND, 5, "function not found")                     \
+  X(NINF_ERR_ARGUMENT_MISMATCH, 6, "arguments do not match the interface")    \
+  X(NINF_ERR_TOO_LARGE, 7, "request exceeds the server's per-call maximum")   \
+  X(NINF_ERR_OVERFLOW, 8, "array size overflows")                             \
+  X(NINF_ERR_COMMUNICATION, 9, "communication failed")                        \
+  X(NINF_ERR_TIMEOUT, 10, "timed out")                                        \
+  X(NINF_ERR_EXECUTABLE, 11, "remote executable failed")                      \
+  X(NINF_ERR_SERVER, 12, "server error")                                      \
+  X(NINF_ERR_SHUTTING_DOWN, 13, "server is shutting down")                    \
+  X(NINF_ERR_NO_MEMORY, 14, "out of memory")                                  \
+  X(NINF_ERR_INVALID_ID, 15, "invalid call id")                               \
+  X(NINF_ERR_CANCELLED, 16, "call cancelled")                                 \
+  X(NINF_ERR_NOT_SUPPORTED, 17, "not supported")                              \
+  X(NINF_ERR_INTERNAL, 18, "internal error")
+
+typedef enum {
+#define NINF_ERROR_ENUM_(name, code, text) name = code,
+  NINF_ERROR_MAP(NINF_ERROR_ENUM_)
+#undef NINF_ERROR_ENUM_
+  NINF_ERR_COUNT_
+} ninf_error_t;
+
+/*
+ * Synchronous call. Returns 0 on success, -1 on error (then see
+ * Ninf_get_error() and Ninf_perror()).
+ */
+NINF_EXPORT int Ninf_call(const char *name, ...);
+
+/* The same with a va_list, for wrappers and other language bindings. */
+NINF_EXPORT int Ninf_call_v(const char *name, va_list args);
+
+/*
+ * Asynchronous call: starts the call and returns its id (>= 0), or -1 on an
+ * error found before the call left. The arrays must stay valid and untouched
+ * until the call has been waited for.
+ */
+NINF_EXPORT int Ninf_call_async(const char *name, ...);
+NINF_EXPORT int Ninf_call_async_v(const char *name, va_list args);
+
+/* Waits for call `id`; 0 if it succeeded, -1 if it failed or id is unknown. */
+NINF_EXPORT int Ninf_wait(int id);
+
+/* Waits for every outstanding call; 0 if all succeeded, -1 otherwise. */
+NINF_EXPORT int Ninf_wait_all(void);
+
+/*
+ * Waits for whichever outstanding call ends first and stores its id in *id;
+ * returns that call's result (0 or -1). With nothing outstanding it stores
+ * -1 in *id and returns -1 with NINF_ERR_INVALID_ID.
+ */
+NINF_EXPORT int Ninf_wait_any(int *id);
+
+/*
+ * Takes "-server host", "-port n" (and "--server"/"--port") out of argv,
+ * sets the default server from them, and returns the new argc.
+ */
+NINF_EXPORT int Ninf_parse_arg(int argc, char **argv);
+
+/* Sets the default server for bare names (host NULL keeps the current host). */
+NINF_EXPORT int Ninf_set_server(const char *host, int port);
+
+/* Prints "msg: <error text>: <detail>" for this thread's last error. */
+NINF_EXPORT void Ninf_perror(const char *msg);
+
+/* This thread's last error code and its detail message (never NULL). */
+NINF_EXPORT int Ninf_get_error(void);
+NINF_EXPORT const char *Ninf_get_error_detail(void);
+
+/* The text of an error code ("unknown error code N" for codes not listed). */
+NINF_EXPORT const char *Ninf_error_string(int code);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NINF_H */

@@ -1,0 +1,64 @@
+// The control channel between ninfd and an executable it started: a
+// SOCK_SEQPACKET socketpair whose executable end is the executable's fd 3.
+//
+// ninfd never touches array data. It hands the client's connected socket to
+// the executable (CTL_HANDOFF, the socket attached with SCM_RIGHTS) and the
+// executable then speaks the wire protocol with the client directly. Over
+// this channel the executable reports what happened, so ninfd can keep
+// statistics, free job slots and tell a cancelled call from a finished one:
+//
+//   ninfd                          executable
+//     |--- CTL_HANDOFF (+ fd) ------->|   call id, limits, persistent flag
+//     |<-- CTL_ARGS_RECEIVED ---------|   arguments in, computing
+//     |<-- CTL_REPLYING --------------|   about to send the result
+//     |<-- CTL_CALL_DONE -------------|   outcome, byte counts, timings
+//
+// A persistent executable (function handles) repeats the last three for each
+// further call on the same connection. Both ends are on one host and built
+// from one source, so the message is a plain fixed-size struct.
+#pragma once
+
+#include <cstdint>
+
+#include "status.h"
+
+namespace ninf {
+
+// The executable's end of the control channel.
+inline constexpr int kControlFd = 3;
+
+enum ControlKind : uint32_t {
+  CTL_HANDOFF = 1,
+  CTL_ARGS_RECEIVED = 2,
+  CTL_REPLYING = 3,
+  CTL_CALL_DONE = 4,
+};
+
+inline constexpr uint32_t kHandoffPersistent = 0x1;
+
+struct ControlMsg {
+  uint32_t kind = 0;
+  int32_t error_code = 0;         // CALL_DONE: NINF_OK or the call's error
+  uint64_t call_id = 0;
+  uint64_t max_call_bytes = 0;    // HANDOFF: per-call array limit (0 = none)
+  uint32_t flags = 0;             // HANDOFF: kHandoffPersistent
+  uint32_t threads = 0;           // HANDOFF: threads the job may use
+  uint64_t bytes_in = 0;          // CALL_DONE: bytes received from the client
+  uint64_t bytes_out = 0;         // CALL_DONE: bytes sent to the client
+  double recv_seconds = 0;        // CALL_DONE: time receiving arguments
+  double compute_seconds = 0;     // CALL_DONE: time in the routine
+  double send_seconds = 0;        // CALL_DONE: time sending results
+};
+
+// Sends one message; attaches `pass_fd` when it is >= 0.
+// Returns 0, or -1 with errno set.
+int SendControl(int sock, const ControlMsg &msg, int pass_fd = -1);
+
+// Receives one message and the descriptor attached to it, if any (*fd = -1
+// otherwise; fd may be null when none is expected, and one that arrives
+// anyway is closed). Returns 1 for a message, 0 when the peer has closed,
+// -1 with errno set on error (EAGAIN on a non-blocking socket with nothing
+// to read, EPROTO for a message of the wrong size).
+int RecvControl(int sock, ControlMsg *msg, int *fd);
+
+}  // namespace ninf

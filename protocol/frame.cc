@@ -1,0 +1,83 @@
+#include "frame.h"
+
+#include <bit>
+#include <cstring>
+#include <string>
+
+namespace ninf {
+namespace {
+
+void PutLe(uint8_t *p, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+uint64_t GetLe(const uint8_t *p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+
+constexpr uint8_t HostOrderFlag() {
+  return std::endian::native == std::endian::little ? kFlagLittleEndian : 0;
+}
+
+}  // namespace
+
+const char *FrameTypeName(uint16_t type) {
+  switch (type) {
+    case FRAME_QUERY_INTERFACE: return "QUERY_INTERFACE";
+    case FRAME_INTERFACE: return "INTERFACE";
+    case FRAME_CALL: return "CALL";
+    case FRAME_ARGS: return "ARGS";
+    case FRAME_RESULT: return "RESULT";
+    case FRAME_ERROR: return "ERROR";
+    case FRAME_STATS: return "STATS";
+    case FRAME_STATS_REPLY: return "STATS_REPLY";
+    case FRAME_LIST: return "LIST";
+    case FRAME_LIST_REPLY: return "LIST_REPLY";
+    case FRAME_END: return "END";
+    default: return "UNKNOWN";
+  }
+}
+
+void EncodeFrameHeader(const FrameHeader &h, uint8_t out[kFrameHeaderSize]) {
+  std::memcpy(out, kMagic, 4);
+  out[4] = kProtocolVersion;
+  out[5] = static_cast<uint8_t>((h.flags & ~kFlagLittleEndian) | HostOrderFlag());
+  PutLe(out + 6, h.type, 2);
+  PutLe(out + 8, h.header_length, 4);
+  PutLe(out + 12, 0, 4);
+  PutLe(out + 16, h.payload_length, 8);
+}
+
+Status DecodeFrameHeader(const uint8_t in[kFrameHeaderSize], uint64_t max_payload,
+                         FrameHeader *out) {
+  if (std::memcmp(in, kMagic, 4) != 0)
+    return Status(NINF_ERR_PROTOCOL, "bad magic: not a Ninf peer");
+  if (in[4] != kProtocolVersion)
+    return Status(NINF_ERR_VERSION, "peer speaks protocol version " + std::to_string(in[4]) +
+                                        ", this side speaks " +
+                                        std::to_string(kProtocolVersion));
+  FrameHeader h;
+  h.flags = in[5];
+  h.type = static_cast<uint16_t>(GetLe(in + 6, 2));
+  h.header_length = static_cast<uint32_t>(GetLe(in + 8, 4));
+  h.payload_length = GetLe(in + 16, 8);
+  if (GetLe(in + 12, 4) != 0) return Status(NINF_ERR_PROTOCOL, "reserved frame field is not zero");
+  if (h.type == 0 || h.type >= FRAME_TYPE_LIMIT_)
+    return Status(NINF_ERR_PROTOCOL, "unknown frame type " + std::to_string(h.type));
+  if (h.header_length > kMaxHeaderLength)
+    return Status(NINF_ERR_PROTOCOL, "frame header of " + std::to_string(h.header_length) +
+                                         " bytes is over the limit of " +
+                                         std::to_string(kMaxHeaderLength));
+  if (h.payload_length > max_payload)
+    return Status(NINF_ERR_TOO_LARGE, "frame payload of " + std::to_string(h.payload_length) +
+                                          " bytes is over the limit of " +
+                                          std::to_string(max_payload));
+  if (h.payload_length > 0 && (h.flags & kFlagLittleEndian) != HostOrderFlag())
+    return Status(NINF_ERR_NOT_SUPPORTED, "peer's byte order differs; conversion not supported");
+  *out = h;
+  return Status::Ok();
+}
+
+}  // namespace ninf

@@ -1,0 +1,74 @@
+// Frame header: the fixed 24 bytes in front of every message.
+//
+//   0               4       5       6               8
+//   +---------------+-------+-------+---------------+
+//   | magic "NINF"  |version| flags |  frame type   |
+//   +---------------+-------+-------+---------------+
+//   8                               12              16
+//   +-------------------------------+---------------+
+//   | header length (u32)           | reserved = 0  |
+//   +-------------------------------+---------------+
+//   16                                              24
+//   +-----------------------------------------------+
+//   | payload length (u64)                          |
+//   +-----------------------------------------------+
+//   then `header length` bytes of protobuf (ninf.proto),
+//   then `payload length` bytes of raw array data.
+//
+// Multi-byte header fields are little-endian. Flag bit 0 says the payload's
+// numbers are little-endian; a receiver of the other byte order refuses it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "status.h"
+
+namespace ninf {
+
+inline constexpr std::size_t kFrameHeaderSize = 24;
+inline constexpr uint8_t kMagic[4] = {'N', 'I', 'N', 'F'};
+inline constexpr uint8_t kProtocolVersion = 1;
+inline constexpr uint8_t kFlagLittleEndian = 0x01;
+
+// Largest protobuf header any peer accepts. Interfaces and argument lists are
+// small; anything bigger is a broken or hostile peer.
+inline constexpr uint32_t kMaxHeaderLength = 1u << 20;
+
+enum FrameType : uint16_t {
+  FRAME_QUERY_INTERFACE = 1,  // client -> ninfd      QueryInterface
+  FRAME_INTERFACE = 2,        // ninfd -> client      InterfaceReply
+  FRAME_CALL = 3,             // client -> ninfd      CallRequest
+  FRAME_ARGS = 4,             // client -> executable Args + IN/INOUT arrays
+  FRAME_RESULT = 5,           // executable -> client Result + OUT/INOUT arrays
+  FRAME_ERROR = 6,            // any direction        Error
+  FRAME_STATS = 7,            // client -> ninfd      StatsRequest
+  FRAME_STATS_REPLY = 8,      // ninfd -> client      StatsReply
+  FRAME_LIST = 9,             // client -> ninfd      ListRequest
+  FRAME_LIST_REPLY = 10,      // ninfd -> client      ListReply
+  FRAME_END = 11,             // client -> executable End
+  FRAME_TYPE_LIMIT_           // first unused value
+};
+
+struct FrameHeader {
+  uint16_t type = 0;
+  uint8_t flags = 0;
+  uint32_t header_length = 0;
+  uint64_t payload_length = 0;
+};
+
+const char *FrameTypeName(uint16_t type);
+
+// Writes the 24-byte encoding of `h` (with magic, version and this host's
+// byte-order flag) into `out`.
+void EncodeFrameHeader(const FrameHeader &h, uint8_t out[kFrameHeaderSize]);
+
+// Decodes and validates 24 bytes: magic, version, type, reserved field,
+// header length and byte order. `max_payload` bounds payload_length.
+// Errors: NINF_ERR_PROTOCOL (bad magic, type, lengths), NINF_ERR_VERSION,
+// NINF_ERR_TOO_LARGE (payload over max_payload), NINF_ERR_NOT_SUPPORTED
+// (foreign byte order).
+Status DecodeFrameHeader(const uint8_t in[kFrameHeaderSize], uint64_t max_payload,
+                         FrameHeader *out);
+
+}  // namespace ninf

@@ -1,0 +1,242 @@
+#include "layout.h"
+
+#include <string>
+
+namespace ninf {
+namespace {
+
+using Op = wire::ExprNode;
+
+int Arity(int op) {
+  switch (op) {
+    case Op::CONST:
+    case Op::PARAM:
+      return 0;
+    case Op::NEG:
+    case Op::NOT:
+      return 1;
+    case Op::COND:
+      return 3;
+    default:
+      return (op >= Op::ADD && op <= Op::OR) ? 2 : -1;
+  }
+}
+
+Status Overflow() { return Status(NINF_ERR_OVERFLOW, "dimension expression overflows 64 bits"); }
+
+Status Power(int64_t base, int64_t exp, int64_t *out) {
+  if (exp < 0) return Status(NINF_ERR_ARGUMENT_MISMATCH, "negative exponent in dimension expression");
+  int64_t r = 1;
+  while (exp-- > 0)
+    if (__builtin_mul_overflow(r, base, &r)) return Overflow();
+  *out = r;
+  return Status::Ok();
+}
+
+Status Binary(int op, int64_t a, int64_t b, int64_t *out) {
+  switch (op) {
+    case Op::ADD: return __builtin_add_overflow(a, b, out) ? Overflow() : Status::Ok();
+    case Op::SUB: return __builtin_sub_overflow(a, b, out) ? Overflow() : Status::Ok();
+    case Op::MUL: return __builtin_mul_overflow(a, b, out) ? Overflow() : Status::Ok();
+    case Op::DIV:
+    case Op::MOD:
+      if (b == 0) return Status(NINF_ERR_ARGUMENT_MISMATCH, "division by zero in dimension expression");
+      if (a == INT64_MIN && b == -1) return Overflow();
+      *out = op == Op::DIV ? a / b : a % b;
+      return Status::Ok();
+    case Op::POW: return Power(a, b, out);
+    case Op::LT: *out = a < b; break;
+    case Op::LE: *out = a <= b; break;
+    case Op::GT: *out = a > b; break;
+    case Op::GE: *out = a >= b; break;
+    case Op::EQ: *out = a == b; break;
+    case Op::NE: *out = a != b; break;
+    case Op::AND: *out = a && b; break;
+    case Op::OR: *out = a || b; break;
+    default: return Status(NINF_ERR_PROTOCOL, "unknown expression operator");
+  }
+  return Status::Ok();
+}
+
+bool RefersToInInteger(const wire::FunctionInterface &iface, int64_t index) {
+  if (index < 0 || index >= iface.params_size()) return false;
+  const wire::Param &p = iface.params(static_cast<int>(index));
+  return IsInScalar(p) && IsIntegerType(p.type());
+}
+
+// Walks the subtree starting at nodes[*pos]; evaluates it when `values` is
+// non-null, otherwise only checks its shape. Both COND branches are walked so
+// that the position stays right, but only the taken one is evaluated: the
+// other may legitimately divide by zero.
+Status Walk(const wire::FunctionInterface &iface, const wire::Expr &e, int *pos,
+            const std::span<const int64_t> *values, int64_t *out, int depth) {
+  if (depth > 256) return Status(NINF_ERR_PROTOCOL, "dimension expression nested too deeply");
+  if (*pos >= e.nodes_size()) return Status(NINF_ERR_PROTOCOL, "truncated dimension expression");
+  const wire::ExprNode &n = e.nodes((*pos)++);
+  int arity = Arity(n.op());
+  if (arity < 0) return Status(NINF_ERR_PROTOCOL, "unknown expression operator");
+  if (n.op() == Op::CONST) {
+    *out = n.value();
+    return Status::Ok();
+  }
+  if (n.op() == Op::PARAM) {
+    if (!RefersToInInteger(iface, n.value()))
+      return Status(NINF_ERR_PROTOCOL, "dimension expression refers to parameter " +
+                                           std::to_string(n.value()) + ", not an IN integer scalar");
+    *out = values ? (*values)[static_cast<std::size_t>(n.value())] : 0;
+    return Status::Ok();
+  }
+  int64_t a = 0, b = 0, c = 0;
+  NINF_RETURN_IF_ERROR(Walk(iface, e, pos, values, &a, depth + 1));
+  if (n.op() == Op::COND) {
+    // Evaluate only the taken branch; walk (shape-check) the other.
+    const std::span<const int64_t> *taken_b = (values && a) ? values : nullptr;
+    const std::span<const int64_t> *taken_c = (values && !a) ? values : nullptr;
+    NINF_RETURN_IF_ERROR(Walk(iface, e, pos, taken_b, &b, depth + 1));
+    NINF_RETURN_IF_ERROR(Walk(iface, e, pos, taken_c, &c, depth + 1));
+    *out = a ? b : c;
+    return Status::Ok();
+  }
+  if (arity == 1) {
+    if (n.op() == Op::NOT) {
+      *out = !a;
+      return Status::Ok();
+    }
+    if (a == INT64_MIN) return Overflow();
+    *out = -a;
+    return Status::Ok();
+  }
+  NINF_RETURN_IF_ERROR(Walk(iface, e, pos, values, &b, depth + 1));
+  if (!values) {
+    *out = 0;
+    return Status::Ok();
+  }
+  return Binary(n.op(), a, b, out);
+}
+
+const char *ModeName(wire::Mode m) {
+  switch (m) {
+    case wire::MODE_IN: return "IN";
+    case wire::MODE_OUT: return "OUT";
+    case wire::MODE_INOUT: return "INOUT";
+    case wire::MODE_WORK: return "WORK";
+    default: return "?";
+  }
+}
+
+const char *TypeName(wire::Type t) {
+  switch (t) {
+    case wire::TYPE_CHAR: return "char";
+    case wire::TYPE_SHORT: return "short";
+    case wire::TYPE_INT: return "int";
+    case wire::TYPE_LONG: return "long";
+    case wire::TYPE_FLOAT: return "float";
+    case wire::TYPE_DOUBLE: return "double";
+    case wire::TYPE_SCOMPLEX: return "scomplex";
+    case wire::TYPE_DCOMPLEX: return "dcomplex";
+    case wire::TYPE_STRING: return "string";
+    default: return "?";
+  }
+}
+
+}  // namespace
+
+uint64_t ElementSize(wire::Type type) {
+  switch (type) {
+    case wire::TYPE_CHAR: return 1;
+    case wire::TYPE_SHORT: return 2;
+    case wire::TYPE_INT: return 4;
+    case wire::TYPE_LONG: return 8;
+    case wire::TYPE_FLOAT: return 4;
+    case wire::TYPE_DOUBLE: return 8;
+    case wire::TYPE_SCOMPLEX: return 8;
+    case wire::TYPE_DCOMPLEX: return 16;
+    default: return 0;
+  }
+}
+
+bool IsIntegerType(wire::Type type) {
+  return type == wire::TYPE_CHAR || type == wire::TYPE_SHORT || type == wire::TYPE_INT ||
+         type == wire::TYPE_LONG;
+}
+
+Status EvalExpr(const wire::FunctionInterface &iface, const wire::Expr &expr,
+                std::span<const int64_t> values, int64_t *out) {
+  if (values.size() < static_cast<std::size_t>(iface.params_size()))
+    return Status(NINF_ERR_INTERNAL, "fewer values than parameters");
+  int pos = 0;
+  NINF_RETURN_IF_ERROR(Walk(iface, expr, &pos, &values, out, 0));
+  if (pos != expr.nodes_size()) return Status(NINF_ERR_PROTOCOL, "trailing nodes in dimension expression");
+  return Status::Ok();
+}
+
+Status ValidateInterface(const wire::FunctionInterface &iface) {
+  if (iface.name().empty()) return Status(NINF_ERR_PROTOCOL, "interface without a name");
+  auto check_expr = [&](const wire::Expr &e) -> Status {
+    int pos = 0;
+    int64_t ignored = 0;
+    NINF_RETURN_IF_ERROR(Walk(iface, e, &pos, nullptr, &ignored, 0));
+    if (pos != e.nodes_size()) return Status(NINF_ERR_PROTOCOL, "trailing nodes in expression");
+    return Status::Ok();
+  };
+  for (const wire::Param &p : iface.params()) {
+    if (!wire::Mode_IsValid(p.mode()) || !wire::Type_IsValid(p.type()))
+      return Status(NINF_ERR_PROTOCOL, "parameter '" + p.name() + "' has an unknown mode or type");
+    if (p.type() == wire::TYPE_STRING && !IsInScalar(p))
+      return Status(NINF_ERR_PROTOCOL, "parameter '" + p.name() + "': strings are IN scalars only");
+    if (!IsArray(p) && p.mode() != wire::MODE_IN)
+      return Status(NINF_ERR_PROTOCOL, "parameter '" + p.name() + "': OUT/INOUT/WORK scalars must be pointers or arrays");
+    for (const wire::Expr &d : p.dims()) NINF_RETURN_IF_ERROR(check_expr(d));
+  }
+  if (iface.calc_order().nodes_size()) NINF_RETURN_IF_ERROR(check_expr(iface.calc_order()));
+  return Status::Ok();
+}
+
+Status ComputeLayout(const wire::FunctionInterface &iface, std::span<const int64_t> values,
+                     uint64_t max_call_bytes, CallLayout *out) {
+  CallLayout layout;
+  layout.params.resize(static_cast<std::size_t>(iface.params_size()));
+  for (int i = 0; i < iface.params_size(); ++i) {
+    const wire::Param &p = iface.params(i);
+    if (!IsArray(p)) continue;
+    uint64_t elements = 1;
+    for (const wire::Expr &d : p.dims()) {
+      int64_t extent = 0;
+      NINF_RETURN_IF_ERROR(EvalExpr(iface, d, values, &extent));
+      if (extent < 0)
+        return Status(NINF_ERR_ARGUMENT_MISMATCH, "array '" + p.name() + "' has negative dimension " +
+                                                      std::to_string(extent));
+      if (__builtin_mul_overflow(elements, static_cast<uint64_t>(extent), &elements))
+        return Status(NINF_ERR_OVERFLOW, "array '" + p.name() + "' has more elements than 2^64");
+    }
+    uint64_t bytes = 0;
+    if (__builtin_mul_overflow(elements, ElementSize(p.type()), &bytes))
+      return Status(NINF_ERR_OVERFLOW, "array '" + p.name() + "' is larger than 2^64 bytes");
+    layout.params[static_cast<std::size_t>(i)] = {elements, bytes};
+    if (__builtin_add_overflow(layout.total_bytes, bytes, &layout.total_bytes))
+      return Status(NINF_ERR_OVERFLOW, "the call's arrays add up to more than 2^64 bytes");
+    if (SendsArray(p)) layout.send_bytes += bytes;
+    if (ReturnsArray(p)) layout.return_bytes += bytes;
+  }
+  if (max_call_bytes && layout.total_bytes > max_call_bytes)
+    return Status(NINF_ERR_TOO_LARGE, "the call needs " + std::to_string(layout.total_bytes) +
+                                          " bytes of arrays, over the per-call maximum of " +
+                                          std::to_string(max_call_bytes));
+  *out = std::move(layout);
+  return Status::Ok();
+}
+
+std::string Signature(const wire::FunctionInterface &iface) {
+  std::string s = iface.name() + "(";
+  for (int i = 0; i < iface.params_size(); ++i) {
+    const wire::Param &p = iface.params(i);
+    if (i) s += ", ";
+    s += std::string(ModeName(p.mode())) + " " + TypeName(p.type()) + " ";
+    s += p.pointer() ? "*" + p.name() : p.name();
+    if (!p.pointer())
+      for (int d = 0; d < p.dims_size(); ++d) s += "[]";
+  }
+  return s + ")";
+}
+
+}  // namespace ninf

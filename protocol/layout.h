@@ -1,0 +1,64 @@
+// Argument layout: from an interface and the values of its IN scalars, how
+// many bytes each array parameter has. Client and executable both compute it
+// and must agree; neither trusts the other's numbers.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ninf.pb.h"
+#include "status.h"
+
+namespace ninf {
+
+// Bytes of one element of `type` (0 for TYPE_STRING, which is never an array).
+uint64_t ElementSize(wire::Type type);
+
+bool IsIntegerType(wire::Type type);
+inline bool IsArray(const wire::Param &p) { return p.dims_size() > 0; }
+inline bool IsInScalar(const wire::Param &p) { return !IsArray(p) && p.mode() == wire::MODE_IN; }
+// Sent by the client: IN and INOUT arrays.
+inline bool SendsArray(const wire::Param &p) {
+  return IsArray(p) && (p.mode() == wire::MODE_IN || p.mode() == wire::MODE_INOUT);
+}
+// Returned by the executable: OUT and INOUT arrays.
+inline bool ReturnsArray(const wire::Param &p) {
+  return IsArray(p) && (p.mode() == wire::MODE_OUT || p.mode() == wire::MODE_INOUT);
+}
+
+// Evaluates a prefix-order expression with checked 64-bit arithmetic.
+// `values[i]` is the value of parameter i (meaningful for IN integer
+// scalars). Errors: NINF_ERR_OVERFLOW, NINF_ERR_ARGUMENT_MISMATCH (division
+// by zero, negative exponent), NINF_ERR_PROTOCOL (malformed tree or a
+// reference to a parameter that is not an IN integer scalar).
+Status EvalExpr(const wire::FunctionInterface &iface, const wire::Expr &expr,
+                std::span<const int64_t> values, int64_t *out);
+
+// Checks that an interface received from a peer is well formed: modes and
+// types known, expressions well formed and referring only to IN integer
+// scalars, strings only as IN scalars. Errors: NINF_ERR_PROTOCOL.
+Status ValidateInterface(const wire::FunctionInterface &iface);
+
+struct ParamLayout {
+  uint64_t elements = 0;  // 0 for scalars
+  uint64_t bytes = 0;     // 0 for scalars
+};
+
+struct CallLayout {
+  std::vector<ParamLayout> params;
+  uint64_t send_bytes = 0;    // IN + INOUT arrays
+  uint64_t return_bytes = 0;  // OUT + INOUT arrays
+  uint64_t total_bytes = 0;   // every array, WORK included: the executable's memory
+};
+
+// Computes each array's size. A negative dimension is an argument error;
+// element counts and byte sizes that overflow 64 bits give NINF_ERR_OVERFLOW;
+// total_bytes over `max_call_bytes` (0 = no limit) gives NINF_ERR_TOO_LARGE.
+Status ComputeLayout(const wire::FunctionInterface &iface, std::span<const int64_t> values,
+                     uint64_t max_call_bytes, CallLayout *out);
+
+// "name(IN int n, INOUT double a[n][n], ...)", for messages and tools.
+std::string Signature(const wire::FunctionInterface &iface);
+
+}  // namespace ninf

@@ -1,0 +1,216 @@
+#include "wire.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "ninf.pb.h"
+
+namespace ninf {
+namespace {
+
+// Linux moves at most this much in one read or write call.
+constexpr std::size_t kMaxIoChunk = 0x7ffff000;
+constexpr int kIovBatch = 64;
+
+Status IoError(const char *what, int err) {
+  if (err == 0) return Status(NINF_ERR_COMMUNICATION, std::string("peer closed the connection during ") + what);
+  return Status(NINF_ERR_COMMUNICATION, std::string(what) + ": " + std::strerror(err));
+}
+
+// Advances an iovec array past `n` consumed bytes.
+void Consume(std::vector<iovec> &iov, std::size_t &first, std::size_t n) {
+  while (n > 0 && first < iov.size()) {
+    std::size_t take = std::min(n, iov[first].iov_len);
+    iov[first].iov_base = static_cast<char *>(iov[first].iov_base) + take;
+    iov[first].iov_len -= take;
+    n -= take;
+    if (iov[first].iov_len == 0) ++first;
+  }
+  while (first < iov.size() && iov[first].iov_len == 0) ++first;
+}
+
+}  // namespace
+
+Channel::Channel(int fd, int timeout_ms) : fd_(fd), timeout_ms_(timeout_ms) {}
+
+Channel::~Channel() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status Channel::WaitReady(short events) {
+  if (timeout_ms_ < 0) return Status::Ok();
+  pollfd p{fd_, events, 0};
+  for (;;) {
+    int r = ::poll(&p, 1, timeout_ms_);
+    if (r > 0) return Status::Ok();
+    if (r == 0)
+      return Status(NINF_ERR_TIMEOUT, "no progress from the peer for " + std::to_string(timeout_ms_) + " ms");
+    if (errno != EINTR) return IoError("poll", errno);
+  }
+}
+
+Status Channel::SendFrame(FrameType type, const google::protobuf::MessageLite *msg,
+                          std::span<const iovec> payload) {
+  std::string header_bytes;
+  if (msg && !msg->SerializeToString(&header_bytes))
+    return Status(NINF_ERR_INTERNAL, "cannot serialize frame header");
+  FrameHeader h;
+  h.type = type;
+  h.header_length = static_cast<uint32_t>(header_bytes.size());
+  for (const iovec &v : payload) h.payload_length += v.iov_len;
+  uint8_t fixed[kFrameHeaderSize];
+  EncodeFrameHeader(h, fixed);
+
+  std::vector<iovec> iov;
+  iov.reserve(payload.size() + 2);
+  iov.push_back({fixed, sizeof fixed});
+  if (!header_bytes.empty()) iov.push_back({header_bytes.data(), header_bytes.size()});
+  for (const iovec &v : payload)
+    if (v.iov_len) iov.push_back(v);
+
+  std::size_t first = 0;
+  while (first < iov.size()) {
+    NINF_RETURN_IF_ERROR(WaitReady(POLLOUT));
+    msghdr mh{};
+    mh.msg_iov = &iov[first];
+    mh.msg_iovlen = std::min<std::size_t>(iov.size() - first, kIovBatch);
+    ssize_t n = ::sendmsg(fd_, &mh, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return IoError("send", errno);
+    }
+    bytes_sent_ += static_cast<uint64_t>(n);
+    Consume(iov, first, static_cast<std::size_t>(n));
+  }
+  return Status::Ok();
+}
+
+Status Channel::ReadFully(void *buf, std::size_t n) {
+  iovec v{buf, n};
+  return RecvPayload(std::span<const iovec>(&v, 1));
+}
+
+Status Channel::RecvPayload(std::span<const iovec> into) {
+  std::vector<iovec> iov(into.begin(), into.end());
+  std::size_t first = 0;
+  Consume(iov, first, 0);
+  while (first < iov.size()) {
+    NINF_RETURN_IF_ERROR(WaitReady(POLLIN));
+    int count = static_cast<int>(std::min<std::size_t>(iov.size() - first, kIovBatch));
+    // A single huge iovec is capped by the kernel anyway; readv handles it.
+    ssize_t n = ::readv(fd_, &iov[first], count);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return IoError("receive", errno);
+    }
+    if (n == 0) return IoError("receive", 0);
+    bytes_received_ += static_cast<uint64_t>(n);
+    Consume(iov, first, static_cast<std::size_t>(n));
+  }
+  return Status::Ok();
+}
+
+Status Channel::Skip(uint64_t n) {
+  char scratch[64 * 1024];
+  while (n > 0) {
+    std::size_t take = static_cast<std::size_t>(std::min<uint64_t>(n, sizeof scratch));
+    NINF_RETURN_IF_ERROR(ReadFully(scratch, take));
+    n -= take;
+  }
+  return Status::Ok();
+}
+
+Status Channel::RecvHeader(uint64_t max_payload, FrameHeader *out) {
+  uint8_t fixed[kFrameHeaderSize];
+  NINF_RETURN_IF_ERROR(ReadFully(fixed, sizeof fixed));
+  return DecodeFrameHeader(fixed, max_payload, out);
+}
+
+Status Channel::RecvMessage(const FrameHeader &h, google::protobuf::MessageLite *msg) {
+  std::string bytes(h.header_length, '\0');
+  if (h.header_length) NINF_RETURN_IF_ERROR(ReadFully(bytes.data(), bytes.size()));
+  if (!msg->ParseFromString(bytes))
+    return Status(NINF_ERR_PROTOCOL, std::string("malformed ") + FrameTypeName(h.type) + " header");
+  return Status::Ok();
+}
+
+Status Channel::RecvReply(FrameType expected, uint64_t max_payload,
+                          google::protobuf::MessageLite *msg, FrameHeader *h) {
+  NINF_RETURN_IF_ERROR(RecvHeader(max_payload, h));
+  if (h->type == FRAME_ERROR) {
+    wire::Error err;
+    NINF_RETURN_IF_ERROR(RecvMessage(*h, &err));
+    if (h->payload_length) NINF_RETURN_IF_ERROR(Skip(h->payload_length));
+    int code = err.code();
+    if (code <= NINF_OK || code >= NINF_ERR_COUNT_) code = NINF_ERR_SERVER;
+    return Status(code, err.message());
+  }
+  if (h->type != expected)
+    return Status(NINF_ERR_PROTOCOL, std::string("expected ") + FrameTypeName(expected) +
+                                         ", peer sent " + FrameTypeName(h->type));
+  return RecvMessage(*h, msg);
+}
+
+Status Channel::SendError(const Status &st) {
+  wire::Error err;
+  err.set_code(st.code());
+  err.set_message(st.message());
+  return SendFrame(FRAME_ERROR, &err);
+}
+
+Status ConnectTcp(const std::string &host, int port, int timeout_ms, int *out_fd) {
+  if (port <= 0 || port > 65535) return Status(NINF_ERR_INVALID_ARGUMENT, "bad port " + std::to_string(port));
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo *res = nullptr;
+  std::string service = std::to_string(port);
+  int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &res);
+  if (rc != 0)
+    return Status(NINF_ERR_CONNECT, "cannot resolve '" + host + "': " + gai_strerror(rc));
+  std::string last_error = "no address";
+  for (addrinfo *ai = res; ai; ai = ai->ai_next) {
+    int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+    if (fd < 0) continue;
+    int r = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
+    if (r < 0 && errno == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      r = ::poll(&p, 1, timeout_ms < 0 ? -1 : timeout_ms);
+      if (r == 0) {
+        errno = ETIMEDOUT;
+        r = -1;
+      } else if (r > 0) {
+        int err = 0;
+        socklen_t len = sizeof err;
+        ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+        errno = err;
+        r = err ? -1 : 0;
+      }
+    }
+    if (r == 0) {
+      int flags = ::fcntl(fd, F_GETFL);
+      ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      ::freeaddrinfo(res);
+      *out_fd = fd;
+      return Status::Ok();
+    }
+    last_error = std::strerror(errno);
+    ::close(fd);
+  }
+  ::freeaddrinfo(res);
+  return Status(NINF_ERR_CONNECT, host + ":" + service + ": " + last_error);
+}
+
+}  // namespace ninf

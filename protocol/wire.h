@@ -1,0 +1,83 @@
+// Blocking frame I/O on a connected stream socket: what the client library
+// and the executables' stub runtime speak. (ninfd itself is event-driven and
+// uses only the frame codec of frame.h.)
+//
+// Arrays are never copied into a message buffer: SendFrame gathers the frame
+// header, the protobuf header and the caller's array pointers into one
+// sendmsg() (writev), and RecvPayload reads straight into the destination
+// buffers (readv). Lengths are 64-bit; transfers over 2 GiB are looped.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/message_lite.h>
+
+#include "frame.h"
+#include "status.h"
+
+namespace ninf {
+
+class Channel {
+ public:
+  // Takes ownership of `fd` (closed by the destructor). timeout_ms < 0 waits
+  // forever; otherwise each read or write fails with NINF_ERR_TIMEOUT when
+  // the peer makes no progress for that long.
+  explicit Channel(int fd, int timeout_ms = -1);
+  ~Channel();
+  Channel(const Channel &) = delete;
+  Channel &operator=(const Channel &) = delete;
+
+  int fd() const { return fd_; }
+  void set_timeout_ms(int ms) { timeout_ms_ = ms; }
+
+  // Sends one frame: header message `msg` (may be null for an empty header)
+  // followed by the payload pieces, all in one gathered write.
+  Status SendFrame(FrameType type, const google::protobuf::MessageLite *msg,
+                   std::span<const iovec> payload = {});
+
+  // Reads and validates the next 24-byte frame header.
+  Status RecvHeader(uint64_t max_payload, FrameHeader *out);
+
+  // Reads the frame's protobuf header and parses it into `msg`.
+  Status RecvMessage(const FrameHeader &h, google::protobuf::MessageLite *msg);
+
+  // Reads exactly the bytes the iovecs describe, straight into them.
+  Status RecvPayload(std::span<const iovec> into);
+
+  // Reads and throws away n bytes (a payload nobody wants).
+  Status Skip(uint64_t n);
+
+  // Receives a reply: if the next frame is FRAME_ERROR its code and message
+  // are returned as a Status; otherwise the frame must be of type `expected`
+  // and its header is parsed into `msg`. The payload (if any) is left unread;
+  // its header is stored in *h.
+  Status RecvReply(FrameType expected, uint64_t max_payload, google::protobuf::MessageLite *msg,
+                   FrameHeader *h);
+
+  // Sends FRAME_ERROR with `st`'s code and message.
+  Status SendError(const Status &st);
+
+  // Bytes moved so far (frames and payloads), for statistics.
+  uint64_t bytes_sent() const { return bytes_sent_; }
+  uint64_t bytes_received() const { return bytes_received_; }
+
+ private:
+  Status WaitReady(short events);
+  Status ReadFully(void *buf, std::size_t n);
+
+  int fd_;
+  int timeout_ms_;
+  uint64_t bytes_sent_ = 0;
+  uint64_t bytes_received_ = 0;
+};
+
+// Opens a TCP connection to host:port (name resolution included) with
+// TCP_NODELAY set. Returns the fd in *fd. Errors: NINF_ERR_CONNECT.
+Status ConnectTcp(const std::string &host, int port, int timeout_ms, int *fd);
+
+}  // namespace ninf
