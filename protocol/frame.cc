@@ -70,13 +70,13 @@ Status DecodeFrameHeader(const uint8_t in[kFrameHeaderSize], uint64_t max_payloa
     return Status(NINF_ERR_PROTOCOL, "frame header of " + std::to_string(h.header_length) +
                                          " bytes is over the limit of " +
                                          std::to_string(kMaxHeaderLength));
+  *out = h;  // filled in even when the payload is too large: the caller may skip it
   if (h.payload_length > max_payload)
     return Status(NINF_ERR_TOO_LARGE, "frame payload of " + std::to_string(h.payload_length) +
                                           " bytes is over the limit of " +
                                           std::to_string(max_payload));
   if (h.payload_length > 0 && (h.flags & kFlagLittleEndian) != HostOrderFlag())
     return Status(NINF_ERR_NOT_SUPPORTED, "peer's byte order differs; conversion not supported");
-  *out = h;
   return Status::Ok();
 }
 

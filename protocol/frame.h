@@ -67,7 +67,8 @@ void EncodeFrameHeader(const FrameHeader &h, uint8_t out[kFrameHeaderSize]);
 // header length and byte order. `max_payload` bounds payload_length.
 // Errors: NINF_ERR_PROTOCOL (bad magic, type, lengths), NINF_ERR_VERSION,
 // NINF_ERR_TOO_LARGE (payload over max_payload), NINF_ERR_NOT_SUPPORTED
-// (foreign byte order).
+// (foreign byte order). On NINF_ERR_TOO_LARGE *out is filled in all the same,
+// so that the caller knows how much payload to read away.
 Status DecodeFrameHeader(const uint8_t in[kFrameHeaderSize], uint64_t max_payload,
                          FrameHeader *out);
 

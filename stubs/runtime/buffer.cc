@@ -1,0 +1,62 @@
+#include "buffer.h"
+
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <utility>
+
+namespace ninf::stub {
+namespace {
+
+constexpr std::size_t kAlignment = 64;
+constexpr std::size_t kHugePage = 2u << 20;
+// Below this, malloc'd memory is usually warm already and mmap costs more.
+constexpr std::size_t kMmapThreshold = 1u << 20;
+
+}  // namespace
+
+Buffer::~Buffer() { Release(); }
+
+Buffer::Buffer(Buffer &&other) noexcept { *this = std::move(other); }
+
+Buffer &Buffer::operator=(Buffer &&other) noexcept {
+  if (this != &other) {
+    Release();
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    mapped_ = std::exchange(other.mapped_, 0);
+  }
+  return *this;
+}
+
+void Buffer::Release() {
+  if (!data_) return;
+  if (mapped_)
+    ::munmap(data_, mapped_);
+  else
+    std::free(data_);
+  data_ = nullptr;
+  size_ = mapped_ = 0;
+}
+
+bool Buffer::Allocate(std::size_t bytes) {
+  Release();
+  if (bytes == 0) bytes = 1;
+  if (bytes >= kMmapThreshold) {
+    std::size_t len = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    void *p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return false;
+    ::madvise(p, len, MADV_HUGEPAGE);  // advice only: fine if THP is off
+    data_ = p;
+    mapped_ = len;
+  } else {
+    void *p = nullptr;
+    std::size_t len = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    if (::posix_memalign(&p, kAlignment, len) != 0) return false;
+    data_ = p;
+  }
+  size_ = bytes;
+  return true;
+}
+
+}  // namespace ninf::stub

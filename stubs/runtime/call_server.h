@@ -1,0 +1,44 @@
+// The executable's side of a call: takes the client connection that ninfd
+// hands over on the control channel, then serves ARGS frames on it (one for a
+// one-shot call, many for a persistent function handle) until FRAME_END, the
+// client closing, or an error.
+#pragma once
+
+#include <cstdint>
+
+#include "control.h"
+#include "ninf.pb.h"
+#include "ninf_stub.h"
+#include "status.h"
+#include "wire.h"
+
+namespace ninf::stub {
+
+class CallServer {
+ public:
+  CallServer(const wire::FunctionInterface &iface, ninf_stub_invoke_fn invoke, int control_fd)
+      : iface_(iface), invoke_(invoke), control_fd_(control_fd) {}
+
+  // Waits for the handoff, serves the connection, and returns the process
+  // exit status: 0 when every call succeeded, 1 after a failed call, 2 when
+  // no connection was handed over.
+  int Run();
+
+ private:
+  // Serves one FRAME_ARGS whose frame header `h` was just read. A failure
+  // is returned, not reported: Run tells the client and ninfd.
+  Status ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done);
+
+  // Tells the client about `st` (reading away `unread_bytes` it is still
+  // sending) and records the failure in *done.
+  void FailCall(Channel &ch, uint64_t unread_bytes, const Status &st, ControlMsg *done);
+
+  void Report(ControlMsg msg);
+
+  const wire::FunctionInterface &iface_;
+  ninf_stub_invoke_fn invoke_;
+  int control_fd_;
+  ControlMsg handoff_;
+};
+
+}  // namespace ninf::stub

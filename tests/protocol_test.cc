@@ -1,0 +1,231 @@
+// Unit tests of the protocol layer: frame encoding and decoding, dimension
+// expressions, argument layout, and the control channel.
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <thread>
+
+#include "control.h"
+#include "frame.h"
+#include "layout.h"
+#include "wire.h"
+
+using namespace ninf;
+
+namespace {
+
+wire::Param *AddParam(wire::FunctionInterface *f, const char *name, wire::Mode mode, wire::Type type) {
+  wire::Param *p = f->add_params();
+  p->set_name(name);
+  p->set_mode(mode);
+  p->set_type(type);
+  return p;
+}
+
+void Node(wire::Expr *e, wire::ExprNode::Op op, int64_t value = 0) {
+  wire::ExprNode *n = e->add_nodes();
+  n->set_op(op);
+  n->set_value(value);
+}
+
+}  // namespace
+
+TEST_CASE("frame_roundtrip", "[frame]") {
+  FrameHeader h;
+  h.type = FRAME_ARGS;
+  h.header_length = 17;
+  h.payload_length = (5ull << 32) + 3;  // over 4 GiB: lengths are 64-bit
+  uint8_t buf[kFrameHeaderSize];
+  EncodeFrameHeader(h, buf);
+  CHECK(std::memcmp(buf, "NINF", 4) == 0);
+  FrameHeader out;
+  REQUIRE(DecodeFrameHeader(buf, UINT64_MAX, &out).ok());
+  CHECK(out.type == FRAME_ARGS);
+  CHECK(out.header_length == 17);
+  CHECK(out.payload_length == (5ull << 32) + 3);
+}
+
+TEST_CASE("frame_rejects_bad_input", "[frame]") {
+  FrameHeader h;
+  h.type = FRAME_CALL;
+  uint8_t good[kFrameHeaderSize];
+  EncodeFrameHeader(h, good);
+  uint8_t buf[kFrameHeaderSize];
+  FrameHeader out;
+
+  std::memcpy(buf, good, sizeof buf);
+  buf[0] = 'X';
+  CHECK(DecodeFrameHeader(buf, 0, &out).code() == NINF_ERR_PROTOCOL);
+
+  std::memcpy(buf, good, sizeof buf);
+  buf[4] = 99;
+  Status st = DecodeFrameHeader(buf, 0, &out);
+  CHECK(st.code() == NINF_ERR_VERSION);
+  CHECK(st.message().find("99") != std::string::npos);
+
+  std::memcpy(buf, good, sizeof buf);
+  buf[6] = 0xff;
+  CHECK(DecodeFrameHeader(buf, 0, &out).code() == NINF_ERR_PROTOCOL);
+
+  std::memcpy(buf, good, sizeof buf);
+  buf[11] = 0x10;  // header length 256 MiB
+  CHECK(DecodeFrameHeader(buf, 0, &out).code() == NINF_ERR_PROTOCOL);
+
+  std::memcpy(buf, good, sizeof buf);
+  buf[12] = 1;  // reserved
+  CHECK(DecodeFrameHeader(buf, 0, &out).code() == NINF_ERR_PROTOCOL);
+
+  h.payload_length = 1000;
+  EncodeFrameHeader(h, buf);
+  CHECK(DecodeFrameHeader(buf, 999, &out).code() == NINF_ERR_TOO_LARGE);
+  CHECK(out.payload_length == 1000);  // known, so the receiver can skip it
+}
+
+TEST_CASE("expr_precedence_and_cond", "[layout]") {
+  wire::FunctionInterface f;
+  f.set_name("f");
+  AddParam(&f, "n", wire::MODE_IN, wire::TYPE_INT);
+  AddParam(&f, "m", wire::MODE_IN, wire::TYPE_LONG);
+  int64_t values[] = {3, 0};
+  wire::Expr e;  // n > 2 ? n ^ 2 : n / m  (the untaken branch divides by zero)
+  Node(&e, wire::ExprNode::COND);
+  Node(&e, wire::ExprNode::GT);
+  Node(&e, wire::ExprNode::PARAM, 0);
+  Node(&e, wire::ExprNode::CONST, 2);
+  Node(&e, wire::ExprNode::POW);
+  Node(&e, wire::ExprNode::PARAM, 0);
+  Node(&e, wire::ExprNode::CONST, 2);
+  Node(&e, wire::ExprNode::DIV);
+  Node(&e, wire::ExprNode::PARAM, 0);
+  Node(&e, wire::ExprNode::PARAM, 1);
+  int64_t out = 0;
+  REQUIRE(EvalExpr(f, e, values, &out).ok());
+  CHECK(out == 9);
+  values[0] = 1;  // now the division is taken
+  CHECK(EvalExpr(f, e, values, &out).code() == NINF_ERR_ARGUMENT_MISMATCH);
+}
+
+TEST_CASE("expr_rejects_malformed_trees", "[layout]") {
+  wire::FunctionInterface f;
+  f.set_name("f");
+  AddParam(&f, "a", wire::MODE_IN, wire::TYPE_DOUBLE);
+  int64_t values[] = {0};
+  int64_t out;
+  wire::Expr truncated;
+  Node(&truncated, wire::ExprNode::ADD);
+  Node(&truncated, wire::ExprNode::CONST, 1);
+  CHECK(EvalExpr(f, truncated, values, &out).code() == NINF_ERR_PROTOCOL);
+  wire::Expr bad_ref;  // refers to a double parameter
+  Node(&bad_ref, wire::ExprNode::PARAM, 0);
+  CHECK(EvalExpr(f, bad_ref, values, &out).code() == NINF_ERR_PROTOCOL);
+  wire::Expr out_of_range;
+  Node(&out_of_range, wire::ExprNode::PARAM, 7);
+  CHECK(EvalExpr(f, out_of_range, values, &out).code() == NINF_ERR_PROTOCOL);
+}
+
+TEST_CASE("layout_sizes_overflow_and_limit", "[layout]") {
+  wire::FunctionInterface f;
+  f.set_name("echo2");
+  AddParam(&f, "n", wire::MODE_IN, wire::TYPE_LONG);
+  wire::Param *a = AddParam(&f, "a", wire::MODE_INOUT, wire::TYPE_DOUBLE);
+  Node(a->add_dims(), wire::ExprNode::PARAM, 0);
+  Node(a->add_dims(), wire::ExprNode::PARAM, 0);
+  wire::Param *w = AddParam(&f, "w", wire::MODE_WORK, wire::TYPE_INT);
+  Node(w->add_dims(), wire::ExprNode::PARAM, 0);
+  REQUIRE(ValidateInterface(f).ok());
+
+  int64_t values[] = {10, 0, 0};
+  CallLayout layout;
+  REQUIRE(ComputeLayout(f, values, 0, &layout).ok());
+  CHECK(layout.params[1].bytes == 800);
+  CHECK(layout.send_bytes == 800);
+  CHECK(layout.return_bytes == 800);
+  CHECK(layout.total_bytes == 840);
+
+  CHECK(ComputeLayout(f, values, 839, &layout).code() == NINF_ERR_TOO_LARGE);
+  values[0] = int64_t{1} << 31;  // (2^31)^2 * 8 bytes = 2^65: overflow
+  CHECK(ComputeLayout(f, values, 0, &layout).code() == NINF_ERR_OVERFLOW);
+  values[0] = -1;
+  CHECK(ComputeLayout(f, values, 0, &layout).code() == NINF_ERR_ARGUMENT_MISMATCH);
+}
+
+TEST_CASE("validate_rejects_out_scalar_and_string_array", "[layout]") {
+  wire::FunctionInterface f;
+  f.set_name("f");
+  AddParam(&f, "x", wire::MODE_OUT, wire::TYPE_INT);
+  CHECK(ValidateInterface(f).code() == NINF_ERR_PROTOCOL);
+  wire::FunctionInterface g;
+  g.set_name("g");
+  Node(AddParam(&g, "s", wire::MODE_IN, wire::TYPE_STRING)->add_dims(), wire::ExprNode::CONST, 2);
+  CHECK(ValidateInterface(g).code() == NINF_ERR_PROTOCOL);
+}
+
+TEST_CASE("channel_gathers_and_scatters_arrays", "[wire]") {
+  int sv[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  Channel a(sv[0]), b(sv[1], 5000);
+  std::vector<double> x(100000), y(50000);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(i);
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = -static_cast<double>(i);
+  std::thread sender([&] {
+    wire::Args args;
+    args.add_scalars()->set_i(42);
+    iovec iov[] = {{x.data(), x.size() * 8}, {y.data(), y.size() * 8}};
+    CHECK(a.SendFrame(FRAME_ARGS, &args, iov).ok());
+  });
+  FrameHeader h;
+  wire::Args args;
+  REQUIRE(b.RecvReply(FRAME_ARGS, UINT64_MAX, &args, &h).ok());
+  CHECK(args.scalars(0).i() == 42);
+  REQUIRE(h.payload_length == (x.size() + y.size()) * 8);
+  std::vector<double> rx(x.size()), ry(y.size());
+  iovec into[] = {{rx.data(), rx.size() * 8}, {ry.data(), ry.size() * 8}};
+  REQUIRE(b.RecvPayload(into).ok());
+  sender.join();
+  CHECK(rx == x);
+  CHECK(ry == y);
+}
+
+TEST_CASE("channel_reports_error_frames_and_eof", "[wire]") {
+  int sv[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  Channel b(sv[1], 5000);
+  {
+    Channel a(sv[0]);
+    REQUIRE(a.SendError(Status(NINF_ERR_FUNCTION_NOT_FOUND, "no such thing")).ok());
+  }  // closes
+  FrameHeader h;
+  wire::Result r;
+  Status st = b.RecvReply(FRAME_RESULT, 0, &r, &h);
+  CHECK(st.code() == NINF_ERR_FUNCTION_NOT_FOUND);
+  CHECK(st.message() == "no such thing");
+  st = b.RecvReply(FRAME_RESULT, 0, &r, &h);
+  CHECK(st.code() == NINF_ERR_COMMUNICATION);
+}
+
+TEST_CASE("control_passes_descriptors", "[control]") {
+  int sv[2], pipefd[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0);
+  REQUIRE(::pipe(pipefd) == 0);
+  ControlMsg m{.kind = CTL_HANDOFF, .call_id = 7, .max_call_bytes = 123};
+  REQUIRE(SendControl(sv[0], m, pipefd[1]) == 0);
+  ControlMsg got;
+  int fd = -1;
+  REQUIRE(RecvControl(sv[1], &got, &fd) == 1);
+  CHECK(got.kind == CTL_HANDOFF);
+  CHECK(got.call_id == 7);
+  CHECK(got.max_call_bytes == 123);
+  REQUIRE(fd >= 0);
+  CHECK(::write(fd, "x", 1) == 1);  // the passed fd is the pipe's write end
+  char c = 0;
+  CHECK(::read(pipefd[0], &c, 1) == 1);
+  CHECK(c == 'x');
+  ::close(fd);
+  ::close(sv[0]);
+  CHECK(RecvControl(sv[1], &got, &fd) == 0);
+  ::close(sv[1]);
+  ::close(pipefd[0]);
+  ::close(pipefd[1]);
+}
