@@ -1,0 +1,152 @@
+// The public C API of ninf.h on top of RemoteCall and Sessions: argument
+// validation at the edge, the per-thread last error, and the 0 / -1
+// convention of the Ninf functions.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "ninf.h"
+#include "remote_call.h"
+#include "sessions.h"
+
+namespace {
+
+using ninf::Status;
+using ninf::client::RemoteCall;
+using ninf::client::Sessions;
+
+thread_local int t_error = NINF_OK;
+thread_local std::string t_detail;
+
+int Record(const Status &st) {
+  t_error = st.code();
+  t_detail = st.message();
+  return st.ok() ? 0 : -1;
+}
+
+Status PrepareCall(const char *name, va_list args, std::unique_ptr<RemoteCall> *out) {
+  auto call = std::make_unique<RemoteCall>();
+  va_list ap;
+  va_copy(ap, args);
+  Status st = call->Prepare(name, &ap);
+  va_end(ap);
+  if (st.ok()) *out = std::move(call);
+  return st;
+}
+
+}  // namespace
+
+extern "C" {
+
+int Ninf_call_v(const char *name, va_list args) {
+  std::unique_ptr<RemoteCall> call;
+  Status st = PrepareCall(name, args, &call);
+  if (st.ok()) st = call->Execute();
+  return Record(st);
+}
+
+int Ninf_call(const char *name, ...) {
+  va_list ap;
+  va_start(ap, name);
+  int r = Ninf_call_v(name, ap);
+  va_end(ap);
+  return r;
+}
+
+int Ninf_call_async_v(const char *name, va_list args) {
+  std::unique_ptr<RemoteCall> call;
+  Status st = PrepareCall(name, args, &call);
+  if (!st.ok()) return Record(st);
+  Record(Status::Ok());
+  return Sessions::Instance().Start(std::move(call));
+}
+
+int Ninf_call_async(const char *name, ...) {
+  va_list ap;
+  va_start(ap, name);
+  int r = Ninf_call_async_v(name, ap);
+  va_end(ap);
+  return r;
+}
+
+int Ninf_wait(int id) { return Record(Sessions::Instance().Wait(id)); }
+
+int Ninf_wait_all(void) {
+  Status first_failure;
+  for (int id : Sessions::Instance().Outstanding()) {
+    Status st = Sessions::Instance().Wait(id);
+    if (!st.ok() && first_failure.ok() && st.code() != NINF_ERR_INVALID_ID) first_failure = st;
+  }
+  return Record(first_failure);
+}
+
+int Ninf_wait_any(int *id) {
+  int ignored;
+  return Record(Sessions::Instance().WaitAny(id ? id : &ignored));
+}
+
+int Ninf_set_server(const char *host, int port) {
+  ninf::client::ServerAddress addr;
+  Status st = ninf::client::DefaultServer(&addr);
+  if (!st.ok()) addr = {"localhost", ninf::client::kDefaultPort};
+  if (host && *host) addr.host = host;
+  if (port <= 0 || port > 65535) return Record(Status(NINF_ERR_INVALID_ARGUMENT, "bad port " + std::to_string(port)));
+  addr.port = port;
+  ninf::client::SetDefaultServer(addr);
+  return Record(Status::Ok());
+}
+
+int Ninf_parse_arg(int argc, char **argv) {
+  if (argc <= 0 || !argv) return argc;
+  ninf::client::ServerAddress addr;
+  if (!ninf::client::DefaultServer(&addr).ok()) addr = {"localhost", ninf::client::kDefaultPort};
+  bool changed = false;
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    bool is_server = !std::strcmp(a, "-server") || !std::strcmp(a, "--server");
+    bool is_port = !std::strcmp(a, "-port") || !std::strcmp(a, "--port");
+    if ((is_server || is_port) && i + 1 < argc) {
+      if (is_server) {
+        ninf::client::ServerAddress parsed;
+        if (ninf::client::ParseHostPort(argv[i + 1], &parsed).ok()) {
+          addr.host = parsed.host;
+          if (std::strchr(argv[i + 1], ':')) addr.port = parsed.port;
+        }
+      } else {
+        int p = std::atoi(argv[i + 1]);
+        if (p > 0 && p <= 65535) addr.port = p;
+      }
+      changed = true;
+      ++i;
+      continue;
+    }
+    argv[out++] = argv[i];
+  }
+  if (out < argc) argv[out] = nullptr;
+  if (changed) ninf::client::SetDefaultServer(addr);
+  return out;
+}
+
+const char *Ninf_error_string(int code) {
+  const char *text = ninf::ErrorText(code);
+  if (text) return text;
+  static thread_local char unknown[48];
+  std::snprintf(unknown, sizeof unknown, "unknown error code %d", code);
+  return unknown;
+}
+
+int Ninf_get_error(void) { return t_error; }
+
+const char *Ninf_get_error_detail(void) { return t_detail.c_str(); }
+
+void Ninf_perror(const char *msg) {
+  const char *text = Ninf_error_string(t_error);
+  if (msg && *msg) std::fprintf(stderr, "%s: ", msg);
+  if (t_detail.empty())
+    std::fprintf(stderr, "%s\n", text);
+  else
+    std::fprintf(stderr, "%s: %s\n", text, t_detail.c_str());
+}
+
+}  // extern "C"
