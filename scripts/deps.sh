@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages the project needs, if any is missing.
+# Sourced or run by scripts/demo.sh and scripts/test.sh; needs root for apt.
+set -euo pipefail
+
+NINF_PACKAGES=(
+  meson ninja-build pkg-config gcc g++ gfortran cpp python3
+  libuv1-dev libprotobuf-dev protobuf-compiler catch2
+  libopenblas-dev liblapacke-dev libopenmpi-dev openmpi-bin
+  libspdlog-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev
+  procps iproute2
+)
+
+missing=()
+for p in "${NINF_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
