@@ -1,0 +1,217 @@
+// End-to-end calls through the real ninfd and the real standard-library
+// executables: every standard function against a local computation.
+#include <cblas.h>
+#include <lapacke.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "e2e_fixture.h"
+#include "ninf.h"
+
+namespace {
+
+std::vector<double> RandomMatrix(int n, int m, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> a(static_cast<std::size_t>(n) * m);
+  for (double &x : a) x = u(rng);
+  return a;
+}
+
+// ||A x - b||_inf / (||A||_inf ||x||_inf n eps), column-major A (lda = n).
+double ScaledResidual(int n, const std::vector<double> &a, const std::vector<double> &x,
+                      const std::vector<double> &b) {
+  double r = 0, anorm = 0, xnorm = 0;
+  for (int i = 0; i < n; ++i) {
+    double s = 0, row = 0;
+    for (int j = 0; j < n; ++j) {
+      s += a[static_cast<std::size_t>(j) * n + i] * x[j];
+      row += std::fabs(a[static_cast<std::size_t>(j) * n + i]);
+    }
+    r = std::max(r, std::fabs(s - b[i]));
+    anorm = std::max(anorm, row);
+    xnorm = std::max(xnorm, std::fabs(x[i]));
+  }
+  return r / (anorm * xnorm * n * 2.220446049250313e-16);
+}
+
+}  // namespace
+
+TEST_CASE("calls_dgesv_matches_lapack", "[e2e]") {
+  E2EDaemon d;
+  const int n = 300, nrhs = 2, lda = n, ldb = n;
+  std::vector<double> a0 = RandomMatrix(n, n, 1), b0 = RandomMatrix(n, nrhs, 2);
+  std::vector<double> a = a0, b = b0;
+  std::vector<int> ipiv(n, -1);
+  int info = -1;
+  REQUIRE(Ninf_call(d.Name("dgesv").c_str(), n, nrhs, a.data(), lda, ipiv.data(), b.data(), ldb, &info) == 0);
+  CHECK(info == 0);
+  for (int k = 0; k < nrhs; ++k) {
+    std::vector<double> x(b.begin() + k * n, b.begin() + (k + 1) * n);
+    std::vector<double> rhs(b0.begin() + k * n, b0.begin() + (k + 1) * n);
+    CHECK(ScaledResidual(n, a0, x, rhs) < 16.0);
+  }
+  // The same solve locally gives the same factors and pivots.
+  std::vector<double> la = a0, lb = b0;
+  std::vector<lapack_int> lpiv(n);
+  REQUIRE(LAPACKE_dgesv(LAPACK_COL_MAJOR, n, nrhs, la.data(), lda, lpiv.data(), lb.data(), ldb) == 0);
+  for (int i = 0; i < n; ++i) CHECK(ipiv[i] == lpiv[i]);
+  double maxdiff = 0;
+  for (std::size_t i = 0; i < lb.size(); ++i) maxdiff = std::max(maxdiff, std::fabs(lb[i] - b[i]));
+  CHECK(maxdiff < 1e-9);
+}
+
+TEST_CASE("calls_dgesv_singular_reports_info", "[e2e]") {
+  E2EDaemon d;
+  const int n = 4;
+  std::vector<double> a(16, 0.0), b(4, 1.0);  // the zero matrix
+  std::vector<int> ipiv(4);
+  int info = 0;
+  REQUIRE(Ninf_call(d.Name("dgesv").c_str(), n, 1, a.data(), n, ipiv.data(), b.data(), n, &info) == 0);
+  CHECK(info == 1);  // LAPACK's own answer: U(1,1) is exactly zero
+}
+
+TEST_CASE("calls_dmmul_matches_dgemm", "[e2e]") {
+  E2EDaemon d;
+  const long n = 128;
+  std::vector<double> A = RandomMatrix(n, n, 3), B = RandomMatrix(n, n, 4), C(n * n, 7.0), ref(n * n);
+  REQUIRE(Ninf_call(d.Name("dmmul").c_str(), n, A.data(), B.data(), C.data()) == 0);
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A.data(), n, B.data(), n, 0.0,
+              ref.data(), n);
+  double maxdiff = 0;
+  for (long i = 0; i < n * n; ++i) maxdiff = std::max(maxdiff, std::fabs(C[i] - ref[i]));
+  CHECK(maxdiff < 1e-12);
+}
+
+TEST_CASE("calls_ep_class_s_verifies", "[e2e]") {
+  E2EDaemon d;
+  double sx = 0, sy = 0, q[10] = {0};
+  REQUIRE(Ninf_call(d.Name("ep").c_str(), 24L, &sx, &sy, q) == 0);
+  CHECK(std::fabs((sx - -3.247834652034740e+3) / -3.247834652034740e+3) <= 1e-8);
+  CHECK(std::fabs((sy - -6.958407078382297e+3) / -6.958407078382297e+3) <= 1e-8);
+  double pairs = 0;
+  for (double c : q) {
+    CHECK(c == std::floor(c));  // counts are exact integers
+    pairs += c;
+  }
+  CHECK(pairs > 0.75 * (1 << 24));  // the polar method accepts pi/4 of the pairs
+  CHECK(pairs < 0.80 * (1 << 24));
+}
+
+TEST_CASE("calls_null_echo_source_sink", "[e2e]") {
+  E2EDaemon d;
+  REQUIRE(Ninf_call(d.Name("null").c_str()) == 0);
+
+  const long n = 1 << 17;  // 1 MiB of doubles
+  std::vector<double> a(n);
+  for (long i = 0; i < n; ++i) a[i] = 0.5 * i;
+  std::vector<double> orig = a;
+  REQUIRE(Ninf_call(d.Name("echo").c_str(), n, a.data()) == 0);
+  CHECK(a == orig);
+
+  std::vector<double> s(n, -1.0);
+  REQUIRE(Ninf_call(d.Name("source").c_str(), n, s.data()) == 0);
+  for (long i = 0; i < n; i += 997) CHECK(s[i] == static_cast<double>(i));
+  REQUIRE(Ninf_call(d.Name("sink").c_str(), n, s.data()) == 0);
+
+  // Zero-length arrays are legal calls too.
+  REQUIRE(Ninf_call(d.Name("echo").c_str(), 0L, a.data()) == 0);
+}
+
+TEST_CASE("calls_async_wait_any_and_all", "[e2e]") {
+  E2EDaemon d;
+  double sx[3], sy[3], q[3][10];
+  int ids[3];
+  for (int i = 0; i < 3; ++i) {
+    ids[i] = Ninf_call_async(d.Name("ep").c_str(), 20L, &sx[i], &sy[i], q[i]);
+    REQUIRE(ids[i] >= 0);
+  }
+  int first = -2;
+  REQUIRE(Ninf_wait_any(&first) == 0);
+  CHECK((first == ids[0] || first == ids[1] || first == ids[2]));
+  CHECK(Ninf_wait(first) == -1);  // already collected
+  CHECK(Ninf_get_error() == NINF_ERR_INVALID_ID);
+  REQUIRE(Ninf_wait_all() == 0);
+  for (int i = 1; i < 3; ++i) {
+    CHECK(sx[i] == sx[0]);  // same m, same generator: same sums
+    CHECK(sy[i] == sy[0]);
+  }
+  int none = 5;
+  CHECK(Ninf_wait_any(&none) == -1);
+  CHECK(none == -1);
+  CHECK(Ninf_wait(12345) == -1);
+  CHECK(Ninf_get_error() == NINF_ERR_INVALID_ID);
+}
+
+TEST_CASE("calls_async_really_overlap", "[e2e]") {
+  // Two ep calls on a server with two slots and two cores take about the
+  // time of one. Timing on a shared machine is noisy: best of three tries.
+  E2EDaemon d({"--slots", "2"});
+  auto time_it = [&](int calls) {
+    double sx[2], sy[2], q[2][10];
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) REQUIRE(Ninf_call_async(d.Name("ep").c_str(), 24L, &sx[i], &sy[i], q[i]) >= 0);
+    REQUIRE(Ninf_wait_all() == 0);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  double best = 1e9;
+  for (int attempt = 0; attempt < 3 && best > 1.5; ++attempt) {
+    double one = time_it(1), two = time_it(2);
+    best = std::min(best, two / one);
+    INFO("one call " << one << " s, two overlapped calls " << two << " s");
+  }
+  CHECK(best < 1.5);
+}
+
+TEST_CASE("calls_from_many_threads", "[e2e]") {
+  E2EDaemon d;
+  constexpr int kThreads = 8, kCalls = 5;
+  std::vector<int> failures(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      const long n = 1000 + t;
+      std::vector<double> a(n);
+      for (int c = 0; c < kCalls; ++c) {
+        for (long i = 0; i < n; ++i) a[i] = t * 1e6 + c * 1e3 + i;
+        std::vector<double> orig = a;
+        if (Ninf_call(d.Name("echo").c_str(), n, a.data()) != 0 || a != orig) ++failures[t];
+      }
+    });
+  for (auto &th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) CHECK(failures[t] == 0);
+  // The executable reports CALL_DONE after the client has its result: poll.
+  CHECK(d.WaitForStat("completed", kThreads * kCalls) >= kThreads * kCalls);
+}
+
+TEST_CASE("calls_unknown_function_and_bad_server", "[e2e]") {
+  E2EDaemon d;
+  CHECK(Ninf_call(d.Name("no_such_function").c_str(), 1) == -1);
+  CHECK(Ninf_get_error() == NINF_ERR_FUNCTION_NOT_FOUND);
+  CHECK(Ninf_call("ninf://127.0.0.1:1/null") == -1);
+  CHECK(Ninf_get_error() == NINF_ERR_CONNECT);
+  CHECK(Ninf_call("ninf://127.0.0.1:notaport/null") == -1);
+  CHECK(Ninf_get_error() == NINF_ERR_INVALID_ARGUMENT);
+  CHECK(Ninf_call(nullptr) == -1);
+  CHECK(Ninf_get_error() == NINF_ERR_INVALID_ARGUMENT);
+  // A NULL array is refused before anything is sent.
+  CHECK(Ninf_call(d.Name("echo").c_str(), 10L, static_cast<double *>(nullptr)) == -1);
+  CHECK(Ninf_get_error() == NINF_ERR_INVALID_ARGUMENT);
+  REQUIRE(Ninf_call(d.Name("null").c_str()) == 0);
+}
+
+TEST_CASE("calls_per_call_maximum", "[e2e]") {
+  E2EDaemon d({"--max-call-bytes", "1048576"});
+  std::vector<double> a(1 << 17);  // exactly 1 MiB: allowed
+  REQUIRE(Ninf_call(d.Name("echo").c_str(), long(a.size()), a.data()) == 0);
+  std::vector<double> big((1 << 17) + 1);
+  CHECK(Ninf_call(d.Name("echo").c_str(), long(big.size()), big.data()) == -1);
+  CHECK(Ninf_get_error() == NINF_ERR_TOO_LARGE);
+  REQUIRE(Ninf_call(d.Name("echo").c_str(), long(a.size()), a.data()) == 0);
+  CHECK(d.ZombieChildren() == 0);
+}

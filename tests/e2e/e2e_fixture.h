@@ -1,0 +1,31 @@
+// End-to-end fixture: the daemon fixture of tests/server (a real ninfd on a
+// free loopback port, or NINF_TEST_SERVER=host:port for a daemon under gdb)
+// serving the build tree's standard library, plus what calls tests ask of
+// it. The destructor stops the daemon with SIGTERM, which must exit 0.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "daemon_fixture.h"
+
+class E2EDaemon {
+ public:
+  explicit E2EDaemon(std::vector<std::string> extra_args = {}) : daemon_(std::move(extra_args)) {}
+  ~E2EDaemon();
+
+  int port() const { return daemon_.port(); }
+  // "ninf://host:port/function"
+  std::string Name(const std::string &function) const {
+    return "ninf://" + daemon_.address() + "/" + function;
+  }
+  // A counter from the daemon's stats reply (-1 when absent).
+  long Stat(const std::string &name) const;
+  // Polls Stat(name) for up to 5 s until it reaches `at_least`.
+  long WaitForStat(const std::string &name, long at_least) const;
+  // Children of the daemon in state Z, after giving reaping a moment.
+  int ZombieChildren() const;
+
+ private:
+  ninf::test::Daemon daemon_;
+};
