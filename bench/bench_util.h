@@ -1,0 +1,64 @@
+/*
+ * bench_util.h - what every benchmark program shares: a monotonic clock,
+ * medians, the list of transfer sizes with their loop counts, and the raw
+ * TCP ping-pong that is the baseline of every transfer and latency figure.
+ *
+ * Every program prints one machine-readable line per measurement,
+ * `what key=value key=value ...`, which bench/run.sh turns into tables.
+ * Throughput is per direction in MB/s (10^6 bytes): size / (rtt / 2).
+ */
+#ifndef NINF_BENCH_UTIL_H
+#define NINF_BENCH_UTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Seconds on the monotonic clock. */
+double bench_now(void);
+
+/* Median of v[0..n-1] (sorts v in place); n >= 1. */
+double bench_median(double *v, int n);
+
+/* Transfer sizes: 1 KiB, 4 KiB, ... up to max_size. Returns the count. */
+int bench_sizes(size_t max_size, size_t *sizes, int capacity);
+
+/*
+ * Loop count for one size: enough round trips to move about 256 MiB each
+ * way, at least 5 and at most max_iters. Warm-up runs: a tenth, at least 1.
+ */
+int bench_iterations(size_t size, int max_iters);
+int bench_warmups(int iterations);
+
+/* Parses a size like 1048576, 64K, 16M or 1G; 0 on a malformed string. */
+size_t bench_parse_size(const char *text);
+
+/*
+ * The raw baseline: a child process that, for each request header
+ * {size, count}, reads `size` bytes and writes them back, `count` times,
+ * over one TCP loopback connection with TCP_NODELAY on both ends.
+ */
+typedef struct {
+  int fd;
+  pid_t child;
+} PingPong;
+
+/* Forks the echo child and connects to it. Returns 0, or -1 (perror'd). */
+int pingpong_start(PingPong *pp);
+
+/*
+ * Does warmups + iters round trips of `size` bytes from buf (which must
+ * hold size bytes) and stores the iters measured round-trip times, in
+ * seconds, in times. Returns 0, or -1 (perror'd).
+ */
+int pingpong_run(PingPong *pp, void *buf, size_t size, int warmups, int iters, double *times);
+
+/* Tells the child to exit and reaps it. */
+void pingpong_stop(PingPong *pp);
+
+/*
+ * Median round-trip time in seconds of `iters` 8-byte round trips over a
+ * fresh ping-pong pair; negative on error.
+ */
+double pingpong_latency(int iters);
+
+#endif /* NINF_BENCH_UTIL_H */

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# bench/run.sh - the core benchmark: raw TCP baseline, array transfer, call
+# latency and remote dgesv, all measured in one session against a ninfd
+# started here, written up as bench/results/core.md.
+#
+#   bench/run.sh BUILD_DIR [--out FILE] [--max-size SIZE] [--quick]
+#
+# BUILD_DIR is an already built tree (this script builds nothing). The
+# daemon is BUILD_DIR/server/ninfd with --slots 1, so the one running call
+# gets every core, as the local runs do; OPENBLAS_NUM_THREADS is set to the
+# core count for this script's programs and for the daemon alike. The raw
+# log of every program lands next to the report (FILE with .raw.txt).
+# --max-size caps the transfer sizes (default 256M); --quick is a smoke run
+# (16M, fewer loops, dgesv n = 1000 only) whose numbers mean little.
+set -euo pipefail
+
+usage() {
+  echo "usage: $0 BUILD_DIR [--out FILE] [--max-size SIZE] [--quick]" >&2
+  exit 2
+}
+
+[[ $# -ge 1 ]] || usage
+build=$(cd "$1" && pwd) || usage
+shift
+here=$(cd "$(dirname "$0")" && pwd)
+out="$here/results/core.md"
+max_size=256M
+quick=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --out) [[ $# -ge 2 ]] || usage; out=$2; shift 2 ;;
+    --max-size) [[ $# -ge 2 ]] || usage; max_size=$2; shift 2 ;;
+    --quick) quick=1; max_size=16M; shift ;;
+    *) usage ;;
+  esac
+done
+
+for prog in server/ninfd bench/raw_pingpong bench/bench_transfer bench/bench_latency \
+            bench/bench_dgesv stubs/registry/null stubs/registry/echo stubs/registry/dgesv; do
+  [[ -x "$build/$prog" ]] || { echo "run.sh: $build/$prog is missing: build first" >&2; exit 1; }
+done
+
+cores=$(nproc)
+export OPENBLAS_NUM_THREADS=$cores
+mkdir -p "$(dirname "$out")"
+raw_log="${out%.md}.raw.txt"
+work=$(mktemp -d)
+daemon_pid=""
+
+# One cleanup path: stop the daemon we started (by its pid) and remove the
+# temporary folder, whatever way the script ends.
+cleanup() {
+  if [[ -n "$daemon_pid" ]] && kill -0 "$daemon_pid" 2>/dev/null; then
+    kill -TERM "$daemon_pid"
+    wait "$daemon_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$build/server/ninfd" --port 0 --ready-file "$work/ready" --slots 1 \
+  --registry "$build/stubs/registry" --log-level warn 2>"$work/ninfd.log" &
+daemon_pid=$!
+for _ in $(seq 100); do
+  [[ -s "$work/ready" ]] && break
+  kill -0 "$daemon_pid" 2>/dev/null || { cat "$work/ninfd.log" >&2; exit 1; }
+  sleep 0.1
+done
+[[ -s "$work/ready" ]] || { echo "run.sh: ninfd did not become ready" >&2; exit 1; }
+export NINF_SERVER="127.0.0.1:$(head -n1 "$work/ready")"
+echo "run.sh: ninfd pid $daemon_pid on $NINF_SERVER, OPENBLAS_NUM_THREADS=$cores" >&2
+
+if [[ $quick -eq 1 ]]; then
+  transfer_args=(--max-size "$max_size" --max-iters 50)
+  latency_args=(--iters 50)
+  dgesv_args=(--runs 1 1000)
+else
+  transfer_args=(--max-size "$max_size")
+  latency_args=()
+  dgesv_args=()
+fi
+
+# The raw baseline right before the calls it is compared with.
+: >"$raw_log"
+run() {
+  echo "run.sh: $*" >&2
+  "$@" | tee -a "$raw_log"
+}
+run "$build/bench/raw_pingpong" --max-size "$max_size"
+run "$build/bench/bench_transfer" "${transfer_args[@]}"
+run "$build/bench/bench_latency" --registry "$build/stubs/registry" "${latency_args[@]}"
+run "$build/bench/bench_dgesv" "${dgesv_args[@]}"
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
+awk -v cpu="$cpu" -v cores="$cores" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
+  -v kernel="$(uname -r)" -v quick="$quick" -f "$here/report.awk" "$raw_log" >"$out"
+echo "run.sh: wrote $out (raw log $raw_log)" >&2
