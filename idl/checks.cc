@@ -1,0 +1,124 @@
+#include "checks.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <string>
+
+#include "parser.h"
+
+namespace ninf::idl {
+namespace {
+
+// Names a generated stub cannot use for a C variable or function.
+constexpr std::string_view kCKeywords[] = {
+    "auto",       "break",     "case",           "char",
+    "const",      "continue",  "default",        "do",
+    "double",     "else",      "enum",           "extern",
+    "float",      "for",       "goto",           "if",
+    "inline",     "int",       "long",           "register",
+    "restrict",   "return",    "short",          "signed",
+    "sizeof",     "static",    "struct",         "switch",
+    "typedef",    "union",     "unsigned",       "void",
+    "volatile",   "while",     "_Bool",          "_Complex",
+    "_Imaginary", "_Alignas",  "_Alignof",       "_Atomic",
+    "_Generic",   "_Noreturn", "_Static_assert", "_Thread_local",
+};
+
+bool IsCKeyword(std::string_view name) {
+  return std::find(std::begin(kCKeywords), std::end(kCKeywords), name) != std::end(kCKeywords);
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string Where(const Location &loc) { return loc.file + ":" + std::to_string(loc.line); }
+
+// Reports every name in `e` that is not a parameter usable in a size.
+// `context` completes "unknown identifier 'x' in ..." and "... uses 'x'".
+void CheckExpr(const Define &d, const Expr &e, const std::string &context, Diagnostics *diag) {
+  if (e.op == ExprOp::kName) {
+    int index = FindParam(d, e.name);
+    if (index < 0)
+      diag->Error(e.loc, "unknown identifier '" + e.name + "' in " + context);
+    else if (!IsSizeParam(d.params[static_cast<std::size_t>(index)]))
+      diag->Error(e.loc, context + " uses '" + e.name +
+                             "', which is not an IN scalar of integer type (char, short, int or "
+                             "long)");
+  }
+  for (const Expr &operand : e.operands) CheckExpr(d, operand, context, diag);
+}
+
+void CheckParam(const Define &d, const Param &p, Diagnostics *diag) {
+  if (IsCKeyword(p.name)) diag->Error(p.loc, "parameter name '" + p.name + "' is a C keyword");
+  if (d.body == Body::kCode && p.name == "args")
+    diag->Error(p.loc, "parameter name 'args' is reserved in a Define with a C body");
+  bool scalar = p.dims.empty() && !p.pointer;
+  if (p.type == Type::kString) {
+    if (!scalar || p.mode != Mode::kIn)
+      diag->Error(p.loc, "string parameter '" + p.name + "' must be an IN scalar");
+  } else if (scalar && p.mode != Mode::kIn) {
+    diag->Error(p.loc, std::string(ModeName(p.mode)) + " scalar '" + p.name +
+                           "' must be a pointer ('" + ModeName(p.mode) + " " + TypeName(p.type) +
+                           " *" + p.name + "') or an array");
+  }
+  for (const Dim &dim : p.dims)
+    if (!dim.omitted) CheckExpr(d, dim.expr, "a dimension of '" + p.name + "'", diag);
+}
+
+void CheckDefine(const Define &d, Diagnostics *diag) {
+  for (std::size_t i = 0; i < d.params.size(); ++i) {
+    const Param &p = d.params[i];
+    if (FindParam(d, p.name) != static_cast<int>(i))
+      diag->Error(p.loc, "duplicate parameter '" + p.name + "' in Define '" + d.name + "'");
+    CheckParam(d, p, diag);
+  }
+  if (d.has_calc_order) CheckExpr(d, d.calc_order, "CalcOrder", diag);
+  if (d.backend.present && !d.backend.value.empty() && !EqualsIgnoreCase(d.backend.value, "MPI"))
+    diag->Error(d.backend.loc, "unknown Backend '" + d.backend.value + "' (expected \"MPI\")");
+  if (d.body != Body::kCalls) return;
+  if (!EqualsIgnoreCase(d.language.value, "C") && !EqualsIgnoreCase(d.language.value, "Fortran"))
+    diag->Error(d.language.loc, "unknown language '" + d.language.value +
+                                    "' in Calls (expected \"C\" or \"Fortran\")");
+  if (IsCKeyword(d.callee))
+    diag->Error(d.callee_loc, "routine name '" + d.callee + "' is a C keyword");
+  for (const CallArg &arg : d.call_args)
+    if (FindParam(d, arg.name) < 0)
+      diag->Error(arg.loc, "unknown identifier '" + arg.name + "' in Calls (not a parameter of '" +
+                               d.name + "')");
+}
+
+}  // namespace
+
+int FindParam(const Define &d, std::string_view name) {
+  for (std::size_t i = 0; i < d.params.size(); ++i)
+    if (d.params[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+bool IsSizeParam(const Param &p) {
+  bool integer = p.type == Type::kChar || p.type == Type::kShort || p.type == Type::kInt ||
+                 p.type == Type::kLong;
+  return integer && p.mode == Mode::kIn && p.dims.empty() && !p.pointer;
+}
+
+bool IsFortran(const Define &d) {
+  return d.body == Body::kCalls && EqualsIgnoreCase(d.language.value, "Fortran");
+}
+
+void CheckFile(const IdlFile &file, Diagnostics *diag) {
+  std::map<std::string, const Define *> seen;
+  for (const Define &d : file.defines) {
+    auto [it, inserted] = seen.emplace(d.name, &d);
+    if (!inserted)
+      diag->Error(d.loc, "duplicate Define '" + d.name + "' (first defined at " +
+                             Where(it->second->loc) + ")");
+    CheckDefine(d, diag);
+  }
+}
+
+}  // namespace ninf::idl

@@ -1,0 +1,135 @@
+// Generators: the interface fields, and the stub's C text (prototypes,
+// casts, locals, #line bookkeeping, embedded interface bytes).
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "gen_stub.h"
+#include "idl_test_util.h"
+
+using ninf::idl::Compilation;
+using ninf::idl::testing::Compile;
+namespace wire = ninf::wire;
+
+namespace {
+
+Compilation Gen(const std::string &text) {
+  Compilation c;
+  std::string errors = Compile(text, &c);
+  INFO(errors);
+  REQUIRE(errors.empty());
+  return c;
+}
+
+bool Contains(const std::string &haystack, const std::string &needle) {
+  INFO("looking for: " << needle);
+  return haystack.find(needle) != std::string::npos;
+}
+
+// The bytes of `static const unsigned char ninf_interface[]` in a stub.
+std::string EmbeddedBytes(const std::string &source) {
+  std::size_t start = source.find("ninf_interface[] = {");
+  std::size_t end = source.find("};", start);
+  std::string bytes;
+  std::istringstream in(source.substr(start + 20, end - start - 20));
+  std::string word;
+  while (in >> word) bytes += static_cast<char>(std::stoi(word, nullptr, 16));
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("gen_interface_fields", "[idl][gen]") {
+  Compilation c =
+      Gen("Define f(IN int n, OUT int *info, INOUT double a[][n], WORK scomplex w[n+1])\n"
+          "  \"desc\" Backend \"mpi\" CalcOrder n\n  Calls \"Fortran\" f(n, info, a, w);");
+  const wire::FunctionInterface &i = c.outputs.at(0).iface;
+  CHECK(i.name() == "f");
+  CHECK(i.module() == "t");  // no Module statement: named after the file
+  CHECK(i.description() == "desc");
+  CHECK(i.language() == wire::FunctionInterface::LANG_FORTRAN);
+  CHECK(i.backend() == "MPI");
+  REQUIRE(i.params_size() == 4);
+  CHECK(i.params(0).dims_size() == 0);
+  CHECK(i.params(1).mode() == wire::MODE_OUT);
+  CHECK(i.params(1).pointer());
+  REQUIRE(i.params(1).dims_size() == 1);
+  CHECK(i.params(1).dims(0).nodes(0).op() == wire::ExprNode::CONST);
+  CHECK(i.params(1).dims(0).nodes(0).value() == 1);
+  REQUIRE(i.params(2).dims_size() == 2);
+  CHECK(i.params(2).dims(0).nodes(0).value() == 1);
+  CHECK(i.params(2).dims(1).nodes(0).op() == wire::ExprNode::PARAM);
+  CHECK(i.params(2).dims(1).nodes(0).value() == 0);
+  CHECK(i.params(3).mode() == wire::MODE_WORK);
+  CHECK(i.params(3).type() == wire::TYPE_SCOMPLEX);
+  REQUIRE(i.params(3).dims(0).nodes_size() == 3);
+  CHECK(i.params(3).dims(0).nodes(0).op() == wire::ExprNode::ADD);
+  CHECK(i.calc_order().nodes_size() == 1);
+  CHECK(c.outputs[0].interface_text.find("language: LANG_FORTRAN") != std::string::npos);
+}
+
+TEST_CASE("gen_c_stub", "[idl][gen]") {
+  Compilation c =
+      Gen("Module m;\nDefine f(IN int n, IN float x, IN dcomplex z, IN string s, IN double a[n],\n"
+          "         OUT int *info)\n  Calls \"C\" f(n, x, z, s, a, info, n);");
+  const std::string &src = c.outputs.at(0).stub_source;
+  CHECK(Contains(src,
+                 "void f(int n, float x, double _Complex z, char *s, double *a, int *info, "
+                 "int n_2);"));
+  CHECK(Contains(src,
+                 "static void ninf_invoke(void **args) {\n  f(\n"
+                 "      *(int *)args[0],\n      *(float *)args[1],\n"
+                 "      *(double _Complex *)args[2],\n      (char *)args[3],\n"
+                 "      (double *)args[4],\n      (int *)args[5],\n      *(int *)args[0]);\n}"));
+  CHECK(Contains(src,
+                 "return ninf_stub_main(argc, argv, ninf_interface, sizeof ninf_interface, "
+                 "ninf_invoke);"));
+  wire::FunctionInterface parsed;
+  REQUIRE(parsed.ParseFromString(EmbeddedBytes(src)));
+  CHECK(parsed.SerializeAsString() == c.outputs[0].iface.SerializeAsString());
+}
+
+TEST_CASE("gen_fortran_stub", "[idl][gen]") {
+  Compilation c =
+      Gen("Define f(IN int n, IN string s, OUT double v[n]) Calls \"Fortran\" "
+          "DSolve(s, n, v);\nDefine g() Calls \"Fortran\" G();");
+  const std::string &src = c.outputs.at(0).stub_source;
+  CHECK(Contains(src, "#include <string.h>"));
+  CHECK(Contains(src, "void dsolve_(char *s, int *n, double *v, size_t s_len);"));
+  CHECK(Contains(src,
+                 "  dsolve_((char *)args[1], (int *)args[0], (double *)args[2], "
+                 "strlen((char *)args[1]));"));
+  const std::string &g = c.outputs.at(1).stub_source;
+  CHECK(Contains(g, "void g_(void);"));
+  CHECK(Contains(g, "  (void)args;\n  g_();"));
+  CHECK_FALSE(Contains(g, "string.h"));
+  CHECK(ninf::idl::FortranSymbol("DGESV") == "dgesv_");
+}
+
+TEST_CASE("gen_body_stub_and_line_directives", "[idl][gen]") {
+  Compilation c =
+      Gen("Globals {\n  static int twice(int v) { return 2 * v; }\n}\n"
+          "Define f(IN int n, IN scomplex z, IN string s, OUT int *info, INOUT double a[n])\n"
+          "{\n  *info = twice(n);\n}");
+  const std::string &src = c.outputs.at(0).stub_source;
+  CHECK(Contains(src, "#line 1 \"t.idl\"\n\n  static int twice(int v) { return 2 * v; }\n"));
+  CHECK(Contains(src,
+                 "  int n = *(int *)args[0];\n"
+                 "  float _Complex z = *(float _Complex *)args[1];\n"
+                 "  char *s = (char *)args[2];\n"
+                 "  int *info = (int *)args[3];\n"
+                 "  double *a = (double *)args[4];\n"
+                 "  (void)n; (void)z; (void)s; (void)info; (void)a;\n"
+                 "#line 5 \"t.idl\"\n{\n  *info = twice(n);\n}\n"));
+  // Every `#line N "f_stub.c"` must name the line that follows it.
+  std::istringstream in(src);
+  std::string line;
+  int number = 0, checked = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.rfind("#line ", 0) == 0 && line.find("f_stub.c") != std::string::npos) {
+      CHECK(std::stoi(line.substr(6)) == number + 1);
+      ++checked;
+    }
+  }
+  CHECK(checked == 2);
+}

@@ -1,0 +1,2 @@
+/* Included by macros.idl through -I inc. */
+#define ROWS(n) ((n) + PAD)
