@@ -1,51 +1,52 @@
-// One remote call, in two steps so that Ninf_call_async can return as soon
-// as the argument list has been read:
+// One one-shot remote call, in two steps so that Ninf_call_async can return
+// as soon as the argument list has been read:
 //   Prepare  resolves the server, opens the connection, fetches (or takes
-//            from the cache) the interface, reads the varargs and computes
+//            from the cache) the interface, reads the arguments and computes
 //            the array sizes: everything that needs the caller's stack;
 //   Execute  sends CALL + ARGS (arrays straight from the caller's memory)
 //            and receives the RESULT straight into the caller's OUT arrays.
-// Layering (STYLE, after Mercury): protocol/wire.h (frames) -> this file
-// (marshalling) -> api.cc (public C API).
+// Layering (STYLE, after Mercury): protocol/wire.h (frames) -> arguments.h
+// (marshalling) -> this file and handle.h (calls) -> api.cc, grpc_api.cc.
 #pragma once
 
 #include <stdarg.h>
 
+#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "call_args.h"
-#include "layout.h"
+#include "arguments.h"
 #include "server_address.h"
-#include "status.h"
-#include "wire.h"
 
 namespace ninf::client {
 
 class RemoteCall {
  public:
+  // From C varargs, in IDL order.
   Status Prepare(const char *name, va_list *ap);
+  // From values a language binding collected; `describe` is called with the
+  // interface first so that it can fill them in.
+  using Collector = Status (*)(const wire::FunctionInterface &iface, void *ctx, std::vector<ninf_argvalue> *out);
+  Status PrepareWith(const char *name, Collector collect, void *ctx);
+
   Status Execute();
 
-  const std::string &function() const { return function_; }
+  // Aborts a running Execute from another thread: the connection is shut
+  // down, ninfd sees the hang-up and kills the executable.
+  void Cancel();
 
  private:
-  Status Connect();
-  Status FetchInterface();
-  Status BuildArguments(va_list *ap);
+  Status Open(const char *name);
 
   ServerAddress server_;
   std::string function_;
   std::unique_ptr<Channel> channel_;
-  std::shared_ptr<const wire::FunctionInterface> iface_;
-  std::vector<ninf_argvalue> values_;
-  wire::Args args_;
-  CallLayout layout_;
-  uint64_t call_id_ = 0;
+  ArgumentList arguments_;
+  std::mutex channel_mutex_;  // Cancel against the end of Execute
 };
 
-// Drops every cached interface (tests; a server that was re-registered).
-void ClearInterfaceCache();
+// A client-chosen id for the server's log.
+uint64_t NextCallId();
 
 }  // namespace ninf::client

@@ -43,6 +43,8 @@ struct ControlMsg {
   uint64_t max_call_bytes = 0;    // HANDOFF: per-call array limit (0 = none)
   uint32_t flags = 0;             // HANDOFF: kHandoffPersistent
   uint32_t threads = 0;           // HANDOFF: threads the job may use
+  uint32_t heartbeat_ms = 0;      // HANDOFF: send FRAME_HEARTBEAT this often while computing
+  uint32_t reserved = 0;
   uint64_t bytes_in = 0;          // CALL_DONE: bytes received from the client
   uint64_t bytes_out = 0;         // CALL_DONE: bytes sent to the client
   double recv_seconds = 0;        // CALL_DONE: time receiving arguments

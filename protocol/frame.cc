@@ -36,6 +36,7 @@ const char *FrameTypeName(uint16_t type) {
     case FRAME_LIST: return "LIST";
     case FRAME_LIST_REPLY: return "LIST_REPLY";
     case FRAME_END: return "END";
+    case FRAME_HEARTBEAT: return "HEARTBEAT";
     default: return "UNKNOWN";
   }
 }

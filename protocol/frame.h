@@ -47,6 +47,7 @@ enum FrameType : uint16_t {
   FRAME_LIST = 9,             // client -> ninfd      ListRequest
   FRAME_LIST_REPLY = 10,      // ninfd -> client      ListReply
   FRAME_END = 11,             // client -> executable End
+  FRAME_HEARTBEAT = 12,       // ninfd/executable -> client Heartbeat
   FRAME_TYPE_LIMIT_           // first unused value
 };
 

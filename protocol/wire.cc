@@ -147,6 +147,10 @@ Status Channel::RecvMessage(const FrameHeader &h, google::protobuf::MessageLite 
 Status Channel::RecvReply(FrameType expected, uint64_t max_payload,
                           google::protobuf::MessageLite *msg, FrameHeader *h) {
   NINF_RETURN_IF_ERROR(RecvHeader(max_payload, h));
+  while (h->type == FRAME_HEARTBEAT) {  // proof of life only; each resets the timeout
+    NINF_RETURN_IF_ERROR(Skip(h->header_length + h->payload_length));
+    NINF_RETURN_IF_ERROR(RecvHeader(max_payload, h));
+  }
   if (h->type == FRAME_ERROR) {
     wire::Error err;
     NINF_RETURN_IF_ERROR(RecvMessage(*h, &err));

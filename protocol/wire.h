@@ -52,7 +52,8 @@ class Channel {
   // Reads and throws away n bytes (a payload nobody wants).
   Status Skip(uint64_t n);
 
-  // Receives a reply: if the next frame is FRAME_ERROR its code and message
+  // Receives a reply, skipping FRAME_HEARTBEATs: if the next frame is
+  // FRAME_ERROR its code and message
   // are returned as a Status; otherwise the frame must be of type `expected`
   // and its header is parsed into `msg`. The payload (if any) is left unread;
   // its header is stored in *h.

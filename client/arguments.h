@@ -1,0 +1,58 @@
+// The argument list of one call: from an interface and the caller's values
+// (collected from C varargs, or handed over by a language binding) to the
+// ARGS frame and the iovecs of the arrays, and the one exchange of ARGS for
+// RESULT that one-shot calls and function handles share.
+#pragma once
+
+#include <stdarg.h>
+#include <sys/uio.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "call_args.h"
+#include "layout.h"
+#include "ninf.pb.h"
+#include "status.h"
+#include "wire.h"
+
+namespace ninf::client {
+
+using InterfacePtr = std::shared_ptr<const wire::FunctionInterface>;
+
+// How a parameter's value is read from C varargs (NINF_ARGKIND_*).
+int ArgKindOf(const wire::Param &p);
+
+// Reads one value per parameter from *ap, as ArgKindOf says.
+std::vector<ninf_argvalue> CollectVarargs(const wire::FunctionInterface &iface, va_list *ap);
+
+class ArgumentList {
+ public:
+  // Encodes the IN scalars and computes every array's size. Errors:
+  // overflowing dimensions, NULL arrays, NULL strings.
+  Status Build(InterfacePtr iface, std::vector<ninf_argvalue> values);
+
+  const wire::FunctionInterface &iface() const { return *iface_; }
+  const wire::Args &args() const { return args_; }
+  const CallLayout &layout() const { return layout_; }
+  // IN and INOUT arrays, straight from the caller's memory.
+  std::vector<iovec> SendArrays() const { return Arrays(true); }
+  // OUT and INOUT arrays: the results land straight in them.
+  std::vector<iovec> ReturnArrays() const { return Arrays(false); }
+
+ private:
+  std::vector<iovec> Arrays(bool sending) const;
+
+  InterfacePtr iface_;
+  std::vector<ninf_argvalue> values_;
+  wire::Args args_;
+  CallLayout layout_;
+};
+
+// Sends ARGS (after `preamble`, e.g. the CALL frame, if not null) and
+// receives the RESULT into the caller's arrays; heartbeat frames that arrive
+// meanwhile are skipped by Channel::RecvReply.
+Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::CallRequest *preamble);
+
+}  // namespace ninf::client

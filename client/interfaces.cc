@@ -1,0 +1,58 @@
+#include "interfaces.h"
+
+#include <map>
+#include <mutex>
+
+#include "options.h"
+
+namespace ninf::client {
+namespace {
+
+std::mutex g_mutex;
+std::map<std::string, InterfacePtr> g_cache;
+
+std::string Key(const ServerAddress &server, const std::string &function) {
+  return server.Key() + "/" + function;
+}
+
+}  // namespace
+
+InterfacePtr CachedInterface(const ServerAddress &server, const std::string &function) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_cache.find(Key(server, function));
+  return it == g_cache.end() ? nullptr : it->second;
+}
+
+void ClearInterfaceCache() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_cache.clear();
+}
+
+Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out) {
+  ClientOptions o = Options();
+  int fd = -1;
+  NINF_RETURN_IF_ERROR(ConnectTcp(server.host, server.port, o.connect_timeout_ms, &fd));
+  *out = std::make_unique<Channel>(fd, o.session_timeout_ms);
+  return Status::Ok();
+}
+
+Status GetInterface(const ServerAddress &server, const std::string &function, Channel &ch, InterfacePtr *out) {
+  if ((*out = CachedInterface(server, function))) return Status::Ok();
+  wire::QueryInterface q;
+  q.set_name(function);
+  NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_QUERY_INTERFACE, &q));
+  wire::InterfaceReply reply;
+  FrameHeader h;
+  NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_INTERFACE, 0, &reply, &h));
+  Status st = ValidateInterface(reply.iface());
+  if (!st.ok()) return Status(st.code(), "server sent a bad interface for '" + function + "': " + st.message());
+  if (reply.iface().name() != function)
+    return Status(NINF_ERR_PROTOCOL, "asked for '" + function + "', server described '" + reply.iface().name() + "'");
+  auto iface = std::make_shared<const wire::FunctionInterface>(std::move(*reply.mutable_iface()));
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_cache[Key(server, function)] = iface;
+  *out = iface;
+  return Status::Ok();
+}
+
+}  // namespace ninf::client

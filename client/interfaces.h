@@ -1,0 +1,28 @@
+// Function interfaces, fetched from the server on first use and cached per
+// "host:port/name": a function's interface does not change while its server
+// runs, and the cache is what lets Ninf_call take a bare argument list.
+#pragma once
+
+#include <string>
+
+#include "arguments.h"
+#include "server_address.h"
+#include "wire.h"
+
+namespace ninf::client {
+
+// Returns the interface of `function` on `server`: from the cache, or asked
+// for on `ch` (an open connection to ninfd). Errors: whatever the server
+// says (NINF_ERR_FUNCTION_NOT_FOUND), a malformed interface.
+Status GetInterface(const ServerAddress &server, const std::string &function, Channel &ch, InterfacePtr *out);
+
+// The cached interface, or null.
+InterfacePtr CachedInterface(const ServerAddress &server, const std::string &function);
+
+// Drops every cached interface.
+void ClearInterfaceCache();
+
+// Opens a connection to ninfd with the client's timeouts.
+Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out);
+
+}  // namespace ninf::client
