@@ -1,0 +1,287 @@
+#include "connection.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "log.h"
+#include "ninf.pb.h"
+
+namespace ninf::server {
+namespace {
+
+// Requests handled per wake-up, so that one busy client cannot starve others.
+constexpr int kFramesPerWakeup = 16;
+
+// A client that does not read its replies stops being read past this much
+// pending output.
+constexpr std::size_t kMaxPendingOutput = 256 * 1024;
+
+// After a FRAME_ERROR: how long, and how much, to drain before closing.
+constexpr uint64_t kLingerMs = 1000;
+constexpr uint64_t kMaxDrainBytes = 4 << 20;
+
+void AppendFrame(std::string *out, FrameType type, const google::protobuf::MessageLite *msg) {
+  std::string body;
+  if (msg) msg->SerializeToString(&body);
+  FrameHeader h;
+  h.type = type;
+  h.header_length = static_cast<uint32_t>(body.size());
+  uint8_t fixed[kFrameHeaderSize];
+  EncodeFrameHeader(h, fixed);
+  out->append(reinterpret_cast<const char *>(fixed), sizeof fixed);
+  out->append(body);
+}
+
+}  // namespace
+
+Connection *Connection::Open(uv_loop_t *loop, int fd, uint64_t id, std::string peer,
+                             Delegate *delegate, uint64_t idle_timeout_ms) {
+  auto *conn = new Connection(loop, fd, id, std::move(peer), delegate, idle_timeout_ms);
+  int rc = uv_poll_init(loop, &conn->poll_, fd);
+  if (rc != 0) {
+    spdlog::error("event=connection_error conn={} error={}", id, Quoted(uv_strerror(rc)));
+    ::close(fd);
+    delete conn;
+    return nullptr;
+  }
+  uv_timer_init(loop, &conn->timer_);
+  conn->poll_.data = conn;
+  conn->timer_.data = conn;
+  uv_timer_start(&conn->timer_, OnTimer, idle_timeout_ms, 0);
+  conn->UpdatePoll();
+  return conn;
+}
+
+Connection::Connection(uv_loop_t *, int fd, uint64_t id, std::string peer, Delegate *delegate,
+                       uint64_t idle_timeout_ms)
+    : fd_(fd),
+      id_(id),
+      peer_(std::move(peer)),
+      delegate_(delegate),
+      idle_timeout_ms_(idle_timeout_ms) {}
+
+void Connection::Reply(FrameType type, const google::protobuf::MessageLite *msg) {
+  if (state_ == State::kClosed || state_ == State::kDraining) return;
+  AppendFrame(&out_, type, msg);
+  Flush();
+}
+
+void Connection::Fail(const Status &st) {
+  if (state_ == State::kClosed || state_ == State::kFinishing || state_ == State::kDraining) return;
+  wire::Error err;
+  err.set_code(st.code());
+  err.set_message(st.message());
+  AppendFrame(&out_, FRAME_ERROR, &err);
+  Finish();
+}
+
+void Connection::Finish() {
+  if (state_ == State::kClosed || state_ == State::kFinishing || state_ == State::kDraining) return;
+  state_ = State::kFinishing;
+  call_pending_ = false;
+  watch_hangup_ = false;
+  uv_timer_start(&timer_, OnTimer, kLingerMs, 0);
+  Flush();
+}
+
+void Connection::WatchHangup(bool on) {
+  watch_hangup_ = on;
+  UpdatePoll();
+}
+
+void Connection::Close() {
+  if (state_ == State::kClosed) return;
+  state_ = State::kClosed;
+  uv_close(reinterpret_cast<uv_handle_t *>(&poll_), OnHandleClosed);
+  uv_close(reinterpret_cast<uv_handle_t *>(&timer_), OnHandleClosed);
+}
+
+void Connection::OnHandleClosed(uv_handle_t *handle) {
+  auto *self = static_cast<Connection *>(handle->data);
+  if (--self->open_handles_ > 0) return;
+  ::close(self->fd_);
+  self->delegate_->OnClosed(*self);
+  delete self;
+}
+
+void Connection::OnPoll(uv_poll_t *handle, int status, int events) {
+  auto *self = static_cast<Connection *>(handle->data);
+  if (status < 0) {
+    // A socket error (usually a reset); libuv has stopped the watcher.
+    self->poll_events_ = 0;
+    if (self->state_ == State::kParked && !self->call_pending_) {
+      if (self->watch_hangup_) {
+        self->watch_hangup_ = false;
+        self->delegate_->OnHangup(*self);
+      }
+      return;
+    }
+    self->Close();
+    return;
+  }
+  if ((events & UV_WRITABLE) && !self->Flush()) return;
+  switch (self->state_) {
+    case State::kReading:
+      if (events & UV_READABLE) self->ReadRequests();
+      break;
+    case State::kDraining:
+      if (events & (UV_READABLE | UV_DISCONNECT)) self->Drain();
+      break;
+    case State::kParked:
+      if ((events & UV_DISCONNECT) && self->watch_hangup_) {
+        self->watch_hangup_ = false;
+        self->UpdatePoll();
+        self->delegate_->OnHangup(*self);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+void Connection::OnTimer(uv_timer_t *timer) {
+  auto *self = static_cast<Connection *>(timer->data);
+  if (self->state_ == State::kReading) {
+    spdlog::info("event=idle_timeout conn={} peer={} seconds={}", self->id_, self->peer_,
+                 self->idle_timeout_ms_ / 1000);
+    self->Fail(Status(NINF_ERR_TIMEOUT, "no request for " +
+                                            std::to_string(self->idle_timeout_ms_ / 1000) +
+                                            " s; closing the connection"));
+  } else if (self->state_ == State::kFinishing || self->state_ == State::kDraining) {
+    self->Close();
+  }
+}
+
+void Connection::ReadRequests() {
+  for (int frames = 0; state_ == State::kReading && frames < kFramesPerWakeup;) {
+    if (out_.size() - out_sent_ > kMaxPendingOutput) break;
+    std::span<uint8_t> space = reader_.Space();
+    ssize_t n = ::recv(fd_, space.data(), space.size(), MSG_DONTWAIT);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      spdlog::debug("event=recv_error conn={} peer={} error={}", id_, peer_,
+                    Quoted(std::strerror(errno)));
+      Close();
+      return;
+    }
+    if (n == 0) {
+      if (reader_.partial()) {
+        Status st(NINF_ERR_PROTOCOL, "connection closed in the middle of a frame");
+        delegate_->OnProtocolError(*this, st);
+        Fail(st);
+      } else if (out_sent_ < out_.size()) {
+        // The peer only shut its write side: finish the replies it waits for.
+        Finish();
+      } else {
+        Close();
+      }
+      return;
+    }
+    uv_timer_start(&timer_, OnTimer, idle_timeout_ms_, 0);
+    if (Status st = reader_.Commit(static_cast<std::size_t>(n)); !st.ok()) {
+      delegate_->OnProtocolError(*this, st);
+      Fail(st);
+      return;
+    }
+    if (!reader_.complete()) continue;
+    ++frames;
+    if (reader_.header().type == FRAME_CALL) {
+      // Everything after this frame belongs to the executable: stop here.
+      state_ = State::kParked;
+      call_pending_ = true;
+      uv_timer_stop(&timer_);
+      UpdatePoll();
+      if (out_sent_ == out_.size()) DispatchFrame();
+      return;
+    }
+    DispatchFrame();
+  }
+  UpdatePoll();
+}
+
+void Connection::DispatchFrame() {
+  FrameHeader h = reader_.header();
+  std::string body(reader_.body());
+  reader_.Reset();
+  call_pending_ = false;
+  delegate_->OnRequest(*this, h, body);
+}
+
+bool Connection::Flush() {
+  while (out_sent_ < out_.size()) {
+    ssize_t n =
+        ::send(fd_, out_.data() + out_sent_, out_.size() - out_sent_, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      spdlog::debug("event=send_error conn={} peer={} error={}", id_, peer_,
+                    Quoted(std::strerror(errno)));
+      Close();
+      return false;
+    }
+    out_sent_ += static_cast<std::size_t>(n);
+  }
+  if (out_sent_ == out_.size()) {
+    out_.clear();
+    out_sent_ = 0;
+    if (state_ == State::kFinishing) {
+      ::shutdown(fd_, SHUT_WR);
+      state_ = State::kDraining;
+    } else if (state_ == State::kParked && call_pending_) {
+      UpdatePoll();
+      DispatchFrame();
+      return state_ != State::kClosed;
+    }
+  }
+  UpdatePoll();
+  return true;
+}
+
+void Connection::Drain() {
+  char scratch[16 * 1024];
+  for (;;) {
+    ssize_t n = ::recv(fd_, scratch, sizeof scratch, MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    drained_ += n > 0 ? static_cast<uint64_t>(n) : 0;
+    if (n <= 0 || drained_ > kMaxDrainBytes) {
+      Close();
+      return;
+    }
+  }
+}
+
+void Connection::UpdatePoll() {
+  bool pending = out_sent_ < out_.size();
+  int events = 0;
+  switch (state_) {
+    case State::kReading:
+      if (out_.size() - out_sent_ <= kMaxPendingOutput) events |= UV_READABLE;
+      if (pending) events |= UV_WRITABLE;
+      break;
+    case State::kParked:
+      if (watch_hangup_) events |= UV_DISCONNECT;
+      if (pending) events |= UV_WRITABLE;
+      break;
+    case State::kFinishing:
+      events = UV_WRITABLE;
+      break;
+    case State::kDraining:
+      events = UV_READABLE | UV_DISCONNECT;
+      break;
+    case State::kClosed:
+      return;
+  }
+  if (events == poll_events_) return;
+  poll_events_ = events;
+  if (events)
+    uv_poll_start(&poll_, events, OnPoll);
+  else
+    uv_poll_stop(&poll_);
+}
+
+}  // namespace ninf::server

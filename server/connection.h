@@ -1,0 +1,120 @@
+// One client connection: reads requests frame by frame, writes replies, and
+// after FRAME_CALL parks the socket for the executable that takes it over.
+//
+// States:
+//   reading   polls for input (and output while replies are pending); an
+//             idle timer closes a connection that sends nothing.
+//   parked    FRAME_CALL was read: nothing more is read, because what follows
+//             (FRAME_ARGS and arrays) belongs to the executable. The socket is
+//             only watched for the peer's hangup (EPOLLRDHUP, no read).
+//   finishing the last replies (usually a FRAME_ERROR) are being written;
+//   draining  then the write side is shut and the connection reads and drops
+//             what the peer still sends until it closes, so that our close
+//             does not reset the connection before the peer has read the
+//             error (a close with unread input sends RST). Both are bounded
+//             by a short linger timer.
+//   closed    handles are closing; the object deletes itself afterwards.
+//
+// All socket I/O uses MSG_DONTWAIT, so it never blocks even after the
+// socket was switched to blocking mode for the executable.
+#pragma once
+
+#include <google/protobuf/message_lite.h>
+#include <uv.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "frame.h"
+#include "request_reader.h"
+#include "status.h"
+
+namespace ninf::server {
+
+class Job;
+
+class Connection {
+ public:
+  class Delegate {
+   public:
+    virtual ~Delegate() = default;
+    // A complete request. For FRAME_CALL the connection is already parked
+    // and every earlier reply has been written out.
+    virtual void OnRequest(Connection &conn, const FrameHeader &h, std::string_view body) = 0;
+    // The peer sent something that is not a valid request; the connection
+    // answers FRAME_ERROR and closes by itself after this call.
+    virtual void OnProtocolError(Connection &conn, const Status &st) = 0;
+    // The peer hung up while the connection was parked and watched.
+    virtual void OnHangup(Connection &conn) = 0;
+    // Last call: the fd is closed and the object is deleted right after.
+    virtual void OnClosed(Connection &conn) = 0;
+  };
+
+  // Takes ownership of `fd` and starts reading. The object lives until its
+  // handles are closed (Close() or the peer going away).
+  static Connection *Open(uv_loop_t *loop, int fd, uint64_t id, std::string peer,
+                          Delegate *delegate, uint64_t idle_timeout_ms);
+
+  // Queues one reply frame and writes as much as the socket takes now.
+  void Reply(FrameType type, const google::protobuf::MessageLite *msg);
+
+  // Answers FRAME_ERROR with `st`, then shuts the connection down gently.
+  void Fail(const Status &st);
+
+  // Shuts the connection down gently without a further frame: what is
+  // queued is written, then the write side is shut and input drained.
+  void Finish();
+
+  // Turns the hangup watch of a parked connection on or off.
+  void WatchHangup(bool on);
+
+  // Closes at once (pending output is dropped). Safe to call repeatedly.
+  void Close();
+
+  uint64_t id() const { return id_; }
+  int fd() const { return fd_; }
+  const std::string &peer() const { return peer_; }
+  bool reading() const { return state_ == State::kReading; }
+  bool parked() const { return state_ == State::kParked; }
+  bool closing() const { return state_ == State::kClosed; }
+
+  // The job the parked connection belongs to (set and cleared by the server).
+  Job *job = nullptr;
+
+ private:
+  enum class State { kReading, kParked, kFinishing, kDraining, kClosed };
+
+  Connection(uv_loop_t *loop, int fd, uint64_t id, std::string peer, Delegate *delegate,
+             uint64_t idle_timeout_ms);
+  ~Connection() = default;
+
+  static void OnPoll(uv_poll_t *handle, int status, int events);
+  static void OnTimer(uv_timer_t *timer);
+  static void OnHandleClosed(uv_handle_t *handle);
+
+  void ReadRequests();
+  void Drain();
+  bool Flush();
+  void DispatchFrame();
+  void UpdatePoll();
+
+  uv_poll_t poll_{};
+  uv_timer_t timer_{};
+  int fd_;
+  uint64_t id_;
+  std::string peer_;
+  Delegate *delegate_;
+  uint64_t idle_timeout_ms_;
+  State state_ = State::kReading;
+  RequestReader reader_;
+  bool call_pending_ = false;  // a parked CALL waits for the replies before it
+  bool watch_hangup_ = false;
+  std::string out_;
+  std::size_t out_sent_ = 0;
+  uint64_t drained_ = 0;
+  int poll_events_ = 0;  // what uv_poll currently watches
+  int open_handles_ = 2;
+};
+
+}  // namespace ninf::server

@@ -1,0 +1,142 @@
+#include "listener.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "log.h"
+
+namespace ninf::server {
+namespace {
+
+constexpr int kBacklog = 511;
+
+// Accepts at most this many connections per wake-up, so that a flood of
+// connects cannot starve the connections already open.
+constexpr int kAcceptBatch = 64;
+
+Status BindError(const std::string &what, const std::string &host, int port, int err) {
+  return Status(NINF_ERR_SERVER,
+                what + " " + host + ":" + std::to_string(port) + ": " + std::strerror(err));
+}
+
+}  // namespace
+
+Listener::Listener(uv_loop_t *loop, AcceptFn on_accept)
+    : loop_(loop), on_accept_(std::move(on_accept)) {}
+
+Listener::~Listener() {
+  // Close() must have run (and the loop with it) before destruction; this
+  // only guards the fd when Start() failed half way.
+  if (!started_ && fd_ >= 0) ::close(fd_);
+}
+
+Status Listener::Start(const std::string &host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo *res = nullptr;
+  std::string service = std::to_string(port);
+  int rc = ::getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &res);
+  if (rc != 0)
+    return Status(NINF_ERR_SERVER,
+                  "cannot resolve listen address '" + host + "': " + gai_strerror(rc));
+  Status st = BindError("no address for", host, port, EADDRNOTAVAIL);
+  for (addrinfo *ai = res; ai; ai = ai->ai_next) {
+    int fd =
+        ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) {
+      st = BindError("cannot create a socket for", host, port, errno);
+      continue;
+    }
+    int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || ::listen(fd, kBacklog) != 0) {
+      st = BindError("cannot listen on", host, port, errno);
+      ::close(fd);
+      continue;
+    }
+    fd_ = fd;
+    break;
+  }
+  ::freeaddrinfo(res);
+  if (fd_ < 0) return st;
+
+  sockaddr_storage bound{};
+  socklen_t len = sizeof bound;
+  ::getsockname(fd_, reinterpret_cast<sockaddr *>(&bound), &len);
+  address_ = FormatAddress(reinterpret_cast<sockaddr *>(&bound));
+  port_ = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6 *>(&bound)->sin6_port)
+                                      : ntohs(reinterpret_cast<sockaddr_in *>(&bound)->sin_port);
+
+  uv_poll_init(loop_, &poll_, fd_);
+  uv_timer_init(loop_, &resume_);
+  poll_.data = this;
+  resume_.data = this;
+  started_ = true;
+  uv_poll_start(&poll_, UV_READABLE, OnReadable);
+  return Status::Ok();
+}
+
+void Listener::Close() {
+  if (!started_ || closed_) return;
+  closed_ = true;
+  uv_close(reinterpret_cast<uv_handle_t *>(&resume_), nullptr);
+  // The fd is closed once libuv has let go of it.
+  uv_close(reinterpret_cast<uv_handle_t *>(&poll_), [](uv_handle_t *h) {
+    auto *self = static_cast<Listener *>(h->data);
+    ::close(self->fd_);
+    self->fd_ = -1;
+  });
+}
+
+void Listener::Pause(uint64_t ms) {
+  if (closed_) return;
+  uv_poll_stop(&poll_);
+  uv_timer_start(&resume_, OnResume, ms, 0);
+}
+
+void Listener::OnResume(uv_timer_t *timer) {
+  auto *self = static_cast<Listener *>(timer->data);
+  if (!self->closed_) uv_poll_start(&self->poll_, UV_READABLE, OnReadable);
+}
+
+void Listener::OnReadable(uv_poll_t *handle, int status, int) {
+  auto *self = static_cast<Listener *>(handle->data);
+  if (status < 0) {
+    spdlog::error("event=listen_error address={} error={}", self->address_,
+                  Quoted(uv_strerror(status)));
+    return;
+  }
+  self->AcceptAll();
+}
+
+void Listener::AcceptAll() {
+  for (int i = 0; i < kAcceptBatch && !closed_; ++i) {
+    sockaddr_storage peer{};
+    socklen_t len = sizeof peer;
+    int fd =
+        ::accept4(fd_, reinterpret_cast<sockaddr *>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+      // Out of descriptors: stop accepting for a moment instead of spinning
+      // on a listener that stays readable.
+      spdlog::warn("event=accept_error address={} error={}", address_,
+                   Quoted(std::strerror(errno)));
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) Pause(100);
+      return;
+    }
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    on_accept_(fd, FormatAddress(reinterpret_cast<sockaddr *>(&peer)));
+  }
+}
+
+}  // namespace ninf::server

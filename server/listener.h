@@ -1,0 +1,58 @@
+// The listening TCP socket, polled by libuv (uv_poll_t, not uv_tcp_t: client
+// sockets are raw non-blocking fds that ninfd reads frame by frame and then
+// hands to executables, which libuv's stream reader would read ahead of).
+#pragma once
+
+#include <uv.h>
+
+#include <functional>
+#include <string>
+
+#include "status.h"
+
+namespace ninf::server {
+
+class Listener {
+ public:
+  // Called for each accepted connection with its fd (non-blocking,
+  // close-on-exec, TCP_NODELAY) and the peer's address. The callee owns fd.
+  using AcceptFn = std::function<void(int fd, const std::string &peer)>;
+
+  Listener(uv_loop_t *loop, AcceptFn on_accept);
+  ~Listener();
+  Listener(const Listener &) = delete;
+  Listener &operator=(const Listener &) = delete;
+
+  // Binds host:port (port 0: any free port) and starts accepting.
+  // Errors: NINF_ERR_SERVER with the reason (address in use, bad host).
+  Status Start(const std::string &host, int port);
+
+  // Stops accepting and closes the socket; safe to call twice. The object
+  // must stay alive until the loop has run the close callbacks.
+  void Close();
+
+  // While paused the listener accepts nothing (the kernel backlog holds new
+  // connections); used when the fd limit is reached.
+  void Pause(uint64_t ms);
+
+  int port() const { return port_; }
+  const std::string &address() const { return address_; }
+  bool closed() const { return closed_; }
+
+ private:
+  static void OnReadable(uv_poll_t *handle, int status, int events);
+  static void OnResume(uv_timer_t *timer);
+  void AcceptAll();
+
+  uv_loop_t *loop_;
+  AcceptFn on_accept_;
+  uv_poll_t poll_{};
+  uv_timer_t resume_{};
+  int fd_ = -1;
+  int port_ = 0;
+  std::string address_;
+  bool started_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace ninf::server

@@ -1,0 +1,172 @@
+// ninfd: parse the settings, load the registry, build the loop, install the
+// signals, run, clean up. Everything else lives in its own file.
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "admission.h"
+#include "log.h"
+#include "registry.h"
+#include "server.h"
+#include "settings.h"
+#include "status_tool.h"
+
+namespace ninf::server {
+namespace {
+
+// The daemon's signal handles, closed once the server has stopped so that
+// the loop runs out of work and returns.
+struct Signals {
+  Server *server = nullptr;
+  uv_signal_t term{}, interrupt{}, hangup{};
+
+  void Start(uv_loop_t *loop, Server *s) {
+    server = s;
+    for (auto [handle, signum] :
+         {std::pair{&term, SIGTERM}, std::pair{&interrupt, SIGINT}, std::pair{&hangup, SIGHUP}}) {
+      uv_signal_init(loop, handle);
+      handle->data = this;
+      uv_signal_start(handle, OnSignal, signum);
+    }
+  }
+
+  void Close() {
+    for (uv_signal_t *h : {&term, &interrupt, &hangup})
+      if (!uv_is_closing(reinterpret_cast<uv_handle_t *>(h)))
+        uv_close(reinterpret_cast<uv_handle_t *>(h), nullptr);
+  }
+
+  static void OnSignal(uv_signal_t *handle, int signum) {
+    auto *self = static_cast<Signals *>(handle->data);
+    if (signum == SIGHUP) {
+      self->server->ReloadRegistry();
+      return;
+    }
+    spdlog::info("event=signal signal={}", signum == SIGTERM ? "TERM" : "INT");
+    self->server->Shutdown([self] { self->Close(); });
+  }
+};
+
+// Descriptors ninfd inherited from whoever started it (a shell, a test
+// runner) must not reach the executables: they get fds 0-3 only.
+void MarkInheritedFdsCloseOnExec() {
+  if (::close_range(3, ~0u, CLOSE_RANGE_CLOEXEC) == 0) return;
+  // Kernels before 5.11: walk the open descriptors instead.
+  if (DIR *dir = ::opendir("/proc/self/fd")) {
+    int own = ::dirfd(dir);
+    while (dirent *e = ::readdir(dir)) {
+      int fd = std::atoi(e->d_name);
+      if (fd > 2 && fd != own) ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC);
+    }
+    ::closedir(dir);
+  }
+}
+
+// Every connection and job costs descriptors; ask for the hard limit so that
+// max_connections is not capped by a low default soft limit.
+void RaiseFdLimit(int64_t max_connections) {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+  if (lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &lim);
+  }
+  // A connection with a running call holds its socket and a control socket.
+  auto needed = static_cast<rlim_t>(2 * max_connections + 64);
+  if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < needed)
+    spdlog::warn("event=fd_limit limit={} max_connections={} needed={}", lim.rlim_cur,
+                 max_connections, needed);
+}
+
+int RunStatus(const Invocation &inv) {
+  std::string host = inv.settings.listen;
+  int port = static_cast<int>(inv.settings.port);
+  if (host == "0.0.0.0" || host.empty()) host = "127.0.0.1";
+  if (host == "::") host = "::1";
+  if (!inv.status_server.empty()) {
+    if (Status st = ParseHostPort(inv.status_server, &host, &port); !st.ok()) {
+      std::fprintf(stderr, "ninfd --status: %s\n", st.message().c_str());
+      return 1;
+    }
+  }
+  std::string text;
+  if (Status st = QueryStats(host, port, 5000, &text); !st.ok()) {
+    std::fprintf(stderr, "ninfd --status: cannot get statistics from %s:%d: %s\n", host.c_str(),
+                 port, st.ToString().c_str());
+    return 1;
+  }
+  std::fputs(text.c_str(), stdout);
+  return 0;
+}
+
+int RunDaemon(Settings settings) {
+  MarkInheritedFdsCloseOnExec();
+  if (settings.registry.empty()) settings.registry = DefaultRegistryDir();
+  Registry registry;
+  std::vector<std::string> warnings;
+  Status st = Registry::Load(settings.registry, &registry, &warnings);
+  for (const std::string &w : warnings) spdlog::warn("event=registry_skip message={}", Quoted(w));
+  if (!st.ok()) {
+    spdlog::error("event=startup_failed error={}", Quoted(st.message()));
+    return 1;
+  }
+  if (registry.size() == 0)
+    spdlog::warn("event=registry_empty registry={}", Quoted(settings.registry));
+  RaiseFdLimit(settings.max_connections);
+  // Writes to a vanished peer must fail with EPIPE, not kill the daemon.
+  // (libuv restores default dispositions in the executables it spawns.)
+  std::signal(SIGPIPE, SIG_IGN);
+
+  uv_loop_t loop;
+  uv_loop_init(&loop);
+  int exit_code = 0;
+  {
+    Server server(&loop, settings, std::move(registry), CountCores());
+    Signals signals;
+    signals.Start(&loop, &server);
+    if (st = server.Start(); !st.ok()) {
+      spdlog::error("event=startup_failed error={}", Quoted(st.message()));
+      exit_code = 1;
+      server.Shutdown([&signals] { signals.Close(); });
+    }
+    uv_run(&loop, UV_RUN_DEFAULT);
+  }
+  if (uv_loop_close(&loop) != 0) {
+    spdlog::error("event=loop_busy message=\"handles left open at exit\"");
+    exit_code = exit_code ? exit_code : 1;
+  }
+  return exit_code;
+}
+
+}  // namespace
+}  // namespace ninf::server
+
+int main(int argc, char **argv) {
+  using namespace ninf::server;
+  using ninf::Status;
+  Invocation inv;
+  Status st = ParseInvocation(
+      argc, argv, [](const char *name) { return std::getenv(name); }, &inv);
+  if (!st.ok()) {
+    std::fprintf(stderr, "ninfd: %s\nRun 'ninfd --help' for the settings.\n", st.message().c_str());
+    return 2;
+  }
+  if (inv.exit_now) {
+    std::fputs(inv.output.c_str(), stdout);
+    return 0;
+  }
+  if (inv.status) return RunStatus(inv);
+  if (st = SetupLogging(inv.settings.log_level); !st.ok()) {
+    std::fprintf(stderr, "ninfd: %s\n", st.message().c_str());
+    return 2;
+  }
+  return RunDaemon(inv.settings);
+}

@@ -1,0 +1,139 @@
+#include "registry.h"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "layout.h"
+
+#ifndef NINF_REGISTRY_INSTALL_DIR
+#define NINF_REGISTRY_INSTALL_DIR "/usr/local/libexec/ninf/registry"
+#endif
+
+namespace fs = std::filesystem;
+
+namespace ninf::server {
+namespace {
+
+constexpr std::string_view kSuffix = ".interface";
+
+// Collects the first parse error with its position, for the warning.
+class ErrorCollector : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, int column, const std::string &message) override {
+    if (first_.empty())
+      first_ =
+          "line " + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
+  }
+  const std::string &first() const { return first_; }
+
+ private:
+  std::string first_;
+};
+
+Status ReadFile(const fs::path &path, std::string *out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(NINF_ERR_INVALID_ARGUMENT, "cannot open " + path.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  *out = text.str();
+  return Status::Ok();
+}
+
+// Loads one `NAME.interface` and checks its executable; the returned message
+// explains why the entry is skipped.
+Status LoadEntry(const fs::path &iface_path, const std::string &name, FunctionEntry *out) {
+  if (!IsValidFunctionName(name))
+    return Status(NINF_ERR_INVALID_ARGUMENT, "'" + name + "' is not a valid function name");
+  std::string text;
+  NINF_RETURN_IF_ERROR(ReadFile(iface_path, &text));
+  google::protobuf::TextFormat::Parser parser;
+  ErrorCollector errors;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(text, &out->iface))
+    return Status(NINF_ERR_INVALID_ARGUMENT, "cannot parse: " + errors.first());
+  if (Status st = ValidateInterface(out->iface); !st.ok())
+    return Status(NINF_ERR_INVALID_ARGUMENT, "invalid interface: " + st.message());
+  if (out->iface.name() != name)
+    return Status(NINF_ERR_INVALID_ARGUMENT,
+                  "the file describes '" + out->iface.name() + "', not '" + name + "'");
+  fs::path exe = iface_path.parent_path() / name;
+  std::error_code ec;
+  if (!fs::is_regular_file(exe, ec))
+    return Status(NINF_ERR_INVALID_ARGUMENT, "no executable " + exe.string());
+  if (::access(exe.c_str(), X_OK) != 0)
+    return Status(NINF_ERR_INVALID_ARGUMENT, exe.string() + " is not executable");
+  out->executable = exe.string();
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool IsValidFunctionName(std::string_view name) {
+  if (name.empty() || name.size() > 255) return false;
+  auto ident = [](char c, bool first) {
+    return c == '_' || std::isalpha(static_cast<unsigned char>(c)) ||
+           (!first && std::isdigit(static_cast<unsigned char>(c)));
+  };
+  if (!ident(name[0], true)) return false;
+  return std::all_of(name.begin() + 1, name.end(), [&](char c) { return ident(c, false); });
+}
+
+Status Registry::Load(const std::string &dir, Registry *out, std::vector<std::string> *warnings) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec)
+    return Status(NINF_ERR_INVALID_ARGUMENT,
+                  "cannot read registry folder '" + dir + "': " + ec.message());
+  Registry reg;
+  reg.dir_ = dir;
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    const fs::path &path = it->path();
+    std::string file = path.filename().string();
+    if (file.size() <= kSuffix.size() || !file.ends_with(kSuffix)) continue;
+    std::string name = file.substr(0, file.size() - kSuffix.size());
+    FunctionEntry entry;
+    if (Status st = LoadEntry(path, name, &entry); !st.ok()) {
+      warnings->push_back("skipping " + path.string() + ": " + st.message());
+      continue;
+    }
+    reg.entries_.emplace(name, std::move(entry));
+  }
+  if (ec)
+    return Status(NINF_ERR_INVALID_ARGUMENT,
+                  "cannot list registry folder '" + dir + "': " + ec.message());
+  *out = std::move(reg);
+  return Status::Ok();
+}
+
+const FunctionEntry *Registry::Find(std::string_view name) const {
+  auto it = entries_.find(name);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Registry::Names() const {
+  std::vector<std::string> names;
+  names.reserve(entries_.size());
+  for (const auto &[name, entry] : entries_) names.push_back(name);
+  return names;
+}
+
+std::string DefaultRegistryDir() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path build_tree = self.parent_path().parent_path() / "stubs" / "registry";
+    if (fs::is_directory(build_tree, ec)) return build_tree.lexically_normal().string();
+  }
+  return NINF_REGISTRY_INSTALL_DIR;
+}
+
+}  // namespace ninf::server

@@ -1,0 +1,80 @@
+#include "request_reader.h"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+
+namespace ninf::server {
+namespace {
+
+constexpr std::size_t kChunk = 64 * 1024;
+
+}  // namespace
+
+bool IsRequestType(uint16_t type) {
+  return type == FRAME_QUERY_INTERFACE || type == FRAME_CALL || type == FRAME_STATS ||
+         type == FRAME_LIST;
+}
+
+std::span<uint8_t> RequestReader::Space() {
+  switch (stage_) {
+    case Stage::kFixed:
+      return {fixed_ + fixed_filled_, kFrameHeaderSize - fixed_filled_};
+    case Stage::kBody: {
+      std::size_t remaining = header_.header_length - body_filled_;
+      std::size_t take = std::min(remaining, kChunk);
+      if (body_.size() < body_filled_ + take) body_.resize(body_filled_ + take);
+      return {reinterpret_cast<uint8_t *>(body_.data()) + body_filled_, take};
+    }
+    case Stage::kComplete:
+      return {};
+  }
+  return {};
+}
+
+Status RequestReader::Commit(std::size_t n) {
+  if (stage_ == Stage::kFixed) {
+    assert(fixed_filled_ + n <= kFrameHeaderSize);
+    fixed_filled_ += n;
+    if (fixed_filled_ == kFrameHeaderSize) return FinishFixed();
+    return Status::Ok();
+  }
+  if (stage_ == Stage::kBody) {
+    assert(body_filled_ + n <= header_.header_length);
+    body_filled_ += n;
+    if (body_filled_ == header_.header_length) stage_ = Stage::kComplete;
+  }
+  return Status::Ok();
+}
+
+Status RequestReader::FinishFixed() {
+  // Decoded without a payload bound, so that a payload gets the clearer
+  // message below instead of "over the limit of 0".
+  NINF_RETURN_IF_ERROR(DecodeFrameHeader(fixed_, std::numeric_limits<uint64_t>::max(), &header_));
+  if (!IsRequestType(header_.type))
+    return Status(NINF_ERR_PROTOCOL,
+                  std::string("ninfd does not accept ") + FrameTypeName(header_.type) + " frames");
+  if (header_.payload_length != 0)
+    return Status(NINF_ERR_PROTOCOL, std::string(FrameTypeName(header_.type)) +
+                                         " frame with a payload of " +
+                                         std::to_string(header_.payload_length) +
+                                         " bytes; requests to ninfd carry none");
+  if (header_.header_length > kMaxRequestHeader)
+    return Status(NINF_ERR_PROTOCOL, "request header of " + std::to_string(header_.header_length) +
+                                         " bytes is over ninfd's limit of " +
+                                         std::to_string(kMaxRequestHeader));
+  body_.clear();
+  body_filled_ = 0;
+  stage_ = header_.header_length == 0 ? Stage::kComplete : Stage::kBody;
+  return Status::Ok();
+}
+
+void RequestReader::Reset() {
+  stage_ = Stage::kFixed;
+  fixed_filled_ = 0;
+  header_ = FrameHeader{};
+  body_.clear();
+  body_filled_ = 0;
+}
+
+}  // namespace ninf::server

@@ -1,0 +1,70 @@
+// Incremental reader of the frames a client sends to ninfd.
+//
+// The daemon must never read past the frame it is working on: a client
+// pipelines its FRAME_ARGS (and the arrays) right behind FRAME_CALL, and
+// those bytes belong to the executable that ninfd hands the connection to.
+// So the reader says how many bytes it wants (never more than what is left
+// of the current frame), the caller reads at most that many into Space(),
+// and Commit() validates the 24-byte header as soon as it is complete.
+//
+// Requests to ninfd carry no payload, and their protobuf header is a name at
+// most, so a frame with a payload or a header over kMaxRequestHeader is a
+// protocol error. Pure logic, no sockets.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "frame.h"
+#include "status.h"
+
+namespace ninf::server {
+
+// Largest protobuf header of a request ninfd accepts.
+inline constexpr uint32_t kMaxRequestHeader = 64 * 1024;
+
+// Whether ninfd accepts a frame of this type from a client.
+bool IsRequestType(uint16_t type);
+
+class RequestReader {
+ public:
+  // Where the next read goes: never larger than what remains of the current
+  // frame (and at most 64 KiB at a time, so memory follows the bytes that
+  // actually arrived). Empty once a frame is complete.
+  std::span<uint8_t> Space();
+
+  // Records that the first n bytes of Space() were filled. Validates the
+  // frame header when its 24 bytes are in. Errors: the DecodeFrameHeader
+  // codes, or NINF_ERR_PROTOCOL for a payload, an oversized header or a
+  // frame type that is not a request. After an error the reader is unusable.
+  Status Commit(std::size_t n);
+
+  // A whole frame is in; header() and body() describe it until Reset().
+  bool complete() const { return stage_ == Stage::kComplete; }
+  const FrameHeader &header() const { return header_; }
+  std::string_view body() const { return body_; }
+
+  // Some bytes of a frame were received, but not all: closing now would
+  // truncate it.
+  bool partial() const { return stage_ != Stage::kComplete && (fixed_filled_ > 0); }
+
+  // Gets ready for the next frame.
+  void Reset();
+
+ private:
+  enum class Stage { kFixed, kBody, kComplete };
+
+  Status FinishFixed();
+
+  Stage stage_ = Stage::kFixed;
+  uint8_t fixed_[kFrameHeaderSize] = {};
+  std::size_t fixed_filled_ = 0;
+  FrameHeader header_;
+  std::string body_;
+  std::size_t body_filled_ = 0;
+};
+
+}  // namespace ninf::server

@@ -1,0 +1,277 @@
+// Server: lifecycle, accepting, the non-call requests, shutdown.
+// (The call path, from FRAME_CALL to FinishJob, is in server_jobs.cc.)
+#include "server.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "log.h"
+#include "ninf.pb.h"
+
+#ifndef NINF_VERSION
+#define NINF_VERSION "unknown"
+#endif
+
+namespace ninf::server {
+namespace {
+
+void ReplyError(Connection &conn, const Status &st) {
+  wire::Error err;
+  err.set_code(st.code());
+  err.set_message(st.message());
+  conn.Reply(FRAME_ERROR, &err);
+}
+
+// Refuses a connection over the limit with one best-effort FRAME_ERROR.
+void RefuseConnection(int fd, const std::string &peer, std::size_t limit) {
+  wire::Error err;
+  err.set_code(NINF_ERR_SERVER);
+  err.set_message("too many connections (max_connections = " + std::to_string(limit) + ")");
+  std::string body = err.SerializeAsString();
+  FrameHeader h;
+  h.type = FRAME_ERROR;
+  h.header_length = static_cast<uint32_t>(body.size());
+  uint8_t fixed[kFrameHeaderSize];
+  EncodeFrameHeader(h, fixed);
+  std::string frame(reinterpret_cast<const char *>(fixed), sizeof fixed);
+  frame += body;
+  ssize_t ignored = ::send(fd, frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  (void)ignored;
+  ::close(fd);
+  spdlog::warn("event=connection_refused peer={} reason=max_connections limit={}", peer, limit);
+}
+
+}  // namespace
+
+Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int cores)
+    : loop_(loop),
+      settings_(settings),
+      registry_(std::move(registry)),
+      cores_(cores),
+      slots_(ResolveSlots(settings.slots, cores)),
+      threads_per_job_(ResolveThreadsPerJob(settings.threads_per_job, cores, slots_)),
+      admission_(slots_, static_cast<std::size_t>(settings.queue_limit)),
+      listener_(loop, [this](int fd, const std::string &peer) { Accept(fd, peer); }) {
+  uv_timer_init(loop_, &grace_timer_);
+  grace_timer_.data = this;
+  grace_timer_open_ = true;
+}
+
+Server::~Server() = default;
+
+Status Server::Start() {
+  NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
+  spdlog::info(
+      "event=listening address={} port={} registry={} functions={} cores={} slots={} "
+      "threads_per_job={} queue_limit={} max_call_bytes={} pid={} version={}",
+      listener_.address(), listener_.port(), Quoted(registry_.dir()), registry_.size(), cores_,
+      slots_, threads_per_job_, settings_.queue_limit, settings_.max_call_bytes, ::getpid(),
+      NINF_VERSION);
+  if (threads_per_job_ * slots_ > cores_)
+    spdlog::warn("event=oversubscribed slots={} threads_per_job={} cores={}", slots_,
+                 threads_per_job_, cores_);
+  return WriteReadyFile();
+}
+
+Status Server::WriteReadyFile() const {
+  if (settings_.ready_file.empty()) return Status::Ok();
+  // Written under a temporary name and renamed, so a watcher never reads a
+  // half-written port number.
+  std::string tmp = settings_.ready_file + ".tmp." + std::to_string(::getpid());
+  FILE *f = std::fopen(tmp.c_str(), "we");
+  bool ok = f && std::fprintf(f, "%d\n", listener_.port()) > 0;
+  if (f) ok = std::fclose(f) == 0 && ok;
+  if (!ok || std::rename(tmp.c_str(), settings_.ready_file.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return Status(NINF_ERR_SERVER, "cannot write the ready file " + settings_.ready_file + ": " +
+                                       std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+void Server::Accept(int fd, const std::string &peer) {
+  if (stopping_) {
+    ::close(fd);
+    return;
+  }
+  auto limit = static_cast<std::size_t>(settings_.max_connections);
+  if (connections_.size() >= limit) {
+    RefuseConnection(fd, peer, limit);
+    return;
+  }
+  uint64_t id = next_connection_id_++;
+  Connection *conn = Connection::Open(loop_, fd, id, peer, this,
+                                      static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000);
+  if (!conn) return;
+  connections_.insert(conn);
+  ++counters_.connections_accepted;
+  spdlog::debug("event=connect conn={} peer={} connections={}", id, peer, connections_.size());
+}
+
+void Server::OnRequest(Connection &conn, const FrameHeader &h, std::string_view body) {
+  switch (h.type) {
+    case FRAME_QUERY_INTERFACE:
+      HandleQuery(conn, body);
+      break;
+    case FRAME_LIST:
+      HandleList(conn);
+      break;
+    case FRAME_STATS:
+      HandleStats(conn);
+      break;
+    case FRAME_CALL:
+      HandleCall(conn, body);
+      break;
+    default:  // RequestReader lets only the four request types through.
+      conn.Fail(Status(NINF_ERR_INTERNAL, "unexpected request type"));
+  }
+}
+
+void Server::OnProtocolError(Connection &conn, const Status &st) {
+  ++counters_.protocol_errors;
+  spdlog::warn("event=protocol_error conn={} peer={} code={} error={}", conn.id(), conn.peer(),
+               st.code(), Quoted(st.message()));
+}
+
+void Server::HandleQuery(Connection &conn, std::string_view body) {
+  wire::QueryInterface query;
+  if (!query.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+    Status st(NINF_ERR_PROTOCOL, "malformed QUERY_INTERFACE message");
+    OnProtocolError(conn, st);
+    conn.Fail(st);
+    return;
+  }
+  const FunctionEntry *entry = registry_.Find(query.name());
+  spdlog::debug("event=query conn={} peer={} function={} found={}", conn.id(), conn.peer(),
+                Quoted(query.name()), entry != nullptr);
+  if (!entry) {
+    ReplyError(conn, Status(NINF_ERR_FUNCTION_NOT_FOUND,
+                            "no function '" + query.name() + "' on this server"));
+    return;
+  }
+  wire::InterfaceReply reply;
+  *reply.mutable_iface() = entry->iface;
+  conn.Reply(FRAME_INTERFACE, &reply);
+}
+
+void Server::HandleList(Connection &conn) {
+  wire::ListReply reply;
+  for (const std::string &name : registry_.Names()) reply.add_names(name);
+  spdlog::debug("event=list conn={} peer={} functions={}", conn.id(), conn.peer(),
+                reply.names_size());
+  conn.Reply(FRAME_LIST_REPLY, &reply);
+}
+
+void Server::HandleStats(Connection &conn) {
+  wire::StatsReply reply;
+  reply.set_text(StatsText());
+  spdlog::debug("event=stats conn={} peer={}", conn.id(), conn.peer());
+  conn.Reply(FRAME_STATS_REPLY, &reply);
+}
+
+std::string Server::StatsText() const {
+  Gauges g;
+  g.version = NINF_VERSION;
+  g.pid = ::getpid();
+  g.uptime_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at_).count();
+  g.cores = cores_;
+  g.slots = slots_;
+  g.threads_per_job = threads_per_job_;
+  g.running = admission_.running();
+  g.queued = admission_.queued();
+  g.jobs = jobs_.size() - admission_.queued();
+  g.connections = connections_.size();
+  g.queue_limit = admission_.queue_limit();
+  g.max_call_bytes = static_cast<uint64_t>(settings_.max_call_bytes);
+  g.functions = registry_.size();
+  double load[1] = {0};
+  if (::getloadavg(load, 1) == 1) g.load_average_1 = load[0];
+  return FormatStats(g, counters_);
+}
+
+void Server::OnClosed(Connection &conn) {
+  if (conn.job) conn.job->detach_conn();
+  connections_.erase(&conn);
+  spdlog::debug("event=disconnect conn={} peer={}", conn.id(), conn.peer());
+  MaybeStopped();
+}
+
+void Server::ReloadRegistry() {
+  Registry fresh;
+  std::vector<std::string> warnings;
+  Status st = Registry::Load(registry_.dir(), &fresh, &warnings);
+  for (const std::string &w : warnings) spdlog::warn("event=registry_skip message={}", Quoted(w));
+  if (!st.ok()) {
+    spdlog::error("event=reload_failed registry={} error={}", Quoted(registry_.dir()),
+                  Quoted(st.message()));
+    return;
+  }
+  registry_ = std::move(fresh);
+  spdlog::info("event=reloaded registry={} functions={}", Quoted(registry_.dir()),
+               registry_.size());
+}
+
+void Server::Shutdown(std::function<void()> on_stopped) {
+  if (stopping_) {
+    spdlog::warn("event=shutdown_now running={}", jobs_.size());
+    KillAll(KillReason::kShutdown);
+    return;
+  }
+  stopping_ = true;
+  on_stopped_ = std::move(on_stopped);
+  spdlog::info("event=shutdown running={} queued={} connections={} grace_seconds={}",
+               admission_.running(), admission_.queued(), connections_.size(),
+               settings_.grace_seconds);
+  listener_.Close();
+  for (uint64_t id : admission_.TakeQueue()) FinishJob(*jobs_.at(id), EndReason::kRefused);
+  // Connections that are only reading requests go now; those finishing a
+  // reply close on their own once it is delivered (bounded by their linger
+  // timer), and parked ones belong to jobs.
+  std::vector<Connection *> idle;
+  for (Connection *c : connections_)
+    if (c->reading()) idle.push_back(c);
+  for (Connection *c : idle) c->Close();
+  // Persistent executables between calls run nothing the grace period
+  // should wait for.
+  for (auto &[id, job] : jobs_)
+    if (job->persistent() && job->started() && !job->call_open()) job->Kill(KillReason::kShutdown);
+  if (!jobs_.empty()) {
+    if (settings_.grace_seconds > 0)
+      uv_timer_start(
+          &grace_timer_,
+          [](uv_timer_t *t) {
+            auto *self = static_cast<Server *>(t->data);
+            spdlog::warn("event=grace_expired jobs={}", self->jobs_.size());
+            self->KillAll(KillReason::kShutdown);
+          },
+          static_cast<uint64_t>(settings_.grace_seconds) * 1000, 0);
+    else
+      KillAll(KillReason::kShutdown);
+  }
+  MaybeStopped();
+}
+
+void Server::KillAll(KillReason reason) {
+  for (auto &[id, job] : jobs_) job->Kill(reason);
+}
+
+void Server::MaybeStopped() {
+  if (!stopping_ || stopped_ || !jobs_.empty() || !connections_.empty()) return;
+  stopped_ = true;
+  if (grace_timer_open_) {
+    uv_close(reinterpret_cast<uv_handle_t *>(&grace_timer_), nullptr);
+    grace_timer_open_ = false;
+  }
+  spdlog::info("event=stopped completed={} failed={} cancelled={} rejected={}", counters_.completed,
+               counters_.failed, counters_.cancelled, counters_.rejected);
+  if (on_stopped_) on_stopped_();
+}
+
+}  // namespace ninf::server

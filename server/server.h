@@ -1,0 +1,122 @@
+// The daemon's core: owns the listener, the connections, the jobs, the
+// admission policy and the statistics, and ties their events together.
+//
+//   listener ──accept──> Connection ──request──> Server
+//                                                  │ QUERY/LIST/STATS: reply
+//                                                  │ CALL: Job, queued or started
+//   Job ──ARGS_RECEIVED / CALL_DONE / exit──> Server ──FinishJob──> slot freed,
+//                                                  stats, next queued call
+//
+// Every way a job can end (normal exit, executable failure, spawn failure,
+// client gone, queue full, shutdown) goes through FinishJob(), the only place
+// that frees a slot, counts the call and admits the next one.
+//
+// Single-threaded: everything runs on the libuv loop given to the
+// constructor.
+#pragma once
+
+#include <uv.h>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "admission.h"
+#include "connection.h"
+#include "job.h"
+#include "listener.h"
+#include "registry.h"
+#include "settings.h"
+#include "stats.h"
+
+namespace ninf::server {
+
+class Server : public Connection::Delegate, public JobEvents {
+ public:
+  Server(uv_loop_t *loop, const Settings &settings, Registry registry, int cores);
+  ~Server() override;
+  Server(const Server &) = delete;
+  Server &operator=(const Server &) = delete;
+
+  // Listens and, when configured, writes the ready file.
+  // Errors: NINF_ERR_SERVER (cannot listen, cannot write the ready file).
+  Status Start();
+
+  // SIGTERM/SIGINT: stop accepting, refuse queued calls, let running calls
+  // finish within grace_seconds, then kill them. A second call kills at once.
+  // `on_stopped` runs once every connection and job is gone and the server's
+  // own handles are closed; the loop then has nothing left of the server.
+  void Shutdown(std::function<void()> on_stopped);
+
+  // SIGHUP: reloads the registry folder; on error the old registry stays.
+  void ReloadRegistry();
+
+  int port() const { return listener_.port(); }
+
+ private:
+  enum class EndReason {
+    kExited,       // the executable has exited; its state says how
+    kSpawnFailed,  // it could not be started
+    kQueueFull,    // refused: no room in the queue
+    kRefused,      // refused: shutting down
+    kHangup,       // the client left while the call was queued
+  };
+
+  // Connection::Delegate
+  void OnRequest(Connection &conn, const FrameHeader &h, std::string_view body) override;
+  void OnProtocolError(Connection &conn, const Status &st) override;
+  void OnHangup(Connection &conn) override;
+  void OnClosed(Connection &conn) override;
+
+  // JobEvents
+  void OnArgsReceived(Job &job) override;
+  void OnCallDone(Job &job, const ControlMsg &msg) override;
+  void OnExit(Job &job) override;
+
+  void Accept(int fd, const std::string &peer);
+  void HandleQuery(Connection &conn, std::string_view body);
+  void HandleList(Connection &conn);
+  void HandleStats(Connection &conn);
+  void HandleCall(Connection &conn, std::string_view body);
+
+  void StartJob(Job &job);
+  void AdmitQueued();
+  // How a job's end counts and what its client is told.
+  struct Ending {
+    bool counted = true;  // a call was under way (or refused) and is counted
+    CallOutcome outcome = CallOutcome::kFailed;
+    Status tell;  // FRAME_ERROR for the client; ok: close silently
+  };
+  Ending DescribeEnding(const Job &job, EndReason reason, const Status &why) const;
+  void FinishJob(Job &job, EndReason reason, const Status &why = Status());
+
+  std::string StatsText() const;
+  Status WriteReadyFile() const;
+  void KillAll(KillReason reason);
+  void MaybeStopped();
+
+  uv_loop_t *loop_;
+  Settings settings_;
+  Registry registry_;
+  int cores_;
+  int slots_;
+  int threads_per_job_;
+  Admission admission_;
+  Counters counters_;
+  Listener listener_;
+  uv_timer_t grace_timer_{};
+  bool grace_timer_open_ = false;
+  std::unordered_set<Connection *> connections_;
+  std::unordered_map<uint64_t, Job *> jobs_;
+  uint64_t next_connection_id_ = 1;
+  uint64_t next_job_id_ = 1;
+  bool admitting_ = false;
+  bool stopping_ = false;
+  bool stopped_ = false;
+  std::function<void()> on_stopped_;
+  std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace ninf::server

@@ -1,0 +1,238 @@
+// Server: the call path. FRAME_CALL -> Job (started or queued) -> control
+// events -> FinishJob, the one place every job ends.
+#include <cmath>
+
+#include "log.h"
+#include "ninf.pb.h"
+#include "server.h"
+
+namespace ninf::server {
+namespace {
+
+double SecondsBetween(Clock::time_point from, Clock::time_point to) {
+  if (from == Clock::time_point() || to < from) return 0;
+  return std::chrono::duration<double>(to - from).count();
+}
+
+// Fixed-point text for durations in log lines.
+std::string Sec(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6f", s);
+  return buf;
+}
+
+}  // namespace
+
+void Server::HandleCall(Connection &conn, std::string_view body) {
+  wire::CallRequest req;
+  if (!req.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+    Status st(NINF_ERR_PROTOCOL, "malformed CALL message");
+    OnProtocolError(conn, st);
+    conn.Fail(st);
+    return;
+  }
+  const FunctionEntry *entry = registry_.Find(req.name());
+  if (!entry) {
+    spdlog::info("event=call_unknown conn={} peer={} call={} function={}", conn.id(), conn.peer(),
+                 req.call_id(), Quoted(req.name()));
+    conn.Fail(
+        Status(NINF_ERR_FUNCTION_NOT_FOUND, "no function '" + req.name() + "' on this server"));
+    return;
+  }
+  auto *job = new Job(loop_, this, next_job_id_++, req.call_id(), req.name(), entry->executable,
+                      req.persistent(), &conn);
+  conn.job = job;
+  jobs_.emplace(job->id(), job);
+  if (stopping_) {
+    FinishJob(*job, EndReason::kRefused);
+    return;
+  }
+  switch (admission_.Offer(job->id())) {
+    case Admission::Decision::kRun:
+      job->holds_slot = true;
+      job->admitted = Clock::now();
+      StartJob(*job);
+      break;
+    case Admission::Decision::kQueue:
+      job->queued = true;
+      conn.WatchHangup(true);
+      spdlog::info("event=call_queued job={} call={} function={} peer={} queued={}", job->id(),
+                   job->call_id(), job->function(), conn.peer(), admission_.queued());
+      break;
+    case Admission::Decision::kReject:
+      FinishJob(*job, EndReason::kQueueFull);
+      break;
+  }
+}
+
+void Server::StartJob(Job &job) {
+  if (!job.conn()) {  // the client vanished before its call could start
+    FinishJob(job, EndReason::kHangup);
+    return;
+  }
+  Status st = job.Start(threads_per_job_, static_cast<uint64_t>(settings_.max_call_bytes));
+  if (!st.ok()) {
+    FinishJob(job, EndReason::kSpawnFailed, st);
+    return;
+  }
+  ++counters_.executables_started;
+  spdlog::info(
+      "event=call_start job={} call={} function={} peer={} pid={} threads={} "
+      "persistent={} queue_seconds={}",
+      job.id(), job.call_id(), job.function(), job.conn()->peer(), job.pid(), threads_per_job_,
+      job.persistent(), Sec(SecondsBetween(job.arrived, job.admitted)));
+}
+
+void Server::AdmitQueued() {
+  // Not re-entered: a start that fails ends its job, whose FinishJob lands
+  // here again; the outer loop then simply continues.
+  if (admitting_) return;
+  admitting_ = true;
+  while (std::optional<uint64_t> id = admission_.Next()) {
+    Job &job = *jobs_.at(*id);
+    job.queued = false;
+    job.holds_slot = true;
+    job.admitted = Clock::now();
+    if (job.conn()) job.conn()->WatchHangup(false);
+    StartJob(job);
+  }
+  admitting_ = false;
+}
+
+void Server::OnArgsReceived(Job &job) {
+  // A persistent executable's next call takes a slot again.
+  if (!job.holds_slot) {
+    admission_.Acquire();
+    job.holds_slot = true;
+  }
+  spdlog::debug("event=args_received job={} call={} function={}", job.id(), job.call_id(),
+                job.function());
+}
+
+void Server::OnCallDone(Job &job, const ControlMsg &msg) {
+  CallOutcome outcome = msg.error_code == NINF_OK ? CallOutcome::kCompleted : CallOutcome::kFailed;
+  double busy = msg.recv_seconds + msg.compute_seconds + msg.send_seconds;
+  counters_.RecordCall(job.function(), outcome, std::isfinite(busy) ? busy : 0, msg.bytes_in,
+                       msg.bytes_out);
+  double queue = job.calls_done() == 1 ? SecondsBetween(job.arrived, job.admitted) : 0;
+  spdlog::info(
+      "event=call_done job={} call={} function={} peer={} outcome={} error={} "
+      "bytes_in={} bytes_out={} queue_seconds={} recv_seconds={} compute_seconds={} "
+      "send_seconds={} wall_seconds={}",
+      job.id(), msg.call_id, job.function(), job.conn() ? job.conn()->peer() : "-",
+      CallOutcomeName(outcome), msg.error_code, msg.bytes_in, msg.bytes_out, Sec(queue),
+      Sec(msg.recv_seconds), Sec(msg.compute_seconds), Sec(msg.send_seconds),
+      Sec(SecondsBetween(job.call_started, Clock::now())));
+  if (job.persistent() && job.holds_slot) {
+    // Idle between calls, a persistent executable holds no slot.
+    admission_.Release();
+    job.holds_slot = false;
+    AdmitQueued();
+  }
+}
+
+void Server::OnExit(Job &job) { FinishJob(job, EndReason::kExited); }
+
+void Server::OnHangup(Connection &conn) {
+  Job *job = conn.job;
+  if (!job) return;
+  if (job->queued) {
+    FinishJob(*job, EndReason::kHangup);
+  } else if (job->call_open() && !job->replying()) {
+    spdlog::info("event=client_gone job={} call={} function={} peer={} pid={}", job->id(),
+                 job->call_id(), job->function(), conn.peer(), job->pid());
+    job->Kill(KillReason::kClientGone);
+  }
+}
+
+Server::Ending Server::DescribeEnding(const Job &job, EndReason reason, const Status &why) const {
+  const std::string &name = job.function();
+  Ending e;
+  switch (reason) {
+    case EndReason::kQueueFull:
+      e.outcome = CallOutcome::kRejected;
+      e.tell = Status(NINF_ERR_SERVER, "server busy: " + std::to_string(admission_.queued()) +
+                                           " calls already wait for a slot (queue_limit)");
+      return e;
+    case EndReason::kRefused:
+      e.outcome = CallOutcome::kRejected;
+      e.tell = Status(NINF_ERR_SHUTTING_DOWN, "the server is shutting down");
+      return e;
+    case EndReason::kHangup:
+      e.outcome = CallOutcome::kCancelled;
+      return e;
+    case EndReason::kSpawnFailed:
+      e.outcome = CallOutcome::kFailed;
+      e.tell = why;
+      return e;
+    case EndReason::kExited:
+      break;
+  }
+  // An executable that exits between calls (or after its last one) leaves
+  // nothing to count: its calls were counted at CALL_DONE.
+  if (!job.call_open()) {
+    e.counted = false;
+    // An idle persistent executable ended by the shutdown: its client learns
+    // why when it reads the answer to its next call.
+    if (job.persistent() && job.kill_reason() == KillReason::kShutdown)
+      e.tell = Status(NINF_ERR_SHUTTING_DOWN, "the server is shutting down");
+    return e;
+  }
+  if (job.kill_reason() == KillReason::kClientGone) {
+    e.outcome = CallOutcome::kCancelled;
+    return e;
+  }
+  e.outcome = CallOutcome::kFailed;
+  // Once the executable began its reply nothing can be said: a frame cannot
+  // be injected into the middle of another.
+  if (job.replying()) return e;
+  if (job.kill_reason() == KillReason::kShutdown)
+    e.tell = Status(NINF_ERR_SHUTTING_DOWN, "the server shut down before '" + name + "' finished");
+  else
+    e.tell =
+        Status(NINF_ERR_EXECUTABLE, "executable for '" + name + "' died: " + job.ExitDescription());
+  return e;
+}
+
+void Server::FinishJob(Job &job, EndReason reason, const Status &why) {
+  Connection *conn = job.conn();
+  const Ending ending = DescribeEnding(job, reason, why);
+
+  if (job.queued) admission_.Withdraw(job.id());
+  job.queued = false;
+  if (job.holds_slot) admission_.Release();
+  job.holds_slot = false;
+
+  const std::string &name = job.function();
+  if (ending.counted) counters_.RecordCall(name, ending.outcome, 0, 0, 0);
+  std::string peer = conn ? conn->peer() : "-";
+  if (ending.counted)
+    spdlog::warn(
+        "event=call_end job={} call={} function={} peer={} outcome={} exit={} "
+        "error={} wall_seconds={}",
+        job.id(), job.call_id(), name, peer, CallOutcomeName(ending.outcome),
+        Quoted(job.exited() ? job.ExitDescription() : "-"), Quoted(ending.tell.message()),
+        Sec(SecondsBetween(job.arrived, Clock::now())));
+  else if (job.exited())
+    spdlog::log(job.exit_status() == 0 && job.term_signal() == 0 ? spdlog::level::debug
+                                                                 : spdlog::level::warn,
+                "event=job_exit job={} call={} function={} pid={} exit={} calls={}", job.id(),
+                job.call_id(), name, job.pid(), Quoted(job.ExitDescription()), job.calls_done());
+
+  if (conn) {
+    conn->job = nullptr;
+    job.detach_conn();
+    // Gently in both cases: a close with unread input would reset the
+    // connection and could destroy what the client has not read yet.
+    if (!ending.tell.ok())
+      conn->Fail(ending.tell);
+    else
+      conn->Finish();
+  }
+  jobs_.erase(job.id());
+  job.Close();
+  AdmitQueued();
+  MaybeStopped();
+}
+
+}  // namespace ninf::server

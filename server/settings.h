@@ -1,0 +1,84 @@
+// ninfd settings: one table drives the command-line flags, the NINF_<NAME>
+// environment variables and the TOML config file.
+//
+// Precedence, highest first: flag > environment > config file > default.
+// Every value, whatever its source, goes through the same parser and bounds
+// check, so an error message names the source that supplied the bad value.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <variant>
+
+#include "status.h"
+
+namespace ninf::server {
+
+struct Settings {
+  int64_t port = 3000;  // 0: any free port
+  std::string listen = "127.0.0.1";
+  std::string registry;         // "": the default registry
+  int64_t slots = 0;            // 0: one per core
+  int64_t threads_per_job = 0;  // 0: cores / slots
+  int64_t queue_limit = 1024;
+  int64_t max_call_bytes = int64_t{8} << 30;  // 0: no limit
+  int64_t max_connections = 1024;
+  int64_t idle_timeout_seconds = 60;
+  int64_t grace_seconds = 10;
+  std::string log_level = "info";
+  std::string ready_file;  // "": none
+};
+
+enum class SettingKind {
+  kInteger,  // decimal integer
+  kBytes,    // integer with an optional K/M/G/T suffix (powers of 1024)
+  kString,
+  kLogLevel,  // one of the spdlog level names
+};
+
+struct SettingSpec {
+  const char *name;  // TOML key; flag is --name with '-' for '_'
+  SettingKind kind;
+  const char *default_value;  // shown in --help; the Settings defaults match
+  int64_t min;                // integer kinds only
+  int64_t max;
+  const char *help;
+  std::variant<int64_t Settings::*, std::string Settings::*> field;
+};
+
+// The table, in the order --help and the example config list the keys.
+std::span<const SettingSpec> SettingsTable();
+
+// "threads_per_job" -> "NINF_THREADS_PER_JOB".
+std::string EnvName(const SettingSpec &spec);
+
+// "threads_per_job" -> "--threads-per-job".
+std::string FlagName(const SettingSpec &spec);
+
+// Parses `raw` as the value of `spec`, checks its bounds and stores it in
+// *out. `source` says where the value came from ("--port", "NINF_PORT",
+// "ninfd.toml"), for the error message. Errors: NINF_ERR_INVALID_ARGUMENT.
+Status ApplySetting(const SettingSpec &spec, const std::string &raw, const std::string &source,
+                    Settings *out);
+
+// What the command line asks ninfd to do.
+struct Invocation {
+  Settings settings;
+  std::string config_file;    // --config or NINF_CONFIG, "" if none
+  bool status = false;        // --status: query a running daemon and exit
+  std::string status_server;  // --server host:port for --status ("" = listen:port)
+  bool exit_now = false;      // --help or --version: print `output`, exit 0
+  std::string output;
+};
+
+// Looks up an environment variable; returns null when it is not set.
+using EnvLookup = std::function<const char *(const char *name)>;
+
+// Builds the settings from argv, the environment and the config file.
+// Errors (NINF_ERR_INVALID_ARGUMENT) carry a message fit for the user:
+// unknown flag, unknown config key, unreadable file, bad value, bound.
+Status ParseInvocation(int argc, const char *const *argv, const EnvLookup &env, Invocation *out);
+
+}  // namespace ninf::server

@@ -1,0 +1,107 @@
+#include "stats.h"
+
+#include <cstdio>
+
+namespace ninf::server {
+namespace {
+
+// Seconds with microsecond resolution and no exponent, so that every tool
+// can parse the value.
+std::string Seconds(double s) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6f", s);
+  return buf;
+}
+
+void Line(std::string *out, const std::string &name, const std::string &value) {
+  *out += name;
+  *out += ':';
+  *out += value;
+  *out += '\n';
+}
+
+void Line(std::string *out, const std::string &name, uint64_t value) {
+  Line(out, name, std::to_string(value));
+}
+
+}  // namespace
+
+const char *CallOutcomeName(CallOutcome outcome) {
+  switch (outcome) {
+    case CallOutcome::kCompleted:
+      return "completed";
+    case CallOutcome::kFailed:
+      return "failed";
+    case CallOutcome::kCancelled:
+      return "cancelled";
+    case CallOutcome::kRejected:
+      return "rejected";
+  }
+  return "unknown";
+}
+
+void Counters::RecordCall(const std::string &function, CallOutcome outcome, double seconds,
+                          uint64_t in, uint64_t out) {
+  bytes_in += in;
+  bytes_out += out;
+  switch (outcome) {
+    case CallOutcome::kCompleted:
+      ++completed;
+      break;
+    case CallOutcome::kFailed:
+      ++failed;
+      break;
+    case CallOutcome::kCancelled:
+      ++cancelled;
+      break;
+    case CallOutcome::kRejected:
+      ++rejected;
+      return;
+  }
+  FunctionStats &f = functions[function];
+  ++f.calls;
+  if (outcome == CallOutcome::kFailed) ++f.failed;
+  if (outcome == CallOutcome::kCompleted) {
+    ++f.completed;
+    f.busy_seconds += seconds;
+  }
+}
+
+std::string FormatStats(const Gauges &g, const Counters &c) {
+  std::string out;
+  Line(&out, "version", g.version);
+  Line(&out, "pid", static_cast<uint64_t>(g.pid));
+  Line(&out, "uptime_seconds", static_cast<uint64_t>(g.uptime_seconds));
+  Line(&out, "cores", static_cast<uint64_t>(g.cores));
+  Line(&out, "slots", static_cast<uint64_t>(g.slots));
+  Line(&out, "threads_per_job", static_cast<uint64_t>(g.threads_per_job));
+  Line(&out, "queue_limit", g.queue_limit);
+  Line(&out, "max_call_bytes", g.max_call_bytes);
+  Line(&out, "functions", g.functions);
+  Line(&out, "running", static_cast<uint64_t>(g.running));
+  Line(&out, "queued", g.queued);
+  Line(&out, "jobs", g.jobs);
+  Line(&out, "connections", g.connections);
+  Line(&out, "connections_accepted", c.connections_accepted);
+  Line(&out, "completed", c.completed);
+  Line(&out, "failed", c.failed);
+  Line(&out, "cancelled", c.cancelled);
+  Line(&out, "rejected", c.rejected);
+  Line(&out, "protocol_errors", c.protocol_errors);
+  Line(&out, "bytes_in", c.bytes_in);
+  Line(&out, "bytes_out", c.bytes_out);
+  Line(&out, "executables_started", c.executables_started);
+  char load[32];
+  std::snprintf(load, sizeof load, "%.2f", g.load_average_1);
+  Line(&out, "load_average_1", load);
+  for (const auto &[name, f] : c.functions) {
+    std::string prefix = "function." + name + ".";
+    Line(&out, prefix + "calls", f.calls);
+    Line(&out, prefix + "failed", f.failed);
+    Line(&out, prefix + "mean_seconds",
+         Seconds(f.completed ? f.busy_seconds / static_cast<double>(f.completed) : 0.0));
+  }
+  return out;
+}
+
+}  // namespace ninf::server

@@ -1,0 +1,72 @@
+// Daemon statistics and their text form, the FRAME_STATS_REPLY body.
+//
+// The reply is a list of stable `name:value` lines (like Redis INFO or
+// memcached `stats`): tools and tests look values up by name, so names are
+// never renamed, only added.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace ninf::server {
+
+// How one call ended, as counted by the statistics.
+enum class CallOutcome {
+  kCompleted,  // the executable reported success
+  kFailed,     // the routine reported an error, or the executable died or could not start
+  kCancelled,  // the client went away before the result
+  kRejected,   // never ran: queue full or shutting down
+};
+
+const char *CallOutcomeName(CallOutcome outcome);
+
+struct FunctionStats {
+  uint64_t calls = 0;  // every call that was admitted, whatever its outcome
+  uint64_t failed = 0;
+  uint64_t completed = 0;
+  double busy_seconds = 0;  // sum of receive + compute + send of completed calls
+};
+
+struct Counters {
+  uint64_t completed = 0;
+  uint64_t failed = 0;
+  uint64_t cancelled = 0;
+  uint64_t rejected = 0;
+  uint64_t bytes_in = 0;   // array and header bytes the executables received
+  uint64_t bytes_out = 0;  // and sent
+  uint64_t executables_started = 0;
+  uint64_t connections_accepted = 0;
+  uint64_t protocol_errors = 0;
+  std::map<std::string, FunctionStats> functions;
+
+  // Counts one ended call. `seconds` is the time the executable spent on it
+  // (receive + compute + send); it enters the mean for completed calls only.
+  // Rejected calls are not counted per function: they never reached it.
+  void RecordCall(const std::string &function, CallOutcome outcome, double seconds,
+                  uint64_t bytes_in, uint64_t bytes_out);
+};
+
+// Instantaneous values, read when the reply is built.
+struct Gauges {
+  std::string version;
+  int64_t pid = 0;
+  double uptime_seconds = 0;
+  int cores = 0;
+  int slots = 0;
+  int threads_per_job = 0;
+  int running = 0;  // calls holding a slot
+  uint64_t queued = 0;
+  uint64_t jobs = 0;  // live executables (idle persistent ones included)
+  uint64_t connections = 0;
+  uint64_t queue_limit = 0;
+  uint64_t max_call_bytes = 0;
+  uint64_t functions = 0;  // served by the registry
+  double load_average_1 = 0;
+};
+
+// The reply text: global lines first, then function.NAME.* lines sorted by
+// name. Every line ends with '\n'.
+std::string FormatStats(const Gauges &gauges, const Counters &counters);
+
+}  // namespace ninf::server

@@ -1,0 +1,20 @@
+// `ninfd --status`: asks a running daemon for its statistics (FRAME_STATS)
+// and prints the `name:value` lines, so that administrators and scripts need
+// no client library for a health check.
+#pragma once
+
+#include <string>
+
+#include "status.h"
+
+namespace ninf::server {
+
+// Splits "host:port" or "[v6addr]:port". Errors: NINF_ERR_INVALID_ARGUMENT.
+Status ParseHostPort(const std::string &text, std::string *host, int *port);
+
+// Connects to host:port, sends FRAME_STATS and stores the reply text in
+// *text. Errors: NINF_ERR_CONNECT, NINF_ERR_TIMEOUT, or what the daemon
+// answered.
+Status QueryStats(const std::string &host, int port, int timeout_ms, std::string *text);
+
+}  // namespace ninf::server

@@ -1,0 +1,365 @@
+// Black-box tests of the call path: spawn, hand-off, control channel, exit,
+// admission and shutdown. The executables are fake_executable.cc under
+// several names (see its header for what each name does).
+#include <dirent.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "daemon_fixture.h"
+#include "test_client.h"
+
+using namespace ninf;
+using namespace ninf::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Fixture {
+  TempDir registry;
+  std::unique_ptr<Daemon> daemon;
+
+  explicit Fixture(std::vector<std::string> args = {}) {
+    MakeFakeRegistry(registry, {"echo", "info", "crash", "exit3", "fail"});
+    args.insert(args.begin(), {"--registry", registry.path()});
+    daemon = std::make_unique<Daemon>(args);
+  }
+  ~Fixture() {
+    if (daemon->Running()) CHECK(daemon->Stop() == 0);
+  }
+};
+
+// Waits until stats line `name` has `value`; false after `timeout`.
+bool WaitStat(const Daemon &d, const std::string &name, int64_t value,
+              std::chrono::milliseconds timeout = 5s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (Stat(GetStats(d), name) == value) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
+Status Call(const Daemon &d, const std::string &name, uint64_t call_id, int64_t ms,
+            const std::string &payload, std::string *result) {
+  Channel ch(d.Connect(), 30000);
+  SendCall(ch, name, call_id, ms, payload);
+  return RecvResult(ch, result);
+}
+
+std::size_t OpenFds(pid_t pid) {
+  std::size_t n = 0;
+  if (DIR *d = ::opendir(("/proc/" + std::to_string(pid) + "/fd").c_str())) {
+    while (dirent *e = ::readdir(d))
+      if (e->d_name[0] != '.') ++n;
+    ::closedir(d);
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("call_echo_roundtrip", "[call]") {
+  Fixture fx;
+  std::string payload = DoublePayload(1000);
+  std::string result;
+  REQUIRE(Call(*fx.daemon, "echo", 1, 0, payload, &result).ok());
+  CHECK(result == payload);
+  REQUIRE(WaitStat(*fx.daemon, "completed", 1));
+  auto s = GetStats(*fx.daemon);
+  CHECK(Stat(s, "function.echo.calls") == 1);
+  CHECK(Stat(s, "function.echo.failed") == 0);
+  CHECK(Stat(s, "executables_started") == 1);
+  CHECK(Stat(s, "bytes_in") > 8000);
+  CHECK(Stat(s, "bytes_out") > 8000);
+  CHECK(std::stod(s.at("function.echo.mean_seconds")) > 0);
+  CHECK(fx.daemon->WaitNoChildren());
+  CHECK(fx.daemon->ZombieChildren().empty());
+}
+
+TEST_CASE("call_after_query_on_same_connection", "[call]") {
+  Fixture fx;
+  Channel ch(fx.daemon->Connect(), 10000);
+  wire::FunctionInterface iface;
+  REQUIRE(QueryInterface(ch, "echo", &iface).ok());
+  std::string payload = DoublePayload(16), result;
+  SendCall(ch, "echo", 2, 0, payload);
+  REQUIRE(RecvResult(ch, &result).ok());
+  CHECK(result == payload);
+}
+
+TEST_CASE("call_environment_and_handoff", "[call]") {
+  Fixture fx({"--slots", "1", "--threads-per-job", "3", "--max-call-bytes", "1M"});
+  std::string text;
+  REQUIRE(Call(*fx.daemon, "info", 77, 0, DoublePayload(1), &text).ok());
+  CHECK_THAT(text, Catch::Contains("OPENBLAS_NUM_THREADS=3 "));
+  CHECK_THAT(text, Catch::Contains("OMP_NUM_THREADS=3 "));
+  CHECK_THAT(text, Catch::Contains("NINF_CALL_ID=77 "));
+  CHECK_THAT(text, Catch::Contains("threads=3 "));
+  CHECK_THAT(text, Catch::Contains("max_call_bytes=1048576 "));
+  CHECK_THAT(text, Catch::Contains("persistent=0 "));
+  CHECK_THAT(text, Catch::Contains("call_id=77 "));
+  // stdin, stdout, stderr, the control socket and the client socket: no
+  // descriptor of the daemon (or of whoever started it) leaks through.
+  CHECK_THAT(text, Catch::EndsWith(" fds=0,1,2,3,4"));
+}
+
+TEST_CASE("call_threads_split_cores_by_default", "[call]") {
+  Fixture fx({"--slots", "2"});
+  auto s = GetStats(*fx.daemon);
+  int64_t expect = std::max<int64_t>(1, Stat(s, "cores") / 2);
+  CHECK(Stat(s, "threads_per_job") == expect);
+  std::string text;
+  REQUIRE(Call(*fx.daemon, "info", 1, 0, DoublePayload(1), &text).ok());
+  CHECK_THAT(text, Catch::Contains("OPENBLAS_NUM_THREADS=" + std::to_string(expect) + " "));
+}
+
+TEST_CASE("call_executable_killed_reports_signal", "[call]") {
+  Fixture fx;
+  std::string result;
+  Status st = Call(*fx.daemon, "crash", 3, 0, DoublePayload(4), &result);
+  CHECK(st.code() == NINF_ERR_EXECUTABLE);
+  CHECK(st.message() == "executable for 'crash' died: signal 9");
+  REQUIRE(WaitStat(*fx.daemon, "failed", 1));
+  CHECK(Stat(GetStats(*fx.daemon), "function.crash.failed") == 1);
+  CHECK(fx.daemon->WaitNoChildren());
+  // The daemon carries on.
+  REQUIRE(Call(*fx.daemon, "echo", 4, 0, DoublePayload(4), &result).ok());
+}
+
+TEST_CASE("call_executable_exit_status_reported", "[call]") {
+  Fixture fx;
+  std::string result;
+  Status st = Call(*fx.daemon, "exit3", 5, 0, DoublePayload(4), &result);
+  CHECK(st.code() == NINF_ERR_EXECUTABLE);
+  CHECK(st.message() == "executable for 'exit3' died: exit status 3");
+}
+
+TEST_CASE("call_routine_error_counted_as_failed", "[call]") {
+  Fixture fx;
+  std::string result;
+  Status st = Call(*fx.daemon, "fail", 6, 0, DoublePayload(4), &result);
+  CHECK(st.code() == NINF_ERR_ARGUMENT_MISMATCH);
+  CHECK(st.message() == "fake failure");
+  REQUIRE(WaitStat(*fx.daemon, "failed", 1));
+  CHECK(Stat(GetStats(*fx.daemon), "completed") == 0);
+}
+
+TEST_CASE("call_client_gone_kills_executable", "[call]") {
+  Fixture fx;
+  {
+    Channel ch(fx.daemon->Connect(), 5000);
+    SendCall(ch, "echo", 7, 60000, DoublePayload(4));
+    REQUIRE(WaitStat(*fx.daemon, "running", 1));
+    REQUIRE(fx.daemon->Children().size() == 1);
+  }  // the client leaves while the call computes
+  REQUIRE(WaitStat(*fx.daemon, "cancelled", 1));
+  CHECK(fx.daemon->WaitNoChildren(2000));
+  auto s = GetStats(*fx.daemon);
+  CHECK(Stat(s, "running") == 0);
+  CHECK(Stat(s, "failed") == 0);
+}
+
+TEST_CASE("call_slots_queue_first_come_first_served", "[call]") {
+  Fixture fx({"--slots", "1"});
+  Channel a(fx.daemon->Connect(), 10000);
+  Channel b(fx.daemon->Connect(), 10000);
+  SendCall(a, "echo", 10, 600, DoublePayload(2));
+  REQUIRE(WaitStat(*fx.daemon, "running", 1));
+  SendCall(b, "echo", 11, 0, DoublePayload(3));
+  REQUIRE(WaitStat(*fx.daemon, "queued", 1));
+  auto s = GetStats(*fx.daemon);
+  CHECK(Stat(s, "running") == 1);  // the second call waits: one slot
+  CHECK(fx.daemon->Children().size() == 1);
+
+  std::string ra, rb;
+  auto first_done = std::async(std::launch::async, [&] {
+    Status st = RecvResult(a, &ra);
+    return std::make_pair(st.ok(), std::chrono::steady_clock::now());
+  });
+  REQUIRE(RecvResult(b, &rb).ok());
+  auto second_done = std::chrono::steady_clock::now();
+  auto [a_ok, a_time] = first_done.get();
+  CHECK(a_ok);
+  CHECK(a_time <= second_done);
+  CHECK(rb == DoublePayload(3));
+  REQUIRE(WaitStat(*fx.daemon, "completed", 2));
+  CHECK(Stat(GetStats(*fx.daemon), "executables_started") == 2);
+}
+
+TEST_CASE("call_queue_full_is_refused", "[call]") {
+  Fixture fx({"--slots", "1", "--queue-limit", "0"});
+  Channel a(fx.daemon->Connect(), 10000);
+  SendCall(a, "echo", 20, 800, DoublePayload(2));
+  REQUIRE(WaitStat(*fx.daemon, "running", 1));
+  std::string result;
+  Status st = Call(*fx.daemon, "echo", 21, 0, DoublePayload(2), &result);
+  CHECK(st.code() == NINF_ERR_SERVER);
+  CHECK_THAT(st.message(), Catch::Contains("busy"));
+  REQUIRE(RecvResult(a, &result).ok());
+  auto s = GetStats(*fx.daemon);
+  CHECK(Stat(s, "rejected") == 1);
+  CHECK(Stat(s, "executables_started") == 1);
+}
+
+TEST_CASE("call_queued_client_gone_leaves_queue", "[call]") {
+  Fixture fx({"--slots", "1"});
+  Channel a(fx.daemon->Connect(), 10000);
+  SendCall(a, "echo", 30, 800, DoublePayload(2));
+  REQUIRE(WaitStat(*fx.daemon, "running", 1));
+  {
+    Channel b(fx.daemon->Connect(), 10000);
+    SendCall(b, "echo", 31, 0, DoublePayload(2));
+    REQUIRE(WaitStat(*fx.daemon, "queued", 1));
+  }
+  REQUIRE(WaitStat(*fx.daemon, "queued", 0));
+  CHECK(Stat(GetStats(*fx.daemon), "cancelled") == 1);
+  std::string result;
+  REQUIRE(RecvResult(a, &result).ok());
+  REQUIRE(WaitStat(*fx.daemon, "completed", 1));
+  CHECK(Stat(GetStats(*fx.daemon), "executables_started") == 1);
+}
+
+TEST_CASE("call_persistent_executable_holds_slot_only_while_computing", "[call]") {
+  Fixture fx({"--slots", "1"});
+  Channel p(fx.daemon->Connect(), 10000);
+  std::string payload = DoublePayload(8), result;
+  SendCall(p, "echo", 40, 0, payload, /*persistent=*/true);
+  REQUIRE(RecvResult(p, &result).ok());
+  CHECK(result == payload);
+  // Idle between calls: the executable lives but holds no slot...
+  REQUIRE(WaitStat(*fx.daemon, "running", 0));
+  CHECK(Stat(GetStats(*fx.daemon), "jobs") == 1);
+  // ...so another client's call runs meanwhile.
+  REQUIRE(Call(*fx.daemon, "echo", 41, 0, payload, &result).ok());
+  for (int i = 0; i < 3; ++i) {
+    SendArgs(p, 0, DoublePayload(i + 1));
+    REQUIRE(RecvResult(p, &result).ok());
+    CHECK(result == DoublePayload(i + 1));
+  }
+  REQUIRE(WaitStat(*fx.daemon, "completed", 5));
+  wire::End end;
+  REQUIRE(p.SendFrame(FRAME_END, &end).ok());
+  CHECK(fx.daemon->WaitNoChildren());
+  auto s = GetStats(*fx.daemon);
+  CHECK(Stat(s, "executables_started") == 2);
+  CHECK(Stat(s, "function.echo.calls") == 5);
+  CHECK(Stat(s, "running") == 0);
+  CHECK(Stat(s, "jobs") == 0);
+}
+
+TEST_CASE("call_spawn_failure_reported", "[call]") {
+  Fixture fx;
+  // The registry had the program at start-up, but it is gone by call time:
+  // exec fails, and the client hears why.
+  ::unlink(fx.registry.Join("info").c_str());
+  std::string result;
+  Status st = Call(*fx.daemon, "info", 50, 0, DoublePayload(2), &result);
+  CHECK(st.code() == NINF_ERR_EXECUTABLE);
+  CHECK_THAT(st.message(), Catch::Contains("cannot start") && Catch::Contains("info"));
+  auto s = GetStats(*fx.daemon);
+  CHECK(Stat(s, "failed") == 1);
+  CHECK(Stat(s, "function.info.failed") == 1);
+  CHECK(Stat(s, "executables_started") == 0);
+  CHECK(Stat(s, "running") == 0);  // the slot was given back
+  REQUIRE(Call(*fx.daemon, "echo", 51, 0, DoublePayload(2), &result).ok());
+}
+
+TEST_CASE("call_no_fd_or_process_leak", "[call]") {
+  Fixture fx;
+  std::string result;
+  REQUIRE(Call(*fx.daemon, "echo", 60, 0, DoublePayload(2), &result).ok());
+  REQUIRE(WaitStat(*fx.daemon, "connections", 1));  // only the stats connection
+  std::this_thread::sleep_for(200ms);               // and that one closed too
+  std::size_t before = OpenFds(fx.daemon->pid());
+  for (int i = 0; i < 20; ++i) {
+    const char *name = i % 4 == 3 ? "crash" : "echo";
+    Status st = Call(*fx.daemon, name, 61 + i, 0, DoublePayload(i + 1), &result);
+    CHECK(st.ok() == (i % 4 != 3));
+  }
+  CHECK(fx.daemon->WaitNoChildren());
+  // Every socket, control channel and process handle is released once the
+  // clients are gone (polled without opening new connections).
+  for (int i = 0; i < 300 && OpenFds(fx.daemon->pid()) != before; ++i)
+    std::this_thread::sleep_for(10ms);
+  CHECK(OpenFds(fx.daemon->pid()) == before);
+}
+
+TEST_CASE("call_shutdown_lets_running_calls_finish", "[call]") {
+  Fixture fx({"--slots", "1", "--grace-seconds", "10"});
+  Channel a(fx.daemon->Connect(), 10000);
+  Channel b(fx.daemon->Connect(), 10000);
+  SendCall(a, "echo", 70, 700, DoublePayload(5));
+  REQUIRE(WaitStat(*fx.daemon, "running", 1));
+  SendCall(b, "echo", 71, 0, DoublePayload(5));
+  REQUIRE(WaitStat(*fx.daemon, "queued", 1));
+  fx.daemon->Signal(SIGTERM);
+  std::string result;
+  Status st = RecvResult(b, &result);  // the queued call is refused
+  CHECK(st.code() == NINF_ERR_SHUTTING_DOWN);
+  REQUIRE(RecvResult(a, &result).ok());  // the running one completes
+  CHECK(result == DoublePayload(5));
+  CHECK(fx.daemon->Stop() == 0);
+}
+
+TEST_CASE("call_shutdown_kills_after_grace", "[call]") {
+  Fixture fx({"--grace-seconds", "1"});
+  Channel a(fx.daemon->Connect(), 10000);
+  SendCall(a, "echo", 80, 60000, DoublePayload(5));
+  REQUIRE(WaitStat(*fx.daemon, "running", 1));
+  auto start = std::chrono::steady_clock::now();
+  fx.daemon->Signal(SIGTERM);
+  std::string result;
+  Status st = RecvResult(a, &result);
+  CHECK(st.code() == NINF_ERR_SHUTTING_DOWN);
+  CHECK(std::chrono::steady_clock::now() - start < 5s);
+  CHECK(fx.daemon->Stop() == 0);
+}
+
+TEST_CASE("call_shutdown_ends_idle_persistent_executables", "[call]") {
+  Fixture fx({"--grace-seconds", "30"});
+  Channel p(fx.daemon->Connect(), 10000);
+  std::string result;
+  SendCall(p, "echo", 90, 0, DoublePayload(3), /*persistent=*/true);
+  REQUIRE(RecvResult(p, &result).ok());
+  REQUIRE(WaitStat(*fx.daemon, "running", 0));
+  auto start = std::chrono::steady_clock::now();
+  // Idle between calls: shutdown does not wait out the grace period for it.
+  CHECK(fx.daemon->Stop() == 0);
+  CHECK(std::chrono::steady_clock::now() - start < 5s);
+  // The client reads why as the answer to its next call.
+  CHECK(RecvResult(p, &result).code() == NINF_ERR_SHUTTING_DOWN);
+}
+
+TEST_CASE("call_concurrent_clients", "[call]") {
+  Fixture fx({"--slots", "2", "--queue-limit", "100"});
+  constexpr int kClients = 8, kCalls = 5;
+  std::vector<std::future<int>> clients;
+  for (int c = 0; c < kClients; ++c)
+    clients.push_back(std::async(std::launch::async, [&, c] {
+      int ok = 0;
+      for (int i = 0; i < kCalls; ++i) {
+        std::string payload = DoublePayload(c * 100 + i + 1), result;
+        // Every fifth client crashes its executables; the others must not care.
+        const char *name = c % 5 == 4 ? "crash" : "echo";
+        Status st = Call(*fx.daemon, name, uint64_t(c * 100 + i), i % 2 ? 20 : 0, payload, &result);
+        if (st.ok() && result == payload) ++ok;
+        if (!st.ok() && c % 5 == 4 && st.code() == NINF_ERR_EXECUTABLE) ++ok;
+      }
+      return ok;
+    }));
+  for (auto &c : clients) CHECK(c.get() == kCalls);
+  // A slot is freed when its executable has exited, just after CALL_DONE.
+  CHECK(fx.daemon->WaitNoChildren());
+  REQUIRE(WaitStat(*fx.daemon, "running", 0));
+  auto s = GetStats(*fx.daemon);
+  CHECK(Stat(s, "completed") == (kClients - 1) * kCalls);
+  CHECK(Stat(s, "failed") == kCalls);
+  CHECK(Stat(s, "executables_started") == kClients * kCalls);
+  CHECK(Stat(s, "queued") == 0);
+}

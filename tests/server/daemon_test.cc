@@ -1,0 +1,299 @@
+// Black-box tests of ninfd's own requests: the real daemon on a free port,
+// talked to over TCP. Every bad input is followed by a good request that
+// must still succeed.
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "daemon_fixture.h"
+#include "test_client.h"
+
+using namespace ninf;
+using namespace ninf::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A daemon serving the fake functions "echo" and "info".
+struct Fixture {
+  TempDir registry;
+  std::unique_ptr<Daemon> daemon;
+
+  explicit Fixture(std::vector<std::string> args = {}) {
+    MakeFakeRegistry(registry, {"echo", "info"});
+    args.insert(args.begin(), {"--registry", registry.path()});
+    daemon = std::make_unique<Daemon>(args);
+  }
+
+  // The daemon must still answer a good request.
+  void RequireAlive() {
+    Channel ch(daemon->Connect(), 5000);
+    std::vector<std::string> names;
+    Status st = ListFunctions(ch, &names);
+    REQUIRE(st.ok());
+    CHECK(names == std::vector<std::string>{"echo", "info"});
+  }
+};
+
+// Sends `bytes`, then expects one FRAME_ERROR with `code` and the close.
+void ExpectErrorAndClose(Daemon &d, const std::string &bytes, int code, bool close_after = false) {
+  Channel ch(d.Connect(), 5000);
+  WriteAll(ch.fd(), bytes);
+  if (close_after) ::shutdown(ch.fd(), SHUT_WR);
+  wire::ListReply unused;
+  FrameHeader h;
+  Status st = ch.RecvReply(FRAME_LIST_REPLY, 0, &unused, &h);
+  CHECK(st.code() == code);
+  INFO("error message: " << st.message());
+  CHECK_FALSE(st.message().empty());
+  CHECK(WaitClosed(ch.fd(), 5000));
+}
+
+std::string Header(uint8_t version, const char *magic, uint16_t type, uint32_t header_length) {
+  std::string f(kFrameHeaderSize, '\0');
+  std::copy(magic, magic + 4, f.begin());
+  f[4] = static_cast<char>(version);
+  f[5] = 1;
+  f[6] = static_cast<char>(type & 0xff);
+  f[7] = static_cast<char>(type >> 8);
+  for (int i = 0; i < 4; ++i) f[8 + i] = static_cast<char>(header_length >> (8 * i));
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("daemon_query_interface", "[daemon]") {
+  Fixture fx;
+  Channel ch(fx.daemon->Connect(), 5000);
+  wire::FunctionInterface iface;
+  REQUIRE(QueryInterface(ch, "echo", &iface).ok());
+  CHECK(iface.name() == "echo");
+  CHECK(iface.params_size() == 3);
+  CHECK(iface.params(2).mode() == wire::MODE_INOUT);
+  // The same connection serves further requests.
+  REQUIRE(QueryInterface(ch, "info", &iface).ok());
+  CHECK(iface.name() == "info");
+}
+
+TEST_CASE("daemon_query_unknown_function_keeps_connection", "[daemon]") {
+  Fixture fx;
+  Channel ch(fx.daemon->Connect(), 5000);
+  wire::FunctionInterface iface;
+  Status st = QueryInterface(ch, "nope", &iface);
+  CHECK(st.code() == NINF_ERR_FUNCTION_NOT_FOUND);
+  CHECK_THAT(st.message(), Catch::Contains("nope"));
+  std::vector<std::string> names;
+  REQUIRE(ListFunctions(ch, &names).ok());
+  CHECK(names.size() == 2);
+}
+
+TEST_CASE("daemon_list_and_stats", "[daemon]") {
+  Fixture fx({"--slots", "3", "--threads-per-job", "2", "--queue-limit", "5"});
+  fx.RequireAlive();
+  auto s = GetStats(*fx.daemon);
+  for (const char *key : {"version", "pid", "uptime_seconds", "cores", "slots", "threads_per_job",
+                          "running", "queued", "connections", "completed", "failed", "cancelled",
+                          "bytes_in", "bytes_out", "load_average_1", "executables_started"})
+    CHECK(s.count(key) == 1);
+  CHECK(Stat(s, "pid") == fx.daemon->pid());
+  CHECK(Stat(s, "slots") == 3);
+  CHECK(Stat(s, "threads_per_job") == 2);
+  CHECK(Stat(s, "queue_limit") == 5);
+  CHECK(Stat(s, "functions") == 2);
+  CHECK(Stat(s, "running") == 0);
+  CHECK(Stat(s, "connections") == 1);  // the stats connection itself
+  CHECK(Stat(s, "executables_started") == 0);
+}
+
+TEST_CASE("daemon_pipelined_requests_answered_in_order", "[daemon]") {
+  Fixture fx;
+  Channel ch(fx.daemon->Connect(), 5000);
+  wire::ListRequest list;
+  wire::StatsRequest stats;
+  wire::QueryInterface query;
+  query.set_name("info");
+  WriteAll(ch.fd(), FrameBytes(FRAME_LIST, &list) + FrameBytes(FRAME_STATS, &stats) +
+                        FrameBytes(FRAME_QUERY_INTERFACE, &query));
+  FrameHeader h;
+  wire::ListReply l;
+  REQUIRE(ch.RecvReply(FRAME_LIST_REPLY, 0, &l, &h).ok());
+  wire::StatsReply s;
+  REQUIRE(ch.RecvReply(FRAME_STATS_REPLY, 0, &s, &h).ok());
+  wire::InterfaceReply i;
+  REQUIRE(ch.RecvReply(FRAME_INTERFACE, 0, &i, &h).ok());
+  CHECK(i.iface().name() == "info");
+}
+
+TEST_CASE("daemon_bad_input_then_good_request", "[daemon]") {
+  Fixture fx;
+  Daemon &d = *fx.daemon;
+  SECTION("garbage bytes") {
+    ExpectErrorAndClose(d, "GET / HTTP/1.1\r\nHost: example\r\n\r\nmore garbage here",
+                        NINF_ERR_PROTOCOL);
+  }
+  SECTION("wrong magic") {
+    ExpectErrorAndClose(d, Header(1, "NINX", FRAME_LIST, 0), NINF_ERR_PROTOCOL);
+  }
+  SECTION("wrong version") {
+    ExpectErrorAndClose(d, Header(2, "NINF", FRAME_LIST, 0), NINF_ERR_VERSION);
+  }
+  SECTION("oversized header length") {
+    ExpectErrorAndClose(d, Header(1, "NINF", FRAME_QUERY_INTERFACE, 0xffffffffu),
+                        NINF_ERR_PROTOCOL);
+  }
+  SECTION("header over the request limit") {
+    ExpectErrorAndClose(d, Header(1, "NINF", FRAME_QUERY_INTERFACE, 200 * 1024), NINF_ERR_PROTOCOL);
+  }
+  SECTION("unknown frame type") {
+    ExpectErrorAndClose(d, Header(1, "NINF", 999, 0), NINF_ERR_PROTOCOL);
+  }
+  SECTION("a frame type meant for the executable") {
+    wire::Args args;
+    ExpectErrorAndClose(d, FrameBytes(FRAME_ARGS, &args), NINF_ERR_PROTOCOL);
+  }
+  SECTION("a request with a payload") {
+    wire::StatsRequest stats;
+    ExpectErrorAndClose(d, FrameBytes(FRAME_STATS, &stats, "12345678"), NINF_ERR_PROTOCOL);
+  }
+  SECTION("a malformed protobuf header") {
+    std::string f = Header(1, "NINF", FRAME_QUERY_INTERFACE, 4) + "\xff\xff\xff\xff";
+    ExpectErrorAndClose(d, f, NINF_ERR_PROTOCOL);
+  }
+  SECTION("truncated frame, then half-close") {
+    ExpectErrorAndClose(d, Header(1, "NINF", FRAME_LIST, 10).substr(0, 30), NINF_ERR_PROTOCOL,
+                        true);
+  }
+  SECTION("truncated frame, then close") {
+    int fd = d.Connect();
+    WriteAll(fd, Header(1, "NINF", FRAME_LIST, 0).substr(0, 10));
+    ::close(fd);
+  }
+  SECTION("connect and close at once") { ::close(d.Connect()); }
+  SECTION("a call for an unknown function") {
+    wire::CallRequest call;
+    call.set_name("nope");
+    wire::Args args;
+    // The arguments pipelined behind the call must not confuse the daemon.
+    ExpectErrorAndClose(d, FrameBytes(FRAME_CALL, &call) + FrameBytes(FRAME_ARGS, &args, "xyz"),
+                        NINF_ERR_FUNCTION_NOT_FOUND);
+  }
+  fx.RequireAlive();
+  auto s = GetStats(d);
+  CHECK(Stat(s, "executables_started") == 0);
+  CHECK(fx.daemon->Running());
+}
+
+TEST_CASE("daemon_protocol_errors_are_counted", "[daemon]") {
+  Fixture fx;
+  ExpectErrorAndClose(*fx.daemon, Header(1, "NINX", FRAME_LIST, 0), NINF_ERR_PROTOCOL);
+  ExpectErrorAndClose(*fx.daemon, Header(9, "NINF", FRAME_LIST, 0), NINF_ERR_VERSION);
+  CHECK(Stat(GetStats(*fx.daemon), "protocol_errors") == 2);
+}
+
+TEST_CASE("daemon_idle_connection_is_closed", "[daemon]") {
+  Fixture fx({"--idle-timeout-seconds", "1"});
+  Channel ch(fx.daemon->Connect(), 5000);
+  auto start = std::chrono::steady_clock::now();
+  wire::ListReply unused;
+  FrameHeader h;
+  Status st = ch.RecvReply(FRAME_LIST_REPLY, 0, &unused, &h);
+  CHECK(st.code() == NINF_ERR_TIMEOUT);
+  CHECK(WaitClosed(ch.fd(), 3000));
+  auto waited = std::chrono::steady_clock::now() - start;
+  CHECK(waited >= 900ms);
+  CHECK(waited < 4s);
+  fx.RequireAlive();
+}
+
+TEST_CASE("daemon_connection_limit", "[daemon]") {
+  Fixture fx({"--max-connections", "2"});
+  Channel a(fx.daemon->Connect(), 5000);
+  Channel b(fx.daemon->Connect(), 5000);
+  std::vector<std::string> names;
+  REQUIRE(ListFunctions(a, &names).ok());  // both are really accepted
+  REQUIRE(ListFunctions(b, &names).ok());
+  {
+    // The third is told why and closed, without having to ask anything.
+    Channel c(fx.daemon->Connect(), 5000);
+    wire::ListReply unused;
+    FrameHeader h;
+    Status st = c.RecvReply(FRAME_LIST_REPLY, 0, &unused, &h);
+    CHECK(st.code() == NINF_ERR_SERVER);
+    CHECK_THAT(st.message(), Catch::Contains("too many connections"));
+  }
+  ::shutdown(a.fd(), SHUT_RDWR);
+  // Once one closes, a new client gets in.
+  bool admitted = false;
+  for (int i = 0; i < 100 && !admitted; ++i) {
+    Channel c(fx.daemon->Connect(), 5000);
+    admitted = ListFunctions(c, &names).ok();
+    if (!admitted) std::this_thread::sleep_for(20ms);
+  }
+  CHECK(admitted);
+}
+
+TEST_CASE("daemon_sigterm_exits_zero", "[daemon]") {
+  Fixture fx;
+  Channel idle(fx.daemon->Connect(), 5000);  // an idle client does not hold it up
+  fx.RequireAlive();
+  CHECK(fx.daemon->Stop() == 0);
+  CHECK(WaitClosed(idle.fd(), 1000));
+}
+
+TEST_CASE("daemon_sigint_exits_zero", "[daemon]") {
+  Fixture fx;
+  fx.daemon->Signal(SIGINT);
+  for (int i = 0; i < 500 && fx.daemon->Running(); ++i) std::this_thread::sleep_for(10ms);
+  CHECK(fx.daemon->Stop() == 0);
+}
+
+TEST_CASE("daemon_sighup_reloads_registry", "[daemon]") {
+  Fixture fx;
+  MakeFakeRegistry(fx.registry, {"added"});
+  fx.daemon->Signal(SIGHUP);
+  bool found = false;
+  for (int i = 0; i < 200 && !found; ++i) {
+    Channel ch(fx.daemon->Connect(), 5000);
+    wire::FunctionInterface iface;
+    found = QueryInterface(ch, "added", &iface).ok();
+    if (!found) std::this_thread::sleep_for(10ms);
+  }
+  CHECK(found);
+}
+
+TEST_CASE("daemon_refuses_bad_settings", "[daemon]") {
+  TempDir dir;
+  CHECK_THROWS(Daemon({"--registry", dir.Join("missing")}));
+  CHECK_THROWS(Daemon({"--slots", "-3"}));
+}
+
+TEST_CASE("daemon_status_tool", "[daemon]") {
+  Fixture fx;
+  std::string cmd = NinfdPath() + " --status --server " + fx.daemon->address();
+  FILE *p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  CHECK(::pclose(p) == 0);
+  CHECK_THAT(out, Catch::Contains("pid:" + std::to_string(fx.daemon->pid()) + "\n"));
+  CHECK_THAT(out, Catch::Contains("slots:"));
+
+  // Nothing listening: exit status 1 and a message that says so.
+  int port = fx.daemon->port();
+  REQUIRE(fx.daemon->Stop() == 0);
+  cmd = NinfdPath() + " --status --port " + std::to_string(port) + " 2>&1";
+  p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  out.clear();
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int rc = ::pclose(p);
+  CHECK(WEXITSTATUS(rc) == 1);
+  CHECK_THAT(out, Catch::Contains("cannot"));
+}

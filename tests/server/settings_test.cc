@@ -1,0 +1,184 @@
+// Unit tests of the settings table (server/settings.h): precedence
+// flag > environment > file > default, bounds, and error messages.
+#include "settings.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+
+#include "daemon_fixture.h"
+
+using namespace ninf::server;
+using ninf::test::TempDir;
+
+namespace {
+
+struct Run {
+  ninf::Status status;
+  Invocation inv;
+};
+
+Run Parse(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+  args.insert(args.begin(), "ninfd");
+  std::vector<const char *> argv;
+  for (const std::string &a : args) argv.push_back(a.c_str());
+  Run r;
+  r.status = ParseInvocation(
+      static_cast<int>(argv.size()), argv.data(),
+      [&env](const char *name) -> const char * {
+        auto it = env.find(name);
+        return it == env.end() ? nullptr : it->second.c_str();
+      },
+      &r.inv);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("settings_defaults", "[settings]") {
+  Run r = Parse({});
+  REQUIRE(r.status.ok());
+  const Settings &s = r.inv.settings;
+  CHECK(s.port == 3000);
+  CHECK(s.listen == "127.0.0.1");
+  CHECK(s.registry.empty());
+  CHECK(s.slots == 0);
+  CHECK(s.threads_per_job == 0);
+  CHECK(s.queue_limit == 1024);
+  CHECK(s.max_call_bytes == (int64_t{8} << 30));
+  CHECK(s.max_connections == 1024);
+  CHECK(s.idle_timeout_seconds == 60);
+  CHECK(s.grace_seconds == 10);
+  CHECK(s.log_level == "info");
+  CHECK(s.ready_file.empty());
+  CHECK_FALSE(r.inv.status);
+}
+
+TEST_CASE("settings_table_defaults_match_struct", "[settings]") {
+  // The table's default strings are what --help shows; they must parse to
+  // the struct's defaults.
+  Settings from_table;
+  for (const SettingSpec &spec : SettingsTable())
+    REQUIRE(ApplySetting(spec, spec.default_value, "default", &from_table).ok());
+  Settings plain;
+  CHECK(from_table.port == plain.port);
+  CHECK(from_table.max_call_bytes == plain.max_call_bytes);
+  CHECK(from_table.queue_limit == plain.queue_limit);
+  CHECK(from_table.log_level == plain.log_level);
+}
+
+TEST_CASE("settings_precedence_flag_env_file_default", "[settings]") {
+  TempDir dir;
+  dir.WriteFile("ninfd.toml",
+                "port = 4000\n"
+                "slots = 3\n"
+                "queue_limit = 7\n"
+                "listen = \"0.0.0.0\"\n");
+  std::string cfg = dir.Join("ninfd.toml");
+  std::map<std::string, std::string> env = {{"NINF_PORT", "5000"}, {"NINF_SLOTS", "4"}};
+
+  Run r = Parse({"--config", cfg, "--port", "6000"}, env);
+  REQUIRE(r.status.ok());
+  CHECK(r.inv.settings.port == 6000);      // flag beats env and file
+  CHECK(r.inv.settings.slots == 4);        // env beats file
+  CHECK(r.inv.settings.queue_limit == 7);  // file beats default
+  CHECK(r.inv.settings.listen == "0.0.0.0");
+  CHECK(r.inv.settings.grace_seconds == 10);  // default
+
+  // NINF_CONFIG names the file when --config does not.
+  env["NINF_CONFIG"] = cfg;
+  r = Parse({}, env);
+  REQUIRE(r.status.ok());
+  CHECK(r.inv.settings.queue_limit == 7);
+}
+
+TEST_CASE("settings_bounds_and_types", "[settings]") {
+  Run r = Parse({"--port", "70000"});
+  CHECK(r.status.code() == NINF_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(r.status.message(), Catch::Contains("--port") && Catch::Contains("65535"));
+
+  r = Parse({}, {{"NINF_SLOTS", "-1"}});
+  CHECK(r.status.code() == NINF_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(r.status.message(), Catch::Contains("NINF_SLOTS"));
+
+  r = Parse({"--grace-seconds", "ten"});
+  CHECK_THAT(r.status.message(), Catch::Contains("not an integer"));
+
+  r = Parse({"--log-level", "loud"});
+  CHECK_THAT(r.status.message(), Catch::Contains("unknown log level"));
+
+  r = Parse({"--max-connections", "0"});
+  CHECK_FALSE(r.status.ok());
+
+  r = Parse({"--no-such-flag"});
+  CHECK(r.status.code() == NINF_ERR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("settings_byte_sizes", "[settings]") {
+  CHECK(Parse({"--max-call-bytes", "512M"}).inv.settings.max_call_bytes == (int64_t{512} << 20));
+  CHECK(Parse({"--max-call-bytes", "2GiB"}).inv.settings.max_call_bytes == (int64_t{2} << 30));
+  CHECK(Parse({"--max-call-bytes", "4096"}).inv.settings.max_call_bytes == 4096);
+  CHECK(Parse({"--max-call-bytes", "0"}).inv.settings.max_call_bytes == 0);
+  CHECK_FALSE(Parse({"--max-call-bytes", "12X"}).status.ok());
+  CHECK_FALSE(Parse({"--max-call-bytes", "99999999999T"}).status.ok());  // overflows
+}
+
+TEST_CASE("settings_config_file_errors", "[settings]") {
+  TempDir dir;
+  SECTION("unknown key") {
+    dir.WriteFile("a.toml", "port = 1\nslotz = 2\n");
+    Run r = Parse({"--config", dir.Join("a.toml")});
+    CHECK(r.status.code() == NINF_ERR_INVALID_ARGUMENT);
+    CHECK_THAT(r.status.message(), Catch::Contains("slotz") && Catch::Contains(":2"));
+  }
+  SECTION("wrong type") {
+    dir.WriteFile("b.toml", "listen = 5\n");
+    CHECK_THAT(Parse({"--config", dir.Join("b.toml")}).status.message(),
+               Catch::Contains("must be a string"));
+  }
+  SECTION("value out of bounds names the file") {
+    dir.WriteFile("c.toml", "port = 123456\n");
+    CHECK_THAT(Parse({"--config", dir.Join("c.toml")}).status.message(), Catch::Contains("c.toml"));
+  }
+  SECTION("syntax error") {
+    dir.WriteFile("d.toml", "port = = 1\n");
+    CHECK_FALSE(Parse({"--config", dir.Join("d.toml")}).status.ok());
+  }
+  SECTION("missing file") { CHECK_FALSE(Parse({"--config", dir.Join("none.toml")}).status.ok()); }
+  SECTION("byte sizes as strings") {
+    dir.WriteFile("e.toml", "max_call_bytes = \"1G\"\n");
+    CHECK(Parse({"--config", dir.Join("e.toml")}).inv.settings.max_call_bytes ==
+          (int64_t{1} << 30));
+  }
+}
+
+TEST_CASE("settings_shipped_example_config_parses", "[settings]") {
+  // config/ninfd.toml documents every key; it must stay loadable.
+  Run r = Parse({"--config", NINF_EXAMPLE_CONFIG});
+  REQUIRE(r.status.ok());
+  CHECK(r.inv.settings.port == 3000);
+}
+
+TEST_CASE("settings_help_version_status", "[settings]") {
+  Run r = Parse({"--help"});
+  REQUIRE(r.status.ok());
+  CHECK(r.inv.exit_now);
+  for (const SettingSpec &spec : SettingsTable()) {
+    CHECK_THAT(r.inv.output, Catch::Contains(FlagName(spec)));
+    CHECK_THAT(r.inv.output, Catch::Contains(EnvName(spec)));
+  }
+  r = Parse({"--version"});
+  CHECK(r.inv.exit_now);
+  CHECK_THAT(r.inv.output, Catch::StartsWith("ninfd "));
+  r = Parse({"--status", "--server", "localhost:1234"});
+  CHECK(r.inv.status);
+  CHECK(r.inv.status_server == "localhost:1234");
+}
+
+TEST_CASE("settings_names", "[settings]") {
+  for (const SettingSpec &spec : SettingsTable()) {
+    if (std::string(spec.name) == "threads_per_job") {
+      CHECK(EnvName(spec) == "NINF_THREADS_PER_JOB");
+      CHECK(FlagName(spec) == "--threads-per-job");
+    }
+  }
+}

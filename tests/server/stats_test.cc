@@ -1,0 +1,86 @@
+// Unit tests of the statistics and their stable text form (server/stats.h).
+#include "stats.h"
+
+#include <catch2/catch.hpp>
+#include <sstream>
+
+using namespace ninf::server;
+
+namespace {
+
+std::map<std::string, std::string> Parse(const std::string &text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    auto colon = line.find(':');
+    REQUIRE(colon != std::string::npos);
+    REQUIRE(out.count(line.substr(0, colon)) == 0);  // each name once
+    out[line.substr(0, colon)] = line.substr(colon + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("stats_counts_outcomes_per_function", "[stats]") {
+  Counters c;
+  c.RecordCall("dgesv", CallOutcome::kCompleted, 2.0, 100, 50);
+  c.RecordCall("dgesv", CallOutcome::kCompleted, 4.0, 100, 50);
+  c.RecordCall("dgesv", CallOutcome::kFailed, 9.0, 10, 0);
+  c.RecordCall("ep", CallOutcome::kCancelled, 0, 0, 0);
+  c.RecordCall("ep", CallOutcome::kRejected, 0, 0, 0);
+  CHECK(c.completed == 2);
+  CHECK(c.failed == 1);
+  CHECK(c.cancelled == 1);
+  CHECK(c.rejected == 1);
+  CHECK(c.bytes_in == 210);
+  CHECK(c.bytes_out == 100);
+  CHECK(c.functions["dgesv"].calls == 3);
+  CHECK(c.functions["dgesv"].failed == 1);
+  CHECK(c.functions["ep"].calls == 1);  // the rejected call never reached ep
+}
+
+TEST_CASE("stats_format_has_stable_lines", "[stats]") {
+  Gauges g;
+  g.version = "1.2.3";
+  g.pid = 42;
+  g.uptime_seconds = 12.7;
+  g.cores = 8;
+  g.slots = 2;
+  g.threads_per_job = 4;
+  g.running = 1;
+  g.queued = 3;
+  g.connections = 5;
+  g.load_average_1 = 0.5;
+  Counters c;
+  c.RecordCall("dgesv", CallOutcome::kCompleted, 2.0, 100, 50);
+  c.RecordCall("dgesv", CallOutcome::kCompleted, 3.0, 100, 50);
+  c.RecordCall("a_first", CallOutcome::kFailed, 0, 0, 0);
+  c.executables_started = 3;
+  std::string text = FormatStats(g, c);
+  REQUIRE(text.back() == '\n');
+  auto s = Parse(text);
+  CHECK(s["version"] == "1.2.3");
+  CHECK(s["pid"] == "42");
+  CHECK(s["uptime_seconds"] == "12");
+  CHECK(s["cores"] == "8");
+  CHECK(s["slots"] == "2");
+  CHECK(s["threads_per_job"] == "4");
+  CHECK(s["running"] == "1");
+  CHECK(s["queued"] == "3");
+  CHECK(s["connections"] == "5");
+  CHECK(s["completed"] == "2");
+  CHECK(s["failed"] == "1");
+  CHECK(s["cancelled"] == "0");
+  CHECK(s["bytes_in"] == "200");
+  CHECK(s["bytes_out"] == "100");
+  CHECK(s["load_average_1"] == "0.50");
+  CHECK(s["executables_started"] == "3");
+  CHECK(s["function.dgesv.calls"] == "2");
+  CHECK(s["function.dgesv.failed"] == "0");
+  CHECK(s["function.dgesv.mean_seconds"] == "2.500000");
+  CHECK(s["function.a_first.mean_seconds"] == "0.000000");  // no completed call: no NaN
+  // Function lines come after the global ones, sorted by name.
+  CHECK(text.find("function.a_first.calls") < text.find("function.dgesv.calls"));
+  CHECK(text.find("load_average_1") < text.find("function."));
+}
