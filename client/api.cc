@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ninf.h"
+#include "last_error.h"
 #include "remote_call.h"
 #include "sessions.h"
 
@@ -15,14 +16,7 @@ using ninf::Status;
 using ninf::client::RemoteCall;
 using ninf::client::Sessions;
 
-thread_local int t_error = NINF_OK;
-thread_local std::string t_detail;
-
-int Record(const Status &st) {
-  t_error = st.code();
-  t_detail = st.message();
-  return st.ok() ? 0 : -1;
-}
+int Record(const Status &st) { return ninf::client::RecordStatus(st); }
 
 Status PrepareCall(const char *name, va_list args, std::unique_ptr<RemoteCall> *out) {
   auto call = std::make_unique<RemoteCall>();
@@ -58,7 +52,8 @@ int Ninf_call_async_v(const char *name, va_list args) {
   Status st = PrepareCall(name, args, &call);
   if (!st.ok()) return Record(st);
   Record(Status::Ok());
-  return Sessions::Instance().Start(std::move(call));
+  std::shared_ptr<RemoteCall> shared(std::move(call));
+  return Sessions::Instance().Start([shared] { return shared->Execute(); }, [shared] { shared->Cancel(); });
 }
 
 int Ninf_call_async(const char *name, ...) {
@@ -82,7 +77,7 @@ int Ninf_wait_all(void) {
 
 int Ninf_wait_any(int *id) {
   int ignored;
-  return Record(Sessions::Instance().WaitAny(id ? id : &ignored));
+  return Record(Sessions::Instance().WaitAny({}, id ? id : &ignored));
 }
 
 int Ninf_set_server(const char *host, int port) {
@@ -136,17 +131,18 @@ const char *Ninf_error_string(int code) {
   return unknown;
 }
 
-int Ninf_get_error(void) { return t_error; }
+int Ninf_get_error(void) { return ninf::client::LastErrorCode(); }
 
-const char *Ninf_get_error_detail(void) { return t_detail.c_str(); }
+const char *Ninf_get_error_detail(void) { return ninf::client::LastErrorDetail().c_str(); }
 
 void Ninf_perror(const char *msg) {
-  const char *text = Ninf_error_string(t_error);
+  const char *text = Ninf_error_string(Ninf_get_error());
+  const std::string &detail = ninf::client::LastErrorDetail();
   if (msg && *msg) std::fprintf(stderr, "%s: ", msg);
-  if (t_detail.empty())
+  if (detail.empty())
     std::fprintf(stderr, "%s\n", text);
   else
-    std::fprintf(stderr, "%s: %s\n", text, t_detail.c_str());
+    std::fprintf(stderr, "%s: %s\n", text, detail.c_str());
 }
 
 }  // extern "C"

@@ -50,6 +50,10 @@ class ArgumentList {
   CallLayout layout_;
 };
 
+// Builds `list` from a language binding: it fills in the values from the
+// interface, then confirms every array is large enough (ninf_binding.h).
+Status BuildFromBinding(InterfacePtr iface, const ninf_binding_args *binding, ArgumentList *list);
+
 // Sends ARGS (after `preamble`, e.g. the CALL frame, if not null) and
 // receives the RESULT into the caller's arrays; heartbeat frames that arrive
 // meanwhile are skipped by Channel::RecvReply.

@@ -9,6 +9,8 @@
 
 #include <stdarg.h>
 
+#include "ninf_binding.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -23,13 +25,8 @@ typedef enum {
   NINF_ARGKIND_POINTER = 6   /* arrays and OUT scalars */
 } ninf_argkind;
 
-typedef struct {
-  long long i;
-  double d;
-  double re, im;
-  const char *s;
-  void *p;
-} ninf_argvalue;
+/* The same record a language binding fills in (ninf_binding.h). */
+typedef ninf_binding_value ninf_argvalue;
 
 /* Reads one value per entry of `kinds` from *ap into `out`. */
 void ninf__collect_args(const int *kinds, int count, va_list *ap, ninf_argvalue *out);

@@ -29,13 +29,11 @@ Status RemoteCall::Prepare(const char *name, va_list *ap) {
   return arguments_.Build(iface, CollectVarargs(*iface, ap));
 }
 
-Status RemoteCall::PrepareWith(const char *name, Collector collect, void *ctx) {
+Status RemoteCall::PrepareBinding(const char *name, const ninf_binding_args *binding) {
   NINF_RETURN_IF_ERROR(Open(name));
   InterfacePtr iface;
   NINF_RETURN_IF_ERROR(GetInterface(server_, function_, *channel_, &iface));
-  std::vector<ninf_argvalue> values;
-  NINF_RETURN_IF_ERROR(collect(*iface, ctx, &values));
-  return arguments_.Build(iface, std::move(values));
+  return BuildFromBinding(iface, binding, &arguments_);
 }
 
 Status RemoteCall::Execute() {

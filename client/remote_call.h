@@ -25,10 +25,8 @@ class RemoteCall {
  public:
   // From C varargs, in IDL order.
   Status Prepare(const char *name, va_list *ap);
-  // From values a language binding collected; `describe` is called with the
-  // interface first so that it can fill them in.
-  using Collector = Status (*)(const wire::FunctionInterface &iface, void *ctx, std::vector<ninf_argvalue> *out);
-  Status PrepareWith(const char *name, Collector collect, void *ctx);
+  // From a language binding (ninf_binding.h).
+  Status PrepareBinding(const char *name, const ninf_binding_args *binding);
 
   Status Execute();
 

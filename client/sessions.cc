@@ -2,39 +2,52 @@
 
 #include <condition_variable>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 
 namespace ninf::client {
 
 struct Sessions::Entry {
-  std::unique_ptr<RemoteCall> call;
+  std::function<Status()> work;
+  std::function<void()> cancel;
+  void *tag = nullptr;
   std::thread worker;
   bool done = false;
+  bool cancelled = false;
   Status result;
 };
 
 namespace {
 
-std::mutex g_mutex;
-std::condition_variable g_changed;
-std::map<int, std::shared_ptr<Sessions::Entry>> *g_entries = nullptr;
-int g_next_id = 0;
+// Never destroyed: calls may still be running while the program exits.
+struct Table {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::map<int, std::shared_ptr<Sessions::Entry>> running;
+  std::map<int, int> finished_codes;  // waited-for calls: id -> error code
+  int next_id = 0;
+};
 
-std::map<int, std::shared_ptr<Sessions::Entry>> &Entries() {
-  // Never destroyed: calls may still be running while the program exits.
-  if (!g_entries) g_entries = new std::map<int, std::shared_ptr<Sessions::Entry>>();
-  return *g_entries;
+Table &T() {
+  static Table *t = new Table();
+  return *t;
 }
 
-// Takes a finished entry out of the table; the caller holds g_mutex.
+// Takes a finished entry out of the table; the caller holds the lock.
 Status Collect(int id, std::unique_lock<std::mutex> &lock) {
-  auto it = Entries().find(id);
+  Table &t = T();
+  auto it = t.running.find(id);
   std::shared_ptr<Sessions::Entry> e = it->second;
-  Entries().erase(it);
+  t.running.erase(it);
+  t.finished_codes[id] = e->result.code();
   lock.unlock();
   e->worker.join();
   return e->result;
+}
+
+Status UnknownId(int id) {
+  return Status(NINF_ERR_INVALID_ID, "no outstanding call with id " + std::to_string(id));
 }
 
 }  // namespace
@@ -44,55 +57,128 @@ Sessions &Sessions::Instance() {
   return *instance;
 }
 
-int Sessions::Start(std::unique_ptr<RemoteCall> call) {
+int Sessions::Start(std::function<Status()> work, std::function<void()> cancel, void *tag) {
+  Table &t = T();
   auto e = std::make_shared<Entry>();
-  e->call = std::move(call);
-  std::lock_guard<std::mutex> lock(g_mutex);
-  int id = g_next_id++;
-  if (g_next_id < 0) g_next_id = 0;  // wrapped after 2^31 calls
-  Entries()[id] = e;
-  e->worker = std::thread([e] {
-    Status st = e->call->Execute();
-    e->call.reset();  // closes the connection now, not at wait time
-    std::lock_guard<std::mutex> inner(g_mutex);
-    e->result = st;
+  e->work = std::move(work);
+  e->cancel = std::move(cancel);
+  e->tag = tag;
+  std::lock_guard<std::mutex> lock(t.mutex);
+  int id = t.next_id++;
+  if (t.next_id < 0) t.next_id = 0;  // wrapped after 2^31 calls
+  t.running[id] = e;
+  e->worker = std::thread([e, &t] {
+    Status st = e->work();
+    e->work = nullptr;  // closes the connection now, not at wait time
+    std::lock_guard<std::mutex> inner(t.mutex);
+    e->result = e->cancelled ? Status(NINF_ERR_CANCELLED, "the call was cancelled") : st;
     e->done = true;
-    g_changed.notify_all();
+    t.changed.notify_all();
   });
   return id;
 }
 
 Status Sessions::Wait(int id) {
-  std::unique_lock<std::mutex> lock(g_mutex);
-  auto it = Entries().find(id);
-  if (it == Entries().end()) return Status(NINF_ERR_INVALID_ID, "no outstanding call with id " + std::to_string(id));
+  Table &t = T();
+  std::unique_lock<std::mutex> lock(t.mutex);
+  auto it = t.running.find(id);
+  if (it == t.running.end()) return UnknownId(id);
   std::shared_ptr<Entry> e = it->second;
-  g_changed.wait(lock, [&] { return e->done; });
+  t.changed.wait(lock, [&] { return e->done; });
   return Collect(id, lock);
 }
 
-Status Sessions::WaitAny(int *id) {
-  std::unique_lock<std::mutex> lock(g_mutex);
+Status Sessions::WaitAny(const std::vector<int> &ids, int *id) {
+  Table &t = T();
+  std::unique_lock<std::mutex> lock(t.mutex);
   *id = -1;
-  if (Entries().empty()) return Status(NINF_ERR_INVALID_ID, "no outstanding calls");
+  std::vector<int> watched = ids;
+  if (watched.empty())
+    for (auto &kv : t.running) watched.push_back(kv.first);
+  bool any = false;
+  for (int w : watched) any = any || t.running.count(w);
+  if (!any) return Status(NINF_ERR_INVALID_ID, "no outstanding calls");
   int found = -1;
-  g_changed.wait(lock, [&] {
-    for (auto &[key, e] : Entries())
-      if (e->done) {
-        found = key;
+  t.changed.wait(lock, [&] {
+    for (int w : watched) {
+      auto it = t.running.find(w);
+      if (it != t.running.end() && it->second->done) {
+        found = w;
         return true;
       }
+    }
     return false;
   });
   *id = found;
   return Collect(found, lock);
 }
 
+Status Sessions::Probe(int id, bool *done) {
+  Table &t = T();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  auto it = t.running.find(id);
+  if (it == t.running.end()) {
+    if (!t.finished_codes.count(id)) return UnknownId(id);
+    *done = true;
+    return Status::Ok();
+  }
+  *done = it->second->done;
+  return Status::Ok();
+}
+
+Status Sessions::Cancel(int id) {
+  Table &t = T();
+  std::function<void()> cancel;
+  {
+    std::lock_guard<std::mutex> lock(t.mutex);
+    auto it = t.running.find(id);
+    if (it == t.running.end()) return t.finished_codes.count(id) ? Status::Ok() : UnknownId(id);
+    if (it->second->done) return Status::Ok();
+    it->second->cancelled = true;
+    cancel = it->second->cancel;
+  }
+  if (cancel) cancel();
+  return Status::Ok();
+}
+
+void Sessions::CancelAll() {
+  for (int id : Outstanding()) (void)Cancel(id);
+}
+
+Sessions::State Sessions::Result(int id, Status *result) {
+  Table &t = T();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  auto it = t.running.find(id);
+  if (it != t.running.end()) {
+    if (!it->second->done) return State::kRunning;
+    *result = it->second->result;
+    return State::kFinished;
+  }
+  auto f = t.finished_codes.find(id);
+  if (f == t.finished_codes.end()) return State::kUnknown;
+  *result = Status(f->second, "");
+  return State::kFinished;
+}
+
+void *Sessions::Tag(int id) {
+  Table &t = T();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  auto it = t.running.find(id);
+  return it == t.running.end() ? nullptr : it->second->tag;
+}
+
 std::vector<int> Sessions::Outstanding() {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  Table &t = T();
+  std::lock_guard<std::mutex> lock(t.mutex);
   std::vector<int> ids;
-  for (auto &kv : Entries()) ids.push_back(kv.first);
+  for (auto &kv : t.running) ids.push_back(kv.first);
   return ids;
+}
+
+void Sessions::Reset() {
+  Table &t = T();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  t.finished_codes.clear();
 }
 
 }  // namespace ninf::client

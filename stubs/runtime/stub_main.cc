@@ -1,6 +1,8 @@
 // ninf_stub_main: the main() of every Ninf executable (see ninf_stub.h).
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -41,6 +43,10 @@ extern "C" int ninf_stub_main(int argc, char **argv, const unsigned char *iface_
     return 0;
   }
   if (argc > 1 || ::fcntl(ninf::kControlFd, F_GETFD) < 0) return Usage(iface, argv[0]);
+  // If ninfd dies, so do we: an orphaned executable would go on computing
+  // (and sending heartbeats) for a call nobody can account for any more.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() == 1) return 2;  // ninfd was already gone before prctl
   // A client that vanishes must show up as an error from send(), not kill us.
   ::signal(SIGPIPE, SIG_IGN);
   ninf::stub::CallServer server(iface, invoke, ninf::kControlFd);

@@ -25,6 +25,10 @@ class E2EDaemon {
   long WaitForStat(const std::string &name, long at_least) const;
   // Children of the daemon in state Z, after giving reaping a moment.
   int ZombieChildren() const;
+  // The daemon's live children (its executables).
+  std::vector<pid_t> Children() const { return daemon_.Children(); }
+  // True once the daemon has no children left, within `timeout_ms`.
+  bool WaitForNoChildren(int timeout_ms) const { return daemon_.WaitNoChildren(timeout_ms); }
 
  private:
   ninf::test::Daemon daemon_;

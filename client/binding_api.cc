@@ -1,0 +1,56 @@
+// Calls for language bindings (ninf_binding.h): the binding fills in the
+// values from the interface instead of C varargs, and confirms each array's
+// size once the dimensions are known.
+#include <memory>
+
+#include "arguments.h"
+#include "last_error.h"
+#include "ninf_binding.h"
+#include "remote_call.h"
+#include "sessions.h"
+
+namespace ninf::client {
+
+Status BuildFromBinding(InterfacePtr iface, const ninf_binding_args *binding, ArgumentList *list) {
+  if (!binding || !binding->collect) return Status(NINF_ERR_INVALID_ARGUMENT, "no argument collector");
+  const int n = iface->params_size();
+  std::vector<ninf_param_info> params(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const wire::Param &p = iface->params(i);
+    params[i] = {p.name().c_str(), p.mode(), p.type(), IsArray(p) ? 1 : 0, p.dims_size()};
+  }
+  std::vector<ninf_argvalue> values(static_cast<std::size_t>(n));
+  char err[512] = "";
+  if (binding->collect(binding->ctx, n, params.data(), values.data(), err, sizeof err) != 0)
+    return Status(NINF_ERR_ARGUMENT_MISMATCH, err[0] ? err : "the binding refused the arguments");
+  NINF_RETURN_IF_ERROR(list->Build(iface, std::move(values)));
+  if (!binding->verify) return Status::Ok();
+  for (int i = 0; i < n; ++i) {
+    if (!IsArray(iface->params(i))) continue;
+    err[0] = '\0';
+    if (binding->verify(binding->ctx, i, list->layout().params[i].elements, err, sizeof err) != 0)
+      return Status(NINF_ERR_ARGUMENT_MISMATCH, err[0] ? err : "argument '" + iface->params(i).name() + "' is too small");
+  }
+  return Status::Ok();
+}
+
+}  // namespace ninf::client
+
+extern "C" {
+
+int Ninf_call_binding(const char *name, const ninf_binding_args *args) {
+  ninf::client::RemoteCall call;
+  ninf::Status st = call.PrepareBinding(name, args);
+  if (st.ok()) st = call.Execute();
+  return ninf::client::RecordStatus(st);
+}
+
+int Ninf_call_async_binding(const char *name, const ninf_binding_args *args) {
+  auto call = std::make_shared<ninf::client::RemoteCall>();
+  ninf::Status st = call->PrepareBinding(name, args);
+  if (!st.ok()) return ninf::client::RecordStatus(st);
+  ninf::client::RecordStatus(ninf::Status());
+  return ninf::client::Sessions::Instance().Start([call] { return call->Execute(); }, [call] { call->Cancel(); });
+}
+
+}  // extern "C"

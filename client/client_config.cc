@@ -1,0 +1,76 @@
+#include "client_config.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+namespace ninf::client {
+namespace {
+
+Status ConfigError(const std::string &path, const std::string &why) {
+  return Status(NINF_ERR_PROTOCOL, path + ": " + why);
+}
+
+// A duration in seconds (integer or float) into milliseconds; `zero_means`
+// is what 0 stands for (-1: no limit).
+Status Seconds(const toml::table &t, const char *key, const std::string &path, int zero_means, int *ms) {
+  const toml::node *n = t.get(key);
+  if (!n) return Status::Ok();
+  std::optional<double> v = n->value<double>();
+  if (!v || *v < 0 || *v > 86400.0 * 365)
+    return ConfigError(path, std::string("'") + key + "' must be a number of seconds >= 0");
+  *ms = *v == 0 ? zero_means : static_cast<int>(*v * 1000);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status LoadClientConfig(const std::string &path, ClientConfig *out) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return Status(NINF_ERR_INVALID_ARGUMENT, "configuration file '" + path + "' not found");
+  toml::table t;
+  try {
+    t = toml::parse_file(path);
+  } catch (const toml::parse_error &e) {
+    std::ostringstream where;
+    where << "line " << e.source().begin.line << ": " << e.description();
+    return ConfigError(path, where.str());
+  }
+  static const char *kKnown[] = {"default_server", "servers", "connect_timeout", "session_timeout", "heartbeat"};
+  for (auto &&[key, node] : t) {
+    bool known = false;
+    for (const char *k : kKnown) known = known || key.str() == k;
+    if (!known) return ConfigError(path, "unknown key '" + std::string(key.str()) + "'");
+  }
+  ClientConfig c;
+  if (const toml::node *n = t.get("default_server")) {
+    std::optional<std::string> s = n->value<std::string>();
+    if (!s) return ConfigError(path, "'default_server' must be a string \"host:port\"");
+    Status st = ParseHostPort(*s, &c.default_server);
+    if (!st.ok()) return ConfigError(path, "default_server: " + st.message());
+    c.has_default_server = true;
+  }
+  if (const toml::node *n = t.get("servers")) {
+    const toml::table *servers = n->as_table();
+    if (!servers) return ConfigError(path, "'servers' must be a table of name = \"host:port\"");
+    for (auto &&[name, addr] : *servers) {
+      std::optional<std::string> s = addr.value<std::string>();
+      ServerAddress a;
+      if (!s || !ParseHostPort(*s, &a).ok())
+        return ConfigError(path, "servers." + std::string(name.str()) + " must be \"host:port\"");
+      c.servers[std::string(name.str())] = a;
+    }
+  }
+  NINF_RETURN_IF_ERROR(Seconds(t, "connect_timeout", path, c.options.connect_timeout_ms, &c.options.connect_timeout_ms));
+  NINF_RETURN_IF_ERROR(Seconds(t, "session_timeout", path, -1, &c.options.session_timeout_ms));
+  NINF_RETURN_IF_ERROR(Seconds(t, "heartbeat", path, 0, &c.options.heartbeat_ms));
+  if (c.options.heartbeat_ms > 0 && c.options.session_timeout_ms > 0 &&
+      c.options.session_timeout_ms < 2 * c.options.heartbeat_ms)
+    return ConfigError(path, "session_timeout must be at least twice the heartbeat interval");
+  *out = std::move(c);
+  return Status::Ok();
+}
+
+}  // namespace ninf::client

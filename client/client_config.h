@@ -1,0 +1,25 @@
+// The client configuration file of grpc_initialize() (TOML; the shipped
+// example config/client.toml explains every key).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "options.h"
+#include "server_address.h"
+#include "status.h"
+
+namespace ninf::client {
+
+struct ClientConfig {
+  bool has_default_server = false;
+  ServerAddress default_server;
+  std::map<std::string, ServerAddress> servers;  // alias -> address
+  ClientOptions options;
+};
+
+// Reads `path`. Errors: NINF_ERR_INVALID_ARGUMENT for a missing file,
+// NINF_ERR_PROTOCOL for a malformed one (with file:line and the reason).
+Status LoadClientConfig(const std::string &path, ClientConfig *out);
+
+}  // namespace ninf::client

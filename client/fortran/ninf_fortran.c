@@ -1,0 +1,127 @@
+/*
+ * ninf_fortran.c - the C half of module ninf: what Ninf_call,
+ * Ninf_call_async, grpc_call and grpc_call_async of ninf.f90 bind to.
+ *
+ * Each entry point receives the actual arguments as descriptors (absent
+ * ones as NULL), lets fortran_args.c check and convert them while libninf
+ * prepares the call (ninf_binding.h), and disposes of the temporaries: at
+ * once for a synchronous call, when it has been waited for for an
+ * asynchronous one (fortran_pending.c, fortran_waits.c).
+ */
+#include <ISO_Fortran_binding.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fortran_args.h"
+#include "fortran_pending.h"
+#include "fortran_state.h"
+#include "fortran_types.h"
+#include "grpc.h"
+#include "ninf_binding.h"
+
+/* Sets up `call` for a call of the function named by the CHARACTER
+ * descriptor `name`; returns the name as a C string (free it), or NULL
+ * after arranging for the call to be refused. */
+static char *start_named(fortran_call *call, const CFI_cdesc_t *name,
+                         CFI_cdesc_t *const actual[NINF_FORTRAN_MAX_ARGS]) {
+  fortran_call_init(call, actual);
+  char *text = fortran_string(name);
+  if (!text) fortran_call_refuse(call, "the function name must be a CHARACTER string");
+  call->label = text;
+  return text;
+}
+
+/* The end of a synchronous call: converted arrays are copied back only when
+ * the call succeeded. Returns 0, or -1 when a copy-back failed. */
+static int finish_sync(fortran_call *call, int succeeded) {
+  fortran_call_started(call);
+  int rc = 0;
+  char err[512];
+  if (succeeded && fortran_call_copy_back(call, err, sizeof err) != 0) {
+    fortran_set_error(NINF_ERR_ARGUMENT_MISMATCH, err);
+    rc = -1;
+  }
+  fortran_call_release(call);
+  return rc;
+}
+
+/* After an asynchronous start: a running call that holds temporaries is
+ * recorded until it is waited for; anything else is freed now. */
+static void keep_async(fortran_call *call, int id) {
+  fortran_call_started(call);
+  call->label = NULL;
+  if (id >= 0 && fortran_call_has_temporaries(call)) {
+    fortran_pending_add(id, call);
+    return;
+  }
+  fortran_call_release(call);
+  free(call);
+}
+
+NINF_EXPORT int ninf__fortran_call(CFI_cdesc_t *name, FORTRAN_PARAMS) {
+  CFI_cdesc_t *actual[NINF_FORTRAN_MAX_ARGS] = FORTRAN_ARGS_ARRAY;
+  ninf__fortran_clear_error();
+  fortran_call call;
+  char *text = start_named(&call, name, actual);
+  int rc = Ninf_call_binding(text ? text : "", &call.binding);
+  if (finish_sync(&call, rc == 0) != 0) rc = -1;
+  free(text);
+  return rc;
+}
+
+NINF_EXPORT int ninf__fortran_call_async(CFI_cdesc_t *name, FORTRAN_PARAMS) {
+  CFI_cdesc_t *actual[NINF_FORTRAN_MAX_ARGS] = FORTRAN_ARGS_ARRAY;
+  ninf__fortran_clear_error();
+  fortran_call *call = malloc(sizeof *call);
+  if (!call) {
+    fortran_set_error(NINF_ERR_NO_MEMORY, "no memory for the call's record");
+    return -1;
+  }
+  char *text = start_named(call, name, actual);
+  int id = Ninf_call_async_binding(text ? text : "", &call->binding);
+  keep_async(call, id);
+  free(text);
+  return id;
+}
+
+NINF_EXPORT int ninf__fortran_grpc_call(grpc_function_handle_t *handle, FORTRAN_PARAMS) {
+  CFI_cdesc_t *actual[NINF_FORTRAN_MAX_ARGS] = FORTRAN_ARGS_ARRAY;
+  ninf__fortran_clear_error();
+  fortran_call call;
+  fortran_call_init(&call, actual);
+  grpc_error_t e = grpc_call_binding(handle, &call.binding);
+  if (finish_sync(&call, e == GRPC_NO_ERROR) != 0) e = GRPC_OTHER_ERROR_CODE;
+  return e;
+}
+
+/* The session id may be an INTEGER of kind 4 or 8 (-fdefault-integer-8):
+ * it is checked like any argument, and a bad one refuses the call. */
+static int session_id_ok(fortran_call *call, const CFI_cdesc_t *id) {
+  int ok = id && id->rank == 0 && (id->type & CFI_type_mask) == CFI_type_Integer &&
+           (id->elem_len == 4 || id->elem_len == 8);
+  if (!ok && id) {
+    char got[96], message[160];
+    fortran_describe_actual(id, got, sizeof got);
+    snprintf(message, sizeof message, "session id: expected an INTEGER scalar, got %s", got);
+    fortran_call_refuse(call, message);
+  }
+  return ok;
+}
+
+NINF_EXPORT int ninf__fortran_grpc_call_async(grpc_function_handle_t *handle,
+                                               CFI_cdesc_t *session_id, FORTRAN_PARAMS) {
+  CFI_cdesc_t *actual[NINF_FORTRAN_MAX_ARGS] = FORTRAN_ARGS_ARRAY;
+  ninf__fortran_clear_error();
+  fortran_call *call = malloc(sizeof *call);
+  if (!call) {
+    fortran_set_error(NINF_ERR_NO_MEMORY, "no memory for the call's record");
+    return GRPC_OTHER_ERROR_CODE;
+  }
+  fortran_call_init(call, actual);
+  int id_ok = session_id_ok(call, session_id);
+  grpc_sessionid_t id = GRPC_SESSIONID_VOID;
+  grpc_error_t e = grpc_call_async_binding(handle, &id, &call->binding);
+  if (id_ok) fortran_put_int(session_id->base_addr, session_id->elem_len, id);
+  keep_async(call, e == GRPC_NO_ERROR ? id : -1);
+  return e;
+}

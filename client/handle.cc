@@ -1,0 +1,67 @@
+#include "handle.h"
+
+#include <sys/socket.h>
+
+#include "interfaces.h"
+#include "options.h"
+#include "remote_call.h"
+
+namespace ninf::client {
+
+Status FunctionHandle::Init(const ServerAddress &server, const std::string &function) {
+  if (function.empty()) return Status(NINF_ERR_INVALID_ARGUMENT, "empty function name");
+  server_ = server;
+  function_ = function;
+  // Always ask the server, even with the interface cached: a handle promises
+  // that its server is there and serves the function.
+  std::unique_ptr<Channel> ch;
+  NINF_RETURN_IF_ERROR(ConnectToServer(server_, &ch));
+  wire::ListRequest req;
+  NINF_RETURN_IF_ERROR(ch->SendFrame(FRAME_LIST, &req));
+  wire::ListReply list;
+  FrameHeader h;
+  NINF_RETURN_IF_ERROR(ch->RecvReply(FRAME_LIST_REPLY, 0, &list, &h));
+  bool served = false;
+  for (const std::string &name : list.names()) served = served || name == function_;
+  if (!served)
+    return Status(NINF_ERR_FUNCTION_NOT_FOUND, "'" + function_ + "' is not served by " + server_.Key());
+  return GetInterface(server_, function_, *ch, &iface_);
+}
+
+Status FunctionHandle::Call(const ArgumentList &list) {
+  std::lock_guard<std::mutex> call_lock(call_mutex_);
+  std::unique_ptr<wire::CallRequest> preamble;
+  if (!channel_) {
+    std::unique_ptr<Channel> ch;
+    NINF_RETURN_IF_ERROR(ConnectToServer(server_, &ch));
+    std::lock_guard<std::mutex> lock(channel_mutex_);
+    channel_ = std::move(ch);
+    preamble = std::make_unique<wire::CallRequest>();
+    preamble->set_name(function_);
+    preamble->set_call_id(NextCallId());
+    preamble->set_persistent(true);
+    preamble->set_heartbeat_ms(static_cast<uint32_t>(Options().heartbeat_ms));
+  }
+  Status st = ExchangeArguments(*channel_, list, preamble.get());
+  if (!st.ok()) {
+    std::lock_guard<std::mutex> lock(channel_mutex_);
+    channel_.reset();
+  }
+  return st;
+}
+
+void FunctionHandle::Cancel() {
+  std::lock_guard<std::mutex> lock(channel_mutex_);
+  if (channel_) ::shutdown(channel_->fd(), SHUT_RDWR);
+}
+
+void FunctionHandle::Close() {
+  std::lock_guard<std::mutex> call_lock(call_mutex_);
+  std::lock_guard<std::mutex> lock(channel_mutex_);
+  if (!channel_) return;
+  wire::End end;
+  (void)channel_->SendFrame(FRAME_END, &end);  // the executable may already be gone
+  channel_.reset();
+}
+
+}  // namespace ninf::client

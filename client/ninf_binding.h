@@ -1,0 +1,76 @@
+/*
+ * ninf_binding.h - calls for language bindings (the Fortran module), which
+ * cannot use C varargs. Exported by libninf; applications use ninf.h and
+ * grpc.h instead.
+ *
+ * The binding is handed the function's interface (one ninf_param_info per
+ * IDL parameter) and fills in one ninf_argvalue per parameter; after the
+ * library has evaluated the dimensions it asks the binding to confirm that
+ * each array holds at least as many elements as the call will read or write,
+ * so that a too-small array is refused instead of overrun.
+ */
+#ifndef NINF_BINDING_H
+#define NINF_BINDING_H
+
+#include <stddef.h>
+
+#include "grpc.h"
+#include "ninf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Values of ninf_param_info.mode and .type: those of ninf.proto. */
+enum { NINF_MODE_IN = 0, NINF_MODE_OUT = 1, NINF_MODE_INOUT = 2, NINF_MODE_WORK = 3 };
+enum {
+  NINF_TYPE_CHAR = 0, NINF_TYPE_SHORT = 1, NINF_TYPE_INT = 2, NINF_TYPE_LONG = 3,
+  NINF_TYPE_FLOAT = 4, NINF_TYPE_DOUBLE = 5, NINF_TYPE_SCOMPLEX = 6, NINF_TYPE_DCOMPLEX = 7,
+  NINF_TYPE_STRING = 8
+};
+
+typedef struct {
+  const char *name; /* parameter name, for messages */
+  int mode;         /* NINF_MODE_* */
+  int type;         /* NINF_TYPE_* */
+  int is_array;     /* 1 for arrays and pointer parameters (OUT int *info) */
+  int rank;         /* number of declared dimensions (1 for a pointer) */
+} ninf_param_info;
+
+/* One argument. Scalars: integers in i (char, short, int, long), reals in d,
+ * complex in re/im, strings in s (NUL-terminated). Arrays and pointer
+ * parameters: the first element's address in p. */
+typedef struct {
+  long long i;
+  double d;
+  double re, im;
+  const char *s;
+  void *p;
+} ninf_binding_value;
+
+typedef struct {
+  /* Fills values[0..nparams-1]. Returns 0, or non-zero after writing a
+   * message into err (errlen bytes): the call then fails with
+   * NINF_ERR_ARGUMENT_MISMATCH / GRPC_OTHER_ERROR_CODE and that message. */
+  int (*collect)(void *ctx, int nparams, const ninf_param_info *params, ninf_binding_value *values,
+                 char *err, size_t errlen);
+  /* Optional. Called for every array parameter with the element count the
+   * call transfers; returns 0 if the actual argument is large enough. */
+  int (*verify)(void *ctx, int index, unsigned long long elements, char *err, size_t errlen);
+  void *ctx;
+} ninf_binding_args;
+
+/* Ninf_call / Ninf_call_async with the arguments from a binding. */
+NINF_EXPORT int Ninf_call_binding(const char *name, const ninf_binding_args *args);
+NINF_EXPORT int Ninf_call_async_binding(const char *name, const ninf_binding_args *args);
+
+/* grpc_call / grpc_call_async with the arguments from a binding. */
+NINF_EXPORT grpc_error_t grpc_call_binding(grpc_function_handle_t *handle, const ninf_binding_args *args);
+NINF_EXPORT grpc_error_t grpc_call_async_binding(grpc_function_handle_t *handle, grpc_sessionid_t *session_id,
+                                                 const ninf_binding_args *args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NINF_BINDING_H */
