@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdint.h>
@@ -123,7 +124,20 @@ static void echo_child(int listener) {
   _exit(0);
 }
 
-int pingpong_start(PingPong *pp) {
+int bench_pin(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (sched_setaffinity(0, sizeof set, &set) != 0) {
+    perror("bench: sched_setaffinity");
+    return -1;
+  }
+  return 0;
+}
+
+int pingpong_start(PingPong *pp) { return pingpong_start_on(pp, -1); }
+
+int pingpong_start_on(PingPong *pp, int cpu) {
   pp->fd = -1;
   pp->child = -1;
   struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = 0};
@@ -143,7 +157,10 @@ int pingpong_start(PingPong *pp) {
     close(listener);
     return -1;
   }
-  if (child == 0) echo_child(listener);
+  if (child == 0) {
+    if (cpu >= 0 && bench_pin(cpu) != 0) _exit(1);
+    echo_child(listener);
+  }
   close(listener);
   pp->child = child;
   pp->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

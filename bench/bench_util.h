@@ -45,6 +45,12 @@ typedef struct {
 /* Forks the echo child and connects to it. Returns 0, or -1 (perror'd). */
 int pingpong_start(PingPong *pp);
 
+/* The same with the echo child pinned to `cpu` (-1: not pinned). */
+int pingpong_start_on(PingPong *pp, int cpu);
+
+/* Pins the calling thread (and what it forks later) to `cpu`; 0 or -1. */
+int bench_pin(int cpu);
+
 /*
  * Does warmups + iters round trips of `size` bytes from buf (which must
  * hold size bytes) and stores the iters measured round-trip times, in

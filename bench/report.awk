@@ -26,6 +26,15 @@ $1 == "latency" {
   null_us = field("null_us"); spawn_us = field("spawn_us")
   lat_rtt = field("raw_rtt_us"); lat_ratio = field("ratio")
 }
+$1 == "handle_latency" {
+  pl = field("placement"); h_null[pl] = field("null_us"); h_rtt[pl] = field("raw_rtt_us")
+  h_lratio[pl] = field("ratio")
+}
+$1 == "handle_transfer" {
+  pl = field("placement"); s = field("size")
+  if (!((pl, s) in h_echo)) { h_n[pl]++; h_size[pl, h_n[pl]] = s }
+  h_raw[pl, s] = field("raw_mbps"); h_echo[pl, s] = field("echo_mbps"); h_ratio[pl, s] = field("ratio")
+}
 $1 == "dgesv" {
   n_dgesv++; dn[n_dgesv] = field("n"); threads = field("threads")
   local[n_dgesv] = field("local_gflops"); remote[n_dgesv] = field("remote_gflops")
@@ -91,6 +100,30 @@ END {
   printf "Both with %s OpenBLAS threads; GF/s count 2/3 n^3 + 2 n^2 operations, best of a few runs.\n", threads
   print ""
 
+  print "## Function handles: calls on one persistent executable (`grpc_call`)"
+  print ""
+  print "Placement: the client and ninfd (hence the executable) on one vCPU (`same`) or on two"
+  print "(`cross`), with the raw ping-pong's two ends placed the same way in the same run."
+  print ""
+  print "| placement | null through a handle (us) | raw 8-byte TCP RTT (us) | ratio |"
+  print "|---|---:|---:|---:|"
+  for (p = 1; p <= 2; p++) {
+    pl = p == 1 ? "same" : "cross"
+    if (pl in h_null) printf "| %s | %.1f | %.1f | %.2f |\n", pl, h_null[pl], h_rtt[pl], h_lratio[pl]
+  }
+  print ""
+  print "| placement | size | raw MB/s | handle echo MB/s | ratio |"
+  print "|---|---:|---:|---:|---:|"
+  for (p = 1; p <= 2; p++) {
+    pl = p == 1 ? "same" : "cross"
+    for (i = 1; i <= h_n[pl]; i++) {
+      s = h_size[pl, i]
+      printf "| %s | %s | %.1f | %.1f | %.3f |\n", pl, human(s), h_raw[pl, s], h_echo[pl, s], h_ratio[pl, s]
+      if (s >= 1048576 && (!(pl in h_min) || h_ratio[pl, s] < h_min[pl])) h_min[pl] = h_ratio[pl, s]
+    }
+  }
+  print ""
+
   print "## Targets"
   print ""
   print "| target | measured | verdict |"
@@ -100,6 +133,13 @@ END {
     transfer_seen ? verdict(transfer_min >= 0.9) : "not measured"
   printf "| null <= 1.2 x (fork+exec+wait + one TCP round trip) | %.3f x | %s |\n", \
     lat_ratio, null_us != "" ? verdict(lat_ratio <= 1.2) : "not measured"
+  for (p = 1; p <= 2; p++) {
+    pl = p == 1 ? "same" : "cross"
+    if (pl in h_null)
+      printf "| handle null <= 2 x raw TCP round trip (%s vCPU) | %.2f x | %s |\n", pl, h_lratio[pl], verdict(h_lratio[pl] <= 2)
+    if (pl in h_min)
+      printf "| handle echo >= 90%% of raw at >= 1 MiB (%s vCPU) | lowest ratio %.3f | %s |\n", pl, h_min[pl], verdict(h_min[pl] >= 0.9)
+  }
   printf "| remote dgesv at n = 4000 >= 90%% of local GF/s | %s | %s |\n", \
     dgesv_seen ? sprintf("ratio %.3f", dgesv_4000) : "n = 4000 not run", \
     dgesv_seen ? verdict(dgesv_4000 >= 0.9) : "not measured"

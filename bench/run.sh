@@ -36,7 +36,7 @@ while [[ $# -gt 0 ]]; do
 done
 
 for prog in server/ninfd bench/raw_pingpong bench/bench_transfer bench/bench_latency \
-            bench/bench_dgesv stubs/registry/null stubs/registry/echo stubs/registry/dgesv; do
+            bench/bench_handle bench/bench_dgesv stubs/registry/null stubs/registry/echo stubs/registry/dgesv; do
   [[ -x "$build/$prog" ]] || { echo "run.sh: $build/$prog is missing: build first" >&2; exit 1; }
 done
 
@@ -90,6 +90,21 @@ run "$build/bench/raw_pingpong" --max-size "$max_size"
 run "$build/bench/bench_transfer" "${transfer_args[@]}"
 run "$build/bench/bench_latency" --registry "$build/stubs/registry" "${latency_args[@]}"
 run "$build/bench/bench_dgesv" "${dgesv_args[@]}"
+
+# Function handles, once per CPU placement: a daemon pinned like the raw
+# ping-pong's echo child, the client (bench_handle) on CPU 0.
+kill -TERM "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true; daemon_pid=""
+if [[ $cores -ge 2 ]]; then placements="same:0 cross:1"; else placements="same:0"; fi
+for placement in $placements; do
+  rm -f "$work/ready"
+  taskset -c "${placement#*:}" "$build/server/ninfd" --port 0 --ready-file "$work/ready" \
+    --registry "$build/stubs/registry" --log-level warn 2>>"$work/ninfd.log" &
+  daemon_pid=$!
+  for _ in $(seq 100); do [[ -s "$work/ready" ]] && break; sleep 0.1; done
+  export NINF_SERVER="127.0.0.1:$(head -n1 "$work/ready")"
+  run "$build/bench/bench_handle" --placement "${placement%%:*}" --max-size "$max_size" "${latency_args[@]}"
+  kill -TERM "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true; daemon_pid=""
+done
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
 awk -v cpu="$cpu" -v cores="$cores" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
