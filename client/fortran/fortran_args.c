@@ -25,21 +25,22 @@ static int refuse_count(const fortran_call *call, int nparams, const ninf_param_
   char names[160] = "";
   size_t used = 0;
   for (int i = 0; i < nparams && used < sizeof names; i++)
-    used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
-                             params[i].name);
+    used +=
+        (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", params[i].name);
+  const char *noun = nparams == 1 ? "argument" : "arguments";
   if (call->label)
-    snprintf(err, errlen, "'%s' takes %d arguments (%s), got %d", call->label, nparams, names,
+    snprintf(err, errlen, "'%s' takes %d %s (%s), got %d", call->label, nparams, noun, names,
              call->nactual);
   else
-    snprintf(err, errlen, "the function takes %d arguments (%s), got %d", nparams, names,
+    snprintf(err, errlen, "the function takes %d %s (%s), got %d", nparams, noun, names,
              call->nactual);
   return -1;
 }
 
 /* An IN scalar: its value goes into the ARGS frame, so any integer kind is
  * read and range-checked against the IDL type here. */
-static int collect_scalar(int index, const ninf_param_info *p, const CFI_cdesc_t *d,
-                          fortran_arg *a, ninf_binding_value *v, char *err, size_t errlen) {
+static int collect_scalar(int index, const ninf_param_info *p, const CFI_cdesc_t *d, fortran_arg *a,
+                          ninf_binding_value *v, char *err, size_t errlen) {
   if (p->type == NINF_TYPE_STRING && p->mode != NINF_MODE_IN) {
     snprintf(err, errlen, "argument %d '%s': OUT strings cannot be passed from Fortran", index + 1,
              p->name);
@@ -61,7 +62,9 @@ static int collect_scalar(int index, const ninf_param_info *p, const CFI_cdesc_t
       v->d = f;
       return 0;
     }
-    case NINF_TYPE_DOUBLE: memcpy(&v->d, x, sizeof v->d); return 0;
+    case NINF_TYPE_DOUBLE:
+      memcpy(&v->d, x, sizeof v->d);
+      return 0;
     case NINF_TYPE_SCOMPLEX: {
       float c[2];
       memcpy(c, x, sizeof c);
@@ -74,9 +77,11 @@ static int collect_scalar(int index, const ninf_param_info *p, const CFI_cdesc_t
       v->re = c[0], v->im = c[1];
       return 0;
     }
-    default: break; /* the integer types */
+    default:
+      break; /* the integer types */
   }
-  long long i = d->type == CFI_type_char ? *(const unsigned char *)x : fortran_get_int(x, d->elem_len);
+  long long i =
+      d->type == CFI_type_char ? *(const unsigned char *)x : fortran_get_int(x, d->elem_len);
   if (!fortran_int_fits(i, fortran_idl_int_size(p->type))) {
     snprintf(err, errlen, "argument %d '%s': value %lld does not fit the IDL type %s", index + 1,
              p->name, i, fortran_idl_type_name(p->type));
@@ -89,8 +94,8 @@ static int collect_scalar(int index, const ninf_param_info *p, const CFI_cdesc_t
 /* An integer array of another kind: a temporary of the IDL type. Values
  * that do not fit are remembered, not refused yet: only the elements the
  * call sends matter, and verify() learns how many those are. */
-static int convert_array(int index, const ninf_param_info *p, const CFI_cdesc_t *d,
-                         fortran_arg *a, char *err, size_t errlen) {
+static int convert_array(int index, const ninf_param_info *p, const CFI_cdesc_t *d, fortran_arg *a,
+                         char *err, size_t errlen) {
   if (a->count == SIZE_MAX) {
     snprintf(err, errlen,
              "argument %d '%s': an assumed-size INTEGER(%zu) array cannot be converted to the "
@@ -116,8 +121,8 @@ static int convert_array(int index, const ninf_param_info *p, const CFI_cdesc_t 
 
 /* Arrays and pointer parameters (OUT int *info): the caller's memory goes
  * straight to the wire when the representation matches. */
-static int collect_array(int index, const ninf_param_info *p, const CFI_cdesc_t *d,
-                         fortran_arg *a, ninf_binding_value *v, char *err, size_t errlen) {
+static int collect_array(int index, const ninf_param_info *p, const CFI_cdesc_t *d, fortran_arg *a,
+                         ninf_binding_value *v, char *err, size_t errlen) {
   size_t n = fortran_element_count(d, 0);
   int rank_ok = d->rank == 0 || d->rank == p->rank || n == 1;
   fortran_match m = fortran_match_type(p->type, 1, d->type, d->elem_len);
@@ -153,8 +158,10 @@ static void release_args(fortran_call *call) {
 static int collect(void *ctx, int nparams, const ninf_param_info *params,
                    ninf_binding_value *values, char *err, size_t errlen) {
   fortran_call *call = ctx;
+  /* After the start the temporaries are in use and the descriptors gone. */
+  if (call->started)
+    return snprintf(err, errlen, "internal error: arguments read after the call left"), -1;
   release_args(call); /* collect may run again for a retried call */
-  if (call->started) return snprintf(err, errlen, "internal error: arguments read after the call left"), -1;
   if (call->early[0]) return snprintf(err, errlen, "%s", call->early), -1;
   if (call->nactual != nparams) return refuse_count(call, nparams, params, err, errlen);
   call->args = calloc(nparams ? (size_t)nparams : 1, sizeof *call->args);
@@ -244,8 +251,9 @@ int fortran_call_copy_back(fortran_call *call, char *err, size_t errlen) {
       if (fits_actual(v, size)) {
         fortran_put_int(out + i * size, size, v);
       } else if (rc == 0) { /* leave it untouched, report the first */
-        snprintf(err, errlen, "argument %d '%s': returned element %zu = %lld does not fit INTEGER(%zu)",
-                 k + 1, a->name, i + 1, v, size);
+        snprintf(err, errlen,
+                 "argument %d '%s': returned element %zu = %lld does not fit INTEGER(%zu)", k + 1,
+                 a->name, i + 1, v, size);
         rc = -1;
       }
     }

@@ -27,21 +27,21 @@ enum { NINF_FORTRAN_MAX_ARGS = 30 };
 
 /* One IDL parameter and the actual argument bound to it. */
 typedef struct {
-  char name[64];     /* the parameter's name, kept for messages after the call */
+  char name[64]; /* the parameter's name, kept for messages after the call */
   /* The actual argument. Its descriptor lives only as long as the Fortran
    * call statement, so what copy-back needs later is kept here. */
-  void *base;        /* its first element */
-  size_t elem_len;   /* bytes per element */
-  int is_character;  /* CHARACTER: counts are in characters */
-  int mode;          /* NINF_MODE_* */
-  int type;          /* NINF_TYPE_* */
-  size_t count;      /* elements of the actual (bytes for CHARACTER); SIZE_MAX: assumed-size */
-  size_t transfer;   /* elements the call moves, from verify(); count until then */
-  void *temp;        /* converted copy of an integer array of another kind, or NULL */
-  size_t temp_size;  /* bytes per element of temp: the IDL type's */
-  size_t first_bad;  /* first element of temp that did not fit the IDL type, or SIZE_MAX */
+  void *base;          /* its first element */
+  size_t elem_len;     /* bytes per element */
+  int is_character;    /* CHARACTER: counts are in characters */
+  int mode;            /* NINF_MODE_* */
+  int type;            /* NINF_TYPE_* */
+  size_t count;        /* elements of the actual (bytes for CHARACTER); SIZE_MAX: assumed-size */
+  size_t transfer;     /* elements the call moves, from verify(); count until then */
+  void *temp;          /* converted copy of an integer array of another kind, or NULL */
+  size_t temp_size;    /* bytes per element of temp: the IDL type's */
+  size_t first_bad;    /* first element of temp that did not fit the IDL type, or SIZE_MAX */
   long long bad_value; /* its value */
-  char *text;        /* NUL-terminated copy of a string argument, or NULL */
+  char *text;          /* NUL-terminated copy of a string argument, or NULL */
 } fortran_arg;
 
 typedef struct fortran_call {

@@ -19,17 +19,18 @@ extern "C" {
 #endif
 
 /* The 30 optional arguments of the module's call interfaces. */
-#define FORTRAN_PARAMS                                                                       \
-  CFI_cdesc_t *a1, CFI_cdesc_t *a2, CFI_cdesc_t *a3, CFI_cdesc_t *a4, CFI_cdesc_t *a5,       \
-      CFI_cdesc_t *a6, CFI_cdesc_t *a7, CFI_cdesc_t *a8, CFI_cdesc_t *a9, CFI_cdesc_t *a10,  \
-      CFI_cdesc_t *a11, CFI_cdesc_t *a12, CFI_cdesc_t *a13, CFI_cdesc_t *a14,                \
-      CFI_cdesc_t *a15, CFI_cdesc_t *a16, CFI_cdesc_t *a17, CFI_cdesc_t *a18,                \
-      CFI_cdesc_t *a19, CFI_cdesc_t *a20, CFI_cdesc_t *a21, CFI_cdesc_t *a22,                \
-      CFI_cdesc_t *a23, CFI_cdesc_t *a24, CFI_cdesc_t *a25, CFI_cdesc_t *a26,                \
-      CFI_cdesc_t *a27, CFI_cdesc_t *a28, CFI_cdesc_t *a29, CFI_cdesc_t *a30
-#define FORTRAN_ARGS_ARRAY                                                                   \
-  {a1,  a2,  a3,  a4,  a5,  a6,  a7,  a8,  a9,  a10, a11, a12, a13, a14, a15,                \
-   a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30}
+#define FORTRAN_PARAMS                                                                          \
+  CFI_cdesc_t *a1, CFI_cdesc_t *a2, CFI_cdesc_t *a3, CFI_cdesc_t *a4, CFI_cdesc_t *a5,          \
+      CFI_cdesc_t *a6, CFI_cdesc_t *a7, CFI_cdesc_t *a8, CFI_cdesc_t *a9, CFI_cdesc_t *a10,     \
+      CFI_cdesc_t *a11, CFI_cdesc_t *a12, CFI_cdesc_t *a13, CFI_cdesc_t *a14, CFI_cdesc_t *a15, \
+      CFI_cdesc_t *a16, CFI_cdesc_t *a17, CFI_cdesc_t *a18, CFI_cdesc_t *a19, CFI_cdesc_t *a20, \
+      CFI_cdesc_t *a21, CFI_cdesc_t *a22, CFI_cdesc_t *a23, CFI_cdesc_t *a24, CFI_cdesc_t *a25, \
+      CFI_cdesc_t *a26, CFI_cdesc_t *a27, CFI_cdesc_t *a28, CFI_cdesc_t *a29, CFI_cdesc_t *a30
+#define FORTRAN_ARGS_ARRAY                                                                     \
+  {                                                                                            \
+    a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, \
+        a21, a22, a23, a24, a25, a26, a27, a28, a29, a30                                       \
+  }
 
 /* Forgets the binding's error: every entry point starts with it. */
 NINF_EXPORT void ninf__fortran_clear_error(void);

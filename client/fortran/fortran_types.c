@@ -14,11 +14,16 @@ static int is_integer(CFI_type_t t, size_t elem_len) {
 
 size_t fortran_idl_int_size(int idl_type) {
   switch (idl_type) {
-    case NINF_TYPE_CHAR: return 1;
-    case NINF_TYPE_SHORT: return 2;
-    case NINF_TYPE_INT: return 4;
-    case NINF_TYPE_LONG: return 8;
-    default: return 0;
+    case NINF_TYPE_CHAR:
+      return 1;
+    case NINF_TYPE_SHORT:
+      return 2;
+    case NINF_TYPE_INT:
+      return 4;
+    case NINF_TYPE_LONG:
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -37,18 +42,22 @@ fortran_match fortran_match_type(int idl_type, int is_array, CFI_type_t cfi, siz
     case NINF_TYPE_CHAR:
     case NINF_TYPE_SHORT:
     case NINF_TYPE_INT:
-    case NINF_TYPE_LONG: return match_integer(idl_type, is_array, cfi, elem_len);
+    case NINF_TYPE_LONG:
+      return match_integer(idl_type, is_array, cfi, elem_len);
     /* Reals and complexes must have the exact kind: converting them would
      * silently change precision. */
-    case NINF_TYPE_FLOAT: return cfi == CFI_type_float ? FORTRAN_DIRECT : FORTRAN_MISMATCH;
-    case NINF_TYPE_DOUBLE: return cfi == CFI_type_double ? FORTRAN_DIRECT : FORTRAN_MISMATCH;
+    case NINF_TYPE_FLOAT:
+      return cfi == CFI_type_float ? FORTRAN_DIRECT : FORTRAN_MISMATCH;
+    case NINF_TYPE_DOUBLE:
+      return cfi == CFI_type_double ? FORTRAN_DIRECT : FORTRAN_MISMATCH;
     case NINF_TYPE_SCOMPLEX:
       return cfi == CFI_type_float_Complex ? FORTRAN_DIRECT : FORTRAN_MISMATCH;
     case NINF_TYPE_DCOMPLEX:
       return cfi == CFI_type_double_Complex ? FORTRAN_DIRECT : FORTRAN_MISMATCH;
     case NINF_TYPE_STRING:
       return cfi == CFI_type_char && !is_array ? FORTRAN_DIRECT : FORTRAN_MISMATCH;
-    default: return FORTRAN_MISMATCH;
+    default:
+      return FORTRAN_MISMATCH;
   }
 }
 
@@ -58,10 +67,18 @@ long long fortran_get_int(const void *p, size_t size) {
   int32_t i4;
   int64_t i8;
   switch (size) {
-    case 1: memcpy(&i1, p, 1); return i1;
-    case 2: memcpy(&i2, p, 2); return i2;
-    case 4: memcpy(&i4, p, 4); return i4;
-    default: memcpy(&i8, p, 8); return i8;
+    case 1:
+      memcpy(&i1, p, 1);
+      return i1;
+    case 2:
+      memcpy(&i2, p, 2);
+      return i2;
+    case 4:
+      memcpy(&i4, p, 4);
+      return i4;
+    default:
+      memcpy(&i8, p, 8);
+      return i8;
   }
 }
 
@@ -71,19 +88,31 @@ void fortran_put_int(void *p, size_t size, long long v) {
   int32_t i4 = (int32_t)v;
   int64_t i8 = (int64_t)v;
   switch (size) {
-    case 1: memcpy(p, &i1, 1); break;
-    case 2: memcpy(p, &i2, 2); break;
-    case 4: memcpy(p, &i4, 4); break;
-    default: memcpy(p, &i8, 8); break;
+    case 1:
+      memcpy(p, &i1, 1);
+      break;
+    case 2:
+      memcpy(p, &i2, 2);
+      break;
+    case 4:
+      memcpy(p, &i4, 4);
+      break;
+    default:
+      memcpy(p, &i8, 8);
+      break;
   }
 }
 
 int fortran_int_fits(long long v, size_t size) {
   switch (size) {
-    case 1: return v >= -128 && v <= 255;
-    case 2: return v >= INT16_MIN && v <= INT16_MAX;
-    case 4: return v >= INT32_MIN && v <= INT32_MAX;
-    default: return 1;
+    case 1:
+      return v >= -128 && v <= 255;
+    case 2:
+      return v >= INT16_MIN && v <= INT16_MAX;
+    case 4:
+      return v >= INT32_MIN && v <= INT32_MAX;
+    default:
+      return 1;
   }
 }
 
@@ -101,19 +130,33 @@ size_t fortran_element_count(const CFI_cdesc_t *d, int count_characters) {
 static void type_text(CFI_type_t t, size_t elem_len, char *out, size_t outlen) {
   int kind = t < 0 ? 0 : (int)(t >> CFI_type_kind_shift);
   switch (category(t)) {
-    case CFI_type_Integer: snprintf(out, outlen, "INTEGER(%d)", kind); break;
-    case CFI_type_Logical: snprintf(out, outlen, "LOGICAL(%d)", kind); break;
-    case CFI_type_Real: snprintf(out, outlen, "REAL(%d)", kind); break;
-    case CFI_type_Complex: snprintf(out, outlen, "COMPLEX(%d)", kind); break;
+    case CFI_type_Integer:
+      snprintf(out, outlen, "INTEGER(%d)", kind);
+      break;
+    case CFI_type_Logical:
+      snprintf(out, outlen, "LOGICAL(%d)", kind);
+      break;
+    case CFI_type_Real:
+      snprintf(out, outlen, "REAL(%d)", kind);
+      break;
+    case CFI_type_Complex:
+      snprintf(out, outlen, "COMPLEX(%d)", kind);
+      break;
     case CFI_type_Character:
       if (kind == 1)
         snprintf(out, outlen, "CHARACTER(len=%zu)", elem_len);
       else
         snprintf(out, outlen, "CHARACTER(kind=%d)", kind);
       break;
-    case CFI_type_struct: snprintf(out, outlen, "derived-type"); break;
-    case CFI_type_cptr: snprintf(out, outlen, "TYPE(C_PTR)"); break;
-    default: snprintf(out, outlen, "unknown-type"); break;
+    case CFI_type_struct:
+      snprintf(out, outlen, "derived-type");
+      break;
+    case CFI_type_cptr:
+      snprintf(out, outlen, "TYPE(C_PTR)");
+      break;
+    default:
+      snprintf(out, outlen, "unknown-type");
+      break;
   }
 }
 
@@ -139,16 +182,24 @@ void fortran_describe_actual(const CFI_cdesc_t *d, char *out, size_t outlen) {
 /* The Fortran spelling of an IDL type, for messages. */
 static const char *fortran_spelling(int idl_type, int is_array) {
   switch (idl_type) {
-    case NINF_TYPE_CHAR: return is_array ? "CHARACTER or INTEGER(1)" : "CHARACTER(len=1) or INTEGER";
+    case NINF_TYPE_CHAR:
+      return is_array ? "CHARACTER or INTEGER(1)" : "CHARACTER(len=1) or INTEGER";
     case NINF_TYPE_SHORT:
     case NINF_TYPE_INT:
-    case NINF_TYPE_LONG: return "INTEGER";
-    case NINF_TYPE_FLOAT: return "REAL(4)";
-    case NINF_TYPE_DOUBLE: return "REAL(8)";
-    case NINF_TYPE_SCOMPLEX: return "COMPLEX(4)";
-    case NINF_TYPE_DCOMPLEX: return "COMPLEX(8)";
-    case NINF_TYPE_STRING: return "CHARACTER";
-    default: return "(unknown IDL type)";
+    case NINF_TYPE_LONG:
+      return "INTEGER";
+    case NINF_TYPE_FLOAT:
+      return "REAL(4)";
+    case NINF_TYPE_DOUBLE:
+      return "REAL(8)";
+    case NINF_TYPE_SCOMPLEX:
+      return "COMPLEX(4)";
+    case NINF_TYPE_DCOMPLEX:
+      return "COMPLEX(8)";
+    case NINF_TYPE_STRING:
+      return "CHARACTER";
+    default:
+      return "(unknown IDL type)";
   }
 }
 
@@ -165,7 +216,7 @@ void fortran_describe_param(const ninf_param_info *p, char *out, size_t outlen) 
 }
 
 const char *fortran_idl_type_name(int idl_type) {
-  static const char *const names[] = {"char",  "short",    "int",      "long",  "float",
+  static const char *const names[] = {"char",   "short",    "int",      "long",  "float",
                                       "double", "scomplex", "dcomplex", "string"};
   return idl_type >= 0 && idl_type <= NINF_TYPE_STRING ? names[idl_type] : "unknown";
 }

@@ -136,7 +136,9 @@ NINF_EXPORT void ninf__fortran_perror(const char *msg) {
   fprintf(stderr, "%s: %s\n", Ninf_error_string(t_code), t_detail);
 }
 
-NINF_EXPORT int ninf__fortran_get_error(void) { return t_code != NINF_OK ? t_code : Ninf_get_error(); }
+NINF_EXPORT int ninf__fortran_get_error(void) {
+  return t_code != NINF_OK ? t_code : Ninf_get_error();
+}
 
 NINF_EXPORT const char *ninf__fortran_error_detail(void) {
   return t_code != NINF_OK ? t_detail : Ninf_get_error_detail();

@@ -109,7 +109,7 @@ static int session_id_ok(fortran_call *call, const CFI_cdesc_t *id) {
 }
 
 NINF_EXPORT int ninf__fortran_grpc_call_async(grpc_function_handle_t *handle,
-                                               CFI_cdesc_t *session_id, FORTRAN_PARAMS) {
+                                              CFI_cdesc_t *session_id, FORTRAN_PARAMS) {
   CFI_cdesc_t *actual[NINF_FORTRAN_MAX_ARGS] = FORTRAN_ARGS_ARRAY;
   ninf__fortran_clear_error();
   fortran_call *call = malloc(sizeof *call);

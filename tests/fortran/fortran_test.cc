@@ -1,0 +1,157 @@
+// Black-box tests of the Fortran client: a real ninfd serving the build
+// tree's standard library, and the Fortran examples and test programs run
+// as a user runs them, with NINF_SERVER pointing at the daemon. The last
+// case builds programs in a folder outside the tree with the build tree's
+// ninffc and ninfcc, as a user of an uninstalled tree would.
+//
+// Each TEST_CASE is one Meson test (tests/fortran/meson.build). The
+// programs' paths come from the build (FORTRAN_* macros).
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <string>
+
+#include "daemon_fixture.h"
+
+namespace {
+
+struct Outcome {
+  int status;          // exit status, or 128 + signal
+  std::string output;  // stdout and stderr
+};
+
+// Runs a shell command line; its output is shown when a check fails.
+Outcome Run(const std::string &command) {
+  Outcome out{-1, ""};
+  FILE *pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.output.append(buf, n);
+  int status = pclose(pipe);
+  out.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  UNSCOPED_INFO("$ " << command << "\n" << out.output);
+  return out;
+}
+
+// Runs `program` (with arguments) against the daemon.
+Outcome RunAgainst(const ninf::test::Daemon &d, const std::string &program) {
+  return Run("NINF_SERVER=" + d.address() + " " + program);
+}
+
+bool Contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+// A program as a user writes it: remote dgesv and ep from module ninf.
+const char *kUserProgram = R"(program user
+  use ninf
+  implicit none
+  integer, parameter :: n = 50
+  real(8) :: a(n, n), b(n, 1), sx, sy, q(10)
+  integer :: ipiv(n), info, ierr
+  call random_number(a)
+  call random_number(b)
+  ierr = Ninf_call('dgesv', n, 1, a, n, ipiv, b, n, info)
+  if (ierr /= 0 .or. info /= 0) then
+    call Ninf_perror('dgesv')
+    stop 1
+  end if
+  ierr = Ninf_call('ep', 16, sx, sy, q)
+  if (ierr /= 0) then
+    call Ninf_perror('ep')
+    stop 1
+  end if
+  print '(a)', 'user program ok'
+end program user
+)";
+
+const char *kUserCProgram = R"(#include <stdio.h>
+#include "ninf.h"
+int main(void) {
+  double sx, sy, q[10];
+  if (Ninf_call("ep", 16L, &sx, &sy, q) != 0) {
+    Ninf_perror("ep");
+    return 1;
+  }
+  printf("user C program ok\n");
+  return 0;
+}
+)";
+
+}  // namespace
+
+TEST_CASE("fortran_dgesv", "[fortran]") {
+  ninf::test::Daemon d;
+  Outcome r = RunAgainst(d, FORTRAN_LINPACK " 300");
+  CHECK(r.status == 0);
+  CHECK(Contains(r.output, "PASSED"));
+}
+
+TEST_CASE("fortran_ep", "[fortran]") {
+  ninf::test::Daemon d;
+  Outcome r = RunAgainst(d, FORTRAN_EP " 24");
+  CHECK(r.status == 0);
+  CHECK(Contains(r.output, "VERIFIED"));
+}
+
+TEST_CASE("fortran_async", "[fortran]") {
+  ninf::test::Daemon d;
+  Outcome r = RunAgainst(d, FORTRAN_ASYNC_TEST);
+  CHECK(r.status == 0);
+  CHECK(Contains(r.output, "ok: INTEGER(8) ipiv and info copied back at Ninf_wait_all"));
+}
+
+TEST_CASE("fortran_grpc", "[fortran]") {
+  ninf::test::Daemon d;
+  Outcome r = RunAgainst(d, FORTRAN_GRPC_TEST);
+  CHECK(r.status == 0);
+  CHECK(Contains(r.output, "ok: grpc_finalize"));
+}
+
+// linpack.f90 compiled with -fdefault-integer-8: every INTEGER argument is
+// 8 bytes where the IDL says int.
+TEST_CASE("fortran_integer8", "[fortran]") {
+  ninf::test::Daemon d;
+  Outcome r = RunAgainst(d, FORTRAN_LINPACK_I8 " 300");
+  CHECK(r.status == 0);
+  CHECK(Contains(r.output, "PASSED"));
+}
+
+TEST_CASE("fortran_refusals", "[fortran]") {
+  ninf::test::Daemon d;
+  Outcome r = RunAgainst(d, FORTRAN_REFUSE_TEST);
+  CHECK(r.status == 0);
+  // What Ninf_perror printed for two of the refusals.
+  CHECK(Contains(r.output,
+                 "a non-contiguous section: arguments do not match the interface: "
+                 "argument 6 'b': expected a contiguous rank-2 REAL(8) array, got a "
+                 "non-contiguous rank-2 REAL(8) array"));
+  CHECK(Contains(r.output,
+                 "argument 3 'a': expected a contiguous rank-2 REAL(8) array, got a "
+                 "rank-2 INTEGER(4) array"));
+}
+
+TEST_CASE("fortran_wrappers_outside_the_tree", "[fortran]") {
+  ninf::test::TempDir dir;
+  dir.WriteFile("user.f90", kUserProgram);
+  dir.WriteFile("user.c", kUserCProgram);
+  const std::string cd = "cd " + dir.path() + " && ";
+
+  Outcome shown = Run(cd + NINFFC " --showme user.f90 -o user");
+  CHECK(shown.status == 0);
+  CHECK(Contains(shown.output, "-lninf_fortran"));
+  CHECK_FALSE(Contains(Run(NINFFC " --showme:compile").output, "-lninf"));
+  CHECK(Contains(Run(NINFFC " --showme:link").output, "-lninf_fortran -lninf"));
+
+  REQUIRE(Run(cd + NINFFC " user.f90 -o user").status == 0);
+  // Compiling and linking apart: -c adds no link flags.
+  REQUIRE(Run(cd + NINFFC " -c user.f90 -o user_apart.o").status == 0);
+  REQUIRE(Run(cd + NINFFC " user_apart.o -o user_apart").status == 0);
+  REQUIRE(Run(cd + NINFCC " user.c -o user_c").status == 0);
+
+  ninf::test::Daemon d;
+  CHECK(Contains(RunAgainst(d, dir.Join("user")).output, "user program ok"));
+  CHECK(Contains(RunAgainst(d, dir.Join("user_apart")).output, "user program ok"));
+  CHECK(Contains(RunAgainst(d, dir.Join("user_c")).output, "user C program ok"));
+}
