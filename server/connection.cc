@@ -83,6 +83,8 @@ void Connection::Finish() {
   state_ = State::kFinishing;
   call_pending_ = false;
   watch_hangup_ = false;
+  notify_flushed_ = false;
+  heartbeat_ms_ = 0;  // the linger timer below replaces the heartbeat timer
   uv_timer_start(&timer_, OnTimer, kLingerMs, 0);
   Flush();
 }
@@ -90,6 +92,33 @@ void Connection::Finish() {
 void Connection::WatchHangup(bool on) {
   watch_hangup_ = on;
   UpdatePoll();
+}
+
+void Connection::StartHeartbeats(uint64_t period_ms) {
+  if (state_ != State::kParked || period_ms == 0) return;
+  heartbeat_ms_ = period_ms;
+  uv_timer_start(&timer_, OnTimer, period_ms, period_ms);
+}
+
+void Connection::StopHeartbeats() {
+  if (heartbeat_ms_ == 0) return;
+  heartbeat_ms_ = 0;
+  if (state_ == State::kParked) uv_timer_stop(&timer_);
+}
+
+void Connection::NotifyWhenFlushed() {
+  if (state_ != State::kParked) return;
+  notify_flushed_ = true;
+  UpdatePoll();
+}
+
+void Connection::SendHeartbeat() {
+  // The previous beat still on its way is proof of life enough; never queue
+  // a second frame behind it.
+  if (out_sent_ < out_.size()) return;
+  wire::Heartbeat beat;
+  AppendFrame(&out_, FRAME_HEARTBEAT, &beat);
+  Flush();
 }
 
 void Connection::Close() {
@@ -150,6 +179,8 @@ void Connection::OnTimer(uv_timer_t *timer) {
     self->Fail(Status(NINF_ERR_TIMEOUT, "no request for " +
                                             std::to_string(self->idle_timeout_ms_ / 1000) +
                                             " s; closing the connection"));
+  } else if (self->state_ == State::kParked) {
+    if (self->heartbeat_ms_) self->SendHeartbeat();
   } else if (self->state_ == State::kFinishing || self->state_ == State::kDraining) {
     self->Close();
   }
@@ -234,6 +265,11 @@ bool Connection::Flush() {
     } else if (state_ == State::kParked && call_pending_) {
       UpdatePoll();
       DispatchFrame();
+      return state_ != State::kClosed;
+    } else if (state_ == State::kParked && notify_flushed_) {
+      notify_flushed_ = false;
+      UpdatePoll();
+      delegate_->OnOutputFlushed(*this);
       return state_ != State::kClosed;
     }
   }

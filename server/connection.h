@@ -6,7 +6,10 @@
 //             idle timer closes a connection that sends nothing.
 //   parked    FRAME_CALL was read: nothing more is read, because what follows
 //             (FRAME_ARGS and arrays) belongs to the executable. The socket is
-//             only watched for the peer's hangup (EPOLLRDHUP, no read).
+//             only watched for the peer's hangup (EPOLLRDHUP, no read). While
+//             the call waits for a slot, the connection may send
+//             FRAME_HEARTBEATs; the server hands the socket over only once
+//             every byte of them is out (OnOutputFlushed).
 //   finishing the last replies (usually a FRAME_ERROR) are being written;
 //   draining  then the write side is shut and the connection reads and drops
 //             what the peer still sends until it closes, so that our close
@@ -49,6 +52,9 @@ class Connection {
     virtual void OnHangup(Connection &conn) = 0;
     // Last call: the fd is closed and the object is deleted right after.
     virtual void OnClosed(Connection &conn) = 0;
+    // A parked connection asked to (NotifyWhenFlushed) has written all its
+    // pending output.
+    virtual void OnOutputFlushed(Connection &conn) = 0;
   };
 
   // Takes ownership of `fd` and starts reading. The object lives until its
@@ -68,6 +74,19 @@ class Connection {
 
   // Turns the hangup watch of a parked connection on or off.
   void WatchHangup(bool on);
+
+  // Parked only: sends an empty FRAME_HEARTBEAT every `period_ms` until
+  // StopHeartbeats(). A beat is skipped while the previous one is still
+  // being written, so at most one frame is ever pending.
+  void StartHeartbeats(uint64_t period_ms);
+  void StopHeartbeats();
+
+  // Whether reply bytes wait to be written.
+  bool output_pending() const { return out_sent_ < out_.size(); }
+
+  // Parked only: calls Delegate::OnOutputFlushed once the pending output is
+  // written (the socket may be handed to an executable only then).
+  void NotifyWhenFlushed();
 
   // Closes at once (pending output is dropped). Safe to call repeatedly.
   void Close();
@@ -96,6 +115,7 @@ class Connection {
   void ReadRequests();
   void Drain();
   bool Flush();
+  void SendHeartbeat();
   void DispatchFrame();
   void UpdatePoll();
 
@@ -110,6 +130,8 @@ class Connection {
   RequestReader reader_;
   bool call_pending_ = false;  // a parked CALL waits for the replies before it
   bool watch_hangup_ = false;
+  bool notify_flushed_ = false;
+  uint64_t heartbeat_ms_ = 0;  // parked and sending heartbeats
   std::string out_;
   std::size_t out_sent_ = 0;
   uint64_t drained_ = 0;

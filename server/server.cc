@@ -57,6 +57,9 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
       slots_(ResolveSlots(settings.slots, cores)),
       threads_per_job_(ResolveThreadsPerJob(settings.threads_per_job, cores, slots_)),
       admission_(slots_, static_cast<std::size_t>(settings.queue_limit)),
+      warm_(loop, static_cast<int>(settings.warm_executables), threads_per_job_,
+            {.spawned = [this](const Process &) { ++counters_.executables_started; },
+             .reaped = [this] { MaybeStopped(); }}),
       listener_(loop, [this](int fd, const std::string &peer) { Accept(fd, peer); }) {
   uv_timer_init(loop_, &grace_timer_);
   grace_timer_.data = this;
@@ -69,10 +72,11 @@ Status Server::Start() {
   NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
   spdlog::info(
       "event=listening address={} port={} registry={} functions={} cores={} slots={} "
-      "threads_per_job={} queue_limit={} max_call_bytes={} pid={} version={}",
+      "threads_per_job={} queue_limit={} max_call_bytes={} warm_executables={} pid={} "
+      "version={}",
       listener_.address(), listener_.port(), Quoted(registry_.dir()), registry_.size(), cores_,
-      slots_, threads_per_job_, settings_.queue_limit, settings_.max_call_bytes, ::getpid(),
-      NINF_VERSION);
+      slots_, threads_per_job_, settings_.queue_limit, settings_.max_call_bytes,
+      settings_.warm_executables, ::getpid(), NINF_VERSION);
   if (threads_per_job_ * slots_ > cores_)
     spdlog::warn("event=oversubscribed slots={} threads_per_job={} cores={}", slots_,
                  threads_per_job_, cores_);
@@ -191,15 +195,23 @@ std::string Server::StatsText() const {
   g.queue_limit = admission_.queue_limit();
   g.max_call_bytes = static_cast<uint64_t>(settings_.max_call_bytes);
   g.functions = registry_.size();
+  g.warm_executables = static_cast<uint64_t>(settings_.warm_executables);
+  g.warm_idle = warm_.idle();
+  for (const auto &[id, job] : jobs_)
+    if (job->persistent() && job->started() && !job->exited()) ++g.persistent_executables;
   double load[1] = {0};
   if (::getloadavg(load, 1) == 1) g.load_average_1 = load[0];
   return FormatStats(g, counters_);
 }
 
 void Server::OnClosed(Connection &conn) {
-  if (conn.job) conn.job->detach_conn();
+  Job *job = conn.job;
+  if (job) job->detach_conn();
   connections_.erase(&conn);
   spdlog::debug("event=disconnect conn={} peer={}", conn.id(), conn.peer());
+  // A socket error (often while writing a heartbeat) closes a connection
+  // whose call has not started yet: the call is cancelled.
+  if (job && (job->queued || job->awaiting_flush)) FinishJob(*job, EndReason::kHangup);
   MaybeStopped();
 }
 
@@ -211,9 +223,11 @@ void Server::ReloadRegistry() {
   if (!st.ok()) {
     spdlog::error("event=reload_failed registry={} error={}", Quoted(registry_.dir()),
                   Quoted(st.message()));
+    warm_.Clear();
     return;
   }
   registry_ = std::move(fresh);
+  warm_.Clear();
   spdlog::info("event=reloaded registry={} functions={}", Quoted(registry_.dir()),
                registry_.size());
 }
@@ -230,6 +244,7 @@ void Server::Shutdown(std::function<void()> on_stopped) {
                admission_.running(), admission_.queued(), connections_.size(),
                settings_.grace_seconds);
   listener_.Close();
+  warm_.Close();
   for (uint64_t id : admission_.TakeQueue()) FinishJob(*jobs_.at(id), EndReason::kRefused);
   // Connections that are only reading requests go now; those finishing a
   // reply close on their own once it is delivered (bounded by their linger
@@ -259,11 +274,20 @@ void Server::Shutdown(std::function<void()> on_stopped) {
 }
 
 void Server::KillAll(KillReason reason) {
-  for (auto &[id, job] : jobs_) job->Kill(reason);
+  // A call admitted but not yet handed over (its client does not read the
+  // last heartbeat) has no executable to kill: it is refused instead.
+  std::vector<Job *> unstarted;
+  for (auto &[id, job] : jobs_) {
+    if (job->awaiting_flush)
+      unstarted.push_back(job);
+    else
+      job->Kill(reason);
+  }
+  for (Job *job : unstarted) FinishJob(*job, EndReason::kRefused);
 }
 
 void Server::MaybeStopped() {
-  if (!stopping_ || stopped_ || !jobs_.empty() || !connections_.empty()) return;
+  if (!stopping_ || stopped_ || !jobs_.empty() || !connections_.empty() || !warm_.empty()) return;
   stopped_ = true;
   if (grace_timer_open_) {
     uv_close(reinterpret_cast<uv_handle_t *>(&grace_timer_), nullptr);

@@ -4,6 +4,7 @@
 //   listener ──accept──> Connection ──request──> Server
 //                                                  │ QUERY/LIST/STATS: reply
 //                                                  │ CALL: Job, queued or started
+//                          WarmPool ──idle Process──> Job (or a cold spawn)
 //   Job ──ARGS_RECEIVED / CALL_DONE / exit──> Server ──FinishJob──> slot freed,
 //                                                  stats, next queued call
 //
@@ -30,6 +31,7 @@
 #include "registry.h"
 #include "settings.h"
 #include "stats.h"
+#include "warm_pool.h"
 
 namespace ninf::server {
 
@@ -51,6 +53,8 @@ class Server : public Connection::Delegate, public JobEvents {
   void Shutdown(std::function<void()> on_stopped);
 
   // SIGHUP: reloads the registry folder; on error the old registry stays.
+  // Idle warm executables are killed either way (their programs may have
+  // been replaced); each function is warmed again after its next call.
   void ReloadRegistry();
 
   int port() const { return listener_.port(); }
@@ -69,6 +73,7 @@ class Server : public Connection::Delegate, public JobEvents {
   void OnProtocolError(Connection &conn, const Status &st) override;
   void OnHangup(Connection &conn) override;
   void OnClosed(Connection &conn) override;
+  void OnOutputFlushed(Connection &conn) override;
 
   // JobEvents
   void OnArgsReceived(Job &job) override;
@@ -82,6 +87,11 @@ class Server : public Connection::Delegate, public JobEvents {
   void HandleCall(Connection &conn, std::string_view body);
 
   void StartJob(Job &job);
+  // Hands the job to a warm executable if one takes it; false if none did.
+  bool HandoffWarm(Job &job);
+  // Starts an executable for the job and hands it over; on failure the job
+  // is ended (and deleted) and the result is false.
+  bool HandoffCold(Job &job);
   void AdmitQueued();
   // How a job's end counts and what its client is told.
   struct Ending {
@@ -105,6 +115,7 @@ class Server : public Connection::Delegate, public JobEvents {
   int threads_per_job_;
   Admission admission_;
   Counters counters_;
+  WarmPool warm_;
   Listener listener_;
   uv_timer_t grace_timer_{};
   bool grace_timer_open_ = false;

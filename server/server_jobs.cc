@@ -1,5 +1,6 @@
 // Server: the call path. FRAME_CALL -> Job (started or queued) -> control
 // events -> FinishJob, the one place every job ends.
+#include <algorithm>
 #include <cmath>
 
 #include "log.h"
@@ -13,6 +14,10 @@ double SecondsBetween(Clock::time_point from, Clock::time_point to) {
   if (from == Clock::time_point() || to < from) return 0;
   return std::chrono::duration<double>(to - from).count();
 }
+
+// Heartbeats more frequent than this would only load the daemon, the
+// executable and the client; a smaller request is raised to it.
+constexpr uint32_t kMinHeartbeatMs = 10;
 
 // Fixed-point text for durations in log lines.
 std::string Sec(double s) {
@@ -39,8 +44,13 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
         Status(NINF_ERR_FUNCTION_NOT_FOUND, "no function '" + req.name() + "' on this server"));
     return;
   }
-  auto *job = new Job(loop_, this, next_job_id_++, req.call_id(), req.name(), entry->executable,
-                      req.persistent(), &conn);
+  CallParams params;
+  params.call_id = req.call_id();
+  params.function = req.name();
+  params.executable = entry->executable;
+  params.persistent = req.persistent();
+  params.heartbeat_ms = req.heartbeat_ms() ? std::max(req.heartbeat_ms(), kMinHeartbeatMs) : 0;
+  auto *job = new Job(this, next_job_id_++, std::move(params), &conn);
   conn.job = job;
   jobs_.emplace(job->id(), job);
   if (stopping_) {
@@ -56,6 +66,9 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
     case Admission::Decision::kQueue:
       job->queued = true;
       conn.WatchHangup(true);
+      // ninfd owns the socket until the hand-off, so it may prove the call
+      // alive itself while it waits.
+      conn.StartHeartbeats(job->heartbeat_ms());
       spdlog::info("event=call_queued job={} call={} function={} peer={} queued={}", job->id(),
                    job->call_id(), job->function(), conn.peer(), admission_.queued());
       break;
@@ -70,17 +83,74 @@ void Server::StartJob(Job &job) {
     FinishJob(job, EndReason::kHangup);
     return;
   }
-  Status st = job.Start(threads_per_job_, static_cast<uint64_t>(settings_.max_call_bytes));
-  if (!st.ok()) {
-    FinishJob(job, EndReason::kSpawnFailed, st);
+  // A heartbeat still on its way must be out before the executable shares
+  // the socket, or its frames would interleave with ours.
+  job.conn()->StopHeartbeats();
+  if (job.conn()->output_pending()) {
+    job.awaiting_flush = true;
+    job.conn()->NotifyWhenFlushed();
     return;
   }
-  ++counters_.executables_started;
+  job.awaiting_flush = false;
+  // Off the call path, the pool makes sure the next call finds an
+  // executable waiting: right after the hand-off if none is left, otherwise
+  // when this call ends (FinishJob), so that the replacement's start-up (a
+  // few ms of CPU) does not compete with this call. A function's first call
+  // arms its warming, whether or not that call could start (the pool's
+  // restart policy bounds the attempts).
+  const std::string function = job.function(), executable = job.executable();
+  const bool warm = HandoffWarm(job);
+  if (warm) {
+    ++counters_.warm_hits;
+  } else {
+    ++counters_.warm_misses;
+    if (!HandoffCold(job)) {  // the job has ended
+      warm_.Replenish(function, executable);
+      return;
+    }
+  }
   spdlog::info(
       "event=call_start job={} call={} function={} peer={} pid={} threads={} "
-      "persistent={} queue_seconds={}",
-      job.id(), job.call_id(), job.function(), job.conn()->peer(), job.pid(), threads_per_job_,
-      job.persistent(), Sec(SecondsBetween(job.arrived, job.admitted)));
+      "persistent={} warm={} heartbeat_ms={} queue_seconds={}",
+      job.id(), job.call_id(), job.function(), job.conn() ? job.conn()->peer() : "-", job.pid(),
+      threads_per_job_, job.persistent(), warm, job.heartbeat_ms(),
+      Sec(SecondsBetween(job.arrived, job.admitted)));
+  if (!warm || warm_.idle(function) == 0) warm_.Replenish(function, executable);
+}
+
+bool Server::HandoffWarm(Job &job) {
+  const auto max_call_bytes = static_cast<uint64_t>(settings_.max_call_bytes);
+  // A warm executable that died a moment ago (its exit not yet seen) fails
+  // the hand-off; then the next one is tried.
+  while (Process *p = warm_.Take(job.function(), job.executable())) {
+    if (job.Handoff(p, threads_per_job_, max_call_bytes)) return true;
+    warm_.Discard(p);
+  }
+  return false;
+}
+
+bool Server::HandoffCold(Job &job) {
+  Process *p = nullptr;
+  // Owned by the pool until the job adopts it, so that a failed hand-off
+  // leaves the pool to reap it.
+  Status st = Process::Spawn(loop_, job.function(), job.executable(), threads_per_job_, &warm_, &p);
+  if (!st.ok()) {
+    FinishJob(job, EndReason::kSpawnFailed, st);
+    return false;
+  }
+  ++counters_.executables_started;
+  if (!job.Handoff(p, threads_per_job_, static_cast<uint64_t>(settings_.max_call_bytes))) {
+    warm_.Discard(p);
+    FinishJob(job, EndReason::kSpawnFailed,
+              Status(NINF_ERR_EXECUTABLE,
+                     "the executable for '" + job.function() + "' exited before it took the call"));
+    return false;
+  }
+  return true;
+}
+
+void Server::OnOutputFlushed(Connection &conn) {
+  if (conn.job && conn.job->awaiting_flush) StartJob(*conn.job);
 }
 
 void Server::AdmitQueued() {
@@ -93,7 +163,8 @@ void Server::AdmitQueued() {
     job.queued = false;
     job.holds_slot = true;
     job.admitted = Clock::now();
-    if (job.conn()) job.conn()->WatchHangup(false);
+    // The hang-up watch stays on: a client leaving before the hand-off
+    // (while a last heartbeat is written) cancels its call.
     StartJob(job);
   }
   admitting_ = false;
@@ -136,9 +207,14 @@ void Server::OnExit(Job &job) { FinishJob(job, EndReason::kExited); }
 void Server::OnHangup(Connection &conn) {
   Job *job = conn.job;
   if (!job) return;
-  if (job->queued) {
+  if (job->queued || job->awaiting_flush) {
     FinishJob(*job, EndReason::kHangup);
-  } else if (job->call_open() && !job->replying()) {
+    return;
+  }
+  // The hangup and the executable's last control messages may arrive in
+  // the same loop turn; a client that leaves with its result is no cancel.
+  job->CatchUpControl();
+  if (job->call_open() && !job->replying()) {
     spdlog::info("event=client_gone job={} call={} function={} peer={} pid={}", job->id(),
                  job->call_id(), job->function(), conn.peer(), job->pid());
     job->Kill(KillReason::kClientGone);
@@ -200,6 +276,7 @@ void Server::FinishJob(Job &job, EndReason reason, const Status &why) {
 
   if (job.queued) admission_.Withdraw(job.id());
   job.queued = false;
+  job.awaiting_flush = false;
   if (job.holds_slot) admission_.Release();
   job.holds_slot = false;
 
@@ -229,6 +306,7 @@ void Server::FinishJob(Job &job, EndReason reason, const Status &why) {
     else
       conn->Finish();
   }
+  if (job.started()) warm_.Refill(name);  // see StartJob
   jobs_.erase(job.id());
   job.Close();
   AdmitQueued();

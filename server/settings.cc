@@ -44,6 +44,10 @@ const SettingSpec kTable[] = {
     {"grace_seconds", SettingKind::kInteger, "10", 0, 3600,
      "on SIGTERM, how long running calls may take before they are killed",
      &Settings::grace_seconds},
+    {"warm_executables", SettingKind::kInteger, "1", 0, 64,
+     "idle executables kept started per function after its first call, so calls skip the "
+     "executable's start-up (0: start one per call)",
+     &Settings::warm_executables},
     {"log_level", SettingKind::kLogLevel, "info", 0, 0,
      "trace, debug, info, warn, error, critical or off", &Settings::log_level},
     {"ready_file", SettingKind::kString, "", 0, 0,

@@ -27,6 +27,7 @@ struct Settings {
   int64_t max_connections = 1024;
   int64_t idle_timeout_seconds = 60;
   int64_t grace_seconds = 10;
+  int64_t warm_executables = 1;  // idle started executables per called function
   std::string log_level = "info";
   std::string ready_file;  // "": none
 };

@@ -91,6 +91,11 @@ std::string FormatStats(const Gauges &g, const Counters &c) {
   Line(&out, "bytes_in", c.bytes_in);
   Line(&out, "bytes_out", c.bytes_out);
   Line(&out, "executables_started", c.executables_started);
+  Line(&out, "warm_executables", g.warm_executables);
+  Line(&out, "warm_idle", g.warm_idle);
+  Line(&out, "warm_hits", c.warm_hits);
+  Line(&out, "warm_misses", c.warm_misses);
+  Line(&out, "persistent_executables", g.persistent_executables);
   char load[32];
   std::snprintf(load, sizeof load, "%.2f", g.load_average_1);
   Line(&out, "load_average_1", load);

@@ -33,9 +33,11 @@ struct Counters {
   uint64_t failed = 0;
   uint64_t cancelled = 0;
   uint64_t rejected = 0;
-  uint64_t bytes_in = 0;   // array and header bytes the executables received
-  uint64_t bytes_out = 0;  // and sent
-  uint64_t executables_started = 0;
+  uint64_t bytes_in = 0;             // array and header bytes the executables received
+  uint64_t bytes_out = 0;            // and sent
+  uint64_t executables_started = 0;  // cold and warm
+  uint64_t warm_hits = 0;            // calls handed to a warm executable
+  uint64_t warm_misses = 0;          // calls that had to start their executable
   uint64_t connections_accepted = 0;
   uint64_t protocol_errors = 0;
   std::map<std::string, FunctionStats> functions;
@@ -57,7 +59,10 @@ struct Gauges {
   int threads_per_job = 0;
   int running = 0;  // calls holding a slot
   uint64_t queued = 0;
-  uint64_t jobs = 0;  // live executables (idle persistent ones included)
+  uint64_t jobs = 0;                    // live executables (idle persistent ones included)
+  uint64_t persistent_executables = 0;  // live persistent executables, bound to a client
+  uint64_t warm_idle = 0;               // started executables waiting for a call
+  uint64_t warm_executables = 0;        // the setting
   uint64_t connections = 0;
   uint64_t queue_limit = 0;
   uint64_t max_call_bytes = 0;

@@ -24,6 +24,7 @@ Buffer &Buffer::operator=(Buffer &&other) noexcept {
     Release();
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    capacity_ = std::exchange(other.capacity_, 0);
     mapped_ = std::exchange(other.mapped_, 0);
   }
   return *this;
@@ -36,7 +37,19 @@ void Buffer::Release() {
   else
     std::free(data_);
   data_ = nullptr;
-  size_ = mapped_ = 0;
+  size_ = capacity_ = mapped_ = 0;
+}
+
+bool Buffer::Reserve(std::size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  constexpr std::size_t kShrinkAbove = 64u << 20;
+  bool fits = data_ && bytes <= capacity_;
+  bool wasteful = capacity_ > kShrinkAbove && capacity_ / 4 > bytes;
+  if (fits && !wasteful) {
+    size_ = bytes;
+    return true;
+  }
+  return Allocate(bytes);
 }
 
 bool Buffer::Allocate(std::size_t bytes) {
@@ -48,12 +61,13 @@ bool Buffer::Allocate(std::size_t bytes) {
     if (p == MAP_FAILED) return false;
     ::madvise(p, len, MADV_HUGEPAGE);  // advice only: fine if THP is off
     data_ = p;
-    mapped_ = len;
+    mapped_ = capacity_ = len;
   } else {
     void *p = nullptr;
     std::size_t len = (bytes + kAlignment - 1) / kAlignment * kAlignment;
     if (::posix_memalign(&p, kAlignment, len) != 0) return false;
     data_ = p;
+    capacity_ = len;
   }
   size_ = bytes;
   return true;

@@ -5,8 +5,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "buffer.h"
@@ -32,6 +35,51 @@ void DrainBeforeClose(Channel &ch, uint64_t pending) {
   if (pending > kMaxDrain) pending = kMaxDrain;
   (void)ch.Skip(pending);
 }
+
+// While the routine runs, proves to the client that the executable is alive
+// and computing: an empty FRAME_HEARTBEAT every period. The client's session
+// timeout can then tell a long computation from a dead server.
+//
+// Only this thread writes to the channel between its start and Stop(); the
+// main thread is inside the routine then. Stop() waits for a heartbeat being
+// written to finish and joins the thread, so the RESULT that follows can
+// never interleave with a heartbeat. No thread exists when period is 0.
+class Heartbeats {
+ public:
+  Heartbeats(Channel &ch, uint32_t period_ms) : ch_(ch) {
+    if (period_ms > 0) thread_ = std::thread([this, period_ms] { Run(period_ms); });
+  }
+  ~Heartbeats() { Stop(); }
+  Heartbeats(const Heartbeats &) = delete;
+  Heartbeats &operator=(const Heartbeats &) = delete;
+
+  void Stop() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+
+ private:
+  void Run(uint32_t period_ms) {
+    const auto period = std::chrono::milliseconds(period_ms);
+    wire::Heartbeat beat;
+    std::unique_lock<std::mutex> lock(mu_);
+    // The lock is held while a beat is written, so Stop() cannot return in
+    // the middle of one.
+    while (!wake_.wait_for(lock, period, [this] { return stop_; }))
+      if (!ch_.SendFrame(FRAME_HEARTBEAT, &beat).ok()) return;  // the client is gone
+  }
+
+  Channel &ch_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
+};
 
 }  // namespace
 
@@ -76,8 +124,10 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
                   "client sent " + std::to_string(h.payload_length) + " bytes of arrays, the interface needs " +
                       std::to_string(layout.send_bytes));
 
-  // Arrays go straight from the socket into their final buffers.
-  std::vector<Buffer> buffers(static_cast<std::size_t>(nparams));
+  // Arrays go straight from the socket into their final buffers, which the
+  // calls of a function handle reuse (warm pages, no faults, no zeroing).
+  std::vector<Buffer> &buffers = buffers_;
+  buffers.resize(static_cast<std::size_t>(nparams));
   std::vector<iovec> incoming, outgoing;
   std::vector<void *> argv(static_cast<std::size_t>(nparams));
   for (int i = 0; i < nparams; ++i) {
@@ -87,11 +137,14 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
       continue;
     }
     const uint64_t bytes = layout.params[i].bytes;
-    if (!buffers[i].Allocate(bytes))
+    const bool reused = buffers[i].data() != nullptr;
+    if (!buffers[i].Reserve(bytes))
       return Status(NINF_ERR_NO_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes for '" + p.name() + "'");
-    // Small buffers come from malloc: clear what the routine may not fill,
-    // so no stale memory ever reaches the client.
-    if (p.mode() != wire::MODE_IN && p.mode() != wire::MODE_INOUT && bytes < (1u << 20))
+    // Clear what the routine may not fill, so no stale memory reaches the
+    // client: fresh small buffers come from malloc (fresh mmap'd memory is
+    // zero already). A reused buffer holds only this same client's previous
+    // result for this parameter.
+    if (p.mode() != wire::MODE_IN && p.mode() != wire::MODE_INOUT && bytes < (1u << 20) && !reused)
       std::memset(buffers[i].data(), 0, bytes);
     argv[i] = buffers[i].data();
     if (SendsArray(p)) incoming.push_back({buffers[i].data(), bytes});
@@ -101,7 +154,11 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
   const double t_received = Now();
   Report({.kind = CTL_ARGS_RECEIVED});
 
-  invoke_(argv.data());
+  {
+    Heartbeats heartbeats(ch, handoff_.heartbeat_ms);
+    invoke_(argv.data());
+    heartbeats.Stop();
+  }
   const double t_computed = Now();
 
   Report({.kind = CTL_REPLYING});

@@ -1,11 +1,15 @@
 // The executable's side of a call: takes the client connection that ninfd
 // hands over on the control channel, then serves ARGS frames on it (one for a
 // one-shot call, many for a persistent function handle) until FRAME_END, the
-// client closing, or an error.
+// client closing, or an error. When CTL_HANDOFF.heartbeat_ms > 0, a helper
+// thread sends FRAME_HEARTBEAT that often while the routine runs, and is
+// stopped and joined before the RESULT is written.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "buffer.h"
 #include "control.h"
 #include "ninf.pb.h"
 #include "ninf_stub.h"
@@ -39,6 +43,7 @@ class CallServer {
   ninf_stub_invoke_fn invoke_;
   int control_fd_;
   ControlMsg handoff_;
+  std::vector<Buffer> buffers_;  // one per parameter, kept across calls
 };
 
 }  // namespace ninf::stub

@@ -1,6 +1,10 @@
 // Black-box tests of the call path: spawn, hand-off, control channel, exit,
 // admission and shutdown. The executables are fake_executable.cc under
 // several names (see its header for what each name does).
+//
+// These tests run ninfd with --warm-executables 0, so that every call starts
+// its own executable and process counts are exact; warm_test.cc covers the
+// default, warm path.
 #include <dirent.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -26,7 +30,7 @@ struct Fixture {
 
   explicit Fixture(std::vector<std::string> args = {}) {
     MakeFakeRegistry(registry, {"echo", "info", "crash", "exit3", "fail"});
-    args.insert(args.begin(), {"--registry", registry.path()});
+    args.insert(args.begin(), {"--registry", registry.path(), "--warm-executables", "0"});
     daemon = std::make_unique<Daemon>(args);
   }
   ~Fixture() {
@@ -34,21 +38,10 @@ struct Fixture {
   }
 };
 
-// Waits until stats line `name` has `value`; false after `timeout`.
-bool WaitStat(const Daemon &d, const std::string &name, int64_t value,
-              std::chrono::milliseconds timeout = 5s) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (Stat(GetStats(d), name) == value) return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return false;
-}
-
 Status Call(const Daemon &d, const std::string &name, uint64_t call_id, int64_t ms,
-            const std::string &payload, std::string *result) {
+            const std::string &payload, std::string *result, uint32_t heartbeat_ms = 0) {
   Channel ch(d.Connect(), 30000);
-  SendCall(ch, name, call_id, ms, payload);
+  SendCall(ch, name, call_id, ms, payload, false, heartbeat_ms);
   return RecvResult(ch, result);
 }
 
@@ -96,14 +89,21 @@ TEST_CASE("call_after_query_on_same_connection", "[call]") {
 TEST_CASE("call_environment_and_handoff", "[call]") {
   Fixture fx({"--slots", "1", "--threads-per-job", "3", "--max-call-bytes", "1M"});
   std::string text;
-  REQUIRE(Call(*fx.daemon, "info", 77, 0, DoublePayload(1), &text).ok());
-  CHECK_THAT(text, Catch::Contains("OPENBLAS_NUM_THREADS=3 "));
-  CHECK_THAT(text, Catch::Contains("OMP_NUM_THREADS=3 "));
-  CHECK_THAT(text, Catch::Contains("NINF_CALL_ID=77 "));
-  CHECK_THAT(text, Catch::Contains("threads=3 "));
-  CHECK_THAT(text, Catch::Contains("max_call_bytes=1048576 "));
-  CHECK_THAT(text, Catch::Contains("persistent=0 "));
-  CHECK_THAT(text, Catch::Contains("call_id=77 "));
+  REQUIRE(Call(*fx.daemon, "info", 77, 0, DoublePayload(1), &text, 40).ok());
+  CHECK(InfoField(text, "OPENBLAS_NUM_THREADS") == "3");
+  CHECK(InfoField(text, "OMP_NUM_THREADS") == "3");
+  // Never set, cold or warm: the call id arrives in CTL_HANDOFF.
+  CHECK(InfoField(text, "NINF_CALL_ID") == "(unset)");
+  CHECK(InfoField(text, "threads") == "3");
+  CHECK(InfoField(text, "max_call_bytes") == "1048576");
+  CHECK(InfoField(text, "persistent") == "0");
+  CHECK(InfoField(text, "call_id") == "77");
+  CHECK(InfoField(text, "heartbeat_ms") == "40");
+  // A period under 10 ms is raised to 10 ms.
+  REQUIRE(Call(*fx.daemon, "info", 78, 0, DoublePayload(1), &text, 1).ok());
+  CHECK(InfoField(text, "heartbeat_ms") == "10");
+  REQUIRE(Call(*fx.daemon, "info", 79, 0, DoublePayload(1), &text, 0).ok());
+  CHECK(InfoField(text, "heartbeat_ms") == "0");
   // stdin, stdout, stderr, the control socket and the client socket: no
   // descriptor of the daemon (or of whoever started it) leaks through.
   CHECK_THAT(text, Catch::EndsWith(" fds=0,1,2,3,4"));
@@ -234,7 +234,9 @@ TEST_CASE("call_persistent_executable_holds_slot_only_while_computing", "[call]"
   CHECK(result == payload);
   // Idle between calls: the executable lives but holds no slot...
   REQUIRE(WaitStat(*fx.daemon, "running", 0));
-  CHECK(Stat(GetStats(*fx.daemon), "jobs") == 1);
+  auto idle = GetStats(*fx.daemon);
+  CHECK(Stat(idle, "jobs") == 1);
+  CHECK(Stat(idle, "persistent_executables") == 1);
   // ...so another client's call runs meanwhile.
   REQUIRE(Call(*fx.daemon, "echo", 41, 0, payload, &result).ok());
   for (int i = 0; i < 3; ++i) {
@@ -251,6 +253,28 @@ TEST_CASE("call_persistent_executable_holds_slot_only_while_computing", "[call]"
   CHECK(Stat(s, "function.echo.calls") == 5);
   CHECK(Stat(s, "running") == 0);
   CHECK(Stat(s, "jobs") == 0);
+  CHECK(Stat(s, "persistent_executables") == 0);
+}
+
+TEST_CASE("call_persistent_client_closes_without_end", "[call]") {
+  Fixture fx;
+  {
+    Channel p(fx.daemon->Connect(), 10000);
+    std::string result;
+    SendCall(p, "echo", 42, 0, DoublePayload(4), /*persistent=*/true);
+    REQUIRE(RecvResult(p, &result).ok());
+    SendArgs(p, 0, DoublePayload(5));
+    REQUIRE(RecvResult(p, &result).ok());
+    CHECK(result == DoublePayload(5));
+    REQUIRE(WaitStat(*fx.daemon, "persistent_executables", 1));
+  }  // the client just goes away between calls
+  REQUIRE(WaitStat(*fx.daemon, "persistent_executables", 0));
+  CHECK(fx.daemon->WaitNoChildren());
+  auto s = GetStats(*fx.daemon);
+  CHECK(Stat(s, "completed") == 2);
+  CHECK(Stat(s, "failed") == 0);
+  CHECK(Stat(s, "cancelled") == 0);
+  CHECK(Stat(s, "function.echo.calls") == 2);
 }
 
 TEST_CASE("call_spawn_failure_reported", "[call]") {

@@ -85,6 +85,11 @@ class Daemon {
   // and was reaped); false after `timeout_ms`.
   bool WaitNoChildren(int timeout_ms = 5000) const;
 
+  // Waits until the daemon has exactly `count` children, none of them a
+  // zombie (with warm executables, the idle ones remain); false after
+  // `timeout_ms`.
+  bool WaitChildren(std::size_t count, int timeout_ms = 5000) const;
+
  private:
   void WaitReady(const std::string &ready_file);
 

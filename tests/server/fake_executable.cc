@@ -7,10 +7,14 @@
 //   echo   returns the payload of each ARGS frame unchanged
 //   info   returns, as the payload, text describing what it was given:
 //          environment (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, NINF_CALL_ID)
-//          the CTL_HANDOFF fields, and its open file descriptors
+//          the CTL_HANDOFF fields, its pid, how long it waited for the
+//          hand-off after it started (a warm executable waits long), and its
+//          open file descriptors
 //   crash  kills itself with SIGKILL after CTL_ARGS_RECEIVED
 //   exit3  exits with status 3 after CTL_ARGS_RECEIVED
 //   fail   answers FRAME_ERROR (argument mismatch) and reports the error
+//   diestart  exits with status 4 at once, before reading the hand-off (an
+//          executable that cannot start)
 // Every mode first sleeps for the milliseconds given by the second IN scalar,
 // to make slow calls. ARGS: scalars {n, ms}, payload n doubles. A persistent
 // hand-off serves ARGS frames until FRAME_END or the client closes.
@@ -32,6 +36,10 @@
 namespace {
 
 using ninf::ControlMsg;
+using Clock = std::chrono::steady_clock;
+
+// From process start to the hand-off.
+double waited_ms = 0;
 
 std::string Mode(const char *argv0) {
   std::string s = argv0;
@@ -94,7 +102,10 @@ bool ServeCall(ninf::Channel &ch, const ninf::FrameHeader &h, const std::string 
               " threads=" + std::to_string(handoff.threads) +
               " max_call_bytes=" + std::to_string(handoff.max_call_bytes) +
               " persistent=" + std::to_string(handoff.flags & ninf::kHandoffPersistent) +
-              " call_id=" + std::to_string(handoff.call_id) + " fds=" + OpenFds();
+              " call_id=" + std::to_string(handoff.call_id) +
+              " heartbeat_ms=" + std::to_string(handoff.heartbeat_ms) +
+              " pid=" + std::to_string(::getpid()) +
+              " waited_ms=" + std::to_string(static_cast<long>(waited_ms)) + " fds=" + OpenFds();
 
   Report(ninf::CTL_REPLYING, handoff.call_id);
   uint64_t sent_before = ch.bytes_sent();
@@ -114,12 +125,15 @@ bool ServeCall(ninf::Channel &ch, const ninf::FrameHeader &h, const std::string 
 }  // namespace
 
 int main(int, char **argv) {
+  const Clock::time_point started = Clock::now();
   std::string mode = Mode(argv[0]);
+  if (mode == "diestart") return 4;
   ControlMsg handoff;
   int client = -1;
   if (ninf::RecvControl(ninf::kControlFd, &handoff, &client) != 1 ||
       handoff.kind != ninf::CTL_HANDOFF || client < 0)
     return 10;
+  waited_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   ninf::Channel ch(client);
   bool persistent = handoff.flags & ninf::kHandoffPersistent;
   do {

@@ -3,6 +3,8 @@
 #include "settings.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include "daemon_fixture.h"
@@ -48,6 +50,7 @@ TEST_CASE("settings_defaults", "[settings]") {
   CHECK(s.max_connections == 1024);
   CHECK(s.idle_timeout_seconds == 60);
   CHECK(s.grace_seconds == 10);
+  CHECK(s.warm_executables == 1);
   CHECK(s.log_level == "info");
   CHECK(s.ready_file.empty());
   CHECK_FALSE(r.inv.status);
@@ -64,6 +67,7 @@ TEST_CASE("settings_table_defaults_match_struct", "[settings]") {
   CHECK(from_table.max_call_bytes == plain.max_call_bytes);
   CHECK(from_table.queue_limit == plain.queue_limit);
   CHECK(from_table.log_level == plain.log_level);
+  CHECK(from_table.warm_executables == plain.warm_executables);
 }
 
 TEST_CASE("settings_precedence_flag_env_file_default", "[settings]") {
@@ -108,6 +112,15 @@ TEST_CASE("settings_bounds_and_types", "[settings]") {
 
   r = Parse({"--max-connections", "0"});
   CHECK_FALSE(r.status.ok());
+
+  r = Parse({"--warm-executables", "65"});
+  CHECK_THAT(r.status.message(), Catch::Contains("--warm-executables") && Catch::Contains("64"));
+  r = Parse({"--warm-executables", "0"});
+  REQUIRE(r.status.ok());
+  CHECK(r.inv.settings.warm_executables == 0);
+  r = Parse({}, {{"NINF_WARM_EXECUTABLES", "4"}});
+  REQUIRE(r.status.ok());
+  CHECK(r.inv.settings.warm_executables == 4);
 
   r = Parse({"--no-such-flag"});
   CHECK(r.status.code() == NINF_ERR_INVALID_ARGUMENT);
@@ -156,6 +169,11 @@ TEST_CASE("settings_shipped_example_config_parses", "[settings]") {
   Run r = Parse({"--config", NINF_EXAMPLE_CONFIG});
   REQUIRE(r.status.ok());
   CHECK(r.inv.settings.port == 3000);
+  CHECK(r.inv.settings.warm_executables == 1);
+  std::ifstream in(NINF_EXAMPLE_CONFIG);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const SettingSpec &spec : SettingsTable())
+    CHECK_THAT(text, Catch::Contains("\n" + std::string(spec.name) + " = "));
 }
 
 TEST_CASE("settings_help_version_status", "[settings]") {

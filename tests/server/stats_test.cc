@@ -52,7 +52,12 @@ TEST_CASE("stats_format_has_stable_lines", "[stats]") {
   g.queued = 3;
   g.connections = 5;
   g.load_average_1 = 0.5;
+  g.warm_executables = 1;
+  g.warm_idle = 2;
+  g.persistent_executables = 4;
   Counters c;
+  c.warm_hits = 5;
+  c.warm_misses = 6;
   c.RecordCall("dgesv", CallOutcome::kCompleted, 2.0, 100, 50);
   c.RecordCall("dgesv", CallOutcome::kCompleted, 3.0, 100, 50);
   c.RecordCall("a_first", CallOutcome::kFailed, 0, 0, 0);
@@ -76,6 +81,11 @@ TEST_CASE("stats_format_has_stable_lines", "[stats]") {
   CHECK(s["bytes_out"] == "100");
   CHECK(s["load_average_1"] == "0.50");
   CHECK(s["executables_started"] == "3");
+  CHECK(s["warm_executables"] == "1");
+  CHECK(s["warm_idle"] == "2");
+  CHECK(s["warm_hits"] == "5");
+  CHECK(s["warm_misses"] == "6");
+  CHECK(s["persistent_executables"] == "4");
   CHECK(s["function.dgesv.calls"] == "2");
   CHECK(s["function.dgesv.failed"] == "0");
   CHECK(s["function.dgesv.mean_seconds"] == "2.500000");

@@ -1,6 +1,8 @@
 // Black-box tests of ninfd with an executable built on the real stub runtime
 // (stub_scale.cc): full calls, persistent calls, a kill -9 in the middle of a
-// call, a client that leaves, and the limits the daemon hands over.
+// call, a client that leaves, and the limits the daemon hands over. ninfd
+// runs with its defaults, so one warm executable of scale stays started
+// after the first call.
 #include <signal.h>
 #include <unistd.h>
 
@@ -11,74 +13,14 @@
 #include <thread>
 
 #include "daemon_fixture.h"
+#include "stub_fixture.h"
 #include "test_client.h"
-
-#ifndef STUB_SCALE_PATH
-#define STUB_SCALE_PATH "stub_scale"
-#endif
 
 using namespace ninf;
 using namespace ninf::test;
 using namespace std::chrono_literals;
 
-namespace {
-
-std::string StubScalePath() {
-  const char *env = std::getenv("STUB_SCALE");
-  return env && *env ? env : STUB_SCALE_PATH;
-}
-
-// A registry with `scale`, its interface written by the executable itself
-// (`--interface`, as the runtime documents).
-struct Fixture {
-  TempDir registry;
-  std::unique_ptr<Daemon> daemon;
-
-  explicit Fixture(std::vector<std::string> args = {}) {
-    std::string cmd = StubScalePath() + " --interface > " + registry.Join("scale.interface");
-    REQUIRE(std::system(cmd.c_str()) == 0);
-    REQUIRE(::symlink(StubScalePath().c_str(), registry.Join("scale").c_str()) == 0);
-    args.insert(args.begin(), {"--registry", registry.path()});
-    daemon = std::make_unique<Daemon>(args);
-  }
-  ~Fixture() {
-    if (daemon->Running()) CHECK(daemon->Stop() == 0);
-  }
-};
-
-std::string ScaleArgs(int64_t n, double factor, int64_t sleep_ms, const std::string &payload) {
-  wire::Args args;
-  args.add_scalars()->set_i(n);
-  args.add_scalars()->set_d(factor);
-  args.add_scalars()->set_i(sleep_ms);
-  return FrameBytes(FRAME_ARGS, &args, payload);
-}
-
-void SendScale(Channel &ch, uint64_t call_id, int n, double factor, int64_t sleep_ms,
-               bool persistent = false) {
-  wire::CallRequest call;
-  call.set_name("scale");
-  call.set_call_id(call_id);
-  call.set_persistent(persistent);
-  WriteAll(ch.fd(),
-           FrameBytes(FRAME_CALL, &call) + ScaleArgs(n, factor, sleep_ms, DoublePayload(n)));
-}
-
-std::vector<double> Doubles(const std::string &bytes) {
-  std::vector<double> out(bytes.size() / sizeof(double));
-  std::memcpy(out.data(), bytes.data(), out.size() * sizeof(double));
-  return out;
-}
-
-bool WaitStat(const Daemon &d, const std::string &name, int64_t value) {
-  for (int i = 0; i < 500; ++i) {
-    if (Stat(GetStats(d), name) == value) return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return false;
-}
-
-}  // namespace
+using Fixture = StubFixture;
 
 TEST_CASE("stub_call_scale", "[stub]") {
   Fixture fx;
@@ -96,7 +38,9 @@ TEST_CASE("stub_call_scale", "[stub]") {
   auto s = GetStats(*fx.daemon);
   CHECK(Stat(s, "bytes_in") >= 8000);
   CHECK(Stat(s, "bytes_out") >= 8000);
-  CHECK(fx.daemon->WaitNoChildren());
+  // The call's executable is reaped; the warm one waits.
+  CHECK(fx.daemon->WaitChildren(1));
+  CHECK(WaitStat(*fx.daemon, "warm_idle", 1));
 }
 
 TEST_CASE("stub_call_persistent", "[stub]") {
@@ -111,32 +55,65 @@ TEST_CASE("stub_call_persistent", "[stub]") {
     CHECK(Doubles(result)[9] == 9.0 * k);
   }
   REQUIRE(WaitStat(*fx.daemon, "running", 0));
+  auto idle = GetStats(*fx.daemon);
+  CHECK(Stat(idle, "persistent_executables") == 1);
+  CHECK(Stat(idle, "function.scale.calls") == 4);
   wire::End end;
   REQUIRE(ch.SendFrame(FRAME_END, &end).ok());
-  CHECK(fx.daemon->WaitNoChildren());
+  REQUIRE(WaitStat(*fx.daemon, "persistent_executables", 0));
+  CHECK(fx.daemon->WaitChildren(1));  // the warm one
   auto s = GetStats(*fx.daemon);
   CHECK(Stat(s, "completed") == 4);
-  CHECK(Stat(s, "executables_started") == 1);
+  CHECK(Stat(s, "failed") == 0);
+  // The session's executable, and the warm one started after its hand-off.
+  CHECK(Stat(s, "executables_started") == 2);
+  CHECK(Stat(s, "warm_misses") == 1);
+}
+
+TEST_CASE("stub_call_persistent_client_just_closes", "[stub]") {
+  Fixture fx;
+  std::string result;
+  {
+    Channel ch(fx.daemon->Connect(), 10000);
+    SendScale(ch, 7, 10, 2.0, 0, /*persistent=*/true);
+    REQUIRE(RecvResult(ch, &result).ok());
+    WriteAll(ch.fd(), ScaleArgs(10, 3.0, 0, DoublePayload(10)));
+    REQUIRE(RecvResult(ch, &result).ok());
+    CHECK(Doubles(result)[9] == 27.0);
+    REQUIRE(WaitStat(*fx.daemon, "persistent_executables", 1));
+  }  // no FRAME_END: the client closes between calls
+  REQUIRE(WaitStat(*fx.daemon, "persistent_executables", 0));
+  CHECK(fx.daemon->WaitChildren(1));
+  auto s = GetStats(*fx.daemon);
+  CHECK(Stat(s, "completed") == 2);
+  CHECK(Stat(s, "failed") == 0);
+  CHECK(Stat(s, "cancelled") == 0);
+  CHECK(Stat(s, "function.scale.calls") == 2);
+  CHECK(Stat(s, "function.scale.failed") == 0);
 }
 
 TEST_CASE("stub_kill9_during_call_reported", "[stub]") {
   Fixture fx;
+  std::string result;
+  {
+    // A first call leaves one warm executable, the only child once settled.
+    Channel first(fx.daemon->Connect(), 10000);
+    SendScale(first, 2, 10, 1.0, 0);
+    REQUIRE(RecvResult(first, &result).ok());
+  }
+  REQUIRE(fx.daemon->WaitChildren(1));
+  REQUIRE(WaitStat(*fx.daemon, "warm_idle", 1));
+  pid_t warm = fx.daemon->Children().at(0);
+  // The slow call takes it; kill -9 it in the middle of the call.
   Channel ch(fx.daemon->Connect(), 10000);
   SendScale(ch, 3, 10, 1.0, 60000);
   REQUIRE(WaitStat(*fx.daemon, "running", 1));
-  std::vector<pid_t> children;
-  for (int i = 0; i < 500 && children.empty(); ++i) {
-    children = fx.daemon->Children();
-    std::this_thread::sleep_for(10ms);
-  }
-  REQUIRE(children.size() == 1);
-  ::kill(children[0], SIGKILL);
-  std::string result;
+  REQUIRE(WaitStat(*fx.daemon, "warm_hits", 1));
+  ::kill(warm, SIGKILL);
   Status st = RecvResult(ch, &result);
   CHECK(st.code() == NINF_ERR_EXECUTABLE);
   CHECK(st.message() == "executable for 'scale' died: signal 9");
-  CHECK(fx.daemon->WaitNoChildren());
-  CHECK(fx.daemon->ZombieChildren().empty());
+  CHECK(fx.daemon->WaitChildren(1));  // its replacement, started at hand-off
   CHECK(Stat(GetStats(*fx.daemon), "failed") == 1);
 }
 
@@ -148,7 +125,7 @@ TEST_CASE("stub_client_gone_cancels", "[stub]") {
     REQUIRE(WaitStat(*fx.daemon, "running", 1));
   }
   REQUIRE(WaitStat(*fx.daemon, "cancelled", 1));
-  CHECK(fx.daemon->WaitNoChildren(3000));
+  CHECK(fx.daemon->WaitChildren(1, 3000));  // the warm one stays
 }
 
 TEST_CASE("stub_argument_mismatch_from_executable", "[stub]") {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #ifndef FAKE_EXECUTABLE_PATH
 #define FAKE_EXECUTABLE_PATH "fake_executable"
@@ -103,6 +104,15 @@ int64_t Stat(const std::map<std::string, std::string> &stats, const std::string 
   return std::stoll(it->second);
 }
 
+bool WaitStat(const Daemon &d, const std::string &name, int64_t value, int timeout_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (Stat(GetStats(d), name) == value) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 std::string FakeInterface(const std::string &name) {
   return "name: \"" + name +
          "\"\n"
@@ -136,11 +146,12 @@ std::string ArgsBytes(int64_t ms, const std::string &payload) {
 }  // namespace
 
 void SendCall(Channel &ch, const std::string &name, uint64_t call_id, int64_t ms,
-              const std::string &payload, bool persistent) {
+              const std::string &payload, bool persistent, uint32_t heartbeat_ms) {
   wire::CallRequest call;
   call.set_name(name);
   call.set_call_id(call_id);
   call.set_persistent(persistent);
+  call.set_heartbeat_ms(heartbeat_ms);
   WriteAll(ch.fd(), FrameBytes(FRAME_CALL, &call) + ArgsBytes(ms, payload));
 }
 
@@ -164,6 +175,15 @@ std::string DoublePayload(int n) {
     std::memcpy(out.data() + static_cast<std::size_t>(i) * sizeof v, &v, sizeof v);
   }
   return out;
+}
+
+std::string InfoField(const std::string &info, const std::string &key) {
+  std::string needle = " " + key + "=";
+  std::size_t at = (" " + info).find(needle);
+  if (at == std::string::npos) throw std::runtime_error("no '" + key + "' in: " + info);
+  std::size_t begin = at + needle.size() - 1;
+  std::size_t end = info.find(' ', begin);
+  return info.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
 }  // namespace ninf::test

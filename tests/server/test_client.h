@@ -38,6 +38,8 @@ Status GetStatsText(Channel &ch, std::string *text);
 std::map<std::string, std::string> GetStats(const Daemon &d);
 // One value as an integer (throws if the name is missing).
 int64_t Stat(const std::map<std::string, std::string> &stats, const std::string &name);
+// Waits until stats line `name` has `value`; false after `timeout_ms`.
+bool WaitStat(const Daemon &d, const std::string &name, int64_t value, int timeout_ms = 5000);
 
 // Interface text of the fake executable's functions:
 // NAME(IN long n, IN long ms, INOUT double a[n]).
@@ -50,7 +52,7 @@ void MakeFakeRegistry(const TempDir &dir, const std::vector<std::string> &names)
 // Sends FRAME_CALL and FRAME_ARGS (n = payload doubles, ms = delay) in one
 // write, so the daemon sees the arguments pipelined behind the call.
 void SendCall(Channel &ch, const std::string &name, uint64_t call_id, int64_t ms,
-              const std::string &payload, bool persistent = false);
+              const std::string &payload, bool persistent = false, uint32_t heartbeat_ms = 0);
 // Sends one more FRAME_ARGS (persistent executables).
 void SendArgs(Channel &ch, int64_t ms, const std::string &payload);
 // Receives FRAME_RESULT and its payload, or the FRAME_ERROR as a Status.
@@ -58,5 +60,9 @@ Status RecvResult(Channel &ch, std::string *payload);
 
 // A payload of n doubles 0, 1, 2, ...
 std::string DoublePayload(int n);
+
+// The value of `key` in the fake "info" text ("... key=value ..."); throws
+// if it is missing.
+std::string InfoField(const std::string &info, const std::string &key);
 
 }  // namespace ninf::test

@@ -1,0 +1,113 @@
+// One started executable and its control channel, before and after it takes
+// a call. A Job starts one for a cold call; the WarmPool starts them in
+// advance. Whoever owns the process at the moment (its ProcessOwner) gets its
+// control messages and its exit; ownership moves from the pool to a job at
+// hand-off time.
+//
+//   ninfd ── socketpair (SOCK_SEQPACKET) ── executable fd 3 (kControlFd)
+//
+// The executable blocks in RecvControl until CTL_HANDOFF arrives, so a warm
+// process costs nothing but memory while it waits.
+#pragma once
+
+#include <uv.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "control.h"
+#include "status.h"
+
+namespace ninf::server {
+
+class Process;
+
+using Clock = std::chrono::steady_clock;
+
+class ProcessOwner {
+ public:
+  virtual ~ProcessOwner() = default;
+  // A control message from the executable.
+  virtual void OnControl(Process &process, const ControlMsg &msg) = 0;
+  // The executable has exited (and every control message it sent before has
+  // been delivered). The owner closes the process from here or later.
+  virtual void OnExit(Process &process) = 0;
+};
+
+class Process {
+ public:
+  // Starts `executable` (argv[0] = its path; stdin ignored, stdout and stderr
+  // inherited, the control socket as fd 3; environment: ninfd's with
+  // OPENBLAS_NUM_THREADS and OMP_NUM_THREADS = `threads` and without
+  // NINF_CALL_ID, since a warm process cannot know its call in advance) in
+  // its own process group and session, and watches its control channel.
+  // Errors: NINF_ERR_EXECUTABLE when it cannot be started; *out is null then.
+  static Status Spawn(uv_loop_t *loop, const std::string &function, const std::string &executable,
+                      int threads, ProcessOwner *owner, Process **out);
+
+  Process(const Process &) = delete;
+  Process &operator=(const Process &) = delete;
+
+  void set_owner(ProcessOwner *owner) { owner_ = owner; }
+
+  // Sends `msg` (a CTL_HANDOFF) with `fd` attached. Returns 0, or the errno
+  // of the failure (then nothing was passed: usually the process has died).
+  int Handoff(const ControlMsg &msg, int fd);
+
+  // SIGKILL to the process group and the process; OnExit follows. No-op once
+  // exited.
+  void Kill();
+
+  // Delivers the control messages already waiting in the channel now,
+  // without waiting for the loop to notice them.
+  void ReadPendingControl() { ReadControl(); }
+
+  // Releases the handles and the control socket; the object deletes itself
+  // once libuv has closed them. Only after OnExit (an unreaped child would
+  // stay a zombie), exactly once.
+  void Close();
+
+  // "signal 9" or "exit status 3", once exited.
+  std::string ExitDescription() const;
+
+  const std::string &function() const { return function_; }
+  const std::string &executable() const { return executable_; }
+  int pid() const { return process_.pid; }
+  bool exited() const { return exited_; }
+  int64_t exit_status() const { return exit_status_; }
+  int term_signal() const { return term_signal_; }
+  Clock::time_point spawned_at() const { return spawned_at_; }
+
+ private:
+  Process(uv_loop_t *loop, std::string function, std::string executable, ProcessOwner *owner);
+  ~Process() = default;
+
+  Status Start(int threads);
+  Status OpenControl(int *child_end);
+  void ReadControl();
+  void StopControl();
+  static void OnControlReadable(uv_poll_t *handle, int status, int events);
+  static void OnProcessExit(uv_process_t *process, int64_t exit_status, int term_signal);
+  static void OnHandleClosed(uv_handle_t *handle);
+
+  uv_loop_t *loop_;
+  std::string function_;
+  std::string executable_;
+  ProcessOwner *owner_;
+
+  uv_process_t process_{};
+  uv_poll_t control_poll_{};
+  int control_fd_ = -1;
+  bool process_open_ = false;  // uv_spawn was called (it initializes even on failure)
+  bool control_open_ = false;  // control_poll_ initialized
+  bool control_polling_ = false;
+  int closing_handles_ = 0;
+
+  Clock::time_point spawned_at_ = Clock::now();
+  bool exited_ = false;
+  int64_t exit_status_ = 0;
+  int term_signal_ = 0;
+};
+
+}  // namespace ninf::server
