@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "daemon_fixture.h"
+#include "fake_daemon.h"
 #include "test_client.h"
 
 using namespace ninf;
@@ -24,25 +25,19 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Fixture {
-  TempDir registry;
-  std::unique_ptr<Daemon> daemon;
-
-  explicit Fixture(std::vector<std::string> args = {}) {
-    MakeFakeRegistry(registry, {"echo", "info", "crash", "exit3", "fail"});
-    args.insert(args.begin(), {"--registry", registry.path(), "--warm-executables", "0"});
-    daemon = std::make_unique<Daemon>(args);
-  }
-  ~Fixture() {
-    if (daemon->Running()) CHECK(daemon->Stop() == 0);
+// Cold starts only, so that process counts stay exact.
+struct Fixture : FakeDaemon {
+  explicit Fixture(std::vector<std::string> args = {})
+      : FakeDaemon({"echo", "info", "crash", "exit3", "fail"}, WithColdStarts(std::move(args))) {}
+  static std::vector<std::string> WithColdStarts(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--warm-executables", "0"});
+    return args;
   }
 };
 
 Status Call(const Daemon &d, const std::string &name, uint64_t call_id, int64_t ms,
             const std::string &payload, std::string *result, uint32_t heartbeat_ms = 0) {
-  Channel ch(d.Connect(), 30000);
-  SendCall(ch, name, call_id, ms, payload, false, heartbeat_ms);
-  return RecvResult(ch, result);
+  return CallFake(d, name, call_id, ms, payload, result, false, heartbeat_ms);
 }
 
 std::size_t OpenFds(pid_t pid) {

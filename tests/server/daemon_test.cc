@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "daemon_fixture.h"
+#include "fake_daemon.h"
 #include "test_client.h"
 
 using namespace ninf;
@@ -21,15 +22,8 @@ using namespace std::chrono_literals;
 namespace {
 
 // A daemon serving the fake functions "echo" and "info".
-struct Fixture {
-  TempDir registry;
-  std::unique_ptr<Daemon> daemon;
-
-  explicit Fixture(std::vector<std::string> args = {}) {
-    MakeFakeRegistry(registry, {"echo", "info"});
-    args.insert(args.begin(), {"--registry", registry.path()});
-    daemon = std::make_unique<Daemon>(args);
-  }
+struct Fixture : FakeDaemon {
+  explicit Fixture(std::vector<std::string> args = {}) : FakeDaemon({"echo", "info"}, std::move(args)) {}
 
   // The daemon must still answer a good request.
   void RequireAlive() {

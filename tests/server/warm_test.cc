@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "daemon_fixture.h"
+#include "fake_daemon.h"
 #include "test_client.h"
 
 using namespace ninf;
@@ -22,25 +23,14 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Fixture {
-  TempDir registry;
-  std::unique_ptr<Daemon> daemon;
-
-  explicit Fixture(std::vector<std::string> args = {}) {
-    MakeFakeRegistry(registry, {"echo", "info", "crash", "diestart"});
-    args.insert(args.begin(), {"--registry", registry.path()});
-    daemon = std::make_unique<Daemon>(args);
-  }
-  ~Fixture() {
-    if (daemon->Running()) CHECK(daemon->Stop() == 0);
-  }
+struct Fixture : FakeDaemon {
+  explicit Fixture(std::vector<std::string> args = {})
+      : FakeDaemon({"echo", "info", "crash", "diestart"}, std::move(args)) {}
 };
 
 Status Call(const Daemon &d, const std::string &name, uint64_t call_id, int64_t ms,
             const std::string &payload, std::string *result, bool persistent = false) {
-  Channel ch(d.Connect(), 30000);
-  SendCall(ch, name, call_id, ms, payload, persistent);
-  return RecvResult(ch, result);
+  return CallFake(d, name, call_id, ms, payload, result, persistent);
 }
 
 // The pid and hand-off wait that the fake "info" executable reports.
