@@ -23,11 +23,6 @@ InterfacePtr CachedInterface(const ServerAddress &server, const std::string &fun
   return it == g_cache.end() ? nullptr : it->second;
 }
 
-void ClearInterfaceCache() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  g_cache.clear();
-}
-
 Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out) {
   ClientOptions o = Options();
   int fd = -1;

@@ -19,9 +19,6 @@ Status GetInterface(const ServerAddress &server, const std::string &function, Ch
 // The cached interface, or null.
 InterfacePtr CachedInterface(const ServerAddress &server, const std::string &function);
 
-// Drops every cached interface.
-void ClearInterfaceCache();
-
 // Opens a connection to ninfd with the client's timeouts.
 Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out);
 
