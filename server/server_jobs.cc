@@ -93,9 +93,9 @@ void Server::StartJob(Job &job) {
   }
   job.awaiting_flush = false;
   // Off the call path, the pool makes sure the next call finds an
-  // executable waiting: right after the hand-off if none is left, otherwise
-  // when this call ends (FinishJob), so that the replacement's start-up (a
-  // few ms of CPU) does not compete with this call. A function's first call
+  // executable waiting: right after the hand-off if none is left and a core
+  // is free, otherwise when this call ends (FinishJob), so that the
+  // replacement's start-up (a few ms of CPU) does not compete with this call. A function's first call
   // arms its warming, whether or not that call could start (the pool's
   // restart policy bounds the attempts).
   const std::string function = job.function(), executable = job.executable();
@@ -115,7 +115,16 @@ void Server::StartJob(Job &job) {
       job.id(), job.call_id(), job.function(), job.conn() ? job.conn()->peer() : "-", job.pid(),
       threads_per_job_, job.persistent(), warm, job.heartbeat_ms(),
       Sec(SecondsBetween(job.arrived, job.admitted)));
-  if (!warm || warm_.idle(function) == 0) warm_.Replenish(function, executable);
+  // A replacement's start-up is CPU work too (an OpenBLAS-linked executable
+  // spins its threads up for a moment): while the running jobs hold every
+  // core, it waits for this call to end rather than slow it down.
+  const bool core_free = admission_.running() * threads_per_job_ < cores_;
+  if (!warm || warm_.idle(function) == 0) {
+    if (core_free)
+      warm_.Replenish(function, executable);
+    else
+      warm_.Arm(function, executable);
+  }
 }
 
 bool Server::HandoffWarm(Job &job) {

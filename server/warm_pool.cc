@@ -25,7 +25,7 @@ Process *WarmPool::Take(const std::string &function, const std::string &executab
   return p;
 }
 
-void WarmPool::Replenish(const std::string &function, const std::string &executable) {
+void WarmPool::Arm(const std::string &function, const std::string &executable) {
   if (closed_ || per_function_ <= 0) return;
   Function &f = functions_[function];
   if (f.executable != executable) {
@@ -35,6 +35,12 @@ void WarmPool::Replenish(const std::string &function, const std::string &executa
     f = Function{};
     f.executable = executable;
   }
+}
+
+void WarmPool::Replenish(const std::string &function, const std::string &executable) {
+  if (closed_ || per_function_ <= 0) return;
+  Arm(function, executable);
+  Function &f = functions_[function];
   while (!f.restarts.given_up() && f.idle.size() < static_cast<std::size_t>(per_function_))
     if (!SpawnOne(function, f)) break;
 }

@@ -61,6 +61,10 @@ class WarmPool : public ProcessOwner {
   // Replenish for a function that is armed already; nothing otherwise.
   void Refill(const std::string &function);
 
+  // Arms `function` without starting anything now: the next Refill (when a
+  // call ends) starts its processes.
+  void Arm(const std::string &function, const std::string &executable);
+
   // A process whose hand-off failed (it has died, usually), whoever started
   // it: the pool kills it, reaps it and closes it.
   void Discard(Process *process);
