@@ -51,7 +51,7 @@ END {
   print "| cores | " cores " |"
   print "| date | " date " |"
   print "| kernel | " kernel " |"
-  print "| threads | OPENBLAS_NUM_THREADS=" cores " locally; ninfd `--slots 1` (threads_per_job = " cores ") |"
+  print "| threads | OPENBLAS_NUM_THREADS=" cores " locally; for dgesv ninfd `--slots 1` (threads_per_job = " cores "), otherwise default settings |"
   print ""
   print "Produced by `bench/run.sh`; raw figures in the `.raw.txt` file next to this one."
   print "MB/s are 10^6 bytes per second per direction: size / (round trip / 2). Every figure"

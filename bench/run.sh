@@ -6,9 +6,10 @@
 #   bench/run.sh BUILD_DIR [--out FILE] [--max-size SIZE] [--quick]
 #
 # BUILD_DIR is an already built tree (this script builds nothing). The
-# daemon is BUILD_DIR/server/ninfd with --slots 1, so the one running call
-# gets every core, as the local runs do; OPENBLAS_NUM_THREADS is set to the
-# core count for this script's programs and for the daemon alike. The raw
+# daemon is BUILD_DIR/server/ninfd: with default settings for the one-shot
+# transfer and latency programs, with --slots 1 for dgesv (so the one running
+# call gets every core, as the local runs do), pinned per placement for the
+# handle programs. OPENBLAS_NUM_THREADS is the core count for all of them. The raw
 # log of every program lands next to the report (FILE with .raw.txt).
 # --max-size caps the transfer sizes (default 256M); --quick is a smoke run
 # (16M, fewer loops, dgesv n = 1000 only) whose numbers mean little.
@@ -58,17 +59,28 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$build/server/ninfd" --port 0 --ready-file "$work/ready" --slots 1 \
-  --registry "$build/stubs/registry" --log-level warn 2>"$work/ninfd.log" &
-daemon_pid=$!
-for _ in $(seq 100); do
-  [[ -s "$work/ready" ]] && break
-  kill -0 "$daemon_pid" 2>/dev/null || { cat "$work/ninfd.log" >&2; exit 1; }
-  sleep 0.1
-done
-[[ -s "$work/ready" ]] || { echo "run.sh: ninfd did not become ready" >&2; exit 1; }
-export NINF_SERVER="127.0.0.1:$(head -n1 "$work/ready")"
-echo "run.sh: ninfd pid $daemon_pid on $NINF_SERVER, OPENBLAS_NUM_THREADS=$cores" >&2
+# start_daemon [taskset CPUS] -- [ninfd arguments]: a fresh ninfd, pinned
+# when CPUS is given; sets daemon_pid and exports NINF_SERVER.
+start_daemon() {
+  local pin=()
+  if [[ "$1" != "--" ]]; then pin=(taskset -c "$1"); shift; fi
+  shift
+  rm -f "$work/ready"
+  "${pin[@]}" "$build/server/ninfd" --port 0 --ready-file "$work/ready" \
+    --registry "$build/stubs/registry" --log-level warn "$@" 2>>"$work/ninfd.log" &
+  daemon_pid=$!
+  for _ in $(seq 100); do
+    [[ -s "$work/ready" ]] && break
+    kill -0 "$daemon_pid" 2>/dev/null || { cat "$work/ninfd.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  [[ -s "$work/ready" ]] || { echo "run.sh: ninfd did not become ready" >&2; exit 1; }
+  export NINF_SERVER="127.0.0.1:$(head -n1 "$work/ready")"
+  echo "run.sh: ninfd pid $daemon_pid on $NINF_SERVER ${pin[*]} $*" >&2
+}
+stop_daemon() {
+  kill -TERM "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true; daemon_pid=""
+}
 
 if [[ $quick -eq 1 ]]; then
   transfer_args=(--max-size "$max_size" --max-iters 50)
@@ -86,24 +98,25 @@ run() {
   echo "run.sh: $*" >&2
   "$@" | tee -a "$raw_log"
 }
+# One-shot calls against a daemon with default settings (a slot per core).
+start_daemon --
 run "$build/bench/raw_pingpong" --max-size "$max_size"
 run "$build/bench/bench_transfer" "${transfer_args[@]}"
 run "$build/bench/bench_latency" --registry "$build/stubs/registry" "${latency_args[@]}"
+stop_daemon
+
+# dgesv with one slot, so the remote solve gets every core as the local one does.
+start_daemon -- --slots 1
 run "$build/bench/bench_dgesv" "${dgesv_args[@]}"
+stop_daemon
 
 # Function handles, once per CPU placement: a daemon pinned like the raw
 # ping-pong's echo child, the client (bench_handle) on CPU 0.
-kill -TERM "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true; daemon_pid=""
 if [[ $cores -ge 2 ]]; then placements="same:0 cross:1"; else placements="same:0"; fi
 for placement in $placements; do
-  rm -f "$work/ready"
-  taskset -c "${placement#*:}" "$build/server/ninfd" --port 0 --ready-file "$work/ready" \
-    --registry "$build/stubs/registry" --log-level warn 2>>"$work/ninfd.log" &
-  daemon_pid=$!
-  for _ in $(seq 100); do [[ -s "$work/ready" ]] && break; sleep 0.1; done
-  export NINF_SERVER="127.0.0.1:$(head -n1 "$work/ready")"
+  start_daemon "${placement#*:}" --
   run "$build/bench/bench_handle" --placement "${placement%%:*}" --max-size "$max_size" "${latency_args[@]}"
-  kill -TERM "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true; daemon_pid=""
+  stop_daemon
 done
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
