@@ -124,6 +124,21 @@ static void echo_child(int listener) {
   _exit(0);
 }
 
+int bench_parse_transfer_options(int argc, char **argv, size_t *max_size, int *max_iters) {
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--max-size") == 0 && i + 1 < argc) {
+      *max_size = bench_parse_size(argv[++i]);
+      if (*max_size < 1024) return -1;
+    } else if (strcmp(argv[i], "--max-iters") == 0 && i + 1 < argc) {
+      *max_iters = atoi(argv[++i]);
+      if (*max_iters < 1) return -1;
+    } else {
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int bench_pin(int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);

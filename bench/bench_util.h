@@ -33,6 +33,13 @@ int bench_warmups(int iterations);
 size_t bench_parse_size(const char *text);
 
 /*
+ * Parses the transfer programs' options, --max-size SIZE (>= 1 KiB) and
+ * --max-iters N (>= 1), over the defaults already in *max_size and
+ * *max_iters. Returns 0, or -1 on anything else or a bad value.
+ */
+int bench_parse_transfer_options(int argc, char **argv, size_t *max_size, int *max_iters);
+
+/*
  * The raw baseline: a child process that, for each request header
  * {size, count}, reads `size` bytes and writes them back, `count` times,
  * over one TCP loopback connection with TCP_NODELAY on both ends.

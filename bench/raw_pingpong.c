@@ -53,17 +53,7 @@ static int run(char *buf, double *times, size_t max_size, int max_iters) {
 int main(int argc, char **argv) {
   size_t max_size = (size_t)256 << 20;
   int max_iters = 2000;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--max-size") == 0 && i + 1 < argc) {
-      max_size = bench_parse_size(argv[++i]);
-      if (max_size < 1024) return usage(argv[0]);
-    } else if (strcmp(argv[i], "--max-iters") == 0 && i + 1 < argc) {
-      max_iters = atoi(argv[++i]);
-      if (max_iters < 1) return usage(argv[0]);
-    } else {
-      return usage(argv[0]);
-    }
-  }
+  if (bench_parse_transfer_options(argc, argv, &max_size, &max_iters) != 0) return usage(argv[0]);
   char *buf = malloc(max_size);
   double *times = malloc((size_t)max_iters * sizeof *times);
   int status = 1;

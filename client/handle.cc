@@ -3,7 +3,6 @@
 #include <sys/socket.h>
 
 #include "interfaces.h"
-#include "options.h"
 #include "remote_call.h"
 
 namespace ninf::client {
@@ -36,11 +35,7 @@ Status FunctionHandle::Call(const ArgumentList &list) {
     NINF_RETURN_IF_ERROR(ConnectToServer(server_, &ch));
     std::lock_guard<std::mutex> lock(channel_mutex_);
     channel_ = std::move(ch);
-    preamble = std::make_unique<wire::CallRequest>();
-    preamble->set_name(function_);
-    preamble->set_call_id(NextCallId());
-    preamble->set_persistent(true);
-    preamble->set_heartbeat_ms(static_cast<uint32_t>(Options().heartbeat_ms));
+    preamble = std::make_unique<wire::CallRequest>(MakeCallRequest(function_, true));
   }
   Status st = ExchangeArguments(*channel_, list, preamble.get());
   if (!st.ok()) {

@@ -17,6 +17,15 @@ uint64_t NextCallId() {
   return ++next;
 }
 
+wire::CallRequest MakeCallRequest(const std::string &function, bool persistent) {
+  wire::CallRequest req;
+  req.set_name(function);
+  req.set_call_id(NextCallId());
+  req.set_persistent(persistent);
+  req.set_heartbeat_ms(static_cast<uint32_t>(Options().heartbeat_ms));
+  return req;
+}
+
 Status RemoteCall::Open(const char *name) {
   NINF_RETURN_IF_ERROR(ResolveName(name, &server_, &function_));
   return ConnectToServer(server_, &channel_);
@@ -37,10 +46,7 @@ Status RemoteCall::PrepareBinding(const char *name, const ninf_binding_args *bin
 }
 
 Status RemoteCall::Execute() {
-  wire::CallRequest req;
-  req.set_name(function_);
-  req.set_call_id(NextCallId());
-  req.set_heartbeat_ms(static_cast<uint32_t>(Options().heartbeat_ms));
+  wire::CallRequest req = MakeCallRequest(function_, false);
   // CALL and ARGS go back to back: ninfd reads only the CALL frame and hands
   // the connection, ARGS included, to the executable.
   Status st = ExchangeArguments(*channel_, arguments_, &req);

@@ -47,4 +47,8 @@ class RemoteCall {
 // A client-chosen id for the server's log.
 uint64_t NextCallId();
 
+// The CALL frame that starts `function` on its server, with a fresh call id
+// and the client's heartbeat setting.
+wire::CallRequest MakeCallRequest(const std::string &function, bool persistent);
+
 }  // namespace ninf::client
