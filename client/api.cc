@@ -104,7 +104,7 @@ int Ninf_parse_arg(int argc, char **argv) {
     if ((is_server || is_port) && i + 1 < argc) {
       if (is_server) {
         ninf::client::ServerAddress parsed;
-        if (ninf::client::ParseHostPort(argv[i + 1], &parsed).ok()) {
+        if (ninf::client::ParseServerAddress(argv[i + 1], &parsed).ok()) {
           addr.host = parsed.host;
           if (std::strchr(argv[i + 1], ':')) addr.port = parsed.port;
         }

@@ -1,51 +1,15 @@
 #include "arguments.h"
 
 namespace ninf::client {
-namespace {
-
-// Encodes one IN scalar (the client half of the runtime's DecodeScalar).
-Status EncodeScalar(const wire::Param &p, const ninf_argvalue &v, wire::Value *out, int64_t *int_value) {
-  switch (ArgKindOf(p)) {
-    case NINF_ARGKIND_INT:
-    case NINF_ARGKIND_LONG:
-      out->set_i(v.i);
-      *int_value = v.i;
-      return Status::Ok();
-    case NINF_ARGKIND_DOUBLE:
-      out->set_d(v.d);
-      return Status::Ok();
-    case NINF_ARGKIND_SCOMPLEX:
-    case NINF_ARGKIND_DCOMPLEX:
-      out->mutable_c()->set_re(v.re);
-      out->mutable_c()->set_im(v.im);
-      return Status::Ok();
-    case NINF_ARGKIND_STRING:
-      if (!v.s) return Status(NINF_ERR_INVALID_ARGUMENT, "string argument '" + p.name() + "' is NULL");
-      out->set_s(v.s);
-      return Status::Ok();
-    default:
-      return Status(NINF_ERR_INTERNAL, "scalar '" + p.name() + "' has no encoding");
-  }
-}
-
-}  // namespace
-
-int ArgKindOf(const wire::Param &p) {
+ninf_argkind ArgKindOf(const wire::Param &p) {
   if (IsArray(p)) return NINF_ARGKIND_POINTER;
-  switch (p.type()) {
-    case wire::TYPE_LONG: return NINF_ARGKIND_LONG;
-    case wire::TYPE_FLOAT:
-    case wire::TYPE_DOUBLE: return NINF_ARGKIND_DOUBLE;
-    case wire::TYPE_SCOMPLEX: return NINF_ARGKIND_SCOMPLEX;
-    case wire::TYPE_DCOMPLEX: return NINF_ARGKIND_DCOMPLEX;
-    case wire::TYPE_STRING: return NINF_ARGKIND_STRING;
-    default: return NINF_ARGKIND_INT;
-  }
+  const ninf_type_info *info = ninf_type_info_of(p.type());
+  return info ? info->vararg : NINF_ARGKIND_POINTER;  // ValidateInterface refused unknown types
 }
 
 std::vector<ninf_argvalue> CollectVarargs(const wire::FunctionInterface &iface, va_list *ap) {
   const int n = iface.params_size();
-  std::vector<int> kinds(static_cast<std::size_t>(n));
+  std::vector<ninf_argkind> kinds(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) kinds[i] = ArgKindOf(iface.params(i));
   std::vector<ninf_argvalue> values(static_cast<std::size_t>(n));
   ninf__collect_args(kinds.data(), n, ap, values.data());

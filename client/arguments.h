@@ -14,6 +14,7 @@
 #include "call_args.h"
 #include "layout.h"
 #include "ninf.pb.h"
+#include "scalar_codec.h"
 #include "status.h"
 #include "wire.h"
 
@@ -22,7 +23,7 @@ namespace ninf::client {
 using InterfacePtr = std::shared_ptr<const wire::FunctionInterface>;
 
 // How a parameter's value is read from C varargs (NINF_ARGKIND_*).
-int ArgKindOf(const wire::Param &p);
+ninf_argkind ArgKindOf(const wire::Param &p);
 
 // Reads one value per parameter from *ap, as ArgKindOf says.
 std::vector<ninf_argvalue> CollectVarargs(const wire::FunctionInterface &iface, va_list *ap);

@@ -2,7 +2,7 @@
 
 #include <complex.h>
 
-void ninf__collect_args(const int *kinds, int count, va_list *ap, ninf_argvalue *out) {
+void ninf__collect_args(const ninf_argkind *kinds, int count, va_list *ap, ninf_argvalue *out) {
   for (int k = 0; k < count; ++k) {
     ninf_argvalue *v = &out[k];
     v->i = 0;
@@ -26,7 +26,7 @@ void ninf__collect_args(const int *kinds, int count, va_list *ap, ninf_argvalue 
         break;
       }
       case NINF_ARGKIND_STRING: v->s = va_arg(*ap, const char *); break;
-      default: v->p = va_arg(*ap, void *); break;
+      case NINF_ARGKIND_POINTER: v->p = va_arg(*ap, void *); break;
     }
   }
 }

@@ -48,7 +48,7 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
   if (const toml::node *n = t.get("default_server")) {
     std::optional<std::string> s = n->value<std::string>();
     if (!s) return ConfigError(path, "'default_server' must be a string \"host:port\"");
-    Status st = ParseHostPort(*s, &c.default_server);
+    Status st = ParseServerAddress(*s, &c.default_server);
     if (!st.ok()) return ConfigError(path, "default_server: " + st.message());
     c.has_default_server = true;
   }
@@ -58,7 +58,7 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
     for (auto &&[name, addr] : *servers) {
       std::optional<std::string> s = addr.value<std::string>();
       ServerAddress a;
-      if (!s || !ParseHostPort(*s, &a).ok())
+      if (!s || !ParseServerAddress(*s, &a).ok())
         return ConfigError(path, "servers." + std::string(name.str()) + " must be \"host:port\"");
       c.servers[std::string(name.str())] = a;
     }

@@ -65,7 +65,7 @@ Status ResolveServer(const char *text, ninf::client::ServerAddress *out) {
       return Status::Ok();
     }
   }
-  return ninf::client::ParseHostPort(text, out);
+  return ninf::client::ParseServerAddress(text, out);
 }
 
 grpc_error_t InitHandle(grpc_function_handle_t *handle, const ninf::client::ServerAddress &server,

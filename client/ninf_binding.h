@@ -16,37 +16,21 @@
 
 #include "grpc.h"
 #include "ninf.h"
+#include "ninf_types.h" /* NINF_TYPE_*, NINF_MODE_*, ninf_binding_value */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Values of ninf_param_info.mode and .type: those of ninf.proto. */
-enum { NINF_MODE_IN = 0, NINF_MODE_OUT = 1, NINF_MODE_INOUT = 2, NINF_MODE_WORK = 3 };
-enum {
-  NINF_TYPE_CHAR = 0, NINF_TYPE_SHORT = 1, NINF_TYPE_INT = 2, NINF_TYPE_LONG = 3,
-  NINF_TYPE_FLOAT = 4, NINF_TYPE_DOUBLE = 5, NINF_TYPE_SCOMPLEX = 6, NINF_TYPE_DCOMPLEX = 7,
-  NINF_TYPE_STRING = 8
-};
-
 typedef struct {
   const char *name; /* parameter name, for messages */
-  int mode;         /* NINF_MODE_* */
-  int type;         /* NINF_TYPE_* */
+  int mode;         /* NINF_MODE_* (ninf_mode) */
+  int type;         /* NINF_TYPE_* (ninf_type) */
   int is_array;     /* 1 for arrays and pointer parameters (OUT int *info) */
   int rank;         /* number of declared dimensions (1 for a pointer) */
 } ninf_param_info;
 
-/* One argument. Scalars: integers in i (char, short, int, long), reals in d,
- * complex in re/im, strings in s (NUL-terminated). Arrays and pointer
- * parameters: the first element's address in p. */
-typedef struct {
-  long long i;
-  double d;
-  double re, im;
-  const char *s;
-  void *p;
-} ninf_binding_value;
+/* One argument: ninf_binding_value (ninf_types.h). */
 
 typedef struct {
   /* Fills values[0..nparams-1]. Returns 0, or non-zero after writing a

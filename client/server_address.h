@@ -5,25 +5,24 @@
 
 #include <string>
 
+#include "address.h"
 #include "status.h"
 
 namespace ninf::client {
 
-struct ServerAddress {
-  std::string host;
-  int port = 0;
-  std::string Key() const { return host + ":" + std::to_string(port); }
-};
+using ServerAddress = HostPort;
+
+inline constexpr int kDefaultPort = 3000;
 
 // Parses "host:port", "host" (port 3000) or "[v6addr]:port".
-Status ParseHostPort(const std::string &text, ServerAddress *out);
+inline Status ParseServerAddress(std::string_view text, ServerAddress *out) {
+  return ParseHostPort(text, HostPort{"", kDefaultPort}, out);
+}
 
 // Splits a call name into server and function name.
 Status ResolveName(const char *name, ServerAddress *server, std::string *function);
 
 Status DefaultServer(ServerAddress *out);
 void SetDefaultServer(const ServerAddress &addr);
-
-inline constexpr int kDefaultPort = 3000;
 
 }  // namespace ninf::client

@@ -101,8 +101,7 @@ int FindParam(const Define &d, std::string_view name) {
 }
 
 bool IsSizeParam(const Param &p) {
-  bool integer = p.type == Type::kChar || p.type == Type::kShort || p.type == Type::kInt ||
-                 p.type == Type::kLong;
+  bool integer = InfoOf(p.type).cls == NINF_CLASS_INTEGER;
   return integer && p.mode == Mode::kIn && p.dims.empty() && !p.pointer;
 }
 

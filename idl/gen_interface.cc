@@ -42,20 +42,8 @@ wire::Mode WireMode(Mode mode) {
   return wire::MODE_IN;
 }
 
-wire::Type WireType(Type type) {
-  switch (type) {
-    case Type::kChar: return wire::TYPE_CHAR;
-    case Type::kShort: return wire::TYPE_SHORT;
-    case Type::kInt: return wire::TYPE_INT;
-    case Type::kLong: return wire::TYPE_LONG;
-    case Type::kFloat: return wire::TYPE_FLOAT;
-    case Type::kDouble: return wire::TYPE_DOUBLE;
-    case Type::kScomplex: return wire::TYPE_SCOMPLEX;
-    case Type::kDcomplex: return wire::TYPE_DCOMPLEX;
-    case Type::kString: return wire::TYPE_STRING;
-  }
-  return wire::TYPE_INT;
-}
+// Equal by construction: both come from NINF_TYPE_MAP (protocol/types.cc).
+wire::Type WireType(Type type) { return static_cast<wire::Type>(type); }
 
 void AddConstOne(wire::Param *p) {
   p->add_dims()->add_nodes()->set_value(1);  // op CONST is the default

@@ -171,20 +171,7 @@ void WriteInterfaceBytes(Writer &w, const wire::FunctionInterface &iface) {
 
 }  // namespace
 
-const char *CType(Type type) {
-  switch (type) {
-    case Type::kChar: return "char";
-    case Type::kShort: return "short";
-    case Type::kInt: return "int";
-    case Type::kLong: return "long";
-    case Type::kFloat: return "float";
-    case Type::kDouble: return "double";
-    case Type::kScomplex: return "float _Complex";
-    case Type::kDcomplex: return "double _Complex";
-    case Type::kString: return "char";
-  }
-  return "void";
-}
+const char *CType(Type type) { return InfoOf(type).c_type; }
 
 std::string FortranSymbol(const std::string &name) {
   std::string s;

@@ -25,10 +25,18 @@ struct TypeWord {
   Type type;
 };
 constexpr TypeWord kTypes[] = {
-    {"char", Type::kChar},         {"short", Type::kShort},       {"int", Type::kInt},
-    {"long", Type::kLong},         {"float", Type::kFloat},       {"double", Type::kDouble},
-    {"scomplex", Type::kScomplex}, {"dcomplex", Type::kDcomplex}, {"string", Type::kString},
+#define NINF_IDL_TYPE_WORD_(NAME, Name, value, keyword, ctype, bytes, cls, kind) {keyword, Type::k##Name},
+    NINF_TYPE_MAP(NINF_IDL_TYPE_WORD_)
+#undef NINF_IDL_TYPE_WORD_
 };
+
+// "char, short, ... or string", for the diagnostic of a missing type.
+std::string TypeWords() {
+  std::string s;
+  for (std::size_t i = 0; i < std::size(kTypes); ++i)
+    s += std::string(i == 0 ? "" : i + 1 == std::size(kTypes) ? " or " : ", ") + kTypes[i].word;
+  return s;
+}
 
 std::string Describe(const Token &t) {
   switch (t.kind) {
@@ -50,11 +58,7 @@ const char *ModeName(Mode mode) {
   return "?";
 }
 
-const char *TypeName(Type type) {
-  for (const TypeWord &t : kTypes)
-    if (t.type == type) return t.word;
-  return "?";
-}
+const char *TypeName(Type type) { return InfoOf(type).name; }
 
 Parser::Parser(Lexer *lexer, Diagnostics *diag) : lexer_(lexer), diag_(diag) { Advance(); }
 
@@ -235,7 +239,7 @@ Param Parser::ParseParam() {
   for (const TypeWord &t : kTypes)
     if (tok_.IsWord(t.word)) type = &t;
   if (!type)
-    FailExpected("a type (char, short, int, long, float, double, scomplex, dcomplex or string)");
+    FailExpected("a type (" + TypeWords() + ")");
   p.type = type->type;
   Advance();
   if (tok_.Is("*")) {

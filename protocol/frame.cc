@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "ninf.pb.h"
+
 namespace ninf {
 namespace {
 
@@ -25,20 +27,13 @@ constexpr uint8_t HostOrderFlag() {
 
 const char *FrameTypeName(uint16_t type) {
   switch (type) {
-    case FRAME_QUERY_INTERFACE: return "QUERY_INTERFACE";
-    case FRAME_INTERFACE: return "INTERFACE";
-    case FRAME_CALL: return "CALL";
-    case FRAME_ARGS: return "ARGS";
-    case FRAME_RESULT: return "RESULT";
-    case FRAME_ERROR: return "ERROR";
-    case FRAME_STATS: return "STATS";
-    case FRAME_STATS_REPLY: return "STATS_REPLY";
-    case FRAME_LIST: return "LIST";
-    case FRAME_LIST_REPLY: return "LIST_REPLY";
-    case FRAME_END: return "END";
-    case FRAME_HEARTBEAT: return "HEARTBEAT";
-    default: return "UNKNOWN";
+#define NINF_FRAME_NAME_(name, value) \
+  case name:                          \
+    return #name + 6;  // without "FRAME_"
+    NINF_FRAME_MAP(NINF_FRAME_NAME_)
+#undef NINF_FRAME_NAME_
   }
+  return "UNKNOWN";
 }
 
 void EncodeFrameHeader(const FrameHeader &h, uint8_t out[kFrameHeaderSize]) {
@@ -79,6 +74,27 @@ Status DecodeFrameHeader(const uint8_t in[kFrameHeaderSize], uint64_t max_payloa
   if (h.payload_length > 0 && (h.flags & kFlagLittleEndian) != HostOrderFlag())
     return Status(NINF_ERR_NOT_SUPPORTED, "peer's byte order differs; conversion not supported");
   return Status::Ok();
+}
+
+void AppendFrame(std::string *out, FrameType type, const google::protobuf::MessageLite *msg) {
+  FrameHeader h;
+  h.type = type;
+  h.header_length = msg ? static_cast<uint32_t>(msg->ByteSizeLong()) : 0;
+  uint8_t fixed[kFrameHeaderSize];
+  EncodeFrameHeader(h, fixed);
+  out->append(reinterpret_cast<const char *>(fixed), sizeof fixed);
+  if (msg) msg->AppendToString(out);
+}
+
+void EncodeError(const Status &st, wire::Error *out) {
+  out->set_code(st.code());
+  out->set_message(st.message());
+}
+
+void AppendErrorFrame(std::string *out, const Status &st) {
+  wire::Error err;
+  EncodeError(st, &err);
+  AppendFrame(out, FRAME_ERROR, &err);
 }
 
 }  // namespace ninf

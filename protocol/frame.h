@@ -21,6 +21,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+
+#include <google/protobuf/message_lite.h>
 
 #include "status.h"
 
@@ -35,20 +38,28 @@ inline constexpr uint8_t kFlagLittleEndian = 0x01;
 // small; anything bigger is a broken or hostile peer.
 inline constexpr uint32_t kMaxHeaderLength = 1u << 20;
 
+// The one list of frame types: value, name, direction and protobuf message.
+// FrameType and FrameTypeName() are generated from it; values are stable on
+// the wire (never renumber, only append).
+#define NINF_FRAME_MAP(X)                                                  \
+  X(FRAME_QUERY_INTERFACE, 1)  /* client -> ninfd      QueryInterface */  \
+  X(FRAME_INTERFACE, 2)        /* ninfd -> client      InterfaceReply */  \
+  X(FRAME_CALL, 3)             /* client -> ninfd      CallRequest */     \
+  X(FRAME_ARGS, 4)             /* client -> executable Args + arrays */   \
+  X(FRAME_RESULT, 5)           /* executable -> client Result + arrays */ \
+  X(FRAME_ERROR, 6)            /* any direction        Error */           \
+  X(FRAME_STATS, 7)            /* client -> ninfd      StatsRequest */    \
+  X(FRAME_STATS_REPLY, 8)      /* ninfd -> client      StatsReply */      \
+  X(FRAME_LIST, 9)             /* client -> ninfd      ListRequest */     \
+  X(FRAME_LIST_REPLY, 10)      /* ninfd -> client      ListReply */       \
+  X(FRAME_END, 11)             /* client -> executable End */             \
+  X(FRAME_HEARTBEAT, 12)       /* ninfd/executable -> client Heartbeat */
+
 enum FrameType : uint16_t {
-  FRAME_QUERY_INTERFACE = 1,  // client -> ninfd      QueryInterface
-  FRAME_INTERFACE = 2,        // ninfd -> client      InterfaceReply
-  FRAME_CALL = 3,             // client -> ninfd      CallRequest
-  FRAME_ARGS = 4,             // client -> executable Args + IN/INOUT arrays
-  FRAME_RESULT = 5,           // executable -> client Result + OUT/INOUT arrays
-  FRAME_ERROR = 6,            // any direction        Error
-  FRAME_STATS = 7,            // client -> ninfd      StatsRequest
-  FRAME_STATS_REPLY = 8,      // ninfd -> client      StatsReply
-  FRAME_LIST = 9,             // client -> ninfd      ListRequest
-  FRAME_LIST_REPLY = 10,      // ninfd -> client      ListReply
-  FRAME_END = 11,             // client -> executable End
-  FRAME_HEARTBEAT = 12,       // ninfd/executable -> client Heartbeat
-  FRAME_TYPE_LIMIT_           // first unused value
+#define NINF_FRAME_ENUM_(name, value) name = value,
+  NINF_FRAME_MAP(NINF_FRAME_ENUM_)
+#undef NINF_FRAME_ENUM_
+  FRAME_TYPE_LIMIT_  // first unused value
 };
 
 struct FrameHeader {
@@ -58,6 +69,7 @@ struct FrameHeader {
   uint64_t payload_length = 0;
 };
 
+// "CALL", "RESULT", ...; "UNKNOWN" for a value outside the list.
 const char *FrameTypeName(uint16_t type);
 
 // Writes the 24-byte encoding of `h` (with magic, version and this host's
@@ -72,5 +84,21 @@ void EncodeFrameHeader(const FrameHeader &h, uint8_t out[kFrameHeaderSize]);
 // so that the caller knows how much payload to read away.
 Status DecodeFrameHeader(const uint8_t in[kFrameHeaderSize], uint64_t max_payload,
                          FrameHeader *out);
+
+// Appends one whole frame (header, protobuf header `msg`, no payload) to
+// `out`: how the event-driven ninfd queues its replies. `msg` may be null
+// for an empty header.
+void AppendFrame(std::string *out, FrameType type, const google::protobuf::MessageLite *msg);
+
+namespace wire {
+class Error;
+}
+
+// Fills the FRAME_ERROR message for `st`: the one builder of error frames,
+// used by AppendErrorFrame (ninfd) and Channel::SendError (blocking peers).
+void EncodeError(const Status &st, wire::Error *out);
+
+// Appends a FRAME_ERROR carrying `st`'s code and message.
+void AppendErrorFrame(std::string *out, const Status &st);
 
 }  // namespace ninf

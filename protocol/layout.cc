@@ -115,49 +115,31 @@ Status Walk(const wire::FunctionInterface &iface, const wire::Expr &e, int *pos,
 }
 
 const char *ModeName(wire::Mode m) {
-  switch (m) {
-    case wire::MODE_IN: return "IN";
-    case wire::MODE_OUT: return "OUT";
-    case wire::MODE_INOUT: return "INOUT";
-    case wire::MODE_WORK: return "WORK";
-    default: return "?";
+  switch (static_cast<ninf_mode>(m)) {
+#define NINF_MODE_NAME_(NAME, value, word) \
+  case NINF_MODE_##NAME:                   \
+    return word;
+    NINF_MODE_MAP(NINF_MODE_NAME_)
+#undef NINF_MODE_NAME_
   }
+  return "?";
 }
 
 const char *TypeName(wire::Type t) {
-  switch (t) {
-    case wire::TYPE_CHAR: return "char";
-    case wire::TYPE_SHORT: return "short";
-    case wire::TYPE_INT: return "int";
-    case wire::TYPE_LONG: return "long";
-    case wire::TYPE_FLOAT: return "float";
-    case wire::TYPE_DOUBLE: return "double";
-    case wire::TYPE_SCOMPLEX: return "scomplex";
-    case wire::TYPE_DCOMPLEX: return "dcomplex";
-    case wire::TYPE_STRING: return "string";
-    default: return "?";
-  }
+  const ninf_type_info *info = ninf_type_info_of(t);
+  return info ? info->name : "?";
 }
 
 }  // namespace
 
 uint64_t ElementSize(wire::Type type) {
-  switch (type) {
-    case wire::TYPE_CHAR: return 1;
-    case wire::TYPE_SHORT: return 2;
-    case wire::TYPE_INT: return 4;
-    case wire::TYPE_LONG: return 8;
-    case wire::TYPE_FLOAT: return 4;
-    case wire::TYPE_DOUBLE: return 8;
-    case wire::TYPE_SCOMPLEX: return 8;
-    case wire::TYPE_DCOMPLEX: return 16;
-    default: return 0;
-  }
+  const ninf_type_info *info = ninf_type_info_of(type);
+  return info ? info->element_size : 0;
 }
 
 bool IsIntegerType(wire::Type type) {
-  return type == wire::TYPE_CHAR || type == wire::TYPE_SHORT || type == wire::TYPE_INT ||
-         type == wire::TYPE_LONG;
+  const ninf_type_info *info = ninf_type_info_of(type);
+  return info && info->cls == NINF_CLASS_INTEGER;
 }
 
 Status EvalExpr(const wire::FunctionInterface &iface, const wire::Expr &expr,

@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "ninf.pb.h"
+#include "ninf_types.h"
 #include "status.h"
 
 namespace ninf {
 
-// Bytes of one element of `type` (0 for TYPE_STRING, which is never an array).
+// Bytes of one element of `type`, from the type table (0 for TYPE_STRING,
+// which is never an array, and for a type outside the table).
 uint64_t ElementSize(wire::Type type);
 
 bool IsIntegerType(wire::Type type);

@@ -1,4 +1,4 @@
-// Status: an error code from the NINF_ERROR_MAP (ninf.h) plus a message that
+// Status: an error code from the NINF_ERROR_MAP (ninf_errors.h) plus a message that
 // says what went wrong in words a user can act on. Every internal layer
 // returns one; the public APIs turn it into their own error convention.
 #pragma once
@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "ninf.h"
+#include "ninf_errors.h"
 
 namespace ninf {
 

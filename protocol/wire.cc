@@ -167,8 +167,7 @@ Status Channel::RecvReply(FrameType expected, uint64_t max_payload,
 
 Status Channel::SendError(const Status &st) {
   wire::Error err;
-  err.set_code(st.code());
-  err.set_message(st.message());
+  EncodeError(st, &err);
   return SendFrame(FRAME_ERROR, &err);
 }
 

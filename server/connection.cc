@@ -23,17 +23,6 @@ constexpr std::size_t kMaxPendingOutput = 256 * 1024;
 constexpr uint64_t kLingerMs = 1000;
 constexpr uint64_t kMaxDrainBytes = 4 << 20;
 
-void AppendFrame(std::string *out, FrameType type, const google::protobuf::MessageLite *msg) {
-  std::string body;
-  if (msg) msg->SerializeToString(&body);
-  FrameHeader h;
-  h.type = type;
-  h.header_length = static_cast<uint32_t>(body.size());
-  uint8_t fixed[kFrameHeaderSize];
-  EncodeFrameHeader(h, fixed);
-  out->append(reinterpret_cast<const char *>(fixed), sizeof fixed);
-  out->append(body);
-}
 
 }  // namespace
 
@@ -71,10 +60,7 @@ void Connection::Reply(FrameType type, const google::protobuf::MessageLite *msg)
 
 void Connection::Fail(const Status &st) {
   if (state_ == State::kClosed || state_ == State::kFinishing || state_ == State::kDraining) return;
-  wire::Error err;
-  err.set_code(st.code());
-  err.set_message(st.message());
-  AppendFrame(&out_, FRAME_ERROR, &err);
+  AppendErrorFrame(&out_, st);
   Finish();
 }
 

@@ -17,6 +17,7 @@
 #include "registry.h"
 #include "server.h"
 #include "settings.h"
+#include "address.h"
 #include "status_tool.h"
 
 namespace ninf::server {
@@ -92,10 +93,13 @@ int RunStatus(const Invocation &inv) {
   if (host == "0.0.0.0" || host.empty()) host = "127.0.0.1";
   if (host == "::") host = "::1";
   if (!inv.status_server.empty()) {
-    if (Status st = ParseHostPort(inv.status_server, &host, &port); !st.ok()) {
+    HostPort target;
+    if (Status st = ParseHostPort(inv.status_server, HostPort{"127.0.0.1", 0}, &target); !st.ok()) {
       std::fprintf(stderr, "ninfd --status: %s\n", st.message().c_str());
       return 1;
     }
+    host = target.host;
+    port = target.port;
   }
   std::string text;
   if (Status st = QueryStats(host, port, 5000, &text); !st.ok()) {

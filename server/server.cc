@@ -23,24 +23,15 @@ namespace {
 
 void ReplyError(Connection &conn, const Status &st) {
   wire::Error err;
-  err.set_code(st.code());
-  err.set_message(st.message());
+  EncodeError(st, &err);
   conn.Reply(FRAME_ERROR, &err);
 }
 
 // Refuses a connection over the limit with one best-effort FRAME_ERROR.
 void RefuseConnection(int fd, const std::string &peer, std::size_t limit) {
-  wire::Error err;
-  err.set_code(NINF_ERR_SERVER);
-  err.set_message("too many connections (max_connections = " + std::to_string(limit) + ")");
-  std::string body = err.SerializeAsString();
-  FrameHeader h;
-  h.type = FRAME_ERROR;
-  h.header_length = static_cast<uint32_t>(body.size());
-  uint8_t fixed[kFrameHeaderSize];
-  EncodeFrameHeader(h, fixed);
-  std::string frame(reinterpret_cast<const char *>(fixed), sizeof fixed);
-  frame += body;
+  std::string frame;
+  AppendErrorFrame(&frame, Status(NINF_ERR_SERVER, "too many connections (max_connections = " +
+                                                       std::to_string(limit) + ")"));
   ssize_t ignored = ::send(fd, frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
   (void)ignored;
   ::close(fd);

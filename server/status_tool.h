@@ -9,9 +9,6 @@
 
 namespace ninf::server {
 
-// Splits "host:port" or "[v6addr]:port". Errors: NINF_ERR_INVALID_ARGUMENT.
-Status ParseHostPort(const std::string &text, std::string *host, int *port);
-
 // Connects to host:port, sends FRAME_STATS and stores the reply text in
 // *text. Errors: NINF_ERR_CONNECT, NINF_ERR_TIMEOUT, or what the daemon
 // answered.

@@ -50,35 +50,35 @@ static int collect_scalar(int index, const ninf_param_info *p, const CFI_cdesc_t
   if (!one || fortran_match_type(p->type, 0, d->type, d->elem_len) == FORTRAN_MISMATCH)
     return refuse_type(index, p, d, err, errlen);
   const void *x = d->base_addr;
-  switch (p->type) {
-    case NINF_TYPE_STRING:
+  const ninf_type_info *info = ninf_type_info_of(p->type); /* known: matched above */
+  switch (info->cls) {
+    case NINF_CLASS_STRING:
       a->text = fortran_string(d);
       if (!a->text) return snprintf(err, errlen, "out of memory"), -1;
       v->s = a->text;
       return 0;
-    case NINF_TYPE_FLOAT: {
-      float f;
-      memcpy(&f, x, sizeof f);
-      v->d = f;
+    case NINF_CLASS_REAL:
+      if (info->element_size == sizeof(float)) {
+        float f;
+        memcpy(&f, x, sizeof f);
+        v->d = f;
+      } else {
+        memcpy(&v->d, x, sizeof v->d);
+      }
       return 0;
-    }
-    case NINF_TYPE_DOUBLE:
-      memcpy(&v->d, x, sizeof v->d);
+    case NINF_CLASS_COMPLEX:
+      if (info->element_size == 2 * sizeof(float)) {
+        float c[2];
+        memcpy(c, x, sizeof c);
+        v->re = c[0], v->im = c[1];
+      } else {
+        double c[2];
+        memcpy(c, x, sizeof c);
+        v->re = c[0], v->im = c[1];
+      }
       return 0;
-    case NINF_TYPE_SCOMPLEX: {
-      float c[2];
-      memcpy(c, x, sizeof c);
-      v->re = c[0], v->im = c[1];
-      return 0;
-    }
-    case NINF_TYPE_DCOMPLEX: {
-      double c[2];
-      memcpy(c, x, sizeof c);
-      v->re = c[0], v->im = c[1];
-      return 0;
-    }
-    default:
-      break; /* the integer types */
+    case NINF_CLASS_INTEGER:
+      break; /* below */
   }
   long long i =
       d->type == CFI_type_char ? *(const unsigned char *)x : fortran_get_int(x, d->elem_len);

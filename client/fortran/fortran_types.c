@@ -13,18 +13,8 @@ static int is_integer(CFI_type_t t, size_t elem_len) {
 }
 
 size_t fortran_idl_int_size(int idl_type) {
-  switch (idl_type) {
-    case NINF_TYPE_CHAR:
-      return 1;
-    case NINF_TYPE_SHORT:
-      return 2;
-    case NINF_TYPE_INT:
-      return 4;
-    case NINF_TYPE_LONG:
-      return 8;
-    default:
-      return 0;
-  }
+  const ninf_type_info *info = ninf_type_info_of(idl_type);
+  return info && info->cls == NINF_CLASS_INTEGER ? info->element_size : 0;
 }
 
 /* Integer IDL types take an INTEGER of any kind: the same size is used as
@@ -38,27 +28,24 @@ static fortran_match match_integer(int idl_type, int is_array, CFI_type_t cfi, s
 }
 
 fortran_match fortran_match_type(int idl_type, int is_array, CFI_type_t cfi, size_t elem_len) {
-  switch (idl_type) {
-    case NINF_TYPE_CHAR:
-    case NINF_TYPE_SHORT:
-    case NINF_TYPE_INT:
-    case NINF_TYPE_LONG:
+  const ninf_type_info *info = ninf_type_info_of(idl_type);
+  if (!info) return FORTRAN_MISMATCH;
+  switch (info->cls) {
+    case NINF_CLASS_INTEGER:
       return match_integer(idl_type, is_array, cfi, elem_len);
     /* Reals and complexes must have the exact kind: converting them would
      * silently change precision. */
-    case NINF_TYPE_FLOAT:
-      return cfi == CFI_type_float ? FORTRAN_DIRECT : FORTRAN_MISMATCH;
-    case NINF_TYPE_DOUBLE:
-      return cfi == CFI_type_double ? FORTRAN_DIRECT : FORTRAN_MISMATCH;
-    case NINF_TYPE_SCOMPLEX:
-      return cfi == CFI_type_float_Complex ? FORTRAN_DIRECT : FORTRAN_MISMATCH;
-    case NINF_TYPE_DCOMPLEX:
-      return cfi == CFI_type_double_Complex ? FORTRAN_DIRECT : FORTRAN_MISMATCH;
-    case NINF_TYPE_STRING:
+    case NINF_CLASS_REAL:
+      return category(cfi) == CFI_type_Real && elem_len == info->element_size ? FORTRAN_DIRECT
+                                                                               : FORTRAN_MISMATCH;
+    case NINF_CLASS_COMPLEX:
+      return category(cfi) == CFI_type_Complex && elem_len == info->element_size
+                 ? FORTRAN_DIRECT
+                 : FORTRAN_MISMATCH;
+    case NINF_CLASS_STRING:
       return cfi == CFI_type_char && !is_array ? FORTRAN_DIRECT : FORTRAN_MISMATCH;
-    default:
-      return FORTRAN_MISMATCH;
   }
+  return FORTRAN_MISMATCH;
 }
 
 long long fortran_get_int(const void *p, size_t size) {
@@ -181,7 +168,8 @@ void fortran_describe_actual(const CFI_cdesc_t *d, char *out, size_t outlen) {
 
 /* The Fortran spelling of an IDL type, for messages. */
 static const char *fortran_spelling(int idl_type, int is_array) {
-  switch (idl_type) {
+  if (!ninf_type_info_of(idl_type)) return "(unknown IDL type)";
+  switch ((ninf_type)idl_type) {
     case NINF_TYPE_CHAR:
       return is_array ? "CHARACTER or INTEGER(1)" : "CHARACTER(len=1) or INTEGER";
     case NINF_TYPE_SHORT:
@@ -198,9 +186,8 @@ static const char *fortran_spelling(int idl_type, int is_array) {
       return "COMPLEX(8)";
     case NINF_TYPE_STRING:
       return "CHARACTER";
-    default:
-      return "(unknown IDL type)";
   }
+  return "(unknown IDL type)";
 }
 
 void fortran_describe_param(const ninf_param_info *p, char *out, size_t outlen) {
@@ -216,7 +203,6 @@ void fortran_describe_param(const ninf_param_info *p, char *out, size_t outlen) 
 }
 
 const char *fortran_idl_type_name(int idl_type) {
-  static const char *const names[] = {"char",   "short",    "int",      "long",  "float",
-                                      "double", "scomplex", "dcomplex", "string"};
-  return idl_type >= 0 && idl_type <= NINF_TYPE_STRING ? names[idl_type] : "unknown";
+  const ninf_type_info *info = ninf_type_info_of(idl_type);
+  return info ? info->name : "unknown";
 }

@@ -14,7 +14,7 @@
 
 #include "buffer.h"
 #include "layout.h"
-#include "scalars.h"
+#include "scalar_codec.h"
 
 namespace ninf::stub {
 namespace {

@@ -1,0 +1,50 @@
+#include "address.h"
+
+namespace ninf {
+namespace {
+
+bool ParsePort(std::string_view s, int *port) {
+  if (s.empty() || s.size() > 5) return false;
+  int value = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + (c - '0');
+  }
+  if (value <= 0 || value > 65535) return false;
+  *port = value;
+  return true;
+}
+
+Status Bad(std::string_view text, const char *what) {
+  return Status(NINF_ERR_INVALID_ARGUMENT, std::string(what) + " in server address '" + std::string(text) + "'");
+}
+
+}  // namespace
+
+Status ParseHostPort(std::string_view text, const HostPort &defaults, HostPort *out) {
+  HostPort a = defaults;
+  std::string_view host = text, port_text;
+  bool has_port = false;
+  if (!text.empty() && text[0] == '[') {  // [v6addr] or [v6addr]:port
+    std::size_t close = text.find(']');
+    if (close == std::string_view::npos) return Bad(text, "unclosed '['");
+    host = text.substr(1, close - 1);
+    if (close + 1 < text.size()) {
+      if (text[close + 1] != ':') return Bad(text, "text after ']'");
+      port_text = text.substr(close + 2);
+      has_port = true;
+    }
+  } else if (std::size_t colon = text.rfind(':'); colon != std::string_view::npos) {
+    host = text.substr(0, colon);
+    port_text = text.substr(colon + 1);
+    has_port = true;
+  }
+  if (has_port && !ParsePort(port_text, &a.port)) return Bad(text, "bad port");
+  if (!has_port && a.port == 0) return Bad(text, "no port");
+  if (!host.empty()) a.host = std::string(host);
+  if (a.host.empty()) return Bad(text, "no host");
+  *out = std::move(a);
+  return Status::Ok();
+}
+
+}  // namespace ninf
