@@ -318,8 +318,9 @@ grpc_error_t grpc_get_error(grpc_sessionid_t session_id) {
   switch (Sessions::Instance().Result(session_id, &st)) {
     case Sessions::State::kUnknown: return GRPC_INVALID_SESSION_ID;
     case Sessions::State::kRunning: return GRPC_NOT_COMPLETED;
-    default: return ninf::client::ToGrpcError(st, false);
+    case Sessions::State::kFinished: return ninf::client::ToGrpcError(st, false);
   }
+  return GRPC_OTHER_ERROR_CODE;
 }
 
 grpc_error_t grpc_get_failed_sessionid(grpc_sessionid_t *id_ptr) {

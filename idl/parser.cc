@@ -42,8 +42,13 @@ std::string Describe(const Token &t) {
   switch (t.kind) {
     case TokenKind::kEnd: return "end of input";
     case TokenKind::kString: return "a string";
-    default: return "'" + t.text + "'";
+    case TokenKind::kChar:
+    case TokenKind::kIdent:
+    case TokenKind::kNumber:
+    case TokenKind::kOther:
+    case TokenKind::kPunct: return "'" + t.text + "'";
   }
+  return "'" + t.text + "'";
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // spellings and refuse the same mistakes.
 #pragma once
 
+#include "protocol_export.h"
+
 #include <string>
 #include <string_view>
 
@@ -22,6 +24,6 @@ struct HostPort {
 // required) or ":port" (the host is defaults.host; empty means the host is
 // required). A port is 1..65535 in decimal digits only.
 // Errors: NINF_ERR_INVALID_ARGUMENT naming the text.
-Status ParseHostPort(std::string_view text, const HostPort &defaults, HostPort *out);
+NINF_PROTOCOL_API Status ParseHostPort(std::string_view text, const HostPort &defaults, HostPort *out);
 
 }  // namespace ninf

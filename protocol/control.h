@@ -18,6 +18,8 @@
 // from one source, so the message is a plain fixed-size struct.
 #pragma once
 
+#include "protocol_export.h"
+
 #include <cstdint>
 
 #include "status.h"
@@ -54,13 +56,13 @@ struct ControlMsg {
 
 // Sends one message; attaches `pass_fd` when it is >= 0.
 // Returns 0, or -1 with errno set.
-int SendControl(int sock, const ControlMsg &msg, int pass_fd = -1);
+NINF_PROTOCOL_API int SendControl(int sock, const ControlMsg &msg, int pass_fd = -1);
 
 // Receives one message and the descriptor attached to it, if any (*fd = -1
 // otherwise; fd may be null when none is expected, and one that arrives
 // anyway is closed). Returns 1 for a message, 0 when the peer has closed,
 // -1 with errno set on error (EAGAIN on a non-blocking socket with nothing
 // to read, EPROTO for a message of the wrong size).
-int RecvControl(int sock, ControlMsg *msg, int *fd);
+NINF_PROTOCOL_API int RecvControl(int sock, ControlMsg *msg, int *fd);
 
 }  // namespace ninf

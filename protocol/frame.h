@@ -19,6 +19,8 @@
 // numbers are little-endian; a receiver of the other byte order refuses it.
 #pragma once
 
+#include "protocol_export.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -70,11 +72,11 @@ struct FrameHeader {
 };
 
 // "CALL", "RESULT", ...; "UNKNOWN" for a value outside the list.
-const char *FrameTypeName(uint16_t type);
+NINF_PROTOCOL_API const char *FrameTypeName(uint16_t type);
 
 // Writes the 24-byte encoding of `h` (with magic, version and this host's
 // byte-order flag) into `out`.
-void EncodeFrameHeader(const FrameHeader &h, uint8_t out[kFrameHeaderSize]);
+NINF_PROTOCOL_API void EncodeFrameHeader(const FrameHeader &h, uint8_t out[kFrameHeaderSize]);
 
 // Decodes and validates 24 bytes: magic, version, type, reserved field,
 // header length and byte order. `max_payload` bounds payload_length.
@@ -82,13 +84,13 @@ void EncodeFrameHeader(const FrameHeader &h, uint8_t out[kFrameHeaderSize]);
 // NINF_ERR_TOO_LARGE (payload over max_payload), NINF_ERR_NOT_SUPPORTED
 // (foreign byte order). On NINF_ERR_TOO_LARGE *out is filled in all the same,
 // so that the caller knows how much payload to read away.
-Status DecodeFrameHeader(const uint8_t in[kFrameHeaderSize], uint64_t max_payload,
+NINF_PROTOCOL_API Status DecodeFrameHeader(const uint8_t in[kFrameHeaderSize], uint64_t max_payload,
                          FrameHeader *out);
 
 // Appends one whole frame (header, protobuf header `msg`, no payload) to
 // `out`: how the event-driven ninfd queues its replies. `msg` may be null
 // for an empty header.
-void AppendFrame(std::string *out, FrameType type, const google::protobuf::MessageLite *msg);
+NINF_PROTOCOL_API void AppendFrame(std::string *out, FrameType type, const google::protobuf::MessageLite *msg);
 
 namespace wire {
 class Error;
@@ -96,9 +98,9 @@ class Error;
 
 // Fills the FRAME_ERROR message for `st`: the one builder of error frames,
 // used by AppendErrorFrame (ninfd) and Channel::SendError (blocking peers).
-void EncodeError(const Status &st, wire::Error *out);
+NINF_PROTOCOL_API void EncodeError(const Status &st, wire::Error *out);
 
 // Appends a FRAME_ERROR carrying `st`'s code and message.
-void AppendErrorFrame(std::string *out, const Status &st);
+NINF_PROTOCOL_API void AppendErrorFrame(std::string *out, const Status &st);
 
 }  // namespace ninf

@@ -3,6 +3,8 @@
 // and must agree; neither trusts the other's numbers.
 #pragma once
 
+#include "protocol_export.h"
+
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -15,9 +17,9 @@ namespace ninf {
 
 // Bytes of one element of `type`, from the type table (0 for TYPE_STRING,
 // which is never an array, and for a type outside the table).
-uint64_t ElementSize(wire::Type type);
+NINF_PROTOCOL_API uint64_t ElementSize(wire::Type type);
 
-bool IsIntegerType(wire::Type type);
+NINF_PROTOCOL_API bool IsIntegerType(wire::Type type);
 inline bool IsArray(const wire::Param &p) { return p.dims_size() > 0; }
 inline bool IsInScalar(const wire::Param &p) { return !IsArray(p) && p.mode() == wire::MODE_IN; }
 // Sent by the client: IN and INOUT arrays.
@@ -34,13 +36,13 @@ inline bool ReturnsArray(const wire::Param &p) {
 // scalars). Errors: NINF_ERR_OVERFLOW, NINF_ERR_ARGUMENT_MISMATCH (division
 // by zero, negative exponent), NINF_ERR_PROTOCOL (malformed tree or a
 // reference to a parameter that is not an IN integer scalar).
-Status EvalExpr(const wire::FunctionInterface &iface, const wire::Expr &expr,
+NINF_PROTOCOL_API Status EvalExpr(const wire::FunctionInterface &iface, const wire::Expr &expr,
                 std::span<const int64_t> values, int64_t *out);
 
 // Checks that an interface received from a peer is well formed: modes and
 // types known, expressions well formed and referring only to IN integer
 // scalars, strings only as IN scalars. Errors: NINF_ERR_PROTOCOL.
-Status ValidateInterface(const wire::FunctionInterface &iface);
+NINF_PROTOCOL_API Status ValidateInterface(const wire::FunctionInterface &iface);
 
 struct ParamLayout {
   uint64_t elements = 0;  // 0 for scalars
@@ -57,10 +59,10 @@ struct CallLayout {
 // Computes each array's size. A negative dimension is an argument error;
 // element counts and byte sizes that overflow 64 bits give NINF_ERR_OVERFLOW;
 // total_bytes over `max_call_bytes` (0 = no limit) gives NINF_ERR_TOO_LARGE.
-Status ComputeLayout(const wire::FunctionInterface &iface, std::span<const int64_t> values,
+NINF_PROTOCOL_API Status ComputeLayout(const wire::FunctionInterface &iface, std::span<const int64_t> values,
                      uint64_t max_call_bytes, CallLayout *out);
 
 // "name(IN int n, INOUT double a[n][n], ...)", for messages and tools.
-std::string Signature(const wire::FunctionInterface &iface);
+NINF_PROTOCOL_API std::string Signature(const wire::FunctionInterface &iface);
 
 }  // namespace ninf

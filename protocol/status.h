@@ -3,6 +3,8 @@
 // returns one; the public APIs turn it into their own error convention.
 #pragma once
 
+#include "protocol_export.h"
+
 #include <string>
 #include <utility>
 
@@ -10,7 +12,7 @@
 
 namespace ninf {
 
-class Status {
+class NINF_PROTOCOL_API Status {
  public:
   Status() = default;
   Status(int code, std::string message) : code_(code), message_(std::move(message)) {}
@@ -30,7 +32,7 @@ class Status {
 };
 
 // The text of an error code, shared by Ninf_error_string and the daemon.
-const char *ErrorText(int code);
+NINF_PROTOCOL_API const char *ErrorText(int code);
 
 }  // namespace ninf
 

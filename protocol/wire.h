@@ -8,6 +8,8 @@
 // buffers (readv). Lengths are 64-bit; transfers over 2 GiB are looped.
 #pragma once
 
+#include "protocol_export.h"
+
 #include <sys/uio.h>
 
 #include <cstdint>
@@ -22,7 +24,7 @@
 
 namespace ninf {
 
-class Channel {
+class NINF_PROTOCOL_API Channel {
  public:
   // Takes ownership of `fd` (closed by the destructor). timeout_ms < 0 waits
   // forever; otherwise each read or write fails with NINF_ERR_TIMEOUT when
@@ -79,6 +81,6 @@ class Channel {
 
 // Opens a TCP connection to host:port (name resolution included) with
 // TCP_NODELAY set. Returns the fd in *fd. Errors: NINF_ERR_CONNECT.
-Status ConnectTcp(const std::string &host, int port, int timeout_ms, int *fd);
+NINF_PROTOCOL_API Status ConnectTcp(const std::string &host, int port, int timeout_ms, int *fd);
 
 }  // namespace ninf
