@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ninf.h"
+#include "c_boundary.h"
 #include "last_error.h"
 #include "remote_call.h"
 #include "sessions.h"
@@ -33,10 +34,12 @@ Status PrepareCall(const char *name, va_list args, std::unique_ptr<RemoteCall> *
 extern "C" {
 
 int Ninf_call_v(const char *name, va_list args) {
-  std::unique_ptr<RemoteCall> call;
-  Status st = PrepareCall(name, args, &call);
-  if (st.ok()) st = call->Execute();
-  return Record(st);
+  return ninf::client::GuardNinf([&]() -> int {
+    std::unique_ptr<RemoteCall> call;
+    Status st = PrepareCall(name, args, &call);
+    if (st.ok()) st = call->Execute();
+    return Record(st);
+  });
 }
 
 int Ninf_call(const char *name, ...) {
@@ -48,12 +51,14 @@ int Ninf_call(const char *name, ...) {
 }
 
 int Ninf_call_async_v(const char *name, va_list args) {
-  std::unique_ptr<RemoteCall> call;
-  Status st = PrepareCall(name, args, &call);
-  if (!st.ok()) return Record(st);
-  Record(Status::Ok());
-  std::shared_ptr<RemoteCall> shared(std::move(call));
-  return Sessions::Instance().Start([shared] { return shared->Execute(); }, [shared] { shared->Cancel(); });
+  return ninf::client::GuardNinf([&]() -> int {
+    std::unique_ptr<RemoteCall> call;
+    Status st = PrepareCall(name, args, &call);
+    if (!st.ok()) return Record(st);
+    Record(Status::Ok());
+    std::shared_ptr<RemoteCall> shared(std::move(call));
+    return Sessions::Instance().Start([shared] { return shared->Execute(); }, [shared] { shared->Cancel(); });
+  });
 }
 
 int Ninf_call_async(const char *name, ...) {
@@ -64,63 +69,73 @@ int Ninf_call_async(const char *name, ...) {
   return r;
 }
 
-int Ninf_wait(int id) { return Record(Sessions::Instance().Wait(id)); }
+int Ninf_wait(int id) {
+  return ninf::client::GuardNinf([&]() -> int { return Record(Sessions::Instance().Wait(id)); });
+}
 
 int Ninf_wait_all(void) {
-  Status first_failure;
-  for (int id : Sessions::Instance().Outstanding()) {
-    Status st = Sessions::Instance().Wait(id);
-    if (!st.ok() && first_failure.ok() && st.code() != NINF_ERR_INVALID_ID) first_failure = st;
-  }
-  return Record(first_failure);
+  return ninf::client::GuardNinf([&]() -> int {
+    Status first_failure;
+    for (int id : Sessions::Instance().Outstanding()) {
+      Status st = Sessions::Instance().Wait(id);
+      if (!st.ok() && first_failure.ok() && st.code() != NINF_ERR_INVALID_ID) first_failure = st;
+    }
+    return Record(first_failure);
+  });
 }
 
 int Ninf_wait_any(int *id) {
-  int ignored;
-  return Record(Sessions::Instance().WaitAny({}, id ? id : &ignored));
+  return ninf::client::GuardNinf([&]() -> int {
+    int ignored;
+    return Record(Sessions::Instance().WaitAny({}, id ? id : &ignored));
+  });
 }
 
 int Ninf_set_server(const char *host, int port) {
-  ninf::client::ServerAddress addr;
-  Status st = ninf::client::DefaultServer(&addr);
-  if (!st.ok()) addr = {"localhost", ninf::client::kDefaultPort};
-  if (host && *host) addr.host = host;
-  if (port <= 0 || port > 65535) return Record(Status(NINF_ERR_INVALID_ARGUMENT, "bad port " + std::to_string(port)));
-  addr.port = port;
-  ninf::client::SetDefaultServer(addr);
-  return Record(Status::Ok());
+  return ninf::client::GuardNinf([&]() -> int {
+    ninf::client::ServerAddress addr;
+    Status st = ninf::client::DefaultServer(&addr);
+    if (!st.ok()) addr = {"localhost", ninf::client::kDefaultPort};
+    if (host && *host) addr.host = host;
+    if (port <= 0 || port > 65535) return Record(Status(NINF_ERR_INVALID_ARGUMENT, "bad port " + std::to_string(port)));
+    addr.port = port;
+    ninf::client::SetDefaultServer(addr);
+    return Record(Status::Ok());
+  });
 }
 
 int Ninf_parse_arg(int argc, char **argv) {
-  if (argc <= 0 || !argv) return argc;
-  ninf::client::ServerAddress addr;
-  if (!ninf::client::DefaultServer(&addr).ok()) addr = {"localhost", ninf::client::kDefaultPort};
-  bool changed = false;
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    bool is_server = !std::strcmp(a, "-server") || !std::strcmp(a, "--server");
-    bool is_port = !std::strcmp(a, "-port") || !std::strcmp(a, "--port");
-    if ((is_server || is_port) && i + 1 < argc) {
-      if (is_server) {
-        ninf::client::ServerAddress parsed;
-        if (ninf::client::ParseServerAddress(argv[i + 1], &parsed).ok()) {
-          addr.host = parsed.host;
-          if (std::strchr(argv[i + 1], ':')) addr.port = parsed.port;
+  return ninf::client::GuardNinf([&]() -> int {
+    if (argc <= 0 || !argv) return argc;
+    ninf::client::ServerAddress addr;
+    if (!ninf::client::DefaultServer(&addr).ok()) addr = {"localhost", ninf::client::kDefaultPort};
+    bool changed = false;
+    int out = 1;
+    for (int i = 1; i < argc; ++i) {
+      const char *a = argv[i];
+      bool is_server = !std::strcmp(a, "-server") || !std::strcmp(a, "--server");
+      bool is_port = !std::strcmp(a, "-port") || !std::strcmp(a, "--port");
+      if ((is_server || is_port) && i + 1 < argc) {
+        if (is_server) {
+          ninf::client::ServerAddress parsed;
+          if (ninf::client::ParseServerAddress(argv[i + 1], &parsed).ok()) {
+            addr.host = parsed.host;
+            if (std::strchr(argv[i + 1], ':')) addr.port = parsed.port;
+          }
+        } else {
+          int p = std::atoi(argv[i + 1]);
+          if (p > 0 && p <= 65535) addr.port = p;
         }
-      } else {
-        int p = std::atoi(argv[i + 1]);
-        if (p > 0 && p <= 65535) addr.port = p;
+        changed = true;
+        ++i;
+        continue;
       }
-      changed = true;
-      ++i;
-      continue;
+      argv[out++] = argv[i];
     }
-    argv[out++] = argv[i];
-  }
-  if (out < argc) argv[out] = nullptr;
-  if (changed) ninf::client::SetDefaultServer(addr);
-  return out;
+    if (out < argc) argv[out] = nullptr;
+    if (changed) ninf::client::SetDefaultServer(addr);
+    return out;
+  });
 }
 
 const char *Ninf_error_string(int code) {

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "arguments.h"
+#include "c_boundary.h"
 #include "last_error.h"
 #include "ninf_binding.h"
 #include "remote_call.h"
@@ -39,18 +40,22 @@ Status BuildFromBinding(InterfacePtr iface, const ninf_binding_args *binding, Ar
 extern "C" {
 
 int Ninf_call_binding(const char *name, const ninf_binding_args *args) {
-  ninf::client::RemoteCall call;
-  ninf::Status st = call.PrepareBinding(name, args);
-  if (st.ok()) st = call.Execute();
-  return ninf::client::RecordStatus(st);
+  return ninf::client::GuardNinf([&]() -> int {
+    ninf::client::RemoteCall call;
+    ninf::Status st = call.PrepareBinding(name, args);
+    if (st.ok()) st = call.Execute();
+    return ninf::client::RecordStatus(st);
+  });
 }
 
 int Ninf_call_async_binding(const char *name, const ninf_binding_args *args) {
-  auto call = std::make_shared<ninf::client::RemoteCall>();
-  ninf::Status st = call->PrepareBinding(name, args);
-  if (!st.ok()) return ninf::client::RecordStatus(st);
-  ninf::client::RecordStatus(ninf::Status());
-  return ninf::client::Sessions::Instance().Start([call] { return call->Execute(); }, [call] { call->Cancel(); });
+  return ninf::client::GuardNinf([&]() -> int {
+    auto call = std::make_shared<ninf::client::RemoteCall>();
+    ninf::Status st = call->PrepareBinding(name, args);
+    if (!st.ok()) return ninf::client::RecordStatus(st);
+    ninf::client::RecordStatus(ninf::Status());
+    return ninf::client::Sessions::Instance().Start([call] { return call->Execute(); }, [call] { call->Cancel(); });
+  });
 }
 
 }  // extern "C"

@@ -7,6 +7,7 @@
 
 #include "client_config.h"
 #include "grpc.h"
+#include "c_boundary.h"
 #include "grpc_errors.h"
 #include "handle.h"
 #include "interfaces.h"
@@ -122,80 +123,92 @@ grpc_error_t CheckInit() {
 extern "C" {
 
 grpc_error_t grpc_initialize(char *config_file_name) {
-  ninf::client::ClientConfig config;
-  if (config_file_name) {
-    Status st = ninf::client::LoadClientConfig(config_file_name, &config);
-    if (!st.ok())
-      return ninf::client::RecordGrpc(st.code() == NINF_ERR_INVALID_ARGUMENT ? GRPC_CONFIGFILE_NOT_FOUND
-                                                                             : GRPC_CONFIGFILE_ERROR,
-                                      st);
-  } else {
-    config.options = ninf::client::Options();
-  }
-  {
-    std::lock_guard<std::mutex> lock(S().mutex);
-    if (S().initialized) return ninf::client::RecordGrpc(GRPC_ALREADY_INITIALIZED, "");
-    S().initialized = true;
-    S().config = config;
-    S().failed.clear();
-  }
-  if (config_file_name) {
-    ninf::client::SetOptions(config.options);
-    if (config.has_default_server) ninf::client::SetDefaultServer(config.default_server);
-  }
-  return ninf::client::RecordGrpc(GRPC_NO_ERROR, "");
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    ninf::client::ClientConfig config;
+    if (config_file_name) {
+      Status st = ninf::client::LoadClientConfig(config_file_name, &config);
+      if (!st.ok())
+        return ninf::client::RecordGrpc(st.code() == NINF_ERR_INVALID_ARGUMENT ? GRPC_CONFIGFILE_NOT_FOUND
+                                                                               : GRPC_CONFIGFILE_ERROR,
+                                        st);
+    } else {
+      config.options = ninf::client::Options();
+    }
+    {
+      std::lock_guard<std::mutex> lock(S().mutex);
+      if (S().initialized) return ninf::client::RecordGrpc(GRPC_ALREADY_INITIALIZED, "");
+      S().initialized = true;
+      S().config = config;
+      S().failed.clear();
+    }
+    if (config_file_name) {
+      ninf::client::SetOptions(config.options);
+      if (config.has_default_server) ninf::client::SetDefaultServer(config.default_server);
+    }
+    return ninf::client::RecordGrpc(GRPC_NO_ERROR, "");
+  });
 }
 
 grpc_error_t grpc_finalize(void) {
-  if (grpc_error_t e = CheckInit()) return e;
-  Sessions::Instance().CancelAll();
-  for (int id : Sessions::Instance().Outstanding()) (void)Sessions::Instance().Wait(id);
-  Sessions::Instance().Reset();
-  std::lock_guard<std::mutex> lock(S().mutex);
-  S().initialized = false;
-  S().failed.clear();
-  return ninf::client::RecordGrpc(GRPC_NO_ERROR, "");
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    Sessions::Instance().CancelAll();
+    for (int id : Sessions::Instance().Outstanding()) (void)Sessions::Instance().Wait(id);
+    Sessions::Instance().Reset();
+    std::lock_guard<std::mutex> lock(S().mutex);
+    S().initialized = false;
+    S().failed.clear();
+    return ninf::client::RecordGrpc(GRPC_NO_ERROR, "");
+  });
 }
 
 grpc_error_t grpc_function_handle_default(grpc_function_handle_t *handle, char *func_name) {
-  if (grpc_error_t e = CheckInit()) return e;
-  ninf::client::ServerAddress server;
-  Status st = ninf::client::DefaultServer(&server);
-  if (!st.ok()) return ninf::client::RecordGrpc(GRPC_SERVER_NOT_FOUND, st);
-  return InitHandle(handle, server, func_name);
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    ninf::client::ServerAddress server;
+    Status st = ninf::client::DefaultServer(&server);
+    if (!st.ok()) return ninf::client::RecordGrpc(GRPC_SERVER_NOT_FOUND, st);
+    return InitHandle(handle, server, func_name);
+  });
 }
 
 grpc_error_t grpc_function_handle_init(grpc_function_handle_t *handle, char *host_port_str, char *func_name) {
-  if (grpc_error_t e = CheckInit()) return e;
-  if (!host_port_str) return ninf::client::RecordGrpc(GRPC_SERVER_NOT_FOUND, "NULL server name");
-  ninf::client::ServerAddress server;
-  Status st = ResolveServer(host_port_str, &server);
-  if (!st.ok()) return ninf::client::RecordGrpc(GRPC_SERVER_NOT_FOUND, st);
-  return InitHandle(handle, server, func_name);
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    if (!host_port_str) return ninf::client::RecordGrpc(GRPC_SERVER_NOT_FOUND, "NULL server name");
+    ninf::client::ServerAddress server;
+    Status st = ResolveServer(host_port_str, &server);
+    if (!st.ok()) return ninf::client::RecordGrpc(GRPC_SERVER_NOT_FOUND, st);
+    return InitHandle(handle, server, func_name);
+  });
 }
 
 grpc_error_t grpc_function_handle_destruct(grpc_function_handle_t *handle) {
-  if (grpc_error_t e = CheckInit()) return e;
-  FunctionHandle *impl = Impl(handle);
-  if (!impl) return ninf::client::RecordGrpc(GRPC_INVALID_FUNCTION_HANDLE, "handle not initialized");
-  delete impl;  // Close(): FRAME_END stops the executable
-  handle->impl = nullptr;
-  handle->magic = 0;
-  return ninf::client::RecordGrpc(GRPC_NO_ERROR, "");
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    FunctionHandle *impl = Impl(handle);
+    if (!impl) return ninf::client::RecordGrpc(GRPC_INVALID_FUNCTION_HANDLE, "handle not initialized");
+    delete impl;  // Close(): FRAME_END stops the executable
+    handle->impl = nullptr;
+    handle->magic = 0;
+    return ninf::client::RecordGrpc(GRPC_NO_ERROR, "");
+  });
 }
 
 grpc_error_t grpc_get_handle(grpc_function_handle_t **handle, grpc_sessionid_t session_id) {
-  if (grpc_error_t e = CheckInit()) return e;
-  void *tag = Sessions::Instance().Tag(session_id);
-  if (!tag || !handle) return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, "no such session");
-  *handle = static_cast<grpc_function_handle_t *>(tag);
-  return ninf::client::RecordGrpc(GRPC_NO_ERROR, "");
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    void *tag = Sessions::Instance().Tag(session_id);
+    if (!tag || !handle) return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, "no such session");
+    *handle = static_cast<grpc_function_handle_t *>(tag);
+    return ninf::client::RecordGrpc(GRPC_NO_ERROR, "");
+  });
 }
 
 grpc_error_t grpc_call(grpc_function_handle_t *handle, ...) {
   va_list ap;
   va_start(ap, handle);
-  grpc_error_t e = CallSync(handle, &ap, nullptr);
+  grpc_error_t e = ninf::client::GuardGrpc([&] { return CallSync(handle, &ap, nullptr); });
   va_end(ap);
   return e;
 }
@@ -203,109 +216,131 @@ grpc_error_t grpc_call(grpc_function_handle_t *handle, ...) {
 grpc_error_t grpc_call_async(grpc_function_handle_t *handle, grpc_sessionid_t *session_id, ...) {
   va_list ap;
   va_start(ap, session_id);
-  grpc_error_t e = CallAsync(handle, session_id, &ap, nullptr);
+  grpc_error_t e = ninf::client::GuardGrpc([&] { return CallAsync(handle, session_id, &ap, nullptr); });
   va_end(ap);
   return e;
 }
 
 grpc_error_t grpc_call_binding(grpc_function_handle_t *handle, const ninf_binding_args *args) {
-  return CallSync(handle, nullptr, args);
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    return CallSync(handle, nullptr, args);
+  });
 }
 
 grpc_error_t grpc_call_async_binding(grpc_function_handle_t *handle, grpc_sessionid_t *session_id,
                                      const ninf_binding_args *args) {
-  return CallAsync(handle, session_id, nullptr, args);
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    return CallAsync(handle, session_id, nullptr, args);
+  });
 }
 
 grpc_error_t grpc_probe(grpc_sessionid_t session_id) {
-  if (grpc_error_t e = CheckInit()) return e;
-  bool done = false;
-  if (!Sessions::Instance().Probe(session_id, &done).ok())
-    return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, "no such session");
-  return done ? GRPC_NO_ERROR : GRPC_NOT_COMPLETED;
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    bool done = false;
+    if (!Sessions::Instance().Probe(session_id, &done).ok())
+      return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, "no such session");
+    return done ? GRPC_NO_ERROR : GRPC_NOT_COMPLETED;
+  });
 }
 
 grpc_error_t grpc_probe_or(grpc_sessionid_t *id_array, size_t length, grpc_sessionid_t *id_ptr) {
-  if (grpc_error_t e = CheckInit()) return e;
-  if (id_ptr) *id_ptr = GRPC_SESSIONID_VOID;
-  if (!id_array || !id_ptr) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL argument");
-  bool any_valid = false;
-  for (size_t i = 0; i < length; ++i) {
-    bool done = false;
-    if (!Sessions::Instance().Probe(id_array[i], &done).ok()) continue;
-    any_valid = true;
-    if (done) {
-      *id_ptr = id_array[i];
-      return GRPC_NO_ERROR;
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    if (id_ptr) *id_ptr = GRPC_SESSIONID_VOID;
+    if (!id_array || !id_ptr) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL argument");
+    bool any_valid = false;
+    for (size_t i = 0; i < length; ++i) {
+      bool done = false;
+      if (!Sessions::Instance().Probe(id_array[i], &done).ok()) continue;
+      any_valid = true;
+      if (done) {
+        *id_ptr = id_array[i];
+        return GRPC_NO_ERROR;
+      }
     }
-  }
-  if (!any_valid && length > 0) return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, "no such sessions");
-  return GRPC_NONE_COMPLETED;
+    if (!any_valid && length > 0) return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, "no such sessions");
+    return GRPC_NONE_COMPLETED;
+  });
 }
 
 grpc_error_t grpc_cancel(grpc_sessionid_t session_id) {
-  if (grpc_error_t e = CheckInit()) return e;
-  if (!Sessions::Instance().Cancel(session_id).ok())
-    return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, "no such session");
-  return GRPC_NO_ERROR;
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    if (!Sessions::Instance().Cancel(session_id).ok())
+      return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, "no such session");
+    return GRPC_NO_ERROR;
+  });
 }
 
 grpc_error_t grpc_cancel_all(void) {
-  if (grpc_error_t e = CheckInit()) return e;
-  Sessions::Instance().CancelAll();
-  return GRPC_NO_ERROR;
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    Sessions::Instance().CancelAll();
+    return GRPC_NO_ERROR;
+  });
 }
 
 grpc_error_t grpc_wait(grpc_sessionid_t session_id) {
-  if (grpc_error_t e = CheckInit()) return e;
-  Status st = Sessions::Instance().Wait(session_id);
-  if (st.code() == NINF_ERR_INVALID_ID) return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, st);
-  return ninf::client::RecordGrpc(Finish(session_id, st), st);
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    Status st = Sessions::Instance().Wait(session_id);
+    if (st.code() == NINF_ERR_INVALID_ID) return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, st);
+    return ninf::client::RecordGrpc(Finish(session_id, st), st);
+  });
 }
 
 grpc_error_t grpc_wait_and(grpc_sessionid_t *id_array, size_t length) {
-  if (grpc_error_t e = CheckInit()) return e;
-  if (!id_array && length) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL id array");
-  grpc_error_t result = GRPC_NO_ERROR;
-  for (size_t i = 0; i < length; ++i) {
-    Status st = Sessions::Instance().Wait(id_array[i]);
-    grpc_error_t code = st.code() == NINF_ERR_INVALID_ID ? GRPC_INVALID_SESSION_ID : Finish(id_array[i], st);
-    if (code != GRPC_NO_ERROR && result == GRPC_NO_ERROR) result = code == GRPC_INVALID_SESSION_ID ? code : GRPC_SESSION_FAILED;
-  }
-  return ninf::client::RecordGrpc(result, "");
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    if (!id_array && length) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL id array");
+    grpc_error_t result = GRPC_NO_ERROR;
+    for (size_t i = 0; i < length; ++i) {
+      Status st = Sessions::Instance().Wait(id_array[i]);
+      grpc_error_t code = st.code() == NINF_ERR_INVALID_ID ? GRPC_INVALID_SESSION_ID : Finish(id_array[i], st);
+      if (code != GRPC_NO_ERROR && result == GRPC_NO_ERROR) result = code == GRPC_INVALID_SESSION_ID ? code : GRPC_SESSION_FAILED;
+    }
+    return ninf::client::RecordGrpc(result, "");
+  });
 }
 
 grpc_error_t grpc_wait_or(grpc_sessionid_t *id_array, size_t length, grpc_sessionid_t *id_ptr) {
-  if (grpc_error_t e = CheckInit()) return e;
-  if (id_ptr) *id_ptr = GRPC_SESSIONID_VOID;
-  if (!id_array || !id_ptr || length == 0) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "empty id array");
-  std::vector<int> ids(id_array, id_array + length);
-  int found = -1;
-  Status st = Sessions::Instance().WaitAny(ids, &found);
-  if (found < 0) return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, st);
-  *id_ptr = found;
-  return ninf::client::RecordGrpc(Finish(found, st), st);
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    if (id_ptr) *id_ptr = GRPC_SESSIONID_VOID;
+    if (!id_array || !id_ptr || length == 0) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "empty id array");
+    std::vector<int> ids(id_array, id_array + length);
+    int found = -1;
+    Status st = Sessions::Instance().WaitAny(ids, &found);
+    if (found < 0) return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, st);
+    *id_ptr = found;
+    return ninf::client::RecordGrpc(Finish(found, st), st);
+  });
 }
 
 grpc_error_t grpc_wait_all(void) {
-  if (grpc_error_t e = CheckInit()) return e;
-  grpc_error_t result = GRPC_NO_ERROR;
-  for (int id : Sessions::Instance().Outstanding()) {
-    Status st = Sessions::Instance().Wait(id);
-    if (st.code() == NINF_ERR_INVALID_ID) continue;  // collected by another thread meanwhile
-    if (Finish(id, st) != GRPC_NO_ERROR) result = GRPC_SESSION_FAILED;
-  }
-  return ninf::client::RecordGrpc(result, "");
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    grpc_error_t result = GRPC_NO_ERROR;
+    for (int id : Sessions::Instance().Outstanding()) {
+      Status st = Sessions::Instance().Wait(id);
+      if (st.code() == NINF_ERR_INVALID_ID) continue;  // collected by another thread meanwhile
+      if (Finish(id, st) != GRPC_NO_ERROR) result = GRPC_SESSION_FAILED;
+    }
+    return ninf::client::RecordGrpc(result, "");
+  });
 }
 
 grpc_error_t grpc_wait_any(grpc_sessionid_t *id_ptr) {
-  if (grpc_error_t e = CheckInit()) return e;
-  if (!id_ptr) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL id pointer");
-  int found = -1;
-  Status st = Sessions::Instance().WaitAny({}, &found);
-  *id_ptr = found < 0 ? GRPC_SESSIONID_VOID : found;
-  if (found < 0) return ninf::client::RecordGrpc(GRPC_NO_ERROR, "no outstanding sessions");
-  return ninf::client::RecordGrpc(Finish(found, st), st);
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    if (!id_ptr) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL id pointer");
+    int found = -1;
+    Status st = Sessions::Instance().WaitAny({}, &found);
+    *id_ptr = found < 0 ? GRPC_SESSIONID_VOID : found;
+    if (found < 0) return ninf::client::RecordGrpc(GRPC_NO_ERROR, "no outstanding sessions");
+    return ninf::client::RecordGrpc(Finish(found, st), st);
+  });
 }
 
 char *grpc_error_string(grpc_error_t error_code) {
@@ -313,27 +348,31 @@ char *grpc_error_string(grpc_error_t error_code) {
 }
 
 grpc_error_t grpc_get_error(grpc_sessionid_t session_id) {
-  if (grpc_error_t e = CheckInit()) return e;
-  Status st;
-  switch (Sessions::Instance().Result(session_id, &st)) {
-    case Sessions::State::kUnknown: return GRPC_INVALID_SESSION_ID;
-    case Sessions::State::kRunning: return GRPC_NOT_COMPLETED;
-    case Sessions::State::kFinished: return ninf::client::ToGrpcError(st, false);
-  }
-  return GRPC_OTHER_ERROR_CODE;
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    Status st;
+    switch (Sessions::Instance().Result(session_id, &st)) {
+      case Sessions::State::kUnknown: return GRPC_INVALID_SESSION_ID;
+      case Sessions::State::kRunning: return GRPC_NOT_COMPLETED;
+      case Sessions::State::kFinished: return ninf::client::ToGrpcError(st, false);
+    }
+    return GRPC_OTHER_ERROR_CODE;
+  });
 }
 
 grpc_error_t grpc_get_failed_sessionid(grpc_sessionid_t *id_ptr) {
-  if (grpc_error_t e = CheckInit()) return e;
-  if (!id_ptr) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL id pointer");
-  std::lock_guard<std::mutex> lock(S().mutex);
-  if (S().failed.empty()) {
-    *id_ptr = GRPC_SESSIONID_VOID;
-  } else {
-    *id_ptr = S().failed.front();
-    S().failed.pop_front();
-  }
-  return GRPC_NO_ERROR;
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
+    if (grpc_error_t e = CheckInit()) return e;
+    if (!id_ptr) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL id pointer");
+    std::lock_guard<std::mutex> lock(S().mutex);
+    if (S().failed.empty()) {
+      *id_ptr = GRPC_SESSIONID_VOID;
+    } else {
+      *id_ptr = S().failed.front();
+      S().failed.pop_front();
+    }
+    return GRPC_NO_ERROR;
+  });
 }
 
 }  // extern "C"

@@ -1,6 +1,8 @@
 #include "sessions.h"
 
 #include <condition_variable>
+#include <exception>
+#include <new>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -50,6 +52,18 @@ Status UnknownId(int id) {
   return Status(NINF_ERR_INVALID_ID, "no outstanding call with id " + std::to_string(id));
 }
 
+// The session thread's body: an exception from the call must end the call,
+// not the process.
+Status RunWork(const std::function<Status()> &work) {
+  try {
+    return work();
+  } catch (const std::bad_alloc &) {
+    return Status(NINF_ERR_NO_MEMORY, "out of memory during the call");
+  } catch (const std::exception &x) {
+    return Status(NINF_ERR_INTERNAL, std::string("unexpected exception during the call: ") + x.what());
+  }
+}
+
 }  // namespace
 
 Sessions &Sessions::Instance() {
@@ -67,14 +81,21 @@ int Sessions::Start(std::function<Status()> work, std::function<void()> cancel, 
   int id = t.next_id++;
   if (t.next_id < 0) t.next_id = 0;  // wrapped after 2^31 calls
   t.running[id] = e;
-  e->worker = std::thread([e, &t] {
-    Status st = e->work();
-    e->work = nullptr;  // closes the connection now, not at wait time
-    std::lock_guard<std::mutex> inner(t.mutex);
-    e->result = e->cancelled ? Status(NINF_ERR_CANCELLED, "the call was cancelled") : st;
-    e->done = true;
-    t.changed.notify_all();
-  });
+  try {
+    e->worker = std::thread([e, &t] {
+      Status st = RunWork(e->work);
+      e->work = nullptr;  // closes the connection now, not at wait time
+      std::lock_guard<std::mutex> inner(t.mutex);
+      e->result = e->cancelled ? Status(NINF_ERR_CANCELLED, "the call was cancelled") : st;
+      e->done = true;
+      t.changed.notify_all();
+    });
+  } catch (...) {
+    // No thread (std::system_error, out of memory): the session never
+    // existed, so no wait may find it; the API's guard reports the cause.
+    t.running.erase(id);
+    throw;
+  }
   return id;
 }
 

@@ -3,8 +3,13 @@
 #include <cblas.h>
 #include <lapacke.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <fstream>
 #include <cmath>
 #include <random>
 #include <thread>
@@ -214,4 +219,49 @@ TEST_CASE("calls_per_call_maximum", "[e2e]") {
   CHECK(Ninf_get_error() == NINF_ERR_TOO_LARGE);
   REQUIRE(Ninf_call(d.Name("echo").c_str(), long(a.size()), a.data()) == 0);
   CHECK(d.ZombieChildren() == 0);
+}
+
+namespace {
+
+// Bytes of address space this process has mapped (VmSize).
+long AddressSpaceBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmSize:", 0) == 0) return std::stol(line.substr(7)) * 1024;
+  return -1;
+}
+
+}  // namespace
+
+// No exception crosses the C API: with too little address space left for a
+// thread stack, Ninf_call_async's std::thread throws std::system_error; the
+// call must fail with an error code (and leave no session behind), not
+// terminate the program. Run in a child so the limit does not outlive it.
+TEST_CASE("calls_exception_stops_at_the_c_api", "[e2e]") {
+  E2EDaemon d;
+  const std::string name = d.Name("null");
+  REQUIRE(Ninf_call(name.c_str()) == 0);  // interface cached, connection code warm
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    rlimit limit{};
+    limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(AddressSpaceBytes() + (4 << 20));
+    if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(3);
+    // glibc reuses the stacks of finished threads: start calls until no
+    // stack is left, then the next std::thread must fail.
+    int started = 0, id = 0;
+    while (started < 64 && (id = Ninf_call_async(name.c_str())) >= 0) ++started;
+    if (id >= 0) _exit(4);  // threads kept starting: the test proves nothing
+    int code = Ninf_get_error();
+    if (Ninf_wait_all() != 0) _exit(6);  // the calls that did start still complete
+    int id_any = 0;
+    bool no_session = Ninf_wait_any(&id_any) == -1 && id_any == -1;
+    _exit((code == NINF_ERR_INTERNAL || code == NINF_ERR_NO_MEMORY) && no_session ? 0 : 5);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  INFO("child status " << status);
+  REQUIRE(WIFEXITED(status));  // not killed by std::terminate's abort
+  CHECK(WEXITSTATUS(status) == 0);
 }
