@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <utility>
 
 namespace ninf::stub {
@@ -66,6 +67,11 @@ bool Buffer::Allocate(std::size_t bytes) {
     void *p = nullptr;
     std::size_t len = (bytes + kAlignment - 1) / kAlignment * kAlignment;
     if (::posix_memalign(&p, kAlignment, len) != 0) return false;
+    // malloc recycles memory this process freed (earlier arrays, protobuf
+    // buffers): clear all of it, the rounding tail included, so that a later
+    // Reserve within the capacity cannot expose it either. Fresh mmap'd
+    // memory above is zero already.
+    std::memset(p, 0, len);
     data_ = p;
     capacity_ = len;
   }

@@ -2,6 +2,12 @@
 // page-aligned memory with transparent huge pages requested, because the
 // first touch of fresh 4 KiB pages (~2.6 GB/s here) is slower than the
 // loopback link; huge pages fault in at ~17 GB/s.
+//
+// What a buffer holds is never memory of anything else: every byte of its
+// capacity is zero when allocated, and afterwards holds only what was
+// written into this buffer by the calls made on it (one client connection's
+// calls: an executable that served another client would have to Release
+// its buffers first).
 #pragma once
 
 #include <cstddef>
@@ -18,7 +24,7 @@ class Buffer {
   Buffer &operator=(const Buffer &) = delete;
 
   // Allocates `bytes` (at least 1, so every pointer handed to the routine is
-  // valid). Returns false when memory is exhausted.
+  // valid), all zero. Returns false when memory is exhausted.
   bool Allocate(std::size_t bytes);
 
   // Makes the buffer hold `bytes`, keeping the memory it has when that is

@@ -137,15 +137,11 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
       continue;
     }
     const uint64_t bytes = layout.params[i].bytes;
-    const bool reused = buffers[i].data() != nullptr;
+    // What the routine leaves unwritten of an OUT array goes back as it is:
+    // zero, or this connection's own earlier result (buffer.h), never stale
+    // memory of the process.
     if (!buffers[i].Reserve(bytes))
       return Status(NINF_ERR_NO_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes for '" + p.name() + "'");
-    // Clear what the routine may not fill, so no stale memory reaches the
-    // client: fresh small buffers come from malloc (fresh mmap'd memory is
-    // zero already). A reused buffer holds only this same client's previous
-    // result for this parameter.
-    if (p.mode() != wire::MODE_IN && p.mode() != wire::MODE_INOUT && bytes < (1u << 20) && !reused)
-      std::memset(buffers[i].data(), 0, bytes);
     argv[i] = buffers[i].data();
     if (SendsArray(p)) incoming.push_back({buffers[i].data(), bytes});
     if (ReturnsArray(p)) outgoing.push_back({buffers[i].data(), bytes});

@@ -45,8 +45,15 @@ extern "C" int ninf_stub_main(int argc, char **argv, const unsigned char *iface_
   if (argc > 1 || ::fcntl(ninf::kControlFd, F_GETFD) < 0) return Usage(iface, argv[0]);
   // If ninfd dies, so do we: an orphaned executable would go on computing
   // (and sending heartbeats) for a call nobody can account for any more.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() == 1) return 2;  // ninfd was already gone before prctl
+  // ninfd may have died before prctl took effect; then we were reparented
+  // and the parent differs. (Comparing with 1 would be wrong: ninfd is PID 1
+  // when it is a container's entrypoint.)
+  const pid_t parent = ::getppid();
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) {
+    std::perror("prctl(PR_SET_PDEATHSIG)");
+    return 2;
+  }
+  if (::getppid() != parent) return 2;
   // A client that vanishes must show up as an error from send(), not kill us.
   ::signal(SIGPIPE, SIG_IGN);
   ninf::stub::CallServer server(iface, invoke, ninf::kControlFd);
