@@ -7,8 +7,8 @@ NINF_PACKAGES=(
   meson ninja-build pkg-config gcc g++ gfortran cpp python3
   libuv1-dev libprotobuf-dev protobuf-compiler catch2
   libopenblas-dev liblapacke-dev libopenmpi-dev openmpi-bin
-  libspdlog-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev
-  procps iproute2
+  libspdlog-dev libtomlplusplus-dev libcli11-dev
+  procps iproute2 util-linux clang-format git
 )
 
 missing=()

@@ -111,7 +111,8 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
     const wire::Param &p = iface_.params(i);
     if (!IsInScalar(p)) continue;
     if (next >= args.scalars_size())
-      return Status(NINF_ERR_ARGUMENT_MISMATCH, "too few scalar arguments: '" + p.name() + "' is missing");
+      return Status(NINF_ERR_ARGUMENT_MISMATCH,
+                    "too few scalar arguments: '" + p.name() + "' is missing");
     NINF_RETURN_IF_ERROR(DecodeScalar(p, args.scalars(next++), &slots[i], &values[i]));
   }
   if (next != args.scalars_size())
@@ -120,9 +121,9 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
   CallLayout layout;
   NINF_RETURN_IF_ERROR(ComputeLayout(iface_, values, handoff_.max_call_bytes, &layout));
   if (h.payload_length != layout.send_bytes)
-    return Status(NINF_ERR_ARGUMENT_MISMATCH,
-                  "client sent " + std::to_string(h.payload_length) + " bytes of arrays, the interface needs " +
-                      std::to_string(layout.send_bytes));
+    return Status(NINF_ERR_ARGUMENT_MISMATCH, "client sent " + std::to_string(h.payload_length) +
+                                                  " bytes of arrays, the interface needs " +
+                                                  std::to_string(layout.send_bytes));
 
   // Arrays go straight from the socket into their final buffers, which the
   // calls of a function handle reuse (warm pages, no faults, no zeroing).
@@ -141,7 +142,8 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
     // zero, or this connection's own earlier result (buffer.h), never stale
     // memory of the process.
     if (!buffers[i].Reserve(bytes))
-      return Status(NINF_ERR_NO_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes for '" + p.name() + "'");
+      return Status(NINF_ERR_NO_MEMORY,
+                    "cannot allocate " + std::to_string(bytes) + " bytes for '" + p.name() + "'");
     argv[i] = buffers[i].data();
     if (SendsArray(p)) incoming.push_back({buffers[i].data(), bytes});
     if (ReturnsArray(p)) outgoing.push_back({buffers[i].data(), bytes});
@@ -159,7 +161,6 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
 
   Report({.kind = CTL_REPLYING});
   wire::Result result;
-  result.set_compute_seconds(t_computed - t_received);
   NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_RESULT, &result, outgoing));
 
   done->recv_seconds = t_received - t_start;
@@ -172,7 +173,8 @@ int CallServer::Run() {
   int client_fd = -1;
   int r = RecvControl(control_fd_, &handoff_, &client_fd);
   if (r != 1 || handoff_.kind != CTL_HANDOFF || client_fd < 0) {
-    std::fprintf(stderr, "ninf executable %s: no call was handed over by ninfd\n", iface_.name().c_str());
+    std::fprintf(stderr, "ninf executable %s: no call was handed over by ninfd\n",
+                 iface_.name().c_str());
     if (client_fd >= 0) ::close(client_fd);
     return 2;
   }
@@ -189,7 +191,8 @@ int CallServer::Run() {
     Status st = ch.RecvHeader(max_payload, &h);
     if (!st.ok()) {
       // A persistent client that simply goes away ends the session cleanly.
-      bool quiet_end = persistent && st.code() == NINF_ERR_COMMUNICATION && ch.bytes_received() == in_before;
+      bool quiet_end =
+          persistent && st.code() == NINF_ERR_COMMUNICATION && ch.bytes_received() == in_before;
       if (!quiet_end) {
         ControlMsg done{.kind = CTL_CALL_DONE};
         // An oversized frame was refused from its header alone: its arrays
