@@ -24,14 +24,16 @@
 enum { kMaxSizes = 32 };
 
 static int fail(const char *what, grpc_error_t e) {
-  fprintf(stderr, "bench_handle: %s: %s: %s\n", what, grpc_error_string(e), Ninf_get_error_detail());
+  fprintf(stderr, "bench_handle: %s: %s: %s\n", what, grpc_error_string(e),
+          Ninf_get_error_detail());
   return 1;
 }
 
 static int latency(const char *placement, grpc_function_handle_t *null_h, PingPong *pp, int iters) {
   double *times = malloc((size_t)iters * sizeof *times);
   char word[8] = {0};
-  if (!times || pingpong_run(pp, word, sizeof word, bench_warmups(iters), iters, times) != 0) return 1;
+  if (!times || pingpong_run(pp, word, sizeof word, bench_warmups(iters), iters, times) != 0)
+    return 1;
   double raw = bench_median(times, iters);
   for (int i = 0; i < bench_warmups(iters); i++)
     if (grpc_call(null_h) != GRPC_NO_ERROR) return fail("null", grpc_call(null_h));
@@ -42,19 +44,20 @@ static int latency(const char *placement, grpc_function_handle_t *null_h, PingPo
     times[i] = bench_now() - start;
   }
   double null_rtt = bench_median(times, iters);
-  printf("handle_latency placement=%s null_us=%.1f raw_rtt_us=%.1f ratio=%.2f\n", placement, null_rtt * 1e6,
-         raw * 1e6, null_rtt / raw);
+  printf("handle_latency placement=%s null_us=%.1f raw_rtt_us=%.1f ratio=%.2f\n", placement,
+         null_rtt * 1e6, raw * 1e6, null_rtt / raw);
   free(times);
   return 0;
 }
 
-static int transfer(const char *placement, grpc_function_handle_t *echo_h, PingPong *pp, size_t max_size) {
+static int transfer(const char *placement, grpc_function_handle_t *echo_h, PingPong *pp,
+                    size_t max_size) {
   size_t sizes[kMaxSizes];
   int count = bench_sizes(max_size, sizes, kMaxSizes);
   char *buf = malloc(max_size);
   double *times = malloc(4096 * sizeof *times);
   if (!buf || !times) return 1;
-  memset(buf, 1, max_size);  /* warm: no first-touch cost on either side's client */
+  memset(buf, 1, max_size); /* warm: no first-touch cost on either side's client */
   for (int s = 0; s < count; s++) {
     size_t size = sizes[s];
     int iters = bench_iterations(size, 4096), warm = bench_warmups(iters);
@@ -69,8 +72,8 @@ static int transfer(const char *placement, grpc_function_handle_t *echo_h, PingP
     }
     double echo = bench_median(times, iters);
     double raw_mbps = size / (raw / 2) / 1e6, echo_mbps = size / (echo / 2) / 1e6;
-    printf("handle_transfer placement=%s size=%zu raw_mbps=%.1f echo_mbps=%.1f ratio=%.3f\n", placement, size,
-           raw_mbps, echo_mbps, echo_mbps / raw_mbps);
+    printf("handle_transfer placement=%s size=%zu raw_mbps=%.1f echo_mbps=%.1f ratio=%.3f\n",
+           placement, size, raw_mbps, echo_mbps, echo_mbps / raw_mbps);
     fflush(stdout);
   }
   free(buf);
@@ -83,12 +86,17 @@ int main(int argc, char **argv) {
   size_t max_size = 256u << 20;
   int iters = 2000;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--placement") && i + 1 < argc) placement = argv[++i];
-    else if (!strcmp(argv[i], "--max-size") && i + 1 < argc) max_size = bench_parse_size(argv[++i]);
-    else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
-    else placement = NULL, i = argc;
+    if (!strcmp(argv[i], "--placement") && i + 1 < argc)
+      placement = argv[++i];
+    else if (!strcmp(argv[i], "--max-size") && i + 1 < argc)
+      max_size = bench_parse_size(argv[++i]);
+    else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
+      iters = atoi(argv[++i]);
+    else
+      placement = NULL, i = argc;
   }
-  if (!placement || (strcmp(placement, "same") && strcmp(placement, "cross")) || max_size < 1024 || iters < 1) {
+  if (!placement || (strcmp(placement, "same") && strcmp(placement, "cross")) || max_size < 1024 ||
+      iters < 1) {
     fprintf(stderr, "usage: bench_handle --placement same|cross [--max-size SIZE] [--iters N]\n");
     return 2;
   }
@@ -98,8 +106,10 @@ int main(int argc, char **argv) {
   grpc_error_t e = grpc_initialize(NULL);
   if (e != GRPC_NO_ERROR) return fail("grpc_initialize", e);
   grpc_function_handle_t null_h, echo_h;
-  if ((e = grpc_function_handle_default(&null_h, "null")) != GRPC_NO_ERROR) return fail("handle null", e);
-  if ((e = grpc_function_handle_default(&echo_h, "echo")) != GRPC_NO_ERROR) return fail("handle echo", e);
+  if ((e = grpc_function_handle_default(&null_h, "null")) != GRPC_NO_ERROR)
+    return fail("handle null", e);
+  if ((e = grpc_function_handle_default(&echo_h, "echo")) != GRPC_NO_ERROR)
+    return fail("handle echo", e);
   int rc = latency(placement, &null_h, &pp, iters) || transfer(placement, &echo_h, &pp, max_size);
   pingpong_stop(&pp);
   grpc_function_handle_destruct(&null_h);

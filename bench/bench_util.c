@@ -5,9 +5,9 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <sched.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

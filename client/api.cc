@@ -5,9 +5,9 @@
 #include <cstring>
 #include <string>
 
-#include "ninf.h"
 #include "c_boundary.h"
 #include "last_error.h"
+#include "ninf.h"
 #include "remote_call.h"
 #include "sessions.h"
 
@@ -57,7 +57,8 @@ int Ninf_call_async_v(const char *name, va_list args) {
     if (!st.ok()) return Record(st);
     Record(Status::Ok());
     std::shared_ptr<RemoteCall> shared(std::move(call));
-    return Sessions::Instance().Start([shared] { return shared->Execute(); }, [shared] { shared->Cancel(); });
+    return Sessions::Instance().Start([shared] { return shared->Execute(); },
+                                      [shared] { shared->Cancel(); });
   });
 }
 
@@ -97,7 +98,8 @@ int Ninf_set_server(const char *host, int port) {
     Status st = ninf::client::DefaultServer(&addr);
     if (!st.ok()) addr = {"localhost", ninf::client::kDefaultPort};
     if (host && *host) addr.host = host;
-    if (port <= 0 || port > 65535) return Record(Status(NINF_ERR_INVALID_ARGUMENT, "bad port " + std::to_string(port)));
+    if (port <= 0 || port > 65535)
+      return Record(Status(NINF_ERR_INVALID_ARGUMENT, "bad port " + std::to_string(port)));
     addr.port = port;
     ninf::client::SetDefaultServer(addr);
     return Record(Status::Ok());

@@ -21,13 +21,15 @@ Status ArgumentList::Build(InterfacePtr iface, std::vector<ninf_argvalue> values
   values_ = std::move(values);
   const int n = iface_->params_size();
   if (values_.size() != static_cast<std::size_t>(n))
-    return Status(NINF_ERR_ARGUMENT_MISMATCH, iface_->name() + " takes " + std::to_string(n) + " arguments, got " +
+    return Status(NINF_ERR_ARGUMENT_MISMATCH, iface_->name() + " takes " + std::to_string(n) +
+                                                  " arguments, got " +
                                                   std::to_string(values_.size()));
   args_.Clear();
   std::vector<int64_t> ints(static_cast<std::size_t>(n), 0);
   for (int i = 0; i < n; ++i) {
     const wire::Param &p = iface_->params(i);
-    if (IsInScalar(p)) NINF_RETURN_IF_ERROR(EncodeScalar(p, values_[i], args_.add_scalars(), &ints[i]));
+    if (IsInScalar(p))
+      NINF_RETURN_IF_ERROR(EncodeScalar(p, values_[i], args_.add_scalars(), &ints[i]));
   }
   NINF_RETURN_IF_ERROR(ComputeLayout(*iface_, ints, 0, &layout_));
   for (int i = 0; i < n; ++i) {
@@ -43,7 +45,8 @@ std::vector<iovec> ArgumentList::Arrays(bool sending) const {
   std::vector<iovec> out;
   for (int i = 0; i < iface_->params_size(); ++i) {
     const wire::Param &p = iface_->params(i);
-    if (sending ? SendsArray(p) : ReturnsArray(p)) out.push_back({values_[i].p, layout_.params[i].bytes});
+    if (sending ? SendsArray(p) : ReturnsArray(p))
+      out.push_back({values_[i].p, layout_.params[i].bytes});
   }
   return out;
 }
@@ -59,7 +62,8 @@ Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::Call
     wire::Result ignored;
     FrameHeader h;
     Status reason = ch.RecvReply(FRAME_RESULT, 0, &ignored, &h);
-    bool no_reason = reason.ok() || reason.code() == NINF_ERR_COMMUNICATION || reason.code() == NINF_ERR_TIMEOUT;
+    bool no_reason =
+        reason.ok() || reason.code() == NINF_ERR_COMMUNICATION || reason.code() == NINF_ERR_TIMEOUT;
     return no_reason ? st : reason;
   }
   const uint64_t expected = list.layout().return_bytes;

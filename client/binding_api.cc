@@ -13,7 +13,8 @@
 namespace ninf::client {
 
 Status BuildFromBinding(InterfacePtr iface, const ninf_binding_args *binding, ArgumentList *list) {
-  if (!binding || !binding->collect) return Status(NINF_ERR_INVALID_ARGUMENT, "no argument collector");
+  if (!binding || !binding->collect)
+    return Status(NINF_ERR_INVALID_ARGUMENT, "no argument collector");
   const int n = iface->params_size();
   std::vector<ninf_param_info> params(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
@@ -30,7 +31,8 @@ Status BuildFromBinding(InterfacePtr iface, const ninf_binding_args *binding, Ar
     if (!IsArray(iface->params(i))) continue;
     err[0] = '\0';
     if (binding->verify(binding->ctx, i, list->layout().params[i].elements, err, sizeof err) != 0)
-      return Status(NINF_ERR_ARGUMENT_MISMATCH, err[0] ? err : "argument '" + iface->params(i).name() + "' is too small");
+      return Status(NINF_ERR_ARGUMENT_MISMATCH,
+                    err[0] ? err : "argument '" + iface->params(i).name() + "' is too small");
   }
   return Status::Ok();
 }
@@ -54,7 +56,8 @@ int Ninf_call_async_binding(const char *name, const ninf_binding_args *args) {
     ninf::Status st = call->PrepareBinding(name, args);
     if (!st.ok()) return ninf::client::RecordStatus(st);
     ninf::client::RecordStatus(ninf::Status());
-    return ninf::client::Sessions::Instance().Start([call] { return call->Execute(); }, [call] { call->Cancel(); });
+    return ninf::client::Sessions::Instance().Start([call] { return call->Execute(); },
+                                                    [call] { call->Cancel(); });
   });
 }
 

@@ -10,9 +10,15 @@ void ninf__collect_args(const ninf_argkind *kinds, int count, va_list *ap, ninf_
     v->s = 0;
     v->p = 0;
     switch (kinds[k]) {
-      case NINF_ARGKIND_INT: v->i = va_arg(*ap, int); break;
-      case NINF_ARGKIND_LONG: v->i = va_arg(*ap, long); break;
-      case NINF_ARGKIND_DOUBLE: v->d = va_arg(*ap, double); break;
+      case NINF_ARGKIND_INT:
+        v->i = va_arg(*ap, int);
+        break;
+      case NINF_ARGKIND_LONG:
+        v->i = va_arg(*ap, long);
+        break;
+      case NINF_ARGKIND_DOUBLE:
+        v->d = va_arg(*ap, double);
+        break;
       case NINF_ARGKIND_SCOMPLEX: {
         float _Complex z = va_arg(*ap, float _Complex);
         v->re = crealf(z);
@@ -25,8 +31,12 @@ void ninf__collect_args(const ninf_argkind *kinds, int count, va_list *ap, ninf_
         v->im = cimag(z);
         break;
       }
-      case NINF_ARGKIND_STRING: v->s = va_arg(*ap, const char *); break;
-      case NINF_ARGKIND_POINTER: v->p = va_arg(*ap, void *); break;
+      case NINF_ARGKIND_STRING:
+        v->s = va_arg(*ap, const char *);
+        break;
+      case NINF_ARGKIND_POINTER:
+        v->p = va_arg(*ap, void *);
+        break;
     }
   }
 }

@@ -1,9 +1,9 @@
 #include "client_config.h"
 
+#include <toml++/toml.h>
+
 #include <filesystem>
 #include <sstream>
-
-#include <toml++/toml.h>
 
 namespace ninf::client {
 namespace {
@@ -14,7 +14,8 @@ Status ConfigError(const std::string &path, const std::string &why) {
 
 // A duration in seconds (integer or float) into milliseconds; `zero_means`
 // is what 0 stands for (-1: no limit).
-Status Seconds(const toml::table &t, const char *key, const std::string &path, int zero_means, int *ms) {
+Status Seconds(const toml::table &t, const char *key, const std::string &path, int zero_means,
+               int *ms) {
   const toml::node *n = t.get(key);
   if (!n) return Status::Ok();
   std::optional<double> v = n->value<double>();
@@ -38,7 +39,8 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
     where << "line " << e.source().begin.line << ": " << e.description();
     return ConfigError(path, where.str());
   }
-  static const char *kKnown[] = {"default_server", "servers", "connect_timeout", "session_timeout", "heartbeat"};
+  static const char *kKnown[] = {"default_server", "servers", "connect_timeout", "session_timeout",
+                                 "heartbeat"};
   for (auto &&[key, node] : t) {
     bool known = false;
     for (const char *k : kKnown) known = known || key.str() == k;
@@ -63,7 +65,8 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
       c.servers[std::string(name.str())] = a;
     }
   }
-  NINF_RETURN_IF_ERROR(Seconds(t, "connect_timeout", path, c.options.connect_timeout_ms, &c.options.connect_timeout_ms));
+  NINF_RETURN_IF_ERROR(Seconds(t, "connect_timeout", path, c.options.connect_timeout_ms,
+                               &c.options.connect_timeout_ms));
   NINF_RETURN_IF_ERROR(Seconds(t, "session_timeout", path, -1, &c.options.session_timeout_ms));
   NINF_RETURN_IF_ERROR(Seconds(t, "heartbeat", path, 0, &c.options.heartbeat_ms));
   if (c.options.heartbeat_ms > 0 && c.options.session_timeout_ms > 0 &&

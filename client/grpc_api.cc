@@ -5,9 +5,9 @@
 #include <set>
 #include <string>
 
+#include "c_boundary.h"
 #include "client_config.h"
 #include "grpc.h"
-#include "c_boundary.h"
 #include "grpc_errors.h"
 #include "handle.h"
 #include "interfaces.h"
@@ -71,7 +71,8 @@ Status ResolveServer(const char *text, ninf::client::ServerAddress *out) {
 
 grpc_error_t InitHandle(grpc_function_handle_t *handle, const ninf::client::ServerAddress &server,
                         const char *func_name) {
-  if (!handle || !func_name) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL handle or function name");
+  if (!handle || !func_name)
+    return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL handle or function name");
   auto impl = std::make_unique<FunctionHandle>();
   Status st = impl->Init(server, func_name);
   if (!st.ok()) {
@@ -85,15 +86,19 @@ grpc_error_t InitHandle(grpc_function_handle_t *handle, const ninf::client::Serv
 }
 
 // Prepares the argument list of a call on `handle` from varargs or a binding.
-Status Prepare(FunctionHandle *impl, va_list *ap, const ninf_binding_args *binding, ArgumentList *list) {
+Status Prepare(FunctionHandle *impl, va_list *ap, const ninf_binding_args *binding,
+               ArgumentList *list) {
   if (binding) return ninf::client::BuildFromBinding(impl->iface(), binding, list);
   return list->Build(impl->iface(), ninf::client::CollectVarargs(*impl->iface(), ap));
 }
 
-grpc_error_t CallSync(grpc_function_handle_t *handle, va_list *ap, const ninf_binding_args *binding) {
-  if (!Initialized()) return ninf::client::RecordGrpc(GRPC_NOT_INITIALIZED, "call grpc_initialize first");
+grpc_error_t CallSync(grpc_function_handle_t *handle, va_list *ap,
+                      const ninf_binding_args *binding) {
+  if (!Initialized())
+    return ninf::client::RecordGrpc(GRPC_NOT_INITIALIZED, "call grpc_initialize first");
   FunctionHandle *impl = Impl(handle);
-  if (!impl) return ninf::client::RecordGrpc(GRPC_INVALID_FUNCTION_HANDLE, "handle not initialized");
+  if (!impl)
+    return ninf::client::RecordGrpc(GRPC_INVALID_FUNCTION_HANDLE, "handle not initialized");
   ArgumentList list;
   Status st = Prepare(impl, ap, binding, &list);
   if (st.ok()) st = impl->Call(list);
@@ -103,19 +108,24 @@ grpc_error_t CallSync(grpc_function_handle_t *handle, va_list *ap, const ninf_bi
 grpc_error_t CallAsync(grpc_function_handle_t *handle, grpc_sessionid_t *id, va_list *ap,
                        const ninf_binding_args *binding) {
   if (id) *id = GRPC_SESSIONID_VOID;
-  if (!Initialized()) return ninf::client::RecordGrpc(GRPC_NOT_INITIALIZED, "call grpc_initialize first");
+  if (!Initialized())
+    return ninf::client::RecordGrpc(GRPC_NOT_INITIALIZED, "call grpc_initialize first");
   FunctionHandle *impl = Impl(handle);
-  if (!impl) return ninf::client::RecordGrpc(GRPC_INVALID_FUNCTION_HANDLE, "handle not initialized");
+  if (!impl)
+    return ninf::client::RecordGrpc(GRPC_INVALID_FUNCTION_HANDLE, "handle not initialized");
   if (!id) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL session id pointer");
   auto list = std::make_shared<ArgumentList>();
   Status st = Prepare(impl, ap, binding, list.get());
   if (!st.ok()) return ninf::client::RecordGrpc(ninf::client::ToGrpcError(st, false), st);
-  *id = Sessions::Instance().Start([impl, list] { return impl->Call(*list); }, [impl] { impl->Cancel(); }, handle);
+  *id = Sessions::Instance().Start([impl, list] { return impl->Call(*list); },
+                                   [impl] { impl->Cancel(); }, handle);
   return ninf::client::RecordGrpc(GRPC_NO_ERROR, "");
 }
 
 grpc_error_t CheckInit() {
-  return Initialized() ? GRPC_NO_ERROR : ninf::client::RecordGrpc(GRPC_NOT_INITIALIZED, "call grpc_initialize first");
+  return Initialized()
+             ? GRPC_NO_ERROR
+             : ninf::client::RecordGrpc(GRPC_NOT_INITIALIZED, "call grpc_initialize first");
 }
 
 }  // namespace
@@ -128,8 +138,9 @@ grpc_error_t grpc_initialize(char *config_file_name) {
     if (config_file_name) {
       Status st = ninf::client::LoadClientConfig(config_file_name, &config);
       if (!st.ok())
-        return ninf::client::RecordGrpc(st.code() == NINF_ERR_INVALID_ARGUMENT ? GRPC_CONFIGFILE_NOT_FOUND
-                                                                               : GRPC_CONFIGFILE_ERROR,
+        return ninf::client::RecordGrpc(st.code() == NINF_ERR_INVALID_ARGUMENT
+                                            ? GRPC_CONFIGFILE_NOT_FOUND
+                                            : GRPC_CONFIGFILE_ERROR,
                                         st);
     } else {
       config.options = ninf::client::Options();
@@ -172,7 +183,8 @@ grpc_error_t grpc_function_handle_default(grpc_function_handle_t *handle, char *
   });
 }
 
-grpc_error_t grpc_function_handle_init(grpc_function_handle_t *handle, char *host_port_str, char *func_name) {
+grpc_error_t grpc_function_handle_init(grpc_function_handle_t *handle, char *host_port_str,
+                                       char *func_name) {
   return ninf::client::GuardGrpc([&]() -> grpc_error_t {
     if (grpc_error_t e = CheckInit()) return e;
     if (!host_port_str) return ninf::client::RecordGrpc(GRPC_SERVER_NOT_FOUND, "NULL server name");
@@ -187,7 +199,8 @@ grpc_error_t grpc_function_handle_destruct(grpc_function_handle_t *handle) {
   return ninf::client::GuardGrpc([&]() -> grpc_error_t {
     if (grpc_error_t e = CheckInit()) return e;
     FunctionHandle *impl = Impl(handle);
-    if (!impl) return ninf::client::RecordGrpc(GRPC_INVALID_FUNCTION_HANDLE, "handle not initialized");
+    if (!impl)
+      return ninf::client::RecordGrpc(GRPC_INVALID_FUNCTION_HANDLE, "handle not initialized");
     delete impl;  // Close(): FRAME_END stops the executable
     handle->impl = nullptr;
     handle->magic = 0;
@@ -199,7 +212,8 @@ grpc_error_t grpc_get_handle(grpc_function_handle_t **handle, grpc_sessionid_t s
   return ninf::client::GuardGrpc([&]() -> grpc_error_t {
     if (grpc_error_t e = CheckInit()) return e;
     void *tag = Sessions::Instance().Tag(session_id);
-    if (!tag || !handle) return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, "no such session");
+    if (!tag || !handle)
+      return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, "no such session");
     *handle = static_cast<grpc_function_handle_t *>(tag);
     return ninf::client::RecordGrpc(GRPC_NO_ERROR, "");
   });
@@ -216,22 +230,20 @@ grpc_error_t grpc_call(grpc_function_handle_t *handle, ...) {
 grpc_error_t grpc_call_async(grpc_function_handle_t *handle, grpc_sessionid_t *session_id, ...) {
   va_list ap;
   va_start(ap, session_id);
-  grpc_error_t e = ninf::client::GuardGrpc([&] { return CallAsync(handle, session_id, &ap, nullptr); });
+  grpc_error_t e =
+      ninf::client::GuardGrpc([&] { return CallAsync(handle, session_id, &ap, nullptr); });
   va_end(ap);
   return e;
 }
 
 grpc_error_t grpc_call_binding(grpc_function_handle_t *handle, const ninf_binding_args *args) {
-  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
-    return CallSync(handle, nullptr, args);
-  });
+  return ninf::client::GuardGrpc([&]() -> grpc_error_t { return CallSync(handle, nullptr, args); });
 }
 
 grpc_error_t grpc_call_async_binding(grpc_function_handle_t *handle, grpc_sessionid_t *session_id,
                                      const ninf_binding_args *args) {
-  return ninf::client::GuardGrpc([&]() -> grpc_error_t {
-    return CallAsync(handle, session_id, nullptr, args);
-  });
+  return ninf::client::GuardGrpc(
+      [&]() -> grpc_error_t { return CallAsync(handle, session_id, nullptr, args); });
 }
 
 grpc_error_t grpc_probe(grpc_sessionid_t session_id) {
@@ -248,7 +260,8 @@ grpc_error_t grpc_probe_or(grpc_sessionid_t *id_array, size_t length, grpc_sessi
   return ninf::client::GuardGrpc([&]() -> grpc_error_t {
     if (grpc_error_t e = CheckInit()) return e;
     if (id_ptr) *id_ptr = GRPC_SESSIONID_VOID;
-    if (!id_array || !id_ptr) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL argument");
+    if (!id_array || !id_ptr)
+      return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL argument");
     bool any_valid = false;
     for (size_t i = 0; i < length; ++i) {
       bool done = false;
@@ -259,7 +272,8 @@ grpc_error_t grpc_probe_or(grpc_sessionid_t *id_array, size_t length, grpc_sessi
         return GRPC_NO_ERROR;
       }
     }
-    if (!any_valid && length > 0) return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, "no such sessions");
+    if (!any_valid && length > 0)
+      return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, "no such sessions");
     return GRPC_NONE_COMPLETED;
   });
 }
@@ -285,7 +299,8 @@ grpc_error_t grpc_wait(grpc_sessionid_t session_id) {
   return ninf::client::GuardGrpc([&]() -> grpc_error_t {
     if (grpc_error_t e = CheckInit()) return e;
     Status st = Sessions::Instance().Wait(session_id);
-    if (st.code() == NINF_ERR_INVALID_ID) return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, st);
+    if (st.code() == NINF_ERR_INVALID_ID)
+      return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, st);
     return ninf::client::RecordGrpc(Finish(session_id, st), st);
   });
 }
@@ -293,12 +308,15 @@ grpc_error_t grpc_wait(grpc_sessionid_t session_id) {
 grpc_error_t grpc_wait_and(grpc_sessionid_t *id_array, size_t length) {
   return ninf::client::GuardGrpc([&]() -> grpc_error_t {
     if (grpc_error_t e = CheckInit()) return e;
-    if (!id_array && length) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL id array");
+    if (!id_array && length)
+      return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL id array");
     grpc_error_t result = GRPC_NO_ERROR;
     for (size_t i = 0; i < length; ++i) {
       Status st = Sessions::Instance().Wait(id_array[i]);
-      grpc_error_t code = st.code() == NINF_ERR_INVALID_ID ? GRPC_INVALID_SESSION_ID : Finish(id_array[i], st);
-      if (code != GRPC_NO_ERROR && result == GRPC_NO_ERROR) result = code == GRPC_INVALID_SESSION_ID ? code : GRPC_SESSION_FAILED;
+      grpc_error_t code =
+          st.code() == NINF_ERR_INVALID_ID ? GRPC_INVALID_SESSION_ID : Finish(id_array[i], st);
+      if (code != GRPC_NO_ERROR && result == GRPC_NO_ERROR)
+        result = code == GRPC_INVALID_SESSION_ID ? code : GRPC_SESSION_FAILED;
     }
     return ninf::client::RecordGrpc(result, "");
   });
@@ -308,7 +326,8 @@ grpc_error_t grpc_wait_or(grpc_sessionid_t *id_array, size_t length, grpc_sessio
   return ninf::client::GuardGrpc([&]() -> grpc_error_t {
     if (grpc_error_t e = CheckInit()) return e;
     if (id_ptr) *id_ptr = GRPC_SESSIONID_VOID;
-    if (!id_array || !id_ptr || length == 0) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "empty id array");
+    if (!id_array || !id_ptr || length == 0)
+      return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "empty id array");
     std::vector<int> ids(id_array, id_array + length);
     int found = -1;
     Status st = Sessions::Instance().WaitAny(ids, &found);
@@ -352,9 +371,12 @@ grpc_error_t grpc_get_error(grpc_sessionid_t session_id) {
     if (grpc_error_t e = CheckInit()) return e;
     Status st;
     switch (Sessions::Instance().Result(session_id, &st)) {
-      case Sessions::State::kUnknown: return GRPC_INVALID_SESSION_ID;
-      case Sessions::State::kRunning: return GRPC_NOT_COMPLETED;
-      case Sessions::State::kFinished: return ninf::client::ToGrpcError(st, false);
+      case Sessions::State::kUnknown:
+        return GRPC_INVALID_SESSION_ID;
+      case Sessions::State::kRunning:
+        return GRPC_NOT_COMPLETED;
+      case Sessions::State::kFinished:
+        return ninf::client::ToGrpcError(st, false);
     }
     return GRPC_OTHER_ERROR_CODE;
   });

@@ -6,21 +6,30 @@ namespace ninf::client {
 
 grpc_error_t ToGrpcError(const Status &st, bool at_handle_init) {
   switch (st.code()) {
-    case NINF_OK: return GRPC_NO_ERROR;
-    case NINF_ERR_CONNECT: return at_handle_init ? GRPC_SERVER_NOT_FOUND : GRPC_COMMUNICATION_FAILED;
-    case NINF_ERR_FUNCTION_NOT_FOUND: return GRPC_FUNCTION_NOT_FOUND;
+    case NINF_OK:
+      return GRPC_NO_ERROR;
+    case NINF_ERR_CONNECT:
+      return at_handle_init ? GRPC_SERVER_NOT_FOUND : GRPC_COMMUNICATION_FAILED;
+    case NINF_ERR_FUNCTION_NOT_FOUND:
+      return GRPC_FUNCTION_NOT_FOUND;
     case NINF_ERR_COMMUNICATION:
     case NINF_ERR_TIMEOUT:
     case NINF_ERR_PROTOCOL:
-    case NINF_ERR_VERSION: return GRPC_COMMUNICATION_FAILED;
+    case NINF_ERR_VERSION:
+      return GRPC_COMMUNICATION_FAILED;
     case NINF_ERR_EXECUTABLE:
-    case NINF_ERR_NO_MEMORY: return GRPC_SESSION_FAILED;
+    case NINF_ERR_NO_MEMORY:
+      return GRPC_SESSION_FAILED;
     case NINF_ERR_SHUTTING_DOWN:
     case NINF_ERR_SERVER:
-    case NINF_ERR_TOO_LARGE: return GRPC_RPC_REFUSED;
-    case NINF_ERR_INVALID_ID: return GRPC_INVALID_SESSION_ID;
-    case NINF_ERR_CANCELLED: return GRPC_SESSION_CANCELLED;
-    default: return GRPC_OTHER_ERROR_CODE;
+    case NINF_ERR_TOO_LARGE:
+      return GRPC_RPC_REFUSED;
+    case NINF_ERR_INVALID_ID:
+      return GRPC_INVALID_SESSION_ID;
+    case NINF_ERR_CANCELLED:
+      return GRPC_SESSION_CANCELLED;
+    default:
+      return GRPC_OTHER_ERROR_CODE;
   }
 }
 

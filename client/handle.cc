@@ -23,7 +23,8 @@ Status FunctionHandle::Init(const ServerAddress &server, const std::string &func
   bool served = false;
   for (const std::string &name : list.names()) served = served || name == function_;
   if (!served)
-    return Status(NINF_ERR_FUNCTION_NOT_FOUND, "'" + function_ + "' is not served by " + server_.Key());
+    return Status(NINF_ERR_FUNCTION_NOT_FOUND,
+                  "'" + function_ + "' is not served by " + server_.Key());
   return GetInterface(server_, function_, *ch, &iface_);
 }
 

@@ -31,7 +31,8 @@ Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *ou
   return Status::Ok();
 }
 
-Status GetInterface(const ServerAddress &server, const std::string &function, Channel &ch, InterfacePtr *out) {
+Status GetInterface(const ServerAddress &server, const std::string &function, Channel &ch,
+                    InterfacePtr *out) {
   if ((*out = CachedInterface(server, function))) return Status::Ok();
   wire::QueryInterface q;
   q.set_name(function);
@@ -40,9 +41,11 @@ Status GetInterface(const ServerAddress &server, const std::string &function, Ch
   FrameHeader h;
   NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_INTERFACE, 0, &reply, &h));
   Status st = ValidateInterface(reply.iface());
-  if (!st.ok()) return Status(st.code(), "server sent a bad interface for '" + function + "': " + st.message());
+  if (!st.ok())
+    return Status(st.code(), "server sent a bad interface for '" + function + "': " + st.message());
   if (reply.iface().name() != function)
-    return Status(NINF_ERR_PROTOCOL, "asked for '" + function + "', server described '" + reply.iface().name() + "'");
+    return Status(NINF_ERR_PROTOCOL,
+                  "asked for '" + function + "', server described '" + reply.iface().name() + "'");
   auto iface = std::make_shared<const wire::FunctionInterface>(std::move(*reply.mutable_iface()));
   std::lock_guard<std::mutex> lock(g_mutex);
   g_cache[Key(server, function)] = iface;

@@ -14,7 +14,8 @@ namespace ninf::client {
 // Returns the interface of `function` on `server`: from the cache, or asked
 // for on `ch` (an open connection to ninfd). Errors: whatever the server
 // says (NINF_ERR_FUNCTION_NOT_FOUND), a malformed interface.
-Status GetInterface(const ServerAddress &server, const std::string &function, Channel &ch, InterfacePtr *out);
+Status GetInterface(const ServerAddress &server, const std::string &function, Channel &ch,
+                    InterfacePtr *out);
 
 // The cached interface, or null.
 InterfacePtr CachedInterface(const ServerAddress &server, const std::string &function);

@@ -49,8 +49,10 @@ NINF_EXPORT int Ninf_call_binding(const char *name, const ninf_binding_args *arg
 NINF_EXPORT int Ninf_call_async_binding(const char *name, const ninf_binding_args *args);
 
 /* grpc_call / grpc_call_async with the arguments from a binding. */
-NINF_EXPORT grpc_error_t grpc_call_binding(grpc_function_handle_t *handle, const ninf_binding_args *args);
-NINF_EXPORT grpc_error_t grpc_call_async_binding(grpc_function_handle_t *handle, grpc_sessionid_t *session_id,
+NINF_EXPORT grpc_error_t grpc_call_binding(grpc_function_handle_t *handle,
+                                           const ninf_binding_args *args);
+NINF_EXPORT grpc_error_t grpc_call_async_binding(grpc_function_handle_t *handle,
+                                                 grpc_sessionid_t *session_id,
                                                  const ninf_binding_args *args);
 
 #ifdef __cplusplus

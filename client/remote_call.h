@@ -11,8 +11,8 @@
 
 #include <stdarg.h>
 
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 

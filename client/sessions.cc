@@ -2,10 +2,10 @@
 
 #include <condition_variable>
 #include <exception>
-#include <new>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <thread>
 
 namespace ninf::client {
@@ -60,7 +60,8 @@ Status RunWork(const std::function<Status()> &work) {
   } catch (const std::bad_alloc &) {
     return Status(NINF_ERR_NO_MEMORY, "out of memory during the call");
   } catch (const std::exception &x) {
-    return Status(NINF_ERR_INTERNAL, std::string("unexpected exception during the call: ") + x.what());
+    return Status(NINF_ERR_INTERNAL,
+                  std::string("unexpected exception during the call: ") + x.what());
   }
 }
 

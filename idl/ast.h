@@ -56,13 +56,16 @@ enum class Mode { kIn, kOut, kInout, kWork };
 // The IDL's types, from the type table (ninf_types.h): Type::kDouble has the
 // value of NINF_TYPE_DOUBLE and of the wire's TYPE_DOUBLE.
 enum class Type {
-#define NINF_IDL_TYPE_(NAME, Name, value, keyword, ctype, bytes, cls, kind) k##Name = NINF_TYPE_##NAME,
+#define NINF_IDL_TYPE_(NAME, Name, value, keyword, ctype, bytes, cls, kind) \
+  k##Name = NINF_TYPE_##NAME,
   NINF_TYPE_MAP(NINF_IDL_TYPE_)
 #undef NINF_IDL_TYPE_
 };
 
 // The table's row of an IDL type.
-inline const ninf_type_info &InfoOf(Type type) { return *ninf_type_info_of(static_cast<int>(type)); }
+inline const ninf_type_info &InfoOf(Type type) {
+  return *ninf_type_info_of(static_cast<int>(type));
+}
 
 // One dimension of an array parameter. `omitted` is the `[]` form.
 struct Dim {

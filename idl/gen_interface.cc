@@ -9,35 +9,58 @@ using Node = wire::ExprNode;
 
 Node::Op WireOp(ExprOp op) {
   switch (op) {
-    case ExprOp::kConst: return Node::CONST;
-    case ExprOp::kName: return Node::PARAM;
-    case ExprOp::kNeg: return Node::NEG;
-    case ExprOp::kNot: return Node::NOT;
-    case ExprOp::kAdd: return Node::ADD;
-    case ExprOp::kSub: return Node::SUB;
-    case ExprOp::kMul: return Node::MUL;
-    case ExprOp::kDiv: return Node::DIV;
-    case ExprOp::kMod: return Node::MOD;
-    case ExprOp::kPow: return Node::POW;
-    case ExprOp::kLt: return Node::LT;
-    case ExprOp::kLe: return Node::LE;
-    case ExprOp::kGt: return Node::GT;
-    case ExprOp::kGe: return Node::GE;
-    case ExprOp::kEq: return Node::EQ;
-    case ExprOp::kNe: return Node::NE;
-    case ExprOp::kAnd: return Node::AND;
-    case ExprOp::kOr: return Node::OR;
-    case ExprOp::kCond: return Node::COND;
+    case ExprOp::kConst:
+      return Node::CONST;
+    case ExprOp::kName:
+      return Node::PARAM;
+    case ExprOp::kNeg:
+      return Node::NEG;
+    case ExprOp::kNot:
+      return Node::NOT;
+    case ExprOp::kAdd:
+      return Node::ADD;
+    case ExprOp::kSub:
+      return Node::SUB;
+    case ExprOp::kMul:
+      return Node::MUL;
+    case ExprOp::kDiv:
+      return Node::DIV;
+    case ExprOp::kMod:
+      return Node::MOD;
+    case ExprOp::kPow:
+      return Node::POW;
+    case ExprOp::kLt:
+      return Node::LT;
+    case ExprOp::kLe:
+      return Node::LE;
+    case ExprOp::kGt:
+      return Node::GT;
+    case ExprOp::kGe:
+      return Node::GE;
+    case ExprOp::kEq:
+      return Node::EQ;
+    case ExprOp::kNe:
+      return Node::NE;
+    case ExprOp::kAnd:
+      return Node::AND;
+    case ExprOp::kOr:
+      return Node::OR;
+    case ExprOp::kCond:
+      return Node::COND;
   }
   return Node::CONST;
 }
 
 wire::Mode WireMode(Mode mode) {
   switch (mode) {
-    case Mode::kIn: return wire::MODE_IN;
-    case Mode::kOut: return wire::MODE_OUT;
-    case Mode::kInout: return wire::MODE_INOUT;
-    case Mode::kWork: return wire::MODE_WORK;
+    case Mode::kIn:
+      return wire::MODE_IN;
+    case Mode::kOut:
+      return wire::MODE_OUT;
+    case Mode::kInout:
+      return wire::MODE_INOUT;
+    case Mode::kWork:
+      return wire::MODE_WORK;
   }
   return wire::MODE_IN;
 }

@@ -18,13 +18,20 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 char DecodeEscape(std::string_view s, std::size_t *i) {
   char c = s[(*i)++];
   switch (c) {
-    case 'n': return '\n';
-    case 't': return '\t';
-    case 'r': return '\r';
-    case 'a': return '\a';
-    case 'b': return '\b';
-    case 'f': return '\f';
-    case 'v': return '\v';
+    case 'n':
+      return '\n';
+    case 't':
+      return '\t';
+    case 'r':
+      return '\r';
+    case 'a':
+      return '\a';
+    case 'b':
+      return '\b';
+    case 'f':
+      return '\f';
+    case 'v':
+      return '\v';
     case 'x': {
       int v = 0;
       while (*i < s.size() && std::isxdigit(static_cast<unsigned char>(s[*i]))) {

@@ -25,7 +25,8 @@ struct TypeWord {
   Type type;
 };
 constexpr TypeWord kTypes[] = {
-#define NINF_IDL_TYPE_WORD_(NAME, Name, value, keyword, ctype, bytes, cls, kind) {keyword, Type::k##Name},
+#define NINF_IDL_TYPE_WORD_(NAME, Name, value, keyword, ctype, bytes, cls, kind) \
+  {keyword, Type::k##Name},
     NINF_TYPE_MAP(NINF_IDL_TYPE_WORD_)
 #undef NINF_IDL_TYPE_WORD_
 };
@@ -40,13 +41,16 @@ std::string TypeWords() {
 
 std::string Describe(const Token &t) {
   switch (t.kind) {
-    case TokenKind::kEnd: return "end of input";
-    case TokenKind::kString: return "a string";
+    case TokenKind::kEnd:
+      return "end of input";
+    case TokenKind::kString:
+      return "a string";
     case TokenKind::kChar:
     case TokenKind::kIdent:
     case TokenKind::kNumber:
     case TokenKind::kOther:
-    case TokenKind::kPunct: return "'" + t.text + "'";
+    case TokenKind::kPunct:
+      return "'" + t.text + "'";
   }
   return "'" + t.text + "'";
 }
@@ -55,10 +59,14 @@ std::string Describe(const Token &t) {
 
 const char *ModeName(Mode mode) {
   switch (mode) {
-    case Mode::kIn: return "IN";
-    case Mode::kOut: return "OUT";
-    case Mode::kInout: return "INOUT";
-    case Mode::kWork: return "WORK";
+    case Mode::kIn:
+      return "IN";
+    case Mode::kOut:
+      return "OUT";
+    case Mode::kInout:
+      return "INOUT";
+    case Mode::kWork:
+      return "WORK";
   }
   return "?";
 }
@@ -243,8 +251,7 @@ Param Parser::ParseParam() {
   const TypeWord *type = nullptr;
   for (const TypeWord &t : kTypes)
     if (tok_.IsWord(t.word)) type = &t;
-  if (!type)
-    FailExpected("a type (" + TypeWords() + ")");
+  if (!type) FailExpected("a type (" + TypeWords() + ")");
   p.type = type->type;
   Advance();
   if (tok_.Is("*")) {

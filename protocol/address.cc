@@ -16,7 +16,8 @@ bool ParsePort(std::string_view s, int *port) {
 }
 
 Status Bad(std::string_view text, const char *what) {
-  return Status(NINF_ERR_INVALID_ARGUMENT, std::string(what) + " in server address '" + std::string(text) + "'");
+  return Status(NINF_ERR_INVALID_ARGUMENT,
+                std::string(what) + " in server address '" + std::string(text) + "'");
 }
 
 }  // namespace

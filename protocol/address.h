@@ -3,11 +3,10 @@
 // spellings and refuse the same mistakes.
 #pragma once
 
-#include "protocol_export.h"
-
 #include <string>
 #include <string_view>
 
+#include "protocol_export.h"
 #include "status.h"
 
 namespace ninf {
@@ -24,6 +23,7 @@ struct HostPort {
 // required) or ":port" (the host is defaults.host; empty means the host is
 // required). A port is 1..65535 in decimal digits only.
 // Errors: NINF_ERR_INVALID_ARGUMENT naming the text.
-NINF_PROTOCOL_API Status ParseHostPort(std::string_view text, const HostPort &defaults, HostPort *out);
+NINF_PROTOCOL_API Status ParseHostPort(std::string_view text, const HostPort &defaults,
+                                       HostPort *out);
 
 }  // namespace ninf

@@ -18,10 +18,9 @@
 // from one source, so the message is a plain fixed-size struct.
 #pragma once
 
-#include "protocol_export.h"
-
 #include <cstdint>
 
+#include "protocol_export.h"
 #include "status.h"
 
 namespace ninf {
@@ -40,18 +39,18 @@ inline constexpr uint32_t kHandoffPersistent = 0x1;
 
 struct ControlMsg {
   uint32_t kind = 0;
-  int32_t error_code = 0;         // CALL_DONE: NINF_OK or the call's error
+  int32_t error_code = 0;  // CALL_DONE: NINF_OK or the call's error
   uint64_t call_id = 0;
-  uint64_t max_call_bytes = 0;    // HANDOFF: per-call array limit (0 = none)
-  uint32_t flags = 0;             // HANDOFF: kHandoffPersistent
-  uint32_t threads = 0;           // HANDOFF: threads the job may use
-  uint32_t heartbeat_ms = 0;      // HANDOFF: send FRAME_HEARTBEAT this often while computing
+  uint64_t max_call_bytes = 0;  // HANDOFF: per-call array limit (0 = none)
+  uint32_t flags = 0;           // HANDOFF: kHandoffPersistent
+  uint32_t threads = 0;         // HANDOFF: threads the job may use
+  uint32_t heartbeat_ms = 0;    // HANDOFF: send FRAME_HEARTBEAT this often while computing
   uint32_t reserved = 0;
-  uint64_t bytes_in = 0;          // CALL_DONE: bytes received from the client
-  uint64_t bytes_out = 0;         // CALL_DONE: bytes sent to the client
-  double recv_seconds = 0;        // CALL_DONE: time receiving arguments
-  double compute_seconds = 0;     // CALL_DONE: time in the routine
-  double send_seconds = 0;        // CALL_DONE: time sending results
+  uint64_t bytes_in = 0;       // CALL_DONE: bytes received from the client
+  uint64_t bytes_out = 0;      // CALL_DONE: bytes sent to the client
+  double recv_seconds = 0;     // CALL_DONE: time receiving arguments
+  double compute_seconds = 0;  // CALL_DONE: time in the routine
+  double send_seconds = 0;     // CALL_DONE: time sending results
 };
 
 // Sends one message; attaches `pass_fd` when it is >= 0.

@@ -52,8 +52,7 @@ Status DecodeFrameHeader(const uint8_t in[kFrameHeaderSize], uint64_t max_payloa
     return Status(NINF_ERR_PROTOCOL, "bad magic: not a Ninf peer");
   if (in[4] != kProtocolVersion)
     return Status(NINF_ERR_VERSION, "peer speaks protocol version " + std::to_string(in[4]) +
-                                        ", this side speaks " +
-                                        std::to_string(kProtocolVersion));
+                                        ", this side speaks " + std::to_string(kProtocolVersion));
   FrameHeader h;
   h.flags = in[5];
   h.type = static_cast<uint16_t>(GetLe(in + 6, 2));

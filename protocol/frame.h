@@ -19,14 +19,13 @@
 // numbers are little-endian; a receiver of the other byte order refuses it.
 #pragma once
 
-#include "protocol_export.h"
+#include <google/protobuf/message_lite.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include <google/protobuf/message_lite.h>
-
+#include "protocol_export.h"
 #include "status.h"
 
 namespace ninf {
@@ -43,25 +42,25 @@ inline constexpr uint32_t kMaxHeaderLength = 1u << 20;
 // The one list of frame types: value, name, direction and protobuf message.
 // FrameType and FrameTypeName() are generated from it; values are stable on
 // the wire (never renumber, only append).
-#define NINF_FRAME_MAP(X)                                                  \
-  X(FRAME_QUERY_INTERFACE, 1)  /* client -> ninfd      QueryInterface */  \
-  X(FRAME_INTERFACE, 2)        /* ninfd -> client      InterfaceReply */  \
-  X(FRAME_CALL, 3)             /* client -> ninfd      CallRequest */     \
-  X(FRAME_ARGS, 4)             /* client -> executable Args + arrays */   \
-  X(FRAME_RESULT, 5)           /* executable -> client Result + arrays */ \
-  X(FRAME_ERROR, 6)            /* any direction        Error */           \
-  X(FRAME_STATS, 7)            /* client -> ninfd      StatsRequest */    \
-  X(FRAME_STATS_REPLY, 8)      /* ninfd -> client      StatsReply */      \
-  X(FRAME_LIST, 9)             /* client -> ninfd      ListRequest */     \
-  X(FRAME_LIST_REPLY, 10)      /* ninfd -> client      ListReply */       \
-  X(FRAME_END, 11)             /* client -> executable End */             \
-  X(FRAME_HEARTBEAT, 12)       /* ninfd/executable -> client Heartbeat */
+#define NINF_FRAME_MAP(X)                                                \
+  X(FRAME_QUERY_INTERFACE, 1) /* client -> ninfd      QueryInterface */  \
+  X(FRAME_INTERFACE, 2)       /* ninfd -> client      InterfaceReply */  \
+  X(FRAME_CALL, 3)            /* client -> ninfd      CallRequest */     \
+  X(FRAME_ARGS, 4)            /* client -> executable Args + arrays */   \
+  X(FRAME_RESULT, 5)          /* executable -> client Result + arrays */ \
+  X(FRAME_ERROR, 6)           /* any direction        Error */           \
+  X(FRAME_STATS, 7)           /* client -> ninfd      StatsRequest */    \
+  X(FRAME_STATS_REPLY, 8)     /* ninfd -> client      StatsReply */      \
+  X(FRAME_LIST, 9)            /* client -> ninfd      ListRequest */     \
+  X(FRAME_LIST_REPLY, 10)     /* ninfd -> client      ListReply */       \
+  X(FRAME_END, 11)            /* client -> executable End */             \
+  X(FRAME_HEARTBEAT, 12)      /* ninfd/executable -> client Heartbeat */
 
 enum FrameType : uint16_t {
 #define NINF_FRAME_ENUM_(name, value) name = value,
   NINF_FRAME_MAP(NINF_FRAME_ENUM_)
 #undef NINF_FRAME_ENUM_
-  FRAME_TYPE_LIMIT_  // first unused value
+      FRAME_TYPE_LIMIT_  // first unused value
 };
 
 struct FrameHeader {
@@ -85,12 +84,13 @@ NINF_PROTOCOL_API void EncodeFrameHeader(const FrameHeader &h, uint8_t out[kFram
 // (foreign byte order). On NINF_ERR_TOO_LARGE *out is filled in all the same,
 // so that the caller knows how much payload to read away.
 NINF_PROTOCOL_API Status DecodeFrameHeader(const uint8_t in[kFrameHeaderSize], uint64_t max_payload,
-                         FrameHeader *out);
+                                           FrameHeader *out);
 
 // Appends one whole frame (header, protobuf header `msg`, no payload) to
 // `out`: how the event-driven ninfd queues its replies. `msg` may be null
 // for an empty header.
-NINF_PROTOCOL_API void AppendFrame(std::string *out, FrameType type, const google::protobuf::MessageLite *msg);
+NINF_PROTOCOL_API void AppendFrame(std::string *out, FrameType type,
+                                   const google::protobuf::MessageLite *msg);
 
 namespace wire {
 class Error;

@@ -25,7 +25,8 @@ int Arity(int op) {
 Status Overflow() { return Status(NINF_ERR_OVERFLOW, "dimension expression overflows 64 bits"); }
 
 Status Power(int64_t base, int64_t exp, int64_t *out) {
-  if (exp < 0) return Status(NINF_ERR_ARGUMENT_MISMATCH, "negative exponent in dimension expression");
+  if (exp < 0)
+    return Status(NINF_ERR_ARGUMENT_MISMATCH, "negative exponent in dimension expression");
   int64_t r = 1;
   while (exp-- > 0)
     if (__builtin_mul_overflow(r, base, &r)) return Overflow();
@@ -35,25 +36,47 @@ Status Power(int64_t base, int64_t exp, int64_t *out) {
 
 Status Binary(int op, int64_t a, int64_t b, int64_t *out) {
   switch (op) {
-    case Op::ADD: return __builtin_add_overflow(a, b, out) ? Overflow() : Status::Ok();
-    case Op::SUB: return __builtin_sub_overflow(a, b, out) ? Overflow() : Status::Ok();
-    case Op::MUL: return __builtin_mul_overflow(a, b, out) ? Overflow() : Status::Ok();
+    case Op::ADD:
+      return __builtin_add_overflow(a, b, out) ? Overflow() : Status::Ok();
+    case Op::SUB:
+      return __builtin_sub_overflow(a, b, out) ? Overflow() : Status::Ok();
+    case Op::MUL:
+      return __builtin_mul_overflow(a, b, out) ? Overflow() : Status::Ok();
     case Op::DIV:
     case Op::MOD:
-      if (b == 0) return Status(NINF_ERR_ARGUMENT_MISMATCH, "division by zero in dimension expression");
+      if (b == 0)
+        return Status(NINF_ERR_ARGUMENT_MISMATCH, "division by zero in dimension expression");
       if (a == INT64_MIN && b == -1) return Overflow();
       *out = op == Op::DIV ? a / b : a % b;
       return Status::Ok();
-    case Op::POW: return Power(a, b, out);
-    case Op::LT: *out = a < b; break;
-    case Op::LE: *out = a <= b; break;
-    case Op::GT: *out = a > b; break;
-    case Op::GE: *out = a >= b; break;
-    case Op::EQ: *out = a == b; break;
-    case Op::NE: *out = a != b; break;
-    case Op::AND: *out = a && b; break;
-    case Op::OR: *out = a || b; break;
-    default: return Status(NINF_ERR_PROTOCOL, "unknown expression operator");
+    case Op::POW:
+      return Power(a, b, out);
+    case Op::LT:
+      *out = a < b;
+      break;
+    case Op::LE:
+      *out = a <= b;
+      break;
+    case Op::GT:
+      *out = a > b;
+      break;
+    case Op::GE:
+      *out = a >= b;
+      break;
+    case Op::EQ:
+      *out = a == b;
+      break;
+    case Op::NE:
+      *out = a != b;
+      break;
+    case Op::AND:
+      *out = a && b;
+      break;
+    case Op::OR:
+      *out = a || b;
+      break;
+    default:
+      return Status(NINF_ERR_PROTOCOL, "unknown expression operator");
   }
   return Status::Ok();
 }
@@ -82,7 +105,8 @@ Status Walk(const wire::FunctionInterface &iface, const wire::Expr &e, int *pos,
   if (n.op() == Op::PARAM) {
     if (!RefersToInInteger(iface, n.value()))
       return Status(NINF_ERR_PROTOCOL, "dimension expression refers to parameter " +
-                                           std::to_string(n.value()) + ", not an IN integer scalar");
+                                           std::to_string(n.value()) +
+                                           ", not an IN integer scalar");
     *out = values ? (*values)[static_cast<std::size_t>(n.value())] : 0;
     return Status::Ok();
   }
@@ -148,7 +172,8 @@ Status EvalExpr(const wire::FunctionInterface &iface, const wire::Expr &expr,
     return Status(NINF_ERR_INTERNAL, "fewer values than parameters");
   int pos = 0;
   NINF_RETURN_IF_ERROR(Walk(iface, expr, &pos, &values, out, 0));
-  if (pos != expr.nodes_size()) return Status(NINF_ERR_PROTOCOL, "trailing nodes in dimension expression");
+  if (pos != expr.nodes_size())
+    return Status(NINF_ERR_PROTOCOL, "trailing nodes in dimension expression");
   return Status::Ok();
 }
 
@@ -167,7 +192,8 @@ Status ValidateInterface(const wire::FunctionInterface &iface) {
     if (p.type() == wire::TYPE_STRING && !IsInScalar(p))
       return Status(NINF_ERR_PROTOCOL, "parameter '" + p.name() + "': strings are IN scalars only");
     if (!IsArray(p) && p.mode() != wire::MODE_IN)
-      return Status(NINF_ERR_PROTOCOL, "parameter '" + p.name() + "': OUT/INOUT/WORK scalars must be pointers or arrays");
+      return Status(NINF_ERR_PROTOCOL, "parameter '" + p.name() +
+                                           "': OUT/INOUT/WORK scalars must be pointers or arrays");
     for (const wire::Expr &d : p.dims()) NINF_RETURN_IF_ERROR(check_expr(d));
   }
   if (iface.calc_order().nodes_size()) NINF_RETURN_IF_ERROR(check_expr(iface.calc_order()));
@@ -186,8 +212,8 @@ Status ComputeLayout(const wire::FunctionInterface &iface, std::span<const int64
       int64_t extent = 0;
       NINF_RETURN_IF_ERROR(EvalExpr(iface, d, values, &extent));
       if (extent < 0)
-        return Status(NINF_ERR_ARGUMENT_MISMATCH, "array '" + p.name() + "' has negative dimension " +
-                                                      std::to_string(extent));
+        return Status(NINF_ERR_ARGUMENT_MISMATCH,
+                      "array '" + p.name() + "' has negative dimension " + std::to_string(extent));
       if (__builtin_mul_overflow(elements, static_cast<uint64_t>(extent), &elements))
         return Status(NINF_ERR_OVERFLOW, "array '" + p.name() + "' has more elements than 2^64");
     }

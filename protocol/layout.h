@@ -3,14 +3,13 @@
 // and must agree; neither trusts the other's numbers.
 #pragma once
 
-#include "protocol_export.h"
-
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "ninf.pb.h"
 #include "ninf_types.h"
+#include "protocol_export.h"
 #include "status.h"
 
 namespace ninf {
@@ -37,7 +36,7 @@ inline bool ReturnsArray(const wire::Param &p) {
 // by zero, negative exponent), NINF_ERR_PROTOCOL (malformed tree or a
 // reference to a parameter that is not an IN integer scalar).
 NINF_PROTOCOL_API Status EvalExpr(const wire::FunctionInterface &iface, const wire::Expr &expr,
-                std::span<const int64_t> values, int64_t *out);
+                                  std::span<const int64_t> values, int64_t *out);
 
 // Checks that an interface received from a peer is well formed: modes and
 // types known, expressions well formed and referring only to IN integer
@@ -59,8 +58,9 @@ struct CallLayout {
 // Computes each array's size. A negative dimension is an argument error;
 // element counts and byte sizes that overflow 64 bits give NINF_ERR_OVERFLOW;
 // total_bytes over `max_call_bytes` (0 = no limit) gives NINF_ERR_TOO_LARGE.
-NINF_PROTOCOL_API Status ComputeLayout(const wire::FunctionInterface &iface, std::span<const int64_t> values,
-                     uint64_t max_call_bytes, CallLayout *out);
+NINF_PROTOCOL_API Status ComputeLayout(const wire::FunctionInterface &iface,
+                                       std::span<const int64_t> values, uint64_t max_call_bytes,
+                                       CallLayout *out);
 
 // "name(IN int n, INOUT double a[n][n], ...)", for messages and tools.
 NINF_PROTOCOL_API std::string Signature(const wire::FunctionInterface &iface);

@@ -28,19 +28,20 @@
  *                C's default promotions make char and short arrive as int
  *                and float as double; complex values are not promoted.
  */
-#define NINF_TYPE_MAP(X)                                                  \
-  X(CHAR, Char, 0, "char", char, 1, INTEGER, INT)                         \
-  X(SHORT, Short, 1, "short", short, 2, INTEGER, INT)                     \
-  X(INT, Int, 2, "int", int, 4, INTEGER, INT)                             \
-  X(LONG, Long, 3, "long", long, 8, INTEGER, LONG)                        \
-  X(FLOAT, Float, 4, "float", float, 4, REAL, DOUBLE)                     \
-  X(DOUBLE, Double, 5, "double", double, 8, REAL, DOUBLE)                 \
-  X(SCOMPLEX, Scomplex, 6, "scomplex", float _Complex, 8, COMPLEX, SCOMPLEX) \
+#define NINF_TYPE_MAP(X)                                                       \
+  X(CHAR, Char, 0, "char", char, 1, INTEGER, INT)                              \
+  X(SHORT, Short, 1, "short", short, 2, INTEGER, INT)                          \
+  X(INT, Int, 2, "int", int, 4, INTEGER, INT)                                  \
+  X(LONG, Long, 3, "long", long, 8, INTEGER, LONG)                             \
+  X(FLOAT, Float, 4, "float", float, 4, REAL, DOUBLE)                          \
+  X(DOUBLE, Double, 5, "double", double, 8, REAL, DOUBLE)                      \
+  X(SCOMPLEX, Scomplex, 6, "scomplex", float _Complex, 8, COMPLEX, SCOMPLEX)   \
   X(DCOMPLEX, Dcomplex, 7, "dcomplex", double _Complex, 16, COMPLEX, DCOMPLEX) \
   X(STRING, String, 8, "string", char, 0, STRING, STRING)
 
 typedef enum {
-#define NINF_TYPE_ENUM_(NAME, Name, value, keyword, ctype, bytes, cls, kind) NINF_TYPE_##NAME = value,
+#define NINF_TYPE_ENUM_(NAME, Name, value, keyword, ctype, bytes, cls, kind) \
+  NINF_TYPE_##NAME = value,
   NINF_TYPE_MAP(NINF_TYPE_ENUM_)
 #undef NINF_TYPE_ENUM_
 } ninf_type;

@@ -5,13 +5,12 @@
 // no default, so a new type is a compile error here until it is handled.
 #pragma once
 
-#include "protocol_export.h"
-
 #include <cstdint>
 #include <string>
 
 #include "ninf.pb.h"
 #include "ninf_types.h"
+#include "protocol_export.h"
 #include "status.h"
 
 namespace ninf {
@@ -30,13 +29,14 @@ struct ScalarSlot {
 // Encodes the client's value `v` of IN scalar `p` into `out`; integer values
 // are also stored in *int_value (they feed the dimension evaluation).
 // Errors: NINF_ERR_INVALID_ARGUMENT (a NULL string).
-NINF_PROTOCOL_API Status EncodeScalar(const wire::Param &p, const ninf_binding_value &v, wire::Value *out,
-                    int64_t *int_value);
+NINF_PROTOCOL_API Status EncodeScalar(const wire::Param &p, const ninf_binding_value &v,
+                                      wire::Value *out, int64_t *int_value);
 
 // Decodes `v` as parameter `p` into `slot`; for integer types also stores the
 // value in *int_value. Errors: NINF_ERR_ARGUMENT_MISMATCH naming the
 // parameter (wrong kind of value, integer out of the type's range, NUL in a
 // string), NINF_ERR_PROTOCOL (a type outside the table).
-NINF_PROTOCOL_API Status DecodeScalar(const wire::Param &p, const wire::Value &v, ScalarSlot *slot, int64_t *int_value);
+NINF_PROTOCOL_API Status DecodeScalar(const wire::Param &p, const wire::Value &v, ScalarSlot *slot,
+                                      int64_t *int_value);
 
 }  // namespace ninf

@@ -3,12 +3,11 @@
 // returns one; the public APIs turn it into their own error convention.
 #pragma once
 
-#include "protocol_export.h"
-
 #include <string>
 #include <utility>
 
 #include "ninf_errors.h"
+#include "protocol_export.h"
 
 namespace ninf {
 
@@ -37,8 +36,8 @@ NINF_PROTOCOL_API const char *ErrorText(int code);
 }  // namespace ninf
 
 // Returns from the enclosing function if `expr` yields a failed Status.
-#define NINF_RETURN_IF_ERROR(expr)          \
-  do {                                      \
-    ::ninf::Status ninf_status__ = (expr);  \
+#define NINF_RETURN_IF_ERROR(expr)                 \
+  do {                                             \
+    ::ninf::Status ninf_status__ = (expr);         \
     if (!ninf_status__.ok()) return ninf_status__; \
   } while (0)

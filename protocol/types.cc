@@ -1,15 +1,14 @@
 // Keeps the type table (ninf_types.h) and ninf.proto equal: a type added to
 // one and not the other, or numbered differently, does not compile.
-#include "ninf_types.h"
-
 #include "ninf.pb.h"
+#include "ninf_types.h"
 
 namespace ninf {
 namespace {
 
-#define NINF_TYPE_CHECK_(NAME, Name, value, keyword, ctype, bytes, cls, kind)                      \
-  static_assert(NINF_TYPE_##NAME == static_cast<int>(wire::TYPE_##NAME), "ninf.proto TYPE_" #NAME \
-                                                                         " differs from the table");
+#define NINF_TYPE_CHECK_(NAME, Name, value, keyword, ctype, bytes, cls, kind) \
+  static_assert(NINF_TYPE_##NAME == static_cast<int>(wire::TYPE_##NAME),      \
+                "ninf.proto TYPE_" #NAME " differs from the table");
 NINF_TYPE_MAP(NINF_TYPE_CHECK_)
 #undef NINF_TYPE_CHECK_
 static_assert(NINF_TYPE_COUNT == wire::Type_ARRAYSIZE,
@@ -28,11 +27,13 @@ constexpr bool ValuesAreIndexes() {
 }
 static_assert(ValuesAreIndexes(), "NINF_TYPE_MAP values must run 0, 1, 2, ... in row order");
 
-#define NINF_MODE_CHECK_(NAME, value, word) \
-  static_assert(NINF_MODE_##NAME == static_cast<int>(wire::MODE_##NAME), "ninf.proto MODE_" #NAME " differs");
+#define NINF_MODE_CHECK_(NAME, value, word)                              \
+  static_assert(NINF_MODE_##NAME == static_cast<int>(wire::MODE_##NAME), \
+                "ninf.proto MODE_" #NAME " differs");
 NINF_MODE_MAP(NINF_MODE_CHECK_)
 #undef NINF_MODE_CHECK_
-static_assert(wire::Mode_ARRAYSIZE == NINF_MODE_WORK + 1, "ninf.proto's Mode enum and NINF_MODE_MAP differ");
+static_assert(wire::Mode_ARRAYSIZE == NINF_MODE_WORK + 1,
+              "ninf.proto's Mode enum and NINF_MODE_MAP differ");
 
 }  // namespace
 }  // namespace ninf

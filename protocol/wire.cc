@@ -23,7 +23,8 @@ constexpr std::size_t kMaxIoChunk = 0x7ffff000;
 constexpr int kIovBatch = 64;
 
 Status IoError(const char *what, int err) {
-  if (err == 0) return Status(NINF_ERR_COMMUNICATION, std::string("peer closed the connection during ") + what);
+  if (err == 0)
+    return Status(NINF_ERR_COMMUNICATION, std::string("peer closed the connection during ") + what);
   return Status(NINF_ERR_COMMUNICATION, std::string(what) + ": " + std::strerror(err));
 }
 
@@ -54,7 +55,8 @@ Status Channel::WaitReady(short events) {
     int r = ::poll(&p, 1, timeout_ms_);
     if (r > 0) return Status::Ok();
     if (r == 0)
-      return Status(NINF_ERR_TIMEOUT, "no progress from the peer for " + std::to_string(timeout_ms_) + " ms");
+      return Status(NINF_ERR_TIMEOUT,
+                    "no progress from the peer for " + std::to_string(timeout_ms_) + " ms");
     if (errno != EINTR) return IoError("poll", errno);
   }
 }
@@ -172,7 +174,8 @@ Status Channel::SendError(const Status &st) {
 }
 
 Status ConnectTcp(const std::string &host, int port, int timeout_ms, int *out_fd) {
-  if (port <= 0 || port > 65535) return Status(NINF_ERR_INVALID_ARGUMENT, "bad port " + std::to_string(port));
+  if (port <= 0 || port > 65535)
+    return Status(NINF_ERR_INVALID_ARGUMENT, "bad port " + std::to_string(port));
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -183,7 +186,8 @@ Status ConnectTcp(const std::string &host, int port, int timeout_ms, int *out_fd
     return Status(NINF_ERR_CONNECT, "cannot resolve '" + host + "': " + gai_strerror(rc));
   std::string last_error = "no address";
   for (addrinfo *ai = res; ai; ai = ai->ai_next) {
-    int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+    int fd =
+        ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
     if (fd < 0) continue;
     int r = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
     if (r < 0 && errno == EINPROGRESS) {

@@ -8,8 +8,7 @@
 // buffers (readv). Lengths are 64-bit; transfers over 2 GiB are looped.
 #pragma once
 
-#include "protocol_export.h"
-
+#include <google/protobuf/message_lite.h>
 #include <sys/uio.h>
 
 #include <cstdint>
@@ -17,9 +16,8 @@
 #include <string>
 #include <vector>
 
-#include <google/protobuf/message_lite.h>
-
 #include "frame.h"
+#include "protocol_export.h"
 #include "status.h"
 
 namespace ninf {

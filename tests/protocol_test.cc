@@ -16,7 +16,8 @@ using namespace ninf;
 
 namespace {
 
-wire::Param *AddParam(wire::FunctionInterface *f, const char *name, wire::Mode mode, wire::Type type) {
+wire::Param *AddParam(wire::FunctionInterface *f, const char *name, wire::Mode mode,
+                      wire::Type type) {
   wire::Param *p = f->add_params();
   p->set_name(name);
   p->set_mode(mode);

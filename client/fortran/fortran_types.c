@@ -37,11 +37,10 @@ fortran_match fortran_match_type(int idl_type, int is_array, CFI_type_t cfi, siz
      * silently change precision. */
     case NINF_CLASS_REAL:
       return category(cfi) == CFI_type_Real && elem_len == info->element_size ? FORTRAN_DIRECT
-                                                                               : FORTRAN_MISMATCH;
+                                                                              : FORTRAN_MISMATCH;
     case NINF_CLASS_COMPLEX:
-      return category(cfi) == CFI_type_Complex && elem_len == info->element_size
-                 ? FORTRAN_DIRECT
-                 : FORTRAN_MISMATCH;
+      return category(cfi) == CFI_type_Complex && elem_len == info->element_size ? FORTRAN_DIRECT
+                                                                                 : FORTRAN_MISMATCH;
     case NINF_CLASS_STRING:
       return cfi == CFI_type_char && !is_array ? FORTRAN_DIRECT : FORTRAN_MISMATCH;
   }

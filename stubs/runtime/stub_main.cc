@@ -1,5 +1,6 @@
 // ninf_stub_main: the main() of every Ninf executable (see ninf_stub.h).
 #include <fcntl.h>
+#include <google/protobuf/text_format.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -7,8 +8,6 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
-
-#include <google/protobuf/text_format.h>
 
 #include "call_server.h"
 #include "layout.h"

@@ -46,8 +46,8 @@ void GoodCall(const E2EDaemon &d) {
 
 // Sends CALL name + an ARGS frame with the given scalars and declared
 // payload length, and `payload_bytes` real bytes of payload.
-void SendCall(Channel &ch, const char *name, std::vector<int64_t> scalars, uint64_t declared_payload,
-              uint64_t payload_bytes) {
+void SendCall(Channel &ch, const char *name, std::vector<int64_t> scalars,
+              uint64_t declared_payload, uint64_t payload_bytes) {
   wire::CallRequest req;
   req.set_name(name);
   REQUIRE(ch.SendFrame(FRAME_CALL, &req).ok());

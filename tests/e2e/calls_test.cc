@@ -2,15 +2,14 @@
 // executables: every standard function against a local computation.
 #include <cblas.h>
 #include <lapacke.h>
-
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <fstream>
 #include <cmath>
+#include <fstream>
 #include <random>
 #include <thread>
 #include <vector>
@@ -54,7 +53,8 @@ TEST_CASE("calls_dgesv_matches_lapack", "[e2e]") {
   std::vector<double> a = a0, b = b0;
   std::vector<int> ipiv(n, -1);
   int info = -1;
-  REQUIRE(Ninf_call(d.Name("dgesv").c_str(), n, nrhs, a.data(), lda, ipiv.data(), b.data(), ldb, &info) == 0);
+  REQUIRE(Ninf_call(d.Name("dgesv").c_str(), n, nrhs, a.data(), lda, ipiv.data(), b.data(), ldb,
+                    &info) == 0);
   CHECK(info == 0);
   for (int k = 0; k < nrhs; ++k) {
     std::vector<double> x(b.begin() + k * n, b.begin() + (k + 1) * n);
@@ -64,7 +64,8 @@ TEST_CASE("calls_dgesv_matches_lapack", "[e2e]") {
   // The same solve locally gives the same factors and pivots.
   std::vector<double> la = a0, lb = b0;
   std::vector<lapack_int> lpiv(n);
-  REQUIRE(LAPACKE_dgesv(LAPACK_COL_MAJOR, n, nrhs, la.data(), lda, lpiv.data(), lb.data(), ldb) == 0);
+  REQUIRE(LAPACKE_dgesv(LAPACK_COL_MAJOR, n, nrhs, la.data(), lda, lpiv.data(), lb.data(), ldb) ==
+          0);
   for (int i = 0; i < n; ++i) CHECK(ipiv[i] == lpiv[i]);
   double maxdiff = 0;
   for (std::size_t i = 0; i < lb.size(); ++i) maxdiff = std::max(maxdiff, std::fabs(lb[i] - b[i]));
@@ -77,17 +78,19 @@ TEST_CASE("calls_dgesv_singular_reports_info", "[e2e]") {
   std::vector<double> a(16, 0.0), b(4, 1.0);  // the zero matrix
   std::vector<int> ipiv(4);
   int info = 0;
-  REQUIRE(Ninf_call(d.Name("dgesv").c_str(), n, 1, a.data(), n, ipiv.data(), b.data(), n, &info) == 0);
+  REQUIRE(Ninf_call(d.Name("dgesv").c_str(), n, 1, a.data(), n, ipiv.data(), b.data(), n, &info) ==
+          0);
   CHECK(info == 1);  // LAPACK's own answer: U(1,1) is exactly zero
 }
 
 TEST_CASE("calls_dmmul_matches_dgemm", "[e2e]") {
   E2EDaemon d;
   const long n = 128;
-  std::vector<double> A = RandomMatrix(n, n, 3), B = RandomMatrix(n, n, 4), C(n * n, 7.0), ref(n * n);
+  std::vector<double> A = RandomMatrix(n, n, 3), B = RandomMatrix(n, n, 4), C(n * n, 7.0),
+                      ref(n * n);
   REQUIRE(Ninf_call(d.Name("dmmul").c_str(), n, A.data(), B.data(), C.data()) == 0);
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A.data(), n, B.data(), n, 0.0,
-              ref.data(), n);
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A.data(), n, B.data(), n,
+              0.0, ref.data(), n);
   double maxdiff = 0;
   for (long i = 0; i < n * n; ++i) maxdiff = std::max(maxdiff, std::fabs(C[i] - ref[i]));
   CHECK(maxdiff < 1e-12);
@@ -160,7 +163,8 @@ TEST_CASE("calls_async_really_overlap", "[e2e]") {
   auto time_it = [&](int calls) {
     double sx[2], sy[2], q[2][10];
     auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < calls; ++i) REQUIRE(Ninf_call_async(d.Name("ep").c_str(), 24L, &sx[i], &sy[i], q[i]) >= 0);
+    for (int i = 0; i < calls; ++i)
+      REQUIRE(Ninf_call_async(d.Name("ep").c_str(), 24L, &sx[i], &sy[i], q[i]) >= 0);
     REQUIRE(Ninf_wait_all() == 0);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };

@@ -1,5 +1,7 @@
 // GridRPC (GFD.52) conformance against a real ninfd: every function of
 // grpc.h and every error case the issue names.
+#include "grpc.h"
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "e2e_fixture.h"
-#include "grpc.h"
 
 namespace {
 
@@ -37,7 +38,9 @@ struct TempFile {
 
 // grpc_initialize / grpc_finalize around one test case.
 struct Initialized {
-  explicit Initialized(char *config = nullptr) { REQUIRE(grpc_initialize(config) == GRPC_NO_ERROR); }
+  explicit Initialized(char *config = nullptr) {
+    REQUIRE(grpc_initialize(config) == GRPC_NO_ERROR);
+  }
   ~Initialized() { CHECK(grpc_finalize() == GRPC_NO_ERROR); }
 };
 
@@ -74,11 +77,13 @@ TEST_CASE("grpc_config_files", "[grpc]") {
   CHECK(grpc_initialize(C(bad_server.path)) == GRPC_CONFIGFILE_ERROR);
 
   E2EDaemon d;
-  TempFile good("default_server = \"" + Server(d) + "\"\nconnect_timeout = 5\nheartbeat = 0.5\n"
-                "session_timeout = 10\n[servers]\nhere = \"" + Server(d) + "\"\n");
+  TempFile good("default_server = \"" + Server(d) +
+                "\"\nconnect_timeout = 5\nheartbeat = 0.5\n"
+                "session_timeout = 10\n[servers]\nhere = \"" +
+                Server(d) + "\"\n");
   Initialized init(C(good.path));
   grpc_function_handle_t a, b;
-  REQUIRE(grpc_function_handle_default(&a, C("null")) == GRPC_NO_ERROR);  // default_server
+  REQUIRE(grpc_function_handle_default(&a, C("null")) == GRPC_NO_ERROR);          // default_server
   REQUIRE(grpc_function_handle_init(&b, C("here"), C("null")) == GRPC_NO_ERROR);  // alias
   CHECK(grpc_call(&a) == GRPC_NO_ERROR);
   CHECK(grpc_call(&b) == GRPC_NO_ERROR);
@@ -92,7 +97,8 @@ TEST_CASE("grpc_handle_errors", "[grpc]") {
   grpc_function_handle_t h;
   CHECK(grpc_function_handle_init(&h, C("127.0.0.1:1"), C("null")) == GRPC_SERVER_NOT_FOUND);
   CHECK(grpc_function_handle_init(&h, C("127.0.0.1:x"), C("null")) == GRPC_SERVER_NOT_FOUND);
-  CHECK(grpc_function_handle_init(&h, C(Server(d)), C("no_such_function")) == GRPC_FUNCTION_NOT_FOUND);
+  CHECK(grpc_function_handle_init(&h, C(Server(d)), C("no_such_function")) ==
+        GRPC_FUNCTION_NOT_FOUND);
   CHECK(grpc_call(&h) == GRPC_INVALID_FUNCTION_HANDLE);  // the failed init left it invalid
   grpc_function_handle_t never = {};
   CHECK(grpc_function_handle_destruct(&never) == GRPC_INVALID_FUNCTION_HANDLE);
@@ -270,7 +276,8 @@ TEST_CASE("grpc_executable_killed_mid_call", "[grpc]") {
 }
 
 TEST_CASE("grpc_daemon_stopped_mid_call", "[grpc]") {
-  auto d = std::make_unique<E2EDaemon>(std::vector<std::string>{"--grace-seconds", "1", "--warm-executables", "0"});
+  auto d = std::make_unique<E2EDaemon>(
+      std::vector<std::string>{"--grace-seconds", "1", "--warm-executables", "0"});
   TempFile config("heartbeat = 0.2\nsession_timeout = 2\n");
   Initialized init(C(config.path));
   grpc_function_handle_t h;
