@@ -199,16 +199,19 @@ Status ConnectTcp(const std::string &host, int port, int timeout_ms, int *out_fd
       } else if (r > 0) {
         int err = 0;
         socklen_t len = sizeof err;
-        ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+        if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
         errno = err;
         r = err ? -1 : 0;
       }
     }
+    // Connected: blocking from now on (Channel polls for its timeouts), and
+    // no Nagle delay for the small frames of a call.
+    int one = 1, flags = 0;
+    if (r == 0 &&
+        ((flags = ::fcntl(fd, F_GETFL)) < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ||
+         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0))
+      r = -1;
     if (r == 0) {
-      int flags = ::fcntl(fd, F_GETFL);
-      ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-      int one = 1;
-      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       ::freeaddrinfo(res);
       *out_fd = fd;
       return Status::Ok();

@@ -179,8 +179,12 @@ int CallServer::Run() {
     return 2;
   }
   // ninfd keeps its sockets non-blocking; this process does blocking I/O.
-  ::fcntl(client_fd, F_SETFL, ::fcntl(client_fd, F_GETFL) & ~O_NONBLOCK);
-  Channel ch(client_fd);
+  Channel ch(client_fd);  // owns it from here
+  const int flags = ::fcntl(client_fd, F_GETFL);
+  if (flags < 0 || ::fcntl(client_fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+    std::perror("ninf executable: fcntl on the client socket");
+    return 2;
+  }
   const bool persistent = handoff_.flags & kHandoffPersistent;
   const uint64_t max_payload = handoff_.max_call_bytes ? handoff_.max_call_bytes : UINT64_MAX;
 

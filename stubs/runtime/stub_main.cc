@@ -54,7 +54,10 @@ extern "C" int ninf_stub_main(int argc, char **argv, const unsigned char *iface_
   }
   if (::getppid() != parent) return 2;
   // A client that vanishes must show up as an error from send(), not kill us.
-  ::signal(SIGPIPE, SIG_IGN);
+  if (::signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+    std::perror("signal(SIGPIPE)");
+    return 2;
+  }
   ninf::stub::CallServer server(iface, invoke, ninf::kControlFd);
   return server.Run();
 }
