@@ -12,6 +12,10 @@
 namespace ninf::server {
 namespace {
 
+// uv_timer_start and uv_timer_stop cannot fail on an initialized handle
+// with a callback, so their results are not checked here; uv_poll_* results
+// are (UpdatePoll).
+
 // Requests handled per wake-up, so that one busy client cannot starve others.
 constexpr int kFramesPerWakeup = 16;
 
@@ -23,30 +27,29 @@ constexpr std::size_t kMaxPendingOutput = 256 * 1024;
 constexpr uint64_t kLingerMs = 1000;
 constexpr uint64_t kMaxDrainBytes = 4 << 20;
 
-
 }  // namespace
 
-Connection *Connection::Open(uv_loop_t *loop, int fd, uint64_t id, std::string peer,
-                             Delegate *delegate, uint64_t idle_timeout_ms) {
-  auto *conn = new Connection(loop, fd, id, std::move(peer), delegate, idle_timeout_ms);
-  int rc = uv_poll_init(loop, &conn->poll_, fd);
-  if (rc != 0) {
+std::unique_ptr<Connection> Connection::Open(uv_loop_t *loop, UniqueFd fd, uint64_t id,
+                                             std::string peer, Delegate *delegate,
+                                             uint64_t idle_timeout_ms) {
+  std::unique_ptr<Connection> conn(
+      new Connection(std::move(fd), id, std::move(peer), delegate, idle_timeout_ms));
+  if (int rc = uv_poll_init(loop, &conn->poll_, conn->fd()); rc != 0) {
     spdlog::error("event=connection_error conn={} error={}", id, Quoted(uv_strerror(rc)));
-    ::close(fd);
-    delete conn;
-    return nullptr;
+    return nullptr;  // no handle was opened: the object and its fd go now
   }
-  uv_timer_init(loop, &conn->timer_);
-  conn->poll_.data = conn;
-  conn->timer_.data = conn;
-  uv_timer_start(&conn->timer_, OnTimer, idle_timeout_ms, 0);
-  conn->UpdatePoll();
+  // uv_timer_init cannot fail (it only fills the handle in).
+  (void)uv_timer_init(loop, &conn->timer_);
+  conn->poll_.data = conn.get();
+  conn->timer_.data = conn.get();
+  (void)uv_timer_start(&conn->timer_, OnTimer, idle_timeout_ms, 0);
+  conn->UpdatePoll();  // on failure it closes: OnClosed follows from the close callbacks
   return conn;
 }
 
-Connection::Connection(uv_loop_t *, int fd, uint64_t id, std::string peer, Delegate *delegate,
+Connection::Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate,
                        uint64_t idle_timeout_ms)
-    : fd_(fd),
+    : fd_(std::move(fd)),
       id_(id),
       peer_(std::move(peer)),
       delegate_(delegate),
@@ -117,9 +120,9 @@ void Connection::Close() {
 void Connection::OnHandleClosed(uv_handle_t *handle) {
   auto *self = static_cast<Connection *>(handle->data);
   if (--self->open_handles_ > 0) return;
-  ::close(self->fd_);
+  // The owner frees the object (and with it the fd) here: nothing may touch
+  // `self` after this call.
   self->delegate_->OnClosed(*self);
-  delete self;
 }
 
 void Connection::OnPoll(uv_poll_t *handle, int status, int events) {
@@ -152,7 +155,8 @@ void Connection::OnPoll(uv_poll_t *handle, int status, int events) {
         self->delegate_->OnHangup(*self);
       }
       break;
-    default:
+    case State::kFinishing:  // only writes, done by Flush() above
+    case State::kClosed:
       break;
   }
 }
@@ -176,7 +180,7 @@ void Connection::ReadRequests() {
   for (int frames = 0; state_ == State::kReading && frames < kFramesPerWakeup;) {
     if (out_.size() - out_sent_ > kMaxPendingOutput) break;
     std::span<uint8_t> space = reader_.Space();
-    ssize_t n = ::recv(fd_, space.data(), space.size(), MSG_DONTWAIT);
+    ssize_t n = ::recv(fd_.get(), space.data(), space.size(), MSG_DONTWAIT);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
@@ -230,8 +234,8 @@ void Connection::DispatchFrame() {
 
 bool Connection::Flush() {
   while (out_sent_ < out_.size()) {
-    ssize_t n =
-        ::send(fd_, out_.data() + out_sent_, out_.size() - out_sent_, MSG_DONTWAIT | MSG_NOSIGNAL);
+    ssize_t n = ::send(fd_.get(), out_.data() + out_sent_, out_.size() - out_sent_,
+                       MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
@@ -246,7 +250,7 @@ bool Connection::Flush() {
     out_.clear();
     out_sent_ = 0;
     if (state_ == State::kFinishing) {
-      ::shutdown(fd_, SHUT_WR);
+      (void)::shutdown(fd_.get(), SHUT_WR);  // best effort: the peer may be gone
       state_ = State::kDraining;
     } else if (state_ == State::kParked && call_pending_) {
       UpdatePoll();
@@ -266,7 +270,7 @@ bool Connection::Flush() {
 void Connection::Drain() {
   char scratch[16 * 1024];
   for (;;) {
-    ssize_t n = ::recv(fd_, scratch, sizeof scratch, MSG_DONTWAIT);
+    ssize_t n = ::recv(fd_.get(), scratch, sizeof scratch, MSG_DONTWAIT);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     drained_ += n > 0 ? static_cast<uint64_t>(n) : 0;
@@ -277,7 +281,7 @@ void Connection::Drain() {
   }
 }
 
-void Connection::UpdatePoll() {
+bool Connection::UpdatePoll() {
   bool pending = out_sent_ < out_.size();
   int events = 0;
   switch (state_) {
@@ -296,14 +300,18 @@ void Connection::UpdatePoll() {
       events = UV_READABLE | UV_DISCONNECT;
       break;
     case State::kClosed:
-      return;
+      return true;
   }
-  if (events == poll_events_) return;
+  if (events == poll_events_) return true;
+  const int rc = events ? uv_poll_start(&poll_, events, OnPoll) : uv_poll_stop(&poll_);
+  if (rc != 0) {
+    // A connection that cannot be watched can make no progress.
+    spdlog::warn("event=poll_error conn={} peer={} error={}", id_, peer_, Quoted(uv_strerror(rc)));
+    Close();
+    return false;
+  }
   poll_events_ = events;
-  if (events)
-    uv_poll_start(&poll_, events, OnPoll);
-  else
-    uv_poll_stop(&poll_);
+  return true;
 }
 
 }  // namespace ninf::server

@@ -26,12 +26,14 @@
 #include <uv.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "frame.h"
 #include "request_reader.h"
 #include "status.h"
+#include "unique_fd.h"
 
 namespace ninf::server {
 
@@ -50,17 +52,22 @@ class Connection {
     virtual void OnProtocolError(Connection &conn, const Status &st) = 0;
     // The peer hung up while the connection was parked and watched.
     virtual void OnHangup(Connection &conn) = 0;
-    // Last call: the fd is closed and the object is deleted right after.
+    // Last call: the handles are closed; the owner frees the object (which
+    // closes the fd) from here.
     virtual void OnClosed(Connection &conn) = 0;
     // A parked connection asked to (NotifyWhenFlushed) has written all its
     // pending output.
     virtual void OnOutputFlushed(Connection &conn) = 0;
   };
 
-  // Takes ownership of `fd` and starts reading. The object lives until its
-  // handles are closed (Close() or the peer going away).
-  static Connection *Open(uv_loop_t *loop, int fd, uint64_t id, std::string peer,
-                          Delegate *delegate, uint64_t idle_timeout_ms);
+  // Takes ownership of `fd` and starts reading; null if the socket cannot
+  // be watched. The caller owns the object but must let it close its
+  // handles (Close(), or the peer going away) and free it only in
+  // Delegate::OnClosed.
+  static std::unique_ptr<Connection> Open(uv_loop_t *loop, UniqueFd fd, uint64_t id,
+                                          std::string peer, Delegate *delegate,
+                                          uint64_t idle_timeout_ms);
+  ~Connection() = default;
 
   // Queues one reply frame and writes as much as the socket takes now.
   void Reply(FrameType type, const google::protobuf::MessageLite *msg);
@@ -92,21 +99,23 @@ class Connection {
   void Close();
 
   uint64_t id() const { return id_; }
-  int fd() const { return fd_; }
+  int fd() const { return fd_.get(); }
   const std::string &peer() const { return peer_; }
   bool reading() const { return state_ == State::kReading; }
   bool parked() const { return state_ == State::kParked; }
   bool closing() const { return state_ == State::kClosed; }
 
-  // The job the parked connection belongs to (set and cleared by the server).
-  Job *job = nullptr;
+  // The job the parked connection belongs to (attached and detached by the
+  // server; the job's state is the job's own).
+  Job *job() const { return job_; }
+  void AttachJob(Job *job) { job_ = job; }
+  void DetachJob() { job_ = nullptr; }
 
  private:
   enum class State { kReading, kParked, kFinishing, kDraining, kClosed };
 
-  Connection(uv_loop_t *loop, int fd, uint64_t id, std::string peer, Delegate *delegate,
+  Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate,
              uint64_t idle_timeout_ms);
-  ~Connection() = default;
 
   static void OnPoll(uv_poll_t *handle, int status, int events);
   static void OnTimer(uv_timer_t *timer);
@@ -117,12 +126,15 @@ class Connection {
   bool Flush();
   void SendHeartbeat();
   void DispatchFrame();
-  void UpdatePoll();
+  // Watches what the state needs. If libuv refuses, logs it, closes the
+  // connection and returns false.
+  bool UpdatePoll();
 
   uv_poll_t poll_{};
   uv_timer_t timer_{};
-  int fd_;
+  UniqueFd fd_;
   uint64_t id_;
+  Job *job_ = nullptr;
   std::string peer_;
   Delegate *delegate_;
   uint64_t idle_timeout_ms_;

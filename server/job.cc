@@ -13,13 +13,55 @@ namespace ninf::server {
 Job::Job(JobEvents *events, uint64_t id, CallParams params, Connection *conn)
     : events_(events), id_(id), params_(std::move(params)), conn_(conn) {}
 
+// The job's process has exited by now (the server ends jobs from OnExit, or
+// before any process was started): its handles only need closing.
+Job::~Job() {
+  if (process_) process_->Close();
+}
+
+void Job::SetState(JobState next) {
+  spdlog::trace("event=job_state job={} call={} from={} to={}", id_, params_.call_id,
+                JobStateName(state_), JobStateName(next));
+  state_ = next;
+}
+
+void Job::Queue() {
+  assert(state_ == JobState::kNew);
+  SetState(JobState::kQueued);
+}
+
+void Job::Admit() {
+  assert(state_ == JobState::kNew || state_ == JobState::kQueued);
+  admitted_ = Clock::now();
+  SetState(JobState::kStarting);
+}
+
+void Job::End() {
+  assert(state_ != JobState::kEnded);
+  SetState(JobState::kEnded);
+}
+
+JobFacts Job::Facts(std::size_t queued) const {
+  return JobFacts{state_,
+                  params_.persistent,
+                  kill_reason_,
+                  params_.function,
+                  exited() ? ExitDescription() : "-",
+                  queued};
+}
+
 bool Job::Handoff(Process *process, int threads, uint64_t max_call_bytes) {
-  assert(!process_ && conn_);
+  assert(!process_ && conn_ && state_ == JobState::kStarting);
   // The executable shares this socket (same open file description), and its
   // receive path must block rather than spin; ninfd's own I/O on the socket
   // uses MSG_DONTWAIT and does not care.
-  int fd = conn_->fd();
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  const int fd = conn_->fd();
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+    spdlog::warn("event=handoff_failed job={} call={} function={} pid={} error={}", id_,
+                 params_.call_id, params_.function, process->pid(), Quoted(std::strerror(errno)));
+    return false;
+  }
   ControlMsg handoff;
   handoff.kind = CTL_HANDOFF;
   handoff.call_id = params_.call_id;
@@ -34,8 +76,8 @@ bool Job::Handoff(Process *process, int threads, uint64_t max_call_bytes) {
   }
   process_ = process;
   process_->set_owner(this);
-  call_open_ = true;
-  call_started = Clock::now();
+  call_started_ = Clock::now();
+  SetState(JobState::kReceiving);
   conn_->WatchHangup(true);
   return true;
 }
@@ -49,42 +91,49 @@ void Job::Kill(KillReason reason) {
 void Job::OnControl(Process &, const ControlMsg &msg) {
   switch (msg.kind) {
     case CTL_ARGS_RECEIVED:
-      if (!call_open_) {  // a further call of a persistent executable
-        call_open_ = true;
-        call_started = Clock::now();
-      }
-      replying_ = false;
-      if (conn_) conn_->WatchHangup(true);
-      events_->OnArgsReceived(*this);
+      OnArgsReceived();
       break;
     case CTL_REPLYING:
-      // From here on a hangup is the client leaving after its result.
-      replying_ = true;
-      if (conn_) conn_->WatchHangup(false);
+      OnReplying();
       break;
     case CTL_CALL_DONE:
-      if (!call_open_) break;
-      call_open_ = false;
-      replying_ = false;
-      ++calls_done_;
-      if (conn_) conn_->WatchHangup(false);
-      events_->OnCallDone(*this, msg);
+      OnCallDone(msg);
       break;
+    case CTL_HANDOFF:  // only ninfd sends it
     default:
-      spdlog::warn("event=control_unknown job={} call={} function={} kind={}", id_, params_.call_id,
-                   params_.function, msg.kind);
+      spdlog::warn("event=control_unexpected job={} call={} function={} kind={} state={}", id_,
+                   params_.call_id, params_.function, msg.kind, JobStateName(state_));
   }
+}
+
+void Job::OnArgsReceived() {
+  const bool resumed = state_ == JobState::kIdle;          // a persistent executable's next call
+  if (state_ != JobState::kReceiving && !resumed) return;  // a duplicate: nothing changes
+  if (resumed) call_started_ = Clock::now();
+  SetState(JobState::kComputing);
+  if (conn_) conn_->WatchHangup(true);
+  events_->OnArgsReceived(*this, resumed);
+}
+
+void Job::OnReplying() {
+  if (!CallOpen(state_)) return;
+  // From here on a hangup is the client leaving after its result.
+  SetState(JobState::kReplying);
+  if (conn_) conn_->WatchHangup(false);
+}
+
+void Job::OnCallDone(const ControlMsg &msg) {
+  if (!CallOpen(state_)) return;  // e.g. a refused frame while idle: no call was open
+  SetState(params_.persistent ? JobState::kIdle : JobState::kDone);
+  ++calls_done_;
+  if (conn_) conn_->WatchHangup(false);
+  events_->OnCallDone(*this, msg);
 }
 
 void Job::OnExit(Process &) { events_->OnExit(*this); }
 
 std::string Job::ExitDescription() const {
   return process_ ? process_->ExitDescription() : "not started";
-}
-
-void Job::Close() {
-  if (process_) process_->Close();
-  delete this;
 }
 
 }  // namespace ninf::server

@@ -1,5 +1,7 @@
 // One call and the executable serving it: handing it the client's
-// connection, following its control channel, and noticing its exit.
+// connection, following its control channel, and noticing its exit. The job
+// has one state (JobState, policy.h), changed only by its own methods below;
+// the server and the connection ask, they do not write it.
 //
 //   ninfd                                  executable (Process)
 //     CTL_HANDOFF + client fd ──────────────>
@@ -19,6 +21,7 @@
 #include <string>
 
 #include "control.h"
+#include "policy.h"
 #include "process.h"
 #include "status.h"
 
@@ -31,16 +34,14 @@ class JobEvents {
  public:
   virtual ~JobEvents() = default;
   // CTL_ARGS_RECEIVED: a call's arguments are in; the executable computes.
-  virtual void OnArgsReceived(Job &job) = 0;
+  // `resumed`: a persistent executable's next call, after it was idle.
+  virtual void OnArgsReceived(Job &job, bool resumed) = 0;
   // CTL_CALL_DONE: one call finished (`msg` has its outcome and figures).
   virtual void OnCallDone(Job &job, const ControlMsg &msg) = 0;
   // The executable has exited and every control message it sent has been
   // handled. The server ends the job (FinishJob) from here.
   virtual void OnExit(Job &job) = 0;
 };
-
-// Why ninfd killed an executable, for the client's error and the stats.
-enum class KillReason { kNone, kClientGone, kShutdown };
 
 // What the client asked for in its CALL frame.
 struct CallParams {
@@ -54,14 +55,24 @@ struct CallParams {
 class Job : public ProcessOwner {
  public:
   Job(JobEvents *events, uint64_t id, CallParams params, Connection *conn);
+  ~Job() override;
   Job(const Job &) = delete;
   Job &operator=(const Job &) = delete;
 
-  // Hands the client connection to `process` (CTL_HANDOFF with the call id,
-  // the limits, the persistent flag and the heartbeat period). On success
-  // the job owns the process and returns true. On failure (the process has
-  // died, typically) it returns false and the caller keeps the process.
+  // kNew -> kQueued: no slot is free; the call waits for one.
+  void Queue();
+  // kNew or kQueued -> kStarting: the call holds a slot now.
+  void Admit();
+
+  // kStarting -> kReceiving: hands the client connection to `process`
+  // (CTL_HANDOFF with the call id, the limits, the persistent flag and the
+  // heartbeat period). On success the job owns the process and returns true.
+  // On failure (the process has died, typically) it returns false, the
+  // state stays kStarting and the caller keeps the process.
   bool Handoff(Process *process, int threads, uint64_t max_call_bytes);
+
+  // Any state -> kEnded, once: the server has finished the job.
+  void End();
 
   // Sends SIGKILL to the executable's process group; OnExit follows.
   void Kill(KillReason reason);
@@ -73,10 +84,6 @@ class Job : public ProcessOwner {
   void CatchUpControl() {
     if (process_) process_->ReadPendingControl();
   }
-
-  // Releases the process (already exited) and deletes the job. Call exactly
-  // once.
-  void Close();
 
   // "signal 9" or "exit status 3", once exited.
   std::string ExitDescription() const;
@@ -92,29 +99,28 @@ class Job : public ProcessOwner {
   bool started() const { return process_ != nullptr; }
   bool exited() const { return process_ && process_->exited(); }
   int pid() const { return process_ ? process_->pid() : 0; }
-  // A call is under way: between hand-off (or ARGS_RECEIVED for later calls
-  // of a persistent executable) and CALL_DONE.
-  bool call_open() const { return call_open_; }
-  // The executable has said CTL_REPLYING for the open call.
-  bool replying() const { return replying_; }
+  JobState state() const { return state_; }
   KillReason kill_reason() const { return kill_reason_; }
   int64_t exit_status() const { return process_ ? process_->exit_status() : 0; }
   int term_signal() const { return process_ ? process_->term_signal() : 0; }
   uint64_t calls_done() const { return calls_done_; }
 
-  // Bookkeeping of the server, kept here so it lives and dies with the job.
-  bool queued = false;                       // waiting in the admission queue
-  bool holds_slot = false;                   // counted in the admission's running calls
-  bool awaiting_flush = false;               // admitted; a heartbeat is still being written
-  Clock::time_point arrived = Clock::now();  // CALL frame read
-  Clock::time_point admitted;                // slot taken
-  Clock::time_point call_started;            // current call's hand-off or ARGS_RECEIVED
+  // The facts the policy needs to say what the job's end means.
+  JobFacts Facts(std::size_t queued) const;
+
+  Clock::time_point arrived() const { return arrived_; }            // CALL frame read
+  Clock::time_point admitted() const { return admitted_; }          // slot taken
+  Clock::time_point call_started() const { return call_started_; }  // hand-off or ARGS_RECEIVED
 
  private:
-  ~Job() override = default;
+  // Moves to `next`; every transition of the job goes through here.
+  void SetState(JobState next);
 
   // ProcessOwner
   void OnControl(Process &process, const ControlMsg &msg) override;
+  void OnArgsReceived();
+  void OnReplying();
+  void OnCallDone(const ControlMsg &msg);
   void OnExit(Process &process) override;
 
   JobEvents *events_;
@@ -123,9 +129,11 @@ class Job : public ProcessOwner {
   Connection *conn_;
   Process *process_ = nullptr;
 
-  bool call_open_ = false;
-  bool replying_ = false;
+  JobState state_ = JobState::kNew;
   KillReason kill_reason_ = KillReason::kNone;
+  Clock::time_point arrived_ = Clock::now();
+  Clock::time_point admitted_;
+  Clock::time_point call_started_;
   uint64_t calls_done_ = 0;
 };
 

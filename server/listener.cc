@@ -30,11 +30,9 @@ Status BindError(const std::string &what, const std::string &host, int port, int
 Listener::Listener(uv_loop_t *loop, AcceptFn on_accept)
     : loop_(loop), on_accept_(std::move(on_accept)) {}
 
-Listener::~Listener() {
-  // Close() must have run (and the loop with it) before destruction; this
-  // only guards the fd when Start() failed half way.
-  if (!started_ && fd_ >= 0) ::close(fd_);
-}
+// Close() must have run (and the loop with it) before destruction; the fd
+// of a Start() that failed half way closes with fd_.
+Listener::~Listener() = default;
 
 Status Listener::Start(const std::string &host, int port) {
   addrinfo hints{};
@@ -49,38 +47,45 @@ Status Listener::Start(const std::string &host, int port) {
                   "cannot resolve listen address '" + host + "': " + gai_strerror(rc));
   Status st = BindError("no address for", host, port, EADDRNOTAVAIL);
   for (addrinfo *ai = res; ai; ai = ai->ai_next) {
-    int fd =
-        ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-    if (fd < 0) {
+    UniqueFd fd(
+        ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol));
+    if (!fd.valid()) {
       st = BindError("cannot create a socket for", host, port, errno);
       continue;
     }
     int one = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (::bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || ::listen(fd, kBacklog) != 0) {
+    if (::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        ::bind(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0 || ::listen(fd.get(), kBacklog) != 0) {
       st = BindError("cannot listen on", host, port, errno);
-      ::close(fd);
       continue;
     }
-    fd_ = fd;
+    fd_ = std::move(fd);
     break;
   }
   ::freeaddrinfo(res);
-  if (fd_ < 0) return st;
+  if (!fd_.valid()) return st;
 
   sockaddr_storage bound{};
   socklen_t len = sizeof bound;
-  ::getsockname(fd_, reinterpret_cast<sockaddr *>(&bound), &len);
+  if (::getsockname(fd_.get(), reinterpret_cast<sockaddr *>(&bound), &len) != 0)
+    return BindError("cannot read the address of", host, port, errno);
   address_ = FormatAddress(reinterpret_cast<sockaddr *>(&bound));
   port_ = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6 *>(&bound)->sin6_port)
                                       : ntohs(reinterpret_cast<sockaddr_in *>(&bound)->sin_port);
 
-  uv_poll_init(loop_, &poll_, fd_);
-  uv_timer_init(loop_, &resume_);
+  if (int rc = uv_poll_init(loop_, &poll_, fd_.get()); rc != 0)
+    return Status(NINF_ERR_SERVER, std::string("cannot watch the listener: ") + uv_strerror(rc));
+  if (int rc = uv_timer_init(loop_, &resume_); rc != 0) {
+    uv_close(reinterpret_cast<uv_handle_t *>(&poll_), nullptr);
+    return Status(NINF_ERR_SERVER, std::string("cannot make a timer: ") + uv_strerror(rc));
+  }
   poll_.data = this;
   resume_.data = this;
   started_ = true;
-  uv_poll_start(&poll_, UV_READABLE, OnReadable);
+  if (int rc = uv_poll_start(&poll_, UV_READABLE, OnReadable); rc != 0) {
+    Close();
+    return Status(NINF_ERR_SERVER, std::string("cannot watch the listener: ") + uv_strerror(rc));
+  }
   return Status::Ok();
 }
 
@@ -89,22 +94,23 @@ void Listener::Close() {
   closed_ = true;
   uv_close(reinterpret_cast<uv_handle_t *>(&resume_), nullptr);
   // The fd is closed once libuv has let go of it.
-  uv_close(reinterpret_cast<uv_handle_t *>(&poll_), [](uv_handle_t *h) {
-    auto *self = static_cast<Listener *>(h->data);
-    ::close(self->fd_);
-    self->fd_ = -1;
-  });
+  uv_close(reinterpret_cast<uv_handle_t *>(&poll_),
+           [](uv_handle_t *h) { static_cast<Listener *>(h->data)->fd_.reset(); });
 }
 
 void Listener::Pause(uint64_t ms) {
   if (closed_) return;
-  uv_poll_stop(&poll_);
-  uv_timer_start(&resume_, OnResume, ms, 0);
+  // Neither can fail on handles that are initialized and not closing.
+  (void)uv_poll_stop(&poll_);
+  (void)uv_timer_start(&resume_, OnResume, ms, 0);
 }
 
 void Listener::OnResume(uv_timer_t *timer) {
   auto *self = static_cast<Listener *>(timer->data);
-  if (!self->closed_) uv_poll_start(&self->poll_, UV_READABLE, OnReadable);
+  if (self->closed_) return;
+  if (int rc = uv_poll_start(&self->poll_, UV_READABLE, OnReadable); rc != 0)
+    spdlog::error("event=listen_error address={} error={}", self->address_,
+                  Quoted(uv_strerror(rc)));
 }
 
 void Listener::OnReadable(uv_poll_t *handle, int status, int) {
@@ -121,9 +127,9 @@ void Listener::AcceptAll() {
   for (int i = 0; i < kAcceptBatch && !closed_; ++i) {
     sockaddr_storage peer{};
     socklen_t len = sizeof peer;
-    int fd =
-        ::accept4(fd_, reinterpret_cast<sockaddr *>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) {
+    UniqueFd fd(::accept4(fd_.get(), reinterpret_cast<sockaddr *>(&peer), &len,
+                          SOCK_NONBLOCK | SOCK_CLOEXEC));
+    if (!fd.valid()) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;
       // Out of descriptors: stop accepting for a moment instead of spinning
@@ -133,9 +139,12 @@ void Listener::AcceptAll() {
       if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) Pause(100);
       return;
     }
+    // Without TCP_NODELAY the small frames of a call wait for Nagle: worth a
+    // log line, not a refusal.
     int one = 1;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    on_accept_(fd, FormatAddress(reinterpret_cast<sockaddr *>(&peer)));
+    if (::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0)
+      spdlog::warn("event=nodelay_failed error={}", Quoted(std::strerror(errno)));
+    on_accept_(std::move(fd), FormatAddress(reinterpret_cast<sockaddr *>(&peer)));
   }
 }
 

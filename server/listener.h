@@ -9,14 +9,15 @@
 #include <string>
 
 #include "status.h"
+#include "unique_fd.h"
 
 namespace ninf::server {
 
 class Listener {
  public:
   // Called for each accepted connection with its fd (non-blocking,
-  // close-on-exec, TCP_NODELAY) and the peer's address. The callee owns fd.
-  using AcceptFn = std::function<void(int fd, const std::string &peer)>;
+  // close-on-exec, TCP_NODELAY) and the peer's address.
+  using AcceptFn = std::function<void(UniqueFd fd, const std::string &peer)>;
 
   Listener(uv_loop_t *loop, AcceptFn on_accept);
   ~Listener();
@@ -37,7 +38,6 @@ class Listener {
 
   int port() const { return port_; }
   const std::string &address() const { return address_; }
-  bool closed() const { return closed_; }
 
  private:
   static void OnReadable(uv_poll_t *handle, int status, int events);
@@ -48,7 +48,7 @@ class Listener {
   AcceptFn on_accept_;
   uv_poll_t poll_{};
   uv_timer_t resume_{};
-  int fd_ = -1;
+  UniqueFd fd_;
   int port_ = 0;
   std::string address_;
   bool started_ = false;

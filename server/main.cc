@@ -3,46 +3,66 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <uv.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <thread>
 #include <vector>
 
-#include "admission.h"
+#include "address.h"
 #include "log.h"
+#include "policy.h"
 #include "registry.h"
 #include "server.h"
 #include "settings.h"
-#include "address.h"
 #include "status_tool.h"
 
 namespace ninf::server {
 namespace {
 
+// Processors this process may run on (its CPU affinity), at least 1: under
+// taskset or a cgroup cpuset the daemon must split only the cores it may use.
+int CountCores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 // The daemon's signal handles, closed once the server has stopped so that
 // the loop runs out of work and returns.
 struct Signals {
   Server *server = nullptr;
-  uv_signal_t term{}, interrupt{}, hangup{};
+  uv_signal_t handles[3]{};
+  int open = 0;  // handles[0..open) are initialized
 
-  void Start(uv_loop_t *loop, Server *s) {
+  // Errors: NINF_ERR_SERVER naming the signal libuv refused.
+  Status Start(uv_loop_t *loop, Server *s) {
     server = s;
-    for (auto [handle, signum] :
-         {std::pair{&term, SIGTERM}, std::pair{&interrupt, SIGINT}, std::pair{&hangup, SIGHUP}}) {
-      uv_signal_init(loop, handle);
+    constexpr int kSignals[] = {SIGTERM, SIGINT, SIGHUP};
+    for (int signum : kSignals) {
+      uv_signal_t *handle = &handles[open];
+      if (int rc = uv_signal_init(loop, handle); rc != 0)
+        return Status(NINF_ERR_SERVER, std::string("cannot watch signals: ") + uv_strerror(rc));
+      ++open;
       handle->data = this;
-      uv_signal_start(handle, OnSignal, signum);
+      if (int rc = uv_signal_start(handle, OnSignal, signum); rc != 0)
+        return Status(NINF_ERR_SERVER, std::string("cannot watch signal ") + strsignal(signum) +
+                                           ": " + uv_strerror(rc));
     }
+    return Status::Ok();
   }
 
   void Close() {
-    for (uv_signal_t *h : {&term, &interrupt, &hangup})
-      if (!uv_is_closing(reinterpret_cast<uv_handle_t *>(h)))
-        uv_close(reinterpret_cast<uv_handle_t *>(h), nullptr);
+    for (int i = 0; i < open; ++i)
+      if (!uv_is_closing(reinterpret_cast<uv_handle_t *>(&handles[i])))
+        uv_close(reinterpret_cast<uv_handle_t *>(&handles[i]), nullptr);
   }
 
   static void OnSignal(uv_signal_t *handle, int signum) {
@@ -127,16 +147,23 @@ int RunDaemon(Settings settings) {
   RaiseFdLimit(settings.max_connections);
   // Writes to a vanished peer must fail with EPIPE, not kill the daemon.
   // (libuv restores default dispositions in the executables it spawns.)
-  std::signal(SIGPIPE, SIG_IGN);
+  if (std::signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+    spdlog::error("event=startup_failed error={}", Quoted(std::strerror(errno)));
+    return 1;
+  }
 
   uv_loop_t loop;
-  uv_loop_init(&loop);
+  if (int rc = uv_loop_init(&loop); rc != 0) {
+    spdlog::error("event=startup_failed error={}", Quoted(uv_strerror(rc)));
+    return 1;
+  }
   int exit_code = 0;
   {
     Server server(&loop, settings, std::move(registry), CountCores());
     Signals signals;
-    signals.Start(&loop, &server);
-    if (st = server.Start(); !st.ok()) {
+    st = signals.Start(&loop, &server);
+    if (st.ok()) st = server.Start();
+    if (!st.ok()) {
       spdlog::error("event=startup_failed error={}", Quoted(st.message()));
       exit_code = 1;
       server.Shutdown([&signals] { signals.Close(); });

@@ -27,14 +27,14 @@ void ReplyError(Connection &conn, const Status &st) {
   conn.Reply(FRAME_ERROR, &err);
 }
 
-// Refuses a connection over the limit with one best-effort FRAME_ERROR.
-void RefuseConnection(int fd, const std::string &peer, std::size_t limit) {
+// Refuses a connection over the limit with one best-effort FRAME_ERROR; the
+// socket closes when `fd` goes out of scope.
+void RefuseConnection(UniqueFd fd, const std::string &peer, std::size_t limit) {
   std::string frame;
   AppendErrorFrame(&frame, Status(NINF_ERR_SERVER, "too many connections (max_connections = " +
                                                        std::to_string(limit) + ")"));
-  ssize_t ignored = ::send(fd, frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-  (void)ignored;
-  ::close(fd);
+  // Best effort: a peer that does not read in time just sees the close.
+  (void)::send(fd.get(), frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
   spdlog::warn("event=connection_refused peer={} reason=max_connections limit={}", peer, limit);
 }
 
@@ -51,8 +51,9 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
       warm_(loop, static_cast<int>(settings.warm_executables), threads_per_job_,
             {.spawned = [this](const Process &) { ++counters_.executables_started; },
              .reaped = [this] { MaybeStopped(); }}),
-      listener_(loop, [this](int fd, const std::string &peer) { Accept(fd, peer); }) {
-  uv_timer_init(loop_, &grace_timer_);
+      listener_(loop,
+                [this](UniqueFd fd, const std::string &peer) { Accept(std::move(fd), peer); }) {
+  (void)uv_timer_init(loop_, &grace_timer_);  // only fills the handle in
   grace_timer_.data = this;
   grace_timer_open_ = true;
 }
@@ -90,21 +91,20 @@ Status Server::WriteReadyFile() const {
   return Status::Ok();
 }
 
-void Server::Accept(int fd, const std::string &peer) {
-  if (stopping_) {
-    ::close(fd);
-    return;
-  }
+void Server::Accept(UniqueFd fd, const std::string &peer) {
+  if (stopping_) return;  // fd closes here
   auto limit = static_cast<std::size_t>(settings_.max_connections);
   if (connections_.size() >= limit) {
-    RefuseConnection(fd, peer, limit);
+    RefuseConnection(std::move(fd), peer, limit);
     return;
   }
   uint64_t id = next_connection_id_++;
-  Connection *conn = Connection::Open(loop_, fd, id, peer, this,
-                                      static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000);
+  std::unique_ptr<Connection> conn =
+      Connection::Open(loop_, std::move(fd), id, peer, this,
+                       static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000);
   if (!conn) return;
-  connections_.insert(conn);
+  Connection *raw = conn.get();
+  connections_.emplace(raw, std::move(conn));
   ++counters_.connections_accepted;
   spdlog::debug("event=connect conn={} peer={} connections={}", id, peer, connections_.size());
 }
@@ -123,7 +123,7 @@ void Server::OnRequest(Connection &conn, const FrameHeader &h, std::string_view 
     case FRAME_CALL:
       HandleCall(conn, body);
       break;
-    default:  // RequestReader lets only the four request types through.
+    default:  // RequestReader lets only the four request types through (h.type is a number).
       conn.Fail(Status(NINF_ERR_INTERNAL, "unexpected request type"));
   }
 }
@@ -196,13 +196,14 @@ std::string Server::StatsText() const {
 }
 
 void Server::OnClosed(Connection &conn) {
-  Job *job = conn.job;
+  Job *job = conn.job();
   if (job) job->detach_conn();
-  connections_.erase(&conn);
   spdlog::debug("event=disconnect conn={} peer={}", conn.id(), conn.peer());
+  connections_.erase(&conn);  // frees conn: not to be touched below
   // A socket error (often while writing a heartbeat) closes a connection
   // whose call has not started yet: the call is cancelled.
-  if (job && (job->queued || job->awaiting_flush)) FinishJob(*job, EndReason::kHangup);
+  if (job && (job->state() == JobState::kQueued || job->state() == JobState::kStarting))
+    FinishJob(*job, EndReason::kHangup);
   MaybeStopped();
 }
 
@@ -241,13 +242,14 @@ void Server::Shutdown(std::function<void()> on_stopped) {
   // reply close on their own once it is delivered (bounded by their linger
   // timer), and parked ones belong to jobs.
   std::vector<Connection *> idle;
-  for (Connection *c : connections_)
+  for (const auto &[c, owned] : connections_)
     if (c->reading()) idle.push_back(c);
   for (Connection *c : idle) c->Close();
   // Persistent executables between calls run nothing the grace period
   // should wait for.
   for (auto &[id, job] : jobs_)
-    if (job->persistent() && job->started() && !job->call_open()) job->Kill(KillReason::kShutdown);
+    if (job->persistent() && job->started() && !CallOpen(job->state()))
+      job->Kill(KillReason::kShutdown);
   if (!jobs_.empty()) {
     if (settings_.grace_seconds > 0)
       uv_timer_start(
@@ -269,8 +271,8 @@ void Server::KillAll(KillReason reason) {
   // last heartbeat) has no executable to kill: it is refused instead.
   std::vector<Job *> unstarted;
   for (auto &[id, job] : jobs_) {
-    if (job->awaiting_flush)
-      unstarted.push_back(job);
+    if (job->state() == JobState::kStarting)
+      unstarted.push_back(job.get());
     else
       job->Kill(reason);
   }

@@ -12,22 +12,24 @@
 // client gone, queue full, shutdown) goes through FinishJob(), the only place
 // that frees a slot, counts the call and admits the next one.
 //
-// Single-threaded: everything runs on the libuv loop given to the
-// constructor.
+// Server is wiring: each decision (admission, warm start, what an end means)
+// is asked of the policy unit (policy.h), each state change is made by the
+// job itself (job.h). Single-threaded: everything runs on the libuv loop
+// given to the constructor.
 #pragma once
 
 #include <uv.h>
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 
-#include "admission.h"
 #include "connection.h"
 #include "job.h"
 #include "listener.h"
+#include "policy.h"
 #include "registry.h"
 #include "settings.h"
 #include "stats.h"
@@ -60,14 +62,6 @@ class Server : public Connection::Delegate, public JobEvents {
   int port() const { return listener_.port(); }
 
  private:
-  enum class EndReason {
-    kExited,       // the executable has exited; its state says how
-    kSpawnFailed,  // it could not be started
-    kQueueFull,    // refused: no room in the queue
-    kRefused,      // refused: shutting down
-    kHangup,       // the client left while the call was queued
-  };
-
   // Connection::Delegate
   void OnRequest(Connection &conn, const FrameHeader &h, std::string_view body) override;
   void OnProtocolError(Connection &conn, const Status &st) override;
@@ -76,11 +70,11 @@ class Server : public Connection::Delegate, public JobEvents {
   void OnOutputFlushed(Connection &conn) override;
 
   // JobEvents
-  void OnArgsReceived(Job &job) override;
+  void OnArgsReceived(Job &job, bool resumed) override;
   void OnCallDone(Job &job, const ControlMsg &msg) override;
   void OnExit(Job &job) override;
 
-  void Accept(int fd, const std::string &peer);
+  void Accept(UniqueFd fd, const std::string &peer);
   void HandleQuery(Connection &conn, std::string_view body);
   void HandleList(Connection &conn);
   void HandleStats(Connection &conn);
@@ -93,13 +87,6 @@ class Server : public Connection::Delegate, public JobEvents {
   // is ended (and deleted) and the result is false.
   bool HandoffCold(Job &job);
   void AdmitQueued();
-  // How a job's end counts and what its client is told.
-  struct Ending {
-    bool counted = true;  // a call was under way (or refused) and is counted
-    CallOutcome outcome = CallOutcome::kFailed;
-    Status tell;  // FRAME_ERROR for the client; ok: close silently
-  };
-  Ending DescribeEnding(const Job &job, EndReason reason, const Status &why) const;
   void FinishJob(Job &job, EndReason reason, const Status &why = Status());
 
   std::string StatsText() const;
@@ -119,8 +106,10 @@ class Server : public Connection::Delegate, public JobEvents {
   Listener listener_;
   uv_timer_t grace_timer_{};
   bool grace_timer_open_ = false;
-  std::unordered_set<Connection *> connections_;
-  std::unordered_map<uint64_t, Job *> jobs_;
+  // Owned here; a connection is freed in OnClosed, once libuv has closed
+  // its handles, a job in FinishJob.
+  std::unordered_map<Connection *, std::unique_ptr<Connection>> connections_;
+  std::unordered_map<uint64_t, std::unique_ptr<Job>> jobs_;
   uint64_t next_connection_id_ = 1;
   uint64_t next_job_id_ = 1;
   bool admitting_ = false;

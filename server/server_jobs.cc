@@ -15,10 +15,6 @@ double SecondsBetween(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
 
-// Heartbeats more frequent than this would only load the daemon, the
-// executable and the client; a smaller request is raised to it.
-constexpr uint32_t kMinHeartbeatMs = 10;
-
 // Fixed-point text for durations in log lines.
 std::string Sec(double s) {
   char buf[32];
@@ -49,22 +45,22 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
   params.function = req.name();
   params.executable = entry->executable;
   params.persistent = req.persistent();
-  params.heartbeat_ms = req.heartbeat_ms() ? std::max(req.heartbeat_ms(), kMinHeartbeatMs) : 0;
-  auto *job = new Job(this, next_job_id_++, std::move(params), &conn);
-  conn.job = job;
-  jobs_.emplace(job->id(), job);
+  params.heartbeat_ms = HeartbeatPeriodMs(req.heartbeat_ms());
+  auto owned = std::make_unique<Job>(this, next_job_id_++, std::move(params), &conn);
+  Job *job = owned.get();
+  conn.AttachJob(job);
+  jobs_.emplace(job->id(), std::move(owned));
   if (stopping_) {
     FinishJob(*job, EndReason::kRefused);
     return;
   }
   switch (admission_.Offer(job->id())) {
     case Admission::Decision::kRun:
-      job->holds_slot = true;
-      job->admitted = Clock::now();
+      job->Admit();
       StartJob(*job);
       break;
     case Admission::Decision::kQueue:
-      job->queued = true;
+      job->Queue();
       conn.WatchHangup(true);
       // ninfd owns the socket until the hand-off, so it may prove the call
       // alive itself while it waits.
@@ -86,17 +82,13 @@ void Server::StartJob(Job &job) {
   // A heartbeat still on its way must be out before the executable shares
   // the socket, or its frames would interleave with ours.
   job.conn()->StopHeartbeats();
-  if (job.conn()->output_pending()) {
-    job.awaiting_flush = true;
+  if (job.conn()->output_pending()) {  // OnOutputFlushed starts it again
     job.conn()->NotifyWhenFlushed();
     return;
   }
-  job.awaiting_flush = false;
   // Off the call path, the pool makes sure the next call finds an
-  // executable waiting: right after the hand-off if none is left and a core
-  // is free, otherwise when this call ends (FinishJob), so that the
-  // replacement's start-up (a few ms of CPU) does not compete with this call. A function's first call
-  // arms its warming, whether or not that call could start (the pool's
+  // executable waiting (WarmAfterHandoff decides when). A function's first
+  // call arms its warming, whether or not that call could start (the pool's
   // restart policy bounds the attempts).
   const std::string function = job.function(), executable = job.executable();
   const bool warm = HandoffWarm(job);
@@ -114,16 +106,17 @@ void Server::StartJob(Job &job) {
       "persistent={} warm={} heartbeat_ms={} queue_seconds={}",
       job.id(), job.call_id(), job.function(), job.conn() ? job.conn()->peer() : "-", job.pid(),
       threads_per_job_, job.persistent(), warm, job.heartbeat_ms(),
-      Sec(SecondsBetween(job.arrived, job.admitted)));
-  // A replacement's start-up is CPU work too (an OpenBLAS-linked executable
-  // spins its threads up for a moment): while the running jobs hold every
-  // core, it waits for this call to end rather than slow it down.
-  const bool core_free = admission_.running() * threads_per_job_ < cores_;
-  if (!warm || warm_.idle(function) == 0) {
-    if (core_free)
+      Sec(SecondsBetween(job.arrived(), job.admitted())));
+  switch (WarmAfterHandoff(warm, warm_.idle(function), admission_.running(), threads_per_job_,
+                           cores_)) {
+    case WarmAction::kNothing:
+      break;
+    case WarmAction::kReplenishNow:
       warm_.Replenish(function, executable);
-    else
+      break;
+    case WarmAction::kArm:
       warm_.Arm(function, executable);
+      break;
   }
 }
 
@@ -159,7 +152,7 @@ bool Server::HandoffCold(Job &job) {
 }
 
 void Server::OnOutputFlushed(Connection &conn) {
-  if (conn.job && conn.job->awaiting_flush) StartJob(*conn.job);
+  if (conn.job() && conn.job()->state() == JobState::kStarting) StartJob(*conn.job());
 }
 
 void Server::AdmitQueued() {
@@ -169,9 +162,7 @@ void Server::AdmitQueued() {
   admitting_ = true;
   while (std::optional<uint64_t> id = admission_.Next()) {
     Job &job = *jobs_.at(*id);
-    job.queued = false;
-    job.holds_slot = true;
-    job.admitted = Clock::now();
+    job.Admit();
     // The hang-up watch stays on: a client leaving before the hand-off
     // (while a last heartbeat is written) cancels its call.
     StartJob(job);
@@ -179,12 +170,9 @@ void Server::AdmitQueued() {
   admitting_ = false;
 }
 
-void Server::OnArgsReceived(Job &job) {
+void Server::OnArgsReceived(Job &job, bool resumed) {
   // A persistent executable's next call takes a slot again.
-  if (!job.holds_slot) {
-    admission_.Acquire();
-    job.holds_slot = true;
-  }
+  if (resumed) admission_.Acquire();
   spdlog::debug("event=args_received job={} call={} function={}", job.id(), job.call_id(),
                 job.function());
 }
@@ -194,7 +182,7 @@ void Server::OnCallDone(Job &job, const ControlMsg &msg) {
   double busy = msg.recv_seconds + msg.compute_seconds + msg.send_seconds;
   counters_.RecordCall(job.function(), outcome, std::isfinite(busy) ? busy : 0, msg.bytes_in,
                        msg.bytes_out);
-  double queue = job.calls_done() == 1 ? SecondsBetween(job.arrived, job.admitted) : 0;
+  double queue = job.calls_done() == 1 ? SecondsBetween(job.arrived(), job.admitted()) : 0;
   spdlog::info(
       "event=call_done job={} call={} function={} peer={} outcome={} error={} "
       "bytes_in={} bytes_out={} queue_seconds={} recv_seconds={} compute_seconds={} "
@@ -202,11 +190,10 @@ void Server::OnCallDone(Job &job, const ControlMsg &msg) {
       job.id(), msg.call_id, job.function(), job.conn() ? job.conn()->peer() : "-",
       CallOutcomeName(outcome), msg.error_code, msg.bytes_in, msg.bytes_out, Sec(queue),
       Sec(msg.recv_seconds), Sec(msg.compute_seconds), Sec(msg.send_seconds),
-      Sec(SecondsBetween(job.call_started, Clock::now())));
-  if (job.persistent() && job.holds_slot) {
+      Sec(SecondsBetween(job.call_started(), Clock::now())));
+  if (job.state() == JobState::kIdle) {
     // Idle between calls, a persistent executable holds no slot.
     admission_.Release();
-    job.holds_slot = false;
     AdmitQueued();
   }
 }
@@ -214,80 +201,29 @@ void Server::OnCallDone(Job &job, const ControlMsg &msg) {
 void Server::OnExit(Job &job) { FinishJob(job, EndReason::kExited); }
 
 void Server::OnHangup(Connection &conn) {
-  Job *job = conn.job;
+  Job *job = conn.job();
   if (!job) return;
-  if (job->queued || job->awaiting_flush) {
+  if (job->state() == JobState::kQueued || job->state() == JobState::kStarting) {
     FinishJob(*job, EndReason::kHangup);
     return;
   }
   // The hangup and the executable's last control messages may arrive in
   // the same loop turn; a client that leaves with its result is no cancel.
   job->CatchUpControl();
-  if (job->call_open() && !job->replying()) {
+  if (HangupCancels(job->state())) {
     spdlog::info("event=client_gone job={} call={} function={} peer={} pid={}", job->id(),
                  job->call_id(), job->function(), conn.peer(), job->pid());
     job->Kill(KillReason::kClientGone);
   }
 }
 
-Server::Ending Server::DescribeEnding(const Job &job, EndReason reason, const Status &why) const {
-  const std::string &name = job.function();
-  Ending e;
-  switch (reason) {
-    case EndReason::kQueueFull:
-      e.outcome = CallOutcome::kRejected;
-      e.tell = Status(NINF_ERR_SERVER, "server busy: " + std::to_string(admission_.queued()) +
-                                           " calls already wait for a slot (queue_limit)");
-      return e;
-    case EndReason::kRefused:
-      e.outcome = CallOutcome::kRejected;
-      e.tell = Status(NINF_ERR_SHUTTING_DOWN, "the server is shutting down");
-      return e;
-    case EndReason::kHangup:
-      e.outcome = CallOutcome::kCancelled;
-      return e;
-    case EndReason::kSpawnFailed:
-      e.outcome = CallOutcome::kFailed;
-      e.tell = why;
-      return e;
-    case EndReason::kExited:
-      break;
-  }
-  // An executable that exits between calls (or after its last one) leaves
-  // nothing to count: its calls were counted at CALL_DONE.
-  if (!job.call_open()) {
-    e.counted = false;
-    // An idle persistent executable ended by the shutdown: its client learns
-    // why when it reads the answer to its next call.
-    if (job.persistent() && job.kill_reason() == KillReason::kShutdown)
-      e.tell = Status(NINF_ERR_SHUTTING_DOWN, "the server is shutting down");
-    return e;
-  }
-  if (job.kill_reason() == KillReason::kClientGone) {
-    e.outcome = CallOutcome::kCancelled;
-    return e;
-  }
-  e.outcome = CallOutcome::kFailed;
-  // Once the executable began its reply nothing can be said: a frame cannot
-  // be injected into the middle of another.
-  if (job.replying()) return e;
-  if (job.kill_reason() == KillReason::kShutdown)
-    e.tell = Status(NINF_ERR_SHUTTING_DOWN, "the server shut down before '" + name + "' finished");
-  else
-    e.tell =
-        Status(NINF_ERR_EXECUTABLE, "executable for '" + name + "' died: " + job.ExitDescription());
-  return e;
-}
-
 void Server::FinishJob(Job &job, EndReason reason, const Status &why) {
   Connection *conn = job.conn();
-  const Ending ending = DescribeEnding(job, reason, why);
-
-  if (job.queued) admission_.Withdraw(job.id());
-  job.queued = false;
-  job.awaiting_flush = false;
-  if (job.holds_slot) admission_.Release();
-  job.holds_slot = false;
+  const Ending ending = DescribeEnding(job.Facts(admission_.queued()), reason, why);
+  const JobState before = job.state();
+  if (before == JobState::kQueued) admission_.Withdraw(job.id());
+  if (HoldsSlot(before)) admission_.Release();
+  job.End();
 
   const std::string &name = job.function();
   if (ending.counted) counters_.RecordCall(name, ending.outcome, 0, 0, 0);
@@ -298,7 +234,7 @@ void Server::FinishJob(Job &job, EndReason reason, const Status &why) {
         "error={} wall_seconds={}",
         job.id(), job.call_id(), name, peer, CallOutcomeName(ending.outcome),
         Quoted(job.exited() ? job.ExitDescription() : "-"), Quoted(ending.tell.message()),
-        Sec(SecondsBetween(job.arrived, Clock::now())));
+        Sec(SecondsBetween(job.arrived(), Clock::now())));
   else if (job.exited())
     spdlog::log(job.exit_status() == 0 && job.term_signal() == 0 ? spdlog::level::debug
                                                                  : spdlog::level::warn,
@@ -306,7 +242,7 @@ void Server::FinishJob(Job &job, EndReason reason, const Status &why) {
                 job.call_id(), name, job.pid(), Quoted(job.ExitDescription()), job.calls_done());
 
   if (conn) {
-    conn->job = nullptr;
+    conn->DetachJob();
     job.detach_conn();
     // Gently in both cases: a close with unread input would reset the
     // connection and could destroy what the client has not read yet.
@@ -316,8 +252,7 @@ void Server::FinishJob(Job &job, EndReason reason, const Status &why) {
       conn->Finish();
   }
   if (job.started()) warm_.Refill(name);  // see StartJob
-  jobs_.erase(job.id());
-  job.Close();
+  jobs_.erase(job.id());                  // frees the job: not to be touched below
   AdmitQueued();
   MaybeStopped();
 }

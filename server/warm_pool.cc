@@ -55,7 +55,7 @@ bool WarmPool::SpawnOne(const std::string &name, Function &f) {
   Status st = Process::Spawn(loop_, name, f.executable, threads_, this, &p);
   if (!st.ok()) {
     spdlog::warn("event=warm_spawn_failed function={} error={}", name, Quoted(st.message()));
-    NoteDeath(name, f, Clock::duration::zero());
+    NoteGiveUp(name, f, f.restarts.OnSpawnFailed());
     return false;
   }
   live_.insert(p);
@@ -66,7 +66,11 @@ bool WarmPool::SpawnOne(const std::string &name, Function &f) {
 }
 
 void WarmPool::NoteDeath(const std::string &name, Function &f, Clock::duration age) {
-  if (f.restarts.OnIdleDeath(age))
+  NoteGiveUp(name, f, f.restarts.OnIdleDeath(age));
+}
+
+void WarmPool::NoteGiveUp(const std::string &name, Function &f, bool gave_up) {
+  if (gave_up)
     spdlog::warn(
         "event=warm_give_up function={} early_deaths={} message=\"its executable keeps dying "
         "before a call; its calls start cold until the registry is reloaded\"",

@@ -18,7 +18,7 @@
 // One that dies while idle is replaced, at most once per second per
 // function; after a few consecutive deaths soon after start the pool gives
 // the function up (a warning says so) and its calls start cold, so a program
-// that crashes at start-up never makes a fork loop (restart_policy.h).
+// that crashes at start-up never makes a fork loop (RestartPolicy in policy.h).
 // Clear() (registry reload) and Close() (shutdown) kill every idle process.
 //
 // Single-threaded, on the daemon's loop.
@@ -33,8 +33,8 @@
 #include <string>
 #include <unordered_set>
 
+#include "policy.h"
 #include "process.h"
-#include "restart_policy.h"
 
 namespace ninf::server {
 
@@ -94,6 +94,8 @@ class WarmPool : public ProcessOwner {
 
   bool SpawnOne(const std::string &name, Function &f);
   void NoteDeath(const std::string &name, Function &f, Clock::duration age);
+  // Logs once that `f` was given up (when `gave_up`) and schedules restarts.
+  void NoteGiveUp(const std::string &name, Function &f, bool gave_up);
   void ScheduleRestarts();
   void RunRestarts();
 

@@ -1,7 +1,7 @@
 // Unit tests of the admission policy (server/admission.h): no sockets.
-#include "admission.h"
-
 #include <catch2/catch.hpp>
+
+#include "policy.h"
 
 using ninf::server::Admission;
 using ninf::server::ResolveSlots;

@@ -23,7 +23,8 @@ namespace {
 
 // A daemon serving the fake functions "echo" and "info".
 struct Fixture : FakeDaemon {
-  explicit Fixture(std::vector<std::string> args = {}) : FakeDaemon({"echo", "info"}, std::move(args)) {}
+  explicit Fixture(std::vector<std::string> args = {})
+      : FakeDaemon({"echo", "info"}, std::move(args)) {}
 
   // The daemon must still answer a good request.
   void RequireAlive() {

@@ -1,8 +1,8 @@
 // Unit tests of the warm pool's restart policy (server/restart_policy.h):
 // rate limit, give-up after early deaths, and what ends a series.
-#include "restart_policy.h"
-
 #include <catch2/catch.hpp>
+
+#include "policy.h"
 
 using namespace ninf::server;
 using namespace std::chrono_literals;

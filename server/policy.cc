@@ -1,0 +1,207 @@
+#include "policy.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace ninf::server {
+
+int ResolveSlots(int64_t slots_setting, int cores) {
+  int64_t slots = slots_setting > 0 ? slots_setting : cores;
+  return static_cast<int>(std::max<int64_t>(1, slots));
+}
+
+int ResolveThreadsPerJob(int64_t threads_setting, int cores, int slots) {
+  if (threads_setting > 0) return static_cast<int>(threads_setting);
+  return std::max(1, cores / std::max(1, slots));
+}
+
+Admission::Admission(int slots, std::size_t queue_limit)
+    : slots_(std::max(1, slots)), queue_limit_(queue_limit) {}
+
+Admission::Decision Admission::Offer(uint64_t id) {
+  if (running_ < slots_ && queue_.empty()) {
+    ++running_;
+    return Decision::kRun;
+  }
+  if (queue_.size() >= queue_limit_) return Decision::kReject;
+  queue_.push_back(id);
+  return Decision::kQueue;
+}
+
+void Admission::Release() {
+  assert(running_ > 0);
+  if (running_ > 0) --running_;
+}
+
+void Admission::Acquire() { ++running_; }
+
+std::optional<uint64_t> Admission::Next() {
+  if (running_ >= slots_ || queue_.empty()) return std::nullopt;
+  uint64_t id = queue_.front();
+  queue_.pop_front();
+  ++running_;
+  return id;
+}
+
+bool Admission::Withdraw(uint64_t id) {
+  auto it = std::find(queue_.begin(), queue_.end(), id);
+  if (it == queue_.end()) return false;
+  queue_.erase(it);
+  return true;
+}
+
+std::vector<uint64_t> Admission::TakeQueue() {
+  std::vector<uint64_t> out(queue_.begin(), queue_.end());
+  queue_.clear();
+  return out;
+}
+
+bool RestartPolicy::OnIdleDeath(Clock::duration age) {
+  if (given_up_) return false;
+  if (age >= kEarlyDeath) {
+    early_deaths_ = 0;  // it ran fine for a long while: killed, not broken
+  } else if (++early_deaths_ >= kMaxEarlyDeaths) {
+    given_up_ = true;
+    pending_ = false;
+    return true;
+  }
+  pending_ = true;
+  return false;
+}
+
+std::optional<RestartPolicy::Clock::time_point> RestartPolicy::Due() const {
+  if (!pending_) return std::nullopt;
+  // The first restart may happen at once.
+  if (!last_restart_) return Clock::time_point::min();
+  return *last_restart_ + kRestartInterval;
+}
+
+bool RestartPolicy::TakeRestart(Clock::time_point now) {
+  std::optional<Clock::time_point> due = Due();
+  if (!due || now < *due) return false;
+  pending_ = false;
+  last_restart_ = now;
+  return true;
+}
+
+const char *JobStateName(JobState state) {
+  switch (state) {
+    case JobState::kNew:
+      return "new";
+    case JobState::kQueued:
+      return "queued";
+    case JobState::kStarting:
+      return "starting";
+    case JobState::kReceiving:
+      return "receiving";
+    case JobState::kComputing:
+      return "computing";
+    case JobState::kReplying:
+      return "replying";
+    case JobState::kIdle:
+      return "idle";
+    case JobState::kDone:
+      return "done";
+    case JobState::kEnded:
+      return "ended";
+  }
+  return "?";
+}
+
+bool HoldsSlot(JobState state) {
+  switch (state) {
+    case JobState::kStarting:
+    case JobState::kReceiving:
+    case JobState::kComputing:
+    case JobState::kReplying:
+    case JobState::kDone:  // until the one-shot executable is gone
+      return true;
+    case JobState::kNew:
+    case JobState::kQueued:
+    case JobState::kIdle:
+    case JobState::kEnded:
+      return false;
+  }
+  return false;
+}
+
+bool CallOpen(JobState state) {
+  switch (state) {
+    case JobState::kReceiving:
+    case JobState::kComputing:
+    case JobState::kReplying:
+      return true;
+    case JobState::kNew:
+    case JobState::kQueued:
+    case JobState::kStarting:
+    case JobState::kIdle:
+    case JobState::kDone:
+    case JobState::kEnded:
+      return false;
+  }
+  return false;
+}
+
+bool HangupCancels(JobState state) { return CallOpen(state) && state != JobState::kReplying; }
+
+uint32_t HeartbeatPeriodMs(uint32_t requested_ms) {
+  return requested_ms ? std::max(requested_ms, kMinHeartbeatMs) : 0;
+}
+
+WarmAction WarmAfterHandoff(bool took_warm, std::size_t idle_left, int running_jobs,
+                            int threads_per_job, int cores) {
+  if (took_warm && idle_left > 0) return WarmAction::kNothing;
+  const bool core_free = running_jobs * threads_per_job < cores;
+  return core_free ? WarmAction::kReplenishNow : WarmAction::kArm;
+}
+
+Ending DescribeEnding(const JobFacts &job, EndReason reason, const Status &why) {
+  Ending e;
+  switch (reason) {
+    case EndReason::kQueueFull:
+      e.outcome = CallOutcome::kRejected;
+      e.tell = Status(NINF_ERR_SERVER, "server busy: " + std::to_string(job.queued) +
+                                           " calls already wait for a slot (queue_limit)");
+      return e;
+    case EndReason::kRefused:
+      e.outcome = CallOutcome::kRejected;
+      e.tell = Status(NINF_ERR_SHUTTING_DOWN, "the server is shutting down");
+      return e;
+    case EndReason::kHangup:
+      e.outcome = CallOutcome::kCancelled;
+      return e;
+    case EndReason::kSpawnFailed:
+      e.outcome = CallOutcome::kFailed;
+      e.tell = why;
+      return e;
+    case EndReason::kExited:
+      break;
+  }
+  // An executable that exits between calls (or after its last one) leaves
+  // nothing to count: its calls were counted at CALL_DONE.
+  if (!CallOpen(job.state)) {
+    e.counted = false;
+    // An idle persistent executable ended by the shutdown: its client learns
+    // why when it reads the answer to its next call.
+    if (job.persistent && job.kill_reason == KillReason::kShutdown)
+      e.tell = Status(NINF_ERR_SHUTTING_DOWN, "the server is shutting down");
+    return e;
+  }
+  if (job.kill_reason == KillReason::kClientGone) {
+    e.outcome = CallOutcome::kCancelled;
+    return e;
+  }
+  e.outcome = CallOutcome::kFailed;
+  // Once the executable began its reply nothing can be said: a frame cannot
+  // be injected into the middle of another.
+  if (job.state == JobState::kReplying) return e;
+  if (job.kill_reason == KillReason::kShutdown)
+    e.tell = Status(NINF_ERR_SHUTTING_DOWN,
+                    "the server shut down before '" + job.function + "' finished");
+  else
+    e.tell = Status(NINF_ERR_EXECUTABLE,
+                    "executable for '" + job.function + "' died: " + job.exit_description);
+  return e;
+}
+
+}  // namespace ninf::server

@@ -1,0 +1,212 @@
+// ninfd's scheduling policy, all of it: how many calls run at once and with
+// how many threads, who waits (Admission), when a warm executable is
+// started, when dying warm executables are given up (RestartPolicy), which
+// job states hold a slot, and what the end of a job means for its client and
+// the statistics. Pure logic on plain values, without sockets, processes or
+// libuv, so that every decision is unit-tested on its own
+// (tests/server/policy_test.cc, admission_test.cc, restart_policy_test.cc).
+// Server only wires these decisions to the objects they concern.
+//
+// Why a static split of the cores: on an SMP server, throughput collapses
+// once (running calls x threads per call) exceeds the processors (seed paper
+// 004, Fig. 6). Giving each of `slots` jobs cores / slots threads, and
+// queueing the calls beyond `slots`, keeps the product at or under the core
+// count whatever the clients do.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stats.h"
+#include "status.h"
+
+namespace ninf::server {
+
+// Job slots from the `slots` setting: the setting itself, or `cores` when it
+// is 0. Always at least 1.
+int ResolveSlots(int64_t slots_setting, int cores);
+
+// Threads per job from the `threads_per_job` setting: the setting itself, or
+// max(1, cores / slots) when it is 0.
+int ResolveThreadsPerJob(int64_t threads_setting, int cores, int slots);
+
+// First-come first-served admission of calls into a fixed number of slots.
+// Calls are named by an opaque id. Not thread-safe: the daemon's event loop
+// is its only user.
+class Admission {
+ public:
+  enum class Decision {
+    kRun,     // a slot was free and is now held by the call
+    kQueue,   // the call waits; Next() hands it out later
+    kReject,  // the queue is full
+  };
+
+  Admission(int slots, std::size_t queue_limit);
+
+  // A new call arrives. It runs at once only if a slot is free and nobody
+  // is waiting before it.
+  Decision Offer(uint64_t id);
+
+  // A call that held a slot has ended: its slot is free again.
+  void Release();
+
+  // A persistent executable starts another call on its own connection. That
+  // call is already under way and cannot wait, so it takes a slot even when
+  // all are busy; queued calls then wait until enough slots are free again.
+  void Acquire();
+
+  // The first queued call, if a slot is free; the call then holds that slot.
+  // Call it after Release() until it returns nothing.
+  std::optional<uint64_t> Next();
+
+  // Removes a queued call (its client went away). False if it is not queued.
+  bool Withdraw(uint64_t id);
+
+  // Empties the queue and returns its calls in arrival order (shutdown).
+  std::vector<uint64_t> TakeQueue();
+
+  int slots() const { return slots_; }
+  int running() const { return running_; }
+  std::size_t queued() const { return queue_.size(); }
+  std::size_t queue_limit() const { return queue_limit_; }
+
+ private:
+  int slots_;
+  std::size_t queue_limit_;
+  int running_ = 0;
+  std::deque<uint64_t> queue_;
+};
+
+// When the warm pool replaces a function's warm executables that died while
+// idle, and when it gives up.
+//
+// A death is "early" when the process was younger than kEarlyDeath, and a
+// failed spawn counts as one. Each death asks for a restart, granted at most
+// once per kRestartInterval; after kMaxEarlyDeaths early deaths in a row the
+// function is given up, so a program that crashes at start-up never makes a
+// fork loop. A process that lives until a call takes it, or dies old, ends
+// the series.
+class RestartPolicy {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  static constexpr int kMaxEarlyDeaths = 5;
+  static constexpr Clock::duration kEarlyDeath = std::chrono::seconds(10);
+  static constexpr Clock::duration kRestartInterval = std::chrono::seconds(1);
+
+  // An idle process died `age` after it was started. Returns true when this
+  // death made the policy give up.
+  bool OnIdleDeath(Clock::duration age);
+
+  // Starting a process failed. Returns true when the policy gave up now.
+  bool OnSpawnFailed() { return OnIdleDeath(Clock::duration::zero()); }
+
+  // A process lived until a call took it: the series of early deaths ends.
+  void OnTaken() { early_deaths_ = 0; }
+
+  // When the pending restart may happen; nothing if none is pending.
+  std::optional<Clock::time_point> Due() const;
+
+  // Whether the pending restart may happen at `now`; if so it is recorded
+  // (and no longer pending).
+  bool TakeRestart(Clock::time_point now);
+
+  bool given_up() const { return given_up_; }
+  int early_deaths() const { return early_deaths_; }
+
+ private:
+  int early_deaths_ = 0;  // consecutive
+  bool given_up_ = false;
+  bool pending_ = false;
+  std::optional<Clock::time_point> last_restart_;
+};
+
+// The life of a job (job.h), one state at a time:
+//
+//   kNew ──> kQueued ──> kStarting ──> kReceiving ──> kComputing ──> kReplying
+//     └──────────────────────^              │ CALL_DONE      │             │
+//                                           v                v             v
+//                                 persistent: kIdle ──ARGS_RECEIVED──> kComputing
+//                                 one-shot:   kDone (the executable exits)
+//
+// and from any state to kEnded, once, when the job is finished (Server::
+// FinishJob). Later kinds of jobs (reused one-shot executables, remote
+// redirects, MPI and Slurm launches) add their states here.
+enum class JobState {
+  kNew,        // read from a CALL frame, not yet offered to admission
+  kQueued,     // waiting in the admission queue for a slot
+  kStarting,   // holds a slot; the hand-off waits for a heartbeat to be written
+  kReceiving,  // handed to the executable, which reads the call's arguments
+  kComputing,  // CTL_ARGS_RECEIVED: the routine runs
+  kReplying,   // CTL_REPLYING: the executable writes the result
+  kIdle,       // a persistent executable between calls
+  kDone,       // a one-shot executable's call is done; it is exiting
+  kEnded,      // finished: nothing more happens to the job
+};
+
+const char *JobStateName(JobState state);
+
+// Whether a job in `state` counts in the admission's running calls. An idle
+// persistent executable holds no slot: its next call takes one again.
+bool HoldsSlot(JobState state);
+
+// Whether a call is under way: from the hand-off (or a persistent
+// executable's CTL_ARGS_RECEIVED) to CTL_CALL_DONE.
+bool CallOpen(JobState state);
+
+// Whether a client hang-up in `state` means the client left before its
+// result (the call is cancelled and the executable killed). Once the
+// executable replies, a hang-up is the client leaving with its result.
+bool HangupCancels(JobState state);
+
+// Heartbeats more frequent than this would only load the daemon, the
+// executable and the client; a smaller request is raised to it (0: none).
+inline constexpr uint32_t kMinHeartbeatMs = 10;
+uint32_t HeartbeatPeriodMs(uint32_t requested_ms);
+
+// What to do about a function's warm executables once a call was handed
+// off. The next call should find one waiting, but a replacement's start-up
+// is CPU work too (an OpenBLAS-linked executable spins its threads up for a
+// moment): while the running jobs hold every core it waits until a call ends.
+enum class WarmAction {
+  kNothing,       // a warm executable is still idle
+  kReplenishNow,  // start replacements now
+  kArm,           // remember the function; start them when a call ends
+};
+WarmAction WarmAfterHandoff(bool took_warm, std::size_t idle_left, int running_jobs,
+                            int threads_per_job, int cores);
+
+// Why ninfd killed an executable, for the client's error and the stats.
+enum class KillReason { kNone, kClientGone, kShutdown };
+
+// Why a job is being finished.
+enum class EndReason {
+  kExited,       // the executable has exited; the job's state says how far it got
+  kSpawnFailed,  // it could not be started
+  kQueueFull,    // refused: no room in the queue
+  kRefused,      // refused: shutting down
+  kHangup,       // the client left before its call was handed off
+};
+
+// What a job's end means, from plain facts about it.
+struct JobFacts {
+  JobState state = JobState::kNew;  // before the end
+  bool persistent = false;
+  KillReason kill_reason = KillReason::kNone;
+  std::string function;
+  std::string exit_description;  // "signal 9", "exit status 3"
+  std::size_t queued = 0;        // calls waiting in the queue now
+};
+struct Ending {
+  bool counted = true;  // a call was under way (or refused) and is counted now
+  CallOutcome outcome = CallOutcome::kFailed;
+  Status tell;  // FRAME_ERROR for the client; ok: close silently
+};
+Ending DescribeEnding(const JobFacts &job, EndReason reason, const Status &why);
+
+}  // namespace ninf::server

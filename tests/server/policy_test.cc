@@ -1,0 +1,135 @@
+// The decisions of ninfd's policy unit (server/policy.h) that are not
+// admission or restarts: which job states hold a slot, when a hang-up
+// cancels, when warm executables are started, and what a job's end means for
+// its client and the statistics. No sockets, no processes.
+#include "policy.h"
+
+#include <catch2/catch.hpp>
+
+using namespace ninf::server;
+
+namespace {
+
+constexpr JobState kAllStates[] = {
+    JobState::kNew,       JobState::kQueued,    JobState::kStarting,
+    JobState::kReceiving, JobState::kComputing, JobState::kReplying,
+    JobState::kIdle,      JobState::kDone,      JobState::kEnded,
+};
+
+JobFacts Facts(JobState state, bool persistent = false, KillReason kill = KillReason::kNone) {
+  JobFacts f;
+  f.state = state;
+  f.persistent = persistent;
+  f.kill_reason = kill;
+  f.function = "dgesv";
+  f.exit_description = "signal 9";
+  f.queued = 7;
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("policy_slots_are_held_from_admission_to_the_end_of_a_one_shot_call", "[policy]") {
+  for (JobState s : kAllStates) {
+    INFO(JobStateName(s));
+    const bool expected = s == JobState::kStarting || s == JobState::kReceiving ||
+                          s == JobState::kComputing || s == JobState::kReplying ||
+                          s == JobState::kDone;
+    CHECK(HoldsSlot(s) == expected);
+  }
+  // An idle persistent executable waits for its client without a slot.
+  CHECK_FALSE(HoldsSlot(JobState::kIdle));
+}
+
+TEST_CASE("policy_a_hangup_cancels_only_before_the_reply", "[policy]") {
+  CHECK(HangupCancels(JobState::kReceiving));
+  CHECK(HangupCancels(JobState::kComputing));
+  CHECK_FALSE(HangupCancels(JobState::kReplying));  // the client leaves with its result
+  CHECK_FALSE(HangupCancels(JobState::kIdle));
+  CHECK_FALSE(HangupCancels(JobState::kDone));
+  for (JobState s : kAllStates)
+    CHECK(CallOpen(s) == (HangupCancels(s) || s == JobState::kReplying));
+}
+
+TEST_CASE("policy_state_names_are_distinct", "[policy]") {
+  for (JobState a : kAllStates)
+    for (JobState b : kAllStates)
+      if (a != b) CHECK(std::string(JobStateName(a)) != JobStateName(b));
+}
+
+TEST_CASE("policy_heartbeat_period_has_a_floor", "[policy]") {
+  CHECK(HeartbeatPeriodMs(0) == 0);
+  CHECK(HeartbeatPeriodMs(1) == kMinHeartbeatMs);
+  CHECK(HeartbeatPeriodMs(250) == 250);
+}
+
+TEST_CASE("policy_warm_replacements_wait_while_every_core_is_busy", "[policy]") {
+  // A warm executable is still idle: nothing to do.
+  CHECK(WarmAfterHandoff(true, 1, 2, 1, 2) == WarmAction::kNothing);
+  // The last one was taken (or none was there) and a core is free: start now.
+  CHECK(WarmAfterHandoff(true, 0, 1, 1, 2) == WarmAction::kReplenishNow);
+  CHECK(WarmAfterHandoff(false, 3, 1, 1, 2) == WarmAction::kReplenishNow);
+  // Every core is held by running calls: only remember the function.
+  CHECK(WarmAfterHandoff(true, 0, 2, 1, 2) == WarmAction::kArm);
+  CHECK(WarmAfterHandoff(false, 0, 1, 2, 2) == WarmAction::kArm);
+}
+
+TEST_CASE("policy_refusals_are_counted_and_told", "[policy]") {
+  Ending full = DescribeEnding(Facts(JobState::kNew), EndReason::kQueueFull, {});
+  CHECK(full.counted);
+  CHECK(full.outcome == ninf::server::CallOutcome::kRejected);
+  CHECK(full.tell.code() == NINF_ERR_SERVER);
+  CHECK(full.tell.message().find("7 calls already wait") != std::string::npos);
+
+  Ending refused = DescribeEnding(Facts(JobState::kQueued), EndReason::kRefused, {});
+  CHECK(refused.outcome == ninf::server::CallOutcome::kRejected);
+  CHECK(refused.tell.code() == NINF_ERR_SHUTTING_DOWN);
+
+  Ending gone = DescribeEnding(Facts(JobState::kQueued), EndReason::kHangup, {});
+  CHECK(gone.counted);
+  CHECK(gone.outcome == ninf::server::CallOutcome::kCancelled);
+  CHECK(gone.tell.ok());  // nobody to tell
+
+  ninf::Status why(NINF_ERR_EXECUTABLE, "cannot start");
+  Ending spawn = DescribeEnding(Facts(JobState::kStarting), EndReason::kSpawnFailed, why);
+  CHECK(spawn.outcome == ninf::server::CallOutcome::kFailed);
+  CHECK(spawn.tell.message() == "cannot start");
+}
+
+TEST_CASE("policy_an_executable_dying_mid_call_is_a_failure_told_to_the_client", "[policy]") {
+  Ending e = DescribeEnding(Facts(JobState::kComputing), EndReason::kExited, {});
+  CHECK(e.counted);
+  CHECK(e.outcome == ninf::server::CallOutcome::kFailed);
+  CHECK(e.tell.code() == NINF_ERR_EXECUTABLE);
+  CHECK(e.tell.message() == "executable for 'dgesv' died: signal 9");
+
+  // Once it replies, no frame can be injected: the failure is silent.
+  Ending replying = DescribeEnding(Facts(JobState::kReplying), EndReason::kExited, {});
+  CHECK(replying.outcome == ninf::server::CallOutcome::kFailed);
+  CHECK(replying.tell.ok());
+
+  Ending shutdown = DescribeEnding(Facts(JobState::kReceiving, false, KillReason::kShutdown),
+                                   EndReason::kExited, {});
+  CHECK(shutdown.tell.code() == NINF_ERR_SHUTTING_DOWN);
+
+  Ending cancelled = DescribeEnding(Facts(JobState::kComputing, false, KillReason::kClientGone),
+                                    EndReason::kExited, {});
+  CHECK(cancelled.outcome == ninf::server::CallOutcome::kCancelled);
+  CHECK(cancelled.tell.ok());
+}
+
+TEST_CASE("policy_an_exit_between_calls_is_not_counted", "[policy]") {
+  Ending done = DescribeEnding(Facts(JobState::kDone), EndReason::kExited, {});
+  CHECK_FALSE(done.counted);  // counted at CALL_DONE already
+  CHECK(done.tell.ok());
+
+  Ending idle = DescribeEnding(Facts(JobState::kIdle, true), EndReason::kExited, {});
+  CHECK_FALSE(idle.counted);
+  CHECK(idle.tell.ok());
+
+  // An idle handle's executable stopped by the shutdown: its client is told.
+  Ending stopped =
+      DescribeEnding(Facts(JobState::kIdle, true, KillReason::kShutdown), EndReason::kExited, {});
+  CHECK_FALSE(stopped.counted);
+  CHECK(stopped.tell.code() == NINF_ERR_SHUTTING_DOWN);
+}
