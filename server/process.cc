@@ -65,16 +65,19 @@ Status Process::Spawn(uv_loop_t *loop, const std::string &function, const std::s
   return Status::Ok();
 }
 
-Status Process::OpenControl(int *child_end) {
+Status Process::OpenControl(UniqueFd *child_end) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     return Status(NINF_ERR_EXECUTABLE,
                   std::string("cannot create the control channel: ") + std::strerror(errno));
+  control_fd_.reset(sv[0]);
+  child_end->reset(sv[1]);
   // Only our end is non-blocking: the executable blocks on its end.
-  control_fd_ = sv[0];
-  *child_end = sv[1];
-  ::fcntl(control_fd_, F_SETFL, ::fcntl(control_fd_, F_GETFL) | O_NONBLOCK);
-  if (int rc = uv_poll_init(loop_, &control_poll_, control_fd_); rc != 0)
+  const int flags = ::fcntl(control_fd_.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(control_fd_.get(), F_SETFL, flags | O_NONBLOCK) < 0)
+    return Status(NINF_ERR_EXECUTABLE,
+                  std::string("cannot set up the control channel: ") + std::strerror(errno));
+  if (int rc = uv_poll_init(loop_, &control_poll_, control_fd_.get()); rc != 0)
     return Status(NINF_ERR_EXECUTABLE,
                   std::string("cannot watch the control channel: ") + uv_strerror(rc));
   control_poll_.data = this;
@@ -83,12 +86,8 @@ Status Process::OpenControl(int *child_end) {
 }
 
 Status Process::Start(int threads) {
-  int child_end = -1;
-  Status st = OpenControl(&child_end);
-  if (!st.ok()) {
-    if (child_end >= 0) ::close(child_end);
-    return st;
-  }
+  UniqueFd child_end;  // closed when Start returns: the child has its copy as fd 3
+  NINF_RETURN_IF_ERROR(OpenControl(&child_end));
   std::vector<std::string> env = ExecutableEnvironment(threads);
   std::vector<char *> envp;
   for (std::string &e : env) envp.push_back(e.data());
@@ -102,7 +101,7 @@ Status Process::Start(int threads) {
   stdio[2].flags = UV_INHERIT_FD;
   stdio[2].data.fd = 2;
   stdio[kControlFd].flags = UV_INHERIT_FD;
-  stdio[kControlFd].data.fd = child_end;
+  stdio[kControlFd].data.fd = child_end.get();
 
   uv_process_options_t options{};
   options.exit_cb = OnProcessExit;
@@ -119,19 +118,25 @@ Status Process::Start(int threads) {
   int rc = uv_spawn(loop_, &process_, &options);
   process_.data = this;
   process_open_ = true;
-  ::close(child_end);  // the child has its copy as fd 3
   if (rc != 0)
     return Status(NINF_ERR_EXECUTABLE, "cannot start the executable for '" + function_ + "' (" +
                                            executable_ + "): " + uv_strerror(rc));
   spawned_at_ = Clock::now();
-  uv_poll_start(&control_poll_, UV_READABLE, OnControlReadable);
+  if (int rc = uv_poll_start(&control_poll_, UV_READABLE, OnControlReadable); rc != 0) {
+    // Unwatched, its calls could never complete. Killed, it is reaped by the
+    // exit callback as usual, and a call handed to it ends with an error.
+    spdlog::error("event=control_error function={} pid={} error={}", function_, process_.pid,
+                  Quoted(uv_strerror(rc)));
+    Kill();
+    return Status::Ok();
+  }
   control_polling_ = true;
   return Status::Ok();
 }
 
 int Process::Handoff(const ControlMsg &msg, int fd) {
   if (exited_) return ESRCH;
-  return SendControl(control_fd_, msg, fd) == 0 ? 0 : errno;
+  return SendControl(control_fd_.get(), msg, fd) == 0 ? 0 : errno;
 }
 
 void Process::Kill() {
@@ -139,8 +144,9 @@ void Process::Kill() {
   if (exited_ || !process_open_ || process_.pid <= 0) return;
   // The group first (the executable's children), then the process itself in
   // case it has not reached setsid() yet.
-  ::kill(-process_.pid, SIGKILL);
-  uv_process_kill(&process_, SIGKILL);
+  // ESRCH from either only means that part is gone already.
+  (void)::kill(-process_.pid, SIGKILL);
+  (void)uv_process_kill(&process_, SIGKILL);
 }
 
 void Process::OnControlReadable(uv_poll_t *handle, int status, int) {
@@ -155,7 +161,7 @@ void Process::OnControlReadable(uv_poll_t *handle, int status, int) {
 void Process::ReadControl() {
   while (control_polling_) {
     ControlMsg msg;
-    int r = RecvControl(control_fd_, &msg, nullptr);
+    int r = RecvControl(control_fd_.get(), &msg, nullptr);
     if (r == 1) {
       owner_->OnControl(*this, msg);
       continue;
@@ -170,7 +176,7 @@ void Process::ReadControl() {
 }
 
 void Process::StopControl() {
-  if (control_polling_) uv_poll_stop(&control_poll_);
+  if (control_polling_) (void)uv_poll_stop(&control_poll_);  // cannot fail on an open handle
   control_polling_ = false;
 }
 
@@ -202,17 +208,13 @@ void Process::Close() {
     ++closing_handles_;
     uv_close(reinterpret_cast<uv_handle_t *>(&process_), OnHandleClosed);
   }
-  if (closing_handles_ == 0) {
-    if (control_fd_ >= 0) ::close(control_fd_);
-    delete this;
-  }
+  if (closing_handles_ == 0) delete this;  // control_fd_ closes with it
 }
 
 void Process::OnHandleClosed(uv_handle_t *handle) {
   auto *self = static_cast<Process *>(handle->data);
   if (--self->closing_handles_ > 0) return;
-  if (self->control_fd_ >= 0) ::close(self->control_fd_);
-  delete self;
+  delete self;  // control_fd_ closes with it
 }
 
 }  // namespace ninf::server

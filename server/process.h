@@ -18,6 +18,7 @@
 
 #include "control.h"
 #include "status.h"
+#include "unique_fd.h"
 
 namespace ninf::server {
 
@@ -84,7 +85,7 @@ class Process {
   ~Process() = default;
 
   Status Start(int threads);
-  Status OpenControl(int *child_end);
+  Status OpenControl(UniqueFd *child_end);
   void ReadControl();
   void StopControl();
   static void OnControlReadable(uv_poll_t *handle, int status, int events);
@@ -98,7 +99,7 @@ class Process {
 
   uv_process_t process_{};
   uv_poll_t control_poll_{};
-  int control_fd_ = -1;
+  UniqueFd control_fd_;
   bool process_open_ = false;  // uv_spawn was called (it initializes even on failure)
   bool control_open_ = false;  // control_poll_ initialized
   bool control_polling_ = false;
