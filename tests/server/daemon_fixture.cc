@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "address.h"
 #include "wire.h"
 
 extern char **environ;
@@ -104,11 +105,11 @@ std::string NinfdPath() {
 
 Daemon::Daemon(std::vector<std::string> args, std::vector<std::string> env) {
   if (const char *server = std::getenv("NINF_TEST_SERVER"); server && *server) {
-    std::string s = server;
-    std::size_t colon = s.rfind(':');
-    if (colon == std::string::npos) throw std::runtime_error("NINF_TEST_SERVER is not host:port");
-    host_ = s.substr(0, colon);
-    port_ = std::stoi(s.substr(colon + 1));
+    HostPort target;
+    if (Status st = ParseHostPort(server, HostPort{"127.0.0.1", 0}, &target); !st.ok())
+      throw std::runtime_error("NINF_TEST_SERVER: " + st.message());
+    host_ = target.host;
+    port_ = target.port;
     return;
   }
   std::string ready = dir_.Join("ready");
