@@ -111,24 +111,33 @@ int Ninf_parse_arg(int argc, char **argv) {
     if (argc <= 0 || !argv) return argc;
     ninf::client::ServerAddress addr;
     if (!ninf::client::DefaultServer(&addr).ok()) addr = {"localhost", ninf::client::kDefaultPort};
+    // Read every option before touching argv: a bad value leaves argv and the
+    // default server as they were.
     bool changed = false;
+    for (int i = 1; i + 1 < argc; ++i) {
+      const char *a = argv[i], *value = argv[i + 1];
+      if (!std::strcmp(a, "-server") || !std::strcmp(a, "--server")) {
+        ninf::client::ServerAddress parsed;
+        Status st = ninf::client::ParseServerAddress(value, &parsed);
+        if (!st.ok()) return Record(Status(st.code(), std::string(a) + " " + st.message()));
+        addr.host = parsed.host;
+        if (std::strchr(value, ':')) addr.port = parsed.port;
+      } else if (!std::strcmp(a, "-port") || !std::strcmp(a, "--port")) {
+        if (!ninf::ParsePort(value, &addr.port))
+          return Record(Status(NINF_ERR_INVALID_ARGUMENT,
+                               std::string(a) + " '" + value + "' is not a port (1 to 65535)"));
+      } else {
+        continue;
+      }
+      changed = true;
+      ++i;
+    }
     int out = 1;
     for (int i = 1; i < argc; ++i) {
       const char *a = argv[i];
-      bool is_server = !std::strcmp(a, "-server") || !std::strcmp(a, "--server");
-      bool is_port = !std::strcmp(a, "-port") || !std::strcmp(a, "--port");
-      if ((is_server || is_port) && i + 1 < argc) {
-        if (is_server) {
-          ninf::client::ServerAddress parsed;
-          if (ninf::client::ParseServerAddress(argv[i + 1], &parsed).ok()) {
-            addr.host = parsed.host;
-            if (std::strchr(argv[i + 1], ':')) addr.port = parsed.port;
-          }
-        } else {
-          int p = std::atoi(argv[i + 1]);
-          if (p > 0 && p <= 65535) addr.port = p;
-        }
-        changed = true;
+      bool option = !std::strcmp(a, "-server") || !std::strcmp(a, "--server") ||
+                    !std::strcmp(a, "-port") || !std::strcmp(a, "--port");
+      if (option && i + 1 < argc) {
         ++i;
         continue;
       }

@@ -9,7 +9,7 @@ namespace ninf::client {
 namespace {
 
 Status ConfigError(const std::string &path, const std::string &why) {
-  return Status(NINF_ERR_PROTOCOL, path + ": " + why);
+  return Status(NINF_ERR_CONFIG, path + ": " + why);
 }
 
 // A duration in seconds (integer or float) into milliseconds; `zero_means`

@@ -40,9 +40,14 @@ bool Initialized() {
   return S().initialized;
 }
 
-FunctionHandle *Impl(grpc_function_handle_t *h) {
+// handle->impl holds a shared_ptr: a session still running on a handle keeps
+// the FunctionHandle alive after grpc_function_handle_destruct, which only
+// drops the handle's own reference.
+using HandlePtr = std::shared_ptr<FunctionHandle>;
+
+HandlePtr Impl(grpc_function_handle_t *h) {
   if (!h || h->magic != kHandleMagic || !h->impl) return nullptr;
-  return static_cast<FunctionHandle *>(h->impl);
+  return *static_cast<HandlePtr *>(h->impl);
 }
 
 void RecordFailed(grpc_sessionid_t id) {
@@ -50,10 +55,15 @@ void RecordFailed(grpc_sessionid_t id) {
   S().failed.push_back(id);
 }
 
-// The session's GridRPC code; failed sessions are remembered.
-grpc_error_t Finish(grpc_sessionid_t id, const Status &st) {
+// What a wait returns for a finished session. A cancelled session's wait
+// says GRPC_SESSION_FAILED, as the reference implementation does;
+// grpc_get_error keeps the cancel (GRPC_SESSION_CANCELLED). The set waits
+// (`record`) remember failed sessions for grpc_get_failed_sessionid, which
+// GFD.52 defines for them only.
+grpc_error_t Finish(grpc_sessionid_t id, const Status &st, bool record) {
   grpc_error_t code = ninf::client::ToGrpcError(st, false);
-  if (code != GRPC_NO_ERROR) RecordFailed(id);
+  if (code == GRPC_SESSION_CANCELLED) code = GRPC_SESSION_FAILED;
+  if (code != GRPC_NO_ERROR && record) RecordFailed(id);
   return code;
 }
 
@@ -73,20 +83,20 @@ grpc_error_t InitHandle(grpc_function_handle_t *handle, const ninf::client::Serv
                         const char *func_name) {
   if (!handle || !func_name)
     return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL handle or function name");
-  auto impl = std::make_unique<FunctionHandle>();
+  auto impl = std::make_shared<FunctionHandle>();
   Status st = impl->Init(server, func_name);
   if (!st.ok()) {
     handle->impl = nullptr;
     handle->magic = 0;
     return ninf::client::RecordGrpc(ninf::client::ToGrpcError(st, true), st);
   }
-  handle->impl = impl.release();
+  handle->impl = new HandlePtr(std::move(impl));
   handle->magic = kHandleMagic;
   return ninf::client::RecordGrpc(GRPC_NO_ERROR, "");
 }
 
 // Prepares the argument list of a call on `handle` from varargs or a binding.
-Status Prepare(FunctionHandle *impl, va_list *ap, const ninf_binding_args *binding,
+Status Prepare(const HandlePtr &impl, va_list *ap, const ninf_binding_args *binding,
                ArgumentList *list) {
   if (binding) return ninf::client::BuildFromBinding(impl->iface(), binding, list);
   return list->Build(impl->iface(), ninf::client::CollectVarargs(*impl->iface(), ap));
@@ -96,7 +106,7 @@ grpc_error_t CallSync(grpc_function_handle_t *handle, va_list *ap,
                       const ninf_binding_args *binding) {
   if (!Initialized())
     return ninf::client::RecordGrpc(GRPC_NOT_INITIALIZED, "call grpc_initialize first");
-  FunctionHandle *impl = Impl(handle);
+  HandlePtr impl = Impl(handle);
   if (!impl)
     return ninf::client::RecordGrpc(GRPC_INVALID_FUNCTION_HANDLE, "handle not initialized");
   ArgumentList list;
@@ -110,15 +120,16 @@ grpc_error_t CallAsync(grpc_function_handle_t *handle, grpc_sessionid_t *id, va_
   if (id) *id = GRPC_SESSIONID_VOID;
   if (!Initialized())
     return ninf::client::RecordGrpc(GRPC_NOT_INITIALIZED, "call grpc_initialize first");
-  FunctionHandle *impl = Impl(handle);
+  HandlePtr impl = Impl(handle);
   if (!impl)
     return ninf::client::RecordGrpc(GRPC_INVALID_FUNCTION_HANDLE, "handle not initialized");
   if (!id) return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, "NULL session id pointer");
   auto list = std::make_shared<ArgumentList>();
   Status st = Prepare(impl, ap, binding, list.get());
   if (!st.ok()) return ninf::client::RecordGrpc(ninf::client::ToGrpcError(st, false), st);
-  *id = Sessions::Instance().Start([impl, list] { return impl->Call(*list); },
-                                   [impl] { impl->Cancel(); }, handle);
+  auto token = std::make_shared<ninf::client::CancelToken>();
+  *id = Sessions::Instance().Start([impl, list, token] { return impl->Call(*list, token.get()); },
+                                   [token] { token->Cancel(); }, handle);
   return ninf::client::RecordGrpc(GRPC_NO_ERROR, "");
 }
 
@@ -142,8 +153,8 @@ grpc_error_t grpc_initialize(char *config_file_name) {
                                             ? GRPC_CONFIGFILE_NOT_FOUND
                                             : GRPC_CONFIGFILE_ERROR,
                                         st);
-    } else {
-      config.options = ninf::client::Options();
+    } else if (Status st = ninf::client::CheckedOptions(&config.options); !st.ok()) {
+      return ninf::client::RecordGrpc(GRPC_OTHER_ERROR_CODE, st);  // names the variable
     }
     {
       std::lock_guard<std::mutex> lock(S().mutex);
@@ -198,10 +209,11 @@ grpc_error_t grpc_function_handle_init(grpc_function_handle_t *handle, char *hos
 grpc_error_t grpc_function_handle_destruct(grpc_function_handle_t *handle) {
   return ninf::client::GuardGrpc([&]() -> grpc_error_t {
     if (grpc_error_t e = CheckInit()) return e;
-    FunctionHandle *impl = Impl(handle);
-    if (!impl)
+    if (!Impl(handle))
       return ninf::client::RecordGrpc(GRPC_INVALID_FUNCTION_HANDLE, "handle not initialized");
-    delete impl;  // Close(): FRAME_END stops the executable
+    // The FunctionHandle ends (FRAME_END stops the executable) with its last
+    // reference: now, or when the last session still running on it ends.
+    delete static_cast<HandlePtr *>(handle->impl);
     handle->impl = nullptr;
     handle->magic = 0;
     return ninf::client::RecordGrpc(GRPC_NO_ERROR, "");
@@ -301,7 +313,7 @@ grpc_error_t grpc_wait(grpc_sessionid_t session_id) {
     Status st = Sessions::Instance().Wait(session_id);
     if (st.code() == NINF_ERR_INVALID_ID)
       return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, st);
-    return ninf::client::RecordGrpc(Finish(session_id, st), st);
+    return ninf::client::RecordGrpc(Finish(session_id, st, false), st);
   });
 }
 
@@ -313,8 +325,8 @@ grpc_error_t grpc_wait_and(grpc_sessionid_t *id_array, size_t length) {
     grpc_error_t result = GRPC_NO_ERROR;
     for (size_t i = 0; i < length; ++i) {
       Status st = Sessions::Instance().Wait(id_array[i]);
-      grpc_error_t code =
-          st.code() == NINF_ERR_INVALID_ID ? GRPC_INVALID_SESSION_ID : Finish(id_array[i], st);
+      grpc_error_t code = st.code() == NINF_ERR_INVALID_ID ? GRPC_INVALID_SESSION_ID
+                                                           : Finish(id_array[i], st, true);
       if (code != GRPC_NO_ERROR && result == GRPC_NO_ERROR)
         result = code == GRPC_INVALID_SESSION_ID ? code : GRPC_SESSION_FAILED;
     }
@@ -333,7 +345,7 @@ grpc_error_t grpc_wait_or(grpc_sessionid_t *id_array, size_t length, grpc_sessio
     Status st = Sessions::Instance().WaitAny(ids, &found);
     if (found < 0) return ninf::client::RecordGrpc(GRPC_INVALID_SESSION_ID, st);
     *id_ptr = found;
-    return ninf::client::RecordGrpc(Finish(found, st), st);
+    return ninf::client::RecordGrpc(Finish(found, st, true), st);
   });
 }
 
@@ -344,7 +356,7 @@ grpc_error_t grpc_wait_all(void) {
     for (int id : Sessions::Instance().Outstanding()) {
       Status st = Sessions::Instance().Wait(id);
       if (st.code() == NINF_ERR_INVALID_ID) continue;  // collected by another thread meanwhile
-      if (Finish(id, st) != GRPC_NO_ERROR) result = GRPC_SESSION_FAILED;
+      if (Finish(id, st, true) != GRPC_NO_ERROR) result = GRPC_SESSION_FAILED;
     }
     return ninf::client::RecordGrpc(result, "");
   });
@@ -358,7 +370,7 @@ grpc_error_t grpc_wait_any(grpc_sessionid_t *id_ptr) {
     Status st = Sessions::Instance().WaitAny({}, &found);
     *id_ptr = found < 0 ? GRPC_SESSIONID_VOID : found;
     if (found < 0) return ninf::client::RecordGrpc(GRPC_NO_ERROR, "no outstanding sessions");
-    return ninf::client::RecordGrpc(Finish(found, st), st);
+    return ninf::client::RecordGrpc(Finish(found, st, true), st);
   });
 }
 
@@ -373,8 +385,10 @@ grpc_error_t grpc_get_error(grpc_sessionid_t session_id) {
     switch (Sessions::Instance().Result(session_id, &st)) {
       case Sessions::State::kUnknown:
         return GRPC_INVALID_SESSION_ID;
+      // The reference implementation (Ninf-G) says GRPC_NO_ERROR while the
+      // session runs: no error has happened yet; grpc_probe tells completion.
       case Sessions::State::kRunning:
-        return GRPC_NOT_COMPLETED;
+        return GRPC_NO_ERROR;
       case Sessions::State::kFinished:
         return ninf::client::ToGrpcError(st, false);
     }

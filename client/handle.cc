@@ -1,7 +1,5 @@
 #include "handle.h"
 
-#include <sys/socket.h>
-
 #include "interfaces.h"
 #include "remote_call.h"
 
@@ -28,32 +26,27 @@ Status FunctionHandle::Init(const ServerAddress &server, const std::string &func
   return GetInterface(server_, function_, *ch, &iface_);
 }
 
-Status FunctionHandle::Call(const ArgumentList &list) {
+Status FunctionHandle::Call(const ArgumentList &list, CancelToken *cancel) {
   std::lock_guard<std::mutex> call_lock(call_mutex_);
   std::unique_ptr<wire::CallRequest> preamble;
   if (!channel_) {
-    std::unique_ptr<Channel> ch;
-    NINF_RETURN_IF_ERROR(ConnectToServer(server_, &ch));
-    std::lock_guard<std::mutex> lock(channel_mutex_);
-    channel_ = std::move(ch);
+    NINF_RETURN_IF_ERROR(ConnectToServer(server_, &channel_));
     preamble = std::make_unique<wire::CallRequest>(MakeCallRequest(function_, true));
   }
-  Status st = ExchangeArguments(*channel_, list, preamble.get());
-  if (!st.ok()) {
-    std::lock_guard<std::mutex> lock(channel_mutex_);
-    channel_.reset();
+  // A cancel that came first ends the call here; the executable (if any)
+  // stays for the handle's next call.
+  if (cancel && !cancel->Attach(channel_->fd())) {
+    if (preamble) channel_.reset();  // a fresh connection nothing was sent on
+    return Status(NINF_ERR_CANCELLED, "the call was cancelled before it started");
   }
+  Status st = ExchangeArguments(*channel_, list, preamble.get());
+  if (cancel) cancel->Detach();
+  if (!st.ok()) channel_.reset();  // the executable is gone after any failure
   return st;
-}
-
-void FunctionHandle::Cancel() {
-  std::lock_guard<std::mutex> lock(channel_mutex_);
-  if (channel_) ::shutdown(channel_->fd(), SHUT_RDWR);
 }
 
 void FunctionHandle::Close() {
   std::lock_guard<std::mutex> call_lock(call_mutex_);
-  std::lock_guard<std::mutex> lock(channel_mutex_);
   if (!channel_) return;
   wire::End end;
   (void)channel_->SendFrame(FRAME_END, &end);  // the executable may already be gone

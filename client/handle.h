@@ -11,6 +11,7 @@
 #include <string>
 
 #include "arguments.h"
+#include "cancel_token.h"
 #include "server_address.h"
 
 namespace ninf::client {
@@ -27,11 +28,11 @@ class FunctionHandle {
   const std::string &function() const { return function_; }
   const InterfacePtr &iface() const { return iface_; }
 
-  // One call with a prepared argument list.
-  Status Call(const ArgumentList &list);
-
-  // Aborts the call running on this handle, if any, from another thread.
-  void Cancel();
+  // One call with a prepared argument list. With a `cancel` token the call
+  // can be cancelled from another thread, even before it has started
+  // (NINF_ERR_CANCELLED); the token is this call's only, so cancelling one
+  // session never touches another session's call on the same handle.
+  Status Call(const ArgumentList &list, CancelToken *cancel = nullptr);
 
   // Ends the executable (FRAME_END) and closes the connection.
   void Close();
@@ -40,8 +41,7 @@ class FunctionHandle {
   ServerAddress server_;
   std::string function_;
   InterfacePtr iface_;
-  std::mutex call_mutex_;     // one call at a time
-  std::mutex channel_mutex_;  // guards channel_ against Cancel
+  std::mutex call_mutex_;  // one call at a time; guards channel_
   std::unique_ptr<Channel> channel_;
 };
 

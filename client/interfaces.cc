@@ -24,7 +24,8 @@ InterfacePtr CachedInterface(const ServerAddress &server, const std::string &fun
 }
 
 Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out) {
-  ClientOptions o = Options();
+  ClientOptions o;
+  NINF_RETURN_IF_ERROR(CheckedOptions(&o));
   int fd = -1;
   NINF_RETURN_IF_ERROR(ConnectTcp(server.host, server.port, o.connect_timeout_ms, &fd));
   *out = std::make_unique<Channel>(fd, o.session_timeout_ms);

@@ -62,8 +62,10 @@ NINF_EXPORT int Ninf_wait_all(void);
 NINF_EXPORT int Ninf_wait_any(int *id);
 
 /*
- * Takes "-server host", "-port n" (and "--server"/"--port") out of argv,
- * sets the default server from them, and returns the new argc.
+ * Takes "-server host[:port]", "-port n" (and "--server"/"--port") out of
+ * argv, sets the default server from them, and returns the new argc. A bad
+ * value (a port that is not 1..65535, a malformed server) returns -1 with
+ * NINF_ERR_INVALID_ARGUMENT and leaves argv and the default server alone.
  */
 NINF_EXPORT int Ninf_parse_arg(int argc, char **argv);
 

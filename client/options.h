@@ -3,6 +3,8 @@
 // seconds); grpc_initialize() may replace them from its config file.
 #pragma once
 
+#include "status.h"
+
 namespace ninf::client {
 
 struct ClientOptions {
@@ -15,7 +17,12 @@ struct ClientOptions {
   int heartbeat_ms = 0;  // 0: no heartbeats
 };
 
+// The options in force (the defaults where the environment is invalid).
 ClientOptions Options();
+
+// The same, with NINF_ERR_CONFIG naming the variable when the environment
+// holds a bad value: every call checks this before it connects.
+Status CheckedOptions(ClientOptions *out);
 void SetOptions(const ClientOptions &options);
 
 }  // namespace ninf::client

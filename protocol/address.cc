@@ -3,6 +3,13 @@
 namespace ninf {
 namespace {
 
+Status Bad(std::string_view text, const char *what) {
+  return Status(NINF_ERR_INVALID_ARGUMENT,
+                std::string(what) + " in server address '" + std::string(text) + "'");
+}
+
+}  // namespace
+
 bool ParsePort(std::string_view s, int *port) {
   if (s.empty() || s.size() > 5) return false;
   int value = 0;
@@ -14,13 +21,6 @@ bool ParsePort(std::string_view s, int *port) {
   *port = value;
   return true;
 }
-
-Status Bad(std::string_view text, const char *what) {
-  return Status(NINF_ERR_INVALID_ARGUMENT,
-                std::string(what) + " in server address '" + std::string(text) + "'");
-}
-
-}  // namespace
 
 Status ParseHostPort(std::string_view text, const HostPort &defaults, HostPort *out) {
   HostPort a = defaults;

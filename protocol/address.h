@@ -18,6 +18,9 @@ struct HostPort {
   std::string Key() const { return host + ":" + std::to_string(port); }
 };
 
+// Parses a port: decimal digits only, 1..65535. False for anything else.
+NINF_PROTOCOL_API bool ParsePort(std::string_view text, int *port);
+
 // Parses "host:port", "[v6addr]:port", or, when `defaults` allows it, a bare
 // "host" / "[v6addr]" (the port is defaults.port; 0 means the port is
 // required) or ":port" (the host is defaults.host; empty means the host is

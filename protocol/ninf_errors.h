@@ -38,7 +38,8 @@
   X(NINF_ERR_INVALID_ID, 15, "invalid call id")                             \
   X(NINF_ERR_CANCELLED, 16, "call cancelled")                               \
   X(NINF_ERR_NOT_SUPPORTED, 17, "not supported")                            \
-  X(NINF_ERR_INTERNAL, 18, "internal error")
+  X(NINF_ERR_INTERNAL, 18, "internal error")                                \
+  X(NINF_ERR_CONFIG, 19, "configuration error")
 
 typedef enum {
 #define NINF_ERROR_ENUM_(name, code, text) name = code,
