@@ -19,10 +19,13 @@ grpc_error_t ToGrpcError(const Status &st, bool at_handle_init) {
       return GRPC_COMMUNICATION_FAILED;
     case NINF_ERR_EXECUTABLE:
     case NINF_ERR_NO_MEMORY:
+    case NINF_ERR_LIMIT:
+    case NINF_ERR_EXPIRED:
       return GRPC_SESSION_FAILED;
     case NINF_ERR_SHUTTING_DOWN:
     case NINF_ERR_SERVER:
     case NINF_ERR_TOO_LARGE:
+    case NINF_ERR_AUTH:
       return GRPC_RPC_REFUSED;
     case NINF_ERR_INVALID_ID:
       return GRPC_INVALID_SESSION_ID;

@@ -13,9 +13,19 @@
 //     |<-- CTL_REPLYING --------------|   about to send the result
 //     |<-- CTL_CALL_DONE -------------|   outcome, byte counts, timings
 //
-// A persistent executable (function handles) repeats the last three for each
-// further call on the same connection. Both ends are on one host and built
-// from one source, so the message is a plain fixed-size struct.
+// A persistent executable (function handles) serves further calls on the
+// same connection. Each of them takes a job slot like any other call: the
+// executable asks before it reads the arguments and waits for the answer
+// (sending the client heartbeats meanwhile), then reports as above:
+//
+//     |<-- CTL_WANT_SLOT -------------|   the client sent its next call
+//     |--- CTL_SLOT ----------------->|   granted (error_code 0) or refused
+//
+// CTL_PROBE (ninfd -> executable, while the routine runs): the client shut
+// its write side; send a heartbeat now, so that a closed client answers with
+// a reset. CTL_CLIENT_GONE: a heartbeat to the client failed; ninfd kills
+// the executable and frees the slot. Both ends are on one host
+// and built from one source, so the message is a plain fixed-size struct.
 #pragma once
 
 #include <cstdint>
@@ -33,24 +43,28 @@ enum ControlKind : uint32_t {
   CTL_ARGS_RECEIVED = 2,
   CTL_REPLYING = 3,
   CTL_CALL_DONE = 4,
+  CTL_WANT_SLOT = 5,
+  CTL_SLOT = 6,
+  CTL_CLIENT_GONE = 7,
+  CTL_PROBE = 8,
 };
 
 inline constexpr uint32_t kHandoffPersistent = 0x1;
 
 struct ControlMsg {
   uint32_t kind = 0;
-  int32_t error_code = 0;  // CALL_DONE: NINF_OK or the call's error
+  int32_t error_code = 0;  // CALL_DONE: NINF_OK or the call's error; SLOT: NINF_OK = granted
   uint64_t call_id = 0;
   uint64_t max_call_bytes = 0;  // HANDOFF: per-call array limit (0 = none)
   uint32_t flags = 0;           // HANDOFF: kHandoffPersistent
   uint32_t threads = 0;         // HANDOFF: threads the job may use
   uint32_t heartbeat_ms = 0;    // HANDOFF: send FRAME_HEARTBEAT this often while computing
-  uint32_t reserved = 0;
-  uint64_t bytes_in = 0;       // CALL_DONE: bytes received from the client
-  uint64_t bytes_out = 0;      // CALL_DONE: bytes sent to the client
-  double recv_seconds = 0;     // CALL_DONE: time receiving arguments
-  double compute_seconds = 0;  // CALL_DONE: time in the routine
-  double send_seconds = 0;     // CALL_DONE: time sending results
+  uint32_t cpu_seconds = 0;     // HANDOFF: CPU budget of each call (0 = none)
+  uint64_t bytes_in = 0;        // CALL_DONE: bytes received from the client
+  uint64_t bytes_out = 0;       // CALL_DONE: bytes sent to the client
+  double recv_seconds = 0;      // CALL_DONE: time receiving arguments
+  double compute_seconds = 0;   // CALL_DONE: time in the routine
+  double send_seconds = 0;      // CALL_DONE: time sending results
 };
 
 // Sends one message; attaches `pass_fd` when it is >= 0.

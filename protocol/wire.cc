@@ -48,11 +48,14 @@ Channel::~Channel() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+// Every read and write is non-blocking (MSG_DONTWAIT) and waits here when
+// the socket is not ready, so the timeout bounds each step: a blocking
+// sendmsg of a whole array would otherwise sit in the kernel for as long as
+// the peer does not read, whatever the timeout says.
 Status Channel::WaitReady(short events) {
-  if (timeout_ms_ < 0) return Status::Ok();
   pollfd p{fd_, events, 0};
   for (;;) {
-    int r = ::poll(&p, 1, timeout_ms_);
+    int r = ::poll(&p, 1, timeout_ms_ < 0 ? -1 : timeout_ms_);
     if (r > 0) return Status::Ok();
     if (r == 0)
       return Status(NINF_ERR_TIMEOUT,
@@ -82,13 +85,16 @@ Status Channel::SendFrame(FrameType type, const google::protobuf::MessageLite *m
 
   std::size_t first = 0;
   while (first < iov.size()) {
-    NINF_RETURN_IF_ERROR(WaitReady(POLLOUT));
     msghdr mh{};
     mh.msg_iov = &iov[first];
     mh.msg_iovlen = std::min<std::size_t>(iov.size() - first, kIovBatch);
-    ssize_t n = ::sendmsg(fd_, &mh, MSG_NOSIGNAL);
+    ssize_t n = ::sendmsg(fd_, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        NINF_RETURN_IF_ERROR(WaitReady(POLLOUT));
+        continue;
+      }
       return IoError("send", errno);
     }
     bytes_sent_ += static_cast<uint64_t>(n);
@@ -107,12 +113,17 @@ Status Channel::RecvPayload(std::span<const iovec> into) {
   std::size_t first = 0;
   Consume(iov, first, 0);
   while (first < iov.size()) {
-    NINF_RETURN_IF_ERROR(WaitReady(POLLIN));
-    int count = static_cast<int>(std::min<std::size_t>(iov.size() - first, kIovBatch));
-    // A single huge iovec is capped by the kernel anyway; readv handles it.
-    ssize_t n = ::readv(fd_, &iov[first], count);
+    msghdr mh{};
+    mh.msg_iov = &iov[first];
+    // A single huge iovec is capped by the kernel anyway; recvmsg handles it.
+    mh.msg_iovlen = std::min<std::size_t>(iov.size() - first, kIovBatch);
+    ssize_t n = ::recvmsg(fd_, &mh, MSG_DONTWAIT);
     if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        NINF_RETURN_IF_ERROR(WaitReady(POLLIN));
+        continue;
+      }
       return IoError("receive", errno);
     }
     if (n == 0) return IoError("receive", 0);

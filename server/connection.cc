@@ -27,13 +27,17 @@ constexpr std::size_t kMaxPendingOutput = 256 * 1024;
 constexpr uint64_t kLingerMs = 1000;
 constexpr uint64_t kMaxDrainBytes = 4 << 20;
 
+// A probe's second heartbeat: long enough for the reset a closed peer
+// answers the first one with to come back (a loopback or LAN round trip).
+constexpr uint64_t kProbeMs = 200;
+
 }  // namespace
 
 std::unique_ptr<Connection> Connection::Open(uv_loop_t *loop, UniqueFd fd, uint64_t id,
                                              std::string peer, Delegate *delegate,
-                                             uint64_t idle_timeout_ms) {
+                                             Timeouts timeouts) {
   std::unique_ptr<Connection> conn(
-      new Connection(std::move(fd), id, std::move(peer), delegate, idle_timeout_ms));
+      new Connection(std::move(fd), id, std::move(peer), delegate, timeouts));
   if (int rc = uv_poll_init(loop, &conn->poll_, conn->fd()); rc != 0) {
     spdlog::error("event=connection_error conn={} error={}", id, Quoted(uv_strerror(rc)));
     return nullptr;  // no handle was opened: the object and its fd go now
@@ -42,18 +46,18 @@ std::unique_ptr<Connection> Connection::Open(uv_loop_t *loop, UniqueFd fd, uint6
   (void)uv_timer_init(loop, &conn->timer_);
   conn->poll_.data = conn.get();
   conn->timer_.data = conn.get();
-  (void)uv_timer_start(&conn->timer_, OnTimer, idle_timeout_ms, 0);
+  (void)uv_timer_start(&conn->timer_, OnTimer, timeouts.idle_ms, 0);
   conn->UpdatePoll();  // on failure it closes: OnClosed follows from the close callbacks
   return conn;
 }
 
 Connection::Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate,
-                       uint64_t idle_timeout_ms)
+                       Timeouts timeouts)
     : fd_(std::move(fd)),
       id_(id),
       peer_(std::move(peer)),
       delegate_(delegate),
-      idle_timeout_ms_(idle_timeout_ms) {}
+      timeouts_(timeouts) {}
 
 void Connection::Reply(FrameType type, const google::protobuf::MessageLite *msg) {
   if (state_ == State::kClosed || state_ == State::kDraining) return;
@@ -93,6 +97,12 @@ void Connection::StopHeartbeats() {
   if (heartbeat_ms_ == 0) return;
   heartbeat_ms_ = 0;
   if (state_ == State::kParked) uv_timer_stop(&timer_);
+}
+
+void Connection::Probe() {
+  if (state_ != State::kParked || heartbeat_ms_ == 0) return;
+  SendHeartbeat();
+  uv_timer_start(&timer_, OnTimer, kProbeMs, heartbeat_ms_);
 }
 
 void Connection::NotifyWhenFlushed() {
@@ -149,10 +159,17 @@ void Connection::OnPoll(uv_poll_t *handle, int status, int events) {
       if (events & (UV_READABLE | UV_DISCONNECT)) self->Drain();
       break;
     case State::kParked:
-      if ((events & UV_DISCONNECT) && self->watch_hangup_) {
+      if ((events & UV_PRIORITIZED) && self->watch_hangup_) {
+        // Urgent data is no part of the protocol: a peer sending it is
+        // treated as gone (and is not watched again, which would spin).
         self->watch_hangup_ = false;
         self->UpdatePoll();
         self->delegate_->OnHangup(*self);
+      } else if ((events & UV_DISCONNECT) && self->watch_hangup_ && !self->peer_shut_write_) {
+        // EPOLLRDHUP stays set: from now on only errors are watched.
+        self->peer_shut_write_ = true;
+        self->UpdatePoll();
+        self->delegate_->OnPeerShutWrite(*self);
       }
       break;
     case State::kFinishing:  // only writes, done by Flush() above
@@ -163,11 +180,17 @@ void Connection::OnPoll(uv_poll_t *handle, int status, int events) {
 
 void Connection::OnTimer(uv_timer_t *timer) {
   auto *self = static_cast<Connection *>(timer->data);
-  if (self->state_ == State::kReading) {
+  if (self->state_ == State::kReading && self->in_request_) {
+    spdlog::info("event=request_timeout conn={} peer={} seconds={}", self->id_, self->peer_,
+                 self->timeouts_.request_ms / 1000);
+    self->Fail(Status(NINF_ERR_TIMEOUT, "request not complete within " +
+                                            std::to_string(self->timeouts_.request_ms / 1000) +
+                                            " s of its first byte; closing the connection"));
+  } else if (self->state_ == State::kReading) {
     spdlog::info("event=idle_timeout conn={} peer={} seconds={}", self->id_, self->peer_,
-                 self->idle_timeout_ms_ / 1000);
+                 self->timeouts_.idle_ms / 1000);
     self->Fail(Status(NINF_ERR_TIMEOUT, "no request for " +
-                                            std::to_string(self->idle_timeout_ms_ / 1000) +
+                                            std::to_string(self->timeouts_.idle_ms / 1000) +
                                             " s; closing the connection"));
   } else if (self->state_ == State::kParked) {
     if (self->heartbeat_ms_) self->SendHeartbeat();
@@ -202,7 +225,10 @@ void Connection::ReadRequests() {
       }
       return;
     }
-    uv_timer_start(&timer_, OnTimer, idle_timeout_ms_, 0);
+    if (!in_request_) {  // a request begins: its whole must arrive in time
+      in_request_ = true;
+      uv_timer_start(&timer_, OnTimer, timeouts_.request_ms, 0);
+    }
     if (Status st = reader_.Commit(static_cast<std::size_t>(n)); !st.ok()) {
       delegate_->OnProtocolError(*this, st);
       Fail(st);
@@ -210,6 +236,9 @@ void Connection::ReadRequests() {
     }
     if (!reader_.complete()) continue;
     ++frames;
+    ++requests_;
+    in_request_ = false;
+    uv_timer_start(&timer_, OnTimer, timeouts_.idle_ms, 0);
     if (reader_.header().type == FRAME_CALL) {
       // Everything after this frame belongs to the executable: stop here.
       state_ = State::kParked;
@@ -290,7 +319,7 @@ bool Connection::UpdatePoll() {
       if (pending) events |= UV_WRITABLE;
       break;
     case State::kParked:
-      if (watch_hangup_) events |= UV_DISCONNECT;
+      if (watch_hangup_) events |= peer_shut_write_ ? UV_PRIORITIZED : UV_DISCONNECT;
       if (pending) events |= UV_WRITABLE;
       break;
     case State::kFinishing:

@@ -2,11 +2,18 @@
 // after FRAME_CALL parks the socket for the executable that takes it over.
 //
 // States:
-//   reading   polls for input (and output while replies are pending); an
-//             idle timer closes a connection that sends nothing.
+//   reading   polls for input (and output while replies are pending). One
+//             timer bounds it: a connection that starts no request within
+//             the idle timeout is closed, and a request must arrive whole
+//             within the request timeout of its first byte (bytes trickling
+//             in do not extend it, so a slow sender cannot hold the
+//             connection).
 //   parked    FRAME_CALL was read: nothing more is read, because what follows
 //             (FRAME_ARGS and arrays) belongs to the executable. The socket is
-//             only watched for the peer's hangup (EPOLLRDHUP, no read). While
+//             only watched for the peer's hangup, without reading: first
+//             EPOLLRDHUP (the peer shut its write side, which may be a
+//             half-close and not a hangup: the server probes), then only
+//             errors (a reset proves the peer gone). While
 //             the call waits for a slot, the connection may send
 //             FRAME_HEARTBEATs; the server hands the socket over only once
 //             every byte of them is out (OnOutputFlushed).
@@ -50,8 +57,13 @@ class Connection {
     // The peer sent something that is not a valid request; the connection
     // answers FRAME_ERROR and closes by itself after this call.
     virtual void OnProtocolError(Connection &conn, const Status &st) = 0;
-    // The peer hung up while the connection was parked and watched.
+    // The peer is gone (a reset or error) while the connection was parked
+    // and watched.
     virtual void OnHangup(Connection &conn) = 0;
+    // The parked peer shut its write side: a half-close (it still reads) or
+    // the first sign of a hangup. Only a probe tells which: a write to a
+    // closed peer comes back as a reset, and then OnHangup follows.
+    virtual void OnPeerShutWrite(Connection &conn) = 0;
     // Last call: the handles are closed; the owner frees the object (which
     // closes the fd) from here.
     virtual void OnClosed(Connection &conn) = 0;
@@ -64,9 +76,12 @@ class Connection {
   // be watched. The caller owns the object but must let it close its
   // handles (Close(), or the peer going away) and free it only in
   // Delegate::OnClosed.
+  struct Timeouts {
+    uint64_t idle_ms = 60000;     // no request started
+    uint64_t request_ms = 10000;  // first byte of a request to its last
+  };
   static std::unique_ptr<Connection> Open(uv_loop_t *loop, UniqueFd fd, uint64_t id,
-                                          std::string peer, Delegate *delegate,
-                                          uint64_t idle_timeout_ms);
+                                          std::string peer, Delegate *delegate, Timeouts timeouts);
   ~Connection() = default;
 
   // Queues one reply frame and writes as much as the socket takes now.
@@ -87,6 +102,9 @@ class Connection {
   // being written, so at most one frame is ever pending.
   void StartHeartbeats(uint64_t period_ms);
   void StopHeartbeats();
+  // While ninfd sends heartbeats: one now and the next soon, to learn
+  // quickly whether the peer is still there (see OnPeerShutWrite).
+  void Probe();
 
   // Whether reply bytes wait to be written.
   bool output_pending() const { return out_sent_ < out_.size(); }
@@ -98,7 +116,9 @@ class Connection {
   // Closes at once (pending output is dropped). Safe to call repeatedly.
   void Close();
 
-  uint64_t id() const { return id_; }
+  uint64_t id() const { return id_; }              // also the order of acceptance
+  uint64_t requests() const { return requests_; }  // complete requests read
+  bool peer_shut_write() const { return peer_shut_write_; }
   int fd() const { return fd_.get(); }
   const std::string &peer() const { return peer_; }
   bool reading() const { return state_ == State::kReading; }
@@ -114,8 +134,7 @@ class Connection {
  private:
   enum class State { kReading, kParked, kFinishing, kDraining, kClosed };
 
-  Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate,
-             uint64_t idle_timeout_ms);
+  Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate, Timeouts timeouts);
 
   static void OnPoll(uv_poll_t *handle, int status, int events);
   static void OnTimer(uv_timer_t *timer);
@@ -137,7 +156,10 @@ class Connection {
   Job *job_ = nullptr;
   std::string peer_;
   Delegate *delegate_;
-  uint64_t idle_timeout_ms_;
+  Timeouts timeouts_;
+  bool in_request_ = false;  // the request timer runs
+  uint64_t requests_ = 0;
+  bool peer_shut_write_ = false;  // parked: EPOLLRDHUP seen; only errors are watched now
   State state_ = State::kReading;
   RequestReader reader_;
   bool call_pending_ = false;  // a parked CALL waits for the replies before it

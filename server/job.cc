@@ -4,6 +4,7 @@
 
 #include <cassert>
 #include <cstring>
+#include <limits>
 
 #include "connection.h"
 #include "log.h"
@@ -23,6 +24,16 @@ void Job::SetState(JobState next) {
   spdlog::trace("event=job_state job={} call={} from={} to={}", id_, params_.call_id,
                 JobStateName(state_), JobStateName(next));
   state_ = next;
+  // Each state's transfer is watched from its start.
+  progress_at_ = Clock::now();
+  progress_moved_ = 0;
+  if (next == JobState::kIdle) idle_since_ = progress_at_;
+}
+
+void Job::NoteProgress(uint64_t moved, Clock::time_point now) {
+  if (moved == progress_moved_) return;
+  progress_moved_ = moved;
+  progress_at_ = now;
 }
 
 void Job::Queue() {
@@ -33,7 +44,45 @@ void Job::Queue() {
 void Job::Admit() {
   assert(state_ == JobState::kNew || state_ == JobState::kQueued);
   admitted_ = Clock::now();
-  SetState(JobState::kStarting);
+  if (!process_) {
+    SetState(JobState::kStarting);
+    return;
+  }
+  // A persistent executable's next call: its arguments wait in the socket.
+  call_started_ = admitted_;
+  SetState(JobState::kReceiving);
+  SendSlotAnswer(NINF_OK);
+}
+
+void Job::WantSlot() {
+  assert(state_ == JobState::kIdle);
+  arrived_ = Clock::now();
+  SetState(JobState::kQueued);
+}
+
+void Job::RefuseSlot(const Status &st) {
+  assert(state_ == JobState::kQueued || state_ == JobState::kIdle);
+  SetState(JobState::kIdle);
+  SendSlotAnswer(st.code());
+}
+
+void Job::Probe() {
+  if (state_ != JobState::kComputing || !process_) return;
+  ControlMsg probe;
+  probe.kind = CTL_PROBE;
+  probe.call_id = params_.call_id;
+  (void)process_->Send(probe);  // a dead executable's exit ends the job anyway
+}
+
+void Job::SendSlotAnswer(int32_t code) {
+  ControlMsg answer;
+  answer.kind = CTL_SLOT;
+  answer.call_id = params_.call_id;
+  answer.error_code = code;
+  // A failure means the executable is gone: its exit ends the job.
+  if (int err = process_->Send(answer); err != 0)
+    spdlog::debug("event=control_send_failed job={} pid={} error={}", id_, process_->pid(),
+                  Quoted(std::strerror(err)));
 }
 
 void Job::End() {
@@ -42,12 +91,17 @@ void Job::End() {
 }
 
 JobFacts Job::Facts(std::size_t queued) const {
-  return JobFacts{state_,
-                  params_.persistent,
-                  kill_reason_,
-                  params_.function,
-                  exited() ? ExitDescription() : "-",
-                  queued};
+  JobFacts f;
+  f.state = state_;
+  f.persistent = params_.persistent;
+  f.kill_reason = kill_reason_;
+  f.function = params_.function;
+  f.exit_description = exited() ? ExitDescription() : "-";
+  f.term_signal = term_signal();
+  f.kill_detail = kill_detail_;
+  f.cpu_limit_seconds = params_.limits.cpu_seconds;
+  f.queued = queued;
+  return f;
 }
 
 bool Job::Handoff(Process *process, int threads, uint64_t max_call_bytes) {
@@ -69,6 +123,8 @@ bool Job::Handoff(Process *process, int threads, uint64_t max_call_bytes) {
   handoff.flags = params_.persistent ? kHandoffPersistent : 0;
   handoff.threads = static_cast<uint32_t>(threads);
   handoff.heartbeat_ms = params_.heartbeat_ms;
+  handoff.cpu_seconds = static_cast<uint32_t>(
+      std::min<int64_t>(params_.limits.cpu_seconds, std::numeric_limits<uint32_t>::max()));
   if (int err = process->Handoff(handoff, fd); err != 0) {
     spdlog::warn("event=handoff_failed job={} call={} function={} pid={} error={}", id_,
                  params_.call_id, params_.function, process->pid(), Quoted(std::strerror(err)));
@@ -82,9 +138,12 @@ bool Job::Handoff(Process *process, int threads, uint64_t max_call_bytes) {
   return true;
 }
 
-void Job::Kill(KillReason reason) {
+void Job::Kill(KillReason reason, std::string detail) {
   if (!process_ || process_->exited()) return;
-  if (kill_reason_ == KillReason::kNone) kill_reason_ = reason;
+  if (kill_reason_ == KillReason::kNone) {
+    kill_reason_ = reason;
+    kill_detail_ = std::move(detail);
+  }
   process_->Kill();
 }
 
@@ -99,7 +158,18 @@ void Job::OnControl(Process &, const ControlMsg &msg) {
     case CTL_CALL_DONE:
       OnCallDone(msg);
       break;
-    case CTL_HANDOFF:  // only ninfd sends it
+    case CTL_WANT_SLOT:
+      if (state_ == JobState::kIdle && params_.persistent) {
+        WantSlot();
+        events_->OnWantSlot(*this);
+      }
+      break;
+    case CTL_CLIENT_GONE:
+      if (CallOpen(state_)) events_->OnClientGone(*this);
+      break;
+    case CTL_HANDOFF:  // only ninfd sends these
+    case CTL_SLOT:
+    case CTL_PROBE:
     default:
       spdlog::warn("event=control_unexpected job={} call={} function={} kind={} state={}", id_,
                    params_.call_id, params_.function, msg.kind, JobStateName(state_));
@@ -107,12 +177,9 @@ void Job::OnControl(Process &, const ControlMsg &msg) {
 }
 
 void Job::OnArgsReceived() {
-  const bool resumed = state_ == JobState::kIdle;          // a persistent executable's next call
-  if (state_ != JobState::kReceiving && !resumed) return;  // a duplicate: nothing changes
-  if (resumed) call_started_ = Clock::now();
+  if (state_ != JobState::kReceiving) return;  // a duplicate: nothing changes
   SetState(JobState::kComputing);
-  if (conn_) conn_->WatchHangup(true);
-  events_->OnArgsReceived(*this, resumed);
+  events_->OnArgsReceived(*this, calls_done_ > 0);
 }
 
 void Job::OnReplying() {

@@ -6,6 +6,8 @@
 //   ninfd                                  executable (Process)
 //     CTL_HANDOFF + client fd ──────────────>
 //     <──── CTL_ARGS_RECEIVED / CTL_REPLYING / CTL_CALL_DONE (per call)
+//     <──── CTL_WANT_SLOT, CTL_SLOT ────>  (a persistent executable's next call)
+//     <──── CTL_CLIENT_GONE                (a heartbeat to the client failed)
 //
 // The executable is either started for the call (cold) or taken from the
 // warm pool; the job does not care which. It keeps the parked client
@@ -23,6 +25,7 @@
 #include "control.h"
 #include "policy.h"
 #include "process.h"
+#include "settings.h"
 #include "status.h"
 
 namespace ninf::server {
@@ -38,6 +41,12 @@ class JobEvents {
   virtual void OnArgsReceived(Job &job, bool resumed) = 0;
   // CTL_CALL_DONE: one call finished (`msg` has its outcome and figures).
   virtual void OnCallDone(Job &job, const ControlMsg &msg) = 0;
+  // CTL_WANT_SLOT: a persistent executable's client sent its next call,
+  // which needs a slot (the job is kQueued now). The server answers with
+  // Admit() or RefuseSlot().
+  virtual void OnWantSlot(Job &job) = 0;
+  // CTL_CLIENT_GONE: the executable could not write a heartbeat to the client.
+  virtual void OnClientGone(Job &job) = 0;
   // The executable has exited and every control message it sent has been
   // handled. The server ends the job (FinishJob) from here.
   virtual void OnExit(Job &job) = 0;
@@ -50,6 +59,7 @@ struct CallParams {
   std::string executable;
   bool persistent = false;
   uint32_t heartbeat_ms = 0;  // already bounded by the server
+  FunctionLimits limits;      // the function's budget per call
 };
 
 class Job : public ProcessOwner {
@@ -61,8 +71,15 @@ class Job : public ProcessOwner {
 
   // kNew -> kQueued: no slot is free; the call waits for one.
   void Queue();
-  // kNew or kQueued -> kStarting: the call holds a slot now.
+  // The call holds a slot now. kNew or kQueued -> kStarting for a call that
+  // still needs its executable; kQueued -> kReceiving for a persistent
+  // executable's next call (CTL_SLOT tells it to go on).
   void Admit();
+  // kIdle -> kQueued: a persistent executable's next call waits for a slot.
+  void WantSlot();
+  // kQueued or kIdle -> kIdle: no slot for the persistent executable's next
+  // call (CTL_SLOT with `st`'s code); it fails that call and ends.
+  void RefuseSlot(const Status &st);
 
   // kStarting -> kReceiving: hands the client connection to `process`
   // (CTL_HANDOFF with the call id, the limits, the persistent flag and the
@@ -75,7 +92,17 @@ class Job : public ProcessOwner {
   void End();
 
   // Sends SIGKILL to the executable's process group; OnExit follows.
-  void Kill(KillReason reason);
+  // `detail` is what the client is told (for the reasons that tell it).
+  void Kill(KillReason reason, std::string detail = {});
+
+  // kComputing: asks the executable for a heartbeat now (CTL_PROBE).
+  void Probe();
+
+  // The watchdog saw the socket's byte counter for the current transfer at
+  // `moved`: a change is progress.
+  void NoteProgress(uint64_t moved, Clock::time_point now);
+  Clock::time_point progress_at() const { return progress_at_; }
+  Clock::time_point idle_since() const { return idle_since_; }
 
   // Handles the control messages the executable has already sent. The
   // executable says CTL_REPLYING before it writes its result, so after this
@@ -94,6 +121,7 @@ class Job : public ProcessOwner {
   const std::string &executable() const { return params_.executable; }
   bool persistent() const { return params_.persistent; }
   uint32_t heartbeat_ms() const { return params_.heartbeat_ms; }
+  const FunctionLimits &limits() const { return params_.limits; }
   Connection *conn() const { return conn_; }
   void detach_conn() { conn_ = nullptr; }
   bool started() const { return process_ != nullptr; }
@@ -120,6 +148,7 @@ class Job : public ProcessOwner {
   void OnControl(Process &process, const ControlMsg &msg) override;
   void OnArgsReceived();
   void OnReplying();
+  void SendSlotAnswer(int32_t code);
   void OnCallDone(const ControlMsg &msg);
   void OnExit(Process &process) override;
 
@@ -134,6 +163,10 @@ class Job : public ProcessOwner {
   Clock::time_point arrived_ = Clock::now();
   Clock::time_point admitted_;
   Clock::time_point call_started_;
+  Clock::time_point progress_at_ = Clock::now();  // last progress, or the state's start
+  Clock::time_point idle_since_;
+  uint64_t progress_moved_ = 0;
+  std::string kill_detail_;
   uint64_t calls_done_ = 0;
 };
 

@@ -4,6 +4,9 @@
 #include <netinet/in.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
+#include <chrono>
+#include <map>
+
 namespace ninf::server {
 
 Status SetupLogging(const std::string &level) {
@@ -24,9 +27,12 @@ Status SetupLogging(const std::string &level) {
 }
 
 std::string Quoted(std::string_view value) {
-  bool plain = !value.empty();
+  const std::size_t cut = value.size() > kMaxLoggedValue ? value.size() - kMaxLoggedValue : 0;
+  value = value.substr(0, value.size() - cut);
+  bool plain = !value.empty() && cut == 0;
   for (char c : value)
-    if (c == ' ' || c == '"' || c == '\\' || c == '=' || static_cast<unsigned char>(c) < 0x20)
+    if (c == ' ' || c == '"' || c == '\\' || c == '=' || static_cast<unsigned char>(c) < 0x20 ||
+        c == 0x7f)
       plain = false;
   if (plain) return std::string(value);
   std::string out = "\"";
@@ -34,14 +40,40 @@ std::string Quoted(std::string_view value) {
     if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
       out += ' ';
     } else {
       out += c;
     }
   }
+  if (cut) out += "...(" + std::to_string(cut) + " more bytes)";
   out += '"';
   return out;
+}
+
+bool LogAllowed(std::string_view kind, uint64_t *suppressed) {
+  struct Window {
+    std::chrono::steady_clock::time_point start;
+    int logged = 0;
+    uint64_t dropped = 0;
+  };
+  static std::map<std::string, Window, std::less<>> windows;
+  auto now = std::chrono::steady_clock::now();
+  auto it = windows.find(kind);
+  if (it == windows.end()) it = windows.emplace(std::string(kind), Window{now}).first;
+  Window &w = it->second;
+  if (now - w.start >= std::chrono::seconds(1)) {
+    w.start = now;
+    w.logged = 0;
+  }
+  if (w.logged >= kLogBurst) {
+    ++w.dropped;
+    return false;
+  }
+  ++w.logged;
+  *suppressed = w.dropped;
+  w.dropped = 0;
+  return true;
 }
 
 std::string FormatAddress(const sockaddr *addr) {

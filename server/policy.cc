@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <csignal>
 
 namespace ninf::server {
 
@@ -32,8 +33,6 @@ void Admission::Release() {
   assert(running_ > 0);
   if (running_ > 0) --running_;
 }
-
-void Admission::Acquire() { ++running_; }
 
 std::optional<uint64_t> Admission::Next() {
   if (running_ >= slots_ || queue_.empty()) return std::nullopt;
@@ -144,8 +143,57 @@ bool CallOpen(JobState state) {
 
 bool HangupCancels(JobState state) { return CallOpen(state) && state != JobState::kReplying; }
 
-uint32_t HeartbeatPeriodMs(uint32_t requested_ms) {
-  return requested_ms ? std::max(requested_ms, kMinHeartbeatMs) : 0;
+uint32_t HeartbeatPeriodMs(uint32_t requested_ms, uint32_t liveness_ms) {
+  uint32_t period = requested_ms ? std::min(requested_ms, liveness_ms) : liveness_ms;
+  return std::max(period, kMinHeartbeatMs);
+}
+
+Verdict Watch(const WatchFacts &job, const WatchLimits &limits) {
+  switch (job.state) {
+    case JobState::kReceiving:
+    case JobState::kComputing:
+    case JobState::kReplying:
+      if (limits.wall_ms > 0 && job.in_call_ms > limits.wall_ms) return Verdict::kWallLimit;
+      // Computing moves no call data; heartbeats and the wall-clock budget
+      // watch it instead.
+      if (job.state != JobState::kComputing && job.since_progress_ms > limits.transfer_ms)
+        return Verdict::kStalled;
+      return Verdict::kKeep;
+    case JobState::kIdle:
+      return job.idle_ms > limits.handle_idle_ms ? Verdict::kIdleExpired : Verdict::kKeep;
+    case JobState::kNew:
+    case JobState::kQueued:
+    case JobState::kStarting:
+    case JobState::kDone:
+    case JobState::kEnded:
+      return Verdict::kKeep;
+  }
+  return Verdict::kKeep;
+}
+
+std::vector<uint64_t> IdleHandlesToStop(std::vector<IdleHandle> idle, std::size_t max_count,
+                                        uint64_t max_bytes) {
+  std::sort(idle.begin(), idle.end(),
+            [](const IdleHandle &a, const IdleHandle &b) { return a.idle_ms > b.idle_ms; });
+  uint64_t bytes = 0;
+  for (const IdleHandle &h : idle) bytes += h.rss_bytes;
+  std::vector<uint64_t> stop;
+  std::size_t left = idle.size();
+  for (const IdleHandle &h : idle) {
+    if (left <= max_count && bytes <= max_bytes) break;
+    stop.push_back(h.job);
+    --left;
+    bytes -= h.rss_bytes;
+  }
+  return stop;
+}
+
+std::optional<uint64_t> ConnectionToReplace(const std::vector<ConnectionFacts> &candidates) {
+  const ConnectionFacts *oldest = nullptr;
+  for (const ConnectionFacts &c : candidates)
+    if (c.reading && c.requests == 0 && (!oldest || c.opened_seq < oldest->opened_seq)) oldest = &c;
+  if (!oldest) return std::nullopt;
+  return oldest->id;
 }
 
 WarmAction WarmAfterHandoff(bool took_warm, std::size_t idle_left, int running_jobs,
@@ -181,10 +229,13 @@ Ending DescribeEnding(const JobFacts &job, EndReason reason, const Status &why) 
   // nothing to count: its calls were counted at CALL_DONE.
   if (!CallOpen(job.state)) {
     e.counted = false;
-    // An idle persistent executable ended by the shutdown: its client learns
-    // why when it reads the answer to its next call.
+    // An idle persistent executable ended by the server: its client learns
+    // why when it reads the answer to its next call (and a handle starts a
+    // new executable when it reads NINF_ERR_EXPIRED).
     if (job.persistent && job.kill_reason == KillReason::kShutdown)
       e.tell = Status(NINF_ERR_SHUTTING_DOWN, "the server is shutting down");
+    if (job.persistent && job.kill_reason == KillReason::kIdleExpired)
+      e.tell = Status(NINF_ERR_EXPIRED, job.kill_detail);
     return e;
   }
   if (job.kill_reason == KillReason::kClientGone) {
@@ -195,9 +246,25 @@ Ending DescribeEnding(const JobFacts &job, EndReason reason, const Status &why) 
   // Once the executable began its reply nothing can be said: a frame cannot
   // be injected into the middle of another.
   if (job.state == JobState::kReplying) return e;
-  if (job.kill_reason == KillReason::kShutdown)
-    e.tell = Status(NINF_ERR_SHUTTING_DOWN,
-                    "the server shut down before '" + job.function + "' finished");
+  switch (job.kill_reason) {
+    case KillReason::kShutdown:
+      e.tell = Status(NINF_ERR_SHUTTING_DOWN,
+                      "the server shut down before '" + job.function + "' finished");
+      return e;
+    case KillReason::kStalled:
+      e.tell = Status(NINF_ERR_TIMEOUT, job.kill_detail);
+      return e;
+    case KillReason::kWallLimit:
+      e.tell = Status(NINF_ERR_LIMIT, job.kill_detail);
+      return e;
+    case KillReason::kNone:
+    case KillReason::kClientGone:
+    case KillReason::kIdleExpired:
+      break;
+  }
+  if (job.term_signal == SIGXCPU && job.cpu_limit_seconds > 0)
+    e.tell = Status(NINF_ERR_LIMIT, "'" + job.function + "' exceeded its CPU limit of " +
+                                        std::to_string(job.cpu_limit_seconds) + " s");
   else
     e.tell = Status(NINF_ERR_EXECUTABLE,
                     "executable for '" + job.function + "' died: " + job.exit_description);

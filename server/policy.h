@@ -55,11 +55,6 @@ class Admission {
   // A call that held a slot has ended: its slot is free again.
   void Release();
 
-  // A persistent executable starts another call on its own connection. That
-  // call is already under way and cannot wait, so it takes a slot even when
-  // all are busy; queued calls then wait until enough slots are free again.
-  void Acquire();
-
   // The first queued call, if a slot is free; the call then holds that slot.
   // Call it after Release() until it returns nothing.
   std::optional<uint64_t> Next();
@@ -165,9 +160,57 @@ bool CallOpen(JobState state);
 bool HangupCancels(JobState state);
 
 // Heartbeats more frequent than this would only load the daemon, the
-// executable and the client; a smaller request is raised to it (0: none).
+// executable and the client; a smaller request is raised to it.
 inline constexpr uint32_t kMinHeartbeatMs = 10;
-uint32_t HeartbeatPeriodMs(uint32_t requested_ms);
+// The heartbeat period of a call: what its client asked for, but never
+// slower than the server's liveness period, because heartbeats are also how
+// ninfd learns that a client is gone (the beat to a closed socket fails).
+// 0 asks for none: the call gets the liveness period.
+uint32_t HeartbeatPeriodMs(uint32_t requested_ms, uint32_t liveness_ms);
+
+// The deadlines the watchdog (Server, twice a second) holds a job to.
+struct WatchLimits {
+  int64_t transfer_ms = 0;     // arguments or result without progress
+  int64_t wall_ms = 0;         // one call, hand-off to result (0: none)
+  int64_t handle_idle_ms = 0;  // a persistent executable between calls
+};
+// What the watchdog knows of one job.
+struct WatchFacts {
+  JobState state = JobState::kNew;
+  int64_t in_call_ms = 0;         // since the call was handed over (or granted its slot)
+  int64_t since_progress_ms = 0;  // since the socket last moved data in this state
+  int64_t idle_ms = 0;            // since a persistent executable became idle
+};
+enum class Verdict {
+  kKeep,
+  kStalled,      // kill: the transfer made no progress for transfer_ms
+  kWallLimit,    // kill: the call ran out of wall-clock time
+  kIdleExpired,  // stop the idle persistent executable
+};
+Verdict Watch(const WatchFacts &job, const WatchLimits &limits);
+
+// Idle persistent executables beyond the budgets: which to stop so that at
+// most `max_count` stay and their resident memory is at most `max_bytes`.
+// The longest idle go first (the least likely to be called again soon).
+struct IdleHandle {
+  uint64_t job = 0;
+  int64_t idle_ms = 0;
+  uint64_t rss_bytes = 0;
+};
+std::vector<uint64_t> IdleHandlesToStop(std::vector<IdleHandle> idle, std::size_t max_count,
+                                        uint64_t max_bytes);
+
+// A new connection arrives from an address that has used up its share (or
+// the server is full). Which open connection it replaces: the oldest that
+// has not yet completed a single request (a slow or stuck sender; a client
+// that works sends its request at once), if any.
+struct ConnectionFacts {
+  uint64_t id = 0;
+  bool reading = false;     // still in the request phase (no call parked)
+  uint64_t requests = 0;    // complete requests read
+  uint64_t opened_seq = 0;  // order of acceptance
+};
+std::optional<uint64_t> ConnectionToReplace(const std::vector<ConnectionFacts> &candidates);
 
 // What to do about a function's warm executables once a call was handed
 // off. The next call should find one waiting, but a replacement's start-up
@@ -182,7 +225,14 @@ WarmAction WarmAfterHandoff(bool took_warm, std::size_t idle_left, int running_j
                             int threads_per_job, int cores);
 
 // Why ninfd killed an executable, for the client's error and the stats.
-enum class KillReason { kNone, kClientGone, kShutdown };
+enum class KillReason {
+  kNone,
+  kClientGone,   // the client hung up, or a heartbeat to it failed
+  kShutdown,     // SIGTERM's grace period is over
+  kStalled,      // the transfer made no progress (Verdict::kStalled)
+  kWallLimit,    // the call's wall-clock budget is spent
+  kIdleExpired,  // an idle persistent executable was stopped (idle time or budget)
+};
 
 // Why a job is being finished.
 enum class EndReason {
@@ -199,8 +249,11 @@ struct JobFacts {
   bool persistent = false;
   KillReason kill_reason = KillReason::kNone;
   std::string function;
-  std::string exit_description;  // "signal 9", "exit status 3"
-  std::size_t queued = 0;        // calls waiting in the queue now
+  std::string exit_description;   // "signal 9", "exit status 3"
+  int term_signal = 0;            // the signal that ended the executable, if any
+  std::string kill_detail;        // ninfd's words for why it killed it
+  int64_t cpu_limit_seconds = 0;  // the call's CPU budget (SIGXCPU means it was spent)
+  std::size_t queued = 0;         // calls waiting in the queue now
 };
 struct Ending {
   bool counted = true;  // a call was under way (or refused) and is counted now

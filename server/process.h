@@ -55,6 +55,8 @@ class Process {
   // Sends `msg` (a CTL_HANDOFF) with `fd` attached. Returns 0, or the errno
   // of the failure (then nothing was passed: usually the process has died).
   int Handoff(const ControlMsg &msg, int fd);
+  // Sends a control message without a descriptor; 0 or the errno.
+  int Send(const ControlMsg &msg) { return Handoff(msg, -1); }
 
   // SIGKILL to the process group and the process; OnExit follows. No-op once
   // exited.

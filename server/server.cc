@@ -29,13 +29,20 @@ void ReplyError(Connection &conn, const Status &st) {
 
 // Refuses a connection over the limit with one best-effort FRAME_ERROR; the
 // socket closes when `fd` goes out of scope.
-void RefuseConnection(UniqueFd fd, const std::string &peer, std::size_t limit) {
+void RefuseConnection(UniqueFd fd, const std::string &peer, const std::string &why) {
   std::string frame;
-  AppendErrorFrame(&frame, Status(NINF_ERR_SERVER, "too many connections (max_connections = " +
-                                                       std::to_string(limit) + ")"));
+  AppendErrorFrame(&frame, Status(NINF_ERR_SERVER, "too many connections (" + why + ")"));
   // Best effort: a peer that does not read in time just sees the close.
   (void)::send(fd.get(), frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-  spdlog::warn("event=connection_refused peer={} reason=max_connections limit={}", peer, limit);
+  RateLimitedWarn("connection_refused", "event=connection_refused peer={} reason={}", peer,
+                  Quoted(why));
+}
+
+// "10.0.0.7:51234" -> "10.0.0.7", "[::1]:3000" -> "[::1]": connections are
+// counted per client address.
+std::string AddressOf(const std::string &peer) {
+  std::size_t colon = peer.rfind(':');
+  return colon == std::string::npos ? peer : peer.substr(0, colon);
 }
 
 }  // namespace
@@ -56,6 +63,9 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
   (void)uv_timer_init(loop_, &grace_timer_);  // only fills the handle in
   grace_timer_.data = this;
   grace_timer_open_ = true;
+  (void)uv_timer_init(loop_, &watch_timer_);
+  watch_timer_.data = this;
+  watch_timer_open_ = true;
 }
 
 Server::~Server() = default;
@@ -72,6 +82,7 @@ Status Server::Start() {
   if (threads_per_job_ * slots_ > cores_)
     spdlog::warn("event=oversubscribed slots={} threads_per_job={} cores={}", slots_,
                  threads_per_job_, cores_);
+  StartWatchdog();
   return WriteReadyFile();
 }
 
@@ -91,17 +102,52 @@ Status Server::WriteReadyFile() const {
   return Status::Ok();
 }
 
+bool Server::MakeRoomFor(const std::string &address) {
+  const auto total_limit = static_cast<std::size_t>(settings_.max_connections);
+  const auto client_limit = static_cast<std::size_t>(settings_.max_connections_per_client);
+  std::size_t from_client = 0;
+  for (const auto &[c, owned] : connections_)
+    if (!c->closing() && AddressOf(c->peer()) == address) ++from_client;
+  const bool client_full = from_client >= client_limit;
+  if (!client_full && connections_.size() < total_limit) return true;
+  // Full: the newcomer may replace a connection that has not managed a
+  // single request yet (of its own address when that is what is full).
+  std::vector<ConnectionFacts> candidates;
+  for (const auto &[c, owned] : connections_)
+    if (!c->closing() && (!client_full || AddressOf(c->peer()) == address))
+      candidates.push_back({c->id(), c->reading(), c->requests(), c->id()});
+  std::optional<uint64_t> victim = ConnectionToReplace(candidates);
+  if (!victim) return false;
+  for (const auto &[c, owned] : connections_)
+    if (c->id() == *victim) {
+      RateLimitedWarn("connection_replaced", "event=connection_replaced conn={} peer={} reason={}",
+                      c->id(), c->peer(),
+                      client_full ? "max_connections_per_client" : "max_connections");
+      c->Fail(Status(NINF_ERR_SERVER,
+                     "connection closed: no request arrived and a new connection needed room"));
+      // Fail lingers to deliver the error; its slot in the count is given
+      // up now.
+      c->Close();
+      break;
+    }
+  return true;
+}
+
 void Server::Accept(UniqueFd fd, const std::string &peer) {
   if (stopping_) return;  // fd closes here
-  auto limit = static_cast<std::size_t>(settings_.max_connections);
-  if (connections_.size() >= limit) {
-    RefuseConnection(std::move(fd), peer, limit);
+  if (!MakeRoomFor(AddressOf(peer))) {
+    RefuseConnection(std::move(fd), peer,
+                     "max_connections = " + std::to_string(settings_.max_connections) +
+                         ", max_connections_per_client = " +
+                         std::to_string(settings_.max_connections_per_client));
     return;
   }
   uint64_t id = next_connection_id_++;
+  Connection::Timeouts timeouts;
+  timeouts.idle_ms = static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000;
+  timeouts.request_ms = static_cast<uint64_t>(settings_.request_timeout_seconds) * 1000;
   std::unique_ptr<Connection> conn =
-      Connection::Open(loop_, std::move(fd), id, peer, this,
-                       static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000);
+      Connection::Open(loop_, std::move(fd), id, peer, this, timeouts);
   if (!conn) return;
   Connection *raw = conn.get();
   connections_.emplace(raw, std::move(conn));
@@ -130,8 +176,8 @@ void Server::OnRequest(Connection &conn, const FrameHeader &h, std::string_view 
 
 void Server::OnProtocolError(Connection &conn, const Status &st) {
   ++counters_.protocol_errors;
-  spdlog::warn("event=protocol_error conn={} peer={} code={} error={}", conn.id(), conn.peer(),
-               st.code(), Quoted(st.message()));
+  RateLimitedWarn("protocol_error", "event=protocol_error conn={} peer={} code={} error={}",
+                  conn.id(), conn.peer(), st.code(), Quoted(st.message()));
 }
 
 void Server::HandleQuery(Connection &conn, std::string_view body) {
@@ -285,6 +331,10 @@ void Server::MaybeStopped() {
   if (grace_timer_open_) {
     uv_close(reinterpret_cast<uv_handle_t *>(&grace_timer_), nullptr);
     grace_timer_open_ = false;
+  }
+  if (watch_timer_open_) {
+    uv_close(reinterpret_cast<uv_handle_t *>(&watch_timer_), nullptr);
+    watch_timer_open_ = false;
   }
   spdlog::info("event=stopped completed={} failed={} cancelled={} rejected={}", counters_.completed,
                counters_.failed, counters_.cancelled, counters_.rejected);

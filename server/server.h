@@ -66,15 +66,27 @@ class Server : public Connection::Delegate, public JobEvents {
   void OnRequest(Connection &conn, const FrameHeader &h, std::string_view body) override;
   void OnProtocolError(Connection &conn, const Status &st) override;
   void OnHangup(Connection &conn) override;
+  void OnPeerShutWrite(Connection &conn) override;
   void OnClosed(Connection &conn) override;
   void OnOutputFlushed(Connection &conn) override;
 
   // JobEvents
   void OnArgsReceived(Job &job, bool resumed) override;
   void OnCallDone(Job &job, const ControlMsg &msg) override;
+  void OnWantSlot(Job &job) override;
+  void OnClientGone(Job &job) override;
   void OnExit(Job &job) override;
 
   void Accept(UniqueFd fd, const std::string &peer);
+  // Makes room for a new connection from `address` under the connection
+  // limits, replacing an open one if the policy names one. False: refuse.
+  bool MakeRoomFor(const std::string &address);
+
+  // The watchdog (server_watch.cc): twice a second every job is held to its
+  // deadlines (policy.h Watch) and the idle handles to their budgets.
+  void StartWatchdog();
+  void RunWatchdog();
+  void WatchIdleHandles(Clock::time_point now);
   void HandleQuery(Connection &conn, std::string_view body);
   void HandleList(Connection &conn);
   void HandleStats(Connection &conn);
@@ -106,6 +118,8 @@ class Server : public Connection::Delegate, public JobEvents {
   Listener listener_;
   uv_timer_t grace_timer_{};
   bool grace_timer_open_ = false;
+  uv_timer_t watch_timer_{};
+  bool watch_timer_open_ = false;
   // Owned here; a connection is freed in OnClosed, once libuv has closed
   // its handles, a job in FinishJob.
   std::unordered_map<Connection *, std::unique_ptr<Connection>> connections_;

@@ -34,10 +34,10 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
   }
   const FunctionEntry *entry = registry_.Find(req.name());
   if (!entry) {
-    spdlog::info("event=call_unknown conn={} peer={} call={} function={}", conn.id(), conn.peer(),
-                 req.call_id(), Quoted(req.name()));
-    conn.Fail(
-        Status(NINF_ERR_FUNCTION_NOT_FOUND, "no function '" + req.name() + "' on this server"));
+    RateLimitedInfo("call_unknown", "event=call_unknown conn={} peer={} call={} function={}",
+                    conn.id(), conn.peer(), req.call_id(), Quoted(req.name()));
+    conn.Fail(Status(NINF_ERR_FUNCTION_NOT_FOUND,
+                     "no function " + Quoted(req.name()) + " on this server"));
     return;
   }
   CallParams params;
@@ -45,7 +45,9 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
   params.function = req.name();
   params.executable = entry->executable;
   params.persistent = req.persistent();
-  params.heartbeat_ms = HeartbeatPeriodMs(req.heartbeat_ms());
+  params.heartbeat_ms = HeartbeatPeriodMs(req.heartbeat_ms(),
+                                          static_cast<uint32_t>(settings_.liveness_seconds * 1000));
+  params.limits = settings_.LimitsOf(req.name());
   auto owned = std::make_unique<Job>(this, next_job_id_++, std::move(params), &conn);
   Job *job = owned.get();
   conn.AttachJob(job);
@@ -62,8 +64,8 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
     case Admission::Decision::kQueue:
       job->Queue();
       conn.WatchHangup(true);
-      // ninfd owns the socket until the hand-off, so it may prove the call
-      // alive itself while it waits.
+      // ninfd owns the socket until the hand-off, so it proves the call
+      // alive itself while it waits (and learns so that the client is gone).
       conn.StartHeartbeats(job->heartbeat_ms());
       spdlog::info("event=call_queued job={} call={} function={} peer={} queued={}", job->id(),
                    job->call_id(), job->function(), conn.peer(), admission_.queued());
@@ -162,19 +164,64 @@ void Server::AdmitQueued() {
   admitting_ = true;
   while (std::optional<uint64_t> id = admission_.Next()) {
     Job &job = *jobs_.at(*id);
+    const bool resumed = job.started();  // a persistent executable's next call
     job.Admit();
     // The hang-up watch stays on: a client leaving before the hand-off
     // (while a last heartbeat is written) cancels its call.
-    StartJob(job);
+    if (!resumed) StartJob(job);
   }
   admitting_ = false;
 }
 
 void Server::OnArgsReceived(Job &job, bool resumed) {
-  // A persistent executable's next call takes a slot again.
-  if (resumed) admission_.Acquire();
-  spdlog::debug("event=args_received job={} call={} function={}", job.id(), job.call_id(),
-                job.function());
+  spdlog::debug("event=args_received job={} call={} function={} resumed={}", job.id(),
+                job.call_id(), job.function(), resumed);
+  // The client shut its write side while the arguments were read (which is
+  // normal for a client that sent everything): now the routine runs, a
+  // heartbeat can tell whether it is still there to read the result.
+  if (job.conn() && job.conn()->peer_shut_write()) job.Probe();
+}
+
+void Server::OnWantSlot(Job &job) {
+  // A persistent executable's next call waits for a slot like any other.
+  if (stopping_) {
+    job.RefuseSlot(Status(NINF_ERR_SHUTTING_DOWN, "the server is shutting down"));
+    return;
+  }
+  switch (admission_.Offer(job.id())) {
+    case Admission::Decision::kRun:
+      job.Admit();
+      break;
+    case Admission::Decision::kQueue:
+      spdlog::info("event=call_queued job={} call={} function={} persistent=1 queued={}", job.id(),
+                   job.call_id(), job.function(), admission_.queued());
+      break;  // AdmitQueued grants it
+    case Admission::Decision::kReject:
+      ++counters_.rejected;
+      job.RefuseSlot(Status(NINF_ERR_SERVER, "server busy"));
+      break;
+  }
+}
+
+void Server::OnClientGone(Job &job) {
+  spdlog::info("event=client_gone job={} call={} function={} pid={} reason=heartbeat_failed",
+               job.id(), job.call_id(), job.function(), job.pid());
+  job.Kill(KillReason::kClientGone);
+}
+
+void Server::OnPeerShutWrite(Connection &conn) {
+  Job *job = conn.job();
+  if (!job) return;
+  // A half-close is no cancel: the client may still read its result. Ask
+  // the side that writes to the socket now to send a heartbeat; a closed
+  // peer answers it with a reset, which OnHangup then sees.
+  job->CatchUpControl();
+  spdlog::debug("event=peer_shut_write job={} call={} state={}", job->id(), job->call_id(),
+                JobStateName(job->state()));
+  if (job->state() == JobState::kQueued || job->state() == JobState::kStarting)
+    conn.Probe();
+  else if (job->state() == JobState::kComputing)
+    job->Probe();
 }
 
 void Server::OnCallDone(Job &job, const ControlMsg &msg) {

@@ -38,9 +38,42 @@ const SettingSpec kTable[] = {
      "largest array data of one call, e.g. 512M or 8G (0: no limit)", &Settings::max_call_bytes},
     {"max_connections", SettingKind::kInteger, "1024", 1, 1 << 20,
      "open client connections, running calls included", &Settings::max_connections},
+    {"max_connections_per_client", SettingKind::kInteger, "64", 1, 1 << 20,
+     "open connections from one client address; a new one over the limit replaces that "
+     "client's oldest connection still sending a request, or is refused",
+     &Settings::max_connections_per_client},
     {"idle_timeout_seconds", SettingKind::kInteger, "60", 1, 86400,
      "close a connection that sends nothing for this long before its call",
      &Settings::idle_timeout_seconds},
+    {"request_timeout_seconds", SettingKind::kInteger, "10", 1, 3600,
+     "a request must arrive whole within this long of its first byte (slow senders are cut off)",
+     &Settings::request_timeout_seconds},
+    {"transfer_timeout_seconds", SettingKind::kInteger, "60", 1, 86400,
+     "kill a call whose arguments or result make no progress on the wire for this long",
+     &Settings::transfer_timeout_seconds},
+    {"liveness_seconds", SettingKind::kInteger, "5", 1, 3600,
+     "heartbeat period of every call (a client asking for a shorter one gets it); a client "
+     "gone while its call waits or computes is noticed within about this long",
+     &Settings::liveness_seconds},
+    {"call_wall_seconds", SettingKind::kInteger, "0", 0, kMaxInt,
+     "wall-clock budget of one call, from its hand-off to its result; over it the executable "
+     "is killed and the client told (0: none; [limits.NAME] in the config file overrides it)",
+     &Settings::call_wall_seconds},
+    {"call_cpu_seconds", SettingKind::kInteger, "0", 0, kMaxInt,
+     "CPU-time budget of one call, all its threads together (0: none; [limits.NAME] overrides "
+     "it)",
+     &Settings::call_cpu_seconds},
+    {"handle_idle_seconds", SettingKind::kInteger, "600", 1, 31536000,
+     "stop a function handle's executable idle this long; the handle's next call starts a new "
+     "one",
+     &Settings::handle_idle_seconds},
+    {"max_idle_handles", SettingKind::kInteger, "64", 0, 1 << 20,
+     "idle function-handle executables kept; the longest idle ones beyond it are stopped",
+     &Settings::max_idle_handles},
+    {"idle_handle_memory", SettingKind::kBytes, "4G", 0, kMaxInt,
+     "resident memory all idle function-handle executables may hold together; the longest "
+     "idle ones beyond it are stopped",
+     &Settings::idle_handle_memory},
     {"grace_seconds", SettingKind::kInteger, "10", 0, 3600,
      "on SIGTERM, how long running calls may take before they are killed",
      &Settings::grace_seconds},
@@ -102,7 +135,34 @@ const SettingSpec *FindSpec(std::string_view name) {
 
 // Reads the TOML file into raw strings per key; unknown keys are errors so
 // that a typo does not silently fall back to a default.
-Status ReadConfigFile(const std::string &path, std::vector<std::optional<std::string>> *raw) {
+// One [limits.NAME] table: wall_seconds and cpu_seconds, integers >= 0.
+Status ReadFunctionLimits(const std::string &path, const toml::table &limits,
+                          std::map<std::string, FunctionLimits, std::less<>> *out) {
+  for (auto &&[name, node] : limits) {
+    std::string where = path + ":" + std::to_string(node.source().begin.line);
+    const toml::table *t = node.as_table();
+    if (!t) return Invalid(where, "limits." + std::string(name.str()) + " must be a table");
+    FunctionLimits fl;
+    for (auto &&[key, value] : *t) {
+      std::optional<int64_t> v = value.value_exact<int64_t>();
+      int64_t *field = key.str() == "wall_seconds"  ? &fl.wall_seconds
+                       : key.str() == "cpu_seconds" ? &fl.cpu_seconds
+                                                    : nullptr;
+      if (!field)
+        return Invalid(where, "unknown key limits." + std::string(name.str()) + "." +
+                                  std::string(key.str()) + " (wall_seconds, cpu_seconds)");
+      if (!v || *v < 0)
+        return Invalid(where, "limits." + std::string(name.str()) + "." + std::string(key.str()) +
+                                  " must be an integer >= 0");
+      *field = *v;
+    }
+    (*out)[std::string(name.str())] = fl;
+  }
+  return Status::Ok();
+}
+
+Status ReadConfigFile(const std::string &path, std::vector<std::optional<std::string>> *raw,
+                      std::map<std::string, FunctionLimits, std::less<>> *limits) {
   toml::table table;
   try {
     table = toml::parse_file(path);
@@ -113,6 +173,10 @@ Status ReadConfigFile(const std::string &path, std::vector<std::optional<std::st
   }
   for (auto &&[key, node] : table) {
     std::string where = path + ":" + std::to_string(node.source().begin.line);
+    if (key.str() == "limits" && node.is_table()) {
+      NINF_RETURN_IF_ERROR(ReadFunctionLimits(path, *node.as_table(), limits));
+      continue;
+    }
     const SettingSpec *spec = FindSpec(key.str());
     if (!spec) return Invalid(where, "unknown setting '" + std::string(key.str()) + "'");
     std::size_t index = static_cast<std::size_t>(spec - kTable);
@@ -133,6 +197,12 @@ std::string VersionText() { return std::string("ninfd ") + NINF_VERSION + "\n"; 
 }  // namespace
 
 std::span<const SettingSpec> SettingsTable() { return kTable; }
+
+FunctionLimits Settings::LimitsOf(std::string_view function) const {
+  FunctionLimits fl{call_wall_seconds, call_cpu_seconds};
+  if (auto it = function_limits.find(function); it != function_limits.end()) fl = it->second;
+  return fl;
+}
 
 std::string EnvName(const SettingSpec &spec) {
   std::string out = "NINF_";
@@ -215,7 +285,9 @@ Status ParseInvocation(int argc, const char *const *argv, const EnvLookup &env, 
   if (inv.config_file.empty() && env("NINF_CONFIG")) inv.config_file = env("NINF_CONFIG");
 
   std::vector<std::optional<std::string>> file_values(n);
-  if (!inv.config_file.empty()) NINF_RETURN_IF_ERROR(ReadConfigFile(inv.config_file, &file_values));
+  if (!inv.config_file.empty())
+    NINF_RETURN_IF_ERROR(
+        ReadConfigFile(inv.config_file, &file_values, &inv.settings.function_limits));
   for (std::size_t i = 0; i < n; ++i) {
     const SettingSpec &spec = kTable[i];
     std::string env_name = EnvName(spec);

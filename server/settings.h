@@ -8,13 +8,24 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "status.h"
 
 namespace ninf::server {
+
+// A call's budget (0: no limit). When a call runs out of wall-clock time
+// ninfd kills its executable; CPU time is enforced by the executable's own
+// RLIMIT_CPU (the kernel sends SIGXCPU). Either way the client is told which
+// limit ended its call.
+struct FunctionLimits {
+  int64_t wall_seconds = 0;
+  int64_t cpu_seconds = 0;
+};
 
 struct Settings {
   int64_t port = 3000;  // 0: any free port
@@ -25,11 +36,26 @@ struct Settings {
   int64_t queue_limit = 1024;
   int64_t max_call_bytes = int64_t{8} << 30;  // 0: no limit
   int64_t max_connections = 1024;
+  int64_t max_connections_per_client = 64;
   int64_t idle_timeout_seconds = 60;
+  int64_t request_timeout_seconds = 10;
+  int64_t transfer_timeout_seconds = 60;
+  int64_t liveness_seconds = 5;
+  int64_t call_wall_seconds = 0;  // 0: no limit
+  int64_t call_cpu_seconds = 0;   // 0: no limit
+  int64_t handle_idle_seconds = 600;
+  int64_t max_idle_handles = 64;
+  int64_t idle_handle_memory = int64_t{4} << 30;
   int64_t grace_seconds = 10;
   int64_t warm_executables = 1;  // idle started executables per called function
   std::string log_level = "info";
   std::string ready_file;  // "": none
+  // Per-function overrides of call_wall_seconds and call_cpu_seconds, from
+  // the config file's [limits.NAME] tables.
+  std::map<std::string, FunctionLimits, std::less<>> function_limits;
+
+  // The limits of one call of `function`: its override, else the defaults.
+  FunctionLimits LimitsOf(std::string_view function) const;
 };
 
 enum class SettingKind {

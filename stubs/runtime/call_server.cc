@@ -1,14 +1,18 @@
 #include "call_server.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -37,48 +41,103 @@ void DrainBeforeClose(Channel &ch, uint64_t pending) {
 }
 
 // While the routine runs, proves to the client that the executable is alive
-// and computing: an empty FRAME_HEARTBEAT every period. The client's session
-// timeout can then tell a long computation from a dead server.
+// and computing: an empty FRAME_HEARTBEAT every period, and one at once when
+// ninfd asks (CTL_PROBE: the client shut its write side, and only a write
+// tells a half-close from a closed client, which answers with a reset). The
+// client's session timeout can then tell a long computation from a dead
+// server. A beat that cannot be written means the client is gone: ninfd is
+// told (CTL_CLIENT_GONE) and kills this process rather than let the routine
+// finish for nobody.
 //
 // Only this thread writes to the channel between its start and Stop(); the
-// main thread is inside the routine then. Stop() waits for a heartbeat being
-// written to finish and joins the thread, so the RESULT that follows can
-// never interleave with a heartbeat. No thread exists when period is 0.
+// main thread is inside the routine then. Stop() wakes the thread, waits for
+// a beat being written to finish and joins it, so the RESULT that follows
+// can never interleave with a heartbeat. The control channel is read here
+// only while the thread runs, and only probes arrive then.
 class Heartbeats {
  public:
-  Heartbeats(Channel &ch, uint32_t period_ms) : ch_(ch) {
-    if (period_ms > 0) thread_ = std::thread([this, period_ms] { Run(period_ms); });
+  Heartbeats(Channel &ch, int control_fd, uint32_t period_ms, std::function<void()> client_gone)
+      : ch_(ch), control_fd_(control_fd), client_gone_(std::move(client_gone)) {
+    if (period_ms == 0) return;
+    stop_fd_ = ::eventfd(0, EFD_CLOEXEC);
+    if (stop_fd_ < 0) return;  // no heartbeats then; the call itself goes on
+    thread_ = std::thread([this, period_ms] { Run(static_cast<int>(period_ms)); });
   }
   ~Heartbeats() { Stop(); }
   Heartbeats(const Heartbeats &) = delete;
   Heartbeats &operator=(const Heartbeats &) = delete;
 
   void Stop() {
-    if (!thread_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
+    if (thread_.joinable()) {
+      const uint64_t one = 1;
+      (void)!::write(stop_fd_, &one, sizeof one);
+      thread_.join();
     }
-    wake_.notify_one();
-    thread_.join();
+    if (stop_fd_ >= 0) ::close(stop_fd_);
+    stop_fd_ = -1;
   }
 
  private:
-  void Run(uint32_t period_ms) {
-    const auto period = std::chrono::milliseconds(period_ms);
+  void Run(int period_ms) {
+    using Clock = std::chrono::steady_clock;
     wire::Heartbeat beat;
-    std::unique_lock<std::mutex> lock(mu_);
-    // The lock is held while a beat is written, so Stop() cannot return in
-    // the middle of one.
-    while (!wake_.wait_for(lock, period, [this] { return stop_; }))
-      if (!ch_.SendFrame(FRAME_HEARTBEAT, &beat).ok()) return;  // the client is gone
+    Clock::time_point next = Clock::now() + std::chrono::milliseconds(period_ms);
+    for (;;) {
+      pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {control_fd_, POLLIN, 0}};
+      const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now());
+      int r = ::poll(fds, 2, static_cast<int>(std::max<int64_t>(0, wait.count())));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0 || (fds[0].revents & POLLIN)) return;  // stopped
+      bool due = Clock::now() >= next;
+      if (fds[1].revents & POLLIN) {
+        ControlMsg msg;
+        if (RecvControl(control_fd_, &msg, nullptr) == 1 && msg.kind == CTL_PROBE) due = true;
+      } else if (fds[1].revents & (POLLHUP | POLLERR)) {
+        fds[1].fd = -1;  // ninfd is gone; beats go on for the client
+      }
+      if (!due) continue;
+      if (!ch_.SendFrame(FRAME_HEARTBEAT, &beat).ok()) {
+        client_gone_();
+        return;
+      }
+      next = Clock::now() + std::chrono::milliseconds(period_ms);
+    }
   }
 
   Channel &ch_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool stop_ = false;
+  int control_fd_;
+  std::function<void()> client_gone_;
+  int stop_fd_ = -1;
   std::thread thread_;
+};
+
+// Holds the calling process to a CPU budget for the duration of one call:
+// RLIMIT_CPU's soft limit is set to the CPU time used so far plus the budget
+// (the kernel sends SIGXCPU, which ends the process, when it is spent; ninfd
+// then tells the client which limit it hit) and lifted again afterwards. The
+// hard limit is never touched, so the soft one can always be raised back.
+class CpuBudget {
+ public:
+  explicit CpuBudget(uint32_t seconds) {
+    if (seconds == 0 || ::getrlimit(RLIMIT_CPU, &saved_) != 0) return;
+    rusage ru{};
+    if (::getrusage(RUSAGE_SELF, &ru) != 0) return;
+    const rlim_t used = static_cast<rlim_t>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1;
+    rlimit limit = saved_;
+    limit.rlim_cur = used + seconds;
+    if (saved_.rlim_max != RLIM_INFINITY && limit.rlim_cur > saved_.rlim_max)
+      limit.rlim_cur = saved_.rlim_max;
+    active_ = ::setrlimit(RLIMIT_CPU, &limit) == 0;
+  }
+  ~CpuBudget() {
+    if (active_) (void)::setrlimit(RLIMIT_CPU, &saved_);
+  }
+  CpuBudget(const CpuBudget &) = delete;
+  CpuBudget &operator=(const CpuBudget &) = delete;
+
+ private:
+  rlimit saved_{};
+  bool active_ = false;
 };
 
 }  // namespace
@@ -87,6 +146,31 @@ void CallServer::Report(ControlMsg msg) {
   msg.call_id = handoff_.call_id;
   // ninfd may already be gone (shutdown); the call itself is unaffected.
   (void)SendControl(control_fd_, msg);
+}
+
+Status CallServer::WaitForSlot(Channel &ch) {
+  Report({.kind = CTL_WANT_SLOT});
+  wire::Heartbeat beat;
+  const int period = handoff_.heartbeat_ms ? static_cast<int>(handoff_.heartbeat_ms) : -1;
+  for (;;) {
+    pollfd p{control_fd_, POLLIN, 0};
+    int r = ::poll(&p, 1, period);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return Status(NINF_ERR_INTERNAL, std::string("poll: ") + std::strerror(errno));
+    if (r == 0) {  // still waiting: the client hears that the call is alive
+      NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_HEARTBEAT, &beat));
+      continue;
+    }
+    ControlMsg answer;
+    int got = RecvControl(control_fd_, &answer, nullptr);
+    if (got != 1) return Status(NINF_ERR_SERVER, "ninfd went away before the call could start");
+    if (answer.kind != CTL_SLOT) continue;  // a late probe of the previous call
+    if (answer.error_code == NINF_OK) return Status::Ok();
+    const int code = answer.error_code;
+    return Status(code > NINF_OK && code < NINF_ERR_COUNT_ ? code : NINF_ERR_SERVER,
+                  code == NINF_ERR_SHUTTING_DOWN ? "the server is shutting down"
+                                                 : "server busy: no job slot for the call");
+  }
 }
 
 void CallServer::FailCall(Channel &ch, uint64_t unread_bytes, const Status &st, ControlMsg *done) {
@@ -153,7 +237,9 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
   Report({.kind = CTL_ARGS_RECEIVED});
 
   {
-    Heartbeats heartbeats(ch, handoff_.heartbeat_ms);
+    CpuBudget budget(handoff_.cpu_seconds);
+    Heartbeats heartbeats(ch, control_fd_, handoff_.heartbeat_ms,
+                          [this] { Report({.kind = CTL_CLIENT_GONE}); });
     invoke_(argv.data());
     heartbeats.Stop();
   }
@@ -212,7 +298,11 @@ int CallServer::Run() {
     if (h.type != FRAME_ARGS) {
       st = Status(NINF_ERR_PROTOCOL, std::string("expected ARGS, got ") + FrameTypeName(h.type));
     } else {
-      st = ServeCall(ch, h, &done);
+      // A handle's later calls take a job slot like any other call; the
+      // first one got its slot before the hand-off.
+      if (calls_ > 0) st = WaitForSlot(ch);
+      if (st.ok()) st = ServeCall(ch, h, &done);
+      ++calls_;
     }
     if (!st.ok()) {
       // If the failure came before the arrays were read, they are still on

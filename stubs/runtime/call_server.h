@@ -3,7 +3,9 @@
 // one-shot call, many for a persistent function handle) until FRAME_END, the
 // client closing, or an error. When CTL_HANDOFF.heartbeat_ms > 0, a helper
 // thread sends FRAME_HEARTBEAT that often while the routine runs, and is
-// stopped and joined before the RESULT is written.
+// stopped and joined before the RESULT is written. Each call is held to the
+// CPU budget of CTL_HANDOFF.cpu_seconds, and a handle's later calls wait
+// for a job slot (control.h).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +39,11 @@ class CallServer {
   // sending) and records the failure in *done.
   void FailCall(Channel &ch, uint64_t unread_bytes, const Status &st, ControlMsg *done);
 
+  // A persistent executable's next call: asks ninfd for a job slot and
+  // waits for the answer, sending the client heartbeats meanwhile.
+  Status WaitForSlot(Channel &ch);
+
+  // Thread-safe: one datagram per message on the control socket.
   void Report(ControlMsg msg);
 
   const wire::FunctionInterface &iface_;
@@ -44,6 +51,7 @@ class CallServer {
   int control_fd_;
   ControlMsg handoff_;
   std::vector<Buffer> buffers_;  // one per parameter, kept across calls
+  uint64_t calls_ = 0;           // ARGS frames served on this connection
 };
 
 }  // namespace ninf::stub

@@ -97,8 +97,9 @@ TEST_CASE("call_environment_and_handoff", "[call]") {
   // A period under 10 ms is raised to 10 ms.
   REQUIRE(Call(*fx.daemon, "info", 78, 0, DoublePayload(1), &text, 1).ok());
   CHECK(InfoField(text, "heartbeat_ms") == "10");
+  // None asked for: the server's liveness period (5 s by default).
   REQUIRE(Call(*fx.daemon, "info", 79, 0, DoublePayload(1), &text, 0).ok());
-  CHECK(InfoField(text, "heartbeat_ms") == "0");
+  CHECK(InfoField(text, "heartbeat_ms") == "5000");
   // stdin, stdout, stderr, the control socket and the client socket: no
   // descriptor of the daemon (or of whoever started it) leaks through.
   CHECK_THAT(text, Catch::EndsWith(" fds=0,1,2,3,4"));

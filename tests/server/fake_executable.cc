@@ -15,10 +15,15 @@
 //   fail   answers FRAME_ERROR (argument mismatch) and reports the error
 //   diestart  exits with status 4 at once, before reading the hand-off (an
 //          executable that cannot start)
+//   silent echo that never sends heartbeats (so any beat a client sees
+//          came from ninfd)
 // Every mode first sleeps for the milliseconds given by the second IN scalar,
-// to make slow calls. ARGS: scalars {n, ms}, payload n doubles. A persistent
-// hand-off serves ARGS frames until FRAME_END or the client closes.
+// to make slow calls, sending heartbeats and answering probes meanwhile as
+// the stub runtime does. ARGS: scalars {n, ms}, payload n doubles. A
+// persistent hand-off serves ARGS frames until FRAME_END or the client
+// closes, each later one after ninfd grants it a job slot.
 #include <dirent.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -40,6 +45,7 @@ using Clock = std::chrono::steady_clock;
 
 // From process start to the hand-off.
 double waited_ms = 0;
+bool g_silent = false;  // the "silent" mode
 
 std::string Mode(const char *argv0) {
   std::string s = argv0;
@@ -80,6 +86,48 @@ void Report(uint32_t kind, uint64_t call_id, int32_t error = 0, uint64_t in = 0,
   ninf::SendControl(ninf::kControlFd, m);
 }
 
+// "Computes" for `ms` milliseconds the way the stub runtime does: a
+// heartbeat every handoff.heartbeat_ms and one at once on CTL_PROBE; a beat
+// that cannot be written is reported as CTL_CLIENT_GONE.
+void Compute(ninf::Channel &ch, const ControlMsg &handoff, long ms) {
+  const Clock::time_point end = Clock::now() + std::chrono::milliseconds(ms);
+  const auto period = std::chrono::milliseconds(handoff.heartbeat_ms ? handoff.heartbeat_ms : ms);
+  Clock::time_point next_beat = Clock::now() + period;
+  bool gone = false;
+  ninf::wire::Heartbeat beat;
+  for (;;) {
+    Clock::time_point now = Clock::now();
+    if (now >= end) return;
+    auto wake = std::min(end, next_beat);
+    pollfd p{ninf::kControlFd, POLLIN, 0};
+    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(wake - now).count();
+    int r = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, wait)));
+    bool due = Clock::now() >= next_beat;
+    if (r > 0 && (p.revents & POLLIN)) {
+      ControlMsg m;
+      if (ninf::RecvControl(ninf::kControlFd, &m, nullptr) == 1 && m.kind == ninf::CTL_PROBE)
+        due = true;
+    }
+    if (!due) continue;
+    next_beat = Clock::now() + period;
+    if (gone || handoff.heartbeat_ms == 0 || g_silent) continue;
+    if (!ch.SendFrame(ninf::FRAME_HEARTBEAT, &beat).ok()) {
+      gone = true;
+      Report(ninf::CTL_CLIENT_GONE, handoff.call_id);
+    }
+  }
+}
+
+// A persistent executable's later call waits for a job slot. False: refused.
+bool WaitForSlot(const ControlMsg &handoff) {
+  Report(ninf::CTL_WANT_SLOT, handoff.call_id);
+  for (;;) {
+    ControlMsg m;
+    if (ninf::RecvControl(ninf::kControlFd, &m, nullptr) != 1) return false;
+    if (m.kind == ninf::CTL_SLOT) return m.error_code == 0;
+  }
+}
+
 // Serves one ARGS frame whose header `h` was just read. False to stop.
 bool ServeCall(ninf::Channel &ch, const ninf::FrameHeader &h, const std::string &mode,
                const ControlMsg &handoff) {
@@ -92,7 +140,7 @@ bool ServeCall(ninf::Channel &ch, const ninf::FrameHeader &h, const std::string 
   Report(ninf::CTL_ARGS_RECEIVED, handoff.call_id);
 
   long ms = args.scalars_size() > 1 ? args.scalars(1).i() : 0;
-  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  if (ms > 0) Compute(ch, handoff, ms);
   if (mode == "crash") ::raise(SIGKILL);
   if (mode == "exit3") ::_exit(3);
   if (mode == "info")
@@ -128,6 +176,7 @@ int main(int, char **argv) {
   const Clock::time_point started = Clock::now();
   std::string mode = Mode(argv[0]);
   if (mode == "diestart") return 4;
+  g_silent = mode == "silent";
   ControlMsg handoff;
   int client = -1;
   if (ninf::RecvControl(ninf::kControlFd, &handoff, &client) != 1 ||
@@ -136,10 +185,14 @@ int main(int, char **argv) {
   waited_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   ninf::Channel ch(client);
   bool persistent = handoff.flags & ninf::kHandoffPersistent;
-  do {
+  for (int calls = 0; calls == 0 || persistent; ++calls) {
     ninf::FrameHeader h;
     if (!ch.RecvHeader(uint64_t{1} << 32, &h).ok() || h.type != ninf::FRAME_ARGS) break;
+    if (calls > 0 && !WaitForSlot(handoff)) {
+      (void)ch.SendError(ninf::Status(NINF_ERR_SERVER, "server busy"));
+      return 12;
+    }
     if (!ServeCall(ch, h, mode, handoff)) return 11;
-  } while (persistent);
+  }
   return 0;
 }

@@ -152,16 +152,16 @@ TEST_CASE("heartbeat_queued_call_beats_from_ninfd", "[heartbeat]") {
 }
 
 TEST_CASE("heartbeat_ninfd_stops_at_handoff", "[heartbeat]") {
-  // The fake executable never sends heartbeats: any beat during its own
-  // computation would have come from ninfd after the hand-off.
+  // The "silent" fake executable never sends heartbeats: any beat during
+  // its own computation would have come from ninfd after the hand-off.
   TempDir registry;
-  MakeFakeRegistry(registry, {"echo"});
+  MakeFakeRegistry(registry, {"silent"});
   Daemon d({"--registry", registry.path(), "--slots", "1"});
   Channel a(d.Connect(), 10000);
   Channel b(d.Connect(), 10000);
-  SendCall(a, "echo", 1, 400, DoublePayload(2));
+  SendCall(a, "silent", 1, 400, DoublePayload(2));
   REQUIRE(WaitStat(d, "running", 1));
-  SendCall(b, "echo", 2, 500, DoublePayload(3), false, 30);
+  SendCall(b, "silent", 2, 500, DoublePayload(3), false, 30);
   REQUIRE(WaitStat(d, "queued", 1));
   // Both read at once, so that each beat is timed when it arrives.
   auto a_result = std::async(std::launch::async, [&] {

@@ -57,10 +57,55 @@ TEST_CASE("policy_state_names_are_distinct", "[policy]") {
       if (a != b) CHECK(std::string(JobStateName(a)) != JobStateName(b));
 }
 
-TEST_CASE("policy_heartbeat_period_has_a_floor", "[policy]") {
-  CHECK(HeartbeatPeriodMs(0) == 0);
-  CHECK(HeartbeatPeriodMs(1) == kMinHeartbeatMs);
-  CHECK(HeartbeatPeriodMs(250) == 250);
+TEST_CASE("policy_heartbeat_period_has_a_floor_and_the_liveness_ceiling", "[policy]") {
+  CHECK(HeartbeatPeriodMs(0, 5000) == 5000);  // liveness is on even when not asked for
+  CHECK(HeartbeatPeriodMs(1, 5000) == kMinHeartbeatMs);
+  CHECK(HeartbeatPeriodMs(250, 5000) == 250);
+  CHECK(HeartbeatPeriodMs(60000, 5000) == 5000);  // never slower than the liveness period
+}
+
+TEST_CASE("policy_watch_holds_each_state_to_its_deadline", "[policy]") {
+  WatchLimits limits{.transfer_ms = 1000, .wall_ms = 5000, .handle_idle_ms = 3000};
+  auto verdict = [&](JobState st, int64_t in_call, int64_t since_progress, int64_t idle) {
+    return Watch(WatchFacts{st, in_call, since_progress, idle}, limits);
+  };
+  // Transfers are held to progress, a computation is not.
+  CHECK(verdict(JobState::kReceiving, 1500, 999, 0) == Verdict::kKeep);
+  CHECK(verdict(JobState::kReceiving, 1500, 1001, 0) == Verdict::kStalled);
+  CHECK(verdict(JobState::kReplying, 1500, 1001, 0) == Verdict::kStalled);
+  CHECK(verdict(JobState::kComputing, 4000, 4000, 0) == Verdict::kKeep);
+  // The wall-clock budget covers the whole call, transfers included.
+  CHECK(verdict(JobState::kComputing, 5001, 0, 0) == Verdict::kWallLimit);
+  CHECK(verdict(JobState::kReceiving, 5001, 0, 0) == Verdict::kWallLimit);
+  limits.wall_ms = 0;  // no budget
+  CHECK(verdict(JobState::kComputing, 1 << 30, 0, 0) == Verdict::kKeep);
+  // Idle handles expire; queued calls and starting ones are not watched here.
+  CHECK(verdict(JobState::kIdle, 0, 0, 3001) == Verdict::kIdleExpired);
+  CHECK(verdict(JobState::kIdle, 0, 0, 2999) == Verdict::kKeep);
+  CHECK(verdict(JobState::kQueued, 0, 1 << 30, 0) == Verdict::kKeep);
+}
+
+TEST_CASE("policy_idle_handles_beyond_the_budget_stop_longest_idle_first", "[policy]") {
+  std::vector<IdleHandle> idle = {{1, 100, 10}, {2, 900, 10}, {3, 500, 10}};
+  CHECK(IdleHandlesToStop(idle, 3, 1000).empty());
+  CHECK(IdleHandlesToStop(idle, 2, 1000) == std::vector<uint64_t>{2});
+  CHECK(IdleHandlesToStop(idle, 1, 1000) == std::vector<uint64_t>{2, 3});
+  // Memory: 30 bytes held, 15 allowed: the two longest idle go.
+  CHECK(IdleHandlesToStop(idle, 10, 15) == std::vector<uint64_t>{2, 3});
+  CHECK(IdleHandlesToStop(idle, 0, 1000).size() == 3);
+}
+
+TEST_CASE("policy_a_new_connection_replaces_the_oldest_that_sent_no_request", "[policy]") {
+  // {id, reading, requests, opened_seq}
+  std::vector<ConnectionFacts> open = {
+      {1, true, 1, 1},   // a working client between requests
+      {2, false, 1, 2},  // a call is parked
+      {3, true, 0, 3},   // nothing complete yet
+      {4, true, 0, 4},
+  };
+  CHECK(ConnectionToReplace(open) == 3u);
+  open.erase(open.begin() + 2, open.end());
+  CHECK_FALSE(ConnectionToReplace(open).has_value());  // nobody to replace: refuse
 }
 
 TEST_CASE("policy_warm_replacements_wait_while_every_core_is_busy", "[policy]") {
