@@ -2,7 +2,7 @@
 // connection: grpc_cancel right after grpc_call_async races the session
 // thread that is still connecting. The token remembers the cancel, and the
 // call checks it once its socket exists, so no cancel is lost; a cancel that
-// finds the socket shuts it down, which makes ninfd kill the executable.
+// finds the socket aborts it, which makes ninfd kill the executable.
 // Thread-safe.
 #pragma once
 
@@ -12,13 +12,23 @@
 
 namespace ninf::client {
 
+// Ends a connection so that the server learns it at once: the close that
+// follows sends a reset (SO_LINGER 0), which ninfd takes as the client gone,
+// where a plain close could be a half-close. The shutdown wakes the call's
+// thread, which sees a broken connection.
+inline void AbortConnection(int fd) {
+  linger abort{1, 0};
+  (void)::setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, sizeof abort);
+  (void)::shutdown(fd, SHUT_RDWR);
+}
+
 class CancelToken {
  public:
   // From any thread: the call is to end now, or as soon as it starts.
   void Cancel() {
     std::lock_guard<std::mutex> lock(mutex_);
     cancelled_ = true;
-    if (fd_ >= 0) (void)::shutdown(fd_, SHUT_RDWR);  // the call sees a broken connection
+    if (fd_ >= 0) AbortConnection(fd_);
   }
 
   // The call's thread, once it has its socket: false if the call was

@@ -69,8 +69,7 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
                                &c.options.connect_timeout_ms));
   NINF_RETURN_IF_ERROR(Seconds(t, "session_timeout", path, -1, &c.options.session_timeout_ms));
   NINF_RETURN_IF_ERROR(Seconds(t, "heartbeat", path, 0, &c.options.heartbeat_ms));
-  if (c.options.heartbeat_ms > 0 && c.options.session_timeout_ms > 0 &&
-      c.options.session_timeout_ms < 2 * c.options.heartbeat_ms)
+  if (c.options.session_timeout_ms > 0 && c.options.session_timeout_ms < 2 * HeartbeatMs(c.options))
     return ConfigError(path, "session_timeout must be at least twice the heartbeat interval");
   *out = std::move(c);
   return Status::Ok();

@@ -1,5 +1,7 @@
 #include "handle.h"
 
+#include <poll.h>
+
 #include "interfaces.h"
 #include "remote_call.h"
 
@@ -26,8 +28,37 @@ Status FunctionHandle::Init(const ServerAddress &server, const std::string &func
   return GetInterface(server_, function_, *ch, &iface_);
 }
 
+namespace {
+
+// Between calls nothing arrives on a handle's connection unless its
+// executable is gone: ninfd then wrote why (NINF_ERR_EXPIRED for an idle
+// executable it stopped, NINF_ERR_SHUTTING_DOWN) and closed, or the
+// executable simply exited. Ok when the connection is quiet; EXPIRED when a
+// new executable can serve the next call; any other error as the server
+// said it.
+Status IdleConnectionState(Channel &ch) {
+  pollfd p{ch.fd(), POLLIN, 0};
+  if (::poll(&p, 1, 0) <= 0) return Status::Ok();
+  wire::Result unexpected;
+  FrameHeader h;
+  Status st = ch.RecvReply(FRAME_RESULT, 0, &unexpected, &h);
+  if (st.code() == NINF_ERR_EXPIRED || st.code() == NINF_ERR_COMMUNICATION)
+    return Status(NINF_ERR_EXPIRED, st.message());
+  if (st.ok()) return Status(NINF_ERR_PROTOCOL, "a result arrived that no call asked for");
+  return st;
+}
+
+}  // namespace
+
 Status FunctionHandle::Call(const ArgumentList &list, CancelToken *cancel) {
   std::lock_guard<std::mutex> call_lock(call_mutex_);
+  if (channel_) {
+    // An executable the server stopped while idle is replaced transparently:
+    // nothing of this call was sent yet.
+    Status idle = IdleConnectionState(*channel_);
+    if (!idle.ok()) channel_.reset();
+    if (!idle.ok() && idle.code() != NINF_ERR_EXPIRED) return idle;
+  }
   std::unique_ptr<wire::CallRequest> preamble;
   if (!channel_) {
     NINF_RETURN_IF_ERROR(ConnectToServer(server_, &channel_));

@@ -15,10 +15,10 @@ std::optional<ClientOptions> g_options;
 
 Status g_env_error;  // what was wrong with the environment, once read
 
-// Reads variable `name` as seconds into *ms: unset, empty or 0 keeps the
-// default; anything but a number of seconds from 0 to one year is an error
-// that names the variable.
-Status SecondsFromEnv(const char *name, int *ms) {
+// Reads variable `name` as seconds into *ms: unset or empty keeps the
+// default, 0 stores `zero_means`; anything but a number of seconds from 0 to
+// one year is an error that names the variable.
+Status SecondsFromEnv(const char *name, int zero_means, int *ms) {
   const char *env = std::getenv(name);
   if (!env || !*env) return Status::Ok();
   char *end = nullptr;
@@ -27,7 +27,7 @@ Status SecondsFromEnv(const char *name, int *ms) {
   if (errno != 0 || end == env || *end != '\0' || !(s >= 0) || s > 86400.0 * 365)
     return Status(NINF_ERR_CONFIG,
                   std::string(name) + "='" + env + "' is not a number of seconds (0 to 31536000)");
-  if (s > 0) *ms = std::max(1, static_cast<int>(s * 1000));
+  *ms = s > 0 ? std::max(1, static_cast<int>(s * 1000)) : zero_means;
   return Status::Ok();
 }
 
@@ -35,14 +35,20 @@ Status SecondsFromEnv(const char *name, int *ms) {
 void LoadFromEnvironment() {
   if (g_options) return;
   ClientOptions o;
-  Status st = SecondsFromEnv("NINF_CONNECT_TIMEOUT", &o.connect_timeout_ms);
-  if (st.ok()) st = SecondsFromEnv("NINF_TIMEOUT", &o.session_timeout_ms);
-  if (st.ok()) st = SecondsFromEnv("NINF_HEARTBEAT", &o.heartbeat_ms);
+  Status st = SecondsFromEnv("NINF_CONNECT_TIMEOUT", o.connect_timeout_ms, &o.connect_timeout_ms);
+  if (st.ok()) st = SecondsFromEnv("NINF_TIMEOUT", -1, &o.session_timeout_ms);
+  if (st.ok()) st = SecondsFromEnv("NINF_HEARTBEAT", 0, &o.heartbeat_ms);
   g_env_error = st;
   g_options = st.ok() ? o : ClientOptions();
 }
 
 }  // namespace
+
+int HeartbeatMs(const ClientOptions &o) {
+  if (o.heartbeat_ms > 0) return o.heartbeat_ms;
+  if (o.session_timeout_ms < 0) return 10000;
+  return std::clamp(o.session_timeout_ms / 3, 10, 10000);
+}
 
 ClientOptions Options() {
   std::lock_guard<std::mutex> lock(g_mutex);

@@ -1,6 +1,7 @@
 // Client-wide settings: timeouts and heartbeats. Defaults come from the
 // environment (NINF_CONNECT_TIMEOUT, NINF_TIMEOUT, NINF_HEARTBEAT, all in
-// seconds); grpc_initialize() may replace them from its config file.
+// seconds; NINF_TIMEOUT=0 waits forever); grpc_initialize() may replace them
+// from its config file.
 #pragma once
 
 #include "status.h"
@@ -10,12 +11,18 @@ namespace ninf::client {
 struct ClientOptions {
   int connect_timeout_ms = 10000;
   // A call fails with NINF_ERR_TIMEOUT when its peer makes no progress for
-  // this long (-1: wait forever, since a computation may take hours). With
-  // heartbeats on, the executable proves it is alive while it computes, so
-  // a dead server or a stalled network shows up within the timeout.
-  int session_timeout_ms = -1;
-  int heartbeat_ms = 0;  // 0: no heartbeats
+  // this long (-1: wait forever). Liveness is on by default: servers send
+  // heartbeats while a call waits or computes, so a long computation is
+  // never mistaken for a dead server, while a dead server or a stalled
+  // network fails the call within this bound.
+  int session_timeout_ms = 60000;
+  int heartbeat_ms = 0;  // 0: automatic (HeartbeatMs)
 };
+
+// The heartbeat period a call asks for: the configured one, else a third of
+// the session timeout (at most 10 s), so that two beats may be lost before
+// the timeout fires.
+int HeartbeatMs(const ClientOptions &o);
 
 // The options in force (the defaults where the environment is invalid).
 ClientOptions Options();

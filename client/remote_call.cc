@@ -5,6 +5,7 @@
 #include <atomic>
 #include <random>
 
+#include "cancel_token.h"
 #include "interfaces.h"
 #include "options.h"
 
@@ -22,7 +23,7 @@ wire::CallRequest MakeCallRequest(const std::string &function, bool persistent) 
   req.set_name(function);
   req.set_call_id(NextCallId());
   req.set_persistent(persistent);
-  req.set_heartbeat_ms(static_cast<uint32_t>(Options().heartbeat_ms));
+  req.set_heartbeat_ms(static_cast<uint32_t>(HeartbeatMs(Options())));
   return req;
 }
 
@@ -57,7 +58,7 @@ Status RemoteCall::Execute() {
 
 void RemoteCall::Cancel() {
   std::lock_guard<std::mutex> lock(channel_mutex_);
-  if (channel_) ::shutdown(channel_->fd(), SHUT_RDWR);
+  if (channel_) AbortConnection(channel_->fd());
 }
 
 }  // namespace ninf::client

@@ -180,9 +180,24 @@ int RunDaemon(Settings settings) {
 }  // namespace
 }  // namespace ninf::server
 
+// A daemon started with stdin, stdout or stderr closed would hand those
+// numbers to its first sockets, and then write its log into a client's
+// connection. /dev/null fills any gap first.
+void OpenStandardDescriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    int null = ::open("/dev/null", O_RDWR);
+    if (null >= 0 && null != fd) {
+      ::dup2(null, fd);
+      ::close(null);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   using namespace ninf::server;
   using ninf::Status;
+  OpenStandardDescriptors();
   Invocation inv;
   Status st = ParseInvocation(
       argc, argv, [](const char *name) { return std::getenv(name); }, &inv);

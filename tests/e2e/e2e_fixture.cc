@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "test_client.h"
@@ -33,4 +34,14 @@ int E2EDaemon::ZombieChildren() const {
     zombies = daemon_.ZombieChildren().size();
   }
   return static_cast<int>(zombies);
+}
+
+int E2EDaemon::OpenFds() const {
+  int n = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator(
+           "/proc/" + std::to_string(daemon_.pid()) + "/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    ++n;
+  return n;
 }

@@ -11,7 +11,8 @@
 
 class E2EDaemon {
  public:
-  explicit E2EDaemon(std::vector<std::string> extra_args = {}) : daemon_(std::move(extra_args)) {}
+  explicit E2EDaemon(std::vector<std::string> extra_args = {}, const std::string &log_file = "")
+      : daemon_(std::move(extra_args), {}, log_file) {}
   ~E2EDaemon();
 
   int port() const { return daemon_.port(); }
@@ -25,6 +26,9 @@ class E2EDaemon {
   long WaitForStat(const std::string &name, long at_least) const;
   // Children of the daemon in state Z, after giving reaping a moment.
   int ZombieChildren() const;
+  pid_t pid() const { return daemon_.pid(); }
+  // Open descriptors of the daemon process.
+  int OpenFds() const;
   // The daemon's live children (its executables).
   std::vector<pid_t> Children() const { return daemon_.Children(); }
   // True once the daemon has no children left, within `timeout_ms`.

@@ -1,6 +1,7 @@
 #include "daemon_fixture.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -103,7 +104,8 @@ std::string NinfdPath() {
   return env && *env ? env : NINFD_PATH;
 }
 
-Daemon::Daemon(std::vector<std::string> args, std::vector<std::string> env) {
+Daemon::Daemon(std::vector<std::string> args, std::vector<std::string> env,
+               const std::string &log_file) {
   if (const char *server = std::getenv("NINF_TEST_SERVER"); server && *server) {
     HostPort target;
     if (Status st = ParseHostPort(server, HostPort{"127.0.0.1", 0}, &target); !st.ok())
@@ -124,7 +126,13 @@ Daemon::Daemon(std::vector<std::string> args, std::vector<std::string> env) {
   std::vector<char *> envp;
   for (std::string &e : env_s) envp.push_back(e.data());
   envp.push_back(nullptr);
-  int rc = ::posix_spawn(&pid_, argv[0], nullptr, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!log_file.empty())
+    posix_spawn_file_actions_addopen(&actions, 2, log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+  int rc = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
     pid_ = -1;
     throw std::runtime_error("cannot start " + argv_s[0] + ": " + std::strerror(rc));

@@ -46,9 +46,11 @@ std::string NinfdPath();
 class Daemon {
  public:
   // Starts ninfd (see above) with `args` and extra environment entries
-  // ("NAME=value"). Throws std::runtime_error if it does not become ready
-  // within 10 s or exits first.
-  explicit Daemon(std::vector<std::string> args = {}, std::vector<std::string> env = {});
+  // ("NAME=value"), its log going to `log_file` when one is given. Throws
+  // std::runtime_error if it does not become ready within 10 s or exits
+  // first.
+  explicit Daemon(std::vector<std::string> args = {}, std::vector<std::string> env = {},
+                  const std::string &log_file = "");
   // Stops a daemon that is still running (SIGTERM, then SIGKILL after 20 s).
   ~Daemon();
   Daemon(const Daemon &) = delete;
