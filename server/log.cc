@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -27,8 +28,14 @@ Status SetupLogging(const std::string &level) {
 }
 
 std::string Quoted(std::string_view value) {
-  const std::size_t cut = value.size() > kMaxLoggedValue ? value.size() - kMaxLoggedValue : 0;
-  value = value.substr(0, value.size() - cut);
+  std::size_t keep = std::min(value.size(), kMaxLoggedValue);
+  // Never cut a UTF-8 character in two: the text may go back to the client
+  // in an error message, which must stay valid UTF-8 to parse.
+  while (keep < value.size() && keep > 0 &&
+         (static_cast<unsigned char>(value[keep]) & 0xC0) == 0x80)
+    --keep;
+  const std::size_t cut = value.size() - keep;
+  value = value.substr(0, keep);
   bool plain = !value.empty() && cut == 0;
   for (char c : value)
     if (c == ' ' || c == '"' || c == '\\' || c == '=' || static_cast<unsigned char>(c) < 0x20 ||
