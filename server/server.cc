@@ -105,31 +105,30 @@ Status Server::WriteReadyFile() const {
 bool Server::MakeRoomFor(const std::string &address) {
   const auto total_limit = static_cast<std::size_t>(settings_.max_connections);
   const auto client_limit = static_cast<std::size_t>(settings_.max_connections_per_client);
-  std::size_t from_client = 0;
-  for (const auto &[c, owned] : connections_)
-    if (!c->closing() && AddressOf(c->peer()) == address) ++from_client;
-  const bool client_full = from_client >= client_limit;
+  auto counted = connections_per_address_.find(address);
+  const bool client_full =
+      counted != connections_per_address_.end() && counted->second >= client_limit;
   if (!client_full && connections_.size() < total_limit) return true;
   // Full: the newcomer may replace a connection that has not managed a
   // single request yet (of its own address when that is what is full).
   std::vector<ConnectionFacts> candidates;
+  std::unordered_map<uint64_t, Connection *> by_id;
   for (const auto &[c, owned] : connections_)
-    if (!c->closing() && (!client_full || AddressOf(c->peer()) == address))
+    if (!c->closing() && (!client_full || AddressOf(c->peer()) == address)) {
       candidates.push_back({c->id(), c->reading(), c->requests(), c->id()});
+      by_id[c->id()] = c;
+    }
   std::optional<uint64_t> victim = ConnectionToReplace(candidates);
   if (!victim) return false;
-  for (const auto &[c, owned] : connections_)
-    if (c->id() == *victim) {
-      RateLimitedWarn("connection_replaced", "event=connection_replaced conn={} peer={} reason={}",
-                      c->id(), c->peer(),
-                      client_full ? "max_connections_per_client" : "max_connections");
-      c->Fail(Status(NINF_ERR_SERVER,
-                     "connection closed: no request arrived and a new connection needed room"));
-      // Fail lingers to deliver the error; its slot in the count is given
-      // up now.
-      c->Close();
-      break;
-    }
+  Connection *c = by_id.at(*victim);
+  RateLimitedWarn("connection_replaced", "event=connection_replaced conn={} peer={} reason={}",
+                  c->id(), c->peer(),
+                  client_full ? "max_connections_per_client" : "max_connections");
+  // The error goes out if the socket takes it at once; the close does not
+  // wait, so the newcomer's room is there now.
+  c->Fail(Status(NINF_ERR_SERVER,
+                 "connection closed: no request arrived and a new connection needed room"));
+  c->Close();
   return true;
 }
 
@@ -151,6 +150,7 @@ void Server::Accept(UniqueFd fd, const std::string &peer) {
   if (!conn) return;
   Connection *raw = conn.get();
   connections_.emplace(raw, std::move(conn));
+  ++connections_per_address_[AddressOf(peer)];
   ++counters_.connections_accepted;
   spdlog::debug("event=connect conn={} peer={} connections={}", id, peer, connections_.size());
 }
@@ -245,6 +245,9 @@ void Server::OnClosed(Connection &conn) {
   Job *job = conn.job();
   if (job) job->detach_conn();
   spdlog::debug("event=disconnect conn={} peer={}", conn.id(), conn.peer());
+  if (auto it = connections_per_address_.find(AddressOf(conn.peer()));
+      it != connections_per_address_.end() && --it->second == 0)
+    connections_per_address_.erase(it);
   connections_.erase(&conn);  // frees conn: not to be touched below
   // A socket error (often while writing a heartbeat) closes a connection
   // whose call has not started yet: the call is cancelled.

@@ -124,6 +124,9 @@ class Server : public Connection::Delegate, public JobEvents {
   // its handles, a job in FinishJob.
   std::unordered_map<Connection *, std::unique_ptr<Connection>> connections_;
   std::unordered_map<uint64_t, std::unique_ptr<Job>> jobs_;
+  // Open connections per client address (max_connections_per_client),
+  // kept as they open and close so that an accept does not scan them all.
+  std::unordered_map<std::string, std::size_t> connections_per_address_;
   uint64_t next_connection_id_ = 1;
   uint64_t next_job_id_ = 1;
   bool admitting_ = false;

@@ -58,51 +58,67 @@ void Server::StartWatchdog() {
 
 void Server::RunWatchdog() {
   const Clock::time_point now = Clock::now();
+  WatchLimits limits;
+  limits.transfer_ms = settings_.transfer_timeout_seconds * 1000;
+  limits.handle_idle_ms = settings_.handle_idle_seconds * 1000;
+  auto verdict = [&](Job &job) {
+    const JobState state = job.state();
+    if (state == JobState::kReceiving || state == JobState::kReplying)
+      job.NoteProgress(BytesMoved(job.conn() ? job.conn()->fd() : -1, state), now);
+    limits.wall_ms = job.limits().wall_seconds * 1000;
+    return Watch(WatchFacts{state, MsBetween(job.call_started(), now),
+                            MsBetween(job.progress_at(), now), MsBetween(job.idle_since(), now)},
+                 limits);
+  };
   struct Kill {
-    Job *job;
+    uint64_t job;
     KillReason reason;
     std::string detail;
   };
   std::vector<Kill> kills;
-  for (auto &[id, owned] : jobs_) {
-    Job &job = *owned;
+  // By id: catching up on control messages may end or start other jobs.
+  std::vector<uint64_t> ids;
+  for (const auto &[id, owned] : jobs_) ids.push_back(id);
+  for (uint64_t id : ids) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) continue;
+    Job &job = *it->second;
     if (!job.started() || job.exited()) continue;
-    job.CatchUpControl();  // decide on the newest state
-    const JobState state = job.state();
-    if (state == JobState::kReceiving || state == JobState::kReplying)
-      job.NoteProgress(BytesMoved(job.conn() ? job.conn()->fd() : -1, state), now);
-    WatchLimits limits;
-    limits.transfer_ms = settings_.transfer_timeout_seconds * 1000;
-    limits.wall_ms = job.limits().wall_seconds * 1000;
-    limits.handle_idle_ms = settings_.handle_idle_seconds * 1000;
-    WatchFacts facts{state, MsBetween(job.call_started(), now), MsBetween(job.progress_at(), now),
-                     MsBetween(job.idle_since(), now)};
-    switch (Watch(facts, limits)) {
+    Verdict v = verdict(job);
+    if (v == Verdict::kKeep) continue;
+    // Before acting, take the control messages the executable has already
+    // sent (an ARGS_RECEIVED may be waiting): decide on its newest state.
+    job.CatchUpControl();
+    if (job.exited() || (v = verdict(job)) == Verdict::kKeep) continue;
+    switch (v) {
       case Verdict::kKeep:
         break;
       case Verdict::kStalled:
         kills.push_back(
-            {&job, KillReason::kStalled,
-             std::string(state == JobState::kReplying ? "the result" : "the arguments") + " of '" +
-                 job.function() + "' made no progress for " + Seconds(limits.transfer_ms) +
-                 " s (transfer_timeout_seconds)"});
+            {id, KillReason::kStalled,
+             std::string(job.state() == JobState::kReplying ? "the result" : "the arguments") +
+                 " of '" + job.function() + "' made no progress for " +
+                 Seconds(limits.transfer_ms) + " s (transfer_timeout_seconds)"});
         break;
       case Verdict::kWallLimit:
-        kills.push_back({&job, KillReason::kWallLimit,
+        kills.push_back({id, KillReason::kWallLimit,
                          "'" + job.function() + "' exceeded its wall-clock limit of " +
                              std::to_string(job.limits().wall_seconds) + " s"});
         break;
       case Verdict::kIdleExpired:
-        kills.push_back({&job, KillReason::kIdleExpired,
+        kills.push_back({id, KillReason::kIdleExpired,
                          "the handle's executable was idle for " + Seconds(limits.handle_idle_ms) +
                              " s (handle_idle_seconds) and was stopped"});
         break;
     }
   }
   for (Kill &k : kills) {
-    spdlog::info("event=watchdog_kill job={} call={} function={} pid={} reason={}", k.job->id(),
-                 k.job->call_id(), k.job->function(), k.job->pid(), Quoted(k.detail));
-    k.job->Kill(k.reason, std::move(k.detail));
+    auto it = jobs_.find(k.job);
+    if (it == jobs_.end()) continue;
+    Job &job = *it->second;
+    spdlog::info("event=watchdog_kill job={} call={} function={} pid={} reason={}", job.id(),
+                 job.call_id(), job.function(), job.pid(), Quoted(k.detail));
+    job.Kill(k.reason, std::move(k.detail));
   }
   WatchIdleHandles(now);
 }
