@@ -50,6 +50,7 @@ struct Expr {
   std::string name;
   std::vector<Expr> operands;
   Location loc;
+  int depth = 1;  // nodes on the longest path down from here, this one included
 };
 
 enum class Mode { kIn, kOut, kInout, kWork };

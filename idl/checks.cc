@@ -6,6 +6,7 @@
 #include <string>
 
 #include "parser.h"
+#include "utf8.h"
 
 namespace ninf::idl {
 namespace {
@@ -78,6 +79,10 @@ void CheckDefine(const Define &d, Diagnostics *diag) {
     CheckParam(d, p, diag);
   }
   if (d.has_calc_order) CheckExpr(d, d.calc_order, "CalcOrder", diag);
+  // The description travels in a protobuf string field: clients refuse the
+  // whole interface over one byte that is not UTF-8.
+  if (!IsValidUtf8(d.description.value))
+    diag->Error(d.description.loc, "the description of Define '" + d.name + "' is not valid UTF-8");
   if (d.backend.present && !d.backend.value.empty() && !EqualsIgnoreCase(d.backend.value, "MPI"))
     diag->Error(d.backend.loc, "unknown Backend '" + d.backend.value + "' (expected \"MPI\")");
   if (d.body != Body::kCalls) return;

@@ -36,7 +36,9 @@ char DecodeEscape(std::string_view s, std::size_t *i) {
       int v = 0;
       while (*i < s.size() && std::isxdigit(static_cast<unsigned char>(s[*i]))) {
         char h = static_cast<char>(std::tolower(static_cast<unsigned char>(s[(*i)++])));
-        v = v * 16 + (IsDigit(h) ? h - '0' : h - 'a' + 10);
+        // Like C compilers, keep the low byte of an out-of-range "\x123": the
+        // value must not grow past int with each further digit.
+        v = ((v << 4) | (IsDigit(h) ? h - '0' : h - 'a' + 10)) & 0xff;
       }
       return static_cast<char>(v);
     }

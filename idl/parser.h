@@ -60,6 +60,8 @@ class Parser {
   bool ParseClause(Define *d);
   void ParseCalls(Define *d);
 
+  class NestingGuard;
+  Expr MakeNode(ExprOp op, std::vector<Expr> operands, const Location &loc);
   Expr ParseExpr();
   Expr ParseBinary(int level);
   Expr ParseUnary();
@@ -68,7 +70,8 @@ class Parser {
 
   Lexer *lexer_;
   Diagnostics *diag_;
-  Token tok_;  // the one token of lookahead; the lexer never reads past it
+  Token tok_;             // the one token of lookahead; the lexer never reads past it
+  int expr_nesting_ = 0;  // ParseExpr/ParseUnary calls under way, see NestingGuard
 };
 
 // Lexes and parses `text` (cpp output) whose first line belongs to `file`.

@@ -1,7 +1,10 @@
 // The expression part of the parser: dimensions and CalcOrder, with C
 // precedence plus '^' (see the grammar in parser.h).
+#include <algorithm>
+#include <string>
 #include <utility>
 
+#include "layout.h"
 #include "parser.h"
 
 namespace ninf::idl {
@@ -33,17 +36,46 @@ bool IsKeyword(std::string_view word) {
   return false;
 }
 
-Expr MakeNode(ExprOp op, std::vector<Expr> operands, const Location &loc) {
+const std::string kTooDeep =
+    "expression nested too deeply (at most " + std::to_string(kMaxExprDepth) + " levels)";
+
+}  // namespace
+
+// Counts the recursive descent's nesting: "((((..." or "!!!!..." a few
+// thousand deep would overflow the stack long before a node is made, so the
+// parser's own recursion is bounded too. A parenthesis costs two levels
+// (ParseExpr and ParseUnary), hence the factor 2.
+class Parser::NestingGuard {
+ public:
+  explicit NestingGuard(Parser *p) : p_(p) {
+    if (++p_->expr_nesting_ > 2 * kMaxExprDepth) {
+      --p_->expr_nesting_;  // no destructor runs for a constructor that throws
+      p_->Fail(p_->tok_.loc, kTooDeep);
+    }
+  }
+  ~NestingGuard() { --p_->expr_nesting_; }
+  NestingGuard(const NestingGuard &) = delete;
+  NestingGuard &operator=(const NestingGuard &) = delete;
+
+ private:
+  Parser *p_;
+};
+
+// A long chain such as "a+a+...+a" nests as deeply as parentheses do once it
+// is a tree, and ninfd and the clients refuse a tree deeper than
+// kMaxExprDepth: refuse it here, where the IDL's author sees where.
+Expr Parser::MakeNode(ExprOp op, std::vector<Expr> operands, const Location &loc) {
   Expr e;
   e.op = op;
+  for (const Expr &o : operands) e.depth = std::max(e.depth, o.depth + 1);
+  if (e.depth > kMaxExprDepth) Fail(loc, kTooDeep);
   e.operands = std::move(operands);
   e.loc = loc;
   return e;
 }
 
-}  // namespace
-
 Expr Parser::ParseExpr() {
+  NestingGuard guard(this);
   Expr cond = ParseBinary(0);
   if (!tok_.Is("?")) return cond;
   Location loc = cond.loc;
@@ -70,6 +102,7 @@ Expr Parser::ParseBinary(int level) {
 }
 
 Expr Parser::ParseUnary() {
+  NestingGuard guard(this);
   if (tok_.Is("-") || tok_.Is("!")) {
     ExprOp op = tok_.Is("-") ? ExprOp::kNeg : ExprOp::kNot;
     Location loc = tok_.loc;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "utf8.h"
+
 namespace ninf {
 namespace {
 
@@ -27,6 +29,18 @@ Status Overflow() { return Status(NINF_ERR_OVERFLOW, "dimension expression overf
 Status Power(int64_t base, int64_t exp, int64_t *out) {
   if (exp < 0)
     return Status(NINF_ERR_ARGUMENT_MISMATCH, "negative exponent in dimension expression");
+  // 0, 1 and -1 never overflow, whatever the exponent: answer them directly,
+  // so that a client-supplied 2^63-1 does not loop for centuries.
+  if (base == 0 || base == 1) {
+    *out = exp == 0 ? 1 : base;
+    return Status::Ok();
+  }
+  if (base == -1) {
+    *out = exp % 2 ? -1 : 1;
+    return Status::Ok();
+  }
+  // |base| >= 2 overflows int64 by exponent 64 at the latest.
+  if (exp >= 64) return Overflow();
   int64_t r = 1;
   while (exp-- > 0)
     if (__builtin_mul_overflow(r, base, &r)) return Overflow();
@@ -93,7 +107,8 @@ bool RefersToInInteger(const wire::FunctionInterface &iface, int64_t index) {
 // other may legitimately divide by zero.
 Status Walk(const wire::FunctionInterface &iface, const wire::Expr &e, int *pos,
             const std::span<const int64_t> *values, int64_t *out, int depth) {
-  if (depth > 256) return Status(NINF_ERR_PROTOCOL, "dimension expression nested too deeply");
+  if (depth > kMaxExprDepth)
+    return Status(NINF_ERR_PROTOCOL, "dimension expression nested too deeply");
   if (*pos >= e.nodes_size()) return Status(NINF_ERR_PROTOCOL, "truncated dimension expression");
   const wire::ExprNode &n = e.nodes((*pos)++);
   int arity = Arity(n.op());
@@ -179,6 +194,11 @@ Status EvalExpr(const wire::FunctionInterface &iface, const wire::Expr &expr,
 
 Status ValidateInterface(const wire::FunctionInterface &iface) {
   if (iface.name().empty()) return Status(NINF_ERR_PROTOCOL, "interface without a name");
+  // A client's protobuf refuses the whole FRAME_INTERFACE over one bad byte.
+  bool text_ok = IsValidUtf8(iface.name()) && IsValidUtf8(iface.module()) &&
+                 IsValidUtf8(iface.description()) && IsValidUtf8(iface.backend());
+  for (const wire::Param &p : iface.params()) text_ok = text_ok && IsValidUtf8(p.name());
+  if (!text_ok) return Status(NINF_ERR_PROTOCOL, "interface text is not valid UTF-8");
   auto check_expr = [&](const wire::Expr &e) -> Status {
     int pos = 0;
     int64_t ignored = 0;

@@ -14,6 +14,11 @@
 
 namespace ninf {
 
+// How deeply a dimension or CalcOrder expression may nest (operators inside
+// operators). ninf-gen refuses deeper ones and every peer refuses them on the
+// wire, so that evaluating one cannot exhaust the stack.
+constexpr int kMaxExprDepth = 256;
+
 // Bytes of one element of `type`, from the type table (0 for TYPE_STRING,
 // which is never an array, and for a type outside the table).
 NINF_PROTOCOL_API uint64_t ElementSize(wire::Type type);

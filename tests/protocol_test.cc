@@ -10,6 +10,7 @@
 #include "control.h"
 #include "frame.h"
 #include "layout.h"
+#include "utf8.h"
 #include "wire.h"
 
 using namespace ninf;
@@ -161,6 +162,32 @@ TEST_CASE("validate_rejects_out_scalar_and_string_array", "[layout]") {
   g.set_name("g");
   Node(AddParam(&g, "s", wire::MODE_IN, wire::TYPE_STRING)->add_dims(), wire::ExprNode::CONST, 2);
   CHECK(ValidateInterface(g).code() == NINF_ERR_PROTOCOL);
+}
+
+TEST_CASE("validate_rejects_text_that_is_not_utf8", "[layout]") {
+  wire::FunctionInterface f;
+  f.set_name("f");
+  f.set_description("caf\xc3\xa9 \xf0\x9f\x98\x80");
+  AddParam(&f, "n", wire::MODE_IN, wire::TYPE_INT);
+  REQUIRE(ValidateInterface(f).ok());
+  f.set_description("caf\xe9");  // Latin-1
+  CHECK(ValidateInterface(f).code() == NINF_ERR_PROTOCOL);
+  f.set_description("ok");
+  f.mutable_params(0)->set_name("n\xc0\x80");  // an overlong NUL
+  CHECK(ValidateInterface(f).code() == NINF_ERR_PROTOCOL);
+}
+
+TEST_CASE("utf8_validity", "[utf8]") {
+  CHECK(IsValidUtf8(""));
+  CHECK(IsValidUtf8("plain ASCII"));
+  CHECK(IsValidUtf8("\xe6\x97\xa5\xe6\x9c\xac"));  // two CJK characters
+  CHECK(IsValidUtf8("\xf4\x8f\xbf\xbf"));          // U+10FFFF
+  CHECK_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));    // above U+10FFFF
+  CHECK_FALSE(IsValidUtf8("\xed\xa0\x80"));        // a surrogate
+  CHECK_FALSE(IsValidUtf8("\xe0\x80\xaf"));        // overlong
+  CHECK_FALSE(IsValidUtf8("\xe6\x97"));            // cut short
+  CHECK_FALSE(IsValidUtf8("\x80"));                // a lone continuation
+  CHECK_FALSE(IsValidUtf8("\xff"));
 }
 
 TEST_CASE("channel_gathers_and_scatters_arrays", "[wire]") {

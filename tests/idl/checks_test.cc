@@ -74,6 +74,13 @@ TEST_CASE("checks_names", "[idl][checks]") {
   CHECK(Errors("Define f(IN int args) Calls \"C\" f(args);") == "");
 }
 
+TEST_CASE("checks_descriptions_are_utf8", "[idl][checks]") {
+  // Found by fuzz/idl_fuzz: ninfd loaded it, clients could not parse it.
+  CHECK(Errors("Define f() \"caf\xe9\" Calls \"C\" f();") ==
+        "t.idl:1:12: error: the description of Define 'f' is not valid UTF-8\n");
+  CHECK(Errors("Define f() \"caf\xc3\xa9\" Calls \"C\" f();") == "");
+}
+
 TEST_CASE("checks_language_and_backend", "[idl][checks]") {
   CHECK(Errors("Define f() Calls \"Pascal\" f();") ==
         "t.idl:1:18: error: unknown language 'Pascal' in Calls (expected \"C\" or \"Fortran\")\n");

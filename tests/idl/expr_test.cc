@@ -65,3 +65,40 @@ TEST_CASE("expr_logic_and_conditionals", "[idl][expr]") {
   CHECK(Eval("a > 0 ? b / a : 0", 0, 5, 0) == 0);  // the untaken branch divides by zero
   CHECK(Eval("a + (b ? 1 : 2) * c", 1, 0, 3) == 7);
 }
+
+TEST_CASE("expr_power_of_0_1_and_minus_1_with_huge_exponents", "[idl][expr]") {
+  // Found by fuzz/dim_expr_fuzz: these looped 2^63 times before.
+  CHECK(Eval("a ^ 9223372036854775807", 1, 0, 0) == 1);
+  CHECK(Eval("a ^ 9223372036854775807", 0, 0, 0) == 0);
+  CHECK(Eval("a ^ 9223372036854775807", -1, 0, 0) == -1);
+  CHECK(Eval("a ^ 9223372036854775806", -1, 0, 0) == 1);
+  CHECK(Eval("a ^ 0", 0, 0, 0) == 1);
+  CHECK(Eval("a ^ 62", 2, 0, 0) == (int64_t{1} << 62));
+}
+
+TEST_CASE("expr_nesting_is_limited_where_the_idl_is_written", "[idl][expr]") {
+  auto define = [](const std::string &expr) {
+    return "Define f(IN int a, OUT long x[" + expr + "]) Calls \"C\" f(a, x);";
+  };
+  // The deepest tree ninfd accepts compiles and evaluates.
+  std::string chain = "a";
+  for (int i = 1; i < ninf::kMaxExprDepth; ++i) chain = "- " + chain;
+  Compilation comp;
+  std::string deepest = Compile(define(chain), &comp);
+  INFO(deepest);
+  REQUIRE(deepest.empty());
+  const ninf::wire::FunctionInterface &iface = comp.outputs.at(0).iface;
+  REQUIRE(ninf::ValidateInterface(iface).ok());
+  // One level more is refused by ninf-gen, not later by ninfd.
+  std::string errors = Compile(define("- " + chain));
+  CHECK(errors.find("nested too deeply") != std::string::npos);
+  // A left-associative chain deepens the tree as parentheses do.
+  std::string sum = "a";
+  for (int i = 0; i < ninf::kMaxExprDepth; ++i) sum += "+a";
+  CHECK(Compile(define(sum)).find("nested too deeply") != std::string::npos);
+  // Thousands of parentheses or '!'s: an error, not a stack overflow.
+  CHECK(Compile(define(std::string(5000, '(') + "a" + std::string(5000, ')')))
+            .find("nested too deeply") != std::string::npos);
+  CHECK(Compile(define(std::string(100000, '!') + "a")).find("nested too deeply") !=
+        std::string::npos);
+}

@@ -75,6 +75,13 @@ TEST_CASE("lexer_decodes_string_escapes", "[idl][lexer]") {
   CHECK(t[1].text == "it's");
 }
 
+TEST_CASE("lexer_keeps_the_low_byte_of_an_overlong_hex_escape", "[idl][lexer]") {
+  // Found by fuzz/idl_fuzz: the value overflowed int digit after digit.
+  std::vector<Token> t = Lex(R"("\x123456789A")");
+  REQUIRE(t.size() == 1);
+  CHECK(t[0].text == "\x9a");
+}
+
 TEST_CASE("lexer_reports_unterminated_constructs", "[idl][lexer]") {
   std::string errors;
   Lex("a \"open\nb", &errors);
