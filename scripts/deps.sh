@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the project needs, if any is missing.
 # Sourced or run by scripts/demo.sh and scripts/test.sh; needs root for apt.
+# clang and libclang-rt-dev (libFuzzer, the sanitizers' runtime) serve
+# scripts/fuzz.sh, which .ci/run runs.
 set -euo pipefail
 
 NINF_PACKAGES=(
   meson ninja-build pkg-config gcc g++ gfortran cpp python3
   libuv1-dev libprotobuf-dev protobuf-compiler catch2
   libopenblas-dev liblapacke-dev libopenmpi-dev openmpi-bin
-  libspdlog-dev libtomlplusplus-dev libcli11-dev
+  libspdlog-dev libtomlplusplus-dev libcli11-dev libssl-dev
   procps iproute2 util-linux clang-format git
+  clang libclang-rt-dev
 )
 
 missing=()

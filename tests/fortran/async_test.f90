@@ -53,6 +53,9 @@ program async_test
   call check(id_solve == -1 .and. code == NINF_ERR_ARGUMENT_MISMATCH, &
              'a refused asynchronous call returns -1')
   call check(Ninf_wait_all() == 0, 'nothing left to wait for')
+  ! (The main program's arrays are not freed at exit: LeakSanitizer would
+  ! report them.)
+  deallocate (a, b, a0, b0)
 
 contains
 

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Builds the project with AddressSanitizer (leaks included) and
+# UndefinedBehaviorSanitizer into build-asan, with the usual compilers, and
+# runs the test suites there (the format check, suite 'style', is left out:
+# it does not depend on the build). Every program the tests start, ninfd and
+# the executables it forks included, inherits the options below, so a report
+# in any of them fails its test. Prints "sanitizers: N passed, N failed"
+# counted from Meson's test log; exit status 0 only when nothing failed.
+#
+#   bash scripts/sanitize.sh [meson test arguments, e.g. --suite server]
+#
+# NINF_JOBS sets the build's parallelism (default: every core).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${NINF_ASAN_BUILD:-build-asan}
+fail() {
+  echo "sanitizers: 0 passed, 1 failed ($1)"
+  exit 1
+}
+
+bash scripts/deps.sh || fail "deps"
+start=$(date +%s)
+if [ ! -f "$BUILD/build.ninja" ]; then
+  meson setup "$BUILD" -Db_sanitize=address,undefined -Db_lundef=false || fail "meson setup"
+fi
+nice -n 10 meson compile -C "$BUILD" -j "${NINF_JOBS:-$(nproc)}" || fail "build"
+echo "sanitize: build took $(($(date +%s) - start)) s"
+
+# verify_asan_link_order=0: the programs a test builds outside the tree with
+# tools/ninfcc and tools/ninffc are not instrumented, yet load the
+# instrumented libninf, which brings the ASan runtime in after libc.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1:verify_asan_link_order=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+rm -f "$BUILD/meson-logs/testlog.json"
+start=$(date +%s)
+# The sanitizers make every program slower: the tests get three times their
+# usual time limit.
+meson test -C "$BUILD" --num-processes 2 --print-errorlogs --no-suite style \
+  --timeout-multiplier "${NINF_TIMEOUT_MULTIPLIER:-3}" "$@"
+echo "sanitize: tests took $(($(date +%s) - start)) s"
+python3 - "$BUILD/meson-logs/testlog.json" <<'PY'
+import json, sys
+passed = failed = skipped = 0
+try:
+    lines = open(sys.argv[1]).read().splitlines()
+except OSError:
+    lines = []
+for line in lines:
+    if not line.strip():
+        continue
+    result = json.loads(line).get("result")
+    if result in ("OK", "EXPECTEDFAIL"):
+        passed += 1
+    elif result == "SKIP":
+        skipped += 1
+    else:
+        failed += 1
+if passed + failed == 0:
+    failed = 1  # no test ran: that is a failure, not a pass
+print(f"sanitizers: {passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
+sys.exit(1 if failed else 0)
+PY
