@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
@@ -39,8 +40,8 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
     where << "line " << e.source().begin.line << ": " << e.description();
     return ConfigError(path, where.str());
   }
-  static const char *kKnown[] = {"default_server", "servers", "connect_timeout", "session_timeout",
-                                 "heartbeat"};
+  static const char *kKnown[] = {"default_server",  "servers",   "connect_timeout",
+                                 "session_timeout", "heartbeat", "key_file"};
   for (auto &&[key, node] : t) {
     bool known = false;
     for (const char *k : kKnown) known = known || key.str() == k;
@@ -69,6 +70,14 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
                                &c.options.connect_timeout_ms));
   NINF_RETURN_IF_ERROR(Seconds(t, "session_timeout", path, -1, &c.options.session_timeout_ms));
   NINF_RETURN_IF_ERROR(Seconds(t, "heartbeat", path, 0, &c.options.heartbeat_ms));
+  // The file's key_file wins; without one, NINF_KEY_FILE still applies (a
+  // config file that only names servers must not turn authentication off).
+  if (const char *env = std::getenv("NINF_KEY_FILE")) c.options.key_file = env;
+  if (const toml::node *n = t.get("key_file")) {
+    std::optional<std::string> s = n->value<std::string>();
+    if (!s) return ConfigError(path, "'key_file' must be a string (a file name)");
+    c.options.key_file = *s;
+  }
   if (c.options.session_timeout_ms > 0 && c.options.session_timeout_ms < 2 * HeartbeatMs(c.options))
     return ConfigError(path, "session_timeout must be at least twice the heartbeat interval");
   *out = std::move(c);

@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 
+#include "auth.h"
 #include "options.h"
 
 namespace ninf::client {
@@ -26,9 +27,17 @@ InterfacePtr CachedInterface(const ServerAddress &server, const std::string &fun
 Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out) {
   ClientOptions o;
   NINF_RETURN_IF_ERROR(CheckedOptions(&o));
+  auth::KeyRing keys;
+  if (!o.key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(o.key_file, &keys));
   int fd = -1;
   NINF_RETURN_IF_ERROR(ConnectTcp(server.host, server.port, o.connect_timeout_ms, &fd));
-  *out = std::make_unique<Channel>(fd, o.session_timeout_ms);
+  auto ch = std::make_unique<Channel>(fd, o.session_timeout_ms);
+  if (!keys.keys.empty()) {
+    Status st = auth::AuthenticateToServer(*ch, keys.keys[0]);
+    if (!st.ok())
+      return Status(st.code(), "authenticating to " + server.Key() + ": " + st.message());
+  }
+  *out = std::move(ch);
   return Status::Ok();
 }
 

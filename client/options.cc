@@ -38,6 +38,7 @@ void LoadFromEnvironment() {
   Status st = SecondsFromEnv("NINF_CONNECT_TIMEOUT", o.connect_timeout_ms, &o.connect_timeout_ms);
   if (st.ok()) st = SecondsFromEnv("NINF_TIMEOUT", -1, &o.session_timeout_ms);
   if (st.ok()) st = SecondsFromEnv("NINF_HEARTBEAT", 0, &o.heartbeat_ms);
+  if (const char *key = std::getenv("NINF_KEY_FILE")) o.key_file = key;
   g_env_error = st;
   g_options = st.ok() ? o : ClientOptions();
 }

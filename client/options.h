@@ -1,8 +1,10 @@
-// Client-wide settings: timeouts and heartbeats. Defaults come from the
-// environment (NINF_CONNECT_TIMEOUT, NINF_TIMEOUT, NINF_HEARTBEAT, all in
-// seconds; NINF_TIMEOUT=0 waits forever); grpc_initialize() may replace them
-// from its config file.
+// Client-wide settings: timeouts, heartbeats and the key. Defaults come from
+// the environment (NINF_CONNECT_TIMEOUT, NINF_TIMEOUT, NINF_HEARTBEAT, all in
+// seconds, NINF_TIMEOUT=0 waits forever; NINF_KEY_FILE); grpc_initialize()
+// may replace them from its config file.
 #pragma once
+
+#include <string>
 
 #include "status.h"
 
@@ -17,6 +19,11 @@ struct ClientOptions {
   // network fails the call within this bound.
   int session_timeout_ms = 60000;
   int heartbeat_ms = 0;  // 0: automatic (HeartbeatMs)
+  // A key file (protocol/auth.h, docs/security.md): with one, every
+  // connection first proves that it holds the file's first key, and the
+  // server must prove it too. Read again for every connection, so that a
+  // rotated key takes effect without restarting the program.
+  std::string key_file;
 };
 
 // The heartbeat period a call asks for: the configured one, else a third of

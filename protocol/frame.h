@@ -54,7 +54,10 @@ inline constexpr uint32_t kMaxHeaderLength = 1u << 20;
   X(FRAME_LIST, 9)            /* client -> ninfd      ListRequest */     \
   X(FRAME_LIST_REPLY, 10)     /* ninfd -> client      ListReply */       \
   X(FRAME_END, 11)            /* client -> executable End */             \
-  X(FRAME_HEARTBEAT, 12)      /* ninfd/executable -> client Heartbeat */
+  X(FRAME_HEARTBEAT, 12)      /* ninfd/executable -> client Heartbeat */ \
+  X(FRAME_AUTH, 13)           /* client -> ninfd      AuthRequest */     \
+  X(FRAME_CHALLENGE, 14)      /* ninfd -> client      Challenge */       \
+  X(FRAME_PROOF, 15)          /* client -> ninfd      AuthProof */
 
 enum FrameType : uint16_t {
 #define NINF_FRAME_ENUM_(name, value) name = value,

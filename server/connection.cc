@@ -253,6 +253,11 @@ void Connection::ReadRequests() {
   UpdatePoll();
 }
 
+void Connection::SetIdleTimeout(uint64_t ms) {
+  timeouts_.idle_ms = ms;
+  if (state_ == State::kReading && !in_request_) uv_timer_start(&timer_, OnTimer, ms, 0);
+}
+
 void Connection::DispatchFrame() {
   FrameHeader h = reader_.header();
   std::string body(reader_.body());

@@ -37,6 +37,7 @@
 #include <string>
 #include <string_view>
 
+#include "auth.h"
 #include "frame.h"
 #include "request_reader.h"
 #include "status.h"
@@ -125,6 +126,22 @@ class Connection {
   bool parked() const { return state_ == State::kParked; }
   bool closing() const { return state_ == State::kClosed; }
 
+  // Authentication (server_auth.cc drives it; protocol/auth.h has the
+  // exchange). Unused when ninfd has no key.
+  struct AuthState {
+    bool authenticated = false;
+    bool challenged = false;  // FRAME_CHALLENGE sent: FRAME_PROOF must follow
+    auth::Key key;            // the key the client named (a copy: a reload may come)
+    auth::Nonce client_nonce{};
+    auth::Nonce server_nonce{};
+  };
+  AuthState &auth() { return auth_; }
+
+  // Changes the timeout for starting a request (an unauthenticated
+  // connection gets the request timeout; see Server::Accept), effective now
+  // when no request is under way.
+  void SetIdleTimeout(uint64_t ms);
+
   // The job the parked connection belongs to (attached and detached by the
   // server; the job's state is the job's own).
   Job *job() const { return job_; }
@@ -171,6 +188,7 @@ class Connection {
   uint64_t drained_ = 0;
   int poll_events_ = 0;  // what uv_poll currently watches
   int open_handles_ = 2;
+  AuthState auth_;
 };
 
 }  // namespace ninf::server

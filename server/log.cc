@@ -27,8 +27,8 @@ Status SetupLogging(const std::string &level) {
   return Status::Ok();
 }
 
-std::string Quoted(std::string_view value) {
-  std::size_t keep = std::min(value.size(), kMaxLoggedValue);
+std::string Quoted(std::string_view value, std::size_t limit) {
+  std::size_t keep = std::min(value.size(), limit);
   // Never cut a UTF-8 character in two: the text may go back to the client
   // in an error message, which must stay valid UTF-8 to parse.
   while (keep < value.size() && keep > 0 &&

@@ -28,9 +28,10 @@ Status SetupLogging(const std::string &level);
 // otherwise double-quoted with '"' and '\' escaped and control characters
 // replaced, so that one event always stays one parseable line. Values come
 // from clients too (function names, error text), so longer ones are cut at
-// kMaxLoggedValue bytes with the number of bytes left out.
+// kMaxLoggedValue bytes with the number of bytes left out. ninfd's own
+// messages that matter whole (why it cannot start) pass a larger `limit`.
 inline constexpr std::size_t kMaxLoggedValue = 160;
-std::string Quoted(std::string_view value);
+std::string Quoted(std::string_view value, std::size_t limit = kMaxLoggedValue);
 
 // Events a client can trigger at will (protocol errors, unknown functions,
 // refused connections) are logged at most kLogBurst times per second per

@@ -27,6 +27,9 @@
 namespace ninf::server {
 namespace {
 
+// Why ninfd cannot start is its own text (paths, remedies): logged whole.
+constexpr std::size_t kStartupMessageLimit = 4096;
+
 // Processors this process may run on (its CPU affinity), at least 1: under
 // taskset or a cgroup cpuset the daemon must split only the cores it may use.
 int CountCores() {
@@ -122,7 +125,7 @@ int RunStatus(const Invocation &inv) {
     port = target.port;
   }
   std::string text;
-  if (Status st = QueryStats(host, port, 5000, &text); !st.ok()) {
+  if (Status st = QueryStats(host, port, 5000, inv.settings.key_file, &text); !st.ok()) {
     std::fprintf(stderr, "ninfd --status: cannot get statistics from %s:%d: %s\n", host.c_str(),
                  port, st.ToString().c_str());
     return 1;
@@ -139,7 +142,7 @@ int RunDaemon(Settings settings) {
   Status st = Registry::Load(settings.registry, &registry, &warnings);
   for (const std::string &w : warnings) spdlog::warn("event=registry_skip message={}", Quoted(w));
   if (!st.ok()) {
-    spdlog::error("event=startup_failed error={}", Quoted(st.message()));
+    spdlog::error("event=startup_failed error={}", Quoted(st.message(), kStartupMessageLimit));
     return 1;
   }
   if (registry.size() == 0)
@@ -164,7 +167,7 @@ int RunDaemon(Settings settings) {
     st = signals.Start(&loop, &server);
     if (st.ok()) st = server.Start();
     if (!st.ok()) {
-      spdlog::error("event=startup_failed error={}", Quoted(st.message()));
+      spdlog::error("event=startup_failed error={}", Quoted(st.message(), kStartupMessageLimit));
       exit_code = 1;
       server.Shutdown([&signals] { signals.Close(); });
     }

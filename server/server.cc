@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -71,6 +72,8 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
 Server::~Server() = default;
 
 Status Server::Start() {
+  NINF_RETURN_IF_ERROR(LoadKeys());
+  NINF_RETURN_IF_ERROR(CheckExposure(settings_.listen, auth_required(), settings_.insecure));
   NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
   spdlog::info(
       "event=listening address={} port={} registry={} functions={} cores={} slots={} "
@@ -79,6 +82,13 @@ Status Server::Start() {
       listener_.address(), listener_.port(), Quoted(registry_.dir()), registry_.size(), cores_,
       slots_, threads_per_job_, settings_.queue_limit, settings_.max_call_bytes,
       settings_.warm_executables, ::getpid(), NINF_VERSION);
+  if (auth_required())
+    spdlog::info("event=authentication state=on key_file={} keys={}", Quoted(keys_.path),
+                 keys_.keys.size());
+  else if (!IsLoopbackAddress(settings_.listen))
+    spdlog::warn("event=authentication state=off address={} reason=insecure message={}",
+                 Quoted(settings_.listen),
+                 Quoted("anyone who reaches this port may run the registry's functions"));
   if (threads_per_job_ * slots_ > cores_)
     spdlog::warn("event=oversubscribed slots={} threads_per_job={} cores={}", slots_,
                  threads_per_job_, cores_);
@@ -115,7 +125,10 @@ bool Server::MakeRoomFor(const std::string &address) {
   std::unordered_map<uint64_t, Connection *> by_id;
   for (const auto &[c, owned] : connections_)
     if (!c->closing() && (!client_full || AddressOf(c->peer()) == address)) {
-      candidates.push_back({c->id(), c->reading(), c->requests(), c->id()});
+      // Authentication frames are requests, but a connection that has not
+      // proved a key has done nothing the newcomer could not.
+      uint64_t requests = auth_required() && !c->auth().authenticated ? 0 : c->requests();
+      candidates.push_back({c->id(), c->reading(), requests, c->id()});
       by_id[c->id()] = c;
     }
   std::optional<uint64_t> victim = ConnectionToReplace(candidates);
@@ -145,6 +158,9 @@ void Server::Accept(UniqueFd fd, const std::string &peer) {
   Connection::Timeouts timeouts;
   timeouts.idle_ms = static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000;
   timeouts.request_ms = static_cast<uint64_t>(settings_.request_timeout_seconds) * 1000;
+  // Until it has proved it holds a key, a connection gets no longer to
+  // start a request than to finish one.
+  if (auth_required()) timeouts.idle_ms = std::min(timeouts.idle_ms, timeouts.request_ms);
   std::unique_ptr<Connection> conn =
       Connection::Open(loop_, std::move(fd), id, peer, this, timeouts);
   if (!conn) return;
@@ -156,6 +172,11 @@ void Server::Accept(UniqueFd fd, const std::string &peer) {
 }
 
 void Server::OnRequest(Connection &conn, const FrameHeader &h, std::string_view body) {
+  bool auth_frame = h.type == FRAME_AUTH || h.type == FRAME_PROOF;
+  if (auth_frame || (auth_required() && !conn.auth().authenticated)) {
+    HandleAuth(conn, h, body);
+    return;
+  }
   switch (h.type) {
     case FRAME_QUERY_INTERFACE:
       HandleQuery(conn, body);
@@ -269,6 +290,13 @@ void Server::ReloadRegistry() {
   }
   registry_ = std::move(fresh);
   warm_.Clear();
+  // The key file is read again too: that is how a key is rotated without a
+  // restart (docs/security.md). A bad file keeps the keys in use.
+  if (!settings_.key_file.empty()) {
+    if (Status keys = LoadKeys(); !keys.ok())
+      spdlog::error("event=reload_failed key_file={} error={}", Quoted(settings_.key_file),
+                    Quoted(keys.message()));
+  }
   spdlog::info("event=reloaded registry={} functions={}", Quoted(registry_.dir()),
                registry_.size());
 }

@@ -87,6 +87,13 @@ class Server : public Connection::Delegate, public JobEvents {
   void StartWatchdog();
   void RunWatchdog();
   void WatchIdleHandles(Clock::time_point now);
+  // Authentication (server_auth.cc). LoadKeys reads settings_.key_file
+  // (nothing to do without one); HandleAuth serves the frames of a
+  // connection that has not proved it holds a key yet.
+  Status LoadKeys();
+  void HandleAuth(Connection &conn, const FrameHeader &h, std::string_view body);
+  bool auth_required() const { return !keys_.keys.empty(); }
+
   void HandleQuery(Connection &conn, std::string_view body);
   void HandleList(Connection &conn);
   void HandleStats(Connection &conn);
@@ -114,6 +121,7 @@ class Server : public Connection::Delegate, public JobEvents {
   int threads_per_job_;
   Admission admission_;
   Counters counters_;
+  auth::KeyRing keys_;  // empty: no authentication
   WarmPool warm_;
   Listener listener_;
   uv_timer_t grace_timer_{};

@@ -85,6 +85,14 @@ const SettingSpec kTable[] = {
      "trace, debug, info, warn, error, critical or off", &Settings::log_level},
     {"ready_file", SettingKind::kString, "", 0, 0,
      "once listening, write the port number and a newline into this file", &Settings::ready_file},
+    {"key_file", SettingKind::kString, "", 0, 0,
+     "file of shared keys (one per line, mode 0600) that clients must prove they hold before "
+     "any request (docs/security.md); \"\": no authentication",
+     &Settings::key_file},
+    {"insecure", SettingKind::kBool, "false", 0, 0,
+     "serve a non-loopback listen address without a key_file: anyone who reaches the port may "
+     "run the registry's functions",
+     &Settings::insecure},
 };
 
 const std::array<const char *, 7> kLevels = {"trace", "debug",    "info", "warn",
@@ -92,6 +100,12 @@ const std::array<const char *, 7> kLevels = {"trace", "debug",    "info", "warn"
 
 Status Invalid(const std::string &source, const std::string &what) {
   return Status(NINF_ERR_INVALID_ARGUMENT, source + ": " + what);
+}
+
+std::optional<bool> ParseBool(std::string_view s) {
+  if (s == "true" || s == "1" || s == "yes") return true;
+  if (s == "false" || s == "0" || s == "no") return false;
+  return std::nullopt;
 }
 
 std::optional<int64_t> ParseInteger(std::string_view s) {
@@ -181,13 +195,17 @@ Status ReadConfigFile(const std::string &path, std::vector<std::optional<std::st
     if (!spec) return Invalid(where, "unknown setting '" + std::string(key.str()) + "'");
     std::size_t index = static_cast<std::size_t>(spec - kTable);
     bool integral = spec->kind == SettingKind::kInteger || spec->kind == SettingKind::kBytes;
-    if (auto s = node.value_exact<std::string>())
+    if (auto s = node.value_exact<std::string>(); s && spec->kind != SettingKind::kBool)
       (*raw)[index] = *s;
+    else if (auto b = node.value_exact<bool>(); b && spec->kind == SettingKind::kBool)
+      (*raw)[index] = *b ? "true" : "false";
     else if (auto i = node.value_exact<int64_t>(); i && integral)
       (*raw)[index] = std::to_string(*i);
     else
       return Invalid(where, std::string("'") + spec->name + "' must be " +
-                                (integral ? "an integer" : "a string"));
+                                (integral                           ? "an integer"
+                                 : spec->kind == SettingKind::kBool ? "true or false"
+                                                                    : "a string"));
   }
   return Status::Ok();
 }
@@ -219,6 +237,12 @@ std::string FlagName(const SettingSpec &spec) {
 
 Status ApplySetting(const SettingSpec &spec, const std::string &raw, const std::string &source,
                     Settings *out) {
+  if (auto *field = std::get_if<bool Settings::*>(&spec.field)) {
+    std::optional<bool> value = ParseBool(raw);
+    if (!value) return Invalid(source, "'" + raw + "' is not true or false");
+    out->*(*field) = *value;
+    return Status::Ok();
+  }
   if (auto *field = std::get_if<std::string Settings::*>(&spec.field)) {
     if (spec.kind == SettingKind::kLogLevel &&
         std::find(kLevels.begin(), kLevels.end(), raw) == kLevels.end())
@@ -257,7 +281,10 @@ Status ParseInvocation(int argc, const char *const *argv, const EnvLookup &env, 
     if (kTable[i].kind == SettingKind::kInteger) type = "INT";
     if (kTable[i].kind == SettingKind::kBytes) type = "BYTES";
     if (kTable[i].kind == SettingKind::kLogLevel) type = "LEVEL";
-    flag_options[i] = app.add_option(FlagName(kTable[i]), flag_values[i], help)->type_name(type);
+    if (kTable[i].kind == SettingKind::kBool)  // --insecure alone means true
+      flag_options[i] = app.add_flag(FlagName(kTable[i]) + "{true}", flag_values[i], help);
+    else
+      flag_options[i] = app.add_option(FlagName(kTable[i]), flag_values[i], help)->type_name(type);
   }
   Invocation inv;
   app.add_option("--config", inv.config_file, "TOML settings file [NINF_CONFIG]")

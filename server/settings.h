@@ -50,6 +50,8 @@ struct Settings {
   int64_t warm_executables = 1;  // idle started executables per called function
   std::string log_level = "info";
   std::string ready_file;  // "": none
+  std::string key_file;    // "": no authentication (loopback only, unless insecure)
+  bool insecure = false;   // serve a non-loopback address without a key
   // Per-function overrides of call_wall_seconds and call_cpu_seconds, from
   // the config file's [limits.NAME] tables.
   std::map<std::string, FunctionLimits, std::less<>> function_limits;
@@ -63,6 +65,7 @@ enum class SettingKind {
   kBytes,    // integer with an optional K/M/G/T suffix (powers of 1024)
   kString,
   kLogLevel,  // one of the spdlog level names
+  kBool,      // true/false (also 1/0, yes/no); as a flag, --name alone means true
 };
 
 struct SettingSpec {
@@ -72,7 +75,7 @@ struct SettingSpec {
   int64_t min;                // integer kinds only
   int64_t max;
   const char *help;
-  std::variant<int64_t Settings::*, std::string Settings::*> field;
+  std::variant<int64_t Settings::*, std::string Settings::*, bool Settings::*> field;
 };
 
 // The table, in the order --help and the example config list the keys.

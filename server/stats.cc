@@ -88,6 +88,7 @@ std::string FormatStats(const Gauges &g, const Counters &c) {
   Line(&out, "cancelled", c.cancelled);
   Line(&out, "rejected", c.rejected);
   Line(&out, "protocol_errors", c.protocol_errors);
+  Line(&out, "auth_failures", c.auth_failures);
   Line(&out, "bytes_in", c.bytes_in);
   Line(&out, "bytes_out", c.bytes_out);
   Line(&out, "executables_started", c.executables_started);

@@ -40,6 +40,7 @@ struct Counters {
   uint64_t warm_misses = 0;          // calls that had to start their executable
   uint64_t connections_accepted = 0;
   uint64_t protocol_errors = 0;
+  uint64_t auth_failures = 0;  // connections closed for a missing or wrong proof
   std::map<std::string, FunctionStats> functions;
 
   // Counts one ended call. `seconds` is the time the executable spent on it

@@ -178,3 +178,16 @@ TEST_CASE("policy_an_exit_between_calls_is_not_counted", "[policy]") {
   CHECK_FALSE(stopped.counted);
   CHECK(stopped.tell.code() == NINF_ERR_SHUTTING_DOWN);
 }
+
+TEST_CASE("policy_exposed_listeners_need_a_key", "[policy]") {
+  for (const char *local : {"127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost"})
+    CHECK(IsLoopbackAddress(local));
+  for (const char *exposed : {"0.0.0.0", "::", "10.0.0.7", "192.168.1.1", "fe80::1", "myhost", ""})
+    CHECK_FALSE(IsLoopbackAddress(exposed));
+  CHECK(CheckExposure("127.0.0.1", false, false).ok());
+  CHECK(CheckExposure("0.0.0.0", true, false).ok());
+  CHECK(CheckExposure("0.0.0.0", false, true).ok());
+  ninf::Status st = CheckExposure("0.0.0.0", false, false);
+  CHECK(st.code() == NINF_ERR_CONFIG);
+  CHECK_THAT(st.message(), Catch::Contains("key_file") && Catch::Contains("--insecure"));
+}

@@ -19,6 +19,13 @@ struct Run {
   Invocation inv;
 };
 
+const SettingSpec *FindSetting(const std::string &name) {
+  for (const SettingSpec &spec : SettingsTable())
+    if (name == spec.name) return &spec;
+  FAIL("no setting " << name);
+  return nullptr;
+}
+
 Run Parse(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
   args.insert(args.begin(), "ninfd");
   std::vector<const char *> argv;
@@ -174,6 +181,28 @@ TEST_CASE("settings_shipped_example_config_parses", "[settings]") {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (const SettingSpec &spec : SettingsTable())
     CHECK_THAT(text, Catch::Contains("\n" + std::string(spec.name) + " = "));
+}
+
+TEST_CASE("settings_booleans", "[settings]") {
+  TempDir dir;
+  CHECK_FALSE(Parse({}).inv.settings.insecure);
+  CHECK(Parse({"--insecure"}).inv.settings.insecure);
+  CHECK_FALSE(Parse({"--insecure=false"}).inv.settings.insecure);
+  dir.WriteFile("b.toml", "insecure = true\n");
+  CHECK(Parse({"--config", dir.Join("b.toml")}).inv.settings.insecure);
+  dir.WriteFile("s.toml", "insecure = \"yes\"\n");
+  Run r = Parse({"--config", dir.Join("s.toml")});
+  CHECK(r.status.code() == NINF_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(r.status.message(), Catch::Contains("true or false"));
+  for (const char *raw : {"true", "1", "yes"}) {
+    Settings s;
+    REQUIRE(ApplySetting(*FindSetting("insecure"), raw, "NINF_INSECURE", &s).ok());
+    CHECK(s.insecure);
+  }
+  Settings s;
+  ninf::Status st = ApplySetting(*FindSetting("insecure"), "maybe", "NINF_INSECURE", &s);
+  CHECK(st.code() == NINF_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(st.message(), Catch::Contains("NINF_INSECURE"));
 }
 
 TEST_CASE("settings_help_version_status", "[settings]") {
