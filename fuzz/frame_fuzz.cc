@@ -56,6 +56,12 @@ std::unique_ptr<google::protobuf::MessageLite> MessageFor(uint16_t type) {
       return std::make_unique<w::End>();
     case ninf::FRAME_HEARTBEAT:
       return std::make_unique<w::Heartbeat>();
+    case ninf::FRAME_AUTH:
+      return std::make_unique<w::AuthRequest>();
+    case ninf::FRAME_CHALLENGE:
+      return std::make_unique<w::Challenge>();
+    case ninf::FRAME_PROOF:
+      return std::make_unique<w::AuthProof>();
     default:
       return std::make_unique<w::Heartbeat>();
   }

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "auth.h"
 #include "frame.h"
 #include "fuzz_check.h"
 #include "log.h"
@@ -104,6 +105,26 @@ void Dispatch(const ninf::FrameHeader &h, std::string_view body) {
     case ninf::FRAME_LIST: {
       ninf::wire::ListRequest req;
       (void)req.ParseFromArray(body.data(), size);
+      return;
+    }
+    case ninf::FRAME_AUTH: {
+      // Server::HandleAuth: the nonce must be exactly kNonceSize bytes.
+      ninf::wire::AuthRequest req;
+      if (!req.ParseFromArray(body.data(), size)) return;
+      ninf::auth::Nonce nonce{};
+      bool ok = ninf::auth::ToNonce(req.client_nonce(), &nonce);
+      FUZZ_CHECK(ok == (req.client_nonce().size() == ninf::auth::kNonceSize), "nonce size");
+      return;
+    }
+    case ninf::FRAME_PROOF: {
+      // A random proof never matches (constant-time compare of any length).
+      ninf::wire::AuthProof proof;
+      if (!proof.ParseFromArray(body.data(), size)) return;
+      ninf::auth::Proof expected{};
+      expected.fill(0x5a);
+      FUZZ_CHECK(!ninf::auth::ProofMatches(expected, proof.client_proof()) ||
+                     proof.client_proof() == std::string(ninf::auth::kProofSize, '\x5a'),
+                 "a proof matched that differs from the expected one");
       return;
     }
     default:

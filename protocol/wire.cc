@@ -18,8 +18,6 @@
 namespace ninf {
 namespace {
 
-// Linux moves at most this much in one read or write call.
-constexpr std::size_t kMaxIoChunk = 0x7ffff000;
 constexpr int kIovBatch = 64;
 
 Status IoError(const char *what, int err) {
