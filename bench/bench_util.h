@@ -19,6 +19,13 @@ double bench_now(void);
 /* Median of v[0..n-1] (sorts v in place); n >= 1. */
 double bench_median(double *v, int n);
 
+/*
+ * The q-quantile (0 < q <= 1) of v[0..n-1] by nearest rank: the smallest
+ * value with at least q * n values at or below it, so p99 of 100 samples is
+ * the 99th and never an interpolation. Sorts v in place; n >= 1.
+ */
+double bench_percentile(double *v, int n, double q);
+
 /* Transfer sizes: 1 KiB, 4 KiB, ... up to max_size. Returns the count. */
 int bench_sizes(size_t max_size, size_t *sizes, int capacity);
 
