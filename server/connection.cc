@@ -1,5 +1,6 @@
 #include "connection.h"
 
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -141,8 +142,9 @@ void Connection::OnPoll(uv_poll_t *handle, int status, int events) {
     // A socket error (usually a reset); libuv has stopped the watcher.
     self->poll_events_ = 0;
     if (self->state_ == State::kParked && !self->call_pending_) {
-      if (self->watch_hangup_) {
+      if (self->watch_hangup_ || self->watch_input_) {
         self->watch_hangup_ = false;
+        self->watch_input_ = false;
         self->delegate_->OnHangup(*self);
       }
       return;
@@ -159,7 +161,11 @@ void Connection::OnPoll(uv_poll_t *handle, int status, int events) {
       if (events & (UV_READABLE | UV_DISCONNECT)) self->Drain();
       break;
     case State::kParked:
-      if ((events & UV_PRIORITIZED) && self->watch_hangup_) {
+      if ((events & (UV_READABLE | UV_DISCONNECT)) && self->watch_input_) {
+        self->watch_input_ = false;
+        self->UpdatePoll();
+        self->delegate_->OnInputArrived(*self);
+      } else if ((events & UV_PRIORITIZED) && self->watch_hangup_) {
         // Urgent data is no part of the protocol: a peer sending it is
         // treated as gone (and is not watched again, which would spin).
         self->watch_hangup_ = false;
@@ -253,6 +259,17 @@ void Connection::ReadRequests() {
   UpdatePoll();
 }
 
+void Connection::WatchInput(bool on) {
+  if (state_ != State::kParked) return;
+  watch_input_ = on;
+  UpdatePoll();
+}
+
+bool Connection::InputWaiting() const {
+  int n = 0;
+  return ::ioctl(fd_.get(), FIONREAD, &n) == 0 && n > 0;
+}
+
 void Connection::SetIdleTimeout(uint64_t ms) {
   timeouts_.idle_ms = ms;
   if (state_ == State::kReading && !in_request_) uv_timer_start(&timer_, OnTimer, ms, 0);
@@ -325,6 +342,7 @@ bool Connection::UpdatePoll() {
       break;
     case State::kParked:
       if (watch_hangup_) events |= peer_shut_write_ ? UV_PRIORITIZED : UV_DISCONNECT;
+      if (watch_input_) events |= UV_READABLE | UV_DISCONNECT;
       if (pending) events |= UV_WRITABLE;
       break;
     case State::kFinishing:

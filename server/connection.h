@@ -71,6 +71,9 @@ class Connection {
     // A parked connection asked to (NotifyWhenFlushed) has written all its
     // pending output.
     virtual void OnOutputFlushed(Connection &conn) = 0;
+    // A parked connection asked to (WatchInput) has bytes to read, or its
+    // peer closed: InputWaiting() tells which. Nothing was read.
+    virtual void OnInputArrived(Connection &conn) = 0;
   };
 
   // Takes ownership of `fd` and starts reading; null if the socket cannot
@@ -97,6 +100,12 @@ class Connection {
 
   // Turns the hangup watch of a parked connection on or off.
   void WatchHangup(bool on);
+
+  // Parked only: calls Delegate::OnInputArrived once the socket has input
+  // (without reading it: it belongs to the executable), then stops watching.
+  void WatchInput(bool on);
+  // Whether unread bytes wait in the socket.
+  bool InputWaiting() const;
 
   // Parked only: sends an empty FRAME_HEARTBEAT every `period_ms` until
   // StopHeartbeats(). A beat is skipped while the previous one is still
@@ -181,6 +190,7 @@ class Connection {
   RequestReader reader_;
   bool call_pending_ = false;  // a parked CALL waits for the replies before it
   bool watch_hangup_ = false;
+  bool watch_input_ = false;
   bool notify_flushed_ = false;
   uint64_t heartbeat_ms_ = 0;  // parked and sending heartbeats
   std::string out_;

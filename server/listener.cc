@@ -14,7 +14,7 @@
 namespace ninf::server {
 namespace {
 
-constexpr int kBacklog = 511;
+constexpr int kBacklog = 4096;  // the kernel caps it at net.core.somaxconn
 
 // Accepts at most this many connections per wake-up, so that a flood of
 // connects cannot starve the connections already open.

@@ -222,6 +222,7 @@ Ending DescribeEnding(const JobFacts &job, EndReason reason, const Status &why) 
       e.outcome = CallOutcome::kCancelled;
       return e;
     case EndReason::kSpawnFailed:
+    case EndReason::kNoArguments:
       e.outcome = CallOutcome::kFailed;
       e.tell = why;
       return e;

@@ -242,6 +242,7 @@ enum class EndReason {
   kQueueFull,    // refused: no room in the queue
   kRefused,      // refused: shutting down
   kHangup,       // the client left before its call was handed off
+  kNoArguments,  // CALL came, its arguments did not start in time (`why` says so)
 };
 
 // What a job's end means, from plain facts about it.

@@ -69,6 +69,7 @@ class Server : public Connection::Delegate, public JobEvents {
   void OnPeerShutWrite(Connection &conn) override;
   void OnClosed(Connection &conn) override;
   void OnOutputFlushed(Connection &conn) override;
+  void OnInputArrived(Connection &conn) override;
 
   // JobEvents
   void OnArgsReceived(Job &job, bool resumed) override;
@@ -99,6 +100,11 @@ class Server : public Connection::Delegate, public JobEvents {
   void HandleStats(Connection &conn);
   void HandleCall(Connection &conn, std::string_view body);
 
+  // A new call asks admission for a slot only once its arguments have
+  // begun to arrive (libninf sends them right behind the CALL): a client
+  // that sends CALL and then nothing holds no slot, only its connection,
+  // and is ended after request_timeout_seconds.
+  void OfferJob(Job &job);
   void StartJob(Job &job);
   // Hands the job to a warm executable if one takes it; false if none did.
   bool HandoffWarm(Job &job);

@@ -56,22 +56,47 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
     FinishJob(*job, EndReason::kRefused);
     return;
   }
-  switch (admission_.Offer(job->id())) {
+  if (!conn.InputWaiting()) {
+    spdlog::debug("event=call_awaiting_arguments job={} call={} function={} peer={}", job->id(),
+                  job->call_id(), job->function(), conn.peer());
+    conn.WatchInput(true);
+    return;
+  }
+  OfferJob(*job);
+}
+
+void Server::OnInputArrived(Connection &conn) {
+  Job *job = conn.job();
+  if (!job || job->state() != JobState::kNew) return;
+  if (!conn.InputWaiting()) {
+    // Readable without bytes: the client closed its side. The arguments can
+    // no longer come.
+    FinishJob(*job, EndReason::kNoArguments,
+              Status(NINF_ERR_PROTOCOL,
+                     "the client closed its side of the connection before the call's arguments"));
+    return;
+  }
+  OfferJob(*job);
+}
+
+void Server::OfferJob(Job &job) {
+  Connection &conn = *job.conn();
+  switch (admission_.Offer(job.id())) {
     case Admission::Decision::kRun:
-      job->Admit();
-      StartJob(*job);
+      job.Admit();
+      StartJob(job);
       break;
     case Admission::Decision::kQueue:
-      job->Queue();
+      job.Queue();
       conn.WatchHangup(true);
       // ninfd owns the socket until the hand-off, so it proves the call
       // alive itself while it waits (and learns so that the client is gone).
-      conn.StartHeartbeats(job->heartbeat_ms());
-      spdlog::info("event=call_queued job={} call={} function={} peer={} queued={}", job->id(),
-                   job->call_id(), job->function(), conn.peer(), admission_.queued());
+      conn.StartHeartbeats(job.heartbeat_ms());
+      spdlog::info("event=call_queued job={} call={} function={} peer={} queued={}", job.id(),
+                   job.call_id(), job.function(), conn.peer(), admission_.queued());
       break;
     case Admission::Decision::kReject:
-      FinishJob(*job, EndReason::kQueueFull);
+      FinishJob(job, EndReason::kQueueFull);
       break;
   }
 }
@@ -250,7 +275,8 @@ void Server::OnExit(Job &job) { FinishJob(job, EndReason::kExited); }
 void Server::OnHangup(Connection &conn) {
   Job *job = conn.job();
   if (!job) return;
-  if (job->state() == JobState::kQueued || job->state() == JobState::kStarting) {
+  if (job->state() == JobState::kNew || job->state() == JobState::kQueued ||
+      job->state() == JobState::kStarting) {
     FinishJob(*job, EndReason::kHangup);
     return;
   }

@@ -76,6 +76,7 @@ void Server::RunWatchdog() {
     std::string detail;
   };
   std::vector<Kill> kills;
+  std::vector<uint64_t> no_arguments;
   // By id: catching up on control messages may end or start other jobs.
   std::vector<uint64_t> ids;
   for (const auto &[id, owned] : jobs_) ids.push_back(id);
@@ -83,6 +84,13 @@ void Server::RunWatchdog() {
     auto it = jobs_.find(id);
     if (it == jobs_.end()) continue;
     Job &job = *it->second;
+    if (job.state() == JobState::kNew) {
+      // A CALL whose arguments have not begun (Server::OfferJob): it holds
+      // no slot, but its connection for no longer than a request may take.
+      if (MsBetween(job.arrived(), now) > settings_.request_timeout_seconds * 1000)
+        no_arguments.push_back(id);
+      continue;
+    }
     if (!job.started() || job.exited()) continue;
     Verdict v = verdict(job);
     if (v == Verdict::kKeep) continue;
@@ -119,6 +127,14 @@ void Server::RunWatchdog() {
     spdlog::info("event=watchdog_kill job={} call={} function={} pid={} reason={}", job.id(),
                  job.call_id(), job.function(), job.pid(), Quoted(k.detail));
     job.Kill(k.reason, std::move(k.detail));
+  }
+  for (uint64_t id : no_arguments) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end() || it->second->state() != JobState::kNew) continue;
+    FinishJob(*it->second, EndReason::kNoArguments,
+              Status(NINF_ERR_TIMEOUT, "the call's arguments did not begin within " +
+                                           std::to_string(settings_.request_timeout_seconds) +
+                                           " s of its CALL (request_timeout_seconds)"));
   }
   WatchIdleHandles(now);
 }

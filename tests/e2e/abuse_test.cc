@@ -96,13 +96,41 @@ void RaiseFdLimit(rlim_t want) {
 
 }  // namespace
 
-TEST_CASE("abuse_f1_calls_that_send_no_arguments_lose_their_slots", "[abuse]") {
-  E2EDaemon d({"--slots", "2", "--transfer-timeout-seconds", "2"});
+TEST_CASE("abuse_f1_calls_that_send_no_arguments_get_no_slot", "[abuse]") {
+  E2EDaemon d({"--slots", "2", "--request-timeout-seconds", "2"});
   GoodCall(d);
   const int fds = d.OpenFds();
   auto hog1 = Connect(d), hog2 = Connect(d);
   SendCallFrame(*hog1, "echo");  // and then nothing
   SendCallFrame(*hog2, "echo");
+  // A slot is given only once a call's arguments begin to arrive: the hogs
+  // hold none, and a good call goes straight through.
+  CHECK(d.WaitForStat("connections", 2) >= 2);
+  CHECK(d.Stat("running") == 0);
+  CHECK(TimedGoodCall(d) < 1.0);
+  // They are ended after request_timeout_seconds, told why.
+  wire::Result ignored;
+  FrameHeader h;
+  Status st = hog1->RecvReply(FRAME_RESULT, 0, &ignored, &h);
+  CHECK(st.code() == NINF_ERR_TIMEOUT);
+  CHECK_THAT(st.message(), Catch::Contains("request_timeout_seconds"));
+  hog1.reset();
+  hog2.reset();
+  CHECK(StatDownTo(d, "connections", 1));  // the one asking
+  CHECK(d.ZombieChildren() == 0);
+  CHECK(FdsBackTo(d, fds));
+}
+
+TEST_CASE("abuse_f1_calls_that_stop_mid_arguments_lose_their_slots", "[abuse]") {
+  E2EDaemon d({"--slots", "2", "--transfer-timeout-seconds", "2"});
+  GoodCall(d);
+  const int fds = d.OpenFds();
+  auto hog1 = Connect(d), hog2 = Connect(d);
+  // CALL, then the first byte of the ARGS frame, then nothing.
+  for (Channel *hog : {hog1.get(), hog2.get()}) {
+    SendCallFrame(*hog, "echo");
+    REQUIRE(::send(hog->fd(), "N", 1, MSG_NOSIGNAL) == 1);
+  }
   REQUIRE(d.WaitForStat("running", 2) == 2);
   // Both slots are held; the good call waits for the watchdog, not forever.
   CHECK(TimedGoodCall(d) < 8.0);

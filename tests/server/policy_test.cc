@@ -139,6 +139,12 @@ TEST_CASE("policy_refusals_are_counted_and_told", "[policy]") {
   Ending spawn = DescribeEnding(Facts(JobState::kStarting), EndReason::kSpawnFailed, why);
   CHECK(spawn.outcome == ninf::server::CallOutcome::kFailed);
   CHECK(spawn.tell.message() == "cannot start");
+
+  ninf::Status late(NINF_ERR_TIMEOUT, "the call's arguments did not begin within 10 s");
+  Ending no_args = DescribeEnding(Facts(JobState::kNew), EndReason::kNoArguments, late);
+  CHECK(no_args.counted);
+  CHECK(no_args.outcome == ninf::server::CallOutcome::kFailed);
+  CHECK(no_args.tell.code() == NINF_ERR_TIMEOUT);
 }
 
 TEST_CASE("policy_an_executable_dying_mid_call_is_a_failure_told_to_the_client", "[policy]") {
