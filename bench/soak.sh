@@ -306,7 +306,7 @@ git -C "$here/.." diff --quiet HEAD 2>/dev/null || dirty=" (working tree with un
   good_row S2 "S2: 1,000 slowloris alone, from 127.0.0.2-17"
   echo
   echo "Listen overflows: connections the kernel dropped while the good client ran because a"
-  echo "listen backlog was full (ninfd's is 511), from \`/proc/net/netstat\` (system-wide); a"
+  echo "listen backlog was full (ninfd asks for 4096, capped by net.core.somaxconn), from \`/proc/net/netstat\` (system-wide); a"
   echo "dropped SYN is sent again after 1 s. ninfd CPU s: the daemon's user + system time over the"
   echo "same span (executables not included)."
   echo
