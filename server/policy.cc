@@ -193,14 +193,8 @@ std::vector<uint64_t> IdleHandlesToStop(std::vector<IdleHandle> idle, std::size_
 
 std::optional<uint64_t> ConnectionToReplace(const std::vector<ConnectionFacts> &candidates) {
   const ConnectionFacts *oldest = nullptr;
-  const ConnectionFacts *oldest_silent = nullptr;
-  for (const ConnectionFacts &c : candidates) {
-    if (!c.reading || c.requests != 0) continue;
-    if (!oldest || c.opened_seq < oldest->opened_seq) oldest = &c;
-    if (!c.input_waiting && (!oldest_silent || c.opened_seq < oldest_silent->opened_seq))
-      oldest_silent = &c;
-  }
-  if (oldest_silent) return oldest_silent->id;
+  for (const ConnectionFacts &c : candidates)
+    if (c.reading && c.requests == 0 && (!oldest || c.opened_seq < oldest->opened_seq)) oldest = &c;
   if (!oldest) return std::nullopt;
   return oldest->id;
 }

@@ -204,16 +204,12 @@ std::vector<uint64_t> IdleHandlesToStop(std::vector<IdleHandle> idle, std::size_
 // A new connection arrives from an address that has used up its share (or
 // the server is full). Which open connection it replaces: the oldest that
 // has not yet completed a single request (a slow or stuck sender; a client
-// that works sends its request at once), if any. One whose bytes wait unread
-// in its socket is spared while there is another: under a burst of
-// connections ninfd may accept many before it reads a good client's request,
-// which a slow sender's socket does not hold.
+// that works sends its request at once), if any.
 struct ConnectionFacts {
   uint64_t id = 0;
-  bool reading = false;        // still in the request phase (no call parked)
-  uint64_t requests = 0;       // complete requests read
-  uint64_t opened_seq = 0;     // order of acceptance
-  bool input_waiting = false;  // unread bytes in its socket now
+  bool reading = false;     // still in the request phase (no call parked)
+  uint64_t requests = 0;    // complete requests read
+  uint64_t opened_seq = 0;  // order of acceptance
 };
 std::optional<uint64_t> ConnectionToReplace(const std::vector<ConnectionFacts> &candidates);
 

@@ -128,10 +128,7 @@ bool Server::MakeRoomFor(const std::string &address) {
       // Authentication frames are requests, but a connection that has not
       // proved a key has done nothing the newcomer could not.
       uint64_t requests = auth_required() && !c->auth().authenticated ? 0 : c->requests();
-      // (One ioctl per eligible candidate, and only when the server is full.)
-      bool eligible = c->reading() && requests == 0;
-      candidates.push_back(
-          {c->id(), c->reading(), requests, c->id(), eligible && c->InputWaiting()});
+      candidates.push_back({c->id(), c->reading(), requests, c->id()});
       by_id[c->id()] = c;
     }
   std::optional<uint64_t> victim = ConnectionToReplace(candidates);

@@ -104,11 +104,6 @@ TEST_CASE("policy_a_new_connection_replaces_the_oldest_that_sent_no_request", "[
       {4, true, 0, 4},
   };
   CHECK(ConnectionToReplace(open) == 3u);
-  // A request waiting unread (a burst of accepts came first) spares it.
-  open[2].input_waiting = true;
-  CHECK(ConnectionToReplace(open) == 4u);
-  open[3].input_waiting = true;
-  CHECK(ConnectionToReplace(open) == 3u);  // all have input: the oldest after all
   open.erase(open.begin() + 2, open.end());
   CHECK_FALSE(ConnectionToReplace(open).has_value());  // nobody to replace: refuse
 }
