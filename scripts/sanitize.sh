@@ -38,25 +38,4 @@ start=$(date +%s)
 meson test -C "$BUILD" --num-processes 2 --print-errorlogs --no-suite style \
   --timeout-multiplier "${NINF_TIMEOUT_MULTIPLIER:-3}" "$@"
 echo "sanitize: tests took $(($(date +%s) - start)) s"
-python3 - "$BUILD/meson-logs/testlog.json" <<'PY'
-import json, sys
-passed = failed = skipped = 0
-try:
-    lines = open(sys.argv[1]).read().splitlines()
-except OSError:
-    lines = []
-for line in lines:
-    if not line.strip():
-        continue
-    result = json.loads(line).get("result")
-    if result in ("OK", "EXPECTEDFAIL"):
-        passed += 1
-    elif result == "SKIP":
-        skipped += 1
-    else:
-        failed += 1
-if passed + failed == 0:
-    failed = 1  # no test ran: that is a failure, not a pass
-print(f"sanitizers: {passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
-sys.exit(1 if failed else 0)
-PY
+python3 scripts/count_tests.py "$BUILD/meson-logs/testlog.json" sanitizers

@@ -121,6 +121,21 @@ std::unique_ptr<Channel> Raw(const E2EDaemon &d) {
 
 auth::Key KeyOf(const std::string &secret) { return {secret, auth::KeyIdOf(secret)}; }
 
+// The first half of the exchange by hand, naming the daemon's key: AUTH out,
+// the CHALLENGE back. What the test sends next is up to it.
+wire::Challenge BeginExchange(Channel &ch) {
+  auth::Nonce cn{};
+  REQUIRE(auth::MakeNonce(&cn).ok());
+  wire::AuthRequest req;
+  req.set_key_id(auth::KeyIdOf(kKey));
+  req.set_client_nonce(cn.data(), cn.size());
+  REQUIRE(ch.SendFrame(FRAME_AUTH, &req).ok());
+  wire::Challenge challenge;
+  FrameHeader h;
+  REQUIRE(ch.RecvReply(FRAME_CHALLENGE, 0, &challenge, &h).ok());
+  return challenge;
+}
+
 // The daemon's counters, asked with the key (the fixture's helper cannot).
 long AuthedStat(const E2EDaemon &d, const std::string &name) {
   auto ch = Raw(d);
@@ -192,15 +207,8 @@ TEST_CASE("auth_clients_without_the_key_are_refused_before_any_request", "[auth]
 
   SECTION("a right key id with a forged proof") {
     auto ch = Raw(d);
-    auth::Nonce cn{};
-    REQUIRE(auth::MakeNonce(&cn).ok());
-    wire::AuthRequest req;
-    req.set_key_id(auth::KeyIdOf(kKey));
-    req.set_client_nonce(cn.data(), cn.size());
-    REQUIRE(ch->SendFrame(FRAME_AUTH, &req).ok());
-    wire::Challenge challenge;
+    (void)BeginExchange(*ch);
     FrameHeader h;
-    REQUIRE(ch->RecvReply(FRAME_CHALLENGE, 0, &challenge, &h).ok());
     wire::AuthProof proof;
     proof.set_client_proof(std::string(auth::kProofSize, 'x'));
     REQUIRE(ch->SendFrame(FRAME_PROOF, &proof).ok());
@@ -212,15 +220,8 @@ TEST_CASE("auth_clients_without_the_key_are_refused_before_any_request", "[auth]
   }
   SECTION("a server's proof replayed as the client's") {
     auto ch = Raw(d);
-    auth::Nonce cn{};
-    REQUIRE(auth::MakeNonce(&cn).ok());
-    wire::AuthRequest req;
-    req.set_key_id(auth::KeyIdOf(kKey));
-    req.set_client_nonce(cn.data(), cn.size());
-    REQUIRE(ch->SendFrame(FRAME_AUTH, &req).ok());
-    wire::Challenge challenge;
+    wire::Challenge challenge = BeginExchange(*ch);
     FrameHeader h;
-    REQUIRE(ch->RecvReply(FRAME_CHALLENGE, 0, &challenge, &h).ok());
     wire::AuthProof proof;
     proof.set_client_proof(challenge.server_proof());
     REQUIRE(ch->SendFrame(FRAME_PROOF, &proof).ok());
