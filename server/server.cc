@@ -315,6 +315,11 @@ void Server::Shutdown(std::function<void()> on_stopped) {
   listener_.Close();
   warm_.Close();
   for (uint64_t id : admission_.TakeQueue()) FinishJob(*jobs_.at(id), EndReason::kRefused);
+  // So are calls whose arguments never began (they hold no slot yet).
+  std::vector<Job *> awaiting;
+  for (auto &[id, job] : jobs_)
+    if (job->state() == JobState::kNew) awaiting.push_back(job.get());
+  for (Job *job : awaiting) FinishJob(*job, EndReason::kRefused);
   // Connections that are only reading requests go now; those finishing a
   // reply close on their own once it is delivered (bounded by their linger
   // timer), and parked ones belong to jobs.
@@ -345,10 +350,11 @@ void Server::Shutdown(std::function<void()> on_stopped) {
 
 void Server::KillAll(KillReason reason) {
   // A call admitted but not yet handed over (its client does not read the
-  // last heartbeat) has no executable to kill: it is refused instead.
+  // last heartbeat), or still waiting for its arguments, has no executable
+  // to kill: it is refused instead.
   std::vector<Job *> unstarted;
   for (auto &[id, job] : jobs_) {
-    if (job->state() == JobState::kStarting)
+    if (job->state() == JobState::kStarting || job->state() == JobState::kNew)
       unstarted.push_back(job.get());
     else
       job->Kill(reason);

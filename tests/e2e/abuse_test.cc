@@ -121,6 +121,19 @@ TEST_CASE("abuse_f1_calls_that_send_no_arguments_get_no_slot", "[abuse]") {
   CHECK(FdsBackTo(d, fds));
 }
 
+TEST_CASE("abuse_f1_a_call_without_arguments_does_not_delay_shutdown", "[abuse]") {
+  ninf::test::Daemon d({"--grace-seconds", "30"});
+  Channel hog(d.Connect(), 20000);
+  SendCallFrame(hog, "echo");  // and then nothing
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto start = Clock::now();
+  CHECK(d.Stop() == 0);
+  CHECK(SecondsSince(start) < 3.0);  // neither the grace period nor the request timeout
+  wire::Result ignored;
+  FrameHeader h;
+  CHECK(hog.RecvReply(FRAME_RESULT, 0, &ignored, &h).code() == NINF_ERR_SHUTTING_DOWN);
+}
+
 TEST_CASE("abuse_f1_calls_that_stop_mid_arguments_lose_their_slots", "[abuse]") {
   E2EDaemon d({"--slots", "2", "--transfer-timeout-seconds", "2"});
   GoodCall(d);
