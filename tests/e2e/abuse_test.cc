@@ -99,6 +99,9 @@ void RaiseFdLimit(rlim_t want) {
 TEST_CASE("abuse_f1_calls_that_send_no_arguments_get_no_slot", "[abuse]") {
   E2EDaemon d({"--slots", "2", "--request-timeout-seconds", "2"});
   GoodCall(d);
+  // (The good call's executable may still be exiting, its slot not yet free:
+  // slower under the sanitizers.)
+  REQUIRE(StatDownTo(d, "running", 0));
   const int fds = d.OpenFds();
   auto hog1 = Connect(d), hog2 = Connect(d);
   SendCallFrame(*hog1, "echo");  // and then nothing
