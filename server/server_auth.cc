@@ -63,14 +63,14 @@ void Server::HandleAuth(Connection &conn, const FrameHeader &h, std::string_view
       Refuse(conn, &counters_, std::string("first frame ") + FrameTypeName(h.type), kNeedsKey);
       return;
     }
-    const auth::Key *key = nullptr;
     if (!request.ParseFromArray(body.data(), static_cast<int>(body.size())) ||
         !auth::ToNonce(request.client_nonce(), &state.client_nonce)) {
       Refuse(conn, &counters_, "malformed AUTH",
              Status(NINF_ERR_PROTOCOL, "malformed AUTH message"));
       return;
     }
-    if (!(key = keys_.Find(request.key_id()))) {
+    const auth::Key *key = keys_.Find(request.key_id());
+    if (!key) {
       Refuse(conn, &counters_, "unknown key id", kRefused);
       return;
     }
