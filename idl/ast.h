@@ -111,6 +111,7 @@ struct Define {
   StringClause description;
   StringClause required;
   StringClause backend;
+  StringClause reuse;  // "yes" (the default) or "no": see FunctionInterface.no_reuse
   bool has_calc_order = false;
   Expr calc_order;
   Body body = Body::kNone;

@@ -85,6 +85,9 @@ void CheckDefine(const Define &d, Diagnostics *diag) {
     diag->Error(d.description.loc, "the description of Define '" + d.name + "' is not valid UTF-8");
   if (d.backend.present && !d.backend.value.empty() && !EqualsIgnoreCase(d.backend.value, "MPI"))
     diag->Error(d.backend.loc, "unknown Backend '" + d.backend.value + "' (expected \"MPI\")");
+  if (d.reuse.present && !EqualsIgnoreCase(d.reuse.value, "yes") &&
+      !EqualsIgnoreCase(d.reuse.value, "no"))
+    diag->Error(d.reuse.loc, "unknown Reuse '" + d.reuse.value + "' (expected \"yes\" or \"no\")");
   if (d.body != Body::kCalls) return;
   if (!EqualsIgnoreCase(d.language.value, "C") && !EqualsIgnoreCase(d.language.value, "Fortran"))
     diag->Error(d.language.loc, "unknown language '" + d.language.value +
@@ -113,6 +116,8 @@ bool IsSizeParam(const Param &p) {
 bool IsFortran(const Define &d) {
   return d.body == Body::kCalls && EqualsIgnoreCase(d.language.value, "Fortran");
 }
+
+bool ForbidsReuse(const Define &d) { return EqualsIgnoreCase(d.reuse.value, "no"); }
 
 void CheckFile(const IdlFile &file, Diagnostics *diag) {
   std::map<std::string, const Define *> seen;

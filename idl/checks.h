@@ -9,7 +9,8 @@
 //    type (char, short, int, long);
 //  - no unknown identifiers (expressions, Calls arguments), no duplicate
 //    parameters or Defines, no C keywords as names;
-//  - Calls languages "C" or "Fortran", Backend "" or "MPI".
+//  - Calls languages "C" or "Fortran", Backend "" or "MPI", Reuse "yes" or
+//    "no".
 #pragma once
 
 #include <string_view>
@@ -30,5 +31,8 @@ bool IsSizeParam(const Param &p);
 
 // "Fortran" in any letter case; otherwise the routine is C.
 bool IsFortran(const Define &d);
+
+// `Reuse "no"` in any letter case: every call gets a process of its own.
+bool ForbidsReuse(const Define &d);
 
 }  // namespace ninf::idl

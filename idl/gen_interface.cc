@@ -106,6 +106,7 @@ wire::FunctionInterface BuildInterface(const IdlFile &file, const Define &d) {
   iface.set_language(IsFortran(d) ? wire::FunctionInterface::LANG_FORTRAN
                                   : wire::FunctionInterface::LANG_C);
   if (!d.backend.value.empty()) iface.set_backend("MPI");  // the only one CheckFile accepts
+  if (ForbidsReuse(d)) iface.set_no_reuse(true);
   return iface;
 }
 

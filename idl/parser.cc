@@ -297,6 +297,10 @@ bool Parser::ParseClause(Define *d) {
     once(d->backend, "Backend clause");
     Advance();
     d->backend = ExpectString("a string after 'Backend'");
+  } else if (tok_.IsWord("Reuse")) {
+    once(d->reuse, "Reuse clause");
+    Advance();
+    d->reuse = ExpectString("a string after 'Reuse'");
   } else if (tok_.IsWord("CalcOrder")) {
     if (d->has_calc_order)
       diag_->Error(tok_.loc, "duplicate CalcOrder clause in Define '" + d->name + "'");

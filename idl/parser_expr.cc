@@ -28,9 +28,9 @@ constexpr int kBinaryLevels = 6;
 // an expression, so `CalcOrder n + Calls ...` fails at 'Calls' instead of
 // further on.
 bool IsKeyword(std::string_view word) {
-  static constexpr std::string_view kKeywords[] = {"Module",    "CompileOptions", "Library",
-                                                   "Globals",   "Define",         "Required",
-                                                   "CalcOrder", "Backend",        "Calls"};
+  static constexpr std::string_view kKeywords[] = {
+      "Module",   "CompileOptions", "Library", "Globals", "Define",
+      "Required", "CalcOrder",      "Backend", "Calls",   "Reuse"};
   for (std::string_view k : kKeywords)
     if (word == k) return true;
   return false;

@@ -21,6 +21,14 @@
 //     |<-- CTL_WANT_SLOT -------------|   the client sent its next call
 //     |--- CTL_SLOT ----------------->|   granted (error_code 0) or refused
 //
+// A one-shot executable that ninfd allows to serve further calls (HANDOFF
+// flag kHandoffReusable) does not exit after its call: it closes its copy of
+// the client's socket, forgets the client (OUT and WORK buffers are cleared
+// before another client's call can see them) and waits for the next
+// hand-off:
+//
+//     |<-- CTL_RELEASED --------------|   the connection is closed; idle again
+//
 // CTL_PROBE (ninfd -> executable, while the routine runs): the client shut
 // its write side; send a heartbeat now, so that a closed client answers with
 // a reset. CTL_CLIENT_GONE: a heartbeat to the client failed; ninfd kills
@@ -47,17 +55,20 @@ enum ControlKind : uint32_t {
   CTL_SLOT = 6,
   CTL_CLIENT_GONE = 7,
   CTL_PROBE = 8,
+  CTL_RELEASED = 9,
 };
 
 inline constexpr uint32_t kHandoffPersistent = 0x1;
+// After this one-shot call, wait for another hand-off instead of exiting.
+inline constexpr uint32_t kHandoffReusable = 0x2;
 
 struct ControlMsg {
   uint32_t kind = 0;
   int32_t error_code = 0;  // CALL_DONE: NINF_OK or the call's error; SLOT: NINF_OK = granted
   uint64_t call_id = 0;
   uint64_t max_call_bytes = 0;  // HANDOFF: per-call array limit (0 = none)
-  uint32_t flags = 0;           // HANDOFF: kHandoffPersistent
-  uint32_t threads = 0;         // HANDOFF: threads the job may use
+  uint32_t flags = 0;           // HANDOFF: kHandoffPersistent, kHandoffReusable
+  uint32_t threads = 0;         // HANDOFF: threads this call may use (set per call)
   uint32_t heartbeat_ms = 0;    // HANDOFF: send FRAME_HEARTBEAT this often while computing
   uint32_t cpu_seconds = 0;     // HANDOFF: CPU budget of each call (0 = none)
   uint64_t bytes_in = 0;        // CALL_DONE: bytes received from the client

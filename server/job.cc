@@ -5,6 +5,7 @@
 #include <cassert>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "connection.h"
 #include "log.h"
@@ -104,7 +105,7 @@ JobFacts Job::Facts(std::size_t queued) const {
   return f;
 }
 
-bool Job::Handoff(Process *process, int threads, uint64_t max_call_bytes) {
+bool Job::Handoff(Process *process, int threads, uint64_t max_call_bytes, bool reusable) {
   assert(!process_ && conn_ && state_ == JobState::kStarting);
   // The executable shares this socket (same open file description), and its
   // receive path must block rather than spin; ninfd's own I/O on the socket
@@ -120,7 +121,9 @@ bool Job::Handoff(Process *process, int threads, uint64_t max_call_bytes) {
   handoff.kind = CTL_HANDOFF;
   handoff.call_id = params_.call_id;
   handoff.max_call_bytes = max_call_bytes;
-  handoff.flags = params_.persistent ? kHandoffPersistent : 0;
+  reusable_ = reusable && !params_.persistent;
+  handoff.flags =
+      (params_.persistent ? kHandoffPersistent : 0) | (reusable_ ? kHandoffReusable : 0);
   handoff.threads = static_cast<uint32_t>(threads);
   handoff.heartbeat_ms = params_.heartbeat_ms;
   handoff.cpu_seconds = static_cast<uint32_t>(
@@ -167,6 +170,15 @@ void Job::OnControl(Process &, const ControlMsg &msg) {
     case CTL_CLIENT_GONE:
       if (CallOpen(state_)) events_->OnClientGone(*this);
       break;
+    case CTL_RELEASED:
+      if (state_ == JobState::kDone && reusable_) {
+        events_->OnReleased(*this);  // ends the job: nothing may follow here
+        break;
+      }
+      spdlog::warn("event=control_unexpected job={} call={} function={} kind=released state={}",
+                   id_, params_.call_id, params_.function, JobStateName(state_));
+      Kill(KillReason::kNone);
+      break;
     case CTL_HANDOFF:  // only ninfd sends these
     case CTL_SLOT:
     case CTL_PROBE:
@@ -198,6 +210,11 @@ void Job::OnCallDone(const ControlMsg &msg) {
 }
 
 void Job::OnExit(Process &) { events_->OnExit(*this); }
+
+Process *Job::ReleaseProcess() {
+  assert(process_ && !process_->exited() && state_ == JobState::kDone);
+  return std::exchange(process_, nullptr);
+}
 
 std::string Job::ExitDescription() const {
   return process_ ? process_->ExitDescription() : "not started";

@@ -8,6 +8,7 @@
 //     <──── CTL_ARGS_RECEIVED / CTL_REPLYING / CTL_CALL_DONE (per call)
 //     <──── CTL_WANT_SLOT, CTL_SLOT ────>  (a persistent executable's next call)
 //     <──── CTL_CLIENT_GONE                (a heartbeat to the client failed)
+//     <──── CTL_RELEASED                   (a reusable one-shot executable is free)
 //
 // The executable is either started for the call (cold) or taken from the
 // warm pool; the job does not care which. It keeps the parked client
@@ -47,6 +48,10 @@ class JobEvents {
   virtual void OnWantSlot(Job &job) = 0;
   // CTL_CLIENT_GONE: the executable could not write a heartbeat to the client.
   virtual void OnClientGone(Job &job) = 0;
+  // CTL_RELEASED: a reusable one-shot executable closed the client's
+  // connection after its call and waits for another. The server ends the job
+  // and takes the process back (ReleaseProcess).
+  virtual void OnReleased(Job &job) = 0;
   // The executable has exited and every control message it sent has been
   // handled. The server ends the job (FinishJob) from here.
   virtual void OnExit(Job &job) = 0;
@@ -58,6 +63,7 @@ struct CallParams {
   std::string function;
   std::string executable;
   bool persistent = false;
+  bool reuse = true;          // the function lets one process serve many calls
   uint32_t heartbeat_ms = 0;  // already bounded by the server
   FunctionLimits limits;      // the function's budget per call
 };
@@ -82,11 +88,16 @@ class Job : public ProcessOwner {
   void RefuseSlot(const Status &st);
 
   // kStarting -> kReceiving: hands the client connection to `process`
-  // (CTL_HANDOFF with the call id, the limits, the persistent flag and the
-  // heartbeat period). On success the job owns the process and returns true.
-  // On failure (the process has died, typically) it returns false, the
-  // state stays kStarting and the caller keeps the process.
-  bool Handoff(Process *process, int threads, uint64_t max_call_bytes);
+  // (CTL_HANDOFF with the call id, the limits, the thread budget, the
+  // persistent and reusable flags and the heartbeat period). `reusable`: a
+  // one-shot executable waits for another call afterwards (CTL_RELEASED).
+  // On success the job owns the process and returns true. On failure (the
+  // process has died, typically) it returns false, the state stays
+  // kStarting and the caller keeps the process.
+  bool Handoff(Process *process, int threads, uint64_t max_call_bytes, bool reusable);
+
+  // After OnReleased: the process, no longer the job's (the caller owns it).
+  Process *ReleaseProcess();
 
   // Any state -> kEnded, once: the server has finished the job.
   void End();
@@ -120,11 +131,14 @@ class Job : public ProcessOwner {
   const std::string &function() const { return params_.function; }
   const std::string &executable() const { return params_.executable; }
   bool persistent() const { return params_.persistent; }
+  bool reusable() const { return reusable_; }           // this call's process comes back
+  bool reuse_allowed() const { return params_.reuse; }  // the function allows reuse
   uint32_t heartbeat_ms() const { return params_.heartbeat_ms; }
   const FunctionLimits &limits() const { return params_.limits; }
   Connection *conn() const { return conn_; }
   void detach_conn() { conn_ = nullptr; }
   bool started() const { return process_ != nullptr; }
+  bool process_served_before() const { return process_ && process_->calls_served() > 0; }
   bool exited() const { return process_ && process_->exited(); }
   int pid() const { return process_ ? process_->pid() : 0; }
   JobState state() const { return state_; }
@@ -168,6 +182,7 @@ class Job : public ProcessOwner {
   uint64_t progress_moved_ = 0;
   std::string kill_detail_;
   uint64_t calls_done_ = 0;
+  bool reusable_ = false;
 };
 
 }  // namespace ninf::server

@@ -116,7 +116,7 @@ bool HoldsSlot(JobState state) {
     case JobState::kReceiving:
     case JobState::kComputing:
     case JobState::kReplying:
-    case JobState::kDone:  // until the one-shot executable is gone
+    case JobState::kDone:  // until the one-shot executable is gone or released
       return true;
     case JobState::kNew:
     case JobState::kQueued:
@@ -199,16 +199,26 @@ std::optional<uint64_t> ConnectionToReplace(const std::vector<ConnectionFacts> &
   return oldest->id;
 }
 
-WarmAction WarmAfterHandoff(bool took_warm, std::size_t idle_left, int running_jobs,
-                            int threads_per_job, int cores) {
+WarmAction WarmAfterHandoff(bool took_warm, bool comes_back, std::size_t idle_left,
+                            int running_jobs, int threads_per_job, int cores) {
   if (took_warm && idle_left > 0) return WarmAction::kNothing;
+  if (comes_back) return WarmAction::kArm;
   const bool core_free = running_jobs * threads_per_job < cores;
   return core_free ? WarmAction::kReplenishNow : WarmAction::kArm;
+}
+
+bool MayReuse(const ReuseFacts &f) {
+  if (f.persistent || !f.function_allows || f.stopping) return false;
+  if (f.max_calls > 0 && f.served >= static_cast<uint64_t>(f.max_calls)) return false;
+  return f.max_age_ms <= 0 || f.age_ms < f.max_age_ms;
 }
 
 Ending DescribeEnding(const JobFacts &job, EndReason reason, const Status &why) {
   Ending e;
   switch (reason) {
+    case EndReason::kReleased:  // counted at CALL_DONE; the connection just closes
+      e.counted = false;
+      return e;
     case EndReason::kQueueFull:
       e.outcome = CallOutcome::kRejected;
       e.tell = Status(NINF_ERR_SERVER, "server busy: " + std::to_string(job.queued) +

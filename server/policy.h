@@ -128,11 +128,12 @@ class RestartPolicy {
 //     └──────────────────────^              │ CALL_DONE      │             │
 //                                           v                v             v
 //                                 persistent: kIdle ──ARGS_RECEIVED──> kComputing
-//                                 one-shot:   kDone (the executable exits)
+//                                 one-shot:   kDone (the executable exits, or
+//                                             says CTL_RELEASED when reusable)
 //
 // and from any state to kEnded, once, when the job is finished (Server::
-// FinishJob). Later kinds of jobs (reused one-shot executables, remote
-// redirects, MPI and Slurm launches) add their states here.
+// FinishJob). Later kinds of jobs (remote redirects, MPI and Slurm launches)
+// add their states here.
 enum class JobState {
   kNew,        // read from a CALL frame, not yet offered to admission
   kQueued,     // waiting in the admission queue for a slot
@@ -141,7 +142,7 @@ enum class JobState {
   kComputing,  // CTL_ARGS_RECEIVED: the routine runs
   kReplying,   // CTL_REPLYING: the executable writes the result
   kIdle,       // a persistent executable between calls
-  kDone,       // a one-shot executable's call is done; it is exiting
+  kDone,       // a one-shot executable's call is done; it exits or is released
   kEnded,      // finished: nothing more happens to the job
 };
 
@@ -222,8 +223,28 @@ enum class WarmAction {
   kReplenishNow,  // start replacements now
   kArm,           // remember the function; start them when a call ends
 };
-WarmAction WarmAfterHandoff(bool took_warm, std::size_t idle_left, int running_jobs,
-                            int threads_per_job, int cores);
+// `comes_back`: the executable is reusable and returns to the pool after
+// the call, so nothing is started for it now (only armed).
+WarmAction WarmAfterHandoff(bool took_warm, bool comes_back, std::size_t idle_left,
+                            int running_jobs, int threads_per_job, int cores);
+
+// Reused executables: after a one-shot call the executable goes back to the
+// pool instead of exiting, until it has served max_calls calls or lived
+// max_age (php-fpm's pm.max_requests, gunicorn's max_requests: a routine
+// that leaks, or fragments its heap, is renewed now and then). A function
+// whose routine keeps global state opts out (IDL `Reuse "no"`, or
+// executable_max_calls = 1 in its [limits.NAME] table).
+struct ReuseFacts {
+  bool persistent = false;      // handles keep their executable for their own calls
+  bool function_allows = true;  // the IDL does not say Reuse "no"
+  int64_t max_calls = 0;        // per process; 1: one call each (no reuse)
+  uint64_t served = 0;          // calls the process has served, the current one included
+  int64_t max_age_ms = 0;       // 0: no limit
+  int64_t age_ms = 0;           // since the process started
+  bool stopping = false;        // the server is shutting down
+};
+// Whether the process may serve one more call after the ones it served.
+bool MayReuse(const ReuseFacts &f);
 
 // Why ninfd killed an executable, for the client's error and the stats.
 enum class KillReason {
@@ -243,6 +264,7 @@ enum class EndReason {
   kRefused,      // refused: shutting down
   kHangup,       // the client left before its call was handed off
   kNoArguments,  // CALL came, its arguments did not start in time (`why` says so)
+  kReleased,     // a reusable executable finished the call and went back to the pool
 };
 
 // What a job's end means, from plain facts about it.

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cassert>
@@ -20,12 +21,15 @@ namespace {
 // The daemon's environment with the executable's own variables put in place
 // of any inherited ones. NINF_CALL_ID is removed, not set: a warm executable
 // is started before its call exists, and a variable that only cold starts
-// had would be a trap. The call id arrives in CTL_HANDOFF.
-std::vector<std::string> ExecutableEnvironment(int threads) {
-  const std::string threads_text = std::to_string(threads);
+// had would be a trap. The call id arrives in CTL_HANDOFF. So does the
+// call's thread budget, which the stub runtime applies through the
+// libraries' own calls; until then the process is single-threaded, so that
+// starting one (OpenBLAS spins its thread pool up at load time) takes no
+// more than one core from the calls running meanwhile.
+std::vector<std::string> ExecutableEnvironment() {
   const std::pair<const char *, const char *> own[] = {
-      {"OPENBLAS_NUM_THREADS", threads_text.c_str()},
-      {"OMP_NUM_THREADS", threads_text.c_str()},
+      {"OPENBLAS_NUM_THREADS", "1"},
+      {"OMP_NUM_THREADS", "1"},
       {"NINF_CALL_ID", nullptr},
   };
   std::vector<std::string> env;
@@ -44,6 +48,14 @@ std::vector<std::string> ExecutableEnvironment(int threads) {
 
 }  // namespace
 
+FileStamp StampOf(const std::string &path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+          static_cast<uint64_t>(st.st_size),
+          int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec};
+}
+
 Process::Process(uv_loop_t *loop, std::string function, std::string executable, ProcessOwner *owner)
     : loop_(loop),
       function_(std::move(function)),
@@ -51,10 +63,10 @@ Process::Process(uv_loop_t *loop, std::string function, std::string executable, 
       owner_(owner) {}
 
 Status Process::Spawn(uv_loop_t *loop, const std::string &function, const std::string &executable,
-                      int threads, ProcessOwner *owner, Process **out) {
+                      ProcessOwner *owner, Process **out) {
   *out = nullptr;
   auto *p = new Process(loop, function, executable, owner);
-  Status st = p->Start(threads);
+  Status st = p->Start();
   if (!st.ok()) {
     // Nothing runs: closing the handles (and deleting p) is all there is.
     p->exited_ = true;
@@ -85,14 +97,16 @@ Status Process::OpenControl(UniqueFd *child_end) {
   return Status::Ok();
 }
 
-Status Process::Start(int threads) {
+Status Process::Start() {
   UniqueFd child_end;  // closed when Start returns: the child has its copy as fd 3
   NINF_RETURN_IF_ERROR(OpenControl(&child_end));
-  std::vector<std::string> env = ExecutableEnvironment(threads);
+  std::vector<std::string> env = ExecutableEnvironment();
   std::vector<char *> envp;
   for (std::string &e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
   char *args[] = {executable_.data(), nullptr};
+  // Before the exec: a file replaced in between then looks stale, never fresh.
+  stamp_ = StampOf(executable_);
 
   uv_stdio_container_t stdio[4];
   stdio[0].flags = UV_IGNORE;

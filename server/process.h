@@ -24,6 +24,18 @@ namespace ninf::server {
 
 class Process;
 
+// What identifies the file an executable was started from: ninf-gen
+// --install replaces the file (a new inode) and a rebuild rewrites it (a new
+// modification time), and a process of the old program must not serve
+// calls of the new one.
+struct FileStamp {
+  uint64_t device = 0, inode = 0, size = 0;
+  int64_t mtime_ns = 0;
+  bool operator==(const FileStamp &) const = default;
+};
+// The stamp of `path` now; all zero when it cannot be read.
+FileStamp StampOf(const std::string &path);
+
 using Clock = std::chrono::steady_clock;
 
 class ProcessOwner {
@@ -40,12 +52,13 @@ class Process {
  public:
   // Starts `executable` (argv[0] = its path; stdin ignored, stdout and stderr
   // inherited, the control socket as fd 3; environment: ninfd's with
-  // OPENBLAS_NUM_THREADS and OMP_NUM_THREADS = `threads` and without
-  // NINF_CALL_ID, since a warm process cannot know its call in advance) in
-  // its own process group and session, and watches its control channel.
+  // OPENBLAS_NUM_THREADS = OMP_NUM_THREADS = 1 until a call's CTL_HANDOFF
+  // says how many threads it may use, and without NINF_CALL_ID, since a
+  // warm process cannot know its call in advance) in its own process group
+  // and session, and watches its control channel.
   // Errors: NINF_ERR_EXECUTABLE when it cannot be started; *out is null then.
   static Status Spawn(uv_loop_t *loop, const std::string &function, const std::string &executable,
-                      int threads, ProcessOwner *owner, Process **out);
+                      ProcessOwner *owner, Process **out);
 
   Process(const Process &) = delete;
   Process &operator=(const Process &) = delete;
@@ -81,12 +94,19 @@ class Process {
   int64_t exit_status() const { return exit_status_; }
   int term_signal() const { return term_signal_; }
   Clock::time_point spawned_at() const { return spawned_at_; }
+  // The executable's file as it was when this process started.
+  const FileStamp &stamp() const { return stamp_; }
+  // Whether the file has been replaced or rewritten since.
+  bool Stale() const { return StampOf(executable_) != stamp_; }
+  // One-shot calls this process has served (it is reused between them).
+  uint64_t calls_served() const { return calls_served_; }
+  void CountCall() { ++calls_served_; }
 
  private:
   Process(uv_loop_t *loop, std::string function, std::string executable, ProcessOwner *owner);
   ~Process() = default;
 
-  Status Start(int threads);
+  Status Start();
   Status OpenControl(UniqueFd *child_end);
   void ReadControl();
   void StopControl();
@@ -108,6 +128,8 @@ class Process {
   int closing_handles_ = 0;
 
   Clock::time_point spawned_at_ = Clock::now();
+  FileStamp stamp_;
+  uint64_t calls_served_ = 0;
   bool exited_ = false;
   int64_t exit_status_ = 0;
   int term_signal_ = 0;

@@ -56,7 +56,7 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
       slots_(ResolveSlots(settings.slots, cores)),
       threads_per_job_(ResolveThreadsPerJob(settings.threads_per_job, cores, slots_)),
       admission_(slots_, static_cast<std::size_t>(settings.queue_limit)),
-      warm_(loop, static_cast<int>(settings.warm_executables), threads_per_job_,
+      warm_(loop, static_cast<int>(settings.warm_executables), slots_,
             {.spawned = [this](const Process &) { ++counters_.executables_started; },
              .reaped = [this] { MaybeStopped(); }}),
       listener_(loop,

@@ -76,6 +76,7 @@ class Server : public Connection::Delegate, public JobEvents {
   void OnCallDone(Job &job, const ControlMsg &msg) override;
   void OnWantSlot(Job &job) override;
   void OnClientGone(Job &job) override;
+  void OnReleased(Job &job) override;
   void OnExit(Job &job) override;
 
   void Accept(UniqueFd fd, const std::string &peer);
@@ -111,6 +112,9 @@ class Server : public Connection::Delegate, public JobEvents {
   // Starts an executable for the job and hands it over; on failure the job
   // is ended (and deleted) and the result is false.
   bool HandoffCold(Job &job);
+  // Whether `process` may serve another call after this one of `job`'s
+  // (policy.h MayReuse); `served` counts the calls including this one.
+  bool MayReuseAfter(const Job &job, const Process &process, uint64_t served) const;
   void AdmitQueued();
   void FinishJob(Job &job, EndReason reason, const Status &why = Status());
 

@@ -45,6 +45,7 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
   params.function = req.name();
   params.executable = entry->executable;
   params.persistent = req.persistent();
+  params.reuse = !entry->iface.no_reuse();
   params.heartbeat_ms = HeartbeatPeriodMs(req.heartbeat_ms(),
                                           static_cast<uint32_t>(settings_.liveness_seconds * 1000));
   params.limits = settings_.LimitsOf(req.name());
@@ -134,8 +135,11 @@ void Server::StartJob(Job &job) {
       job.id(), job.call_id(), job.function(), job.conn() ? job.conn()->peer() : "-", job.pid(),
       threads_per_job_, job.persistent(), warm, job.heartbeat_ms(),
       Sec(SecondsBetween(job.arrived(), job.admitted())));
-  switch (WarmAfterHandoff(warm, warm_.idle(function), admission_.running(), threads_per_job_,
-                           cores_)) {
+  // A process that came back after an earlier call will come back after
+  // this one too; one that never did may be an executable that exits.
+  const bool comes_back = job.reusable() && job.process_served_before();
+  switch (WarmAfterHandoff(warm, comes_back, warm_.idle(function), admission_.running(),
+                           threads_per_job_, cores_)) {
     case WarmAction::kNothing:
       break;
     case WarmAction::kReplenishNow:
@@ -152,23 +156,60 @@ bool Server::HandoffWarm(Job &job) {
   // A warm executable that died a moment ago (its exit not yet seen) fails
   // the hand-off; then the next one is tried.
   while (Process *p = warm_.Take(job.function(), job.executable())) {
-    if (job.Handoff(p, threads_per_job_, max_call_bytes)) return true;
+    const bool reused = p->calls_served() > 0;
+    if (job.Handoff(p, threads_per_job_, max_call_bytes,
+                    MayReuseAfter(job, *p, p->calls_served() + 1))) {
+      if (reused) ++counters_.executables_reused;
+      return true;
+    }
     warm_.Discard(p);
   }
   return false;
+}
+
+bool Server::MayReuseAfter(const Job &job, const Process &process, uint64_t served) const {
+  ReuseFacts f;
+  f.persistent = job.persistent();
+  f.function_allows = job.reuse_allowed();
+  f.max_calls = job.limits().max_calls;
+  f.served = served;
+  f.max_age_ms = settings_.executable_max_seconds * 1000;
+  f.age_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - process.spawned_at())
+          .count();
+  f.stopping = stopping_;
+  return MayReuse(f);
+}
+
+void Server::OnReleased(Job &job) {
+  Process *p = job.ReleaseProcess();
+  p->CountCall();
+  // Back in the pool before the job ends: ending it frees its slot, and a
+  // call of the same function waiting for one takes this process at once.
+  const int pid = p->pid();
+  const uint64_t calls = p->calls_served();
+  bool kept = false;
+  if (MayReuseAfter(job, *p, calls))
+    kept = warm_.Return(p);  // which retires it when it cannot keep it
+  else
+    warm_.Discard(p);
+  spdlog::debug("event=executable_{} job={} function={} pid={} calls={}",
+                kept ? "released" : "retired", job.id(), job.function(), pid, calls);
+  FinishJob(job, EndReason::kReleased);
 }
 
 bool Server::HandoffCold(Job &job) {
   Process *p = nullptr;
   // Owned by the pool until the job adopts it, so that a failed hand-off
   // leaves the pool to reap it.
-  Status st = Process::Spawn(loop_, job.function(), job.executable(), threads_per_job_, &warm_, &p);
+  Status st = Process::Spawn(loop_, job.function(), job.executable(), &warm_, &p);
   if (!st.ok()) {
     FinishJob(job, EndReason::kSpawnFailed, st);
     return false;
   }
   ++counters_.executables_started;
-  if (!job.Handoff(p, threads_per_job_, static_cast<uint64_t>(settings_.max_call_bytes))) {
+  if (!job.Handoff(p, threads_per_job_, static_cast<uint64_t>(settings_.max_call_bytes),
+                   MayReuseAfter(job, *p, 1))) {
     warm_.Discard(p);
     FinishJob(job, EndReason::kSpawnFailed,
               Status(NINF_ERR_EXECUTABLE,

@@ -81,6 +81,14 @@ const SettingSpec kTable[] = {
      "idle executables kept started per function after its first call, so calls skip the "
      "executable's start-up (0: start one per call)",
      &Settings::warm_executables},
+    {"executable_max_calls", SettingKind::kInteger, "1000", 1, kMaxInt,
+     "one-shot calls one executable process serves before it is replaced; between them it "
+     "waits in the pool, its arrays cleared (1: a new process for every call; [limits.NAME] "
+     "overrides it, and a routine declared Reuse \"no\" is never reused)",
+     &Settings::executable_max_calls},
+    {"executable_max_seconds", SettingKind::kInteger, "3600", 0, kMaxInt,
+     "a reused executable process is replaced once it has lived this long (0: never)",
+     &Settings::executable_max_seconds},
     {"log_level", SettingKind::kLogLevel, "info", 0, 0,
      "trace, debug, info, warn, error, critical or off", &Settings::log_level},
     {"ready_file", SettingKind::kString, "", 0, 0,
@@ -149,7 +157,8 @@ const SettingSpec *FindSpec(std::string_view name) {
 
 // Reads the TOML file into raw strings per key; unknown keys are errors so
 // that a typo does not silently fall back to a default.
-// One [limits.NAME] table: wall_seconds and cpu_seconds, integers >= 0.
+// One [limits.NAME] table: wall_seconds, cpu_seconds (integers >= 0) and
+// executable_max_calls (>= 1).
 Status ReadFunctionLimits(const std::string &path, const toml::table &limits,
                           std::map<std::string, FunctionLimits, std::less<>> *out) {
   for (auto &&[name, node] : limits) {
@@ -159,15 +168,19 @@ Status ReadFunctionLimits(const std::string &path, const toml::table &limits,
     FunctionLimits fl;
     for (auto &&[key, value] : *t) {
       std::optional<int64_t> v = value.value_exact<int64_t>();
+      const bool calls = key.str() == "executable_max_calls";
       int64_t *field = key.str() == "wall_seconds"  ? &fl.wall_seconds
                        : key.str() == "cpu_seconds" ? &fl.cpu_seconds
+                       : calls                      ? &fl.max_calls
                                                     : nullptr;
       if (!field)
         return Invalid(where, "unknown key limits." + std::string(name.str()) + "." +
-                                  std::string(key.str()) + " (wall_seconds, cpu_seconds)");
-      if (!v || *v < 0)
-        return Invalid(where, "limits." + std::string(name.str()) + "." + std::string(key.str()) +
-                                  " must be an integer >= 0");
+                                  std::string(key.str()) +
+                                  " (wall_seconds, cpu_seconds, executable_max_calls)");
+      if (!v || *v < (calls ? 1 : 0))
+        return Invalid(where,
+                       "limits." + std::string(name.str()) + "." + std::string(key.str()) +
+                           (calls ? " must be an integer >= 1" : " must be an integer >= 0"));
       *field = *v;
     }
     (*out)[std::string(name.str())] = fl;
@@ -217,8 +230,9 @@ std::string VersionText() { return std::string("ninfd ") + NINF_VERSION + "\n"; 
 std::span<const SettingSpec> SettingsTable() { return kTable; }
 
 FunctionLimits Settings::LimitsOf(std::string_view function) const {
-  FunctionLimits fl{call_wall_seconds, call_cpu_seconds};
+  FunctionLimits fl{call_wall_seconds, call_cpu_seconds, executable_max_calls};
   if (auto it = function_limits.find(function); it != function_limits.end()) fl = it->second;
+  if (fl.max_calls == 0) fl.max_calls = executable_max_calls;  // not in the table
   return fl;
 }
 

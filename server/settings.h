@@ -25,6 +25,7 @@ namespace ninf::server {
 struct FunctionLimits {
   int64_t wall_seconds = 0;
   int64_t cpu_seconds = 0;
+  int64_t max_calls = 0;  // one-shot calls per executable process (1: no reuse)
 };
 
 struct Settings {
@@ -47,13 +48,15 @@ struct Settings {
   int64_t max_idle_handles = 64;
   int64_t idle_handle_memory = int64_t{4} << 30;
   int64_t grace_seconds = 10;
-  int64_t warm_executables = 1;  // idle started executables per called function
+  int64_t warm_executables = 1;           // idle started executables per called function
+  int64_t executable_max_calls = 1000;    // one-shot calls one process serves (1: no reuse)
+  int64_t executable_max_seconds = 3600;  // a reused process retires after this (0: never)
   std::string log_level = "info";
   std::string ready_file;  // "": none
   std::string key_file;    // "": no authentication (loopback only, unless insecure)
   bool insecure = false;   // serve a non-loopback address without a key
-  // Per-function overrides of call_wall_seconds and call_cpu_seconds, from
-  // the config file's [limits.NAME] tables.
+  // Per-function overrides of call_wall_seconds, call_cpu_seconds and
+  // executable_max_calls, from the config file's [limits.NAME] tables.
   std::map<std::string, FunctionLimits, std::less<>> function_limits;
 
   // The limits of one call of `function`: its override, else the defaults.

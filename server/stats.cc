@@ -95,6 +95,7 @@ std::string FormatStats(const Gauges &g, const Counters &c) {
   Line(&out, "warm_executables", g.warm_executables);
   Line(&out, "warm_idle", g.warm_idle);
   Line(&out, "warm_hits", c.warm_hits);
+  Line(&out, "executables_reused", c.executables_reused);
   Line(&out, "warm_misses", c.warm_misses);
   Line(&out, "persistent_executables", g.persistent_executables);
   char load[32];

@@ -38,6 +38,7 @@ struct Counters {
   uint64_t executables_started = 0;  // cold and warm
   uint64_t warm_hits = 0;            // calls handed to a warm executable
   uint64_t warm_misses = 0;          // calls that had to start their executable
+  uint64_t executables_reused = 0;   // calls served by a process that served one before
   uint64_t connections_accepted = 0;
   uint64_t protocol_errors = 0;
   uint64_t auth_failures = 0;  // connections closed for a missing or wrong proof

@@ -6,8 +6,11 @@
 
 namespace ninf::server {
 
-WarmPool::WarmPool(uv_loop_t *loop, int per_function, int threads, Hooks hooks)
-    : loop_(loop), per_function_(per_function), threads_(threads), hooks_(std::move(hooks)) {
+WarmPool::WarmPool(uv_loop_t *loop, int per_function, int keep, Hooks hooks)
+    : loop_(loop),
+      per_function_(per_function),
+      keep_(std::max(keep, per_function)),
+      hooks_(std::move(hooks)) {
   uv_timer_init(loop_, &timer_);
   timer_.data = this;
 }
@@ -16,17 +19,45 @@ Process *WarmPool::Take(const std::string &function, const std::string &executab
   auto it = functions_.find(function);
   if (closed_ || it == functions_.end() || it->second.executable != executable) return nullptr;
   Function &f = it->second;
-  if (f.idle.empty()) return nullptr;
-  // The oldest has had the most time to finish loading its libraries.
-  Process *p = f.idle.front();
-  f.idle.pop_front();
-  live_.erase(p);
-  f.restarts.OnTaken();
-  return p;
+  while (!f.idle.empty()) {
+    // Returned processes wait at the front; among started ones, the oldest
+    // has had the most time to finish loading its libraries.
+    Process *p = f.idle.front();
+    f.idle.pop_front();
+    if (p->Stale()) {
+      spdlog::info(
+          "event=warm_stale function={} pid={} message=\"the executable file changed "
+          "since this process started; retired\"",
+          function, p->pid());
+      p->Kill();  // live_ keeps it until reaped
+      continue;
+    }
+    live_.erase(p);
+    f.restarts.OnTaken();
+    return p;
+  }
+  return nullptr;
+}
+
+bool WarmPool::Return(Process *process) {
+  auto it = functions_.find(process->function());
+  const bool kept = !closed_ && !process->exited() && it != functions_.end() &&
+                    it->second.executable == process->executable() &&
+                    it->second.idle.size() < static_cast<std::size_t>(keep_) && !process->Stale();
+  process->set_owner(this);
+  live_.insert(process);
+  if (!kept) {
+    process->Kill();
+    return false;
+  }
+  it->second.idle.push_front(process);
+  return true;
 }
 
 void WarmPool::Arm(const std::string &function, const std::string &executable) {
-  if (closed_ || per_function_ <= 0) return;
+  // Armed even when nothing is started in advance (per_function 0): reused
+  // executables come back to armed functions only.
+  if (closed_) return;
   Function &f = functions_[function];
   if (f.executable != executable) {
     // Never the case without a reload in between (Clear forgets), but an
@@ -38,8 +69,8 @@ void WarmPool::Arm(const std::string &function, const std::string &executable) {
 }
 
 void WarmPool::Replenish(const std::string &function, const std::string &executable) {
-  if (closed_ || per_function_ <= 0) return;
   Arm(function, executable);
+  if (closed_ || per_function_ <= 0) return;
   Function &f = functions_[function];
   while (!f.restarts.given_up() && f.idle.size() < static_cast<std::size_t>(per_function_))
     if (!SpawnOne(function, f)) break;
@@ -52,7 +83,7 @@ void WarmPool::Refill(const std::string &function) {
 
 bool WarmPool::SpawnOne(const std::string &name, Function &f) {
   Process *p = nullptr;
-  Status st = Process::Spawn(loop_, name, f.executable, threads_, this, &p);
+  Status st = Process::Spawn(loop_, name, f.executable, this, &p);
   if (!st.ok()) {
     spdlog::warn("event=warm_spawn_failed function={} error={}", name, Quoted(st.message()));
     NoteGiveUp(name, f, f.restarts.OnSpawnFailed());

@@ -11,9 +11,16 @@
 // server replenishes off the call path: right after the hand-off when the
 // function has no idle process left, otherwise when the call ends (Refill),
 // so that the replacement's start-up does not compete with the call for the
-// processors. Idle processes hold no job slot. Their environment (thread
-// counts) is fixed at spawn, which is right because the thread split is
-// static.
+// processors. Idle processes hold no job slot, and run single-threaded:
+// each call's hand-off carries its thread budget.
+//
+// Reused executables come back after their call (Return) and wait first in
+// line: they have nothing left to load, and their buffers are warm. Up to
+// `keep` idle ones per function are kept (at least per_function; as many as
+// calls can run at once, so a loop of calls never starts a process), the
+// rest exit. A process whose executable file was replaced since it started
+// (ninf-gen --install over a running server) is never handed out: Take and
+// Return retire it.
 //
 // One that dies while idle is replaced, at most once per second per
 // function; after a few consecutive deaths soon after start the pool gives
@@ -45,13 +52,19 @@ class WarmPool : public ProcessOwner {
     std::function<void()> reaped;                  // one of the pool's processes is gone
   };
 
-  WarmPool(uv_loop_t *loop, int per_function, int threads, Hooks hooks);
+  WarmPool(uv_loop_t *loop, int per_function, int keep, Hooks hooks);
   WarmPool(const WarmPool &) = delete;
   WarmPool &operator=(const WarmPool &) = delete;
 
-  // The oldest idle process of `function` started from `executable`, now
-  // owned by the caller; null when there is none.
+  // An idle process of `function` started from `executable` (a returned one
+  // first, else the oldest started one), now owned by the caller; null when
+  // there is none.
   Process *Take(const std::string &function, const std::string &executable);
+
+  // A reused executable is free again (CTL_RELEASED). The pool keeps it
+  // (true) unless it is closed, the function was cleared or already has
+  // `keep` idle processes, or the file was replaced: then it retires it.
+  bool Return(Process *process);
 
   // Starts processes until `function` has per_function idle ones (none once
   // the function was given up, or when the pool is disabled or closed). The
@@ -101,7 +114,7 @@ class WarmPool : public ProcessOwner {
 
   uv_loop_t *loop_;
   int per_function_;
-  int threads_;
+  int keep_;
   Hooks hooks_;
   std::map<std::string, Function> functions_;
   std::unordered_set<Process *> live_;  // idle, or killed and not yet reaped

@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -27,6 +28,8 @@ Buffer &Buffer::operator=(Buffer &&other) noexcept {
     size_ = std::exchange(other.size_, 0);
     capacity_ = std::exchange(other.capacity_, 0);
     mapped_ = std::exchange(other.mapped_, 0);
+    foreign_from_ = std::exchange(other.foreign_from_, 0);
+    foreign_to_ = std::exchange(other.foreign_to_, 0);
   }
   return *this;
 }
@@ -38,8 +41,27 @@ void Buffer::Release() {
   else
     std::free(data_);
   data_ = nullptr;
-  size_ = capacity_ = mapped_ = 0;
+  size_ = capacity_ = mapped_ = foreign_from_ = foreign_to_ = 0;
 }
+
+void Buffer::Disown() {
+  constexpr std::size_t kKeepAtMost = 64u << 20;
+  if (capacity_ > kKeepAtMost) {
+    Release();
+    return;
+  }
+  foreign_from_ = 0;
+  foreign_to_ = capacity_;
+}
+
+void Buffer::ClearUpTo(std::size_t bytes) {
+  const std::size_t end = std::min(bytes, foreign_to_);
+  if (end > foreign_from_)
+    std::memset(static_cast<char *>(data_) + foreign_from_, 0, end - foreign_from_);
+  Overwritten(bytes);
+}
+
+void Buffer::Overwritten(std::size_t bytes) { foreign_from_ = std::max(foreign_from_, bytes); }
 
 bool Buffer::Reserve(std::size_t bytes) {
   if (bytes == 0) bytes = 1;

@@ -5,9 +5,13 @@
 //
 // What a buffer holds is never memory of anything else: every byte of its
 // capacity is zero when allocated, and afterwards holds only what was
-// written into this buffer by the calls made on it (one client connection's
-// calls: an executable that served another client would have to Release
-// its buffers first).
+// written into this buffer by the calls made on it. A reused executable
+// serves one client after another: Disown() marks everything in the buffer
+// as the previous client's, and nothing of it reaches the routine of the
+// next one, because each call either receives the bytes it uses
+// (Overwritten: IN and INOUT arrays, no cost) or has them zeroed first
+// (ClearUpTo: OUT and WORK arrays, only the bytes that call uses and only
+// once per client).
 #pragma once
 
 #include <cstddef>
@@ -33,6 +37,23 @@ class Buffer {
   // 4x and over 64 MiB) is given back.
   bool Reserve(std::size_t bytes);
 
+  // A new client: what the buffer holds is the previous one's from now on.
+  // Memory over 64 MiB is given back instead (an idle executable should not
+  // hold a big call's arrays).
+  void Disown();
+
+  // The routine will see the first `bytes` without a new client's data in
+  // them: zeroes what of them is still a previous client's.
+  void ClearUpTo(std::size_t bytes);
+
+  // The first `bytes` were just received from the current client.
+  void Overwritten(std::size_t bytes);
+
+  // Bytes that still hold a previous client's data (for tests).
+  std::size_t foreign_bytes() const {
+    return foreign_to_ > foreign_from_ ? foreign_to_ - foreign_from_ : 0;
+  }
+
   void *data() const { return data_; }
   std::size_t size() const { return size_; }
 
@@ -43,6 +64,10 @@ class Buffer {
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
   std::size_t mapped_ = 0;  // > 0 when the memory came from mmap
+  // [foreign_from_, foreign_to_) may hold a previous client's bytes; what
+  // lies before it is the current client's or zero, what lies after it zero.
+  std::size_t foreign_from_ = 0;
+  std::size_t foreign_to_ = 0;
 };
 
 }  // namespace ninf::stub

@@ -1,5 +1,6 @@
 #include "call_server.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -229,10 +230,18 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
       return Status(NINF_ERR_NO_MEMORY,
                     "cannot allocate " + std::to_string(bytes) + " bytes for '" + p.name() + "'");
     argv[i] = buffers[i].data();
-    if (SendsArray(p)) incoming.push_back({buffers[i].data(), bytes});
+    // Bytes that a previous client of this process left: received over
+    // (IN, INOUT) or zeroed (OUT, WORK) before the routine runs.
+    if (SendsArray(p))
+      incoming.push_back({buffers[i].data(), bytes});
+    else
+      buffers[i].ClearUpTo(bytes);
     if (ReturnsArray(p)) outgoing.push_back({buffers[i].data(), bytes});
   }
   NINF_RETURN_IF_ERROR(ch.RecvPayload(incoming));
+  for (int i = 0; i < nparams; ++i)
+    if (IsArray(iface_.params(i)) && SendsArray(iface_.params(i)))
+      buffers[i].Overwritten(layout.params[i].bytes);
   const double t_received = Now();
   Report({.kind = CTL_ARGS_RECEIVED});
 
@@ -255,15 +264,36 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
   return Status::Ok();
 }
 
-int CallServer::Run() {
-  int client_fd = -1;
-  int r = RecvControl(control_fd_, &handoff_, &client_fd);
-  if (r != 1 || handoff_.kind != CTL_HANDOFF || client_fd < 0) {
-    std::fprintf(stderr, "ninf executable %s: no call was handed over by ninfd\n",
-                 iface_.name().c_str());
-    if (client_fd >= 0) ::close(client_fd);
-    return 2;
+bool CallServer::WaitForHandoff(int *client_fd) {
+  for (;;) {
+    *client_fd = -1;
+    ControlMsg msg;
+    const int r = RecvControl(control_fd_, &msg, client_fd);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 1 && msg.kind == CTL_HANDOFF && *client_fd >= 0) {
+      handoff_ = msg;
+      return true;
+    }
+    if (*client_fd >= 0) ::close(*client_fd);
+    // A probe or a slot answer meant for the previous call can arrive late;
+    // anything else means ninfd is gone or broken.
+    if (r == 1 && (msg.kind == CTL_PROBE || msg.kind == CTL_SLOT)) continue;
+    return false;
   }
+}
+
+void CallServer::ApplyThreadBudget(uint32_t threads) {
+  if (threads == 0) return;
+  // The libraries are looked up, not linked: most routines use neither, and
+  // a reused or pre-started process must take each call's budget, whatever
+  // its environment said when it started.
+  using SetThreads = void (*)(int);
+  for (const char *name : {"openblas_set_num_threads", "omp_set_num_threads"})
+    if (auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, name)))
+      set(static_cast<int>(threads));
+}
+
+int CallServer::Serve(int client_fd) {
   // ninfd keeps its sockets non-blocking; this process does blocking I/O.
   Channel ch(client_fd);  // owns it from here
   const int flags = ::fcntl(client_fd, F_GETFL);
@@ -273,6 +303,7 @@ int CallServer::Run() {
   }
   const bool persistent = handoff_.flags & kHandoffPersistent;
   const uint64_t max_payload = handoff_.max_call_bytes ? handoff_.max_call_bytes : UINT64_MAX;
+  calls_ = 0;
 
   int exit_status = 0;
   for (;;) {
@@ -318,6 +349,25 @@ int CallServer::Run() {
     if (!st.ok() || !persistent) break;
   }
   return exit_status;
+}
+
+int CallServer::Run() {
+  for (bool first = true;; first = false) {
+    int client_fd = -1;
+    if (!WaitForHandoff(&client_fd)) {
+      // Between calls, a closed channel is ninfd retiring this process.
+      if (!first) return 0;
+      std::fprintf(stderr, "ninf executable %s: no call was handed over by ninfd\n",
+                   iface_.name().c_str());
+      return 2;
+    }
+    ApplyThreadBudget(handoff_.threads);
+    const int status = Serve(client_fd);  // the socket is closed when it returns
+    // A failed call may have left the process in any state: it is not reused.
+    if (status != 0 || !(handoff_.flags & kHandoffReusable)) return status;
+    for (Buffer &b : buffers_) b.Disown();
+    Report({.kind = CTL_RELEASED});
+  }
 }
 
 }  // namespace ninf::stub

@@ -27,10 +27,24 @@ class CallServer {
 
   // Waits for the handoff, serves the connection, and returns the process
   // exit status: 0 when every call succeeded, 1 after a failed call, 2 when
-  // no connection was handed over.
+  // no connection was handed over. A reusable hand-off (kHandoffReusable)
+  // whose call succeeded is followed by CTL_RELEASED and the wait for the
+  // next one; ninfd closing the channel then ends the process with 0.
   int Run();
 
  private:
+  // Receives CTL_HANDOFF and the client socket into handoff_ and *client_fd;
+  // false when ninfd closed the channel or sent something else.
+  bool WaitForHandoff(int *client_fd);
+
+  // Tells OpenBLAS and OpenMP, if the process has them, how many threads
+  // this call may use.
+  static void ApplyThreadBudget(uint32_t threads);
+
+  // Serves the calls of one client connection (one, or a handle's many),
+  // closes it, and returns the exit status Run() documents.
+  int Serve(int client_fd);
+
   // Serves one FRAME_ARGS whose frame header `h` was just read. A failure
   // is returned, not reported: Run tells the client and ninfd.
   Status ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done);
@@ -50,7 +64,7 @@ class CallServer {
   ninf_stub_invoke_fn invoke_;
   int control_fd_;
   ControlMsg handoff_;
-  std::vector<Buffer> buffers_;  // one per parameter, kept across calls
+  std::vector<Buffer> buffers_;  // one per parameter, kept across calls and clients
   uint64_t calls_ = 0;           // ARGS frames served on this connection
 };
 

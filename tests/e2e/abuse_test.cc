@@ -215,7 +215,8 @@ TEST_CASE("abuse_f3_half_close_is_not_cancel", "[abuse]") {
 }
 
 TEST_CASE("abuse_f4_f5_stopped_executable_and_killed_client", "[abuse]") {
-  E2EDaemon d({"--transfer-timeout-seconds", "5"});
+  // One process per call, so that the warm one is the only child below.
+  E2EDaemon d({"--transfer-timeout-seconds", "5", "--executable-max-calls", "1"});
   std::vector<double> small(4, 1.0);
   REQUIRE(Ninf_call(d.Name("sink").c_str(), 4L, small.data()) == 0);  // warms one up
   REQUIRE(d.WaitForStat("warm_idle", 1) >= 1);

@@ -85,11 +85,12 @@ TEST_CASE("call_environment_and_handoff", "[call]") {
   Fixture fx({"--slots", "1", "--threads-per-job", "3", "--max-call-bytes", "1M"});
   std::string text;
   REQUIRE(Call(*fx.daemon, "info", 77, 0, DoublePayload(1), &text, 40).ok());
-  CHECK(InfoField(text, "OPENBLAS_NUM_THREADS") == "3");
-  CHECK(InfoField(text, "OMP_NUM_THREADS") == "3");
+  // Started single-threaded; each call's budget comes in CTL_HANDOFF.
+  CHECK(InfoField(text, "OPENBLAS_NUM_THREADS") == "1");
+  CHECK(InfoField(text, "OMP_NUM_THREADS") == "1");
+  CHECK(InfoField(text, "threads") == "3");
   // Never set, cold or warm: the call id arrives in CTL_HANDOFF.
   CHECK(InfoField(text, "NINF_CALL_ID") == "(unset)");
-  CHECK(InfoField(text, "threads") == "3");
   CHECK(InfoField(text, "max_call_bytes") == "1048576");
   CHECK(InfoField(text, "persistent") == "0");
   CHECK(InfoField(text, "call_id") == "77");

@@ -110,13 +110,46 @@ TEST_CASE("policy_a_new_connection_replaces_the_oldest_that_sent_no_request", "[
 
 TEST_CASE("policy_warm_replacements_wait_while_every_core_is_busy", "[policy]") {
   // A warm executable is still idle: nothing to do.
-  CHECK(WarmAfterHandoff(true, 1, 2, 1, 2) == WarmAction::kNothing);
+  CHECK(WarmAfterHandoff(true, false, 1, 2, 1, 2) == WarmAction::kNothing);
   // The last one was taken (or none was there) and a core is free: start now.
-  CHECK(WarmAfterHandoff(true, 0, 1, 1, 2) == WarmAction::kReplenishNow);
-  CHECK(WarmAfterHandoff(false, 3, 1, 1, 2) == WarmAction::kReplenishNow);
+  CHECK(WarmAfterHandoff(true, false, 0, 1, 1, 2) == WarmAction::kReplenishNow);
+  CHECK(WarmAfterHandoff(false, false, 3, 1, 1, 2) == WarmAction::kReplenishNow);
   // Every core is held by running calls: only remember the function.
-  CHECK(WarmAfterHandoff(true, 0, 2, 1, 2) == WarmAction::kArm);
-  CHECK(WarmAfterHandoff(false, 0, 1, 2, 2) == WarmAction::kArm);
+  CHECK(WarmAfterHandoff(true, false, 0, 2, 1, 2) == WarmAction::kArm);
+  CHECK(WarmAfterHandoff(false, false, 0, 1, 2, 2) == WarmAction::kArm);
+  // The executable comes back after the call: nothing is started for it.
+  CHECK(WarmAfterHandoff(true, true, 0, 1, 1, 2) == WarmAction::kArm);
+  CHECK(WarmAfterHandoff(false, true, 0, 0, 1, 2) == WarmAction::kArm);
+}
+
+TEST_CASE("policy_reuse_until_max_calls_or_age", "[policy]") {
+  ReuseFacts f;
+  f.max_calls = 3;
+  f.max_age_ms = 1000;
+  f.served = 1;
+  f.age_ms = 10;
+  CHECK(MayReuse(f));
+  f.served = 2;
+  CHECK(MayReuse(f));
+  f.served = 3;  // the third call is its last
+  CHECK_FALSE(MayReuse(f));
+  f.served = 1;
+  f.age_ms = 1000;
+  CHECK_FALSE(MayReuse(f));
+  f.max_age_ms = 0;  // no age limit
+  CHECK(MayReuse(f));
+  ReuseFacts once = f;
+  once.max_calls = 1;  // executable_max_calls = 1: one call per process
+  CHECK_FALSE(MayReuse(once));
+  ReuseFacts stateful = f;
+  stateful.function_allows = false;  // IDL: Reuse "no"
+  CHECK_FALSE(MayReuse(stateful));
+  ReuseFacts handle = f;
+  handle.persistent = true;
+  CHECK_FALSE(MayReuse(handle));
+  ReuseFacts stopping = f;
+  stopping.stopping = true;
+  CHECK_FALSE(MayReuse(stopping));
 }
 
 TEST_CASE("policy_refusals_are_counted_and_told", "[policy]") {
@@ -173,6 +206,10 @@ TEST_CASE("policy_an_exit_between_calls_is_not_counted", "[policy]") {
   Ending done = DescribeEnding(Facts(JobState::kDone), EndReason::kExited, {});
   CHECK_FALSE(done.counted);  // counted at CALL_DONE already
   CHECK(done.tell.ok());
+  // Nor is a reusable executable's going back to the pool.
+  Ending released = DescribeEnding(Facts(JobState::kDone), EndReason::kReleased, {});
+  CHECK_FALSE(released.counted);
+  CHECK(released.tell.ok());
 
   Ending idle = DescribeEnding(Facts(JobState::kIdle, true), EndReason::kExited, {});
   CHECK_FALSE(idle.counted);

@@ -107,8 +107,10 @@ TEST_CASE("warm_executable_environment_and_handoff", "[warm]") {
   std::string text;
   REQUIRE(Call(*fx.daemon, "info", 42, 0, DoublePayload(1), &text).ok());
   CHECK(Stat(GetStats(*fx.daemon), "warm_hits") == 1);
-  CHECK(InfoField(text, "OPENBLAS_NUM_THREADS") == "3");
-  CHECK(InfoField(text, "OMP_NUM_THREADS") == "3");
+  // Started single-threaded; each call's budget comes in CTL_HANDOFF.
+  CHECK(InfoField(text, "OPENBLAS_NUM_THREADS") == "1");
+  CHECK(InfoField(text, "OMP_NUM_THREADS") == "1");
+  CHECK(InfoField(text, "threads") == "3");
   CHECK(InfoField(text, "NINF_CALL_ID") == "(unset)");
   CHECK(InfoField(text, "call_id") == "42");  // from CTL_HANDOFF
   CHECK(InfoField(text, "max_call_bytes") == "1048576");
