@@ -1,5 +1,11 @@
 #include "arguments.h"
 
+#include <cstring>
+
+#include "options.h"
+#include "segments.h"
+#include "shared_memory.h"
+
 namespace ninf::client {
 ninf_argkind ArgKindOf(const wire::Param &p) {
   if (IsArray(p)) return NINF_ARGKIND_POINTER;
@@ -51,10 +57,53 @@ std::vector<iovec> ArgumentList::Arrays(bool sending) const {
   return out;
 }
 
+namespace {
+
+// The same-host path: the IN and INOUT arrays are copied into a shared
+// segment (the one copy), which travels with the ARGS frame; the results
+// are copied back out of it.
+bool UseSharedMemory(const Channel &ch, const CallLayout &layout) {
+  if (!ch.local()) return false;
+  const ClientOptions o = Options();
+  return o.transport == ClientOptions::Transport::kAuto &&
+         layout.send_bytes + layout.return_bytes >= o.shared_memory_min_bytes;
+}
+
+void CopyArrays(const ArgumentList &list, const SharedPlacement &placement, char *segment,
+                bool into_segment) {
+  const wire::FunctionInterface &iface = list.iface();
+  for (int i = 0; i < iface.params_size(); ++i) {
+    const wire::Param &p = iface.params(i);
+    const uint64_t bytes = list.layout().params[static_cast<std::size_t>(i)].bytes;
+    if (bytes == 0 || !(into_segment ? SendsArray(p) : ReturnsArray(p))) continue;
+    char *place = segment + placement.offsets[static_cast<std::size_t>(i)];
+    if (into_segment)
+      std::memcpy(place, list.pointer(i), bytes);
+    else
+      std::memcpy(list.pointer(i), place, bytes);
+  }
+}
+
+}  // namespace
+
 Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::CallRequest *preamble) {
   Status st;
+  SegmentLease lease;
+  SharedPlacement placement;
+  const bool shared = UseSharedMemory(ch, list.layout());
+  if (shared) {
+    placement = PlaceShared(list.iface(), list.layout());
+    NINF_RETURN_IF_ERROR(SegmentLease::Acquire(placement.bytes, &lease));
+    CopyArrays(list, placement, lease.segment().data(), true);
+  }
   if (preamble) st = ch.SendFrame(FRAME_CALL, preamble);
-  if (st.ok()) st = ch.SendFrame(FRAME_ARGS, &list.args(), list.SendArrays());
+  if (st.ok() && shared) {
+    wire::Args args = list.args();
+    args.set_shared_memory(true);
+    st = ch.SendFrame(FRAME_ARGS, &args, {}, lease.segment().fd());
+  } else if (st.ok()) {
+    st = ch.SendFrame(FRAME_ARGS, &list.args(), list.SendArrays());
+  }
   if (!st.ok()) {
     // The peer may have refused the call and closed: its reason, if it sent
     // one, is more useful than "connection reset".
@@ -66,14 +115,19 @@ Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::Call
         reason.ok() || reason.code() == NINF_ERR_COMMUNICATION || reason.code() == NINF_ERR_TIMEOUT;
     return no_reason ? st : reason;
   }
-  const uint64_t expected = list.layout().return_bytes;
+  const uint64_t expected = shared ? 0 : list.layout().return_bytes;
   wire::Result result;
   FrameHeader h;
   NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_RESULT, expected, &result, &h));
+  if (result.shared_memory() != shared)
+    return Status(NINF_ERR_PROTOCOL, shared ? "server did not answer in shared memory"
+                                            : "server answered in shared memory, unasked");
   if (h.payload_length != expected)
     return Status(NINF_ERR_PROTOCOL, "server returned " + std::to_string(h.payload_length) +
                                          " bytes of results, expected " + std::to_string(expected));
-  return ch.RecvPayload(list.ReturnArrays());
+  if (!shared) return ch.RecvPayload(list.ReturnArrays());
+  CopyArrays(list, placement, lease.segment().data(), false);
+  return Status::Ok();
 }
 
 }  // namespace ninf::client

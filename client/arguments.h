@@ -41,6 +41,8 @@ class ArgumentList {
   std::vector<iovec> SendArrays() const { return Arrays(true); }
   // OUT and INOUT arrays: the results land straight in them.
   std::vector<iovec> ReturnArrays() const { return Arrays(false); }
+  // The caller's memory of parameter i (arrays).
+  void *pointer(int i) const { return values_[static_cast<std::size_t>(i)].p; }
 
  private:
   std::vector<iovec> Arrays(bool sending) const;
@@ -57,7 +59,9 @@ Status BuildFromBinding(InterfacePtr iface, const ninf_binding_args *binding, Ar
 
 // Sends ARGS (after `preamble`, e.g. the CALL frame, if not null) and
 // receives the RESULT into the caller's arrays; heartbeat frames that arrive
-// meanwhile are skipped by Channel::RecvReply.
+// meanwhile are skipped by Channel::RecvReply. On a Unix-domain connection
+// large arrays go through a shared segment instead of the socket
+// (shared_memory.h, ClientOptions::transport).
 Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::CallRequest *preamble);
 
 }  // namespace ninf::client

@@ -39,6 +39,17 @@ void LoadFromEnvironment() {
   if (st.ok()) st = SecondsFromEnv("NINF_TIMEOUT", -1, &o.session_timeout_ms);
   if (st.ok()) st = SecondsFromEnv("NINF_HEARTBEAT", 0, &o.heartbeat_ms);
   if (const char *key = std::getenv("NINF_KEY_FILE")) o.key_file = key;
+  if (const char *t = std::getenv("NINF_TRANSPORT"); st.ok() && t && *t) {
+    const std::string v = t;
+    if (v == "auto")
+      o.transport = ClientOptions::Transport::kAuto;
+    else if (v == "socket")
+      o.transport = ClientOptions::Transport::kSocket;
+    else if (v == "tcp")
+      o.transport = ClientOptions::Transport::kTcp;
+    else
+      st = Status(NINF_ERR_CONFIG, "NINF_TRANSPORT='" + v + "' is not auto, socket or tcp");
+  }
   g_env_error = st;
   g_options = st.ok() ? o : ClientOptions();
 }

@@ -1,9 +1,11 @@
-// Client-wide settings: timeouts, heartbeats and the key. Defaults come from
-// the environment (NINF_CONNECT_TIMEOUT, NINF_TIMEOUT, NINF_HEARTBEAT, all in
-// seconds, NINF_TIMEOUT=0 waits forever; NINF_KEY_FILE); grpc_initialize()
-// may replace them from its config file.
+// Client-wide settings: timeouts, heartbeats, the key and the transport.
+// Defaults come from the environment (NINF_CONNECT_TIMEOUT, NINF_TIMEOUT,
+// NINF_HEARTBEAT, all in seconds, NINF_TIMEOUT=0 waits forever;
+// NINF_KEY_FILE; NINF_TRANSPORT); grpc_initialize() may replace them from
+// its config file.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "status.h"
@@ -24,6 +26,15 @@ struct ClientOptions {
   // server must prove it too. Read again for every connection, so that a
   // rotated key takes effect without restarting the program.
   std::string key_file;
+  // How arrays travel to a server on this host (NINF_TRANSPORT):
+  //   kAuto    its Unix-domain socket when it offers one, and shared memory
+  //            for calls whose arrays reach shared_memory_min_bytes;
+  //   kSocket  its Unix-domain socket, arrays through the socket;
+  //   kTcp     TCP only (an explicit unix: server still uses its socket).
+  enum class Transport { kAuto, kSocket, kTcp };
+  Transport transport = Transport::kAuto;
+  // Below this, the socket beats passing and mapping a segment.
+  uint64_t shared_memory_min_bytes = 64 * 1024;
 };
 
 // The heartbeat period a call asks for: the configured one, else a third of

@@ -21,7 +21,9 @@ Status ResolveName(const char *name, ServerAddress *server, std::string *functio
     return DefaultServer(server);
   }
   std::string rest(name + sizeof kScheme - 1);
-  std::size_t slash = rest.find('/');
+  // "ninf://unix:/run/ninfd.sock/dgesv": the path has slashes of its own,
+  // and the function name (an identifier) none.
+  std::size_t slash = rest.rfind("unix:", 0) == 0 ? rest.rfind('/') : rest.find('/');
   if (slash == std::string::npos || slash + 1 == rest.size())
     return Status(NINF_ERR_INVALID_ARGUMENT, std::string("no function in '") + name + "'");
   NINF_RETURN_IF_ERROR(ParseServerAddress(rest.substr(0, slash), server));

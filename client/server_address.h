@@ -1,6 +1,7 @@
-// Which server a call goes to: "ninf://host:port/name" names it; a bare name
-// uses the default server (Ninf_set_server / Ninf_parse_arg, else
-// NINF_SERVER=host:port, else localhost:3000).
+// Which server a call goes to: "ninf://host:port/name" (or
+// "ninf://unix:/path/name") names it; a bare name uses the default server
+// (Ninf_set_server / Ninf_parse_arg, else NINF_SERVER=host:port or
+// NINF_SERVER=unix:/path, else localhost:3000).
 #pragma once
 
 #include <string>

@@ -24,6 +24,15 @@ bool ParsePort(std::string_view s, int *port) {
 
 Status ParseHostPort(std::string_view text, const HostPort &defaults, HostPort *out) {
   HostPort a = defaults;
+  if (text.substr(0, 5) == "unix:") {
+    std::string_view path = text.substr(5);
+    // sockaddr_un holds 108 bytes, the terminating NUL included.
+    if (path.empty() || path[0] != '/') return Bad(text, "a unix: path must be absolute");
+    if (path.size() > 107) return Bad(text, "unix: path longer than 107 bytes");
+    a.unix_path = std::string(path);
+    *out = std::move(a);
+    return Status::Ok();
+  }
   std::string_view host = text, port_text;
   bool has_port = false;
   if (!text.empty() && text[0] == '[') {  // [v6addr] or [v6addr]:port

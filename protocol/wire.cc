@@ -6,12 +6,14 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <utility>
 
 #include "ninf.pb.h"
 
@@ -40,11 +42,19 @@ void Consume(std::vector<iovec> &iov, std::size_t &first, std::size_t n) {
 
 }  // namespace
 
-Channel::Channel(int fd, int timeout_ms) : fd_(fd), timeout_ms_(timeout_ms) {}
+Channel::Channel(int fd, int timeout_ms) : fd_(fd), timeout_ms_(timeout_ms) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  local_ = ::getsockname(fd_, reinterpret_cast<sockaddr *>(&addr), &len) == 0 &&
+           addr.ss_family == AF_UNIX;
+}
 
 Channel::~Channel() {
   if (fd_ >= 0) ::close(fd_);
+  if (received_fd_ >= 0) ::close(received_fd_);
 }
+
+int Channel::TakeReceivedFd() { return std::exchange(received_fd_, -1); }
 
 // Every read and write is non-blocking (MSG_DONTWAIT) and waits here when
 // the socket is not ready, so the timeout bounds each step: a blocking
@@ -63,7 +73,7 @@ Status Channel::WaitReady(short events) {
 }
 
 Status Channel::SendFrame(FrameType type, const google::protobuf::MessageLite *msg,
-                          std::span<const iovec> payload) {
+                          std::span<const iovec> payload, int pass_fd) {
   std::string header_bytes;
   if (msg && !msg->SerializeToString(&header_bytes))
     return Status(NINF_ERR_INTERNAL, "cannot serialize frame header");
@@ -81,12 +91,24 @@ Status Channel::SendFrame(FrameType type, const google::protobuf::MessageLite *m
   for (const iovec &v : payload)
     if (v.iov_len) iov.push_back(v);
 
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
   std::size_t first = 0;
   while (first < iov.size()) {
     msghdr mh{};
     mh.msg_iov = &iov[first];
     mh.msg_iovlen = std::min<std::size_t>(iov.size() - first, kIovBatch);
+    if (pass_fd >= 0) {  // with the first bytes only: once any went, it has gone
+      std::memset(control, 0, sizeof control);
+      mh.msg_control = control;
+      mh.msg_controllen = sizeof control;
+      cmsghdr *c = CMSG_FIRSTHDR(&mh);
+      c->cmsg_level = SOL_SOCKET;
+      c->cmsg_type = SCM_RIGHTS;
+      c->cmsg_len = CMSG_LEN(sizeof(int));
+      std::memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+    }
     ssize_t n = ::sendmsg(fd_, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) pass_fd = -1;
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -115,7 +137,15 @@ Status Channel::RecvPayload(std::span<const iovec> into) {
     mh.msg_iov = &iov[first];
     // A single huge iovec is capped by the kernel anyway; recvmsg handles it.
     mh.msg_iovlen = std::min<std::size_t>(iov.size() - first, kIovBatch);
-    ssize_t n = ::recvmsg(fd_, &mh, MSG_DONTWAIT);
+    // On a Unix-domain socket a descriptor may come with the bytes; without
+    // room for it the kernel would close it.
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+    if (local_) {
+      mh.msg_control = control;
+      mh.msg_controllen = sizeof control;
+    }
+    ssize_t n = ::recvmsg(fd_, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (n > 0 && local_) KeepReceivedFd(&mh);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -129,6 +159,19 @@ Status Channel::RecvPayload(std::span<const iovec> into) {
     Consume(iov, first, static_cast<std::size_t>(n));
   }
   return Status::Ok();
+}
+
+void Channel::KeepReceivedFd(msghdr *mh) {
+  for (cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (std::size_t i = 0; i < count; ++i) {
+      int fd = -1;
+      std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+      if (received_fd_ >= 0) ::close(received_fd_);
+      received_fd_ = fd;
+    }
+  }
 }
 
 Status Channel::Skip(uint64_t n) {
@@ -230,6 +273,43 @@ Status ConnectTcp(const std::string &host, int port, int timeout_ms, int *out_fd
   }
   ::freeaddrinfo(res);
   return Status(NINF_ERR_CONNECT, host + ":" + service + ": " + last_error);
+}
+
+Status ConnectUnix(const std::string &path, int *out_fd) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof addr.sun_path)
+    return Status(NINF_ERR_CONNECT, "bad Unix-domain socket path '" + path + "'");
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status(NINF_ERR_CONNECT, std::string("socket: ") + std::strerror(errno));
+  // A local connect does not wait for the network: it succeeds at once or
+  // fails (EAGAIN when the listener's backlog is full).
+  if (::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0) {
+    Status st(NINF_ERR_CONNECT, "unix:" + path + ": " + std::strerror(errno));
+    ::close(fd);
+    return st;
+  }
+  *out_fd = fd;
+  return Status::Ok();
+}
+
+bool PeerIsLoopback(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getpeername(fd, reinterpret_cast<sockaddr *>(&addr), &len) != 0) return false;
+  if (addr.ss_family == AF_INET)
+    return (ntohl(reinterpret_cast<sockaddr_in *>(&addr)->sin_addr.s_addr) >> 24) == 127;
+  if (addr.ss_family == AF_INET6)
+    return IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<sockaddr_in6 *>(&addr)->sin6_addr);
+  return false;
+}
+
+int PeerPid(int fd) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return 0;
+  return cred.pid;
 }
 
 }  // namespace ninf

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <google/protobuf/message_lite.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include <cstdint>
@@ -36,9 +37,18 @@ class NINF_PROTOCOL_API Channel {
   void set_timeout_ms(int ms) { timeout_ms_ = ms; }
 
   // Sends one frame: header message `msg` (may be null for an empty header)
-  // followed by the payload pieces, all in one gathered write.
+  // followed by the payload pieces, all in one gathered write. `pass_fd` >= 0
+  // (Unix-domain sockets only) travels with the frame's first byte.
   Status SendFrame(FrameType type, const google::protobuf::MessageLite *msg,
-                   std::span<const iovec> payload = {});
+                   std::span<const iovec> payload = {}, int pass_fd = -1);
+
+  // The descriptor that came with the bytes read last (SCM_RIGHTS), now the
+  // caller's; -1 when none did. One not taken is closed by the next read
+  // that brings another, or by the destructor.
+  int TakeReceivedFd();
+
+  // Whether the socket is a Unix-domain one (the same-host path).
+  bool local() const { return local_; }
 
   // Reads and validates the next 24-byte frame header.
   Status RecvHeader(uint64_t max_payload, FrameHeader *out);
@@ -69,10 +79,14 @@ class NINF_PROTOCOL_API Channel {
 
  private:
   Status WaitReady(short events);
+  // Takes the SCM_RIGHTS descriptor of a received message into received_fd_.
+  void KeepReceivedFd(msghdr *mh);
   Status ReadFully(void *buf, std::size_t n);
 
   int fd_;
   int timeout_ms_;
+  bool local_ = false;
+  int received_fd_ = -1;
   uint64_t bytes_sent_ = 0;
   uint64_t bytes_received_ = 0;
 };
@@ -80,5 +94,16 @@ class NINF_PROTOCOL_API Channel {
 // Opens a TCP connection to host:port (name resolution included) with
 // TCP_NODELAY set. Returns the fd in *fd. Errors: NINF_ERR_CONNECT.
 NINF_PROTOCOL_API Status ConnectTcp(const std::string &host, int port, int timeout_ms, int *fd);
+
+// Opens a connection to the Unix-domain socket at `path`. Errors:
+// NINF_ERR_CONNECT.
+NINF_PROTOCOL_API Status ConnectUnix(const std::string &path, int *fd);
+
+// The pid of the process at the other end of a Unix-domain socket (0 if the
+// kernel will not say).
+NINF_PROTOCOL_API int PeerPid(int fd);
+
+// Whether a TCP socket's peer is on this host's loopback (127.0.0.0/8, ::1).
+NINF_PROTOCOL_API bool PeerIsLoopback(int fd);
 
 }  // namespace ninf

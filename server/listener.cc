@@ -4,6 +4,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -72,7 +74,37 @@ Status Listener::Start(const std::string &host, int port) {
   address_ = FormatAddress(reinterpret_cast<sockaddr *>(&bound));
   port_ = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6 *>(&bound)->sin6_port)
                                       : ntohs(reinterpret_cast<sockaddr_in *>(&bound)->sin_port);
+  return Watch();
+}
 
+Status Listener::StartUnix(const std::string &path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.empty() || path[0] != '/' || path.size() >= sizeof addr.sun_path)
+    return Status(NINF_ERR_SERVER,
+                  "bad Unix-domain socket path '" + path + "' (absolute, at most 107 bytes)");
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  const auto *sa = reinterpret_cast<const sockaddr *>(&addr);
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return Status(NINF_ERR_SERVER, std::string("socket: ") + std::strerror(errno));
+  int rc = ::bind(fd.get(), sa, sizeof addr);
+  if (rc != 0 && errno == EADDRINUSE) {
+    // A leftover of a daemon that did not remove it, or a live one.
+    UniqueFd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (probe.valid() && ::connect(probe.get(), sa, sizeof addr) == 0)
+      return Status(NINF_ERR_SERVER, "another server listens on unix:" + path);
+    ::unlink(path.c_str());
+    rc = ::bind(fd.get(), sa, sizeof addr);
+  }
+  if (rc != 0 || ::chmod(path.c_str(), 0666) != 0 || ::listen(fd.get(), kBacklog) != 0)
+    return Status(NINF_ERR_SERVER, "cannot listen on unix:" + path + ": " + std::strerror(errno));
+  fd_ = std::move(fd);
+  unix_path_ = path;
+  address_ = "unix:" + path;
+  return Watch();
+}
+
+Status Listener::Watch() {
   if (int rc = uv_poll_init(loop_, &poll_, fd_.get()); rc != 0)
     return Status(NINF_ERR_SERVER, std::string("cannot watch the listener: ") + uv_strerror(rc));
   if (int rc = uv_timer_init(loop_, &resume_); rc != 0) {
@@ -96,6 +128,7 @@ void Listener::Close() {
   // The fd is closed once libuv has let go of it.
   uv_close(reinterpret_cast<uv_handle_t *>(&poll_),
            [](uv_handle_t *h) { static_cast<Listener *>(h->data)->fd_.reset(); });
+  if (!unix_path_.empty()) ::unlink(unix_path_.c_str());
 }
 
 void Listener::Pause(uint64_t ms) {
@@ -138,6 +171,16 @@ void Listener::AcceptAll() {
                    Quoted(std::strerror(errno)));
       if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) Pause(100);
       return;
+    }
+    if (!unix_path_.empty()) {
+      ucred cred{};
+      socklen_t cred_len = sizeof cred;
+      const bool known = ::getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) == 0;
+      std::string who =
+          known ? "unix:uid=" + std::to_string(cred.uid) + ":" + std::to_string(cred.pid)
+                : "unix:uid=?:0";
+      on_accept_(std::move(fd), who);
+      continue;
     }
     // Without TCP_NODELAY the small frames of a call wait for Nagle: worth a
     // log line, not a refusal.

@@ -1,6 +1,8 @@
-// The listening TCP socket, polled by libuv (uv_poll_t, not uv_tcp_t: client
+// A listening socket, polled by libuv (uv_poll_t, not uv_tcp_t: client
 // sockets are raw non-blocking fds that ninfd reads frame by frame and then
-// hands to executables, which libuv's stream reader would read ahead of).
+// hands to executables, which libuv's stream reader would read ahead of):
+// TCP, or the Unix-domain socket of the same-host path, which speaks the
+// same protocol.
 #pragma once
 
 #include <uv.h>
@@ -16,7 +18,8 @@ namespace ninf::server {
 class Listener {
  public:
   // Called for each accepted connection with its fd (non-blocking,
-  // close-on-exec, TCP_NODELAY) and the peer's address.
+  // close-on-exec, TCP_NODELAY) and the peer's address ("unix:uid=U:PID"
+  // on the Unix-domain socket: the uid is the client's address there).
   using AcceptFn = std::function<void(UniqueFd fd, const std::string &peer)>;
 
   Listener(uv_loop_t *loop, AcceptFn on_accept);
@@ -27,6 +30,12 @@ class Listener {
   // Binds host:port (port 0: any free port) and starts accepting.
   // Errors: NINF_ERR_SERVER with the reason (address in use, bad host).
   Status Start(const std::string &host, int port);
+
+  // Binds the Unix-domain socket `path` (mode 0666: loopback TCP is open to
+  // every local user too; a key_file protects both) and starts accepting.
+  // A socket file nobody listens on (a daemon that was killed) is replaced;
+  // one in use is an error. Close() removes the file.
+  Status StartUnix(const std::string &path);
 
   // Stops accepting and closes the socket; safe to call twice. The object
   // must stay alive until the loop has run the close callbacks.
@@ -43,6 +52,7 @@ class Listener {
   static void OnReadable(uv_poll_t *handle, int status, int events);
   static void OnResume(uv_timer_t *timer);
   void AcceptAll();
+  Status Watch();
 
   uv_loop_t *loop_;
   AcceptFn on_accept_;
@@ -51,6 +61,7 @@ class Listener {
   UniqueFd fd_;
   int port_ = 0;
   std::string address_;
+  std::string unix_path_;  // set for a Unix-domain listener
   bool started_ = false;
   bool closed_ = false;
 };

@@ -60,7 +60,9 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
             {.spawned = [this](const Process &) { ++counters_.executables_started; },
              .reaped = [this] { MaybeStopped(); }}),
       listener_(loop,
-                [this](UniqueFd fd, const std::string &peer) { Accept(std::move(fd), peer); }) {
+                [this](UniqueFd fd, const std::string &peer) { Accept(std::move(fd), peer); }),
+      unix_listener_(
+          loop, [this](UniqueFd fd, const std::string &peer) { Accept(std::move(fd), peer); }) {
   (void)uv_timer_init(loop_, &grace_timer_);  // only fills the handle in
   grace_timer_.data = this;
   grace_timer_open_ = true;
@@ -75,6 +77,7 @@ Status Server::Start() {
   NINF_RETURN_IF_ERROR(LoadKeys());
   NINF_RETURN_IF_ERROR(CheckExposure(settings_.listen, auth_required(), settings_.insecure));
   NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
+  NINF_RETURN_IF_ERROR(StartUnixListener());
   spdlog::info(
       "event=listening address={} port={} registry={} functions={} cores={} slots={} "
       "threads_per_job={} queue_limit={} max_call_bytes={} warm_executables={} pid={} "
@@ -94,6 +97,23 @@ Status Server::Start() {
                  threads_per_job_, cores_);
   StartWatchdog();
   return WriteReadyFile();
+}
+
+Status Server::StartUnixListener() {
+  if (settings_.unix_socket.empty()) return Status::Ok();
+  const bool automatic = settings_.unix_socket == "auto";
+  const std::string path = automatic ? "/tmp/ninfd-" + std::to_string(listener_.port()) + ".sock"
+                                     : settings_.unix_socket;
+  Status st = unix_listener_.StartUnix(path);
+  if (!st.ok() && automatic) {
+    spdlog::warn("event=unix_socket_unavailable path={} error={} message={}", Quoted(path),
+                 Quoted(st.message()), Quoted("same-host clients will use TCP"));
+    return Status::Ok();
+  }
+  NINF_RETURN_IF_ERROR(st);
+  unix_path_ = path;
+  spdlog::info("event=listening address={}", unix_listener_.address());
+  return Status::Ok();
 }
 
 Status Server::WriteReadyFile() const {
@@ -219,6 +239,10 @@ void Server::HandleQuery(Connection &conn, std::string_view body) {
   }
   wire::InterfaceReply reply;
   *reply.mutable_iface() = entry->iface;
+  if (!unix_path_.empty()) {  // clients on this host may switch to it
+    reply.set_unix_socket(unix_path_);
+    reply.set_server_pid(static_cast<uint32_t>(::getpid()));
+  }
   conn.Reply(FRAME_INTERFACE, &reply);
 }
 
@@ -313,6 +337,7 @@ void Server::Shutdown(std::function<void()> on_stopped) {
                admission_.running(), admission_.queued(), connections_.size(),
                settings_.grace_seconds);
   listener_.Close();
+  unix_listener_.Close();
   warm_.Close();
   for (uint64_t id : admission_.TakeQueue()) FinishJob(*jobs_.at(id), EndReason::kRefused);
   // So are calls whose arguments never began (they hold no slot yet).

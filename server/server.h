@@ -120,6 +120,9 @@ class Server : public Connection::Delegate, public JobEvents {
 
   std::string StatsText() const;
   Status WriteReadyFile() const;
+  // Starts the Unix-domain listener that settings_.unix_socket asks for.
+  // "auto" tries /tmp/ninfd-PORT.sock and only warns when it cannot.
+  Status StartUnixListener();
   void KillAll(KillReason reason);
   void MaybeStopped();
 
@@ -134,6 +137,8 @@ class Server : public Connection::Delegate, public JobEvents {
   auth::KeyRing keys_;  // empty: no authentication
   WarmPool warm_;
   Listener listener_;
+  Listener unix_listener_;  // the same-host path, when there is one
+  std::string unix_path_;   // its socket ("" if none)
   uv_timer_t grace_timer_{};
   bool grace_timer_open_ = false;
   uv_timer_t watch_timer_{};

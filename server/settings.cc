@@ -24,6 +24,10 @@ const SettingSpec kTable[] = {
      "TCP port to listen on (0 picks any free port; see ready_file)", &Settings::port},
     {"listen", SettingKind::kString, "127.0.0.1", 0, 0,
      "address to listen on (\"0.0.0.0\" or \"::\" for every interface)", &Settings::listen},
+    {"unix_socket", SettingKind::kString, "auto", 0, 0,
+     "Unix-domain socket for clients on this host (arrays through shared memory, not TCP): "
+     "a path, \"auto\" (/tmp/ninfd-PORT.sock if it can be made), or \"\" for none",
+     &Settings::unix_socket},
     {"registry", SettingKind::kString, "", 0, 0,
      "folder of NAME.interface + NAME executables (\"\": the standard library)",
      &Settings::registry},

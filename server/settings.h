@@ -31,9 +31,10 @@ struct FunctionLimits {
 struct Settings {
   int64_t port = 3000;  // 0: any free port
   std::string listen = "127.0.0.1";
-  std::string registry;         // "": the default registry
-  int64_t slots = 0;            // 0: one per core
-  int64_t threads_per_job = 0;  // 0: cores / slots
+  std::string unix_socket = "auto";  // same-host path: "auto", a path, or "" for none
+  std::string registry;              // "": the default registry
+  int64_t slots = 0;                 // 0: one per core
+  int64_t threads_per_job = 0;       // 0: cores / slots
   int64_t queue_limit = 1024;
   int64_t max_call_bytes = int64_t{8} << 30;  // 0: no limit
   int64_t max_connections = 1024;

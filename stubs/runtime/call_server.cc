@@ -205,10 +205,17 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
 
   CallLayout layout;
   NINF_RETURN_IF_ERROR(ComputeLayout(iface_, values, handoff_.max_call_bytes, &layout));
-  if (h.payload_length != layout.send_bytes)
+  const bool shared = args.shared_memory();
+  const uint64_t expected_payload = shared ? 0 : layout.send_bytes;
+  if (h.payload_length != expected_payload)
     return Status(NINF_ERR_ARGUMENT_MISMATCH, "client sent " + std::to_string(h.payload_length) +
                                                   " bytes of arrays, the interface needs " +
-                                                  std::to_string(layout.send_bytes));
+                                                  std::to_string(expected_payload));
+  SharedPlacement placement;
+  if (shared) {
+    placement = PlaceShared(iface_, layout);
+    NINF_RETURN_IF_ERROR(AttachSegment(ch, placement.bytes));
+  }
 
   // Arrays go straight from the socket into their final buffers, which the
   // calls of a function handle reuse (warm pages, no faults, no zeroing).
@@ -223,6 +230,10 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
       continue;
     }
     const uint64_t bytes = layout.params[i].bytes;
+    if (shared && InSharedSegment(p)) {  // in place, in the client's segment
+      argv[i] = segment_.data() + placement.offsets[i];
+      continue;
+    }
     // What the routine leaves unwritten of an OUT array goes back as it is:
     // zero, or this connection's own earlier result (buffer.h), never stale
     // memory of the process.
@@ -240,8 +251,7 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
   }
   NINF_RETURN_IF_ERROR(ch.RecvPayload(incoming));
   for (int i = 0; i < nparams; ++i)
-    if (IsArray(iface_.params(i)) && SendsArray(iface_.params(i)))
-      buffers[i].Overwritten(layout.params[i].bytes);
+    if (SendsArray(iface_.params(i)) && !shared) buffers[i].Overwritten(layout.params[i].bytes);
   const double t_received = Now();
   Report({.kind = CTL_ARGS_RECEIVED});
 
@@ -256,11 +266,29 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
 
   Report({.kind = CTL_REPLYING});
   wire::Result result;
+  result.set_shared_memory(shared);  // then `outgoing` is empty: the results are in place
   NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_RESULT, &result, outgoing));
 
   done->recv_seconds = t_received - t_start;
   done->compute_seconds = t_computed - t_received;
   done->send_seconds = Now() - t_computed;
+  return Status::Ok();
+}
+
+Status CallServer::AttachSegment(Channel &ch, uint64_t bytes) {
+  if (!ch.local())
+    return Status(NINF_ERR_PROTOCOL, "shared memory asked for on a network connection");
+  const int fd = ch.TakeReceivedFd();
+  if (fd < 0) {
+    if (!segment_.valid())
+      return Status(NINF_ERR_PROTOCOL, "no shared segment came with the call's arguments");
+  } else if (segment_.Same(fd)) {
+    ::close(fd);  // the client's segment again: already mapped
+  } else {
+    NINF_RETURN_IF_ERROR(SharedSegment::Map(fd, bytes, &segment_));
+  }
+  if (segment_.size() < bytes)
+    return Status(NINF_ERR_PROTOCOL, "the shared segment is smaller than the call's arrays");
   return Status::Ok();
 }
 
@@ -363,6 +391,7 @@ int CallServer::Run() {
     }
     ApplyThreadBudget(handoff_.threads);
     const int status = Serve(client_fd);  // the socket is closed when it returns
+    segment_ = SharedSegment();           // and the client's memory unmapped
     // A failed call may have left the process in any state: it is not reused.
     if (status != 0 || !(handoff_.flags & kHandoffReusable)) return status;
     for (Buffer &b : buffers_) b.Disown();

@@ -15,6 +15,7 @@
 #include "control.h"
 #include "ninf.pb.h"
 #include "ninf_stub.h"
+#include "shared_memory.h"
 #include "status.h"
 #include "wire.h"
 
@@ -45,6 +46,11 @@ class CallServer {
   // closes it, and returns the exit status Run() documents.
   int Serve(int client_fd);
 
+  // A call whose arrays are in shared memory (shared_memory.h): maps the
+  // segment that came with its ARGS frame, or keeps the one mapped for an
+  // earlier call of the connection; it must hold `bytes`.
+  Status AttachSegment(Channel &ch, uint64_t bytes);
+
   // Serves one FRAME_ARGS whose frame header `h` was just read. A failure
   // is returned, not reported: Run tells the client and ninfd.
   Status ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done);
@@ -65,6 +71,7 @@ class CallServer {
   int control_fd_;
   ControlMsg handoff_;
   std::vector<Buffer> buffers_;  // one per parameter, kept across calls and clients
+  SharedSegment segment_;        // the current client's arrays, on the same-host path
   uint64_t calls_ = 0;           // ARGS frames served on this connection
 };
 

@@ -1,0 +1,79 @@
+// The same-host path's shared memory. On a Unix-domain connection a client
+// may put a call's arrays into a memfd segment instead of the socket: it
+// copies its IN and INOUT arrays in (the one copy), passes the segment's
+// descriptor with the ARGS frame (SCM_RIGHTS), and the executable maps the
+// segment and hands the routine pointers into it, so the arrays are never
+// copied on the server side; results are written in place and the client
+// copies its OUT and INOUT arrays back out. The segment holds nothing but
+// the call's arrays (a client exposes only them), and the executable unmaps
+// it when the connection ends.
+//
+//   segment:  | array p0 | pad | array p2 | pad | ... |   (64-byte aligned,
+//             IN, OUT and INOUT arrays in parameter order; no WORK arrays)
+//
+// The client seals the segment against shrinking (F_SEAL_SHRINK) and the
+// executable refuses one that is not sealed or is smaller than the call
+// needs: a client cannot make the executable fault by truncating it
+// mid-call.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "layout.h"
+#include "ninf.pb.h"
+#include "protocol_export.h"
+#include "status.h"
+
+namespace ninf {
+
+// Where each array of a call lies in its segment.
+struct SharedPlacement {
+  std::vector<uint64_t> offsets;  // per parameter; meaningful for IN, OUT, INOUT arrays
+  uint64_t bytes = 0;             // the segment size the call needs
+};
+
+NINF_PROTOCOL_API SharedPlacement PlaceShared(const wire::FunctionInterface &iface,
+                                              const CallLayout &layout);
+
+// Whether parameter `p` has a place in the segment (an array that is sent
+// or returned).
+NINF_PROTOCOL_API bool InSharedSegment(const wire::Param &p);
+
+class NINF_PROTOCOL_API SharedSegment {
+ public:
+  SharedSegment() = default;
+  ~SharedSegment();
+  SharedSegment(SharedSegment &&other) noexcept;
+  SharedSegment &operator=(SharedSegment &&other) noexcept;
+  SharedSegment(const SharedSegment &) = delete;
+  SharedSegment &operator=(const SharedSegment &) = delete;
+
+  // The client's side: a new segment of `bytes`, mapped, sealed against
+  // shrinking. Errors: NINF_ERR_NO_MEMORY.
+  static Status Create(uint64_t bytes, SharedSegment *out);
+
+  // The executable's side: maps the segment `fd` (owned from here on). It
+  // must be a sealed memfd of at least `min_bytes`. Errors:
+  // NINF_ERR_PROTOCOL (not sealed, too small), NINF_ERR_NO_MEMORY.
+  static Status Map(int fd, uint64_t min_bytes, SharedSegment *out);
+
+  // Whether `fd` is the segment this object maps (the same memfd, passed
+  // again with a later call).
+  bool Same(int fd) const;
+
+  bool valid() const { return data_ != nullptr; }
+  char *data() const { return static_cast<char *>(data_); }
+  uint64_t size() const { return size_; }
+  int fd() const { return fd_; }
+
+ private:
+  void Reset();
+
+  void *data_ = nullptr;
+  uint64_t size_ = 0;
+  int fd_ = -1;
+  uint64_t device_ = 0, inode_ = 0;
+};
+
+}  // namespace ninf

@@ -1,0 +1,81 @@
+// The same-host path, end to end: ninfd's Unix-domain socket, chosen by
+// name (ninf://unix:/path/fn) or automatically after a loopback TCP call,
+// with arrays through shared memory above NINF_TRANSPORT's threshold. The
+// results must be those of the TCP path, byte for byte; what moved where
+// shows in the daemon's statistics (bytes through its executables' sockets)
+// and in the peers the daemon logs.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "e2e_fixture.h"
+#include "ninf.h"
+
+namespace {
+
+std::string SocketPath(const E2EDaemon &d) {
+  return "/tmp/ninfd-" + std::to_string(d.port()) + ".sock";
+}
+
+std::vector<double> Ramp(long n, double scale) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (long i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = scale * static_cast<double>(i);
+  return v;
+}
+
+// echo (INOUT), source (OUT) and sink (IN) of n doubles on the server that
+// `prefix` names; checks the values.
+void EchoAndSource(const std::string &prefix, long n) {
+  std::vector<double> a = Ramp(n, 0.5);
+  REQUIRE(Ninf_call((prefix + "echo").c_str(), n, a.data()) == 0);
+  CHECK(a == Ramp(n, 0.5));
+  std::vector<double> s(static_cast<std::size_t>(n), -1.0);
+  REQUIRE(Ninf_call((prefix + "source").c_str(), n, s.data()) == 0);
+  CHECK(s == Ramp(n, 1.0));
+  std::vector<double> in = Ramp(n, 2.0);
+  REQUIRE(Ninf_call((prefix + "sink").c_str(), n, in.data()) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("same_host_socket_by_name_small_and_shared_arrays", "[samehost]") {
+  E2EDaemon d;
+  struct stat st {};
+  REQUIRE(::stat(SocketPath(d).c_str(), &st) == 0);
+  CHECK(S_ISSOCK(st.st_mode));
+  const std::string prefix = "ninf://unix:" + SocketPath(d) + "/";
+  // 100 doubles (800 bytes) go through the socket; 1 Mi doubles (8 MiB)
+  // through shared memory: the executables then receive almost nothing.
+  const long before_small = d.Stat("bytes_in");
+  EchoAndSource(prefix, 100);
+  const long small_in = d.Stat("bytes_in") - before_small;
+  CHECK(small_in >= 2 * 800);
+  const long before_big = d.Stat("bytes_in");
+  EchoAndSource(prefix, 1 << 20);
+  const long big_in = d.Stat("bytes_in") - before_big;
+  CHECK(big_in < 4096);  // headers only: 16 MiB of arrays went through memory
+  CHECK(d.ZombieChildren() == 0);
+}
+
+// Run with NINF_TRANSPORT=socket (client options are read once per process).
+TEST_CASE("same_host_socket_without_shared_memory", "[socketonly]") {
+  E2EDaemon d;
+  const std::string prefix = "ninf://unix:" + SocketPath(d) + "/";
+  const long before = d.Stat("bytes_in");
+  EchoAndSource(prefix, 1 << 18);  // 2 MiB each way, through the socket
+  CHECK(d.Stat("bytes_in") - before >= 2 * (8 << 18));
+}
+
+TEST_CASE("same_host_path_is_chosen_automatically_after_loopback_tcp", "[samehost]") {
+  E2EDaemon d;
+  const std::string tcp = d.Name("");  // "ninf://127.0.0.1:PORT/"
+  // The first call learns the socket from the interface reply; the later
+  // ones (and new functions on the same server) take it.
+  EchoAndSource(tcp, 16);
+  const long before = d.Stat("bytes_in");
+  EchoAndSource(tcp, 1 << 20);
+  CHECK(d.Stat("bytes_in") - before < 4096);
+}
