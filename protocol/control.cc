@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "fd_passing.h"
+
 namespace ninf {
 
 int SendControl(int sock, const ControlMsg &msg, int pass_fd) {
@@ -13,17 +15,8 @@ int SendControl(int sock, const ControlMsg &msg, int pass_fd) {
   msghdr mh{};
   mh.msg_iov = &iov;
   mh.msg_iovlen = 1;
-  alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int))];
-  if (pass_fd >= 0) {
-    std::memset(cbuf, 0, sizeof cbuf);
-    mh.msg_control = cbuf;
-    mh.msg_controllen = sizeof cbuf;
-    cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
-  }
+  FdControlBuffer cbuf;
+  if (pass_fd >= 0) AttachFd(&mh, &cbuf, pass_fd);
   for (;;) {
     ssize_t n = ::sendmsg(sock, &mh, MSG_NOSIGNAL);
     if (n == static_cast<ssize_t>(sizeof msg)) return 0;
@@ -39,18 +32,15 @@ int RecvControl(int sock, ControlMsg *msg, int *fd) {
   msghdr mh{};
   mh.msg_iov = &iov;
   mh.msg_iovlen = 1;
-  alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int))];
-  mh.msg_control = cbuf;
-  mh.msg_controllen = sizeof cbuf;
+  FdControlBuffer cbuf;
+  mh.msg_control = cbuf.bytes;
+  mh.msg_controllen = sizeof cbuf.bytes;
   ssize_t n;
   do {
     n = ::recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
   } while (n < 0 && errno == EINTR);
   if (n < 0) return -1;
-  int received = -1;
-  for (cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-      std::memcpy(&received, CMSG_DATA(cm), sizeof(int));
+  const int received = CollectFd(&mh);
   if (n == 0 && received < 0) return 0;
   if (n != static_cast<ssize_t>(sizeof *msg) || (mh.msg_flags & MSG_TRUNC)) {
     if (received >= 0) ::close(received);

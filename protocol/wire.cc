@@ -15,6 +15,7 @@
 #include <cstring>
 #include <utility>
 
+#include "fd_passing.h"
 #include "ninf.pb.h"
 
 namespace ninf {
@@ -91,22 +92,14 @@ Status Channel::SendFrame(FrameType type, const google::protobuf::MessageLite *m
   for (const iovec &v : payload)
     if (v.iov_len) iov.push_back(v);
 
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+  FdControlBuffer control;
   std::size_t first = 0;
   while (first < iov.size()) {
     msghdr mh{};
     mh.msg_iov = &iov[first];
     mh.msg_iovlen = std::min<std::size_t>(iov.size() - first, kIovBatch);
-    if (pass_fd >= 0) {  // with the first bytes only: once any went, it has gone
-      std::memset(control, 0, sizeof control);
-      mh.msg_control = control;
-      mh.msg_controllen = sizeof control;
-      cmsghdr *c = CMSG_FIRSTHDR(&mh);
-      c->cmsg_level = SOL_SOCKET;
-      c->cmsg_type = SCM_RIGHTS;
-      c->cmsg_len = CMSG_LEN(sizeof(int));
-      std::memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
-    }
+    // With the first bytes only: once any went, the descriptor has gone.
+    if (pass_fd >= 0) AttachFd(&mh, &control, pass_fd);
     ssize_t n = ::sendmsg(fd_, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) pass_fd = -1;
     if (n < 0) {
@@ -139,10 +132,10 @@ Status Channel::RecvPayload(std::span<const iovec> into) {
     mh.msg_iovlen = std::min<std::size_t>(iov.size() - first, kIovBatch);
     // On a Unix-domain socket a descriptor may come with the bytes; without
     // room for it the kernel would close it.
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+    FdControlBuffer control;
     if (local_) {
-      mh.msg_control = control;
-      mh.msg_controllen = sizeof control;
+      mh.msg_control = control.bytes;
+      mh.msg_controllen = sizeof control.bytes;
     }
     ssize_t n = ::recvmsg(fd_, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     if (n > 0 && local_) KeepReceivedFd(&mh);
@@ -162,16 +155,10 @@ Status Channel::RecvPayload(std::span<const iovec> into) {
 }
 
 void Channel::KeepReceivedFd(msghdr *mh) {
-  for (cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-    const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (std::size_t i = 0; i < count; ++i) {
-      int fd = -1;
-      std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-      if (received_fd_ >= 0) ::close(received_fd_);
-      received_fd_ = fd;
-    }
-  }
+  const int fd = CollectFd(mh);
+  if (fd < 0) return;
+  if (received_fd_ >= 0) ::close(received_fd_);
+  received_fd_ = fd;
 }
 
 Status Channel::Skip(uint64_t n) {

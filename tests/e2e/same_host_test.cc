@@ -26,8 +26,16 @@ std::vector<double> Ramp(long n, double scale) {
   return v;
 }
 
+// The daemon's count of bytes its executables received, once `calls` calls
+// are counted (each is, when its CALL_DONE arrives: maybe just after the
+// client has its result).
+long BytesIn(const E2EDaemon &d, long calls) {
+  REQUIRE(d.WaitForStat("completed", calls) == calls);
+  return d.Stat("bytes_in");
+}
+
 // echo (INOUT), source (OUT) and sink (IN) of n doubles on the server that
-// `prefix` names; checks the values.
+// `prefix` names (three calls); checks the values.
 void EchoAndSource(const std::string &prefix, long n) {
   std::vector<double> a = Ramp(n, 0.5);
   REQUIRE(Ninf_call((prefix + "echo").c_str(), n, a.data()) == 0);
@@ -49,13 +57,13 @@ TEST_CASE("same_host_socket_by_name_small_and_shared_arrays", "[samehost]") {
   const std::string prefix = "ninf://unix:" + SocketPath(d) + "/";
   // 100 doubles (800 bytes) go through the socket; 1 Mi doubles (8 MiB)
   // through shared memory: the executables then receive almost nothing.
-  const long before_small = d.Stat("bytes_in");
+  const long before_small = BytesIn(d, 0);
   EchoAndSource(prefix, 100);
-  const long small_in = d.Stat("bytes_in") - before_small;
+  const long small_in = BytesIn(d, 3) - before_small;
   CHECK(small_in >= 2 * 800);
-  const long before_big = d.Stat("bytes_in");
+  const long before_big = BytesIn(d, 3);
   EchoAndSource(prefix, 1 << 20);
-  const long big_in = d.Stat("bytes_in") - before_big;
+  const long big_in = BytesIn(d, 6) - before_big;
   CHECK(big_in < 4096);  // headers only: 16 MiB of arrays went through memory
   CHECK(d.ZombieChildren() == 0);
 }
@@ -64,9 +72,9 @@ TEST_CASE("same_host_socket_by_name_small_and_shared_arrays", "[samehost]") {
 TEST_CASE("same_host_socket_without_shared_memory", "[socketonly]") {
   E2EDaemon d;
   const std::string prefix = "ninf://unix:" + SocketPath(d) + "/";
-  const long before = d.Stat("bytes_in");
+  const long before = BytesIn(d, 0);
   EchoAndSource(prefix, 1 << 18);  // 2 MiB each way, through the socket
-  CHECK(d.Stat("bytes_in") - before >= 2 * (8 << 18));
+  CHECK(BytesIn(d, 3) - before >= 2 * (8 << 18));
 }
 
 TEST_CASE("same_host_path_is_chosen_automatically_after_loopback_tcp", "[samehost]") {
@@ -75,7 +83,7 @@ TEST_CASE("same_host_path_is_chosen_automatically_after_loopback_tcp", "[samehos
   // The first call learns the socket from the interface reply; the later
   // ones (and new functions on the same server) take it.
   EchoAndSource(tcp, 16);
-  const long before = d.Stat("bytes_in");
+  const long before = BytesIn(d, 3);
   EchoAndSource(tcp, 1 << 20);
-  CHECK(d.Stat("bytes_in") - before < 4096);
+  CHECK(BytesIn(d, 6) - before < 4096);
 }
