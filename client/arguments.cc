@@ -127,6 +127,7 @@ Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::Call
                                          " bytes of results, expected " + std::to_string(expected));
   if (!shared) return ch.RecvPayload(list.ReturnArrays());
   CopyArrays(list, placement, lease.segment().data(), false);
+  lease.Keep();
   return Status::Ok();
 }
 

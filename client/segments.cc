@@ -33,7 +33,7 @@ Status SegmentLease::Acquire(uint64_t bytes, SegmentLease *out) {
 }
 
 SegmentLease::~SegmentLease() {
-  if (!segment_.valid()) return;
+  if (!segment_.valid() || !keep_) return;
   std::lock_guard<std::mutex> lock(g_mutex);
   auto pos =
       std::lower_bound(g_free.begin(), g_free.end(), segment_.size(),

@@ -19,14 +19,20 @@ class SegmentLease {
   static Status Acquire(uint64_t bytes, SegmentLease *out);
 
   SegmentLease() = default;
-  ~SegmentLease();  // gives the segment back
+  ~SegmentLease();  // gives the segment back if Keep() was called
   SegmentLease(SegmentLease &&) = default;
   SegmentLease &operator=(SegmentLease &&) = default;
 
   SharedSegment &segment() { return segment_; }
 
+  // The call succeeded: the segment may serve later calls. A failed or
+  // cancelled call's segment is dropped instead, since an executable being
+  // killed might still write into it.
+  void Keep() { keep_ = true; }
+
  private:
   SharedSegment segment_;
+  bool keep_ = false;
 };
 
 }  // namespace ninf::client

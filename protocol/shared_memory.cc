@@ -86,7 +86,7 @@ Status SharedSegment::Create(uint64_t bytes, SharedSegment *out) {
   return Status::Ok();
 }
 
-Status SharedSegment::Map(int fd, uint64_t min_bytes, SharedSegment *out) {
+Status SharedSegment::Map(int fd, uint64_t bytes, SharedSegment *out) {
   SharedSegment s;
   s.fd_ = fd;
   struct stat st {};
@@ -94,17 +94,17 @@ Status SharedSegment::Map(int fd, uint64_t min_bytes, SharedSegment *out) {
   if (seals < 0 || !(seals & F_SEAL_SHRINK) || ::fstat(fd, &st) != 0)
     return Status(NINF_ERR_PROTOCOL, "the shared segment is not a memfd sealed against shrinking");
   const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (size < min_bytes)
+  if (size < bytes)
     return Status(NINF_ERR_PROTOCOL, "the shared segment holds " + std::to_string(size) +
-                                         " bytes, the call needs " + std::to_string(min_bytes));
+                                         " bytes, the call needs " + std::to_string(bytes));
   // Populated at once: the client has touched every page already, and
   // mapping them in one go costs far less than a fault per 4 KiB page.
-  s.data_ = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+  s.data_ = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
   if (s.data_ == MAP_FAILED) {
     s.data_ = nullptr;
-    return NoMemory("cannot map", size);
+    return NoMemory("cannot map", bytes);
   }
-  s.size_ = size;
+  s.size_ = bytes;
   s.device_ = st.st_dev;
   s.inode_ = st.st_ino;
   *out = std::move(s);

@@ -53,10 +53,12 @@ class NINF_PROTOCOL_API SharedSegment {
   // shrinking. Errors: NINF_ERR_NO_MEMORY.
   static Status Create(uint64_t bytes, SharedSegment *out);
 
-  // The executable's side: maps the segment `fd` (owned from here on). It
-  // must be a sealed memfd of at least `min_bytes`. Errors:
+  // The executable's side: maps the first `bytes` of the segment `fd` (owned
+  // from here on), which must be a sealed memfd at least that large. Only
+  // what the call needs is mapped (the call's size is bounded by
+  // max_call_bytes; the segment's own size is the client's word). Errors:
   // NINF_ERR_PROTOCOL (not sealed, too small), NINF_ERR_NO_MEMORY.
-  static Status Map(int fd, uint64_t min_bytes, SharedSegment *out);
+  static Status Map(int fd, uint64_t bytes, SharedSegment *out);
 
   // Whether `fd` is the segment this object maps (the same memfd, passed
   // again with a later call).

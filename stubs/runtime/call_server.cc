@@ -282,7 +282,7 @@ Status CallServer::AttachSegment(Channel &ch, uint64_t bytes) {
   if (fd < 0) {
     if (!segment_.valid())
       return Status(NINF_ERR_PROTOCOL, "no shared segment came with the call's arguments");
-  } else if (segment_.Same(fd)) {
+  } else if (segment_.Same(fd) && segment_.size() >= bytes) {
     ::close(fd);  // the client's segment again: already mapped
   } else {
     NINF_RETURN_IF_ERROR(SharedSegment::Map(fd, bytes, &segment_));

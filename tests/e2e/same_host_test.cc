@@ -4,6 +4,7 @@
 // results must be those of the TCP path, byte for byte; what moved where
 // shows in the daemon's statistics (bytes through its executables' sockets)
 // and in the peers the daemon logs.
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +14,9 @@
 
 #include "e2e_fixture.h"
 #include "ninf.h"
+#include "ninf.pb.h"
+#include "shared_memory.h"
+#include "wire.h"
 
 namespace {
 
@@ -86,4 +90,48 @@ TEST_CASE("same_host_path_is_chosen_automatically_after_loopback_tcp", "[samehos
   const long before = BytesIn(d, 3);
   EchoAndSource(tcp, 1 << 20);
   CHECK(BytesIn(d, 6) - before < 4096);
+}
+
+// A client that asks for shared memory must bring a sealed segment large
+// enough for the call; the executable refuses anything else with a clear
+// error and ninfd goes on serving.
+TEST_CASE("same_host_bad_segments_are_refused", "[samehost]") {
+  E2EDaemon d;
+  const long n = 1024;
+  auto attempt = [&](int segment_fd) {
+    int fd = -1;
+    REQUIRE(ninf::ConnectUnix(SocketPath(d), &fd).ok());
+    ninf::Channel ch(fd, 5000);
+    ninf::wire::CallRequest call;
+    call.set_name("echo");
+    call.set_call_id(1);
+    REQUIRE(ch.SendFrame(ninf::FRAME_CALL, &call).ok());
+    ninf::wire::Args args;
+    args.add_scalars()->set_i(n);
+    args.set_shared_memory(true);
+    REQUIRE(ch.SendFrame(ninf::FRAME_ARGS, &args, {}, segment_fd).ok());
+    ninf::wire::Result result;
+    ninf::FrameHeader h;
+    return ch.RecvReply(ninf::FRAME_RESULT, 0, &result, &h);
+  };
+  // No segment at all.
+  ninf::Status none = attempt(-1);
+  CHECK(none.code() == NINF_ERR_PROTOCOL);
+  CHECK(none.message().find("no shared segment") != std::string::npos);
+  // A memfd that is not sealed: the client could shrink it mid-call.
+  int unsealed = ::memfd_create("test", MFD_CLOEXEC);
+  REQUIRE(::ftruncate(unsealed, n * 8) == 0);
+  CHECK(attempt(unsealed).code() == NINF_ERR_PROTOCOL);
+  ::close(unsealed);
+  // Sealed, but smaller than the call's arrays.
+  ninf::SharedSegment small;
+  REQUIRE(ninf::SharedSegment::Create(64, &small).ok());
+  ninf::Status too_small = attempt(small.fd());
+  CHECK(too_small.code() == NINF_ERR_PROTOCOL);
+  CHECK(too_small.message().find("needs") != std::string::npos);
+  // And the daemon still serves a good call.
+  std::vector<double> a = Ramp(n, 3.0);
+  REQUIRE(Ninf_call(("ninf://unix:" + SocketPath(d) + "/echo").c_str(), n, a.data()) == 0);
+  CHECK(a == Ramp(n, 3.0));
+  CHECK(d.ZombieChildren() == 0);
 }
