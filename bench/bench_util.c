@@ -112,11 +112,7 @@ typedef struct {
 } Request;
 
 /* The echo child: serves requests until {0, 0} or EOF. Never returns. */
-static void echo_child(int listener) {
-  int fd = accept(listener, NULL, NULL);
-  close(listener);
-  if (fd < 0) _exit(1);
-  set_nodelay(fd);
+static void echo_loop(int fd) {
   char *buf = NULL;
   size_t capacity = 0;
   Request req;
@@ -134,6 +130,14 @@ static void echo_child(int listener) {
     }
   }
   _exit(0);
+}
+
+static void echo_child(int listener) {
+  int fd = accept(listener, NULL, NULL);
+  close(listener);
+  if (fd < 0) _exit(1);
+  set_nodelay(fd);
+  echo_loop(fd);
 }
 
 int bench_parse_transfer_options(int argc, char **argv, size_t *max_size, int *max_iters) {
@@ -197,6 +201,31 @@ int pingpong_start_on(PingPong *pp, int cpu) {
     return -1;
   }
   set_nodelay(pp->fd);
+  return 0;
+}
+
+int pingpong_start_unix(PingPong *pp) {
+  int sv[2];
+  pp->fd = -1;
+  pp->child = -1;
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    perror("pingpong: socketpair");
+    return -1;
+  }
+  pid_t child = fork();
+  if (child < 0) {
+    perror("pingpong: fork");
+    close(sv[0]);
+    close(sv[1]);
+    return -1;
+  }
+  if (child == 0) {
+    close(sv[0]);
+    echo_loop(sv[1]);
+  }
+  close(sv[1]);
+  pp->child = child;
+  pp->fd = sv[0];
   return 0;
 }
 

@@ -62,6 +62,9 @@ int pingpong_start(PingPong *pp);
 /* The same with the echo child pinned to `cpu` (-1: not pinned). */
 int pingpong_start_on(PingPong *pp, int cpu);
 
+/* The same over a Unix-domain socket pair (the same-host path's baseline). */
+int pingpong_start_unix(PingPong *pp);
+
 /* Pins the calling thread (and what it forks later) to `cpu`; 0 or -1. */
 int bench_pin(int cpu);
 
