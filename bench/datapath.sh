@@ -32,37 +32,10 @@ cores=$(nproc)
 export OPENBLAS_NUM_THREADS=$cores
 raw_log="${out%.md}.raw.txt"
 work=$(mktemp -d)
-daemon_pid=""
+# Daemon start and stop, and the cleanup on exit (bench/lib.sh).
+source "$here/lib.sh"
+trap bench_cleanup EXIT
 
-cleanup() {
-  if [[ -n "$daemon_pid" ]] && kill -0 "$daemon_pid" 2>/dev/null; then
-    kill -TERM "$daemon_pid"
-    wait "$daemon_pid" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# start_daemon [ninfd arguments]: a fresh ninfd; sets daemon_pid, port.
-start_daemon() {
-  rm -f "$work/ready"
-  "$build/server/ninfd" --port 0 --ready-file "$work/ready" --registry "$build/stubs/registry" \
-    --log-level warn "$@" 2>>"$work/ninfd.log" &
-  daemon_pid=$!
-  for _ in $(seq 100); do
-    [[ -s "$work/ready" ]] && break
-    kill -0 "$daemon_pid" 2>/dev/null || { cat "$work/ninfd.log" >&2; exit 1; }
-    sleep 0.1
-  done
-  [[ -s "$work/ready" ]] || { echo "datapath.sh: ninfd did not become ready" >&2; exit 1; }
-  port=$(head -n1 "$work/ready")
-  echo "datapath.sh: ninfd pid $daemon_pid port $port $*" >&2
-}
-stop_daemon() {
-  kill -TERM "$daemon_pid"
-  wait "$daemon_pid" 2>/dev/null || true
-  daemon_pid=""
-}
 # run LABEL ENV... -- PROGRAM ARGS...: the program's lines, each prefixed.
 run() {
   local label=$1 envs=()
@@ -81,7 +54,7 @@ run raw -- "$build/bench/raw_pingpong" --max-size "$max_size"
 run raw_uds -- "$build/bench/raw_pingpong" --unix --max-size "$max_size"
 
 # One-shot calls, executables reused (the default).
-start_daemon
+start_daemon --
 run reused $(tcp) -- "$build/bench/bench_latency" --registry "$build/stubs/registry"
 run tcp $(tcp) -- "$build/bench/bench_transfer" --max-size "$max_size"
 run shm "NINF_SERVER=unix:$(unix_path)" NINF_TRANSPORT=auto -- \
@@ -93,18 +66,18 @@ run reused_uds "NINF_SERVER=unix:$(unix_path)" -- "$build/bench/bench_latency" \
 stop_daemon
 
 # One process per call, started in advance (the behaviour before reuse).
-start_daemon --executable-max-calls 1
+start_daemon -- --executable-max-calls 1
 run warm $(tcp) -- "$build/bench/bench_latency" --registry "$build/stubs/registry"
 run warm_tcp $(tcp) -- "$build/bench/bench_transfer" --max-size 16M
 stop_daemon
 
 # Every call starts its executable: the cold start.
-start_daemon --executable-max-calls 1 --warm-executables 0
+start_daemon -- --executable-max-calls 1 --warm-executables 0
 run cold $(tcp) -- "$build/bench/bench_latency" --registry "$build/stubs/registry"
 stop_daemon
 
 # dgesv with one slot (the remote solve gets every core, as the local one).
-start_daemon --slots 1
+start_daemon -- --slots 1
 run dgesv_tcp $(tcp) -- "$build/bench/bench_dgesv" 1000 2000 4000
 run dgesv_shm "NINF_SERVER=unix:$(unix_path)" -- "$build/bench/bench_dgesv" 1000 2000 4000
 stop_daemon

@@ -46,41 +46,9 @@ export OPENBLAS_NUM_THREADS=$cores
 mkdir -p "$(dirname "$out")"
 raw_log="${out%.md}.raw.txt"
 work=$(mktemp -d)
-daemon_pid=""
-
-# One cleanup path: stop the daemon we started (by its pid) and remove the
-# temporary folder, whatever way the script ends.
-cleanup() {
-  if [[ -n "$daemon_pid" ]] && kill -0 "$daemon_pid" 2>/dev/null; then
-    kill -TERM "$daemon_pid"
-    wait "$daemon_pid" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# start_daemon [taskset CPUS] -- [ninfd arguments]: a fresh ninfd, pinned
-# when CPUS is given; sets daemon_pid and exports NINF_SERVER.
-start_daemon() {
-  local pin=()
-  if [[ "$1" != "--" ]]; then pin=(taskset -c "$1"); shift; fi
-  shift
-  rm -f "$work/ready"
-  "${pin[@]}" "$build/server/ninfd" --port 0 --ready-file "$work/ready" \
-    --registry "$build/stubs/registry" --log-level warn "$@" 2>>"$work/ninfd.log" &
-  daemon_pid=$!
-  for _ in $(seq 100); do
-    [[ -s "$work/ready" ]] && break
-    kill -0 "$daemon_pid" 2>/dev/null || { cat "$work/ninfd.log" >&2; exit 1; }
-    sleep 0.1
-  done
-  [[ -s "$work/ready" ]] || { echo "run.sh: ninfd did not become ready" >&2; exit 1; }
-  export NINF_SERVER="127.0.0.1:$(head -n1 "$work/ready")"
-  echo "run.sh: ninfd pid $daemon_pid on $NINF_SERVER ${pin[*]} $*" >&2
-}
-stop_daemon() {
-  kill -TERM "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true; daemon_pid=""
-}
+# Daemon start and stop, and the cleanup on exit (bench/lib.sh).
+source "$here/lib.sh"
+trap bench_cleanup EXIT
 
 if [[ $quick -eq 1 ]]; then
   transfer_args=(--max-size "$max_size" --max-iters 50)

@@ -1,0 +1,44 @@
+# bench/lib.sh - what the benchmark scripts share: a ninfd of their own,
+# started and stopped by pid, and one cleanup path. Sourced; the caller sets
+# `build` (a built tree) and `work` (a temporary folder) first.
+#
+#   start_daemon [taskset CPUS] -- [ninfd arguments]
+#       a fresh ninfd on a free loopback port, pinned when CPUS is given;
+#       sets daemon_pid and port and exports NINF_SERVER=127.0.0.1:PORT
+#   stop_daemon
+#   trap bench_cleanup EXIT   (stops the daemon, removes $work)
+
+daemon_pid=""
+
+bench_cleanup() {
+  if [[ -n "$daemon_pid" ]] && kill -0 "$daemon_pid" 2>/dev/null; then
+    kill -TERM "$daemon_pid"
+    wait "$daemon_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+
+start_daemon() {
+  local pin=()
+  if [[ "$1" != "--" ]]; then pin=(taskset -c "$1"); shift; fi
+  shift
+  rm -f "$work/ready"
+  "${pin[@]}" "$build/server/ninfd" --port 0 --ready-file "$work/ready" \
+    --registry "$build/stubs/registry" --log-level warn "$@" 2>>"$work/ninfd.log" &
+  daemon_pid=$!
+  for _ in $(seq 100); do
+    [[ -s "$work/ready" ]] && break
+    kill -0 "$daemon_pid" 2>/dev/null || { cat "$work/ninfd.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  [[ -s "$work/ready" ]] || { echo "$0: ninfd did not become ready" >&2; exit 1; }
+  port=$(head -n1 "$work/ready")
+  export NINF_SERVER="127.0.0.1:$port"
+  echo "$0: ninfd pid $daemon_pid on $NINF_SERVER ${pin[*]} $*" >&2
+}
+
+stop_daemon() {
+  kill -TERM "$daemon_pid"
+  wait "$daemon_pid" 2>/dev/null || true
+  daemon_pid=""
+}
