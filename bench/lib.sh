@@ -11,10 +11,7 @@
 daemon_pid=""
 
 bench_cleanup() {
-  if [[ -n "$daemon_pid" ]] && kill -0 "$daemon_pid" 2>/dev/null; then
-    kill -TERM "$daemon_pid"
-    wait "$daemon_pid" 2>/dev/null || true
-  fi
+  stop_daemon
   rm -rf "$work"
 }
 
@@ -37,8 +34,11 @@ start_daemon() {
   echo "$0: ninfd pid $daemon_pid on $NINF_SERVER ${pin[*]} $*" >&2
 }
 
+# Safe to call when none runs.
 stop_daemon() {
-  kill -TERM "$daemon_pid"
-  wait "$daemon_pid" 2>/dev/null || true
+  if [[ -n "$daemon_pid" ]] && kill -0 "$daemon_pid" 2>/dev/null; then
+    kill -TERM "$daemon_pid"
+    wait "$daemon_pid" 2>/dev/null || true
+  fi
   daemon_pid=""
 }

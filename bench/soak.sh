@@ -63,8 +63,9 @@ mkdir -p "$(dirname "$out")"
 raw_log="${out%.md}.raw.txt"
 : >"$raw_log"
 work=$(mktemp -d)
-daemon_pid=""
 attack_pid=""
+# Daemon start and stop (bench/lib.sh).
+source "$here/lib.sh"
 
 # One cleanup path: the attacker, then the daemon (each by its pid), then
 # the temporary folder.
@@ -75,36 +76,17 @@ stop_attack() {
   fi
   attack_pid=""
 }
-stop_daemon() {
-  if [[ -n "$daemon_pid" ]] && kill -0 "$daemon_pid" 2>/dev/null; then
-    kill -TERM "$daemon_pid"
-    wait "$daemon_pid" 2>/dev/null || true
-  fi
-  daemon_pid=""
-}
 cleanup() {
   stop_attack
-  stop_daemon
-  rm -rf "$work"
+  bench_cleanup
 }
 trap cleanup EXIT
 
 log() { echo "$*" | tee -a "$raw_log" >&2; }
 
-# start_daemon [ninfd arguments]: a fresh ninfd on a free port; sets
-# daemon_pid and exports NINF_SERVER.
-start_daemon() {
-  rm -f "$work/ready"
-  "$build/server/ninfd" --port 0 --ready-file "$work/ready" --registry "$build/stubs/registry" \
-    --log-level warn "$@" 2>>"$work/ninfd.log" &
-  daemon_pid=$!
-  for _ in $(seq 100); do
-    [[ -s "$work/ready" ]] && break
-    kill -0 "$daemon_pid" 2>/dev/null || { cat "$work/ninfd.log" >&2; exit 1; }
-    sleep 0.1
-  done
-  [[ -s "$work/ready" ]] || { echo "soak.sh: ninfd did not become ready" >&2; exit 1; }
-  export NINF_SERVER="127.0.0.1:$(head -n1 "$work/ready")"
+# start_soak_daemon [ninfd arguments]: start_daemon, and the raw log says so.
+start_soak_daemon() {
+  start_daemon -- "$@"
   log "daemon pid=$daemon_pid server=$NINF_SERVER args=\"$*\""
 }
 
@@ -208,7 +190,7 @@ attack_run() {
 }
 
 # Phase 1: the soak.
-start_daemon --slots 2 --max-connections-per-client 256
+start_soak_daemon --slots 2 --max-connections-per-client 256
 sample soak_before
 soak_cpu=$(daemon_cpu)
 soak_line=$(run "$build/bench/bench_soak" --threads "$threads" --calls "$calls")
@@ -220,7 +202,7 @@ stats soak_after
 stop_daemon
 
 # Phase 2: the good client, quiet and under attack.
-start_daemon --slots 2 --transfer-timeout-seconds "$transfer_timeout"
+start_soak_daemon --slots 2 --transfer-timeout-seconds "$transfer_timeout"
 good_run quiet
 sample attack_before
 attack_seconds=$((4 * transfer_timeout))

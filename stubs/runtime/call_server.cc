@@ -242,16 +242,18 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
                     "cannot allocate " + std::to_string(bytes) + " bytes for '" + p.name() + "'");
     argv[i] = buffers[i].data();
     // Bytes that a previous client of this process left: received over
-    // (IN, INOUT) or zeroed (OUT, WORK) before the routine runs.
-    if (SendsArray(p))
+    // (IN, INOUT) or zeroed (OUT, WORK) before the routine runs. (A receive
+    // that fails half way fails the call, and a process whose call failed
+    // is never reused.)
+    if (SendsArray(p)) {
       incoming.push_back({buffers[i].data(), bytes});
-    else
+      buffers[i].Overwritten(bytes);
+    } else {
       buffers[i].ClearUpTo(bytes);
+    }
     if (ReturnsArray(p)) outgoing.push_back({buffers[i].data(), bytes});
   }
   NINF_RETURN_IF_ERROR(ch.RecvPayload(incoming));
-  for (int i = 0; i < nparams; ++i)
-    if (SendsArray(iface_.params(i)) && !shared) buffers[i].Overwritten(layout.params[i].bytes);
   const double t_received = Now();
   Report({.kind = CTL_ARGS_RECEIVED});
 
@@ -315,10 +317,14 @@ void CallServer::ApplyThreadBudget(uint32_t threads) {
   // The libraries are looked up, not linked: most routines use neither, and
   // a reused or pre-started process must take each call's budget, whatever
   // its environment said when it started.
+  // Looked up once: the process's libraries do not change.
   using SetThreads = void (*)(int);
-  for (const char *name : {"openblas_set_num_threads", "omp_set_num_threads"})
-    if (auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, name)))
-      set(static_cast<int>(threads));
+  static const SetThreads setters[] = {
+      reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads")),
+      reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "omp_set_num_threads")),
+  };
+  for (SetThreads set : setters)
+    if (set) set(static_cast<int>(threads));
 }
 
 int CallServer::Serve(int client_fd) {
