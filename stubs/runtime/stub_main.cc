@@ -1,6 +1,5 @@
 // ninf_stub_main: the main() of every Ninf executable (see ninf_stub.h).
 #include <fcntl.h>
-#include <google/protobuf/text_format.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -10,6 +9,7 @@
 #include <string>
 
 #include "call_server.h"
+#include "interface_text.h"
 #include "layout.h"
 #include "ninf_stub.h"
 
@@ -36,9 +36,7 @@ extern "C" int ninf_stub_main(int argc, char **argv, const unsigned char *iface_
   }
   if (argc > 1 && std::strcmp(argv[1], "--noop") == 0) return 0;
   if (argc > 1 && std::strcmp(argv[1], "--interface") == 0) {
-    std::string text;
-    google::protobuf::TextFormat::PrintToString(iface, &text);
-    std::fputs(text.c_str(), stdout);
+    std::fputs(ninf::stub::InterfaceText(iface).c_str(), stdout);
     return 0;
   }
   if (argc > 1 || ::fcntl(ninf::kControlFd, F_GETFD) < 0) return Usage(iface, argv[0]);
