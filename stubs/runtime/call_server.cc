@@ -1,6 +1,5 @@
 #include "call_server.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -20,6 +19,11 @@
 #include "buffer.h"
 #include "layout.h"
 #include "scalar_codec.h"
+
+// The thread setters of OpenBLAS and OpenMP, if the routine's libraries
+// have them (CallServer::ApplyThreadBudget).
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+extern "C" void omp_set_num_threads(int) __attribute__((weak));
 
 namespace ninf::stub {
 namespace {
@@ -314,17 +318,13 @@ bool CallServer::WaitForHandoff(int *client_fd) {
 
 void CallServer::ApplyThreadBudget(uint32_t threads) {
   if (threads == 0) return;
-  // The libraries are looked up, not linked: most routines use neither, and
-  // a reused or pre-started process must take each call's budget, whatever
-  // its environment said when it started.
-  // Looked up once: the process's libraries do not change.
-  using SetThreads = void (*)(int);
-  static const SetThreads setters[] = {
-      reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads")),
-      reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "omp_set_num_threads")),
-  };
-  for (SetThreads set : setters)
-    if (set) set(static_cast<int>(threads));
+  // Weak references, not links: most routines use neither library, and a
+  // reused or pre-started process must take each call's budget, whatever its
+  // environment said when it started. A weak reference resolves to whatever
+  // defines it in the executable (linked statically) or its libraries, and
+  // is null otherwise; dlsym would see nothing in a static executable.
+  if (openblas_set_num_threads) openblas_set_num_threads(static_cast<int>(threads));
+  if (omp_set_num_threads) omp_set_num_threads(static_cast<int>(threads));
 }
 
 int CallServer::Serve(int client_fd) {

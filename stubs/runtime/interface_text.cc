@@ -130,6 +130,7 @@ std::string InterfaceText(const wire::FunctionInterface &iface) {
   if (iface.has_calc_order()) PrintExpr(p, "calc_order", iface.calc_order());
   p.Enum("language", iface.language(), wire::FunctionInterface::Language_Name(iface.language()));
   p.String("backend", iface.backend());
+  p.Bool("no_reuse", iface.no_reuse());
   return p.Take();
 }
 
