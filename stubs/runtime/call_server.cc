@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,8 +11,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <functional>
-#include <thread>
 #include <vector>
 
 #include "buffer.h"
@@ -44,77 +41,6 @@ void DrainBeforeClose(Channel &ch, uint64_t pending) {
   if (pending > kMaxDrain) pending = kMaxDrain;
   (void)ch.Skip(pending);
 }
-
-// While the routine runs, proves to the client that the executable is alive
-// and computing: an empty FRAME_HEARTBEAT every period, and one at once when
-// ninfd asks (CTL_PROBE: the client shut its write side, and only a write
-// tells a half-close from a closed client, which answers with a reset). The
-// client's session timeout can then tell a long computation from a dead
-// server. A beat that cannot be written means the client is gone: ninfd is
-// told (CTL_CLIENT_GONE) and kills this process rather than let the routine
-// finish for nobody.
-//
-// Only this thread writes to the channel between its start and Stop(); the
-// main thread is inside the routine then. Stop() wakes the thread, waits for
-// a beat being written to finish and joins it, so the RESULT that follows
-// can never interleave with a heartbeat. The control channel is read here
-// only while the thread runs, and only probes arrive then.
-class Heartbeats {
- public:
-  Heartbeats(Channel &ch, int control_fd, uint32_t period_ms, std::function<void()> client_gone)
-      : ch_(ch), control_fd_(control_fd), client_gone_(std::move(client_gone)) {
-    if (period_ms == 0) return;
-    stop_fd_ = ::eventfd(0, EFD_CLOEXEC);
-    if (stop_fd_ < 0) return;  // no heartbeats then; the call itself goes on
-    thread_ = std::thread([this, period_ms] { Run(static_cast<int>(period_ms)); });
-  }
-  ~Heartbeats() { Stop(); }
-  Heartbeats(const Heartbeats &) = delete;
-  Heartbeats &operator=(const Heartbeats &) = delete;
-
-  void Stop() {
-    if (thread_.joinable()) {
-      const uint64_t one = 1;
-      (void)!::write(stop_fd_, &one, sizeof one);
-      thread_.join();
-    }
-    if (stop_fd_ >= 0) ::close(stop_fd_);
-    stop_fd_ = -1;
-  }
-
- private:
-  void Run(int period_ms) {
-    using Clock = std::chrono::steady_clock;
-    wire::Heartbeat beat;
-    Clock::time_point next = Clock::now() + std::chrono::milliseconds(period_ms);
-    for (;;) {
-      pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {control_fd_, POLLIN, 0}};
-      const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now());
-      int r = ::poll(fds, 2, static_cast<int>(std::max<int64_t>(0, wait.count())));
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0 || (fds[0].revents & POLLIN)) return;  // stopped
-      bool due = Clock::now() >= next;
-      if (fds[1].revents & POLLIN) {
-        ControlMsg msg;
-        if (RecvControl(control_fd_, &msg, nullptr) == 1 && msg.kind == CTL_PROBE) due = true;
-      } else if (fds[1].revents & (POLLHUP | POLLERR)) {
-        fds[1].fd = -1;  // ninfd is gone; beats go on for the client
-      }
-      if (!due) continue;
-      if (!ch_.SendFrame(FRAME_HEARTBEAT, &beat).ok()) {
-        client_gone_();
-        return;
-      }
-      next = Clock::now() + std::chrono::milliseconds(period_ms);
-    }
-  }
-
-  Channel &ch_;
-  int control_fd_;
-  std::function<void()> client_gone_;
-  int stop_fd_ = -1;
-  std::thread thread_;
-};
 
 // Holds the calling process to a CPU budget for the duration of one call:
 // RLIMIT_CPU's soft limit is set to the CPU time used so far plus the budget
@@ -263,10 +189,9 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
 
   {
     CpuBudget budget(handoff_.cpu_seconds);
-    Heartbeats heartbeats(ch, control_fd_, handoff_.heartbeat_ms,
-                          [this] { Report({.kind = CTL_CLIENT_GONE}); });
+    heartbeats_.Start(ch, handoff_.heartbeat_ms);
     invoke_(argv.data());
-    heartbeats.Stop();
+    heartbeats_.Stop();
   }
   const double t_computed = Now();
 

@@ -3,7 +3,7 @@
 // one-shot call, many for a persistent function handle) until FRAME_END, the
 // client closing, or an error. When CTL_HANDOFF.heartbeat_ms > 0, a helper
 // thread sends FRAME_HEARTBEAT that often while the routine runs, and is
-// stopped and joined before the RESULT is written. Each call is held to the
+// stopped before the RESULT is written (heartbeats.h). Each call is held to the
 // CPU budget of CTL_HANDOFF.cpu_seconds, and a handle's later calls wait
 // for a job slot (control.h).
 #pragma once
@@ -13,6 +13,7 @@
 
 #include "buffer.h"
 #include "control.h"
+#include "heartbeats.h"
 #include "ninf.pb.h"
 #include "ninf_stub.h"
 #include "shared_memory.h"
@@ -24,7 +25,10 @@ namespace ninf::stub {
 class CallServer {
  public:
   CallServer(const wire::FunctionInterface &iface, ninf_stub_invoke_fn invoke, int control_fd)
-      : iface_(iface), invoke_(invoke), control_fd_(control_fd) {}
+      : iface_(iface),
+        invoke_(invoke),
+        control_fd_(control_fd),
+        heartbeats_(control_fd, [this] { Report({.kind = CTL_CLIENT_GONE}); }) {}
 
   // Waits for the handoff, serves the connection, and returns the process
   // exit status: 0 when every call succeeded, 1 after a failed call, 2 when
@@ -73,6 +77,7 @@ class CallServer {
   std::vector<Buffer> buffers_;  // one per parameter, kept across calls and clients
   SharedSegment segment_;        // the current client's arrays, on the same-host path
   uint64_t calls_ = 0;           // ARGS frames served on this connection
+  Heartbeats heartbeats_;        // while a routine runs (heartbeats.h)
 };
 
 }  // namespace ninf::stub
