@@ -4,7 +4,7 @@
 # Unix-domain socket and shared memory, against the raw TCP ping-pong of the
 # same run; written up as bench/results/datapath.md.
 #
-#   bench/datapath.sh BUILD_DIR [--out FILE] [--max-size SIZE]
+#   bench/datapath.sh BUILD_DIR [--out FILE] [--max-size SIZE (default 256M)]
 #
 # BUILD_DIR is an already built tree. Every line of the raw log (FILE with
 # .raw.txt) is a program's own output prefixed with the configuration it ran
@@ -20,7 +20,7 @@ build=$(cd "$1" && pwd) || usage
 shift
 here=$(cd "$(dirname "$0")" && pwd)
 out="$here/results/datapath.md"
-max_size=64M
+max_size=256M
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --out) [[ $# -ge 2 ]] || usage; out=$2; shift 2 ;;
@@ -47,6 +47,18 @@ run() {
 }
 
 : >"$raw_log"
+# throughput LABEL: one-shot calls/s from 1 and 16 client threads, null and
+# 1 MiB echo, over TCP and over the same-host path (LABEL_tcp, LABEL_auto).
+throughput() {
+  local threads size
+  for threads in 1 16; do
+    for size in 0 1M; do
+      run "$1_tcp" $(tcp) -- "$build/bench/bench_throughput" --threads $threads --size $size
+      run "$1_auto" "NINF_SERVER=unix:$(unix_path)" -- \
+        "$build/bench/bench_throughput" --threads $threads --size $size
+    done
+  done
+}
 tcp() { echo "NINF_SERVER=127.0.0.1:$port" NINF_TRANSPORT=tcp; }
 unix_path() { echo "/tmp/ninfd-$port.sock"; }
 
@@ -63,12 +75,14 @@ run uds "NINF_SERVER=unix:$(unix_path)" NINF_TRANSPORT=socket -- \
   "$build/bench/bench_transfer" --max-size "$max_size"
 run reused_uds "NINF_SERVER=unix:$(unix_path)" -- "$build/bench/bench_latency" \
   --registry "$build/stubs/registry"
+throughput reused
 stop_daemon
 
 # One process per call, started in advance (the behaviour before reuse).
 start_daemon -- --executable-max-calls 1
 run warm $(tcp) -- "$build/bench/bench_latency" --registry "$build/stubs/registry"
 run warm_tcp $(tcp) -- "$build/bench/bench_transfer" --max-size 16M
+throughput warm
 stop_daemon
 
 # Every call starts its executable: the cold start.

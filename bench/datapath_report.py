@@ -37,6 +37,22 @@ def main(path, when):
         out.append(f"fork+exec+wait of `null --noop`: {float(f['spawn_us']):.0f} µs; "
                    f"raw 8-byte TCP round trip: {float(f['raw_rtt_us']):.0f} µs.")
     out.append("")
+    out.append("One-shot calls per second from 1 and 16 client threads (bench_throughput, 3 s each; "
+               "echo: 1 MiB INOUT, every result checked), over loopback TCP and the same-host path:")
+    out.append("")
+    out.append("| executables | path | null, 1 thread | null, 16 threads | echo 1 MiB, 1 thread | "
+               "echo 1 MiB, 16 threads |")
+    out.append("|---|---|---|---|---|---|")
+    for label, what in [("warm", "warm, one call each"), ("reused", "reused")]:
+        for path_label, path in [("tcp", "TCP"), ("auto", "same host")]:
+            found = {(f["what"], f["threads"]): float(f["calls_per_s"])
+                     for f in get(f"{label}_{path_label}", "throughput")}
+            if not found:
+                continue
+            cells = [f"{found[(w, t)]:.0f}" if (w, t) in found else "-"
+                     for w, t in [("null", "1"), ("null", "16"), ("echo", "1"), ("echo", "16")]]
+            out.append(f"| {what} | {path} | " + " | ".join(cells) + " |")
+    out.append("")
     out.append("One-shot `echo` of SIZE bytes (INOUT), per-direction MB/s, and the ratio to the raw TCP "
                "ping-pong of the same run:")
     out.append("")

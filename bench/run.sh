@@ -43,6 +43,10 @@ done
 
 cores=$(nproc)
 export OPENBLAS_NUM_THREADS=$cores
+# The core table compares with raw loopback TCP: calls stay on TCP (the
+# same-host path, which a client takes by itself once it has seen ninfd on
+# loopback, is measured by bench/datapath.sh).
+export NINF_TRANSPORT=tcp
 mkdir -p "$(dirname "$out")"
 raw_log="${out%.md}.raw.txt"
 work=$(mktemp -d)
