@@ -89,7 +89,7 @@ class Process {
 
   const std::string &function() const { return function_; }
   const std::string &executable() const { return executable_; }
-  int pid() const { return process_.pid; }
+  int pid() const { return pid_; }
   bool exited() const { return exited_; }
   int64_t exit_status() const { return exit_status_; }
   int term_signal() const { return term_signal_; }
@@ -111,7 +111,10 @@ class Process {
   void ReadControl();
   void StopControl();
   static void OnControlReadable(uv_poll_t *handle, int status, int events);
-  static void OnProcessExit(uv_process_t *process, int64_t exit_status, int term_signal);
+  // Watches pidfd_ for the exit (Start).
+  Status WatchExit();
+  // Reaps the process and tells the owner.
+  static void OnPidfdReadable(uv_poll_t *handle, int status, int events);
   static void OnHandleClosed(uv_handle_t *handle);
 
   uv_loop_t *loop_;
@@ -119,10 +122,12 @@ class Process {
   std::string executable_;
   ProcessOwner *owner_;
 
-  uv_process_t process_{};
+  int pid_ = 0;     // 0 until started
+  UniqueFd pidfd_;  // readable once the process has exited
+  uv_poll_t exit_poll_{};
   uv_poll_t control_poll_{};
   UniqueFd control_fd_;
-  bool process_open_ = false;  // uv_spawn was called (it initializes even on failure)
+  bool exit_open_ = false;     // exit_poll_ initialized
   bool control_open_ = false;  // control_poll_ initialized
   bool control_polling_ = false;
   int closing_handles_ = 0;

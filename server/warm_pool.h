@@ -3,8 +3,8 @@
 // Starting an executable costs ~1.7 ms (the registry's are linked fully
 // static; 2.1 ms with OpenBLAS; 6-12 ms when they loaded shared libraries),
 // against a loopback round trip of 0.02-0.35 ms, so a one-shot call that
-// starts its executable reaches a small fraction of raw TCP. The stub runtime blocks in RecvControl until
-// CTL_HANDOFF arrives, so a started process can wait for its call for free.
+// starts its executable reaches a small fraction of raw TCP. The stub runtime blocks in RecvControl
+// until CTL_HANDOFF arrives, so a started process can wait for its call for free.
 //
 // After a function's first call (Replenish), the pool keeps `per_function`
 // idle processes of it. A call takes one (Take) instead of spawning, and the
