@@ -4,7 +4,9 @@
 #
 #   start_daemon [taskset CPUS] -- [ninfd arguments]
 #       a fresh ninfd on a free loopback port, pinned when CPUS is given;
-#       sets daemon_pid and port and exports NINF_SERVER=127.0.0.1:PORT
+#       sets daemon_pid and port and exports NINF_SERVER=127.0.0.1:PORT;
+#       its log ($work/ninfd.log) at BENCH_LOG_LEVEL (default warn; info
+#       logs every call with its recv/compute/send seconds)
 #   stop_daemon
 #   trap bench_cleanup EXIT   (stops the daemon, removes $work)
 
@@ -21,7 +23,7 @@ start_daemon() {
   shift
   rm -f "$work/ready"
   "${pin[@]}" "$build/server/ninfd" --port 0 --ready-file "$work/ready" \
-    --registry "$build/stubs/registry" --log-level warn "$@" 2>>"$work/ninfd.log" &
+    --registry "$build/stubs/registry" --log-level "${BENCH_LOG_LEVEL:-warn}" "$@" 2>>"$work/ninfd.log" &
   daemon_pid=$!
   for _ in $(seq 100); do
     [[ -s "$work/ready" ]] && break
