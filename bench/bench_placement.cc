@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "placement.h"
 
 using namespace ninf::meta;
@@ -48,13 +49,6 @@ std::vector<Candidate> DrawServers(std::size_t n, std::mt19937_64 &rng) {
     c.warm = unit(rng) < 0.5;
   }
   return servers;
-}
-
-double Percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  std::size_t rank = static_cast<std::size_t>(q * v.size());
-  if (rank > 0 && static_cast<double>(rank) == q * v.size()) --rank;
-  return v[std::min(rank, v.size() - 1)];
 }
 
 double Micros(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
@@ -114,8 +108,10 @@ int main(int argc, char **argv) {
       std::printf(
           "placement servers=%zu policy=%s decisions=%d p50_us=%.2f p99_us=%.2f "
           "scan_p50_us=%.2f\n",
-          n, std::string(PolicyName(policy)).c_str(), decisions, Percentile(times, 0.5),
-          Percentile(times, 0.99), Percentile(scans, 0.5));
+          n, std::string(PolicyName(policy)).c_str(), decisions,
+          bench_percentile(times.data(), decisions, 0.5),
+          bench_percentile(times.data(), decisions, 0.99),
+          bench_percentile(scans.data(), decisions, 0.5));
       std::fflush(stdout);
     }
   }

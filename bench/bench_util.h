@@ -13,6 +13,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Seconds on the monotonic clock. */
 double bench_now(void);
 
@@ -83,5 +87,9 @@ void pingpong_stop(PingPong *pp);
  * fresh ping-pong pair; negative on error.
  */
 double pingpong_latency(int iters);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NINF_BENCH_UTIL_H */

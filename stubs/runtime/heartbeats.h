@@ -10,7 +10,7 @@
 // One helper thread per process, started with it (a warm process has it
 // ready before its call) and kept for every call: starting and joining a
 // thread per call cost ~45 us of a ~110 us handle `null` on the 2-vCPU VM of
-// bench/results, and waking it at each Start() and Stop() another ~25 us.
+// bench/results, and waking it at each Start() and Stop() another ~30 us.
 // So Start() and Stop() only change what the thread is asked for, under a
 // lock; the thread looks at it when it wakes, which it does at the latest
 // one period after Start() (its idle sleep lasts a period), so the first
