@@ -3,12 +3,6 @@
 #include <toml++/toml.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <array>
-#include <cctype>
-#include <charconv>
-#include <optional>
-#include <vector>
 
 #ifndef NINF_VERSION
 #define NINF_VERSION "unknown"
@@ -107,60 +101,10 @@ const SettingSpec kTable[] = {
      &Settings::insecure},
 };
 
-const std::array<const char *, 7> kLevels = {"trace", "debug",    "info", "warn",
-                                             "error", "critical", "off"};
-
 Status Invalid(const std::string &source, const std::string &what) {
   return Status(NINF_ERR_INVALID_ARGUMENT, source + ": " + what);
 }
 
-std::optional<bool> ParseBool(std::string_view s) {
-  if (s == "true" || s == "1" || s == "yes") return true;
-  if (s == "false" || s == "0" || s == "no") return false;
-  return std::nullopt;
-}
-
-std::optional<int64_t> ParseInteger(std::string_view s) {
-  int64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
-  return v;
-}
-
-// "8G", "512MiB", "4096": a byte count with an optional binary suffix.
-std::optional<int64_t> ParseBytes(std::string_view s) {
-  std::size_t digits = 0;
-  while (digits < s.size() &&
-         (std::isdigit(static_cast<unsigned char>(s[digits])) || (digits == 0 && s[0] == '-')))
-    ++digits;
-  std::optional<int64_t> number = ParseInteger(s.substr(0, digits));
-  if (!number) return std::nullopt;
-  std::string suffix(s.substr(digits));
-  for (char &c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (suffix.size() == 3 && suffix.substr(1) == "IB") suffix.resize(1);
-  int shift = 0;
-  if (suffix == "K")
-    shift = 10;
-  else if (suffix == "M")
-    shift = 20;
-  else if (suffix == "G")
-    shift = 30;
-  else if (suffix == "T")
-    shift = 40;
-  else if (!suffix.empty())
-    return std::nullopt;
-  if (*number > (INT64_MAX >> shift) || *number < (INT64_MIN >> shift)) return std::nullopt;
-  return *number * (int64_t{1} << shift);
-}
-
-const SettingSpec *FindSpec(std::string_view name) {
-  for (const SettingSpec &s : kTable)
-    if (name == s.name) return &s;
-  return nullptr;
-}
-
-// Reads the TOML file into raw strings per key; unknown keys are errors so
-// that a typo does not silently fall back to a default.
 // One [limits.NAME] table: wall_seconds, cpu_seconds (integers >= 0) and
 // executable_max_calls (>= 1).
 Status ReadFunctionLimits(const std::string &path, const toml::table &limits,
@@ -192,41 +136,6 @@ Status ReadFunctionLimits(const std::string &path, const toml::table &limits,
   return Status::Ok();
 }
 
-Status ReadConfigFile(const std::string &path, std::vector<std::optional<std::string>> *raw,
-                      std::map<std::string, FunctionLimits, std::less<>> *limits) {
-  toml::table table;
-  try {
-    table = toml::parse_file(path);
-  } catch (const toml::parse_error &e) {
-    return Invalid(path + ":" + std::to_string(e.source().begin.line) + ":" +
-                       std::to_string(e.source().begin.column),
-                   std::string(e.description()));
-  }
-  for (auto &&[key, node] : table) {
-    std::string where = path + ":" + std::to_string(node.source().begin.line);
-    if (key.str() == "limits" && node.is_table()) {
-      NINF_RETURN_IF_ERROR(ReadFunctionLimits(path, *node.as_table(), limits));
-      continue;
-    }
-    const SettingSpec *spec = FindSpec(key.str());
-    if (!spec) return Invalid(where, "unknown setting '" + std::string(key.str()) + "'");
-    std::size_t index = static_cast<std::size_t>(spec - kTable);
-    bool integral = spec->kind == SettingKind::kInteger || spec->kind == SettingKind::kBytes;
-    if (auto s = node.value_exact<std::string>(); s && spec->kind != SettingKind::kBool)
-      (*raw)[index] = *s;
-    else if (auto b = node.value_exact<bool>(); b && spec->kind == SettingKind::kBool)
-      (*raw)[index] = *b ? "true" : "false";
-    else if (auto i = node.value_exact<int64_t>(); i && integral)
-      (*raw)[index] = std::to_string(*i);
-    else
-      return Invalid(where, std::string("'") + spec->name + "' must be " +
-                                (integral                           ? "an integer"
-                                 : spec->kind == SettingKind::kBool ? "true or false"
-                                                                    : "a string"));
-  }
-  return Status::Ok();
-}
-
 std::string VersionText() { return std::string("ninfd ") + NINF_VERSION + "\n"; }
 
 }  // namespace
@@ -240,48 +149,6 @@ FunctionLimits Settings::LimitsOf(std::string_view function) const {
   return fl;
 }
 
-std::string EnvName(const SettingSpec &spec) {
-  std::string out = "NINF_";
-  for (const char *p = spec.name; *p; ++p)
-    out += static_cast<char>(std::toupper(static_cast<unsigned char>(*p)));
-  return out;
-}
-
-std::string FlagName(const SettingSpec &spec) {
-  std::string out = std::string("--") + spec.name;
-  std::replace(out.begin(), out.end(), '_', '-');
-  return out;
-}
-
-Status ApplySetting(const SettingSpec &spec, const std::string &raw, const std::string &source,
-                    Settings *out) {
-  if (auto *field = std::get_if<bool Settings::*>(&spec.field)) {
-    std::optional<bool> value = ParseBool(raw);
-    if (!value) return Invalid(source, "'" + raw + "' is not true or false");
-    out->*(*field) = *value;
-    return Status::Ok();
-  }
-  if (auto *field = std::get_if<std::string Settings::*>(&spec.field)) {
-    if (spec.kind == SettingKind::kLogLevel &&
-        std::find(kLevels.begin(), kLevels.end(), raw) == kLevels.end())
-      return Invalid(source, "unknown log level '" + raw +
-                                 "' (trace, debug, info, warn, error, critical, off)");
-    out->*(*field) = raw;
-    return Status::Ok();
-  }
-  std::optional<int64_t> value =
-      spec.kind == SettingKind::kBytes ? ParseBytes(raw) : ParseInteger(raw);
-  if (!value)
-    return Invalid(source, "'" + raw + "' is not " +
-                               (spec.kind == SettingKind::kBytes ? "a byte count (e.g. 512M, 8G)"
-                                                                 : "an integer"));
-  if (*value < spec.min || *value > spec.max)
-    return Invalid(source, std::string(spec.name) + " = " + raw + " is outside [" +
-                               std::to_string(spec.min) + ", " + std::to_string(spec.max) + "]");
-  out->*std::get<int64_t Settings::*>(spec.field) = *value;
-  return Status::Ok();
-}
-
 Status ParseInvocation(int argc, const char *const *argv, const EnvLookup &env, Invocation *out) {
   CLI::App app(
       "ninfd: the Ninf server daemon. It serves the functions of a registry folder "
@@ -289,62 +156,24 @@ Status ParseInvocation(int argc, const char *const *argv, const EnvLookup &env, 
       "environment variable NINF_<NAME> and from the --config file (TOML); flags "
       "win over the environment, which wins over the file.",
       "ninfd");
-  std::size_t n = std::size(kTable);
-  std::vector<std::string> flag_values(n);
-  std::vector<CLI::Option *> flag_options(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::string help = std::string(kTable[i].help) + " [" + EnvName(kTable[i]) + ", default " +
-                       (*kTable[i].default_value ? kTable[i].default_value : "\"\"") + "]";
-    const char *type = "TEXT";
-    if (kTable[i].kind == SettingKind::kInteger) type = "INT";
-    if (kTable[i].kind == SettingKind::kBytes) type = "BYTES";
-    if (kTable[i].kind == SettingKind::kLogLevel) type = "LEVEL";
-    if (kTable[i].kind == SettingKind::kBool)  // --insecure alone means true
-      flag_options[i] = app.add_flag(FlagName(kTable[i]) + "{true}", flag_values[i], help);
-    else
-      flag_options[i] = app.add_option(FlagName(kTable[i]), flag_values[i], help)->type_name(type);
-  }
   Invocation inv;
-  app.add_option("--config", inv.config_file, "TOML settings file [NINF_CONFIG]")
-      ->type_name("FILE");
   app.add_flag("--status", inv.status, "ask a running ninfd for its statistics and exit");
   app.add_option("--server", inv.status_server,
                  "host:port of the daemon --status asks (default: listen:port)")
       ->type_name("HOST:PORT");
-  bool version = false;
-  app.add_flag("--version", version, "print the version and exit");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp &) {
-    out->exit_now = true;
-    out->output = app.help();
-    return Status::Ok();
-  } catch (const CLI::ParseError &e) {
-    return Status(NINF_ERR_INVALID_ARGUMENT, e.what());
-  }
-  if (version) {
-    out->exit_now = true;
-    out->output = VersionText();
-    return Status::Ok();
-  }
-  if (inv.config_file.empty() && env("NINF_CONFIG")) inv.config_file = env("NINF_CONFIG");
-
-  std::vector<std::optional<std::string>> file_values(n);
-  if (!inv.config_file.empty())
-    NINF_RETURN_IF_ERROR(
-        ReadConfigFile(inv.config_file, &file_values, &inv.settings.function_limits));
-  for (std::size_t i = 0; i < n; ++i) {
-    const SettingSpec &spec = kTable[i];
-    std::string env_name = EnvName(spec);
-    if (flag_options[i]->count() > 0)
-      NINF_RETURN_IF_ERROR(ApplySetting(spec, flag_values[i], FlagName(spec), &inv.settings));
-    else if (const char *e = env(env_name.c_str()))
-      NINF_RETURN_IF_ERROR(ApplySetting(spec, e, env_name, &inv.settings));
-    else if (file_values[i])
-      NINF_RETURN_IF_ERROR(ApplySetting(spec, *file_values[i], inv.config_file, &inv.settings));
-    else
-      NINF_RETURN_IF_ERROR(ApplySetting(spec, spec.default_value, "default", &inv.settings));
-  }
+  CommandLine cl;
+  cl.version_text = VersionText();
+  auto limits = [&inv](const std::string &path, std::string_view key, const toml::table &table,
+                       bool *handled) {
+    if (key != "limits") return Status::Ok();
+    *handled = true;
+    return ReadFunctionLimits(path, table, &inv.settings.function_limits);
+  };
+  NINF_RETURN_IF_ERROR(
+      ParseCommandLine<Settings>(app, kTable, argc, argv, env, limits, &cl, &inv.settings));
+  inv.config_file = cl.config_file;
+  inv.exit_now = cl.exit_now;
+  inv.output = cl.output;
   *out = std::move(inv);
   return Status::Ok();
 }

@@ -1,9 +1,7 @@
-// ninfd settings: one table drives the command-line flags, the NINF_<NAME>
-// environment variables and the TOML config file.
-//
-// Precedence, highest first: flag > environment > config file > default.
-// Every value, whatever its source, goes through the same parser and bounds
-// check, so an error message names the source that supplied the bad value.
+// ninfd settings: one table (settings_table.h has the machinery) drives the
+// command-line flags, the NINF_<NAME> environment variables and the TOML
+// config file. Precedence, highest first: flag > environment > config file
+// > default.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +12,7 @@
 #include <string_view>
 #include <variant>
 
+#include "settings_table.h"
 #include "status.h"
 
 namespace ninf::server {
@@ -64,38 +63,24 @@ struct Settings {
   FunctionLimits LimitsOf(std::string_view function) const;
 };
 
-enum class SettingKind {
-  kInteger,  // decimal integer
-  kBytes,    // integer with an optional K/M/G/T suffix (powers of 1024)
-  kString,
-  kLogLevel,  // one of the spdlog level names
-  kBool,      // true/false (also 1/0, yes/no); as a flag, --name alone means true
-};
-
-struct SettingSpec {
-  const char *name;  // TOML key; flag is --name with '-' for '_'
-  SettingKind kind;
-  const char *default_value;  // shown in --help; the Settings defaults match
-  int64_t min;                // integer kinds only
-  int64_t max;
-  const char *help;
-  std::variant<int64_t Settings::*, std::string Settings::*, bool Settings::*> field;
-};
+using SettingSpec = SettingSpecOf<Settings>;
 
 // The table, in the order --help and the example config list the keys.
 std::span<const SettingSpec> SettingsTable();
 
 // "threads_per_job" -> "NINF_THREADS_PER_JOB".
-std::string EnvName(const SettingSpec &spec);
+inline std::string EnvName(const SettingSpec &spec) { return SettingEnvName(spec.name); }
 
 // "threads_per_job" -> "--threads-per-job".
-std::string FlagName(const SettingSpec &spec);
+inline std::string FlagName(const SettingSpec &spec) { return SettingFlagName(spec.name); }
 
 // Parses `raw` as the value of `spec`, checks its bounds and stores it in
 // *out. `source` says where the value came from ("--port", "NINF_PORT",
 // "ninfd.toml"), for the error message. Errors: NINF_ERR_INVALID_ARGUMENT.
-Status ApplySetting(const SettingSpec &spec, const std::string &raw, const std::string &source,
-                    Settings *out);
+inline Status ApplySetting(const SettingSpec &spec, const std::string &raw,
+                           const std::string &source, Settings *out) {
+  return ApplySettingOf(spec, raw, source, out);
+}
 
 // What the command line asks ninfd to do.
 struct Invocation {
@@ -106,9 +91,6 @@ struct Invocation {
   bool exit_now = false;      // --help or --version: print `output`, exit 0
   std::string output;
 };
-
-// Looks up an environment variable; returns null when it is not set.
-using EnvLookup = std::function<const char *(const char *name)>;
 
 // Builds the settings from argv, the environment and the config file.
 // Errors (NINF_ERR_INVALID_ARGUMENT) carry a message fit for the user:

@@ -1,0 +1,260 @@
+#include "settings_table.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+namespace ninf::server {
+namespace {
+
+const std::array<const char *, 7> kLevels = {"trace", "debug",    "info", "warn",
+                                             "error", "critical", "off"};
+
+Status Invalid(const std::string &source, const std::string &what) {
+  return Status(NINF_ERR_INVALID_ARGUMENT, source + ": " + what);
+}
+
+std::optional<bool> ParseBool(std::string_view s) {
+  if (s == "true" || s == "1" || s == "yes") return true;
+  if (s == "false" || s == "0" || s == "no") return false;
+  return std::nullopt;
+}
+
+std::optional<int64_t> ParseInteger(std::string_view s) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+// "2.5" -> 2500: a decimal number in thousandths, at most three decimals.
+std::optional<int64_t> ParseThousandths(std::string_view s) {
+  std::size_t dot = s.find('.');
+  std::optional<int64_t> whole = ParseInteger(s.substr(0, dot));
+  if (!whole || *whole < 0 || *whole > (int64_t{1} << 40)) return std::nullopt;
+  int64_t fraction = 0;
+  if (dot != std::string_view::npos) {
+    std::string_view digits = s.substr(dot + 1);
+    if (digits.empty() || digits.size() > 3) return std::nullopt;
+    for (char c : digits)
+      if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    std::string padded(digits);
+    padded.resize(3, '0');
+    fraction = *ParseInteger(padded);
+  }
+  return *whole * 1000 + fraction;
+}
+
+// "8G", "512MiB", "4096": a byte count with an optional binary suffix.
+std::optional<int64_t> ParseBytes(std::string_view s) {
+  std::size_t digits = 0;
+  while (digits < s.size() &&
+         (std::isdigit(static_cast<unsigned char>(s[digits])) || (digits == 0 && s[0] == '-')))
+    ++digits;
+  std::optional<int64_t> number = ParseInteger(s.substr(0, digits));
+  if (!number) return std::nullopt;
+  std::string suffix(s.substr(digits));
+  for (char &c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (suffix.size() == 3 && suffix.substr(1) == "IB") suffix.resize(1);
+  int shift = 0;
+  if (suffix == "K")
+    shift = 10;
+  else if (suffix == "M")
+    shift = 20;
+  else if (suffix == "G")
+    shift = 30;
+  else if (suffix == "T")
+    shift = 40;
+  else if (!suffix.empty())
+    return std::nullopt;
+  if (*number > (INT64_MAX >> shift) || *number < (INT64_MIN >> shift)) return std::nullopt;
+  return *number * (int64_t{1} << shift);
+}
+
+const char *KindNoun(SettingKind kind) {
+  if (kind == SettingKind::kBytes) return "a byte count (e.g. 512M, 8G)";
+  if (kind == SettingKind::kDecimal) return "a number (at most three decimals)";
+  return "an integer";
+}
+
+std::string FormatBound(SettingKind kind, int64_t v) {
+  if (kind != SettingKind::kDecimal) return std::to_string(v);
+  std::string out = std::to_string(v / 1000);
+  if (v % 1000) {
+    char frac[8];
+    std::snprintf(frac, sizeof frac, ".%03lld", static_cast<long long>(v % 1000));
+    out += frac;
+    while (out.back() == '0') out.pop_back();
+  }
+  return out;
+}
+
+bool Integral(SettingKind kind) {
+  return kind == SettingKind::kInteger || kind == SettingKind::kBytes ||
+         kind == SettingKind::kDecimal;
+}
+
+// Reads the TOML file into raw strings per row; unknown keys are errors so
+// that a typo does not silently fall back to a default.
+Status ReadConfigFile(const std::string &path, std::span<const settings_detail::Row> rows,
+                      const ExtraTableFn &extra, std::vector<std::optional<std::string>> *raw) {
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error &e) {
+    return Invalid(path + ":" + std::to_string(e.source().begin.line) + ":" +
+                       std::to_string(e.source().begin.column),
+                   std::string(e.description()));
+  }
+  for (auto &&[key, node] : table) {
+    std::string where = path + ":" + std::to_string(node.source().begin.line);
+    if (extra && node.is_table()) {
+      bool handled = false;
+      NINF_RETURN_IF_ERROR(extra(path, key.str(), *node.as_table(), &handled));
+      if (handled) continue;
+    }
+    auto row = std::find_if(rows.begin(), rows.end(),
+                            [&](const settings_detail::Row &r) { return key.str() == r.name; });
+    if (row == rows.end())
+      return Invalid(where, "unknown setting '" + std::string(key.str()) + "'");
+    std::size_t index = static_cast<std::size_t>(row - rows.begin());
+    if (auto s = node.value_exact<std::string>(); s && row->kind != SettingKind::kBool)
+      (*raw)[index] = *s;
+    else if (auto b = node.value_exact<bool>(); b && row->kind == SettingKind::kBool)
+      (*raw)[index] = *b ? "true" : "false";
+    else if (auto i = node.value_exact<int64_t>(); i && Integral(row->kind))
+      (*raw)[index] = std::to_string(*i);
+    else if (auto d = node.value_exact<double>(); d && row->kind == SettingKind::kDecimal) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.3f", *d);
+      (*raw)[index] = text;
+    } else {
+      return Invalid(where, std::string("'") + row->name + "' must be " +
+                                (row->kind == SettingKind::kDecimal ? "a number"
+                                 : Integral(row->kind)              ? "an integer"
+                                 : row->kind == SettingKind::kBool  ? "true or false"
+                                                                    : "a string"));
+    }
+  }
+  return Status::Ok();
+}
+
+const char *TypeName(SettingKind kind) {
+  switch (kind) {
+    case SettingKind::kInteger:
+      return "INT";
+    case SettingKind::kBytes:
+      return "BYTES";
+    case SettingKind::kLogLevel:
+      return "LEVEL";
+    case SettingKind::kDecimal:
+      return "NUMBER";
+    case SettingKind::kString:
+    case SettingKind::kBool:
+      return "TEXT";
+  }
+  return "TEXT";
+}
+
+}  // namespace
+
+Status ParseSettingValue(SettingKind kind, const char *name, int64_t min, int64_t max,
+                         const std::string &raw, const std::string &source, SettingValue *out) {
+  if (kind == SettingKind::kBool) {
+    std::optional<bool> value = ParseBool(raw);
+    if (!value) return Invalid(source, "'" + raw + "' is not true or false");
+    *out = *value;
+    return Status::Ok();
+  }
+  if (kind == SettingKind::kString || kind == SettingKind::kLogLevel) {
+    if (kind == SettingKind::kLogLevel &&
+        std::find(kLevels.begin(), kLevels.end(), raw) == kLevels.end())
+      return Invalid(source, "unknown log level '" + raw +
+                                 "' (trace, debug, info, warn, error, critical, off)");
+    *out = raw;
+    return Status::Ok();
+  }
+  std::optional<int64_t> value = kind == SettingKind::kBytes     ? ParseBytes(raw)
+                                 : kind == SettingKind::kDecimal ? ParseThousandths(raw)
+                                                                 : ParseInteger(raw);
+  if (!value) return Invalid(source, "'" + raw + "' is not " + KindNoun(kind));
+  if (*value < min || *value > max)
+    return Invalid(source, std::string(name) + " = " + raw + " is outside [" +
+                               FormatBound(kind, min) + ", " + FormatBound(kind, max) + "]");
+  *out = *value;
+  return Status::Ok();
+}
+
+std::string SettingEnvName(const char *name) {
+  std::string out = "NINF_";
+  for (const char *p = name; *p; ++p)
+    out += static_cast<char>(std::toupper(static_cast<unsigned char>(*p)));
+  return out;
+}
+
+std::string SettingFlagName(const char *name) {
+  std::string out = std::string("--") + name;
+  std::replace(out.begin(), out.end(), '_', '-');
+  return out;
+}
+
+namespace settings_detail {
+
+Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *const *argv,
+               const EnvLookup &env, const ExtraTableFn &extra, CommandLine *cl,
+               std::vector<std::pair<std::string, std::string>> *values) {
+  const std::size_t n = rows.size();
+  std::vector<std::string> flag_values(n);
+  std::vector<CLI::Option *> flag_options(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Row &row = rows[i];
+    std::string help = std::string(row.help) + " [" + SettingEnvName(row.name) + ", default " +
+                       (*row.default_value ? row.default_value : "\"\"") + "]";
+    if (row.kind == SettingKind::kBool)  // --insecure alone means true
+      flag_options[i] = app.add_flag(SettingFlagName(row.name) + "{true}", flag_values[i], help);
+    else
+      flag_options[i] = app.add_option(SettingFlagName(row.name), flag_values[i], help)
+                            ->type_name(TypeName(row.kind));
+  }
+  app.add_option("--config", cl->config_file, "TOML settings file [NINF_CONFIG]")
+      ->type_name("FILE");
+  bool version = false;
+  app.add_flag("--version", version, "print the version and exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &) {
+    cl->exit_now = true;
+    cl->output = app.help();
+    return Status::Ok();
+  } catch (const CLI::ParseError &e) {
+    return Status(NINF_ERR_INVALID_ARGUMENT, e.what());
+  }
+  if (version) {
+    cl->exit_now = true;
+    cl->output = cl->version_text;
+    return Status::Ok();
+  }
+  if (cl->config_file.empty() && env("NINF_CONFIG")) cl->config_file = env("NINF_CONFIG");
+
+  std::vector<std::optional<std::string>> file_values(n);
+  if (!cl->config_file.empty())
+    NINF_RETURN_IF_ERROR(ReadConfigFile(cl->config_file, rows, extra, &file_values));
+  values->clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string env_name = SettingEnvName(rows[i].name);
+    if (flag_options[i]->count() > 0)
+      values->emplace_back(flag_values[i], SettingFlagName(rows[i].name));
+    else if (const char *e = env(env_name.c_str()))
+      values->emplace_back(e, env_name);
+    else if (file_values[i])
+      values->emplace_back(*file_values[i], cl->config_file);
+    else
+      values->emplace_back(rows[i].default_value, "default");
+  }
+  return Status::Ok();
+}
+
+}  // namespace settings_detail
+}  // namespace ninf::server

@@ -1,0 +1,131 @@
+// The machinery behind a daemon's settings table, shared by ninfd
+// (settings.h) and ninf-meta (metaserver/meta_settings.h): one table per
+// daemon drives its command-line flags, its NINF_<NAME> environment
+// variables and its TOML config file.
+//
+// Precedence, highest first: flag > environment > config file > default.
+// Every value, whatever its source, goes through the same parser and bounds
+// check, so an error message names the source that supplied the bad value.
+#pragma once
+
+#include <toml++/toml.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "status.h"
+
+namespace ninf::server {
+
+enum class SettingKind {
+  kInteger,  // decimal integer
+  kBytes,    // integer with an optional K/M/G/T suffix (powers of 1024)
+  kString,
+  kLogLevel,  // one of the spdlog level names
+  kBool,      // true/false (also 1/0, yes/no); as a flag, --name alone means true
+  kDecimal,   // a number with an optional fraction, stored in thousandths ("2.5" -> 2500)
+};
+
+// One row of a daemon's table; S is the daemon's settings struct.
+template <class S>
+struct SettingSpecOf {
+  const char *name;  // TOML key; flag is --name with '-' for '_'
+  SettingKind kind;
+  const char *default_value;  // shown in --help; the struct's defaults match
+  int64_t min;                // integer kinds only (kDecimal: in thousandths)
+  int64_t max;
+  const char *help;
+  std::variant<int64_t S::*, std::string S::*, bool S::*> field;
+};
+
+using SettingValue = std::variant<int64_t, std::string, bool>;
+
+// Parses `raw` as a value of `kind` and checks it against [min, max].
+// Errors: NINF_ERR_INVALID_ARGUMENT naming `source` ("--port", "NINF_PORT",
+// "ninfd.toml") and the setting.
+Status ParseSettingValue(SettingKind kind, const char *name, int64_t min, int64_t max,
+                         const std::string &raw, const std::string &source, SettingValue *out);
+
+// "threads_per_job" -> "NINF_THREADS_PER_JOB".
+std::string SettingEnvName(const char *name);
+// "threads_per_job" -> "--threads-per-job".
+std::string SettingFlagName(const char *name);
+
+// Parses `raw` into the field of `spec` in *out.
+template <class S>
+Status ApplySettingOf(const SettingSpecOf<S> &spec, const std::string &raw,
+                      const std::string &source, S *out) {
+  SettingValue value;
+  NINF_RETURN_IF_ERROR(
+      ParseSettingValue(spec.kind, spec.name, spec.min, spec.max, raw, source, &value));
+  if (auto *f = std::get_if<int64_t S::*>(&spec.field)) out->*(*f) = std::get<int64_t>(value);
+  if (auto *f = std::get_if<std::string S::*>(&spec.field))
+    out->*(*f) = std::get<std::string>(value);
+  if (auto *f = std::get_if<bool S::*>(&spec.field)) out->*(*f) = std::get<bool>(value);
+  return Status::Ok();
+}
+
+// Looks up an environment variable; returns null when it is not set.
+using EnvLookup = std::function<const char *(const char *name)>;
+
+// A config file's sub-table the table itself does not cover (ninfd's
+// [limits.NAME]): called with the key and the table; not set, such a table
+// is an unknown key.
+using ExtraTableFn = std::function<Status(const std::string &path, std::string_view key,
+                                          const toml::table &table, bool *handled)>;
+
+// What a table-driven command line gives back besides the settings.
+struct CommandLine {
+  std::string version_text;  // set by the caller: what --version prints
+  std::string config_file;   // --config or NINF_CONFIG, "" if none
+  bool exit_now = false;     // --help or --version: print `output` and exit 0
+  std::string output;
+};
+
+namespace settings_detail {
+
+struct Row {
+  const char *name;
+  SettingKind kind;
+  const char *default_value;
+  const char *help;
+};
+
+// The non-template part of ParseCommandLine: adds the table's flags and
+// --config to `app`, parses argv, reads the config file and returns, per
+// row, the winning raw value and its source.
+Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *const *argv,
+               const EnvLookup &env, const ExtraTableFn &extra, CommandLine *cl,
+               std::vector<std::pair<std::string, std::string>> *values);
+
+}  // namespace settings_detail
+
+// Adds the table's flags (and --config, --version) to `app`, which may hold flags of
+// the daemon's own (--status, --version), parses argv, and fills *out from
+// flags, environment, config file and defaults, in that order of
+// precedence. Errors (NINF_ERR_INVALID_ARGUMENT) carry a message fit for
+// the user: unknown flag, unknown config key, unreadable file, bad value.
+template <class S>
+Status ParseCommandLine(CLI::App &app, std::span<const SettingSpecOf<S>> table, int argc,
+                        const char *const *argv, const EnvLookup &env, const ExtraTableFn &extra,
+                        CommandLine *cl, S *out) {
+  std::vector<settings_detail::Row> rows;
+  rows.reserve(table.size());
+  for (const SettingSpecOf<S> &spec : table)
+    rows.push_back({spec.name, spec.kind, spec.default_value, spec.help});
+  std::vector<std::pair<std::string, std::string>> values;  // raw value, source
+  NINF_RETURN_IF_ERROR(settings_detail::Resolve(app, rows, argc, argv, env, extra, cl, &values));
+  if (cl->exit_now) return Status::Ok();
+  for (std::size_t i = 0; i < table.size(); ++i)
+    NINF_RETURN_IF_ERROR(ApplySettingOf(table[i], values[i].first, values[i].second, out));
+  return Status::Ok();
+}
+
+}  // namespace ninf::server
