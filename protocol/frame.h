@@ -39,6 +39,9 @@ inline constexpr uint8_t kFlagLittleEndian = 0x01;
 // small; anything bigger is a broken or hostile peer.
 inline constexpr uint32_t kMaxHeaderLength = 1u << 20;
 
+// Largest payload of a FRAME_PROBE (the large probe is 1 MiB by default).
+inline constexpr uint64_t kMaxProbePayload = uint64_t{16} << 20;
+
 // The one list of frame types: value, name, direction and protobuf message.
 // FrameType and FrameTypeName() are generated from it; values are stable on
 // the wire (never renumber, only append).
@@ -57,7 +60,16 @@ inline constexpr uint32_t kMaxHeaderLength = 1u << 20;
   X(FRAME_HEARTBEAT, 12)      /* ninfd/executable -> client Heartbeat */ \
   X(FRAME_AUTH, 13)           /* client -> ninfd      AuthRequest */     \
   X(FRAME_CHALLENGE, 14)      /* ninfd -> client      Challenge */       \
-  X(FRAME_PROOF, 15)          /* client -> ninfd      AuthProof */
+  X(FRAME_PROOF, 15)          /* client -> ninfd      AuthProof */       \
+  X(FRAME_PROBE, 16)          /* client -> ninfd      Probe + bytes */   \
+  X(FRAME_PROBE_REPLY, 17)    /* ninfd -> client      ProbeReply */      \
+  X(FRAME_META_REGISTER, 18)  /* ninfd -> meta   ServerRegistration */   \
+  X(FRAME_META_LOAD, 19)      /* ninfd -> meta        LoadReport */      \
+  X(FRAME_META_ACK, 20)       /* meta -> ninfd/client MetaAck */         \
+  X(FRAME_META_PLACE, 21)     /* client -> meta       PlaceRequest */    \
+  X(FRAME_META_PLACEMENT, 22) /* meta -> client       Placement */       \
+  X(FRAME_META_OUTCOME, 23)   /* client -> meta       CallOutcome */     \
+  X(FRAME_META_PROBED, 24)    /* client -> meta       ProbeOutcome */
 
 enum FrameType : uint16_t {
 #define NINF_FRAME_ENUM_(name, value) name = value,

@@ -36,9 +36,9 @@ constexpr uint64_t kProbeMs = 200;
 
 std::unique_ptr<Connection> Connection::Open(uv_loop_t *loop, UniqueFd fd, uint64_t id,
                                              std::string peer, Delegate *delegate,
-                                             Timeouts timeouts) {
+                                             Timeouts timeouts, const RequestRules &rules) {
   std::unique_ptr<Connection> conn(
-      new Connection(std::move(fd), id, std::move(peer), delegate, timeouts));
+      new Connection(std::move(fd), id, std::move(peer), delegate, timeouts, rules));
   if (int rc = uv_poll_init(loop, &conn->poll_, conn->fd()); rc != 0) {
     spdlog::error("event=connection_error conn={} error={}", id, Quoted(uv_strerror(rc)));
     return nullptr;  // no handle was opened: the object and its fd go now
@@ -53,12 +53,13 @@ std::unique_ptr<Connection> Connection::Open(uv_loop_t *loop, UniqueFd fd, uint6
 }
 
 Connection::Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate,
-                       Timeouts timeouts)
+                       Timeouts timeouts, const RequestRules &rules)
     : fd_(std::move(fd)),
       id_(id),
       peer_(std::move(peer)),
       delegate_(delegate),
-      timeouts_(timeouts) {}
+      timeouts_(timeouts),
+      reader_(rules) {}
 
 void Connection::Reply(FrameType type, const google::protobuf::MessageLite *msg) {
   if (state_ == State::kClosed || state_ == State::kDraining) return;

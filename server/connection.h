@@ -84,8 +84,11 @@ class Connection {
     uint64_t idle_ms = 60000;     // no request started
     uint64_t request_ms = 10000;  // first byte of a request to its last
   };
+  // `rules` (which outlives the connection) says which requests the daemon
+  // takes: ninfd's by default, ninf-meta's for the metaserver.
   static std::unique_ptr<Connection> Open(uv_loop_t *loop, UniqueFd fd, uint64_t id,
-                                          std::string peer, Delegate *delegate, Timeouts timeouts);
+                                          std::string peer, Delegate *delegate, Timeouts timeouts,
+                                          const RequestRules &rules = NinfdRequestRules());
   ~Connection() = default;
 
   // Queues one reply frame and writes as much as the socket takes now.
@@ -160,7 +163,8 @@ class Connection {
  private:
   enum class State { kReading, kParked, kFinishing, kDraining, kClosed };
 
-  Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate, Timeouts timeouts);
+  Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate, Timeouts timeouts,
+             const RequestRules &rules);
 
   static void OnPoll(uv_poll_t *handle, int status, int events);
   static void OnTimer(uv_timer_t *timer);

@@ -13,7 +13,12 @@ constexpr std::size_t kChunk = 64 * 1024;
 
 bool IsRequestType(uint16_t type) {
   return type == FRAME_QUERY_INTERFACE || type == FRAME_CALL || type == FRAME_STATS ||
-         type == FRAME_LIST || type == FRAME_AUTH || type == FRAME_PROOF;
+         type == FRAME_LIST || type == FRAME_AUTH || type == FRAME_PROOF || type == FRAME_PROBE;
+}
+
+const RequestRules &NinfdRequestRules() {
+  static const RequestRules rules{"ninfd", IsRequestType, kMaxRequestHeader};
+  return rules;
 }
 
 std::span<uint8_t> RequestReader::Space() {
@@ -25,6 +30,11 @@ std::span<uint8_t> RequestReader::Space() {
       std::size_t take = std::min(remaining, kChunk);
       if (body_.size() < body_filled_ + take) body_.resize(body_filled_ + take);
       return {reinterpret_cast<uint8_t *>(body_.data()) + body_filled_, take};
+    }
+    case Stage::kDrop: {
+      if (scratch_.empty()) scratch_.resize(kChunk);
+      std::size_t take = static_cast<std::size_t>(std::min<uint64_t>(drop_left_, kChunk));
+      return {reinterpret_cast<uint8_t *>(scratch_.data()), take};
     }
     case Stage::kComplete:
       return {};
@@ -42,30 +52,45 @@ Status RequestReader::Commit(std::size_t n) {
   if (stage_ == Stage::kBody) {
     assert(body_filled_ + n <= header_.header_length);
     body_filled_ += n;
-    if (body_filled_ == header_.header_length) stage_ = Stage::kComplete;
+    if (body_filled_ == header_.header_length) FinishBody();
+  } else if (stage_ == Stage::kDrop) {
+    assert(n <= drop_left_);
+    drop_left_ -= n;
+    if (drop_left_ == 0) stage_ = Stage::kComplete;
   }
   return Status::Ok();
+}
+
+void RequestReader::FinishBody() {
+  drop_left_ = header_.payload_length;
+  stage_ = drop_left_ > 0 ? Stage::kDrop : Stage::kComplete;
 }
 
 Status RequestReader::FinishFixed() {
   // Decoded without a payload bound, so that a payload gets the clearer
   // message below instead of "over the limit of 0".
   NINF_RETURN_IF_ERROR(DecodeFrameHeader(fixed_, std::numeric_limits<uint64_t>::max(), &header_));
-  if (!IsRequestType(header_.type))
+  const std::string daemon = rules_->daemon;
+  if (!rules_->accepts(header_.type))
     return Status(NINF_ERR_PROTOCOL,
-                  std::string("ninfd does not accept ") + FrameTypeName(header_.type) + " frames");
-  if (header_.payload_length != 0)
-    return Status(NINF_ERR_PROTOCOL, std::string(FrameTypeName(header_.type)) +
-                                         " frame with a payload of " +
-                                         std::to_string(header_.payload_length) +
-                                         " bytes; requests to ninfd carry none");
-  if (header_.header_length > kMaxRequestHeader)
+                  daemon + " does not accept " + FrameTypeName(header_.type) + " frames");
+  const uint64_t max_payload = header_.type == FRAME_PROBE ? kMaxProbePayload : 0;
+  if (header_.payload_length > max_payload)
+    return Status(NINF_ERR_PROTOCOL,
+                  std::string(FrameTypeName(header_.type)) + " frame with a payload of " +
+                      std::to_string(header_.payload_length) + " bytes; requests to " + daemon +
+                      (max_payload ? " carry at most " + std::to_string(max_payload)
+                                   : std::string(" carry none")));
+  if (header_.header_length > rules_->max_header)
     return Status(NINF_ERR_PROTOCOL, "request header of " + std::to_string(header_.header_length) +
-                                         " bytes is over ninfd's limit of " +
-                                         std::to_string(kMaxRequestHeader));
+                                         " bytes is over " + daemon + "'s limit of " +
+                                         std::to_string(rules_->max_header));
   body_.clear();
   body_filled_ = 0;
-  stage_ = header_.header_length == 0 ? Stage::kComplete : Stage::kBody;
+  if (header_.header_length == 0)
+    FinishBody();
+  else
+    stage_ = Stage::kBody;
   return Status::Ok();
 }
 
@@ -75,6 +100,7 @@ void RequestReader::Reset() {
   header_ = FrameHeader{};
   body_.clear();
   body_filled_ = 0;
+  drop_left_ = 0;
 }
 
 }  // namespace ninf::server

@@ -7,9 +7,12 @@
 // of the current frame), the caller reads at most that many into Space(),
 // and Commit() validates the 24-byte header as soon as it is complete.
 //
-// Requests to ninfd carry no payload, and their protobuf header is a name at
-// most, so a frame with a payload or a header over kMaxRequestHeader is a
-// protocol error. Pure logic, no sockets.
+// Requests carry no payload (but for FRAME_PROBE, whose bytes are read and
+// dropped), and to ninfd their protobuf header is a name at most, so a frame
+// with a payload or a header over the daemon's limit is a protocol error.
+// Which frames a daemon accepts, and how large, are its RequestRules
+// (ninf-meta takes server registrations, which carry interfaces). Pure
+// logic, no sockets.
 #pragma once
 
 #include <cstddef>
@@ -29,8 +32,20 @@ inline constexpr uint32_t kMaxRequestHeader = 64 * 1024;
 // Whether ninfd accepts a frame of this type from a client.
 bool IsRequestType(uint16_t type);
 
+// What a daemon accepts.
+struct RequestRules {
+  const char *daemon;                    // "ninfd", for the messages
+  bool (*accepts)(uint16_t frame_type);  // request types
+  uint32_t max_header;                   // largest protobuf header
+};
+
+// ninfd's: IsRequestType, kMaxRequestHeader.
+const RequestRules &NinfdRequestRules();
+
 class RequestReader {
  public:
+  explicit RequestReader(const RequestRules &rules = NinfdRequestRules()) : rules_(&rules) {}
+
   // Where the next read goes: never larger than what remains of the current
   // frame (and at most 64 KiB at a time, so memory follows the bytes that
   // actually arrived). Empty once a frame is complete.
@@ -55,16 +70,21 @@ class RequestReader {
   void Reset();
 
  private:
-  enum class Stage { kFixed, kBody, kComplete };
+  enum class Stage { kFixed, kBody, kDrop, kComplete };
 
   Status FinishFixed();
+  // After the protobuf header: the probe's payload to drop, or done.
+  void FinishBody();
 
+  const RequestRules *rules_;
   Stage stage_ = Stage::kFixed;
   uint8_t fixed_[kFrameHeaderSize] = {};
   std::size_t fixed_filled_ = 0;
   FrameHeader header_;
   std::string body_;
   std::size_t body_filled_ = 0;
+  uint64_t drop_left_ = 0;  // probe payload bytes still to read and drop
+  std::string scratch_;     // where they go
 };
 
 }  // namespace ninf::server

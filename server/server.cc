@@ -210,7 +210,10 @@ void Server::OnRequest(Connection &conn, const FrameHeader &h, std::string_view 
     case FRAME_CALL:
       HandleCall(conn, body);
       break;
-    default:  // RequestReader lets only the four request types through (h.type is a number).
+    case FRAME_PROBE:  // the payload was read and dropped: the answer is the measurement
+      conn.Reply(FRAME_PROBE_REPLY, nullptr);
+      break;
+    default:  // RequestReader lets only the request types through (h.type is a number).
       conn.Fail(Status(NINF_ERR_INTERNAL, "unexpected request type"));
   }
 }

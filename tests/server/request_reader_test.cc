@@ -137,3 +137,24 @@ TEST_CASE("reader_body_space_grows_with_data", "[reader]") {
   REQUIRE(st.ok());
   CHECK(r.Space().size() <= 64 * 1024);
 }
+
+TEST_CASE("reader_drops_probe_payload_and_stops_at_its_end", "[reader]") {
+  // A probe's bytes are read and dropped; what follows is the next frame.
+  const uint64_t payload = 200 * 1024 + 7;
+  std::string bytes =
+      Frame(FRAME_PROBE, "", payload) + std::string(payload, 'x') + Frame(FRAME_STATS, "");
+  RequestReader r;
+  Status st;
+  std::size_t used = Feed(r, bytes, 4096, &st);
+  REQUIRE(st.ok());
+  REQUIRE(r.complete());
+  CHECK(r.header().type == FRAME_PROBE);
+  CHECK(r.header().payload_length == payload);
+  CHECK(used == kFrameHeaderSize + payload);
+
+  SECTION("a probe over the limit is refused from its header") {
+    RequestReader big;
+    Feed(big, Frame(FRAME_PROBE, "", kMaxProbePayload + 1), 100, &st);
+    CHECK(st.code() == NINF_ERR_PROTOCOL);
+  }
+}
