@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "log.h"
@@ -189,6 +190,19 @@ void Listener::AcceptAll() {
       spdlog::warn("event=nodelay_failed error={}", Quoted(std::strerror(errno)));
     on_accept_(std::move(fd), FormatAddress(reinterpret_cast<sockaddr *>(&peer)));
   }
+}
+
+Status WritePortFile(const std::string &path, int port) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  FILE *f = std::fopen(tmp.c_str(), "we");
+  bool ok = f && std::fprintf(f, "%d\n", port) > 0;
+  if (f) ok = std::fclose(f) == 0 && ok;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return Status(NINF_ERR_SERVER,
+                  "cannot write the ready file " + path + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
 }
 
 }  // namespace ninf::server

@@ -15,6 +15,11 @@
 
 namespace ninf::server {
 
+// Writes "PORT\n" into `path` under a temporary name and renames it, so that
+// a watcher (a test, a script waiting for --port 0) never reads a half-written
+// number. Errors: NINF_ERR_SERVER with the reason.
+Status WritePortFile(const std::string &path, int port);
+
 class Listener {
  public:
   // Called for each accepted connection with its fd (non-blocking,

@@ -111,27 +111,8 @@ void RaiseFdLimit(int64_t max_connections) {
 }
 
 int RunStatus(const Invocation &inv) {
-  std::string host = inv.settings.listen;
-  int port = static_cast<int>(inv.settings.port);
-  if (host == "0.0.0.0" || host.empty()) host = "127.0.0.1";
-  if (host == "::") host = "::1";
-  if (!inv.status_server.empty()) {
-    HostPort target;
-    if (Status st = ParseHostPort(inv.status_server, HostPort{"127.0.0.1", 0}, &target); !st.ok()) {
-      std::fprintf(stderr, "ninfd --status: %s\n", st.message().c_str());
-      return 1;
-    }
-    host = target.host;
-    port = target.port;
-  }
-  std::string text;
-  if (Status st = QueryStats(host, port, 5000, inv.settings.key_file, &text); !st.ok()) {
-    std::fprintf(stderr, "ninfd --status: cannot get statistics from %s:%d: %s\n", host.c_str(),
-                 port, st.ToString().c_str());
-    return 1;
-  }
-  std::fputs(text.c_str(), stdout);
-  return 0;
+  return PrintStats("ninfd --status", inv.settings.listen, static_cast<int>(inv.settings.port),
+                    inv.status_server, inv.settings.key_file);
 }
 
 int RunDaemon(Settings settings) {

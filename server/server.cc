@@ -118,18 +118,7 @@ Status Server::StartUnixListener() {
 
 Status Server::WriteReadyFile() const {
   if (settings_.ready_file.empty()) return Status::Ok();
-  // Written under a temporary name and renamed, so a watcher never reads a
-  // half-written port number.
-  std::string tmp = settings_.ready_file + ".tmp." + std::to_string(::getpid());
-  FILE *f = std::fopen(tmp.c_str(), "we");
-  bool ok = f && std::fprintf(f, "%d\n", listener_.port()) > 0;
-  if (f) ok = std::fclose(f) == 0 && ok;
-  if (!ok || std::rename(tmp.c_str(), settings_.ready_file.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status(NINF_ERR_SERVER, "cannot write the ready file " + settings_.ready_file + ": " +
-                                       std::strerror(errno));
-  }
-  return Status::Ok();
+  return WritePortFile(settings_.ready_file, listener_.port());
 }
 
 bool Server::MakeRoomFor(const std::string &address) {

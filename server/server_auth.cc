@@ -5,6 +5,8 @@
 // connection with NINF_ERR_AUTH before a single request is served. The
 // executables need no check of their own: they only ever get connections
 // that passed here.
+#include "server_auth.h"
+
 #include <spdlog/spdlog.h>
 
 #include "log.h"
@@ -16,8 +18,8 @@ namespace {
 
 // Why a client was refused, for the log. The client is told less: only
 // that it failed and what a legitimate user should check.
-void Refuse(Connection &conn, Counters *counters, const std::string &why, const Status &tell) {
-  ++counters->auth_failures;
+void Refuse(Connection &conn, uint64_t *failures, const std::string &why, const Status &tell) {
+  ++*failures;
   RateLimitedWarn("auth_failed", "event=auth_failed conn={} peer={} reason={}", conn.id(),
                   conn.peer(), Quoted(why));
   conn.Fail(tell);
@@ -39,13 +41,14 @@ Status Server::LoadKeys() {
   return Status::Ok();
 }
 
-void Server::HandleAuth(Connection &conn, const FrameHeader &h, std::string_view body) {
+void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHeader &h,
+                    std::string_view body, uint64_t idle_timeout_ms, uint64_t *failures) {
   Connection::AuthState &state = conn.auth();
-  if (!auth_required()) {
+  if (keys.keys.empty()) {
     // A client with a key asks; this daemon cannot prove anything. The
     // client refuses it rather than call a server it cannot tell from an
     // impostor.
-    Refuse(conn, &counters_, "authentication asked of a server without a key",
+    Refuse(conn, failures, "authentication asked of a server without a key",
            Status(NINF_ERR_AUTH,
                   "this server does not authenticate (it has no key_file), so it cannot prove "
                   "who it is: run it with the key, or call it without one"));
@@ -53,25 +56,25 @@ void Server::HandleAuth(Connection &conn, const FrameHeader &h, std::string_view
   }
   if (state.authenticated) {
     Status st(NINF_ERR_PROTOCOL, "already authenticated");
-    OnProtocolError(conn, st);
+    RateLimitedWarn("protocol_error", "event=protocol_error conn={} peer={} error={}", conn.id(),
+                    conn.peer(), Quoted(st.message()));
     conn.Fail(st);
     return;
   }
   if (!state.challenged) {
     wire::AuthRequest request;
     if (h.type != FRAME_AUTH) {
-      Refuse(conn, &counters_, std::string("first frame ") + FrameTypeName(h.type), kNeedsKey);
+      Refuse(conn, failures, std::string("first frame ") + FrameTypeName(h.type), kNeedsKey);
       return;
     }
     if (!request.ParseFromArray(body.data(), static_cast<int>(body.size())) ||
         !auth::ToNonce(request.client_nonce(), &state.client_nonce)) {
-      Refuse(conn, &counters_, "malformed AUTH",
-             Status(NINF_ERR_PROTOCOL, "malformed AUTH message"));
+      Refuse(conn, failures, "malformed AUTH", Status(NINF_ERR_PROTOCOL, "malformed AUTH message"));
       return;
     }
-    const auth::Key *key = keys_.Find(request.key_id());
+    const auth::Key *key = keys.Find(request.key_id());
     if (!key) {
-      Refuse(conn, &counters_, "unknown key id", kRefused);
+      Refuse(conn, failures, "unknown key id", kRefused);
       return;
     }
     if (Status st = auth::MakeNonce(&state.server_nonce); !st.ok()) {
@@ -92,13 +95,18 @@ void Server::HandleAuth(Connection &conn, const FrameHeader &h, std::string_view
   if (h.type != FRAME_PROOF || !answer.ParseFromArray(body.data(), static_cast<int>(body.size())) ||
       !auth::ProofMatches(auth::ClientProof(state.key, state.client_nonce, state.server_nonce),
                           answer.client_proof())) {
-    Refuse(conn, &counters_, "wrong proof", kRefused);
+    Refuse(conn, failures, "wrong proof", kRefused);
     return;
   }
   state.authenticated = true;
   state.key = {};  // not needed any more
-  conn.SetIdleTimeout(static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000);
+  conn.SetIdleTimeout(idle_timeout_ms);
   spdlog::debug("event=authenticated conn={} peer={}", conn.id(), conn.peer());
+}
+
+void Server::HandleAuth(Connection &conn, const FrameHeader &h, std::string_view body) {
+  ServeAuthFrame(conn, keys_, h, body, static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000,
+                 &counters_.auth_failures);
 }
 
 }  // namespace ninf::server

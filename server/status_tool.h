@@ -1,4 +1,4 @@
-// `ninfd --status`: asks a running daemon for its statistics (FRAME_STATS)
+// `ninfd --status` (and ninf-meta's): asks a running daemon for its statistics (FRAME_STATS)
 // and prints the `name:value` lines, so that administrators and scripts need
 // no client library for a health check.
 #pragma once
@@ -14,7 +14,16 @@ namespace ninf::server {
 // daemon's key), sends FRAME_STATS and stores the reply text in *text.
 // Errors: NINF_ERR_CONFIG for a bad key file, NINF_ERR_CONNECT,
 // NINF_ERR_TIMEOUT, NINF_ERR_AUTH, or what the daemon answered.
+// `view` selects a table other than the statistics (ninf-meta: "servers",
+// "links"; "" for the statistics).
 Status QueryStats(const std::string &host, int port, int timeout_ms, const std::string &key_file,
-                  std::string *text);
+                  std::string *text, const std::string &view = "");
+
+// The whole of `ninfd --status` / `ninf-meta --status`: asks the daemon at
+// `server` (host:port), or else at its own listen address and port, and
+// prints the reply to stdout. Returns the process exit code (1 with a
+// message on stderr, naming `program`, when it cannot).
+int PrintStats(const char *program, const std::string &listen, int port, const std::string &server,
+               const std::string &key_file, const std::string &view = "");
 
 }  // namespace ninf::server

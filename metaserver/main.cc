@@ -1,0 +1,99 @@
+// ninf-meta: parse the settings, build the loop, watch SIGTERM/SIGINT, run.
+// Everything else lives in its own file (meta_server.h has the map).
+#include <uv.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
+#include "log.h"
+#include "meta_server.h"
+#include "meta_settings.h"
+#include "status_tool.h"
+
+namespace {
+
+using ninf::Status;
+using ninf::meta::MetaServer;
+using ninf::server::Quoted;
+
+struct Signals {
+  MetaServer *server = nullptr;
+  uv_signal_t handles[2]{};
+  int open = 0;
+
+  Status Start(uv_loop_t *loop, MetaServer *s) {
+    server = s;
+    for (int signum : {SIGTERM, SIGINT}) {
+      if (int rc = uv_signal_init(loop, &handles[open]); rc != 0)
+        return Status(NINF_ERR_SERVER, std::string("cannot watch signals: ") + uv_strerror(rc));
+      handles[open].data = this;
+      if (int rc = uv_signal_start(&handles[open++], OnSignal, signum); rc != 0)
+        return Status(NINF_ERR_SERVER, std::string("cannot watch signals: ") + uv_strerror(rc));
+    }
+    return Status::Ok();
+  }
+  void Close() {
+    for (int i = 0; i < open; ++i)
+      if (!uv_is_closing(reinterpret_cast<uv_handle_t *>(&handles[i])))
+        uv_close(reinterpret_cast<uv_handle_t *>(&handles[i]), nullptr);
+  }
+  static void OnSignal(uv_signal_t *handle, int signum) {
+    auto *self = static_cast<Signals *>(handle->data);
+    spdlog::info("event=signal signal={}", signum == SIGTERM ? "TERM" : "INT");
+    self->server->Shutdown([self] { self->Close(); });
+  }
+};
+
+int RunDaemon(const ninf::meta::MetaSettings &settings) {
+  std::signal(SIGPIPE, SIG_IGN);  // a vanished peer gives EPIPE, not death
+  uv_loop_t loop;
+  if (int rc = uv_loop_init(&loop); rc != 0) {
+    spdlog::error("event=startup_failed error={}", Quoted(uv_strerror(rc)));
+    return 1;
+  }
+  int exit_code = 0;
+  {
+    MetaServer server(&loop, settings);
+    Signals signals;
+    Status st = signals.Start(&loop, &server);
+    if (st.ok()) st = server.Start();
+    if (!st.ok()) {
+      spdlog::error("event=startup_failed error={}", Quoted(st.message(), 4096));
+      exit_code = 1;
+      server.Shutdown([&signals] { signals.Close(); });
+    }
+    uv_run(&loop, UV_RUN_DEFAULT);
+  }
+  if (uv_loop_close(&loop) != 0) {
+    spdlog::error("event=loop_busy message=\"handles left open at exit\"");
+    exit_code = exit_code ? exit_code : 1;
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  ninf::meta::MetaInvocation inv;
+  Status st = ninf::meta::ParseMetaInvocation(
+      argc, argv, [](const char *name) { return std::getenv(name); }, &inv);
+  if (!st.ok()) {
+    std::fprintf(stderr, "ninf-meta: %s\nRun 'ninf-meta --help' for the settings.\n",
+                 st.message().c_str());
+    return 2;
+  }
+  if (inv.exit_now) {
+    std::fputs(inv.output.c_str(), stdout);
+    return 0;
+  }
+  if (!inv.view.empty())
+    return ninf::server::PrintStats("ninf-meta", inv.settings.listen,
+                                    static_cast<int>(inv.settings.port), inv.status_server,
+                                    inv.settings.key_file, inv.view == "stats" ? "" : inv.view);
+  if (st = ninf::server::SetupLogging(inv.settings.log_level); !st.ok()) {
+    std::fprintf(stderr, "ninf-meta: %s\n", st.message().c_str());
+    return 2;
+  }
+  return RunDaemon(inv.settings);
+}

@@ -1,0 +1,532 @@
+#include "meta_server.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "address.h"
+#include "layout.h"
+#include "log.h"
+#include "policy.h"
+#include "server_auth.h"
+
+#ifndef NINF_VERSION
+#define NINF_VERSION "unknown"
+#endif
+
+namespace ninf::meta {
+namespace {
+
+using server::Connection;
+using server::Quoted;
+
+bool IsMetaRequest(uint16_t type) {
+  switch (type) {
+    case FRAME_QUERY_INTERFACE:
+    case FRAME_STATS:
+    case FRAME_LIST:
+    case FRAME_AUTH:
+    case FRAME_PROOF:
+    case FRAME_META_REGISTER:
+    case FRAME_META_LOAD:
+    case FRAME_META_PLACE:
+    case FRAME_META_OUTCOME:
+    case FRAME_META_PROBED:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A registration carries every interface of its server: a standard library
+// is ~10 KiB, so this leaves room for registries of thousands of functions.
+constexpr uint32_t kMaxMetaRequestHeader = 4u << 20;
+
+void ReplyError(Connection &conn, const Status &st) {
+  wire::Error err;
+  EncodeError(st, &err);
+  conn.Reply(FRAME_ERROR, &err);
+}
+
+template <class M>
+bool Parse(Connection &conn, std::string_view body, M *msg, const char *what) {
+  if (msg->ParseFromArray(body.data(), static_cast<int>(body.size()))) return true;
+  conn.Fail(Status(NINF_ERR_PROTOCOL, std::string("malformed ") + what + " message"));
+  return false;
+}
+
+std::string Fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+}  // namespace
+
+const server::RequestRules &MetaRequestRules() {
+  static const server::RequestRules rules{"ninf-meta", IsMetaRequest, kMaxMetaRequestHeader};
+  return rules;
+}
+
+MetaServer::MetaServer(uv_loop_t *loop, const MetaSettings &settings)
+    : loop_(loop),
+      settings_(settings),
+      policy_(ParsePolicy(settings.policy).value_or(Policy::kCompletion)),
+      listener_(loop, [this](server::UniqueFd fd, const std::string &peer) {
+        Accept(std::move(fd), peer);
+      }) {
+  table_.set_reservation_seconds(static_cast<double>(settings.reservation_seconds));
+  (void)uv_timer_init(loop_, &lease_timer_);
+  lease_timer_.data = this;
+  lease_timer_open_ = true;
+}
+
+MetaServer::~MetaServer() = default;
+
+double MetaServer::Now() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at_).count();
+}
+
+Status MetaServer::Start() {
+  if (!settings_.key_file.empty())
+    NINF_RETURN_IF_ERROR(auth::LoadKeyFile(settings_.key_file, &keys_));
+  NINF_RETURN_IF_ERROR(
+      server::CheckExposure(settings_.listen, !keys_.keys.empty(), settings_.insecure));
+  NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
+  // Leases are checked four times per lease: a silent server leaves within
+  // 1.25 leases.
+  const uint64_t period = std::max<uint64_t>(50, static_cast<uint64_t>(settings_.lease_ms) / 4);
+  uv_timer_start(&lease_timer_, OnLeaseTimer, period, period);
+  spdlog::info(
+      "event=listening address={} port={} policy={} report_ms={} lease_ms={} retries={} "
+      "authentication={} pid={} version={}",
+      listener_.address(), listener_.port(), PolicyName(policy_), settings_.report_ms,
+      settings_.lease_ms, settings_.retries, keys_.keys.empty() ? "off" : "on", ::getpid(),
+      NINF_VERSION);
+  if (!settings_.ready_file.empty())
+    NINF_RETURN_IF_ERROR(server::WritePortFile(settings_.ready_file, listener_.port()));
+  return Status::Ok();
+}
+
+void MetaServer::Shutdown(std::function<void()> on_stopped) {
+  stopping_ = true;
+  on_stopped_ = std::move(on_stopped);
+  listener_.Close();
+  for (auto &[raw, conn] : connections_) conn->Close();
+  if (lease_timer_open_) {
+    lease_timer_open_ = false;
+    uv_close(reinterpret_cast<uv_handle_t *>(&lease_timer_), [](uv_handle_t *h) {
+      auto *self = static_cast<MetaServer *>(h->data);
+      if (self->connections_.empty() && self->on_stopped_) self->on_stopped_();
+    });
+  }
+}
+
+void MetaServer::Accept(server::UniqueFd fd, const std::string &peer) {
+  if (stopping_) return;
+  if (connections_.size() >= static_cast<std::size_t>(settings_.max_connections)) {
+    server::RateLimitedWarn("connection_refused", "event=connection_refused peer={} reason={}",
+                            peer, "max_connections");
+    return;  // fd closes here
+  }
+  Connection::Timeouts timeouts;
+  timeouts.idle_ms = static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000;
+  timeouts.request_ms = static_cast<uint64_t>(settings_.request_timeout_seconds) * 1000;
+  if (!keys_.keys.empty()) timeouts.idle_ms = std::min(timeouts.idle_ms, timeouts.request_ms);
+  std::unique_ptr<Connection> conn = Connection::Open(loop_, std::move(fd), next_connection_id_++,
+                                                      peer, this, timeouts, MetaRequestRules());
+  if (!conn) return;
+  Connection *raw = conn.get();
+  connections_.emplace(raw, std::move(conn));
+  ++counters_.connections_accepted;
+}
+
+void MetaServer::OnProtocolError(Connection &conn, const Status &st) {
+  ++counters_.protocol_errors;
+  server::RateLimitedWarn("protocol_error", "event=protocol_error conn={} peer={} code={} error={}",
+                          conn.id(), conn.peer(), st.code(), Quoted(st.message()));
+}
+
+void MetaServer::OnClosed(Connection &conn) {
+  // A server whose registering connection closed is gone (killed, or shut
+  // down): it leaves placement now rather than at the end of its lease.
+  for (auto it = registered_by_.begin(); it != registered_by_.end();) {
+    if (it->second != &conn) {
+      ++it;
+      continue;
+    }
+    if (table_.Drop(it->first)) {
+      ++counters_.servers_closed;
+      spdlog::info("event=server_left server={} reason=closed servers={}", it->first,
+                   table_.size());
+    }
+    it = registered_by_.erase(it);
+  }
+  connections_.erase(&conn);
+  if (stopping_ && connections_.empty() && !lease_timer_open_ && on_stopped_) on_stopped_();
+}
+
+void MetaServer::OnRequest(Connection &conn, const FrameHeader &h, std::string_view body) {
+  bool auth_frame = h.type == FRAME_AUTH || h.type == FRAME_PROOF;
+  if (auth_frame || (!keys_.keys.empty() && !conn.auth().authenticated)) {
+    ServeAuthFrame(conn, keys_, h, body,
+                   static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000,
+                   &counters_.auth_failures);
+    return;
+  }
+  switch (h.type) {
+    case FRAME_META_REGISTER:
+      HandleRegister(conn, body);
+      break;
+    case FRAME_META_LOAD:
+      HandleLoad(conn, body);
+      break;
+    case FRAME_QUERY_INTERFACE:
+      HandleQuery(conn, body);
+      break;
+    case FRAME_LIST:
+      HandleList(conn);
+      break;
+    case FRAME_META_PLACE:
+      HandlePlace(conn, body);
+      break;
+    case FRAME_META_OUTCOME:
+      HandleOutcome(conn, body);
+      break;
+    case FRAME_META_PROBED:
+      HandleProbed(conn, body);
+      break;
+    case FRAME_STATS:
+      HandleStats(conn, body);
+      break;
+    default:  // MetaRequestRules lets only the types above through
+      conn.Fail(Status(NINF_ERR_INTERNAL, "unexpected request type"));
+  }
+}
+
+void MetaServer::Ack(Connection &conn, bool register_again) {
+  wire::MetaAck ack;
+  ack.set_report_ms(static_cast<uint32_t>(settings_.report_ms));
+  ack.set_register_again(register_again);
+  conn.Reply(FRAME_META_ACK, &ack);
+}
+
+void MetaServer::HandleRegister(Connection &conn, std::string_view body) {
+  wire::ServerRegistration msg;
+  if (!Parse(conn, body, &msg, "REGISTER")) return;
+  HostPort hp;
+  if (msg.server_id().empty() || msg.server_id().size() > 128 ||
+      !ParseHostPort(msg.address(), HostPort{"", 0}, &hp).ok() || hp.port <= 0) {
+    conn.Fail(Status(NINF_ERR_INVALID_ARGUMENT,
+                     "a registration needs a server id and the host:port clients call"));
+    return;
+  }
+  Registration reg;
+  reg.id = msg.server_id();
+  reg.address = msg.address();
+  reg.site = msg.site();
+  reg.cores = static_cast<int>(std::max<uint32_t>(1, msg.cores()));
+  reg.slots = static_cast<int>(std::clamp<uint32_t>(msg.slots(), 1, 1u << 16));
+  reg.flops_per_second = std::max(0.0, msg.flops_per_second());
+  reg.startup_seconds = std::max(0.0, msg.startup_seconds());
+  // The server's lease, but never shorter than two of its report periods.
+  uint32_t lease = msg.lease_ms() ? msg.lease_ms() : static_cast<uint32_t>(settings_.lease_ms);
+  lease = std::max<uint32_t>(lease, 2 * static_cast<uint32_t>(settings_.report_ms));
+  reg.lease_seconds = lease / 1000.0;
+  for (const wire::FunctionInterface &iface : msg.functions()) {
+    if (!ValidateInterface(iface).ok()) continue;
+    auto [it, fresh] = interfaces_.try_emplace(iface.name(), iface);
+    if (!fresh && it->second.SerializeAsString() != iface.SerializeAsString()) {
+      ++counters_.interface_conflicts;
+      server::RateLimitedWarn("interface_conflict",
+                              "event=interface_conflict server={} function={} message={}", reg.id,
+                              Quoted(iface.name()),
+                              Quoted("another server registered a different interface first; "
+                                     "this server is not sent calls of it"));
+      continue;
+    }
+    reg.functions.push_back(iface.name());
+  }
+  const std::string id = reg.id;
+  const std::size_t functions = reg.functions.size();
+  const bool replaced = table_.Register(std::move(reg), Now());
+  // Entries the table replaced (same address) are not this connection's.
+  for (auto it = registered_by_.begin(); it != registered_by_.end();)
+    it = table_.Find(it->first) ? std::next(it) : registered_by_.erase(it);
+  registered_by_[id] = &conn;
+  ++counters_.registrations;
+  spdlog::info(
+      "event=server_registered server={} address={} site={} slots={} functions={} "
+      "flops_per_second={:.3g} replaced={} servers={}",
+      id, Quoted(msg.address()), Quoted(msg.site()), msg.slots(), functions, msg.flops_per_second(),
+      replaced, table_.size());
+  Ack(conn);
+}
+
+void MetaServer::HandleLoad(Connection &conn, std::string_view body) {
+  wire::LoadReport msg;
+  if (!Parse(conn, body, &msg, "LOAD")) return;
+  LoadSample s;
+  s.running = static_cast<int>(msg.running());
+  s.queued = static_cast<int>(msg.queued());
+  s.work_seconds = std::max(0.0, msg.work_seconds());
+  s.load_average = msg.load_average();
+  s.calls_admitted = msg.calls_admitted();
+  s.startup_seconds = std::max(0.0, msg.startup_seconds());
+  for (const wire::FunctionLoad &f : msg.functions())
+    s.functions.push_back({f.name(), f.calls(), std::max(0.0, f.mean_seconds()),
+                           std::max(0.0, f.flops_per_second()), f.warm()});
+  ++counters_.reports;
+  // A report on another connection than the registration's (the server
+  // reconnected without registering) is refused too: registration first.
+  auto owner = registered_by_.find(msg.server_id());
+  bool known = owner != registered_by_.end() && owner->second == &conn &&
+               table_.Report(msg.server_id(), std::move(s), Now());
+  if (!known)
+    spdlog::info("event=unknown_server server={} peer={} action=register_again",
+                 Quoted(msg.server_id()), conn.peer());
+  Ack(conn, !known);
+}
+
+void MetaServer::HandleQuery(Connection &conn, std::string_view body) {
+  wire::QueryInterface q;
+  if (!Parse(conn, body, &q, "QUERY_INTERFACE")) return;
+  auto it = interfaces_.find(q.name());
+  if (it == interfaces_.end() ||
+      table_.Candidates(q.name(), "", {}, Link{0, 1}).candidates.empty()) {
+    ReplyError(conn, Status(NINF_ERR_FUNCTION_NOT_FOUND,
+                            "no server registered with ninf-meta serves '" + q.name() + "'"));
+    return;
+  }
+  wire::InterfaceReply reply;
+  *reply.mutable_iface() = it->second;
+  conn.Reply(FRAME_INTERFACE, &reply);
+}
+
+void MetaServer::HandleList(Connection &conn) {
+  std::set<std::string> names;
+  for (const auto &[id, e] : table_.servers())
+    names.insert(e.reg.functions.begin(), e.reg.functions.end());
+  wire::ListReply reply;
+  for (const std::string &n : names) reply.add_names(n);
+  conn.Reply(FRAME_LIST_REPLY, &reply);
+}
+
+std::string MetaServer::SiteOf(const Connection &conn, const std::string &said) {
+  if (!said.empty()) return said;
+  const std::string &peer = conn.peer();
+  std::size_t colon = peer.rfind(':');
+  return colon == std::string::npos ? peer : peer.substr(0, colon);
+}
+
+void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
+  wire::PlaceRequest req;
+  if (!Parse(conn, body, &req, "PLACE")) return;
+  const double now = Now();
+  const std::string site = SiteOf(conn, req.site());
+  const std::vector<std::string> exclude(req.exclude().begin(), req.exclude().end());
+  const Link fallback{static_cast<double>(settings_.default_latency_us) / 1e6,
+                      static_cast<double>(settings_.default_bandwidth)};
+  ServerTable::Choices choices = table_.Candidates(req.function(), site, exclude, fallback);
+  if (choices.candidates.empty()) {
+    ++counters_.placements_unserved;
+    bool anywhere = !table_.Candidates(req.function(), site, {}, fallback).candidates.empty();
+    ReplyError(
+        conn,
+        anywhere
+            ? Status(NINF_ERR_SERVER, "every server of '" + req.function() + "' failed this call")
+            : Status(NINF_ERR_FUNCTION_NOT_FOUND,
+                     "no server registered with ninf-meta serves '" + req.function() + "'"));
+    return;
+  }
+  wire::Placement reply;
+  reply.set_site(site);
+  reply.set_policy(std::string(PolicyName(policy_)));
+  // Only the completion policy reads links; a link it knows nothing of, or
+  // nothing recent, is probed by the client before it decides.
+  if (policy_ == Policy::kCompletion && !req.no_probe()) {
+    for (std::size_t i = 0; i < choices.servers.size(); ++i) {
+      const ServerEntry &e = *choices.servers[i];
+      auto link = table_.links().find({site, e.reg.address});
+      bool stale = link == table_.links().end() ||
+                   link->second.NeedsProbe(now, static_cast<double>(settings_.probe_seconds));
+      if (!stale) continue;
+      wire::PlacementTarget *t = reply.add_probe();
+      t->set_server_id(e.reg.id);
+      t->set_address(e.reg.address);
+    }
+    if (reply.probe_size() > 0) {
+      ++counters_.probe_requests;
+      reply.set_probe_small_bytes(static_cast<uint64_t>(settings_.probe_small_bytes));
+      reply.set_probe_large_bytes(static_cast<uint64_t>(settings_.probe_large_bytes));
+      conn.Reply(FRAME_META_PLACEMENT, &reply);
+      return;
+    }
+  }
+  CallShape shape{std::max(0.0, req.work_flops()), req.in_bytes(), req.out_bytes()};
+  const std::size_t limit =
+      std::clamp<std::size_t>(req.limit(), 1, static_cast<std::size_t>(settings_.retries) + 1);
+  std::vector<uint32_t> ranked = Rank(policy_, choices.candidates, shape, limit, &policy_state_);
+  const uint64_t ticket = next_ticket_++;
+  reply.set_ticket(ticket);
+  for (uint32_t index : ranked) {
+    const ServerEntry &e = *choices.servers[index];
+    wire::PlacementTarget *t = reply.add_targets();
+    t->set_server_id(e.reg.id);
+    t->set_address(e.reg.address);
+    t->set_predicted_seconds(Predict(choices.candidates[index], shape).total());
+  }
+  const Candidate &first = choices.candidates[ranked.front()];
+  const std::string first_id = choices.servers[ranked.front()]->reg.id;
+  Prediction p = Predict(first, shape);
+  table_.Reserve(first_id, ticket, p.compute + p.startup, now);
+  ++counters_.placements;
+  spdlog::debug(
+      "event=placed ticket={} function={} site={} server={} predicted_seconds={:.4f} "
+      "queue={:.4f} transfer={:.4f} compute={:.4f} candidates={}",
+      ticket, Quoted(req.function()), Quoted(site), first_id, p.total(), p.queue,
+      p.latency + p.send + p.receive, p.compute, choices.candidates.size());
+  conn.Reply(FRAME_META_PLACEMENT, &reply);
+}
+
+void MetaServer::HandleOutcome(Connection &conn, std::string_view body) {
+  wire::CallOutcome msg;
+  if (!Parse(conn, body, &msg, "OUTCOME")) return;
+  table_.Release(msg.server_id(), msg.ticket());
+  if (msg.error_code() == NINF_OK) {
+    ++counters_.outcomes_ok;
+    const ServerEntry *e = table_.Find(msg.server_id());
+    if (e) {
+      // Passive samples: the receive is timed from the first result byte
+      // to the last, so it is the link's throughput; a send's time is only
+      // the link's once the array outgrows the socket buffers. Small
+      // transfers say nothing here (a send returns before the bytes land),
+      // so latency comes from the probes.
+      const std::string site = SiteOf(conn, msg.site());
+      LinkModel &link = table_.LinkTo(site, e->reg.address);
+      const double now = Now();
+      if (msg.out_bytes() >= LinkModel::kSmallBytes && msg.out_seconds() > 0)
+        link.AddTransfer(msg.out_bytes(), msg.out_seconds(), now);
+      if (msg.in_bytes() >= (uint64_t{16} << 20) && msg.in_seconds() > 0)
+        link.AddTransfer(msg.in_bytes(), msg.in_seconds(), now);
+    }
+  } else {
+    ++counters_.outcomes_failed;
+    spdlog::info("event=call_failed ticket={} server={} code={}", msg.ticket(),
+                 Quoted(msg.server_id()), msg.error_code());
+  }
+  Ack(conn);
+}
+
+void MetaServer::HandleProbed(Connection &conn, std::string_view body) {
+  wire::ProbeOutcome msg;
+  if (!Parse(conn, body, &msg, "PROBED")) return;
+  const ServerEntry *e = table_.Find(msg.server_id());
+  if (e && table_.LinkTo(SiteOf(conn, msg.site()), e->reg.address)
+               .AddProbe(msg.small_bytes(), msg.small_seconds(), msg.large_bytes(),
+                         msg.large_seconds(), Now()))
+    ++counters_.probes;
+  Ack(conn);
+}
+
+void MetaServer::OnLeaseTimer(uv_timer_t *timer) {
+  static_cast<MetaServer *>(timer->data)->ExpireLeases();
+}
+
+void MetaServer::ExpireLeases() {
+  for (const std::string &id : table_.Expire(Now())) {
+    ++counters_.servers_expired;
+    registered_by_.erase(id);
+    spdlog::warn("event=server_left server={} reason=lease_expired servers={}", id, table_.size());
+  }
+}
+
+void MetaServer::HandleStats(Connection &conn, std::string_view body) {
+  wire::StatsRequest req;
+  if (!Parse(conn, body, &req, "STATS")) return;
+  wire::StatsReply reply;
+  if (req.view().empty())
+    reply.set_text(StatsText());
+  else if (req.view() == "servers")
+    reply.set_text(ServersText());
+  else if (req.view() == "links")
+    reply.set_text(LinksText());
+  else {
+    ReplyError(conn, Status(NINF_ERR_INVALID_ARGUMENT,
+                            "unknown view '" + req.view() + "' (servers, links)"));
+    return;
+  }
+  conn.Reply(FRAME_STATS_REPLY, &reply);
+}
+
+std::string MetaServer::StatsText() const {
+  std::string out;
+  auto line = [&out](const char *name, const std::string &value) {
+    out += name;
+    out += ':';
+    out += value;
+    out += '\n';
+  };
+  line("version", NINF_VERSION);
+  line("pid", std::to_string(::getpid()));
+  line("uptime_seconds", Fixed(Now(), 1));
+  line("policy", std::string(PolicyName(policy_)));
+  line("servers", std::to_string(table_.size()));
+  line("functions", std::to_string(interfaces_.size()));
+  line("links", std::to_string(table_.links().size()));
+  line("connections", std::to_string(connections_.size()));
+  line("connections_accepted", std::to_string(counters_.connections_accepted));
+  line("registrations", std::to_string(counters_.registrations));
+  line("reports", std::to_string(counters_.reports));
+  line("servers_expired", std::to_string(counters_.servers_expired));
+  line("servers_closed", std::to_string(counters_.servers_closed));
+  line("placements", std::to_string(counters_.placements));
+  line("placements_unserved", std::to_string(counters_.placements_unserved));
+  line("probe_requests", std::to_string(counters_.probe_requests));
+  line("probes", std::to_string(counters_.probes));
+  line("outcomes_ok", std::to_string(counters_.outcomes_ok));
+  line("outcomes_failed", std::to_string(counters_.outcomes_failed));
+  line("interface_conflicts", std::to_string(counters_.interface_conflicts));
+  line("protocol_errors", std::to_string(counters_.protocol_errors));
+  line("auth_failures", std::to_string(counters_.auth_failures));
+  return out;
+}
+
+std::string MetaServer::ServersText() const {
+  std::string out =
+      "server address site slots running queued reserved work_s load_avg flops/s "
+      "heard_s_ago functions\n";
+  const double now = Now();
+  for (const auto &[id, e] : table_.servers()) {
+    ServerLoad load = e.Load();
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%s %s %s %d %d %d %d %.3f %.2f %.3g %.1f %zu\n", id.c_str(),
+                  e.reg.address.c_str(), e.reg.site.empty() ? "-" : e.reg.site.c_str(), load.slots,
+                  load.running, load.queued, load.reserved_calls, load.work_seconds,
+                  e.last.load_average, e.reg.flops_per_second, now - e.heard_at,
+                  e.reg.functions.size());
+    out += buf;
+  }
+  return out;
+}
+
+std::string MetaServer::LinksText() const {
+  std::string out =
+      "site server latency_ms latency_err_ms bandwidth_MBps bandwidth_err_MBps sample_s_ago\n";
+  const double now = Now();
+  for (const auto &[key, link] : table_.links()) {
+    LinkModel::Estimate e = link.Current();
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%s %s %.3f %.3f %.2f %.2f %.1f\n", key.first.c_str(),
+                  key.second.c_str(), e.latency_seconds * 1e3, e.latency_error * 1e3,
+                  e.bandwidth_bytes_per_second / 1e6, e.bandwidth_error / 1e6,
+                  e.last_sample_at < 0 ? -1.0 : now - e.last_sample_at);
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace ninf::meta

@@ -1,0 +1,127 @@
+// The ninf-meta daemon's core: accepts servers' and clients' connections
+// (the same framing, Connection and authentication as ninfd), keeps the
+// server table, and answers placements with the policy.
+//
+//   ninfd  --REGISTER / LOAD-->  MetaServer --> ServerTable (leases, load,
+//                                    │            reservations, links)
+//   client --PLACE------------>      │ Candidates -> Rank (placement.h)
+//          <-PLACEMENT---------      │ Reserve on the first
+//          --OUTCOME / PROBED->      │ Release, link samples (forecast.h)
+//
+// Decisions are the pure functions of placement.h and server_table.h; this
+// file is wiring. Single-threaded, on the libuv loop given to it.
+#pragma once
+
+#include <uv.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "auth.h"
+#include "connection.h"
+#include "listener.h"
+#include "meta_settings.h"
+#include "ninf.pb.h"
+#include "placement.h"
+#include "server_table.h"
+
+namespace ninf::meta {
+
+// Which requests ninf-meta takes, and how large (a registration carries its
+// functions' interfaces).
+const server::RequestRules &MetaRequestRules();
+
+class MetaServer : public server::Connection::Delegate {
+ public:
+  MetaServer(uv_loop_t *loop, const MetaSettings &settings);
+  ~MetaServer() override;
+  MetaServer(const MetaServer &) = delete;
+  MetaServer &operator=(const MetaServer &) = delete;
+
+  // Loads the keys, listens, starts the lease timer, writes the ready file.
+  // Errors: NINF_ERR_CONFIG (key file), NINF_ERR_SERVER (cannot listen).
+  Status Start();
+  // Closes the listener, every connection and the timer; `on_stopped` runs
+  // once they are closed.
+  void Shutdown(std::function<void()> on_stopped);
+
+  int port() const { return listener_.port(); }
+
+ private:
+  void OnRequest(server::Connection &conn, const FrameHeader &h, std::string_view body) override;
+  void OnProtocolError(server::Connection &conn, const Status &st) override;
+  void OnHangup(server::Connection &) override {}
+  void OnPeerShutWrite(server::Connection &) override {}
+  void OnClosed(server::Connection &conn) override;
+  void OnOutputFlushed(server::Connection &) override {}
+  void OnInputArrived(server::Connection &) override {}
+
+  void Accept(server::UniqueFd fd, const std::string &peer);
+  void HandleRegister(server::Connection &conn, std::string_view body);
+  void HandleLoad(server::Connection &conn, std::string_view body);
+  void HandleQuery(server::Connection &conn, std::string_view body);
+  void HandleList(server::Connection &conn);
+  void HandlePlace(server::Connection &conn, std::string_view body);
+  void HandleOutcome(server::Connection &conn, std::string_view body);
+  void HandleProbed(server::Connection &conn, std::string_view body);
+  void HandleStats(server::Connection &conn, std::string_view body);
+  void Ack(server::Connection &conn, bool register_again = false);
+
+  // The lease timer: servers silent past their lease leave the table.
+  static void OnLeaseTimer(uv_timer_t *timer);
+  void ExpireLeases();
+
+  // A client's site: what it says, else its address without the port.
+  static std::string SiteOf(const server::Connection &conn, const std::string &said);
+  double Now() const;
+
+  std::string StatsText() const;
+  std::string ServersText() const;
+  std::string LinksText() const;
+
+  uv_loop_t *loop_;
+  MetaSettings settings_;
+  Policy policy_;
+  PolicyState policy_state_;
+  ServerTable table_;
+  // The interface of each function, as the first server to register it
+  // gave it; a server giving another one for the same name does not serve
+  // that name here (a client must see one signature per name).
+  std::map<std::string, wire::FunctionInterface, std::less<>> interfaces_;
+  // Which connection registered each server: only that connection's close
+  // removes it (a server that reconnected has a new one).
+  std::unordered_map<std::string, server::Connection *> registered_by_;
+  auth::KeyRing keys_;
+  server::Listener listener_;
+  uv_timer_t lease_timer_{};
+  bool lease_timer_open_ = false;
+  std::unordered_map<server::Connection *, std::unique_ptr<server::Connection>> connections_;
+  uint64_t next_connection_id_ = 1;
+  uint64_t next_ticket_ = 1;
+  bool stopping_ = false;
+  std::function<void()> on_stopped_;
+  std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
+
+  struct Counters {
+    uint64_t registrations = 0;
+    uint64_t reports = 0;
+    uint64_t servers_expired = 0;
+    uint64_t servers_closed = 0;
+    uint64_t placements = 0;
+    uint64_t placements_unserved = 0;  // no server serves the function
+    uint64_t probe_requests = 0;       // placements answered with links to probe
+    uint64_t probes = 0;               // probe results received
+    uint64_t outcomes_ok = 0;
+    uint64_t outcomes_failed = 0;
+    uint64_t interface_conflicts = 0;
+    uint64_t protocol_errors = 0;
+    uint64_t auth_failures = 0;
+    uint64_t connections_accepted = 0;
+  } counters_;
+};
+
+}  // namespace ninf::meta

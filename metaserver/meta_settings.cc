@@ -1,0 +1,114 @@
+#include "meta_settings.h"
+
+#include "placement.h"
+
+#ifndef NINF_VERSION
+#define NINF_VERSION "unknown"
+#endif
+
+namespace ninf::meta {
+namespace {
+
+using server::SettingKind;
+
+constexpr int64_t kMaxInt = int64_t{1} << 62;
+
+const MetaSettingSpec kTable[] = {
+    {"port", SettingKind::kInteger, "3100", 0, 65535,
+     "TCP port to listen on (0 picks any free port; see ready_file)", &MetaSettings::port},
+    {"listen", SettingKind::kString, "127.0.0.1", 0, 0,
+     "address to listen on (\"0.0.0.0\" or \"::\" for every interface)", &MetaSettings::listen},
+    {"policy", SettingKind::kString, "completion", 0, 0,
+     "how calls are placed: completion (earliest predicted finish: queue, link, compute), "
+     "load (least loaded server only), round-robin, random",
+     &MetaSettings::policy},
+    {"report_ms", SettingKind::kInteger, "1000", 50, 600000,
+     "servers send a load report at least this often (and at once on a large change)",
+     &MetaSettings::report_ms},
+    {"lease_ms", SettingKind::kInteger, "5000", 100, 3600000,
+     "a server that sends nothing for this long leaves placement (a closed connection "
+     "removes it at once)",
+     &MetaSettings::lease_ms},
+    {"retries", SettingKind::kInteger, "2", 0, 16,
+     "further servers each placement names, where the client retries a call whose server "
+     "fails before any result byte",
+     &MetaSettings::retries},
+    {"probe_seconds", SettingKind::kInteger, "60", 1, 86400,
+     "a (client site, server) link with no sample this recent is probed by the client before "
+     "the placement",
+     &MetaSettings::probe_seconds},
+    {"probe_small_bytes", SettingKind::kBytes, "1K", 0, 64 * 1024 - 1,
+     "the small probe: its time is the link's latency", &MetaSettings::probe_small_bytes},
+    {"probe_large_bytes", SettingKind::kBytes, "1M", 64 * 1024, 16 << 20,
+     "the large probe: with the small one, the link's bandwidth", &MetaSettings::probe_large_bytes},
+    {"default_bandwidth", SettingKind::kBytes, "12500000", 1, kMaxInt,
+     "bytes per second assumed for a link never measured (placements asked not to probe)",
+     &MetaSettings::default_bandwidth},
+    {"default_latency_us", SettingKind::kInteger, "1000", 0, 60000000,
+     "round trip assumed for a link never measured, in microseconds",
+     &MetaSettings::default_latency_us},
+    {"reservation_seconds", SettingKind::kInteger, "60", 1, 86400,
+     "work reserved on a server at placement ends after this long if no report or outcome "
+     "covers it first",
+     &MetaSettings::reservation_seconds},
+    {"max_connections", SettingKind::kInteger, "4096", 1, 1 << 20,
+     "open connections, servers' and clients' together", &MetaSettings::max_connections},
+    {"idle_timeout_seconds", SettingKind::kInteger, "60", 1, 86400,
+     "close a connection that sends nothing for this long", &MetaSettings::idle_timeout_seconds},
+    {"request_timeout_seconds", SettingKind::kInteger, "10", 1, 3600,
+     "a request must arrive whole within this long of its first byte",
+     &MetaSettings::request_timeout_seconds},
+    {"log_level", SettingKind::kLogLevel, "info", 0, 0,
+     "trace, debug, info, warn, error, critical or off", &MetaSettings::log_level},
+    {"ready_file", SettingKind::kString, "", 0, 0,
+     "once listening, write the port number and a newline into this file",
+     &MetaSettings::ready_file},
+    {"key_file", SettingKind::kString, "", 0, 0,
+     "file of shared keys (one per line, mode 0600) that servers and clients must prove they "
+     "hold (docs/security.md); \"\": no authentication",
+     &MetaSettings::key_file},
+    {"insecure", SettingKind::kBool, "false", 0, 0,
+     "serve a non-loopback listen address without a key_file: anyone who reaches the port may "
+     "register a server and be sent calls",
+     &MetaSettings::insecure},
+};
+
+}  // namespace
+
+std::span<const MetaSettingSpec> MetaSettingsTable() { return kTable; }
+
+Status ParseMetaInvocation(int argc, const char *const *argv, const server::EnvLookup &env,
+                           MetaInvocation *out) {
+  CLI::App app(
+      "ninf-meta: the Ninf metaserver. Servers (ninfd --metaserver) register with it and "
+      "report their load; clients (NINF_METASERVER) ask it where each call should run, then "
+      "call that server directly.\nEvery setting is also read from the environment variable "
+      "NINF_<NAME> and from the --config file (TOML); flags win over the environment, which "
+      "wins over the file.",
+      "ninf-meta");
+  MetaInvocation inv;
+  bool status = false, servers = false, links = false;
+  app.add_flag("--status", status, "print a running ninf-meta's statistics and exit");
+  app.add_flag("--servers", servers, "print the servers it knows, their load and leases");
+  app.add_flag("--links", links,
+               "print what it believes of each (client site, server) link: latency, bandwidth, "
+               "forecast method and error");
+  app.add_option("--server", inv.status_server,
+                 "host:port of the ninf-meta those ask (default: listen:port)")
+      ->type_name("HOST:PORT");
+  server::CommandLine cl;
+  cl.version_text = std::string("ninf-meta ") + NINF_VERSION + "\n";
+  NINF_RETURN_IF_ERROR(server::ParseCommandLine<MetaSettings>(app, kTable, argc, argv, env, nullptr,
+                                                              &cl, &inv.settings));
+  if (!cl.exit_now && !ParsePolicy(inv.settings.policy))
+    return Status(NINF_ERR_INVALID_ARGUMENT, "policy: unknown policy '" + inv.settings.policy +
+                                                 "' (completion, load, round-robin, random)");
+  inv.config_file = cl.config_file;
+  inv.exit_now = cl.exit_now;
+  inv.output = cl.output;
+  inv.view = links ? "links" : servers ? "servers" : status ? "stats" : "";
+  *out = std::move(inv);
+  return Status::Ok();
+}
+
+}  // namespace ninf::meta

@@ -1,0 +1,57 @@
+// ninf-meta settings: one table (server/settings_table.h has the machinery)
+// drives the flags, the NINF_<NAME> environment variables and the TOML
+// config file (config/ninf-meta.toml explains every key). Precedence,
+// highest first: flag > environment > config file > default.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "settings_table.h"
+#include "status.h"
+
+namespace ninf::meta {
+
+struct MetaSettings {
+  int64_t port = 3100;  // 0: any free port
+  std::string listen = "127.0.0.1";
+  std::string policy = "completion";
+  int64_t report_ms = 1000;          // servers report at least this often
+  int64_t lease_ms = 5000;           // a server silent this long leaves placement
+  int64_t retries = 2;               // further servers named with each placement
+  int64_t probe_seconds = 60;        // a link without a sample this recent is probed
+  int64_t probe_small_bytes = 1024;  // the two probe sizes (latency, bandwidth)
+  int64_t probe_large_bytes = int64_t{1} << 20;
+  int64_t default_bandwidth = 12500000;  // bytes/s of a link never measured (100 Mbit/s)
+  int64_t default_latency_us = 1000;
+  int64_t reservation_seconds = 60;
+  int64_t max_connections = 4096;
+  int64_t idle_timeout_seconds = 60;
+  int64_t request_timeout_seconds = 10;
+  std::string log_level = "info";
+  std::string ready_file;
+  std::string key_file;
+  bool insecure = false;
+};
+
+using MetaSettingSpec = server::SettingSpecOf<MetaSettings>;
+
+std::span<const MetaSettingSpec> MetaSettingsTable();
+
+// What the command line asks ninf-meta to do.
+struct MetaInvocation {
+  MetaSettings settings;
+  std::string config_file;
+  // --status, --servers, --links: ask a running ninf-meta and exit.
+  std::string view;           // "" (none), "stats", "servers", "links"
+  std::string status_server;  // --server host:port ("" = listen:port)
+  bool exit_now = false;
+  std::string output;
+};
+
+// Errors (NINF_ERR_INVALID_ARGUMENT) carry a message fit for the user.
+Status ParseMetaInvocation(int argc, const char *const *argv, const server::EnvLookup &env,
+                           MetaInvocation *out);
+
+}  // namespace ninf::meta

@@ -1,0 +1,23 @@
+// Authentication of a daemon's connections, shared by ninfd and ninf-meta
+// (the exchange itself is in protocol/auth.h).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "auth.h"
+#include "connection.h"
+#include "frame.h"
+
+namespace ninf::server {
+
+// Serves one frame of a connection that has not proved it holds a key:
+// FRAME_AUTH gets the challenge, FRAME_PROOF is checked; anything else, an
+// unknown key or a wrong proof ends the connection with NINF_ERR_AUTH (and
+// counts one in *failures). Once proved, the connection's idle timeout
+// becomes `idle_timeout_ms`. With no keys, a client asking to authenticate
+// is refused: the daemon cannot prove who it is.
+void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHeader &h,
+                    std::string_view body, uint64_t idle_timeout_ms, uint64_t *failures);
+
+}  // namespace ninf::server
