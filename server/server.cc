@@ -96,6 +96,7 @@ Status Server::Start() {
     spdlog::warn("event=oversubscribed slots={} threads_per_job={} cores={}", slots_,
                  threads_per_job_, cores_);
   StartWatchdog();
+  NINF_RETURN_IF_ERROR(StartMetaReporter());
   return WriteReadyFile();
 }
 
@@ -305,6 +306,7 @@ void Server::ReloadRegistry() {
     return;
   }
   registry_ = std::move(fresh);
+  if (reporter_) reporter_->UpdateRegistration(Registration());
   warm_.Clear();
   // The key file is read again too: that is how a key is rotated without a
   // restart (docs/security.md). A bad file keeps the keys in use.
@@ -325,6 +327,7 @@ void Server::Shutdown(std::function<void()> on_stopped) {
   }
   stopping_ = true;
   on_stopped_ = std::move(on_stopped);
+  if (reporter_) reporter_->Stop();  // the metaserver sees the connection close: no more calls
   spdlog::info("event=shutdown running={} queued={} connections={} grace_seconds={}",
                admission_.running(), admission_.queued(), connections_.size(),
                settings_.grace_seconds);

@@ -29,6 +29,7 @@
 #include "connection.h"
 #include "job.h"
 #include "listener.h"
+#include "meta_reporter.h"
 #include "policy.h"
 #include "registry.h"
 #include "settings.h"
@@ -118,6 +119,14 @@ class Server : public Connection::Delegate, public JobEvents {
   void AdmitQueued();
   void FinishJob(Job &job, EndReason reason, const Status &why = Status());
 
+  // The metaserver (server_meta.cc): registration, load snapshots.
+  Status StartMetaReporter();
+  std::string AdvertisedAddress() const;
+  wire::ServerRegistration Registration() const;
+  // Hands the current load to the reporter, which sends it when it changed
+  // enough. Called wherever a call is admitted, started or ended.
+  void PublishLoad();
+
   std::string StatsText() const;
   Status WriteReadyFile() const;
   // Starts the Unix-domain listener that settings_.unix_socket asks for.
@@ -156,6 +165,8 @@ class Server : public Connection::Delegate, public JobEvents {
   bool stopping_ = false;
   bool stopped_ = false;
   std::function<void()> on_stopped_;
+  std::string server_id_;                   // for the metaserver
+  std::unique_ptr<MetaReporter> reporter_;  // null without a metaserver
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
 };
 

@@ -49,6 +49,7 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
   params.heartbeat_ms = HeartbeatPeriodMs(req.heartbeat_ms(),
                                           static_cast<uint32_t>(settings_.liveness_seconds * 1000));
   params.limits = settings_.LimitsOf(req.name());
+  ++counters_.calls_received;
   auto owned = std::make_unique<Job>(this, next_job_id_++, std::move(params), &conn);
   Job *job = owned.get();
   conn.AttachJob(job);
@@ -100,6 +101,7 @@ void Server::OfferJob(Job &job) {
       FinishJob(job, EndReason::kQueueFull);
       break;
   }
+  PublishLoad();
 }
 
 void Server::StartJob(Job &job) {
@@ -237,6 +239,7 @@ void Server::AdmitQueued() {
     if (!resumed) StartJob(job);
   }
   admitting_ = false;
+  PublishLoad();
 }
 
 void Server::OnArgsReceived(Job &job, bool resumed) {
@@ -295,6 +298,8 @@ void Server::OnCallDone(Job &job, const ControlMsg &msg) {
   double busy = msg.recv_seconds + msg.compute_seconds + msg.send_seconds;
   counters_.RecordCall(job.function(), outcome, std::isfinite(busy) ? busy : 0, msg.bytes_in,
                        msg.bytes_out);
+  if (outcome == CallOutcome::kCompleted)
+    counters_.RecordSpeed(job.function(), msg.work_flops, msg.compute_seconds);
   double queue = job.calls_done() == 1 ? SecondsBetween(job.arrived(), job.admitted()) : 0;
   spdlog::info(
       "event=call_done job={} call={} function={} peer={} outcome={} error={} "
@@ -309,6 +314,7 @@ void Server::OnCallDone(Job &job, const ControlMsg &msg) {
     admission_.Release();
     AdmitQueued();
   }
+  PublishLoad();
 }
 
 void Server::OnExit(Job &job) { FinishJob(job, EndReason::kExited); }

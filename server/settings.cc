@@ -99,6 +99,17 @@ const SettingSpec kTable[] = {
      "serve a non-loopback listen address without a key_file: anyone who reaches the port may "
      "run the registry's functions",
      &Settings::insecure},
+    {"metaserver", SettingKind::kString, "", 0, 0,
+     "host:port of a ninf-meta to register with and report load to, so that its clients are "
+     "placed here (docs/metaserver.md); \"\": none. Direct clients are served either way",
+     &Settings::metaserver},
+    {"site", SettingKind::kString, "", 0, 0,
+     "the site this server belongs to, as the metaserver shows it (\"\": the host name)",
+     &Settings::site},
+    {"advertise", SettingKind::kString, "", 0, 0,
+     "host:port the metaserver sends clients to (\"\": the listen address and port; with "
+     "0.0.0.0, the host name)",
+     &Settings::advertise},
 };
 
 Status Invalid(const std::string &source, const std::string &what) {

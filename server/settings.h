@@ -55,6 +55,9 @@ struct Settings {
   std::string ready_file;  // "": none
   std::string key_file;    // "": no authentication (loopback only, unless insecure)
   bool insecure = false;   // serve a non-loopback address without a key
+  std::string metaserver;  // "host:port" of ninf-meta to register with; "": none
+  std::string site;        // this server's site for the metaserver ("": the host name)
+  std::string advertise;   // host:port clients reach this server at ("": listen:port)
   // Per-function overrides of call_wall_seconds, call_cpu_seconds and
   // executable_max_calls, from the config file's [limits.NAME] tables.
   std::map<std::string, FunctionLimits, std::less<>> function_limits;

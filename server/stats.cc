@@ -1,5 +1,6 @@
 #include "stats.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace ninf::server {
@@ -65,6 +66,13 @@ void Counters::RecordCall(const std::string &function, CallOutcome outcome, doub
     ++f.completed;
     f.busy_seconds += seconds;
   }
+}
+
+void Counters::RecordSpeed(const std::string &function, double work, double compute_seconds) {
+  if (!(work > 0) || !(compute_seconds > 1e-4) || !std::isfinite(work / compute_seconds)) return;
+  const double speed = work / compute_seconds;
+  double &smoothed = functions[function].flops_per_second;
+  smoothed = smoothed == 0 ? speed : 0.7 * smoothed + 0.3 * speed;
 }
 
 std::string FormatStats(const Gauges &g, const Counters &c) {

@@ -26,6 +26,9 @@ struct FunctionStats {
   uint64_t failed = 0;
   uint64_t completed = 0;
   double busy_seconds = 0;  // sum of receive + compute + send of completed calls
+  // CalcOrder / compute time of its calls, smoothed (0: no call with a
+  // CalcOrder yet): the speed the metaserver predicts with.
+  double flops_per_second = 0;
 };
 
 struct Counters {
@@ -41,7 +44,8 @@ struct Counters {
   uint64_t executables_reused = 0;   // calls served by a process that served one before
   uint64_t connections_accepted = 0;
   uint64_t protocol_errors = 0;
-  uint64_t auth_failures = 0;  // connections closed for a missing or wrong proof
+  uint64_t auth_failures = 0;   // connections closed for a missing or wrong proof
+  uint64_t calls_received = 0;  // FRAME_CALLs for a served function (the metaserver's count)
   std::map<std::string, FunctionStats> functions;
 
   // Counts one ended call. `seconds` is the time the executable spent on it
@@ -49,6 +53,10 @@ struct Counters {
   // Rejected calls are not counted per function: they never reached it.
   void RecordCall(const std::string &function, CallOutcome outcome, double seconds,
                   uint64_t bytes_in, uint64_t bytes_out);
+  // A completed call's speed: CalcOrder `work` over `compute_seconds`, into
+  // the function's smoothed flops_per_second (calls without a CalcOrder, or
+  // too short to time, say nothing).
+  void RecordSpeed(const std::string &function, double work, double compute_seconds);
 };
 
 // Instantaneous values, read when the reply is built.

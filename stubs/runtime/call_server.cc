@@ -135,6 +135,11 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
 
   CallLayout layout;
   NINF_RETURN_IF_ERROR(ComputeLayout(iface_, values, handoff_.max_call_bytes, &layout));
+  // The call's size in the IDL's CalcOrder, for the speed ninfd reports to
+  // a metaserver (an expression that fails here only loses that figure).
+  if (int64_t order = 0; iface_.calc_order().nodes_size() > 0 &&
+                         EvalExpr(iface_, iface_.calc_order(), values, &order).ok())
+    done->work_flops = static_cast<double>(order);
   const bool shared = args.shared_memory();
   const uint64_t expected_payload = shared ? 0 : layout.send_bytes;
   if (h.payload_length != expected_payload)

@@ -1,0 +1,186 @@
+#include "meta_reporter.h"
+
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "auth.h"
+#include "log.h"
+#include "wire.h"
+
+namespace ninf::server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Also bounds how long Stop() may wait for a connect under way.
+constexpr int kTimeoutMs = 2000;
+// Reports closer together than this are merged: a burst of calls starting
+// and ending costs the metaserver one report, not one per call.
+constexpr auto kMinGap = std::chrono::milliseconds(20);
+
+}  // namespace
+
+MetaReporter::MetaReporter(Config config) : config_(std::move(config)) {}
+
+MetaReporter::~MetaReporter() { Stop(); }
+
+void MetaReporter::Start() {
+  thread_ = std::thread([this] { Run(); });
+}
+
+void MetaReporter::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    if (session_fd_ >= 0) ::shutdown(session_fd_, SHUT_RDWR);  // ends a blocked read
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void MetaReporter::Publish(const wire::LoadReport &load) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  bool wake = Significant(load, sent_);
+  load_ = load;
+  if (wake) {
+    load_changed_ = true;
+    wake_.notify_all();
+  }
+}
+
+void MetaReporter::UpdateRegistration(const wire::ServerRegistration &registration) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  double flops = config_.registration.flops_per_second();
+  config_.registration = registration;
+  config_.registration.set_flops_per_second(flops);
+  registration_changed_ = true;
+  wake_.notify_all();
+}
+
+bool MetaReporter::Significant(const wire::LoadReport &now, const wire::LoadReport &sent) const {
+  if (now.running() != sent.running() || now.queued() != sent.queued()) return true;
+  double a = now.work_seconds(), b = sent.work_seconds();
+  return std::fabs(a - b) > 0.25 * std::max(a, b) + 1e-3;
+}
+
+double MetaReporter::CalibrateFlops(int threads) {
+  // A cache-resident product, the inner loop vectorizable: close to what a
+  // tuned kernel gets from one core, within a small factor. The function's
+  // own measured speed replaces it once it has run (FunctionLoad).
+  constexpr int n = 64;
+  std::vector<double> a(n * n, 1.0001), b(n * n, 0.9999), c(n * n, 0.0);
+  const auto start = Clock::now();
+  uint64_t rounds = 0;
+  while (Clock::now() - start < std::chrono::milliseconds(50)) {
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < n; ++k) {
+        const double aik = a[i * n + k];
+        double *ci = &c[i * n];
+        const double *bk = &b[k * n];
+        for (int j = 0; j < n; ++j) ci[j] += aik * bk[j];
+      }
+    ++rounds;
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  volatile double sink = c[n + 1];  // keeps the product from being optimized away
+  (void)sink;
+  return 2.0 * n * n * n * static_cast<double>(rounds) / seconds * std::max(1, threads);
+}
+
+void MetaReporter::Run() {
+  {
+    double flops = CalibrateFlops(config_.threads_per_job);
+    std::lock_guard<std::mutex> lock(mutex_);
+    config_.registration.set_flops_per_second(flops);
+  }
+  auto backoff = std::chrono::milliseconds(500);
+  for (;;) {
+    Status st = Session();
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    RateLimitedWarn("metaserver_unreachable",
+                    "event=metaserver_unreachable metaserver={}:{} error={} retry_ms={}",
+                    config_.metaserver.host, config_.metaserver.port, Quoted(st.ToString()),
+                    backoff.count());
+    wake_.wait_for(lock, backoff, [this] { return stopping_; });
+    if (stopping_) return;
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
+  }
+}
+
+Status MetaReporter::Session() {
+  auth::KeyRing keys;
+  if (!config_.key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(config_.key_file, &keys));
+  int fd = -1;
+  NINF_RETURN_IF_ERROR(
+      ConnectTcp(config_.metaserver.host, config_.metaserver.port, kTimeoutMs, &fd));
+  Channel ch(fd, kTimeoutMs);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return Status::Ok();
+    session_fd_ = fd;
+  }
+  struct Forget {  // the fd closes with the channel: Stop() must not touch it after
+    MetaReporter *self;
+    ~Forget() {
+      std::lock_guard<std::mutex> lock(self->mutex_);
+      self->session_fd_ = -1;
+    }
+  } forget{this};
+  if (!keys.keys.empty()) NINF_RETURN_IF_ERROR(auth::AuthenticateToServer(ch, keys.keys[0]));
+
+  bool must_register = true;
+  std::chrono::milliseconds period(1000);
+  uint64_t sequence = 0;
+  for (;;) {
+    wire::MetaAck ack;
+    FrameHeader h;
+    if (must_register) {
+      wire::ServerRegistration reg;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        reg = config_.registration;
+        registration_changed_ = false;
+      }
+      NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_META_REGISTER, &reg));
+      NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_META_ACK, 0, &ack, &h));
+      spdlog::info(
+          "event=metaserver_registered metaserver={}:{} server={} site={} functions={} "
+          "flops_per_second={:.3g}",
+          config_.metaserver.host, config_.metaserver.port, reg.server_id(), Quoted(reg.site()),
+          reg.functions_size(), reg.flops_per_second());
+      period = std::chrono::milliseconds(std::max<uint32_t>(50, ack.report_ms()));
+      must_register = false;
+    }
+    wire::LoadReport report;
+    std::string id;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait_for(lock, period,
+                     [this] { return stopping_ || load_changed_ || registration_changed_; });
+      if (stopping_) return Status::Ok();
+      if (registration_changed_) {
+        must_register = true;
+        continue;
+      }
+      load_changed_ = false;
+      report = load_;
+      sent_ = load_;
+      id = config_.registration.server_id();
+    }
+    report.set_server_id(id);
+    report.set_sequence(++sequence);
+    NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_META_LOAD, &report));
+    NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_META_ACK, 0, &ack, &h));
+    if (ack.register_again()) must_register = true;
+    period = std::chrono::milliseconds(std::max<uint32_t>(50, ack.report_ms()));
+    std::this_thread::sleep_for(kMinGap);
+  }
+}
+
+}  // namespace ninf::server

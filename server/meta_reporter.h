@@ -1,0 +1,78 @@
+// ninfd's side of the metaserver (ninfd --metaserver HOST:PORT --site NAME):
+// a thread of its own that keeps the server registered with ninf-meta and
+// reports its load.
+//
+//   connect (+ authenticate with the daemon's key) -> REGISTER -> ACK
+//   then LOAD -> ACK  whenever the load changed beyond the band, and at
+//                     least every report period the metaserver asked for
+//   ACK register_again (the metaserver restarted or the lease ran out)
+//                  -> REGISTER again on the same connection
+//   any failure    -> close, wait (0.5 s doubling to 5 s), connect again
+//
+// A blocking thread rather than the event loop: the exchange is small and
+// strictly request/reply, the loop never waits on the metaserver, and a
+// metaserver that is down or slow costs the daemon nothing but this
+// thread's retries; direct clients are served all the same. The loop hands
+// over snapshots (Publish); the thread decides when to send them.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "address.h"
+#include "ninf.pb.h"
+#include "status.h"
+
+namespace ninf::server {
+
+class MetaReporter {
+ public:
+  struct Config {
+    HostPort metaserver;
+    std::string key_file;                   // "": no authentication
+    wire::ServerRegistration registration;  // flops_per_second filled in by the calibration
+    int threads_per_job = 1;
+  };
+
+  explicit MetaReporter(Config config);
+  ~MetaReporter();  // Stop()
+  MetaReporter(const MetaReporter &) = delete;
+  MetaReporter &operator=(const MetaReporter &) = delete;
+
+  void Start();
+  // Asks the thread to end and joins it (at most one connect timeout).
+  void Stop();
+
+  // The current load, from the loop. Wakes the thread when it differs from
+  // what was last sent beyond the band: another count of running or queued
+  // calls, or predicted work changed by more than a quarter.
+  void Publish(const wire::LoadReport &load);
+  // A new registry (SIGHUP): registers again with the new function list.
+  void UpdateRegistration(const wire::ServerRegistration &registration);
+
+  // Calls' speed on this host: a short dense matrix product on one thread
+  // (about 50 ms), times the threads one call may use. Flop/s.
+  static double CalibrateFlops(int threads);
+
+ private:
+  void Run();
+  // One connection's life: returns when it fails or Stop() is asked.
+  Status Session();
+  bool Significant(const wire::LoadReport &now, const wire::LoadReport &sent) const;
+
+  Config config_;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  bool registration_changed_ = false;
+  bool load_changed_ = false;
+  wire::LoadReport load_;  // the latest snapshot
+  wire::LoadReport sent_;  // the last one sent
+  int session_fd_ = -1;    // the open connection, shut down by Stop()
+};
+
+}  // namespace ninf::server

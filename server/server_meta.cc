@@ -1,0 +1,106 @@
+// Server: what ninfd tells the metaserver (MetaReporter does the talking).
+// Its registration: the address clients should call, site, slots, every
+// served interface; its load: calls running and queued, their predicted
+// work, and per function what the calls so far measured.
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <random>
+
+#include "log.h"
+#include "server.h"
+
+namespace ninf::server {
+namespace {
+
+std::string HostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0 || !*name) return "localhost";
+  return name;
+}
+
+// Unique per run of the daemon: a restarted ninfd is a new server to the
+// metaserver (whose entry for the old one it replaces, same address).
+std::string MakeServerId(int port) {
+  std::random_device rd;
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "%08x", static_cast<unsigned>(rd()));
+  return HostName() + ":" + std::to_string(port) + "-" + std::to_string(::getpid()) + "-" + suffix;
+}
+
+}  // namespace
+
+std::string Server::AdvertisedAddress() const {
+  if (!settings_.advertise.empty()) return settings_.advertise;
+  std::string host = settings_.listen;
+  if (host == "0.0.0.0" || host == "::" || host.empty()) host = HostName();
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return host + ":" + std::to_string(listener_.port());
+}
+
+wire::ServerRegistration Server::Registration() const {
+  wire::ServerRegistration reg;
+  reg.set_server_id(server_id_);
+  reg.set_address(AdvertisedAddress());
+  reg.set_site(settings_.site.empty() ? HostName() : settings_.site);
+  reg.set_cores(static_cast<uint32_t>(cores_));
+  reg.set_slots(static_cast<uint32_t>(slots_));
+  for (const std::string &name : registry_.Names())
+    if (const FunctionEntry *e = registry_.Find(name)) *reg.add_functions() = e->iface;
+  return reg;
+}
+
+Status Server::StartMetaReporter() {
+  if (settings_.metaserver.empty()) return Status::Ok();
+  MetaReporter::Config config;
+  Status st = ParseHostPort(settings_.metaserver, HostPort{"", 3100}, &config.metaserver);
+  if (!st.ok()) return Status(NINF_ERR_CONFIG, "metaserver: " + st.message());
+  HostPort self;
+  if (!settings_.advertise.empty() &&
+      !(st = ParseHostPort(settings_.advertise, HostPort{"", 0}, &self)).ok())
+    return Status(NINF_ERR_CONFIG, "advertise: " + st.message());
+  server_id_ = MakeServerId(listener_.port());
+  config.key_file = settings_.key_file;
+  config.registration = Registration();
+  config.threads_per_job = threads_per_job_;
+  reporter_ = std::make_unique<MetaReporter>(std::move(config));
+  reporter_->Start();
+  spdlog::info("event=metaserver metaserver={} server={} advertise={}",
+               Quoted(settings_.metaserver), server_id_, Quoted(AdvertisedAddress()));
+  PublishLoad();
+  return Status::Ok();
+}
+
+void Server::PublishLoad() {
+  if (!reporter_) return;
+  wire::LoadReport load;
+  load.set_running(static_cast<uint32_t>(admission_.running()));
+  load.set_queued(static_cast<uint32_t>(admission_.queued()));
+  load.set_free_slots(static_cast<uint32_t>(std::max(0, slots_ - admission_.running())));
+  load.set_calls_admitted(counters_.calls_received);
+  double loads[1] = {0};
+  if (::getloadavg(loads, 1) == 1) load.set_load_average(loads[0]);
+  // Predicted work: each running or queued call counts its function's mean
+  // service time (unknown before its first call: nothing).
+  double work = 0;
+  for (const auto &[id, job] : jobs_) {
+    if (job->state() != JobState::kQueued && !HoldsSlot(job->state())) continue;
+    auto f = counters_.functions.find(job->function());
+    if (f != counters_.functions.end() && f->second.completed > 0)
+      work += f->second.busy_seconds / static_cast<double>(f->second.completed);
+  }
+  load.set_work_seconds(work);
+  for (const auto &[name, f] : counters_.functions) {
+    if (f.completed == 0) continue;
+    wire::FunctionLoad *fl = load.add_functions();
+    fl->set_name(name);
+    fl->set_calls(f.completed);
+    fl->set_mean_seconds(f.busy_seconds / static_cast<double>(f.completed));
+    fl->set_flops_per_second(f.flops_per_second);
+    fl->set_warm(warm_.idle(name) > 0);
+  }
+  reporter_->Publish(load);
+}
+
+}  // namespace ninf::server
