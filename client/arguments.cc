@@ -1,5 +1,6 @@
 #include "arguments.h"
 
+#include <chrono>
 #include <cstring>
 
 #include "options.h"
@@ -38,6 +39,10 @@ Status ArgumentList::Build(InterfacePtr iface, std::vector<ninf_argvalue> values
       NINF_RETURN_IF_ERROR(EncodeScalar(p, values_[i], args_.add_scalars(), &ints[i]));
   }
   NINF_RETURN_IF_ERROR(ComputeLayout(*iface_, ints, 0, &layout_));
+  work_flops_ = 0;
+  if (int64_t order = 0; iface_->calc_order().nodes_size() > 0 &&
+                         EvalExpr(*iface_, iface_->calc_order(), ints, &order).ok())
+    work_flops_ = static_cast<double>(order);
   for (int i = 0; i < n; ++i) {
     const wire::Param &p = iface_->params(i);
     if (IsArray(p) && p.mode() != wire::MODE_WORK && layout_.params[i].bytes > 0 && !values_[i].p)
@@ -86,7 +91,19 @@ void CopyArrays(const ArgumentList &list, const SharedPlacement &placement, char
 
 }  // namespace
 
-Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::CallRequest *preamble) {
+namespace {
+
+double Seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::CallRequest *preamble,
+                         ExchangeTimes *times) {
+  ExchangeTimes ignored_times;
+  if (!times) times = &ignored_times;
+  *times = ExchangeTimes{};
   Status st;
   SegmentLease lease;
   SharedPlacement placement;
@@ -96,6 +113,7 @@ Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::Call
     NINF_RETURN_IF_ERROR(SegmentLease::Acquire(placement.bytes, &lease));
     CopyArrays(list, placement, lease.segment().data(), true);
   }
+  const double t_send = Seconds();
   if (preamble) st = ch.SendFrame(FRAME_CALL, preamble);
   if (st.ok() && shared) {
     wire::Args args = list.args();
@@ -115,17 +133,27 @@ Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::Call
         reason.ok() || reason.code() == NINF_ERR_COMMUNICATION || reason.code() == NINF_ERR_TIMEOUT;
     return no_reason ? st : reason;
   }
+  times->in_bytes = list.layout().send_bytes;
+  times->in_seconds = Seconds() - t_send;
   const uint64_t expected = shared ? 0 : list.layout().return_bytes;
   wire::Result result;
   FrameHeader h;
   NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_RESULT, expected, &result, &h));
+  const double t_result = Seconds();
   if (result.shared_memory() != shared)
     return Status(NINF_ERR_PROTOCOL, shared ? "server did not answer in shared memory"
                                             : "server answered in shared memory, unasked");
   if (h.payload_length != expected)
     return Status(NINF_ERR_PROTOCOL, "server returned " + std::to_string(h.payload_length) +
                                          " bytes of results, expected " + std::to_string(expected));
-  if (!shared) return ch.RecvPayload(list.ReturnArrays());
+  // From here on the caller's arrays are written: a failure is final.
+  times->result_started = true;
+  if (!shared) {
+    st = ch.RecvPayload(list.ReturnArrays());
+    times->out_bytes = list.layout().return_bytes;
+    times->out_seconds = Seconds() - t_result;
+    return st;
+  }
   CopyArrays(list, placement, lease.segment().data(), false);
   lease.Keep();
   return Status::Ok();

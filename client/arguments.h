@@ -43,6 +43,9 @@ class ArgumentList {
   std::vector<iovec> ReturnArrays() const { return Arrays(false); }
   // The caller's memory of parameter i (arrays).
   void *pointer(int i) const { return values_[static_cast<std::size_t>(i)].p; }
+  // The IDL's CalcOrder on this call's IN scalars (0 when it gives none):
+  // what a metaserver divides by a server's speed.
+  double work_flops() const { return work_flops_; }
 
  private:
   std::vector<iovec> Arrays(bool sending) const;
@@ -51,6 +54,7 @@ class ArgumentList {
   std::vector<ninf_argvalue> values_;
   wire::Args args_;
   CallLayout layout_;
+  double work_flops_ = 0;
 };
 
 // Builds `list` from a language binding: it fills in the values from the
@@ -62,6 +66,19 @@ Status BuildFromBinding(InterfacePtr iface, const ninf_binding_args *binding, Ar
 // meanwhile are skipped by Channel::RecvReply. On a Unix-domain connection
 // large arrays go through a shared segment instead of the socket
 // (shared_memory.h, ClientOptions::transport).
-Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::CallRequest *preamble);
+//
+// `times` (may be null) gets what the metaserver learns from the call: the
+// bytes and time of the send and of the receive (from the first result byte
+// to the last), and whether any result byte reached the caller's arrays: if
+// not, the call may be retried elsewhere without the caller noticing.
+struct ExchangeTimes {
+  uint64_t in_bytes = 0;
+  double in_seconds = 0;
+  uint64_t out_bytes = 0;
+  double out_seconds = 0;
+  bool result_started = false;
+};
+Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::CallRequest *preamble,
+                         ExchangeTimes *times = nullptr);
 
 }  // namespace ninf::client

@@ -40,8 +40,8 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
     where << "line " << e.source().begin.line << ": " << e.description();
     return ConfigError(path, where.str());
   }
-  static const char *kKnown[] = {"default_server",  "servers",   "connect_timeout",
-                                 "session_timeout", "heartbeat", "key_file"};
+  static const char *kKnown[] = {"default_server", "servers",  "connect_timeout", "session_timeout",
+                                 "heartbeat",      "key_file", "metaserver"};
   for (auto &&[key, node] : t) {
     bool known = false;
     for (const char *k : kKnown) known = known || key.str() == k;
@@ -54,6 +54,13 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
     Status st = ParseServerAddress(*s, &c.default_server);
     if (!st.ok()) return ConfigError(path, "default_server: " + st.message());
     c.has_default_server = true;
+  }
+  if (const toml::node *n = t.get("metaserver")) {
+    std::optional<std::string> s = n->value<std::string>();
+    if (!s) return ConfigError(path, "'metaserver' must be a string \"host:port\"");
+    Status st = ParseHostPort(*s, HostPort{"", 3100}, &c.metaserver);
+    if (!st.ok()) return ConfigError(path, "metaserver: " + st.message());
+    c.has_metaserver = true;
   }
   if (const toml::node *n = t.get("servers")) {
     const toml::table *servers = n->as_table();

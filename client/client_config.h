@@ -15,6 +15,8 @@ struct ClientConfig {
   bool has_default_server = false;
   ServerAddress default_server;
   std::map<std::string, ServerAddress> servers;  // alias -> address
+  bool has_metaserver = false;                   // bare names are placed by it
+  ServerAddress metaserver;
   ClientOptions options;
 };
 

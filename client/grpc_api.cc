@@ -11,6 +11,7 @@
 #include "grpc_errors.h"
 #include "handle.h"
 #include "interfaces.h"
+#include "metaserver.h"
 #include "ninf_binding.h"
 #include "sessions.h"
 
@@ -95,6 +96,34 @@ grpc_error_t InitHandle(grpc_function_handle_t *handle, const ninf::client::Serv
   return ninf::client::RecordGrpc(GRPC_NO_ERROR, "");
 }
 
+// grpc_function_handle_default with a metaserver: the handle is bound to the
+// server it ranks first (its executable then serves every call of the
+// handle), or to the next if that one cannot be reached. With the
+// metaserver unreachable, to the first fallback server that answers.
+grpc_error_t InitPlacedHandle(grpc_function_handle_t *handle,
+                              const ninf::client::ServerAddress &meta, const char *func_name) {
+  std::vector<ninf::client::ServerAddress> servers;
+  ninf::wire::PlaceRequest request;
+  request.set_function(func_name);
+  request.set_limit(3);
+  ninf::wire::Placement placement;
+  Status st = ninf::client::MetaPlace(meta, request, &placement);
+  if (st.ok()) {
+    for (const ninf::wire::PlacementTarget &t : placement.targets()) {
+      ninf::client::ServerAddress a;
+      if (ninf::client::ParseServerAddress(t.address(), &a).ok()) servers.push_back(a);
+    }
+  } else if (ninf::client::MetaserverUnreachable(st)) {
+    servers = ninf::client::FallbackServers();
+  } else {
+    return ninf::client::RecordGrpc(ninf::client::ToGrpcError(st, true), st);
+  }
+  grpc_error_t last = GRPC_SERVER_NOT_FOUND;
+  for (const ninf::client::ServerAddress &server : servers)
+    if ((last = InitHandle(handle, server, func_name)) == GRPC_NO_ERROR) break;
+  return last;
+}
+
 // Prepares the argument list of a call on `handle` from varargs or a binding.
 Status Prepare(const HandlePtr &impl, va_list *ap, const ninf_binding_args *binding,
                ArgumentList *list) {
@@ -166,6 +195,10 @@ grpc_error_t grpc_initialize(char *config_file_name) {
     if (config_file_name) {
       ninf::client::SetOptions(config.options);
       if (config.has_default_server) ninf::client::SetDefaultServer(config.default_server);
+      if (config.has_metaserver) ninf::client::SetMetaserver(config.metaserver);
+      std::vector<ninf::client::ServerAddress> fallback;
+      for (const auto &[alias, address] : config.servers) fallback.push_back(address);
+      ninf::client::SetFallbackServers(std::move(fallback));
     }
     return ninf::client::RecordGrpc(GRPC_NO_ERROR, "");
   });
@@ -187,6 +220,11 @@ grpc_error_t grpc_finalize(void) {
 grpc_error_t grpc_function_handle_default(grpc_function_handle_t *handle, char *func_name) {
   return ninf::client::GuardGrpc([&]() -> grpc_error_t {
     if (grpc_error_t e = CheckInit()) return e;
+    ninf::client::ServerAddress meta;
+    Status config;
+    if (ninf::client::ConfiguredMetaserver(&meta, &config) && func_name)
+      return InitPlacedHandle(handle, meta, func_name);
+    if (!config.ok()) return ninf::client::RecordGrpc(GRPC_CONFIGFILE_ERROR, config);
     ninf::client::ServerAddress server;
     Status st = ninf::client::DefaultServer(&server);
     if (!st.ok()) return ninf::client::RecordGrpc(GRPC_SERVER_NOT_FOUND, st);

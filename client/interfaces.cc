@@ -44,14 +44,14 @@ InterfacePtr CachedInterface(const ServerAddress &server, const std::string &fun
   return it == g_cache.end() ? nullptr : it->second;
 }
 
-Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out) {
+Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out, bool tcp_only) {
   ClientOptions o;
   NINF_RETURN_IF_ERROR(CheckedOptions(&o));
   auth::KeyRing keys;
   if (!o.key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(o.key_file, &keys));
   int fd = -1;
   std::optional<SameHostPath> same;
-  if (o.transport != ClientOptions::Transport::kTcp && server.unix_path.empty()) {
+  if (o.transport != ClientOptions::Transport::kTcp && !tcp_only && server.unix_path.empty()) {
     std::lock_guard<std::mutex> lock(g_mutex);
     if (auto it = g_same_host.find(server.Key()); it != g_same_host.end()) same = it->second;
   }

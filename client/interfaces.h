@@ -20,7 +20,10 @@ Status GetInterface(const ServerAddress &server, const std::string &function, Ch
 // The cached interface, or null.
 InterfacePtr CachedInterface(const ServerAddress &server, const std::string &function);
 
-// Opens a connection to ninfd with the client's timeouts.
-Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out);
+// Opens a connection to ninfd with the client's timeouts. `tcp_only`: over
+// TCP even when the server is known to offer a same-host path (link probes
+// measure the network).
+Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out,
+                       bool tcp_only = false);
 
 }  // namespace ninf::client

@@ -3,13 +3,29 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstring>
 #include <random>
 
 #include "cancel_token.h"
 #include "interfaces.h"
+#include "metaserver.h"
 #include "options.h"
 
 namespace ninf::client {
+namespace {
+
+// Placement rounds of one call: each names up to 1 + retries servers; a
+// round whose servers all failed asks for others, excluding them.
+constexpr int kPlacementRounds = 3;
+
+double Seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool BareName(const char *name) { return name && std::strncmp(name, "ninf://", 7) != 0; }
+
+}  // namespace
 
 uint64_t NextCallId() {
   // Random high bits tell apart the calls of different client processes in
@@ -27,26 +43,54 @@ wire::CallRequest MakeCallRequest(const std::string &function, bool persistent) 
   return req;
 }
 
-Status RemoteCall::Open(const char *name) {
+Status RemoteCall::Open(const char *name, InterfacePtr *iface) {
   NINF_RETURN_IF_ERROR(ResolveName(name, &server_, &function_));
-  return ConnectToServer(server_, &channel_);
+  ServerAddress meta;
+  Status config;
+  const bool placed = BareName(name) && ConfiguredMetaserver(&meta, &config);
+  NINF_RETURN_IF_ERROR(config);
+  if (!placed) {
+    NINF_RETURN_IF_ERROR(ConnectToServer(server_, &channel_));
+    return GetInterface(server_, function_, *channel_, iface);
+  }
+  Status st = MetaInterface(meta, function_, iface);
+  if (st.ok()) {
+    meta_ = meta;
+    return st;
+  }
+  if (!MetaserverUnreachable(st)) return st;  // an answer: function unknown, ...
+  return OpenFallback(iface);
+}
+
+Status RemoteCall::OpenFallback(InterfacePtr *iface) {
+  Status last(NINF_ERR_CONNECT, "no server to fall back to");
+  for (const ServerAddress &server : FallbackServers()) {
+    last = ConnectToServer(server, &channel_);
+    if (last.ok()) last = GetInterface(server, function_, *channel_, iface);
+    if (last.ok()) {
+      server_ = server;
+      return last;
+    }
+    channel_.reset();
+  }
+  return Status(last.code(), "the metaserver is unreachable and no fallback server serves '" +
+                                 function_ + "': " + last.message());
 }
 
 Status RemoteCall::Prepare(const char *name, va_list *ap) {
-  NINF_RETURN_IF_ERROR(Open(name));
   InterfacePtr iface;
-  NINF_RETURN_IF_ERROR(GetInterface(server_, function_, *channel_, &iface));
+  NINF_RETURN_IF_ERROR(Open(name, &iface));
   return arguments_.Build(iface, CollectVarargs(*iface, ap));
 }
 
 Status RemoteCall::PrepareBinding(const char *name, const ninf_binding_args *binding) {
-  NINF_RETURN_IF_ERROR(Open(name));
   InterfacePtr iface;
-  NINF_RETURN_IF_ERROR(GetInterface(server_, function_, *channel_, &iface));
+  NINF_RETURN_IF_ERROR(Open(name, &iface));
   return BuildFromBinding(iface, binding, &arguments_);
 }
 
 Status RemoteCall::Execute() {
+  if (meta_) return ExecutePlaced();
   wire::CallRequest req = MakeCallRequest(function_, false);
   // CALL and ARGS go back to back: ninfd reads only the CALL frame and hands
   // the connection, ARGS included, to the executable.
@@ -56,8 +100,73 @@ Status RemoteCall::Execute() {
   return st;
 }
 
+Status RemoteCall::Attempt(const ServerAddress &server, ExchangeTimes *times) {
+  std::unique_ptr<Channel> ch;
+  NINF_RETURN_IF_ERROR(ConnectToServer(server, &ch));
+  {
+    std::lock_guard<std::mutex> lock(channel_mutex_);
+    if (cancelled_) return Status(NINF_ERR_CANCELLED, "call cancelled");
+    channel_ = std::move(ch);
+  }
+  wire::CallRequest req = MakeCallRequest(function_, false);
+  Status st = ExchangeArguments(*channel_, arguments_, &req, times);
+  std::lock_guard<std::mutex> lock(channel_mutex_);
+  channel_.reset();
+  if (cancelled_ && !st.ok()) return Status(NINF_ERR_CANCELLED, "call cancelled");
+  return st;
+}
+
+Status RemoteCall::ExecutePlaced() {
+  wire::PlaceRequest request;
+  request.set_function(function_);
+  request.set_work_flops(arguments_.work_flops());
+  request.set_in_bytes(arguments_.layout().send_bytes);
+  request.set_out_bytes(arguments_.layout().return_bytes);
+  request.set_limit(3);
+  Status last(NINF_ERR_SERVER, "no server was tried");
+  for (int round = 0; round < kPlacementRounds; ++round) {
+    wire::Placement placement;
+    Status st = MetaPlace(*meta_, request, &placement);
+    if (!st.ok()) {
+      // Nothing tried yet and the metaserver gone: the configured servers.
+      if (round == 0 && MetaserverUnreachable(st)) {
+        InterfacePtr iface;
+        NINF_RETURN_IF_ERROR(OpenFallback(&iface));
+        meta_.reset();
+        return Execute();
+      }
+      return round == 0 ? st : last;
+    }
+    for (const wire::PlacementTarget &target : placement.targets()) {
+      ServerAddress server;
+      if (!ParseServerAddress(target.address(), &server).ok()) continue;
+      ExchangeTimes times;
+      const double start = Seconds();
+      st = Attempt(server, &times);
+      wire::CallOutcome outcome;
+      outcome.set_ticket(placement.ticket());
+      outcome.set_server_id(target.server_id());
+      outcome.set_site(placement.site());
+      outcome.set_error_code(st.code());
+      outcome.set_in_bytes(times.in_bytes);
+      outcome.set_in_seconds(times.in_seconds);
+      outcome.set_out_bytes(times.out_bytes);
+      outcome.set_out_seconds(times.out_seconds);
+      outcome.set_total_seconds(Seconds() - start);
+      MetaReportOutcome(*meta_, outcome);
+      // Once a result byte has reached the caller's arrays, or the error
+      // would recur anywhere, the call ends here.
+      if (st.ok() || times.result_started || !RetryElsewhere(st)) return st;
+      request.add_exclude(target.server_id());
+      last = Status(st.code(), target.address() + ": " + st.message());
+    }
+  }
+  return last;
+}
+
 void RemoteCall::Cancel() {
   std::lock_guard<std::mutex> lock(channel_mutex_);
+  cancelled_ = true;
   if (channel_) AbortConnection(channel_->fd());
 }
 

@@ -5,6 +5,9 @@
 //            the array sizes: everything that needs the caller's stack;
 //   Execute  sends CALL + ARGS (arrays straight from the caller's memory)
 //            and receives the RESULT straight into the caller's OUT arrays.
+// With a metaserver (metaserver.h), Prepare asks it for the interface and
+// Execute for the server, retrying on the next-ranked one when a server
+// fails before any result byte.
 // Layering (STYLE, after Mercury): protocol/wire.h (frames) -> arguments.h
 // (marshalling) -> this file and handle.h (calls) -> api.cc, grpc_api.cc.
 #pragma once
@@ -13,6 +16,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,13 +39,25 @@ class RemoteCall {
   void Cancel();
 
  private:
-  Status Open(const char *name);
+  // Resolves the name and fetches the interface: from the metaserver for a
+  // bare name when one is configured (the server is chosen in Execute),
+  // else from the named or default server, whose connection stays open.
+  Status Open(const char *name, InterfacePtr *iface);
+  // Opens the first of the fallback servers that serves the function.
+  Status OpenFallback(InterfacePtr *iface);
+  // The call on servers the metaserver ranks, the next one after a failure
+  // before any result byte, each attempt reported.
+  Status ExecutePlaced();
+  // One attempt on `server`; the connection is kept where Cancel finds it.
+  Status Attempt(const ServerAddress &server, ExchangeTimes *times);
 
+  std::optional<ServerAddress> meta_;  // placed by this metaserver
   ServerAddress server_;
   std::string function_;
   std::unique_ptr<Channel> channel_;
   ArgumentList arguments_;
-  std::mutex channel_mutex_;  // Cancel against the end of Execute
+  std::mutex channel_mutex_;  // Cancel against the end of Execute; guards cancelled_
+  bool cancelled_ = false;
 };
 
 // A client-chosen id for the server's log.
