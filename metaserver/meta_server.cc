@@ -112,6 +112,7 @@ Status MetaServer::Start() {
 }
 
 void MetaServer::Shutdown(std::function<void()> on_stopped) {
+  if (stopping_) return;
   stopping_ = true;
   on_stopped_ = std::move(on_stopped);
   listener_.Close();
@@ -120,9 +121,17 @@ void MetaServer::Shutdown(std::function<void()> on_stopped) {
     lease_timer_open_ = false;
     uv_close(reinterpret_cast<uv_handle_t *>(&lease_timer_), [](uv_handle_t *h) {
       auto *self = static_cast<MetaServer *>(h->data);
-      if (self->connections_.empty() && self->on_stopped_) self->on_stopped_();
+      self->lease_timer_closed_ = true;
+      self->MaybeStopped();
     });
   }
+}
+
+void MetaServer::MaybeStopped() {
+  if (!stopping_ || !connections_.empty() || !lease_timer_closed_ || !on_stopped_) return;
+  auto done = std::move(on_stopped_);
+  on_stopped_ = nullptr;
+  done();
 }
 
 void MetaServer::Accept(server::UniqueFd fd, const std::string &peer) {
@@ -166,7 +175,7 @@ void MetaServer::OnClosed(Connection &conn) {
     it = registered_by_.erase(it);
   }
   connections_.erase(&conn);
-  if (stopping_ && connections_.empty() && !lease_timer_open_ && on_stopped_) on_stopped_();
+  MaybeStopped();
 }
 
 void MetaServer::OnRequest(Connection &conn, const FrameHeader &h, std::string_view body) {

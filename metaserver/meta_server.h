@@ -73,6 +73,8 @@ class MetaServer : public server::Connection::Delegate {
 
   // The lease timer: servers silent past their lease leave the table.
   static void OnLeaseTimer(uv_timer_t *timer);
+  // Runs on_stopped_ once shutting down has closed everything.
+  void MaybeStopped();
   void ExpireLeases();
 
   // A client's site: what it says, else its address without the port.
@@ -99,6 +101,7 @@ class MetaServer : public server::Connection::Delegate {
   server::Listener listener_;
   uv_timer_t lease_timer_{};
   bool lease_timer_open_ = false;
+  bool lease_timer_closed_ = false;
   std::unordered_map<server::Connection *, std::unique_ptr<server::Connection>> connections_;
   uint64_t next_connection_id_ = 1;
   uint64_t next_ticket_ = 1;

@@ -76,7 +76,7 @@ struct ControlMsg {
   double recv_seconds = 0;      // CALL_DONE: time receiving arguments
   double compute_seconds = 0;   // CALL_DONE: time in the routine
   double send_seconds = 0;      // CALL_DONE: time sending results
-  double work_flops = 0;        // CALL_DONE: CalcOrder on the IN scalars (0: the IDL gives none)
+  double work_flops = 0;        // ARGS_RECEIVED, CALL_DONE: CalcOrder on the IN scalars (0: none)
 };
 
 // Sends one message; attaches `pass_fd` when it is >= 0.

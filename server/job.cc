@@ -153,6 +153,7 @@ void Job::Kill(KillReason reason, std::string detail) {
 void Job::OnControl(Process &, const ControlMsg &msg) {
   switch (msg.kind) {
     case CTL_ARGS_RECEIVED:
+      work_flops_ = msg.work_flops;
       OnArgsReceived();
       break;
     case CTL_REPLYING:

@@ -153,6 +153,9 @@ class Job : public ProcessOwner {
   Clock::time_point arrived() const { return arrived_; }            // CALL frame read
   Clock::time_point admitted() const { return admitted_; }          // slot taken
   Clock::time_point call_started() const { return call_started_; }  // hand-off or ARGS_RECEIVED
+  // The current call's CalcOrder, as its executable evaluated it once the
+  // arguments were in (0: none, or not yet).
+  double work_flops() const { return work_flops_; }
 
  private:
   // Moves to `next`; every transition of the job goes through here.
@@ -182,6 +185,7 @@ class Job : public ProcessOwner {
   uint64_t progress_moved_ = 0;
   std::string kill_detail_;
   uint64_t calls_done_ = 0;
+  double work_flops_ = 0;
   bool reusable_ = false;
 };
 

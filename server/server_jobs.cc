@@ -249,6 +249,7 @@ void Server::OnArgsReceived(Job &job, bool resumed) {
   // normal for a client that sent everything): now the routine runs, a
   // heartbeat can tell whether it is still there to read the result.
   if (job.conn() && job.conn()->peer_shut_write()) job.Probe();
+  PublishLoad();  // the call's size is known now
 }
 
 void Server::OnWantSlot(Job &job) {

@@ -5,6 +5,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <random>
 
@@ -81,14 +83,23 @@ void Server::PublishLoad() {
   load.set_calls_admitted(counters_.calls_received);
   double loads[1] = {0};
   if (::getloadavg(loads, 1) == 1) load.set_load_average(loads[0]);
-  // Predicted work: each running or queued call counts its function's mean
-  // service time (unknown before its first call: nothing).
+  // Predicted work: a computing call whose size is known (its CalcOrder,
+  // reported when its arguments were in) counts what remains of it at the
+  // function's measured speed; any other running or queued call counts its
+  // function's mean service time (nothing before its first call).
+  const auto now = std::chrono::steady_clock::now();
   double work = 0;
   for (const auto &[id, job] : jobs_) {
     if (job->state() != JobState::kQueued && !HoldsSlot(job->state())) continue;
     auto f = counters_.functions.find(job->function());
-    if (f != counters_.functions.end() && f->second.completed > 0)
+    if (f == counters_.functions.end()) continue;
+    if (job->state() == JobState::kComputing && job->work_flops() > 0 &&
+        f->second.flops_per_second > 0) {
+      double elapsed = std::chrono::duration<double>(now - job->call_started()).count();
+      work += std::max(0.0, job->work_flops() / f->second.flops_per_second - elapsed);
+    } else if (f->second.completed > 0) {
       work += f->second.busy_seconds / static_cast<double>(f->second.completed);
+    }
   }
   load.set_work_seconds(work);
   for (const auto &[name, f] : counters_.functions) {

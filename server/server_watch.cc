@@ -57,6 +57,7 @@ void Server::StartWatchdog() {
 }
 
 void Server::RunWatchdog() {
+  PublishLoad();  // what remains of running calls shrinks with time
   const Clock::time_point now = Clock::now();
   WatchLimits limits;
   limits.transfer_ms = settings_.transfer_timeout_seconds * 1000;

@@ -135,8 +135,8 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
 
   CallLayout layout;
   NINF_RETURN_IF_ERROR(ComputeLayout(iface_, values, handoff_.max_call_bytes, &layout));
-  // The call's size in the IDL's CalcOrder, for the speed ninfd reports to
-  // a metaserver (an expression that fails here only loses that figure).
+  // The call's size in the IDL's CalcOrder, for ninfd's load reports to a
+  // metaserver (an expression that fails here only loses that figure).
   if (int64_t order = 0; iface_.calc_order().nodes_size() > 0 &&
                          EvalExpr(iface_, iface_.calc_order(), values, &order).ok())
     done->work_flops = static_cast<double>(order);
@@ -190,7 +190,7 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
   }
   NINF_RETURN_IF_ERROR(ch.RecvPayload(incoming));
   const double t_received = Now();
-  Report({.kind = CTL_ARGS_RECEIVED});
+  Report({.kind = CTL_ARGS_RECEIVED, .work_flops = done->work_flops});
 
   {
     CpuBudget budget(handoff_.cpu_seconds);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -105,8 +106,8 @@ std::string NinfdPath() {
 }
 
 Daemon::Daemon(std::vector<std::string> args, std::vector<std::string> env,
-               const std::string &log_file) {
-  if (const char *server = std::getenv("NINF_TEST_SERVER"); server && *server) {
+               const std::string &log_file, const std::string &program) {
+  if (const char *server = std::getenv("NINF_TEST_SERVER"); program.empty() && server && *server) {
     HostPort target;
     if (Status st = ParseHostPort(server, HostPort{"127.0.0.1", 0}, &target); !st.ok())
       throw std::runtime_error("NINF_TEST_SERVER: " + st.message());
@@ -115,7 +116,10 @@ Daemon::Daemon(std::vector<std::string> args, std::vector<std::string> env,
     return;
   }
   std::string ready = dir_.Join("ready");
-  std::vector<std::string> argv_s = {NinfdPath(), "--port", "0", "--ready-file", ready};
+  std::vector<std::string> argv_s = {program.empty() ? NinfdPath() : program, "--ready-file",
+                                     ready};
+  if (std::find(args.begin(), args.end(), "--port") == args.end())
+    argv_s.insert(argv_s.end(), {"--port", "0"});
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char *> argv;
   for (std::string &a : argv_s) argv.push_back(a.data());

@@ -49,8 +49,12 @@ class Daemon {
   // ("NAME=value"), its log going to `log_file` when one is given. Throws
   // std::runtime_error if it does not become ready within 10 s or exits
   // first.
+  // `program` starts another daemon of the same command-line conventions
+  // (ninf-meta) instead of ninfd; NINF_TEST_SERVER then does not apply. A
+  // `--port` among `args` replaces the default --port 0 (a daemon restarted
+  // on the port its peers know).
   explicit Daemon(std::vector<std::string> args = {}, std::vector<std::string> env = {},
-                  const std::string &log_file = "");
+                  const std::string &log_file = "", const std::string &program = "");
   // Stops a daemon that is still running (SIGTERM, then SIGKILL after 20 s).
   ~Daemon();
   Daemon(const Daemon &) = delete;

@@ -1,0 +1,240 @@
+// The metaserver end to end: a real ninf-meta, three real ninfd of
+// different slots and sites registered with it, and libninf clients calling
+// bare function names with NINF_METASERVER set. Servers are killed, the
+// metaserver restarted, a server loaded; no call may be lost.
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon_fixture.h"
+#include "e2e_fixture.h"
+#include "ninf.h"
+#include "test_client.h"
+
+namespace {
+
+using ninf::test::Daemon;
+
+std::string MetaPath() {
+  const char *env = std::getenv("NINF_META");
+  return env && *env ? env : "ninf-meta";
+}
+
+// ninf-meta on a free port (or `port`), reporting fast so tests are quick.
+std::unique_ptr<Daemon> StartMeta(const std::string &policy, int port = 0) {
+  std::vector<std::string> args = {"--policy", policy, "--report-ms", "200", "--lease-ms", "1500"};
+  if (port) args.insert(args.end(), {"--port", std::to_string(port)});
+  return std::make_unique<Daemon>(args, std::vector<std::string>{}, "", MetaPath());
+}
+
+std::unique_ptr<E2EDaemon> StartServer(const Daemon &meta, const std::string &site, int slots) {
+  return std::make_unique<E2EDaemon>(std::vector<std::string>{
+      "--metaserver", meta.address(), "--site", site, "--slots", std::to_string(slots)});
+}
+
+long MetaStat(const Daemon &meta, const std::string &name) {
+  return ninf::test::Stat(ninf::test::GetStats(meta), name);
+}
+
+// Waits up to `seconds` until the metaserver counts `servers` servers.
+bool WaitForServers(const Daemon &meta, long servers, double seconds = 10) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    if (MetaStat(meta, "servers") == servers) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+struct UseMetaserver {
+  explicit UseMetaserver(const std::string &address) {
+    ::setenv("NINF_METASERVER", address.c_str(), 1);
+  }
+  ~UseMetaserver() { ::unsetenv("NINF_METASERVER"); }
+};
+
+struct Ep {
+  double sx = 0, sy = 0, q[10] = {};
+};
+// m = 24: NAS EP's reference sums (as tests/e2e checks them); smaller m:
+// Gaussian pairs were counted.
+bool EpVerified(long m, const Ep &ep) {
+  if (m == 24)
+    return std::fabs((ep.sx - -3.247834652034740e+3) / -3.247834652034740e+3) <= 1e-8 &&
+           std::fabs((ep.sy - -6.958407078382297e+3) / -6.958407078382297e+3) <= 1e-8;
+  double pairs = 0;
+  for (double c : ep.q) pairs += c;
+  return pairs > 0;
+}
+
+long Completed(const E2EDaemon &d) { return std::max(0L, d.Stat("function.ep.calls")); }
+
+// A client has its result a moment before the server has counted the call
+// (the executable reports CALL_DONE after sending it): waits up to 5 s for
+// the servers' counts to add up to `total`, and returns the sum.
+long WaitForTotal(std::vector<const E2EDaemon *> servers, long total) {
+  long sum = 0;
+  for (int i = 0; i < 100; ++i) {
+    sum = 0;
+    for (const E2EDaemon *d : servers) sum += Completed(*d);
+    if (sum >= total) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("meta_round_robin_spreads_calls_evenly", "[meta]") {
+  auto meta = StartMeta("round-robin");
+  auto a = StartServer(*meta, "east", 1);
+  auto b = StartServer(*meta, "west", 1);
+  auto c = StartServer(*meta, "north", 2);
+  REQUIRE(WaitForServers(*meta, 3));
+  UseMetaserver use(meta->address());
+  for (int i = 0; i < 9; ++i) {
+    Ep ep;
+    REQUIRE(Ninf_call("ep", 20L, &ep.sx, &ep.sy, ep.q) == 0);
+    REQUIRE(EpVerified(20, ep));
+  }
+  // The policy's prediction: each of the three, three times.
+  REQUIRE(WaitForTotal({a.get(), b.get(), c.get()}, 9) == 9);
+  CHECK(Completed(*a) == 3);
+  CHECK(Completed(*b) == 3);
+  CHECK(Completed(*c) == 3);
+  CHECK(MetaStat(*meta, "placements") == 9);
+  CHECK(MetaStat(*meta, "outcomes_ok") == 9);
+}
+
+TEST_CASE("meta_completion_spreads_concurrent_calls_and_learns_links", "[meta]") {
+  auto meta = StartMeta("completion");
+  auto a = StartServer(*meta, "east", 1);
+  auto b = StartServer(*meta, "west", 1);
+  auto c = StartServer(*meta, "north", 2);
+  REQUIRE(WaitForServers(*meta, 3));
+  UseMetaserver use(meta->address());
+  // Concurrent calls: each placement reserves its work, so the next one
+  // sees that server busier and goes elsewhere before any report arrives.
+  constexpr int kCalls = 8;
+  std::vector<Ep> eps(kCalls);
+  for (Ep &ep : eps) REQUIRE(Ninf_call_async("ep", 24L, &ep.sx, &ep.sy, ep.q) >= 0);
+  REQUIRE(Ninf_wait_all() == 0);
+  for (const Ep &ep : eps) CHECK(EpVerified(24, ep));
+  CHECK(WaitForTotal({a.get(), b.get(), c.get()}, kCalls) == kCalls);
+  CHECK(Completed(*a) >= 1);
+  CHECK(Completed(*b) >= 1);
+  CHECK(Completed(*c) >= 1);
+  // The first placement from this site asked for probes of every link.
+  CHECK(MetaStat(*meta, "probes") >= 3);
+  CHECK(MetaStat(*meta, "links") == 3);
+}
+
+TEST_CASE("meta_server_killed_mid_run_loses_no_call", "[meta]") {
+  auto meta = StartMeta("round-robin");
+  auto a = StartServer(*meta, "east", 1);
+  auto b = StartServer(*meta, "west", 1);
+  auto c = StartServer(*meta, "north", 1);
+  REQUIRE(WaitForServers(*meta, 3));
+  UseMetaserver use(meta->address());
+  constexpr int kCalls = 9;
+  std::vector<Ep> eps(kCalls);
+  for (Ep &ep : eps) REQUIRE(Ninf_call_async("ep", 24L, &ep.sx, &ep.sy, ep.q) >= 0);
+  // Once b is computing, it dies with everything it started.
+  REQUIRE(b->WaitForStat("running", 1) >= 1);
+  std::vector<pid_t> doomed = b->Children();
+  ::kill(b->pid(), SIGKILL);
+  for (pid_t p : doomed) ::kill(p, SIGKILL);
+  REQUIRE(Ninf_wait_all() == 0);  // every call done: those on b again elsewhere
+  for (const Ep &ep : eps) CHECK(EpVerified(24, ep));
+  CHECK(WaitForTotal({a.get(), c.get()}, kCalls) == kCalls);
+  CHECK(MetaStat(*meta, "outcomes_failed") >= 1);
+  REQUIRE(WaitForServers(*meta, 2));  // the closed connection removed it
+  b.release();  // killed: nothing left to stop (its destructor would wait for it)
+}
+
+TEST_CASE("meta_restarted_metaserver_is_rebuilt_from_reregistrations", "[meta]") {
+  auto meta = StartMeta("completion");
+  const int port = meta->port();
+  auto a = StartServer(*meta, "east", 1);
+  auto b = StartServer(*meta, "west", 1);
+  REQUIRE(WaitForServers(*meta, 2));
+  UseMetaserver use(meta->address());
+  Ep ep;
+  REQUIRE(Ninf_call("ep", 20L, &ep.sx, &ep.sy, ep.q) == 0);
+  REQUIRE(WaitForTotal({a.get(), b.get()}, 1) == 1);
+  REQUIRE(meta->Stop() == 0);
+  meta.reset();
+  // The servers keep serving their direct clients meanwhile.
+  REQUIRE(Ninf_call(a->Name("ep").c_str(), 20L, &ep.sx, &ep.sy, ep.q) == 0);
+  REQUIRE(WaitForTotal({a.get(), b.get()}, 2) == 2);
+  meta = StartMeta("completion", port);
+  REQUIRE(WaitForServers(*meta, 2, 15));  // re-registered after their backoff
+  const long before = Completed(*a) + Completed(*b);
+  for (int i = 0; i < 4; ++i) REQUIRE(Ninf_call("ep", 20L, &ep.sx, &ep.sy, ep.q) == 0);
+  CHECK(WaitForTotal({a.get(), b.get()}, before + 4) == before + 4);
+  CHECK(MetaStat(*meta, "registrations") >= 2);
+}
+
+TEST_CASE("meta_loaded_server_is_avoided", "[meta]") {
+  auto meta = StartMeta("completion");
+  auto busy = StartServer(*meta, "east", 1);
+  auto idle = StartServer(*meta, "west", 1);
+  REQUIRE(WaitForServers(*meta, 2));
+  UseMetaserver use(meta->address());
+  // Teach the metaserver how long ep takes on each (one call each, direct
+  // calls are not placed but are reported as load and service time).
+  Ep warm;
+  REQUIRE(Ninf_call(busy->Name("ep").c_str(), 20L, &warm.sx, &warm.sy, warm.q) == 0);
+  REQUIRE(Ninf_call(idle->Name("ep").c_str(), 20L, &warm.sx, &warm.sy, warm.q) == 0);
+  REQUIRE(WaitForTotal({busy.get(), idle.get()}, 2) == 2);
+  // Artificial load: a long call holds busy's only slot.
+  Ep hog;
+  int hog_id = Ninf_call_async(busy->Name("ep").c_str(), 27L, &hog.sx, &hog.sy, hog.q);
+  REQUIRE(hog_id >= 0);
+  REQUIRE(busy->WaitForStat("running", 1) >= 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // a report goes out
+  const long busy_before = Completed(*busy), idle_before = Completed(*idle);
+  for (int i = 0; i < 4; ++i) {
+    Ep ep;
+    REQUIRE(Ninf_call("ep", 20L, &ep.sx, &ep.sy, ep.q) == 0);
+  }
+  CHECK(WaitForTotal({idle.get()}, idle_before + 4) == idle_before + 4);
+  CHECK(Completed(*busy) == busy_before);
+  REQUIRE(Ninf_wait(hog_id) == 0);
+}
+
+TEST_CASE("meta_unreachable_falls_back_to_configured_server", "[meta]") {
+  E2EDaemon server;
+  // A port nobody listens on: a metaserver that is down.
+  int dead_port = 0;
+  {
+    auto gone = StartMeta("completion");
+    dead_port = gone->port();
+  }
+  UseMetaserver use("127.0.0.1:" + std::to_string(dead_port));
+  ::setenv("NINF_SERVER", ("127.0.0.1:" + std::to_string(server.port())).c_str(), 1);
+  Ep ep;
+  int rc = Ninf_call("ep", 20L, &ep.sx, &ep.sy, ep.q);
+  ::unsetenv("NINF_SERVER");
+  REQUIRE(rc == 0);
+  CHECK(EpVerified(20, ep));
+  CHECK(WaitForTotal({&server}, 1) == 1);
+}
+
+TEST_CASE("meta_function_served_nowhere_is_not_found", "[meta]") {
+  auto meta = StartMeta("completion");
+  auto a = StartServer(*meta, "east", 1);
+  REQUIRE(WaitForServers(*meta, 1));
+  UseMetaserver use(meta->address());
+  int n = 1;
+  CHECK(Ninf_call("no_such_function", n) != 0);
+  CHECK(Ninf_get_error() == NINF_ERR_FUNCTION_NOT_FOUND);
+  CHECK(std::string(Ninf_get_error_detail()).find("no_such_function") != std::string::npos);
+}
