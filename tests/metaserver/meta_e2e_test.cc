@@ -15,6 +15,7 @@
 
 #include "daemon_fixture.h"
 #include "e2e_fixture.h"
+#include "grpc.h"
 #include "ninf.h"
 #include "test_client.h"
 
@@ -237,4 +238,28 @@ TEST_CASE("meta_function_served_nowhere_is_not_found", "[meta]") {
   CHECK(Ninf_call("no_such_function", n) != 0);
   CHECK(Ninf_get_error() == NINF_ERR_FUNCTION_NOT_FOUND);
   CHECK(std::string(Ninf_get_error_detail()).find("no_such_function") != std::string::npos);
+}
+
+TEST_CASE("meta_grpc_default_handle_is_bound_to_a_placed_server", "[meta]") {
+  auto meta = StartMeta("round-robin");
+  auto a = StartServer(*meta, "east", 1);
+  auto b = StartServer(*meta, "west", 1);
+  REQUIRE(WaitForServers(*meta, 2));
+  UseMetaserver use(meta->address());
+  REQUIRE(grpc_initialize(nullptr) == GRPC_NO_ERROR);
+  grpc_function_handle_t h;
+  REQUIRE(grpc_function_handle_default(&h, const_cast<char *>("ep")) == GRPC_NO_ERROR);
+  for (int i = 0; i < 3; ++i) {
+    Ep ep;
+    REQUIRE(grpc_call(&h, 20L, &ep.sx, &ep.sy, ep.q) == GRPC_NO_ERROR);
+    CHECK(EpVerified(20, ep));
+  }
+  // A handle's calls all run on the server it was bound to.
+  REQUIRE(WaitForTotal({a.get(), b.get()}, 3) == 3);
+  CHECK(std::max(Completed(*a), Completed(*b)) == 3);
+  CHECK(grpc_function_handle_destruct(&h) == GRPC_NO_ERROR);
+  grpc_function_handle_t none;
+  CHECK(grpc_function_handle_default(&none, const_cast<char *>("no_such_function")) ==
+        GRPC_FUNCTION_NOT_FOUND);
+  CHECK(grpc_finalize() == GRPC_NO_ERROR);
 }
