@@ -124,11 +124,14 @@ LinkModel::Estimate LinkModel::Current() const {
   if (lat.valid) {
     e.latency_seconds = lat.value;
     e.latency_error = lat.error;
+    e.latency_method = lat.method;
   }
   if (bw.valid) {
     e.bandwidth_bytes_per_second = bw.value;
     e.bandwidth_error = bw.error;
+    e.bandwidth_method = bw.method;
   }
+  e.samples = bandwidth_.samples();
   e.last_sample_at = last_sample_at_;
   return e;
 }

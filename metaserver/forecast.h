@@ -59,7 +59,10 @@ class LinkModel {
     double latency_error = 0;
     double bandwidth_bytes_per_second = 0;  // 0: not known yet
     double bandwidth_error = 0;
-    double last_sample_at = -1;  // caller's clock, seconds; -1: never
+    double last_sample_at = -1;             // caller's clock, seconds; -1: never
+    std::string_view latency_method = "-";  // the forecaster answering each
+    std::string_view bandwidth_method = "-";
+    std::size_t samples = 0;  // bandwidth samples so far
   };
 
   // Transfers below this many bytes measure latency; above it, bandwidth.

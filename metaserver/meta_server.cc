@@ -41,6 +41,10 @@ bool IsMetaRequest(uint16_t type) {
   }
 }
 
+// Client-named sites: names up to this long, links up to this many.
+constexpr std::size_t kMaxSiteName = 128;
+constexpr std::size_t kMaxLinks = 100000;
+
 // A registration carries every interface of its server: a standard library
 // is ~10 KiB, so this leaves room for registries of thousands of functions.
 constexpr uint32_t kMaxMetaRequestHeader = 4u << 20;
@@ -331,11 +335,30 @@ std::string MetaServer::SiteOf(const Connection &conn, const std::string &said) 
   return colon == std::string::npos ? peer : peer.substr(0, colon);
 }
 
+LinkModel *MetaServer::LinkFor(const Connection &conn, const std::string &said,
+                               const std::string &address) {
+  const std::string site = SiteOf(conn, said);
+  // Sites are named by clients: a bounded name, and a bounded number of
+  // links, so that no client can grow the table without end.
+  if (site.size() > kMaxSiteName) return nullptr;
+  if (table_.links().size() >= kMaxLinks && !table_.links().count({site, address})) {
+    server::RateLimitedWarn("links_full", "event=links_full links={} site={}", kMaxLinks,
+                            Quoted(site));
+    return nullptr;
+  }
+  return &table_.LinkTo(site, address);
+}
+
 void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
   wire::PlaceRequest req;
   if (!Parse(conn, body, &req, "PLACE")) return;
   const double now = Now();
   const std::string site = SiteOf(conn, req.site());
+  if (site.size() > kMaxSiteName) {
+    ReplyError(conn, Status(NINF_ERR_INVALID_ARGUMENT,
+                            "site name longer than " + std::to_string(kMaxSiteName) + " bytes"));
+    return;
+  }
   const std::vector<std::string> exclude(req.exclude().begin(), req.exclude().end());
   const Link fallback{static_cast<double>(settings_.default_latency_us) / 1e6,
                       static_cast<double>(settings_.default_bandwidth)};
@@ -414,13 +437,13 @@ void MetaServer::HandleOutcome(Connection &conn, std::string_view body) {
       // the link's once the array outgrows the socket buffers. Small
       // transfers say nothing here (a send returns before the bytes land),
       // so latency comes from the probes.
-      const std::string site = SiteOf(conn, msg.site());
-      LinkModel &link = table_.LinkTo(site, e->reg.address);
       const double now = Now();
-      if (msg.out_bytes() >= LinkModel::kSmallBytes && msg.out_seconds() > 0)
-        link.AddTransfer(msg.out_bytes(), msg.out_seconds(), now);
-      if (msg.in_bytes() >= (uint64_t{16} << 20) && msg.in_seconds() > 0)
-        link.AddTransfer(msg.in_bytes(), msg.in_seconds(), now);
+      if (LinkModel *link = LinkFor(conn, msg.site(), e->reg.address)) {
+        if (msg.out_bytes() >= LinkModel::kSmallBytes && msg.out_seconds() > 0)
+          link->AddTransfer(msg.out_bytes(), msg.out_seconds(), now);
+        if (msg.in_bytes() >= (uint64_t{16} << 20) && msg.in_seconds() > 0)
+          link->AddTransfer(msg.in_bytes(), msg.in_seconds(), now);
+      }
     }
   } else {
     ++counters_.outcomes_failed;
@@ -434,9 +457,9 @@ void MetaServer::HandleProbed(Connection &conn, std::string_view body) {
   wire::ProbeOutcome msg;
   if (!Parse(conn, body, &msg, "PROBED")) return;
   const ServerEntry *e = table_.Find(msg.server_id());
-  if (e && table_.LinkTo(SiteOf(conn, msg.site()), e->reg.address)
-               .AddProbe(msg.small_bytes(), msg.small_seconds(), msg.large_bytes(),
-                         msg.large_seconds(), Now()))
+  LinkModel *link = e ? LinkFor(conn, msg.site(), e->reg.address) : nullptr;
+  if (link && link->AddProbe(msg.small_bytes(), msg.small_seconds(), msg.large_bytes(),
+                             msg.large_seconds(), Now()))
     ++counters_.probes;
   Ack(conn);
 }
@@ -524,14 +547,18 @@ std::string MetaServer::ServersText() const {
 
 std::string MetaServer::LinksText() const {
   std::string out =
-      "site server latency_ms latency_err_ms bandwidth_MBps bandwidth_err_MBps sample_s_ago\n";
+      "site server latency_ms latency_err_ms latency_method bandwidth_MBps bandwidth_err_MBps "
+      "bandwidth_method samples sample_s_ago\n";
   const double now = Now();
   for (const auto &[key, link] : table_.links()) {
     LinkModel::Estimate e = link.Current();
     char buf[512];
-    std::snprintf(buf, sizeof buf, "%s %s %.3f %.3f %.2f %.2f %.1f\n", key.first.c_str(),
-                  key.second.c_str(), e.latency_seconds * 1e3, e.latency_error * 1e3,
-                  e.bandwidth_bytes_per_second / 1e6, e.bandwidth_error / 1e6,
+    std::snprintf(buf, sizeof buf, "%s %s %.3f %.3f %.*s %.2f %.2f %.*s %zu %.1f\n",
+                  key.first.c_str(), key.second.c_str(), e.latency_seconds * 1e3,
+                  e.latency_error * 1e3, static_cast<int>(e.latency_method.size()),
+                  e.latency_method.data(), e.bandwidth_bytes_per_second / 1e6,
+                  e.bandwidth_error / 1e6, static_cast<int>(e.bandwidth_method.size()),
+                  e.bandwidth_method.data(), e.samples,
                   e.last_sample_at < 0 ? -1.0 : now - e.last_sample_at);
     out += buf;
   }

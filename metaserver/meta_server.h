@@ -79,6 +79,10 @@ class MetaServer : public server::Connection::Delegate {
 
   // A client's site: what it says, else its address without the port.
   static std::string SiteOf(const server::Connection &conn, const std::string &said);
+  // The link model of (the client's site, server address); null when the
+  // site name is too long or the table is full.
+  LinkModel *LinkFor(const server::Connection &conn, const std::string &said,
+                     const std::string &address);
   double Now() const;
 
   std::string StatsText() const;
