@@ -231,10 +231,11 @@ void MetaServer::HandleRegister(Connection &conn, std::string_view body) {
   wire::ServerRegistration msg;
   if (!Parse(conn, body, &msg, "REGISTER")) return;
   HostPort hp;
-  if (msg.server_id().empty() || msg.server_id().size() > 128 ||
+  if (msg.server_id().empty() || msg.server_id().size() > 128 || msg.site().size() > kMaxSiteName ||
       !ParseHostPort(msg.address(), HostPort{"", 0}, &hp).ok() || hp.port <= 0) {
     conn.Fail(Status(NINF_ERR_INVALID_ARGUMENT,
-                     "a registration needs a server id and the host:port clients call"));
+                     "a registration needs a server id (up to 128 bytes), a site name (up "
+                     "to 128) and the host:port clients call"));
     return;
   }
   Registration reg;
@@ -529,15 +530,16 @@ std::string MetaServer::StatsText() const {
 
 std::string MetaServer::ServersText() const {
   std::string out =
-      "server address site slots running queued reserved work_s load_avg flops/s "
+      "server address site slots running queued reserved placed work_s load_avg flops/s "
       "heard_s_ago functions\n";
   const double now = Now();
   for (const auto &[id, e] : table_.servers()) {
     ServerLoad load = e.Load();
     char buf[512];
-    std::snprintf(buf, sizeof buf, "%s %s %s %d %d %d %d %.3f %.2f %.3g %.1f %zu\n", id.c_str(),
-                  e.reg.address.c_str(), e.reg.site.empty() ? "-" : e.reg.site.c_str(), load.slots,
-                  load.running, load.queued, load.reserved_calls, load.work_seconds,
+    std::snprintf(buf, sizeof buf, "%s %s %s %d %d %d %d %llu %.3f %.2f %.3g %.1f %zu\n",
+                  id.c_str(), e.reg.address.c_str(), e.reg.site.empty() ? "-" : e.reg.site.c_str(),
+                  load.slots, load.running, load.queued, load.reserved_calls,
+                  static_cast<unsigned long long>(e.placements), load.work_seconds,
                   e.last.load_average, e.reg.flops_per_second, now - e.heard_at,
                   e.reg.functions.size());
     out += buf;

@@ -122,6 +122,7 @@ void ServerTable::Reserve(std::string_view id, uint64_t ticket, double seconds, 
   if (it == servers_.end()) return;
   ExpireReservations(it->second, now);
   it->second.reservations.push_back({ticket, seconds, now});
+  ++it->second.placements;
 }
 
 void ServerTable::Release(std::string_view id, uint64_t ticket) {

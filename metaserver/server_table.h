@@ -70,6 +70,7 @@ struct ServerEntry {
   double registered_at = 0;
   double heard_at = 0;  // registration or last report
   uint64_t reports = 0;
+  uint64_t placements = 0;  // calls placed here first
   struct Reservation {
     uint64_t ticket;
     double seconds;

@@ -34,7 +34,13 @@ std::string MakeServerId(int port) {
 }  // namespace
 
 std::string Server::AdvertisedAddress() const {
-  if (!settings_.advertise.empty()) return settings_.advertise;
+  // "host" alone (or "host:0") takes the port ninfd listens on: with --port 0
+  // only the daemon knows it.
+  if (HostPort hp;
+      !settings_.advertise.empty() && ParseHostPort(settings_.advertise, HostPort{"", 0}, &hp).ok())
+    return hp.port ? settings_.advertise
+                   : (hp.host.find(':') != std::string::npos ? "[" + hp.host + "]" : hp.host) +
+                         ":" + std::to_string(listener_.port());
   std::string host = settings_.listen;
   if (host == "0.0.0.0" || host == "::" || host.empty()) host = HostName();
   if (host.find(':') != std::string::npos) host = "[" + host + "]";

@@ -107,8 +107,8 @@ const SettingSpec kTable[] = {
      "the site this server belongs to, as the metaserver shows it (\"\": the host name)",
      &Settings::site},
     {"advertise", SettingKind::kString, "", 0, 0,
-     "host:port the metaserver sends clients to (\"\": the listen address and port; with "
-     "0.0.0.0, the host name)",
+     "host:port the metaserver sends clients to (a host alone: with the port ninfd listens "
+     "on; \"\": the listen address and port, with 0.0.0.0 the host name)",
      &Settings::advertise},
 };
 

@@ -129,9 +129,10 @@ TEST_CASE("meta_completion_spreads_concurrent_calls_and_learns_links", "[meta]")
   REQUIRE(Ninf_wait_all() == 0);
   for (const Ep &ep : eps) CHECK(EpVerified(24, ep));
   CHECK(WaitForTotal({a.get(), b.get(), c.get()}, kCalls) == kCalls);
-  CHECK(Completed(*a) >= 1);
-  CHECK(Completed(*b) >= 1);
-  CHECK(Completed(*c) >= 1);
+  // Which servers win depends on the probed links (noisy on a loaded
+  // machine), but no server gets them all: the reservations spread them.
+  const int used = (Completed(*a) > 0) + (Completed(*b) > 0) + (Completed(*c) > 0);
+  CHECK(used >= 2);
   // The first placement from this site asked for probes of every link.
   CHECK(MetaStat(*meta, "probes") >= 3);
   CHECK(MetaStat(*meta, "links") == 3);

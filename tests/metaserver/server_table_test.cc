@@ -70,6 +70,7 @@ TEST_CASE("table_reservations_are_covered_by_reports_and_outcomes", "[table]") {
   ServerLoad load = t.Find("a")->Load();
   CHECK(load.reserved_calls == 3);
   CHECK(load.reserved_seconds == Approx(9.0));
+  CHECK(t.Find("a")->placements == 3);
 
   // One more call reached the server: the oldest reservation is covered.
   LoadSample second;
