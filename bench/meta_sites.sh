@@ -360,9 +360,12 @@ write_report() {
   echo
   echo "The links as ninf-meta saw them at the end of the completion run (probes and transfers):"
   echo
-  echo "| site | server | latency ms | bandwidth MB/s |"
-  echo "|---|---|---:|---:|"
-  grep '^links policy=completion client ' "$raw_log" | awk '{ printf "| %s | %s | %s | %s |\n", $3, $4, $5, $7 }'
+  echo "| site | server | latency ms | ± error | forecaster | bandwidth MB/s | ± error | forecaster | samples |"
+  echo "|---|---|---:|---:|---|---:|---:|---|---:|"
+  # ninf-meta --links columns: site server latency_ms latency_err_ms
+  # latency_method bandwidth_MBps bandwidth_err_MBps bandwidth_method samples age
+  grep '^links policy=completion client ' "$raw_log" |
+    awk '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $3, $4, $5, $6, $7, $8, $9, $10, $11 }'
   echo
   echo "The busy server's background EP calls (m = $ep_m), per policy run:"
   echo
