@@ -531,17 +531,17 @@ std::string MetaServer::StatsText() const {
 std::string MetaServer::ServersText() const {
   std::string out =
       "server address site slots running queued reserved placed work_s load_avg flops/s "
-      "heard_s_ago functions\n";
+      "startup_s heard_s_ago functions\n";
   const double now = Now();
   for (const auto &[id, e] : table_.servers()) {
     ServerLoad load = e.Load();
     char buf[512];
-    std::snprintf(buf, sizeof buf, "%s %s %s %d %d %d %d %llu %.3f %.2f %.3g %.1f %zu\n",
+    std::snprintf(buf, sizeof buf, "%s %s %s %d %d %d %d %llu %.3f %.2f %.3g %.4f %.1f %zu\n",
                   id.c_str(), e.reg.address.c_str(), e.reg.site.empty() ? "-" : e.reg.site.c_str(),
                   load.slots, load.running, load.queued, load.reserved_calls,
                   static_cast<unsigned long long>(e.placements), load.work_seconds,
-                  e.last.load_average, e.reg.flops_per_second, now - e.heard_at,
-                  e.reg.functions.size());
+                  e.last.load_average, e.reg.flops_per_second, e.reg.startup_seconds,
+                  now - e.heard_at, e.reg.functions.size());
     out += buf;
   }
   return out;

@@ -154,6 +154,7 @@ void Job::OnControl(Process &, const ControlMsg &msg) {
   switch (msg.kind) {
     case CTL_ARGS_RECEIVED:
       work_flops_ = msg.work_flops;
+      args_at_ = Clock::now();
       OnArgsReceived();
       break;
     case CTL_REPLYING:
@@ -187,6 +188,11 @@ void Job::OnControl(Process &, const ControlMsg &msg) {
       spdlog::warn("event=control_unexpected job={} call={} function={} kind={} state={}", id_,
                    params_.call_id, params_.function, msg.kind, JobStateName(state_));
   }
+}
+
+double Job::StartupSeconds(double recv_seconds) const {
+  if (!cold_start_ || calls_done_ != 1 || args_at_ < call_started_) return -1;
+  return std::chrono::duration<double>(args_at_ - call_started_).count() - recv_seconds;
 }
 
 void Job::OnArgsReceived() {

@@ -156,6 +156,13 @@ class Job : public ProcessOwner {
   // The current call's CalcOrder, as its executable evaluated it once the
   // arguments were in (0: none, or not yet).
   double work_flops() const { return work_flops_; }
+  // The job's executable was started for it (not taken warm or reused):
+  // its first call's start-up is measured (StartupSeconds).
+  void set_cold_start() { cold_start_ = true; }
+  // Of a cold start's first call: from the hand-off to the arguments being
+  // in, less the time the executable spent receiving them (its CALL_DONE
+  // recv_seconds): exec, loading, initialisation. Negative: not measured.
+  double StartupSeconds(double recv_seconds) const;
 
  private:
   // Moves to `next`; every transition of the job goes through here.
@@ -186,6 +193,8 @@ class Job : public ProcessOwner {
   std::string kill_detail_;
   uint64_t calls_done_ = 0;
   double work_flops_ = 0;
+  bool cold_start_ = false;
+  Clock::time_point args_at_{};  // ARGS_RECEIVED of the current call
   bool reusable_ = false;
 };
 

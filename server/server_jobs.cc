@@ -210,6 +210,7 @@ bool Server::HandoffCold(Job &job) {
     return false;
   }
   ++counters_.executables_started;
+  job.set_cold_start();
   if (!job.Handoff(p, threads_per_job_, static_cast<uint64_t>(settings_.max_call_bytes),
                    MayReuseAfter(job, *p, 1))) {
     warm_.Discard(p);
@@ -299,8 +300,10 @@ void Server::OnCallDone(Job &job, const ControlMsg &msg) {
   double busy = msg.recv_seconds + msg.compute_seconds + msg.send_seconds;
   counters_.RecordCall(job.function(), outcome, std::isfinite(busy) ? busy : 0, msg.bytes_in,
                        msg.bytes_out);
-  if (outcome == CallOutcome::kCompleted)
+  if (outcome == CallOutcome::kCompleted) {
     counters_.RecordSpeed(job.function(), msg.work_flops, msg.compute_seconds);
+    counters_.RecordStartup(job.StartupSeconds(msg.recv_seconds));
+  }
   double queue = job.calls_done() == 1 ? SecondsBetween(job.arrived(), job.admitted()) : 0;
   spdlog::info(
       "event=call_done job={} call={} function={} peer={} outcome={} error={} "

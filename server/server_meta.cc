@@ -87,6 +87,7 @@ void Server::PublishLoad() {
   load.set_queued(static_cast<uint32_t>(admission_.queued()));
   load.set_free_slots(static_cast<uint32_t>(std::max(0, slots_ - admission_.running())));
   load.set_calls_admitted(counters_.calls_received);
+  load.set_startup_seconds(counters_.startup_seconds);
   double loads[1] = {0};
   if (::getloadavg(loads, 1) == 1) load.set_load_average(loads[0]);
   // Predicted work: a computing call whose size is known (its CalcOrder,

@@ -75,6 +75,11 @@ void Counters::RecordSpeed(const std::string &function, double work, double comp
   smoothed = smoothed == 0 ? speed : 0.7 * smoothed + 0.3 * speed;
 }
 
+void Counters::RecordStartup(double seconds) {
+  if (!(seconds >= 0) || !std::isfinite(seconds)) return;
+  startup_seconds = startup_seconds == 0 ? seconds : 0.7 * startup_seconds + 0.3 * seconds;
+}
+
 std::string FormatStats(const Gauges &g, const Counters &c) {
   std::string out;
   Line(&out, "version", g.version);

@@ -46,6 +46,7 @@ struct Counters {
   uint64_t protocol_errors = 0;
   uint64_t auth_failures = 0;   // connections closed for a missing or wrong proof
   uint64_t calls_received = 0;  // FRAME_CALLs for a served function (the metaserver's count)
+  double startup_seconds = 0;   // an executable's cold start, smoothed (0: none measured yet)
   std::map<std::string, FunctionStats> functions;
 
   // Counts one ended call. `seconds` is the time the executable spent on it
@@ -57,6 +58,8 @@ struct Counters {
   // the function's smoothed flops_per_second (calls without a CalcOrder, or
   // too short to time, say nothing).
   void RecordSpeed(const std::string &function, double work, double compute_seconds);
+  // A cold start's measured seconds (negative: none) into startup_seconds.
+  void RecordStartup(double seconds);
 };
 
 // Instantaneous values, read when the reply is built.

@@ -94,3 +94,19 @@ TEST_CASE("stats_format_has_stable_lines", "[stats]") {
   CHECK(text.find("function.a_first.calls") < text.find("function.dgesv.calls"));
   CHECK(text.find("load_average_1") < text.find("function."));
 }
+
+TEST_CASE("stats_speed_and_startup_are_smoothed_and_ignore_unmeasured", "[stats]") {
+  Counters c;
+  c.RecordSpeed("dgesv", 2e9, 1.0);  // first sample taken as it is
+  CHECK(c.functions["dgesv"].flops_per_second == Approx(2e9));
+  c.RecordSpeed("dgesv", 4e9, 1.0);  // then 0.7 old + 0.3 new
+  CHECK(c.functions["dgesv"].flops_per_second == Approx(2.6e9));
+  c.RecordSpeed("dgesv", 0, 1.0);     // no CalcOrder: nothing
+  c.RecordSpeed("dgesv", 1e9, 1e-6);  // too short to time: nothing
+  CHECK(c.functions["dgesv"].flops_per_second == Approx(2.6e9));
+  c.RecordStartup(-1);  // not a cold start
+  CHECK(c.startup_seconds == 0);
+  c.RecordStartup(0.004);
+  c.RecordStartup(0.002);
+  CHECK(c.startup_seconds == Approx(0.0034));
+}
