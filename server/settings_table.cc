@@ -115,8 +115,9 @@ Status ReadConfigFile(const std::string &path, std::span<const settings_detail::
       NINF_RETURN_IF_ERROR(extra(path, key.str(), *node.as_table(), &handled));
       if (handled) continue;
     }
+    const std::string_view name = key.str();  // (clang cannot capture a structured binding)
     auto row = std::find_if(rows.begin(), rows.end(),
-                            [&](const settings_detail::Row &r) { return key.str() == r.name; });
+                            [name](const settings_detail::Row &r) { return name == r.name; });
     if (row == rows.end())
       return Invalid(where, "unknown setting '" + std::string(key.str()) + "'");
     std::size_t index = static_cast<std::size_t>(row - rows.begin());
