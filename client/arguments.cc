@@ -91,13 +91,9 @@ void CopyArrays(const ArgumentList &list, const SharedPlacement &placement, char
 
 }  // namespace
 
-namespace {
-
-double Seconds() {
+double MonotonicSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-
-}  // namespace
 
 Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::CallRequest *preamble,
                          ExchangeTimes *times) {
@@ -113,7 +109,7 @@ Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::Call
     NINF_RETURN_IF_ERROR(SegmentLease::Acquire(placement.bytes, &lease));
     CopyArrays(list, placement, lease.segment().data(), true);
   }
-  const double t_send = Seconds();
+  const double t_send = MonotonicSeconds();
   if (preamble) st = ch.SendFrame(FRAME_CALL, preamble);
   if (st.ok() && shared) {
     wire::Args args = list.args();
@@ -134,12 +130,12 @@ Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::Call
     return no_reason ? st : reason;
   }
   times->in_bytes = list.layout().send_bytes;
-  times->in_seconds = Seconds() - t_send;
+  times->in_seconds = MonotonicSeconds() - t_send;
   const uint64_t expected = shared ? 0 : list.layout().return_bytes;
   wire::Result result;
   FrameHeader h;
   NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_RESULT, expected, &result, &h));
-  const double t_result = Seconds();
+  const double t_result = MonotonicSeconds();
   if (result.shared_memory() != shared)
     return Status(NINF_ERR_PROTOCOL, shared ? "server did not answer in shared memory"
                                             : "server answered in shared memory, unasked");
@@ -151,7 +147,7 @@ Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::Call
   if (!shared) {
     st = ch.RecvPayload(list.ReturnArrays());
     times->out_bytes = list.layout().return_bytes;
-    times->out_seconds = Seconds() - t_result;
+    times->out_seconds = MonotonicSeconds() - t_result;
     return st;
   }
   CopyArrays(list, placement, lease.segment().data(), false);

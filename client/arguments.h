@@ -71,6 +71,10 @@ Status BuildFromBinding(InterfacePtr iface, const ninf_binding_args *binding, Ar
 // bytes and time of the send and of the receive (from the first result byte
 // to the last), and whether any result byte reached the caller's arrays: if
 // not, the call may be retried elsewhere without the caller noticing.
+// Seconds on the monotonic clock: what the times below, and a placed
+// call's total, are measured with.
+double MonotonicSeconds();
+
 struct ExchangeTimes {
   uint64_t in_bytes = 0;
   double in_seconds = 0;

@@ -1,7 +1,6 @@
 #include "metaserver.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -23,10 +22,6 @@ constexpr std::size_t kPoolPerMetaserver = 8;
 // A metaserver answers from memory: an exchange that takes longer than
 // this means it is gone or stuck, and the call should fall back.
 constexpr int kMetaTimeoutMs = 10000;
-
-double Seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 std::unique_ptr<Channel> TakePooled(const ServerAddress &meta) {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -78,10 +73,10 @@ Status ProbeOnce(Channel &ch, uint64_t bytes, double *seconds) {
   wire::Probe probe;
   wire::ProbeReply reply;
   FrameHeader h;
-  const double start = Seconds();
+  const double start = MonotonicSeconds();
   NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_PROBE, &probe, payload));
   NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_PROBE_REPLY, 0, &reply, &h));
-  *seconds = Seconds() - start;
+  *seconds = MonotonicSeconds() - start;
   return Status::Ok();
 }
 

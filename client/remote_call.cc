@@ -3,8 +3,6 @@
 #include <sys/socket.h>
 
 #include <atomic>
-#include <chrono>
-#include <cstring>
 #include <random>
 
 #include "cancel_token.h"
@@ -18,12 +16,6 @@ namespace {
 // Placement rounds of one call: each names up to 1 + retries servers; a
 // round whose servers all failed asks for others, excluding them.
 constexpr int kPlacementRounds = 3;
-
-double Seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-bool BareName(const char *name) { return name && std::strncmp(name, "ninf://", 7) != 0; }
 
 }  // namespace
 
@@ -47,7 +39,7 @@ Status RemoteCall::Open(const char *name, InterfacePtr *iface) {
   NINF_RETURN_IF_ERROR(ResolveName(name, &server_, &function_));
   ServerAddress meta;
   Status config;
-  const bool placed = BareName(name) && ConfiguredMetaserver(&meta, &config);
+  const bool placed = IsBareName(name) && ConfiguredMetaserver(&meta, &config);
   NINF_RETURN_IF_ERROR(config);
   if (!placed) {
     NINF_RETURN_IF_ERROR(ConnectToServer(server_, &channel_));
@@ -141,7 +133,7 @@ Status RemoteCall::ExecutePlaced() {
       ServerAddress server;
       if (!ParseServerAddress(target.address(), &server).ok()) continue;
       ExchangeTimes times;
-      const double start = Seconds();
+      const double start = MonotonicSeconds();
       st = Attempt(server, &times);
       wire::CallOutcome outcome;
       outcome.set_ticket(placement.ticket());
@@ -152,7 +144,7 @@ Status RemoteCall::ExecutePlaced() {
       outcome.set_in_seconds(times.in_seconds);
       outcome.set_out_bytes(times.out_bytes);
       outcome.set_out_seconds(times.out_seconds);
-      outcome.set_total_seconds(Seconds() - start);
+      outcome.set_total_seconds(MonotonicSeconds() - start);
       MetaReportOutcome(*meta_, outcome);
       // Once a result byte has reached the caller's arrays, or the error
       // would recur anywhere, the call ends here.

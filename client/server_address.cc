@@ -10,13 +10,17 @@ namespace {
 
 std::mutex g_mutex;
 std::optional<ServerAddress> g_default;  // set explicitly; else from the environment
+constexpr char kScheme[] = "ninf://";
 
 }  // namespace
 
+bool IsBareName(const char *name) {
+  return name && std::strncmp(name, kScheme, sizeof kScheme - 1) != 0;
+}
+
 Status ResolveName(const char *name, ServerAddress *server, std::string *function) {
   if (!name || !*name) return Status(NINF_ERR_INVALID_ARGUMENT, "empty function name");
-  static constexpr char kScheme[] = "ninf://";
-  if (std::strncmp(name, kScheme, sizeof kScheme - 1) != 0) {
+  if (IsBareName(name)) {
     *function = name;
     return DefaultServer(server);
   }

@@ -20,6 +20,10 @@ inline Status ParseServerAddress(std::string_view text, ServerAddress *out) {
   return ParseHostPort(text, HostPort{"", kDefaultPort}, out);
 }
 
+// Whether `name` is a bare function name (no "ninf://" server in it): the
+// default server's, or the metaserver's to place.
+bool IsBareName(const char *name);
+
 // Splits a call name into server and function name.
 Status ResolveName(const char *name, ServerAddress *server, std::string *function);
 
