@@ -127,6 +127,13 @@ void Dispatch(const ninf::FrameHeader &h, std::string_view body) {
                  "a proof matched that differs from the expected one");
       return;
     }
+    case ninf::FRAME_PROBE: {
+      // Server::OnRequest answers with an empty PROBE_REPLY: the payload was
+      // read and dropped, the timing is the client's measurement.
+      ninf::wire::Probe probe;
+      (void)probe.ParseFromArray(body.data(), size);
+      return;
+    }
     default:
       FUZZ_CHECK(false, "the reader let a frame through that is not a request");
   }
@@ -171,9 +178,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
 
     // Never a byte past the frame: the rest belongs to the executable.
     const ninf::FrameHeader &h = reader.header();
-    FUZZ_CHECK(frame_bytes == ninf::kFrameHeaderSize + h.header_length, "read past the frame");
+    // A probe's payload is read (and dropped) too; no other request has one.
+    FUZZ_CHECK(frame_bytes == ninf::kFrameHeaderSize + h.header_length + h.payload_length,
+               "read past the frame");
     FUZZ_CHECK(reader.body().size() == h.header_length, "body size");
-    FUZZ_CHECK(h.payload_length == 0, "a request with a payload was accepted");
+    FUZZ_CHECK(h.payload_length == 0 ||
+                   (h.type == ninf::FRAME_PROBE && h.payload_length <= ninf::kMaxProbePayload),
+               "a request with a payload was accepted");
     FUZZ_CHECK(h.header_length <= ninf::server::kMaxRequestHeader, "oversized request accepted");
     FUZZ_CHECK(ninf::server::IsRequestType(h.type), "not a request type");
     FUZZ_CHECK(reader.Space().empty(), "a complete frame wants more bytes");
