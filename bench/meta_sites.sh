@@ -45,7 +45,7 @@
 #    sizes and counts) and a fresh ninf-meta and fresh ninfds, so none
 #    inherits link forecasts, learned speeds, warm executables or queued
 #    work from the one before; only the namespaces and links are shared.
-#  - Both servers compute alike: --slots 1 --threads-per-job 1, each pinned
+#  - Both servers compute alike: --slots 1 --thread-budget fixed --threads-per-job 1, each pinned
 #    (taskset) to its own core. "Busy" is then only "its one slot is taken
 #    by somebody else's call": a queue wait, never a slower CPU. Unpinned on
 #    2 cores, the background EP would also slow the idle server's calls and
@@ -230,7 +230,7 @@ start_server() {
   rm -f "$work/s$i.ready"
   ip netns exec "${ns[i]}" taskset -c "${cpu[i]}" "$build/server/ninfd" --port "$server_port" \
     --ready-file "$work/s$i.ready" --registry "$build/stubs/registry" --unix-socket "" \
-    --slots 1 --threads-per-job 1 --listen "${addr[i]}" --insecure \
+    --slots 1 --thread-budget fixed --threads-per-job 1 --listen "${addr[i]}" --insecure \
     --metaserver "${gw[i]}:$meta_port" --site "s$i" --advertise "${addr[i]}:$server_port" \
     --log-level warn 2>>"$work/s$i.log" &
   server_pid[i]=$!

@@ -19,6 +19,10 @@ using ninf::client::Sessions;
 
 int Record(const Status &st) { return ninf::client::RecordStatus(st); }
 
+// This thread's last Ninf_call (Ninf_get_call_info).
+thread_local Ninf_call_info last_call_info{};
+thread_local bool has_call_info = false;
+
 Status PrepareCall(const char *name, va_list args, std::unique_ptr<RemoteCall> *out) {
   auto call = std::make_unique<RemoteCall>();
   va_list ap;
@@ -37,7 +41,11 @@ int Ninf_call_v(const char *name, va_list args) {
   return ninf::client::GuardNinf([&]() -> int {
     std::unique_ptr<RemoteCall> call;
     Status st = PrepareCall(name, args, &call);
-    if (st.ok()) st = call->Execute();
+    if (st.ok()) {
+      st = call->Execute();
+      last_call_info = call->info();
+      has_call_info = true;
+    }
     return Record(st);
   });
 }
@@ -155,6 +163,16 @@ const char *Ninf_error_string(int code) {
   static thread_local char unknown[48];
   std::snprintf(unknown, sizeof unknown, "unknown error code %d", code);
   return unknown;
+}
+
+int Ninf_get_call_info(Ninf_call_info *info) {
+  return ninf::client::GuardNinf([&]() -> int {
+    if (!info) return Record(Status(NINF_ERR_INVALID_ARGUMENT, "Ninf_get_call_info: info is NULL"));
+    if (!has_call_info)
+      return Record(Status(NINF_ERR_INVALID_ID, "this thread has made no Ninf_call yet"));
+    *info = last_call_info;
+    return Record(Status::Ok());
+  });
 }
 
 int Ninf_get_error(void) { return ninf::client::LastErrorCode(); }

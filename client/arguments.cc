@@ -136,6 +136,7 @@ Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::Call
   FrameHeader h;
   NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_RESULT, expected, &result, &h));
   const double t_result = MonotonicSeconds();
+  times->server = result.server_times();
   if (result.shared_memory() != shared)
     return Status(NINF_ERR_PROTOCOL, shared ? "server did not answer in shared memory"
                                             : "server answered in shared memory, unasked");
@@ -151,6 +152,8 @@ Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::Call
     return st;
   }
   CopyArrays(list, placement, lease.segment().data(), false);
+  times->out_bytes = list.layout().return_bytes;  // out of the segment, not the socket
+  times->out_seconds = MonotonicSeconds() - t_result;
   lease.Keep();
   return Status::Ok();
 }

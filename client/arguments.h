@@ -81,6 +81,7 @@ struct ExchangeTimes {
   uint64_t out_bytes = 0;
   double out_seconds = 0;
   bool result_started = false;
+  wire::ServerTimes server;  // from the RESULT frame
 };
 Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::CallRequest *preamble,
                          ExchangeTimes *times = nullptr);

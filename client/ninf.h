@@ -82,6 +82,33 @@ NINF_EXPORT const char *Ninf_get_error_detail(void);
 /* The text of an error code ("unknown error code N" for codes not listed). */
 NINF_EXPORT const char *Ninf_error_string(int code);
 
+/*
+ * Where the time of a call went: what load tests and tuning need. The
+ * server's figures come with the result, so a call that failed before its
+ * result has only the client's.
+ */
+typedef struct Ninf_call_info {
+  char server[256];              /* host:port (or unix:/path) it ran on; "" if none */
+  int error;                     /* NINF_OK or the call's error code */
+  int threads;                   /* threads the server granted the call (0: unknown) */
+  double total_seconds;          /* the whole call, as the caller saw it */
+  double queue_seconds;          /* waiting for a job slot on the server */
+  double send_seconds;           /* the arguments out of the client */
+  double server_recv_seconds;    /* the executable receiving them */
+  double compute_seconds;        /* in the routine */
+  double recv_seconds;           /* the results into the caller's arrays */
+  double work_flops;             /* the call's CalcOrder (0: the IDL has none) */
+  unsigned long long send_bytes; /* array bytes out */
+  unsigned long long recv_bytes; /* array bytes in */
+} Ninf_call_info;
+
+/*
+ * Fills *info with this thread's last Ninf_call (not async calls). Returns
+ * 0, or -1 with NINF_ERR_INVALID_ARGUMENT for a NULL info and
+ * NINF_ERR_INVALID_ID when the thread has made no call yet.
+ */
+NINF_EXPORT int Ninf_get_call_info(Ninf_call_info *info);
+
 #ifdef __cplusplus
 }
 #endif

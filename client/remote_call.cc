@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <cstdio>
 #include <random>
 
 #include "cancel_token.h"
@@ -26,8 +27,9 @@ uint64_t NextCallId() {
   return ++next;
 }
 
-wire::CallRequest MakeCallRequest(const std::string &function, bool persistent) {
+wire::CallRequest MakeCallRequest(const std::string &function, bool persistent, double work_flops) {
   wire::CallRequest req;
+  req.set_work_flops(work_flops);
   req.set_name(function);
   req.set_call_id(NextCallId());
   req.set_persistent(persistent);
@@ -83,13 +85,34 @@ Status RemoteCall::PrepareBinding(const char *name, const ninf_binding_args *bin
 
 Status RemoteCall::Execute() {
   if (meta_) return ExecutePlaced();
-  wire::CallRequest req = MakeCallRequest(function_, false);
+  wire::CallRequest req = MakeCallRequest(function_, false, arguments_.work_flops());
   // CALL and ARGS go back to back: ninfd reads only the CALL frame and hands
   // the connection, ARGS included, to the executable.
-  Status st = ExchangeArguments(*channel_, arguments_, &req);
+  ExchangeTimes times;
+  const double start = MonotonicSeconds();
+  Status st = ExchangeArguments(*channel_, arguments_, &req, &times);
+  NoteAttempt(server_, times, st, start);
   std::lock_guard<std::mutex> lock(channel_mutex_);
   channel_.reset();
   return st;
+}
+
+void RemoteCall::NoteAttempt(const ServerAddress &server, const ExchangeTimes &times,
+                             const Status &st, double start) {
+  Ninf_call_info &i = info_;
+  i = Ninf_call_info{};
+  std::snprintf(i.server, sizeof i.server, "%s", server.Key().c_str());
+  i.error = st.code();
+  i.threads = static_cast<int>(times.server.threads());
+  i.total_seconds = MonotonicSeconds() - start;
+  i.queue_seconds = times.server.queue_seconds();
+  i.send_seconds = times.in_seconds;
+  i.server_recv_seconds = times.server.recv_seconds();
+  i.compute_seconds = times.server.compute_seconds();
+  i.recv_seconds = times.out_seconds;
+  i.work_flops = arguments_.work_flops();
+  i.send_bytes = times.in_bytes;
+  i.recv_bytes = times.out_bytes;
 }
 
 Status RemoteCall::Attempt(const ServerAddress &server, ExchangeTimes *times) {
@@ -100,7 +123,7 @@ Status RemoteCall::Attempt(const ServerAddress &server, ExchangeTimes *times) {
     if (cancelled_) return Status(NINF_ERR_CANCELLED, "call cancelled");
     channel_ = std::move(ch);
   }
-  wire::CallRequest req = MakeCallRequest(function_, false);
+  wire::CallRequest req = MakeCallRequest(function_, false, arguments_.work_flops());
   Status st = ExchangeArguments(*channel_, arguments_, &req, times);
   std::lock_guard<std::mutex> lock(channel_mutex_);
   channel_.reset();
@@ -135,6 +158,7 @@ Status RemoteCall::ExecutePlaced() {
       ExchangeTimes times;
       const double start = MonotonicSeconds();
       st = Attempt(server, &times);
+      NoteAttempt(server, times, st, start);
       wire::CallOutcome outcome;
       outcome.set_ticket(placement.ticket());
       outcome.set_server_id(target.server_id());

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "arguments.h"
+#include "ninf.h"
 #include "server_address.h"
 
 namespace ninf::client {
@@ -38,6 +39,9 @@ class RemoteCall {
   // down, ninfd sees the hang-up and kills the executable.
   void Cancel();
 
+  // Where the time of the last Execute went (Ninf_get_call_info).
+  const Ninf_call_info &info() const { return info_; }
+
  private:
   // Resolves the name and fetches the interface: from the metaserver for a
   // bare name when one is configured (the server is chosen in Execute),
@@ -50,6 +54,9 @@ class RemoteCall {
   Status ExecutePlaced();
   // One attempt on `server`; the connection is kept where Cancel finds it.
   Status Attempt(const ServerAddress &server, ExchangeTimes *times);
+  // Fills info_ for an attempt on `server` that began at `start`.
+  void NoteAttempt(const ServerAddress &server, const ExchangeTimes &times, const Status &st,
+                   double start);
 
   std::optional<ServerAddress> meta_;  // placed by this metaserver
   ServerAddress server_;
@@ -58,13 +65,15 @@ class RemoteCall {
   ArgumentList arguments_;
   std::mutex channel_mutex_;  // Cancel against the end of Execute; guards cancelled_
   bool cancelled_ = false;
+  Ninf_call_info info_{};
 };
 
 // A client-chosen id for the server's log.
 uint64_t NextCallId();
 
-// The CALL frame that starts `function` on its server, with a fresh call id
-// and the client's heartbeat setting.
-wire::CallRequest MakeCallRequest(const std::string &function, bool persistent);
+// The CALL frame that starts `function` on its server, with a fresh call id,
+// the client's heartbeat setting and the call's CalcOrder (0: unknown).
+wire::CallRequest MakeCallRequest(const std::string &function, bool persistent,
+                                  double work_flops = 0);
 
 }  // namespace ninf::client

@@ -68,7 +68,8 @@ struct ControlMsg {
   uint64_t call_id = 0;
   uint64_t max_call_bytes = 0;  // HANDOFF: per-call array limit (0 = none)
   uint32_t flags = 0;           // HANDOFF: kHandoffPersistent, kHandoffReusable
-  uint32_t threads = 0;         // HANDOFF: threads this call may use (set per call)
+  uint32_t threads = 0;         // HANDOFF, SLOT: threads this call may use (set per call);
+                                // CALL_DONE: 1 if the routine is single-threaded, else 0
   uint32_t heartbeat_ms = 0;    // HANDOFF: send FRAME_HEARTBEAT this often while computing
   uint32_t cpu_seconds = 0;     // HANDOFF: CPU budget of each call (0 = none)
   uint64_t bytes_in = 0;        // CALL_DONE: bytes received from the client
@@ -77,6 +78,7 @@ struct ControlMsg {
   double compute_seconds = 0;   // CALL_DONE: time in the routine
   double send_seconds = 0;      // CALL_DONE: time sending results
   double work_flops = 0;        // ARGS_RECEIVED, CALL_DONE: CalcOrder on the IN scalars (0: none)
+  double queue_seconds = 0;     // HANDOFF, SLOT: how long the call waited for its slot
 };
 
 // Sends one message; attaches `pass_fd` when it is >= 0.

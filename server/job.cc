@@ -42,9 +42,10 @@ void Job::Queue() {
   SetState(JobState::kQueued);
 }
 
-void Job::Admit() {
+void Job::Admit(int threads) {
   assert(state_ == JobState::kNew || state_ == JobState::kQueued);
   admitted_ = Clock::now();
+  threads_ = threads;
   if (!process_) {
     SetState(JobState::kStarting);
     return;
@@ -53,6 +54,11 @@ void Job::Admit() {
   call_started_ = admitted_;
   SetState(JobState::kReceiving);
   SendSlotAnswer(NINF_OK);
+}
+
+double Job::QueueSeconds() const {
+  if (admitted_ < arrived_) return 0;
+  return std::chrono::duration<double>(admitted_ - arrived_).count();
 }
 
 void Job::WantSlot() {
@@ -80,6 +86,8 @@ void Job::SendSlotAnswer(int32_t code) {
   answer.kind = CTL_SLOT;
   answer.call_id = params_.call_id;
   answer.error_code = code;
+  answer.threads = static_cast<uint32_t>(threads_);
+  answer.queue_seconds = QueueSeconds();
   // A failure means the executable is gone: its exit ends the job.
   if (int err = process_->Send(answer); err != 0)
     spdlog::debug("event=control_send_failed job={} pid={} error={}", id_, process_->pid(),
@@ -105,7 +113,7 @@ JobFacts Job::Facts(std::size_t queued) const {
   return f;
 }
 
-bool Job::Handoff(Process *process, int threads, uint64_t max_call_bytes, bool reusable) {
+bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   assert(!process_ && conn_ && state_ == JobState::kStarting);
   // The executable shares this socket (same open file description), and its
   // receive path must block rather than spin; ninfd's own I/O on the socket
@@ -124,7 +132,8 @@ bool Job::Handoff(Process *process, int threads, uint64_t max_call_bytes, bool r
   reusable_ = reusable && !params_.persistent;
   handoff.flags =
       (params_.persistent ? kHandoffPersistent : 0) | (reusable_ ? kHandoffReusable : 0);
-  handoff.threads = static_cast<uint32_t>(threads);
+  handoff.threads = static_cast<uint32_t>(threads_);
+  handoff.queue_seconds = QueueSeconds();
   handoff.heartbeat_ms = params_.heartbeat_ms;
   handoff.cpu_seconds = static_cast<uint32_t>(
       std::min<int64_t>(params_.limits.cpu_seconds, std::numeric_limits<uint32_t>::max()));

@@ -66,6 +66,7 @@ struct CallParams {
   bool reuse = true;          // the function lets one process serve many calls
   uint32_t heartbeat_ms = 0;  // already bounded by the server
   FunctionLimits limits;      // the function's budget per call
+  double work_flops = 0;      // the client's CalcOrder for the call (0: none)
 };
 
 class Job : public ProcessOwner {
@@ -77,10 +78,11 @@ class Job : public ProcessOwner {
 
   // kNew -> kQueued: no slot is free; the call waits for one.
   void Queue();
-  // The call holds a slot now. kNew or kQueued -> kStarting for a call that
-  // still needs its executable; kQueued -> kReceiving for a persistent
-  // executable's next call (CTL_SLOT tells it to go on).
-  void Admit();
+  // The call holds a slot and `threads` threads now. kNew or kQueued ->
+  // kStarting for a call that still needs its executable; kQueued ->
+  // kReceiving for a persistent executable's next call (CTL_SLOT tells it
+  // to go on, with its threads and the time it waited).
+  void Admit(int threads);
   // kIdle -> kQueued: a persistent executable's next call waits for a slot.
   void WantSlot();
   // kQueued or kIdle -> kIdle: no slot for the persistent executable's next
@@ -88,13 +90,14 @@ class Job : public ProcessOwner {
   void RefuseSlot(const Status &st);
 
   // kStarting -> kReceiving: hands the client connection to `process`
-  // (CTL_HANDOFF with the call id, the limits, the thread budget, the
-  // persistent and reusable flags and the heartbeat period). `reusable`: a
+  // (CTL_HANDOFF with the call id, the limits, the threads Admit granted,
+  // the time the call waited, the persistent and reusable flags and the
+  // heartbeat period). `reusable`: a
   // one-shot executable waits for another call afterwards (CTL_RELEASED).
   // On success the job owns the process and returns true. On failure (the
   // process has died, typically) it returns false, the state stays
   // kStarting and the caller keeps the process.
-  bool Handoff(Process *process, int threads, uint64_t max_call_bytes, bool reusable);
+  bool Handoff(Process *process, uint64_t max_call_bytes, bool reusable);
 
   // After OnReleased: the process, no longer the job's (the caller owns it).
   Process *ReleaseProcess();
@@ -153,6 +156,13 @@ class Job : public ProcessOwner {
   Clock::time_point arrived() const { return arrived_; }            // CALL frame read
   Clock::time_point admitted() const { return admitted_; }          // slot taken
   Clock::time_point call_started() const { return call_started_; }  // hand-off or ARGS_RECEIVED
+  // Seconds the current call waited for its slot (arrival to admission).
+  double QueueSeconds() const;
+  // The threads the current call was granted (0: not admitted yet).
+  int threads() const { return threads_; }
+  double predicted_work() const { return params_.work_flops; }
+  // Since when the routine of the current call runs (kComputing only).
+  Clock::time_point computing_since() const { return args_at_; }
   // The current call's CalcOrder, as its executable evaluated it once the
   // arguments were in (0: none, or not yet).
   double work_flops() const { return work_flops_; }
@@ -196,6 +206,7 @@ class Job : public ProcessOwner {
   bool cold_start_ = false;
   Clock::time_point args_at_{};  // ARGS_RECEIVED of the current call
   bool reusable_ = false;
+  int threads_ = 0;
 };
 
 }  // namespace ninf::server

@@ -9,55 +9,6 @@
 
 namespace ninf::server {
 
-int ResolveSlots(int64_t slots_setting, int cores) {
-  int64_t slots = slots_setting > 0 ? slots_setting : cores;
-  return static_cast<int>(std::max<int64_t>(1, slots));
-}
-
-int ResolveThreadsPerJob(int64_t threads_setting, int cores, int slots) {
-  if (threads_setting > 0) return static_cast<int>(threads_setting);
-  return std::max(1, cores / std::max(1, slots));
-}
-
-Admission::Admission(int slots, std::size_t queue_limit)
-    : slots_(std::max(1, slots)), queue_limit_(queue_limit) {}
-
-Admission::Decision Admission::Offer(uint64_t id) {
-  if (running_ < slots_ && queue_.empty()) {
-    ++running_;
-    return Decision::kRun;
-  }
-  if (queue_.size() >= queue_limit_) return Decision::kReject;
-  queue_.push_back(id);
-  return Decision::kQueue;
-}
-
-void Admission::Release() {
-  assert(running_ > 0);
-  if (running_ > 0) --running_;
-}
-
-std::optional<uint64_t> Admission::Next() {
-  if (running_ >= slots_ || queue_.empty()) return std::nullopt;
-  uint64_t id = queue_.front();
-  queue_.pop_front();
-  ++running_;
-  return id;
-}
-
-bool Admission::Withdraw(uint64_t id) {
-  auto it = std::find(queue_.begin(), queue_.end(), id);
-  if (it == queue_.end()) return false;
-  queue_.erase(it);
-  return true;
-}
-
-std::vector<uint64_t> Admission::TakeQueue() {
-  std::vector<uint64_t> out(queue_.begin(), queue_.end());
-  queue_.clear();
-  return out;
-}
-
 bool RestartPolicy::OnIdleDeath(Clock::duration age) {
   if (given_up_) return false;
   if (age >= kEarlyDeath) {
@@ -200,10 +151,10 @@ std::optional<uint64_t> ConnectionToReplace(const std::vector<ConnectionFacts> &
 }
 
 WarmAction WarmAfterHandoff(bool took_warm, bool comes_back, std::size_t idle_left,
-                            int running_jobs, int threads_per_job, int cores) {
+                            int threads_held, int cores) {
   if (took_warm && idle_left > 0) return WarmAction::kNothing;
   if (comes_back) return WarmAction::kArm;
-  const bool core_free = running_jobs * threads_per_job < cores;
+  const bool core_free = threads_held < cores;
   return core_free ? WarmAction::kReplenishNow : WarmAction::kArm;
 }
 

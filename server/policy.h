@@ -1,82 +1,27 @@
-// ninfd's scheduling policy, all of it: how many calls run at once and with
-// how many threads, who waits (Admission), when a warm executable is
+// ninfd's policy: how many calls run at once, with how many threads and who
+// waits (admission.h, the scheduler), when a warm executable is
 // started, when dying warm executables are given up (RestartPolicy), which
 // job states hold a slot, and what the end of a job means for its client and
 // the statistics. Pure logic on plain values, without sockets, processes or
 // libuv, so that every decision is unit-tested on its own
 // (tests/server/policy_test.cc, admission_test.cc, restart_policy_test.cc).
 // Server only wires these decisions to the objects they concern.
-//
-// Why a static split of the cores: on an SMP server, throughput collapses
-// once (running calls x threads per call) exceeds the processors (seed paper
-// 004, Fig. 6). Giving each of `slots` jobs cores / slots threads, and
-// queueing the calls beyond `slots`, keeps the product at or under the core
-// count whatever the clients do.
+
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "admission.h"
 #include "stats.h"
 #include "status.h"
 
 namespace ninf::server {
-
-// Job slots from the `slots` setting: the setting itself, or `cores` when it
-// is 0. Always at least 1.
-int ResolveSlots(int64_t slots_setting, int cores);
-
-// Threads per job from the `threads_per_job` setting: the setting itself, or
-// max(1, cores / slots) when it is 0.
-int ResolveThreadsPerJob(int64_t threads_setting, int cores, int slots);
-
-// First-come first-served admission of calls into a fixed number of slots.
-// Calls are named by an opaque id. Not thread-safe: the daemon's event loop
-// is its only user.
-class Admission {
- public:
-  enum class Decision {
-    kRun,     // a slot was free and is now held by the call
-    kQueue,   // the call waits; Next() hands it out later
-    kReject,  // the queue is full
-  };
-
-  Admission(int slots, std::size_t queue_limit);
-
-  // A new call arrives. It runs at once only if a slot is free and nobody
-  // is waiting before it.
-  Decision Offer(uint64_t id);
-
-  // A call that held a slot has ended: its slot is free again.
-  void Release();
-
-  // The first queued call, if a slot is free; the call then holds that slot.
-  // Call it after Release() until it returns nothing.
-  std::optional<uint64_t> Next();
-
-  // Removes a queued call (its client went away). False if it is not queued.
-  bool Withdraw(uint64_t id);
-
-  // Empties the queue and returns its calls in arrival order (shutdown).
-  std::vector<uint64_t> TakeQueue();
-
-  int slots() const { return slots_; }
-  int running() const { return running_; }
-  std::size_t queued() const { return queue_.size(); }
-  std::size_t queue_limit() const { return queue_limit_; }
-
- private:
-  int slots_;
-  std::size_t queue_limit_;
-  int running_ = 0;
-  std::deque<uint64_t> queue_;
-};
 
 // When the warm pool replaces a function's warm executables that died while
 // idle, and when it gives up.
@@ -225,8 +170,9 @@ enum class WarmAction {
 };
 // `comes_back`: the executable is reusable and returns to the pool after
 // the call, so nothing is started for it now (only armed).
+// `threads_held`: by the running calls, this one included.
 WarmAction WarmAfterHandoff(bool took_warm, bool comes_back, std::size_t idle_left,
-                            int running_jobs, int threads_per_job, int cores);
+                            int threads_held, int cores);
 
 // Reused executables: after a one-shot call the executable goes back to the
 // pool instead of exiting, until it has served max_calls calls or lived

@@ -53,10 +53,8 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
       settings_(settings),
       registry_(std::move(registry)),
       cores_(cores),
-      slots_(ResolveSlots(settings.slots, cores)),
-      threads_per_job_(ResolveThreadsPerJob(settings.threads_per_job, cores, slots_)),
-      admission_(slots_, static_cast<std::size_t>(settings.queue_limit)),
-      warm_(loop, static_cast<int>(settings.warm_executables), slots_,
+      admission_(settings.Scheduler(cores)),
+      warm_(loop, static_cast<int>(settings.warm_executables), admission_.slots(),
             {.spawned = [this](const Process &) { ++counters_.executables_started; },
              .reaped = [this] { MaybeStopped(); }}),
       listener_(loop,
@@ -80,11 +78,13 @@ Status Server::Start() {
   NINF_RETURN_IF_ERROR(StartUnixListener());
   spdlog::info(
       "event=listening address={} port={} registry={} functions={} cores={} slots={} "
-      "threads_per_job={} queue_limit={} max_call_bytes={} warm_executables={} pid={} "
-      "version={}",
+      "thread_budget={} threads_per_job={} queue_order={} queue_limit={} max_call_bytes={} "
+      "warm_executables={} pid={} version={}",
       listener_.address(), listener_.port(), Quoted(registry_.dir()), registry_.size(), cores_,
-      slots_, threads_per_job_, settings_.queue_limit, settings_.max_call_bytes,
-      settings_.warm_executables, ::getpid(), NINF_VERSION);
+      admission_.slots(), ThreadBudgetName(admission_.config().budget),
+      LoneCallThreads(admission_.config()), QueueOrderName(admission_.config().order),
+      settings_.queue_limit, settings_.max_call_bytes, settings_.warm_executables, ::getpid(),
+      NINF_VERSION);
   if (auth_required())
     spdlog::info("event=authentication state=on key_file={} keys={}", Quoted(keys_.path),
                  keys_.keys.size());
@@ -92,9 +92,10 @@ Status Server::Start() {
     spdlog::warn("event=authentication state=off address={} reason=insecure message={}",
                  Quoted(settings_.listen),
                  Quoted("anyone who reaches this port may run the registry's functions"));
-  if (threads_per_job_ * slots_ > cores_)
-    spdlog::warn("event=oversubscribed slots={} threads_per_job={} cores={}", slots_,
-                 threads_per_job_, cores_);
+  const SchedulerConfig &sc = admission_.config();
+  if (sc.budget == ThreadBudget::kFixed && sc.fixed_threads * sc.slots > cores_)
+    spdlog::warn("event=oversubscribed slots={} threads_per_job={} cores={}", sc.slots,
+                 sc.fixed_threads, cores_);
   StartWatchdog();
   NINF_RETURN_IF_ERROR(StartMetaReporter());
   return WriteReadyFile();
@@ -261,8 +262,12 @@ std::string Server::StatsText() const {
   g.uptime_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at_).count();
   g.cores = cores_;
-  g.slots = slots_;
-  g.threads_per_job = threads_per_job_;
+  g.slots = admission_.slots();
+  g.threads_per_job = LoneCallThreads(admission_.config());
+  g.thread_budget = ThreadBudgetName(admission_.config().budget);
+  g.queue_order = QueueOrderName(admission_.config().order);
+  g.threads_held = admission_.threads_held();
+  g.busy_core_seconds = counters_.busy_core_seconds + OpenBusyCoreSeconds();
   g.running = admission_.running();
   g.queued = admission_.queued();
   g.jobs = jobs_.size() - admission_.queued();

@@ -119,6 +119,15 @@ class Server : public Connection::Delegate, public JobEvents {
   void AdmitQueued();
   void FinishJob(Job &job, EndReason reason, const Status &why = Status());
 
+  // The scheduler's clock: seconds since the server started.
+  double SchedulerNow() const;
+  // What admission needs to know of a call (its predicted run time).
+  CallDemand DemandOf(const Job &job) const;
+  // The call holds a slot and `threads` now; its wait is counted.
+  void AdmitJob(Job &job, int threads);
+  // Core-seconds of the routines running now, so far.
+  double OpenBusyCoreSeconds() const;
+
   // The metaserver (server_meta.cc): registration, load snapshots.
   Status StartMetaReporter();
   std::string AdvertisedAddress() const;
@@ -139,8 +148,6 @@ class Server : public Connection::Delegate, public JobEvents {
   Settings settings_;
   Registry registry_;
   int cores_;
-  int slots_;
-  int threads_per_job_;
   Admission admission_;
   Counters counters_;
   auth::KeyRing keys_;  // empty: no authentication

@@ -49,6 +49,7 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
   params.heartbeat_ms = HeartbeatPeriodMs(req.heartbeat_ms(),
                                           static_cast<uint32_t>(settings_.liveness_seconds * 1000));
   params.limits = settings_.LimitsOf(req.name());
+  params.work_flops = std::isfinite(req.work_flops()) ? std::max(0.0, req.work_flops()) : 0;
   ++counters_.calls_received;
   auto owned = std::make_unique<Job>(this, next_job_id_++, std::move(params), &conn);
   Job *job = owned.get();
@@ -81,11 +82,45 @@ void Server::OnInputArrived(Connection &conn) {
   OfferJob(*job);
 }
 
+double Server::SchedulerNow() const {
+  return std::chrono::duration<double>(Clock::now() - started_at_).count();
+}
+
+CallDemand Server::DemandOf(const Job &job) const {
+  CallDemand d;
+  d.id = job.id();
+  // The client's CalcOrder over the function's measured speed; nothing
+  // known yet (or a persistent executable's next call, whose size only its
+  // executable sees) counts as instant.
+  auto it = counters_.functions.find(job.function());
+  if (it != counters_.functions.end() && it->second.flops_per_second > 0)
+    d.predicted_seconds = job.predicted_work() / it->second.flops_per_second;
+  if (it != counters_.functions.end() && it->second.single_threaded) d.max_threads = 1;
+  return d;
+}
+
+void Server::AdmitJob(Job &job, int threads) {
+  job.Admit(threads);
+  counters_.RecordWait(job.function(), job.QueueSeconds());
+}
+
+double Server::OpenBusyCoreSeconds() const {
+  const Clock::time_point now = Clock::now();
+  double sum = 0;
+  for (const auto &entry : jobs_) {
+    const Job &job = *entry.second;
+    if (job.state() == JobState::kComputing && job.computing_since() <= now)
+      sum += std::chrono::duration<double>(now - job.computing_since()).count() * job.threads();
+  }
+  return sum;
+}
+
 void Server::OfferJob(Job &job) {
   Connection &conn = *job.conn();
-  switch (admission_.Offer(job.id())) {
+  int threads = 0;
+  switch (admission_.Offer(DemandOf(job), SchedulerNow(), &threads)) {
     case Admission::Decision::kRun:
-      job.Admit();
+      AdmitJob(job, threads);
       StartJob(job);
       break;
     case Admission::Decision::kQueue:
@@ -135,13 +170,13 @@ void Server::StartJob(Job &job) {
       "event=call_start job={} call={} function={} peer={} pid={} threads={} "
       "persistent={} warm={} heartbeat_ms={} queue_seconds={}",
       job.id(), job.call_id(), job.function(), job.conn() ? job.conn()->peer() : "-", job.pid(),
-      threads_per_job_, job.persistent(), warm, job.heartbeat_ms(),
+      job.threads(), job.persistent(), warm, job.heartbeat_ms(),
       Sec(SecondsBetween(job.arrived(), job.admitted())));
   // A process that came back after an earlier call will come back after
   // this one too; one that never did may be an executable that exits.
   const bool comes_back = job.reusable() && job.process_served_before();
-  switch (WarmAfterHandoff(warm, comes_back, warm_.idle(function), admission_.running(),
-                           threads_per_job_, cores_)) {
+  switch (
+      WarmAfterHandoff(warm, comes_back, warm_.idle(function), admission_.threads_held(), cores_)) {
     case WarmAction::kNothing:
       break;
     case WarmAction::kReplenishNow:
@@ -159,8 +194,7 @@ bool Server::HandoffWarm(Job &job) {
   // the hand-off; then the next one is tried.
   while (Process *p = warm_.Take(job.function(), job.executable())) {
     const bool reused = p->calls_served() > 0;
-    if (job.Handoff(p, threads_per_job_, max_call_bytes,
-                    MayReuseAfter(job, *p, p->calls_served() + 1))) {
+    if (job.Handoff(p, max_call_bytes, MayReuseAfter(job, *p, p->calls_served() + 1))) {
       if (reused) ++counters_.executables_reused;
       return true;
     }
@@ -211,8 +245,7 @@ bool Server::HandoffCold(Job &job) {
   }
   ++counters_.executables_started;
   job.set_cold_start();
-  if (!job.Handoff(p, threads_per_job_, static_cast<uint64_t>(settings_.max_call_bytes),
-                   MayReuseAfter(job, *p, 1))) {
+  if (!job.Handoff(p, static_cast<uint64_t>(settings_.max_call_bytes), MayReuseAfter(job, *p, 1))) {
     warm_.Discard(p);
     FinishJob(job, EndReason::kSpawnFailed,
               Status(NINF_ERR_EXECUTABLE,
@@ -231,10 +264,10 @@ void Server::AdmitQueued() {
   // here again; the outer loop then simply continues.
   if (admitting_) return;
   admitting_ = true;
-  while (std::optional<uint64_t> id = admission_.Next()) {
-    Job &job = *jobs_.at(*id);
+  while (std::optional<Grant> grant = admission_.Next(SchedulerNow())) {
+    Job &job = *jobs_.at(grant->id);
     const bool resumed = job.started();  // a persistent executable's next call
-    job.Admit();
+    AdmitJob(job, grant->threads);
     // The hang-up watch stays on: a client leaving before the hand-off
     // (while a last heartbeat is written) cancels its call.
     if (!resumed) StartJob(job);
@@ -259,9 +292,10 @@ void Server::OnWantSlot(Job &job) {
     job.RefuseSlot(Status(NINF_ERR_SHUTTING_DOWN, "the server is shutting down"));
     return;
   }
-  switch (admission_.Offer(job.id())) {
+  int threads = 0;
+  switch (admission_.Offer(DemandOf(job), SchedulerNow(), &threads)) {
     case Admission::Decision::kRun:
-      job.Admit();
+      AdmitJob(job, threads);
       break;
     case Admission::Decision::kQueue:
       spdlog::info("event=call_queued job={} call={} function={} persistent=1 queued={}", job.id(),
@@ -300,7 +334,10 @@ void Server::OnCallDone(Job &job, const ControlMsg &msg) {
   double busy = msg.recv_seconds + msg.compute_seconds + msg.send_seconds;
   counters_.RecordCall(job.function(), outcome, std::isfinite(busy) ? busy : 0, msg.bytes_in,
                        msg.bytes_out);
+  counters_.functions[job.function()].single_threaded = msg.threads == 1;
   if (outcome == CallOutcome::kCompleted) {
+    counters_.RecordPhases(job.function(), msg.recv_seconds + msg.send_seconds, msg.compute_seconds,
+                           job.threads());
     counters_.RecordSpeed(job.function(), msg.work_flops, msg.compute_seconds);
     counters_.RecordStartup(job.StartupSeconds(msg.recv_seconds));
   }
@@ -315,7 +352,7 @@ void Server::OnCallDone(Job &job, const ControlMsg &msg) {
       Sec(SecondsBetween(job.call_started(), Clock::now())));
   if (job.state() == JobState::kIdle) {
     // Idle between calls, a persistent executable holds no slot.
-    admission_.Release();
+    admission_.Release(job.threads());
     AdmitQueued();
   }
   PublishLoad();
@@ -346,7 +383,7 @@ void Server::FinishJob(Job &job, EndReason reason, const Status &why) {
   const Ending ending = DescribeEnding(job.Facts(admission_.queued()), reason, why);
   const JobState before = job.state();
   if (before == JobState::kQueued) admission_.Withdraw(job.id());
-  if (HoldsSlot(before)) admission_.Release();
+  if (HoldsSlot(before)) admission_.Release(job.threads());
   job.End();
 
   const std::string &name = job.function();

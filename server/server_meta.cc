@@ -53,7 +53,7 @@ wire::ServerRegistration Server::Registration() const {
   reg.set_address(AdvertisedAddress());
   reg.set_site(settings_.site.empty() ? HostName() : settings_.site);
   reg.set_cores(static_cast<uint32_t>(cores_));
-  reg.set_slots(static_cast<uint32_t>(slots_));
+  reg.set_slots(static_cast<uint32_t>(admission_.slots()));
   for (const std::string &name : registry_.Names())
     if (const FunctionEntry *e = registry_.Find(name)) *reg.add_functions() = e->iface;
   return reg;
@@ -71,7 +71,7 @@ Status Server::StartMetaReporter() {
   server_id_ = MakeServerId(listener_.port());
   config.key_file = settings_.key_file;
   config.registration = Registration();
-  config.threads_per_job = threads_per_job_;
+  config.threads_per_job = LoneCallThreads(admission_.config());
   reporter_ = std::make_unique<MetaReporter>(std::move(config));
   reporter_->Start();
   spdlog::info("event=metaserver metaserver={} server={} advertise={}",
@@ -85,7 +85,8 @@ void Server::PublishLoad() {
   wire::LoadReport load;
   load.set_running(static_cast<uint32_t>(admission_.running()));
   load.set_queued(static_cast<uint32_t>(admission_.queued()));
-  load.set_free_slots(static_cast<uint32_t>(std::max(0, slots_ - admission_.running())));
+  load.set_free_slots(
+      static_cast<uint32_t>(std::max(0, admission_.slots() - admission_.running())));
   load.set_calls_admitted(counters_.calls_received);
   load.set_startup_seconds(counters_.startup_seconds);
   double loads[1] = {0};

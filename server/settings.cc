@@ -27,9 +27,23 @@ const SettingSpec kTable[] = {
      &Settings::registry},
     {"slots", SettingKind::kInteger, "0", 0, 4096,
      "calls that run at once (0: one per core); later calls wait in the queue", &Settings::slots},
+    {"thread_budget", SettingKind::kString, "adaptive", 0, 0,
+     "threads a call gets: \"adaptive\" (the free cores, shared with the recent demand: "
+     "a lone call gets every core, concurrent calls split them), \"split\" (cores / slots "
+     "each) or \"fixed\" (threads_per_job each, even if that oversubscribes the cores)",
+     &Settings::thread_budget},
     {"threads_per_job", SettingKind::kInteger, "0", 0, 4096,
-     "threads each call may use (0: cores / slots, so jobs never oversubscribe the cores)",
+     "threads of every call under thread_budget = \"fixed\" (0: cores / slots)",
      &Settings::threads_per_job},
+    {"demand_window_ms", SettingKind::kInteger, "2000", 0, 3600 * 1000,
+     "under thread_budget = \"adaptive\": how long a peak of concurrent calls still counts "
+     "(a closed-loop client is between two calls for a moment only)",
+     &Settings::demand_window_ms},
+    {"queue_order", SettingKind::kString, "fcfs", 0, 0,
+     "which waiting call starts next: \"fcfs\" (arrival order) or \"sjf\" (smallest "
+     "arrival + predicted run time: shortest first, and a call is overtaken only by calls "
+     "that arrived within its own predicted run time)",
+     &Settings::queue_order},
     {"queue_limit", SettingKind::kInteger, "1024", 0, 1 << 20,
      "calls that may wait for a slot; beyond that a call is refused", &Settings::queue_limit},
     {"max_call_bytes", SettingKind::kBytes, "8G", 0, kMaxInt,
@@ -160,6 +174,35 @@ FunctionLimits Settings::LimitsOf(std::string_view function) const {
   return fl;
 }
 
+Status CheckScheduling(const Settings &s) {
+  ThreadBudget budget;
+  QueueOrder order;
+  if (!ParseThreadBudget(s.thread_budget, &budget))
+    return Status(NINF_ERR_INVALID_ARGUMENT,
+                  "thread_budget = '" + s.thread_budget + "' is none of fixed, split, adaptive");
+  if (!ParseQueueOrder(s.queue_order, &order))
+    return Status(NINF_ERR_INVALID_ARGUMENT,
+                  "queue_order = '" + s.queue_order + "' is neither fcfs nor sjf");
+  if (s.threads_per_job > 0 && budget != ThreadBudget::kFixed)
+    return Status(NINF_ERR_INVALID_ARGUMENT,
+                  "threads_per_job = " + std::to_string(s.threads_per_job) +
+                      " applies to thread_budget = \"fixed\" only (thread_budget is \"" +
+                      s.thread_budget + "\")");
+  return Status::Ok();
+}
+
+SchedulerConfig Settings::Scheduler(int cores) const {
+  SchedulerConfig c;
+  c.cores = std::max(1, cores);
+  c.slots = ResolveSlots(slots, c.cores);
+  c.fixed_threads = ResolveThreadsPerJob(threads_per_job, c.cores, c.slots);
+  (void)ParseThreadBudget(thread_budget, &c.budget);
+  (void)ParseQueueOrder(queue_order, &c.order);
+  c.queue_limit = static_cast<std::size_t>(queue_limit);
+  c.demand_window_seconds = static_cast<double>(demand_window_ms) / 1000.0;
+  return c;
+}
+
 Status ParseInvocation(int argc, const char *const *argv, const EnvLookup &env, Invocation *out) {
   CLI::App app(
       "ninfd: the Ninf server daemon. It serves the functions of a registry folder "
@@ -182,6 +225,7 @@ Status ParseInvocation(int argc, const char *const *argv, const EnvLookup &env, 
   };
   NINF_RETURN_IF_ERROR(
       ParseCommandLine<Settings>(app, kTable, argc, argv, env, limits, &cl, &inv.settings));
+  if (!cl.exit_now) NINF_RETURN_IF_ERROR(CheckScheduling(inv.settings));
   inv.config_file = cl.config_file;
   inv.exit_now = cl.exit_now;
   inv.output = cl.output;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <variant>
 
+#include "admission.h"
 #include "settings_table.h"
 #include "status.h"
 
@@ -30,10 +31,13 @@ struct FunctionLimits {
 struct Settings {
   int64_t port = 3000;  // 0: any free port
   std::string listen = "127.0.0.1";
-  std::string unix_socket = "auto";  // same-host path: "auto", a path, or "" for none
-  std::string registry;              // "": the default registry
-  int64_t slots = 0;                 // 0: one per core
-  int64_t threads_per_job = 0;       // 0: cores / slots
+  std::string unix_socket = "auto";        // same-host path: "auto", a path, or "" for none
+  std::string registry;                    // "": the default registry
+  int64_t slots = 0;                       // 0: one per core
+  std::string thread_budget = "adaptive";  // fixed, split, adaptive (admission.h)
+  int64_t threads_per_job = 0;             // `fixed`'s threads per call (0: cores / slots)
+  int64_t demand_window_ms = 2000;         // `adaptive`: how long a peak of demand counts
+  std::string queue_order = "fcfs";        // fcfs, sjf
   int64_t queue_limit = 1024;
   int64_t max_call_bytes = int64_t{8} << 30;  // 0: no limit
   int64_t max_connections = 1024;
@@ -64,6 +68,9 @@ struct Settings {
 
   // The limits of one call of `function`: its override, else the defaults.
   FunctionLimits LimitsOf(std::string_view function) const;
+  // The scheduler's configuration on a machine with `cores` cores (the
+  // settings were checked by ParseInvocation).
+  SchedulerConfig Scheduler(int cores) const;
 };
 
 using SettingSpec = SettingSpecOf<Settings>;
@@ -94,6 +101,10 @@ struct Invocation {
   bool exit_now = false;      // --help or --version: print `output`, exit 0
   std::string output;
 };
+
+// The scheduling settings name a budget and an order, and threads_per_job is
+// set only for the `fixed` budget. Errors: NINF_ERR_INVALID_ARGUMENT.
+Status CheckScheduling(const Settings &settings);
 
 // Builds the settings from argv, the environment and the config file.
 // Errors (NINF_ERR_INVALID_ARGUMENT) carry a message fit for the user:

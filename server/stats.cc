@@ -1,5 +1,6 @@
 #include "stats.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -80,6 +81,24 @@ void Counters::RecordStartup(double seconds) {
   startup_seconds = startup_seconds == 0 ? seconds : 0.7 * startup_seconds + 0.3 * seconds;
 }
 
+void Counters::RecordWait(const std::string &function, double seconds) {
+  if (!(seconds >= 0) || !std::isfinite(seconds)) seconds = 0;
+  queue_seconds += seconds;
+  FunctionStats &f = functions[function];
+  f.wait_seconds += seconds;
+  ++f.admitted;
+}
+
+void Counters::RecordPhases(const std::string &function, double transfer_seconds,
+                            double compute_seconds, int threads) {
+  if (!(transfer_seconds >= 0) || !std::isfinite(transfer_seconds)) transfer_seconds = 0;
+  if (!(compute_seconds >= 0) || !std::isfinite(compute_seconds)) compute_seconds = 0;
+  FunctionStats &f = functions[function];
+  f.transfer_seconds += transfer_seconds;
+  f.compute_seconds += compute_seconds;
+  busy_core_seconds += compute_seconds * std::max(1, threads);
+}
+
 std::string FormatStats(const Gauges &g, const Counters &c) {
   std::string out;
   Line(&out, "version", g.version);
@@ -88,11 +107,16 @@ std::string FormatStats(const Gauges &g, const Counters &c) {
   Line(&out, "cores", static_cast<uint64_t>(g.cores));
   Line(&out, "slots", static_cast<uint64_t>(g.slots));
   Line(&out, "threads_per_job", static_cast<uint64_t>(g.threads_per_job));
+  Line(&out, "thread_budget", g.thread_budget);
+  Line(&out, "queue_order", g.queue_order);
   Line(&out, "queue_limit", g.queue_limit);
   Line(&out, "max_call_bytes", g.max_call_bytes);
   Line(&out, "functions", g.functions);
   Line(&out, "running", static_cast<uint64_t>(g.running));
   Line(&out, "queued", g.queued);
+  Line(&out, "threads_held", static_cast<uint64_t>(g.threads_held));
+  Line(&out, "busy_core_seconds", Seconds(g.busy_core_seconds));
+  Line(&out, "queue_seconds", Seconds(c.queue_seconds));
   Line(&out, "jobs", g.jobs);
   Line(&out, "connections", g.connections);
   Line(&out, "connections_accepted", c.connections_accepted);
@@ -120,6 +144,9 @@ std::string FormatStats(const Gauges &g, const Counters &c) {
     Line(&out, prefix + "failed", f.failed);
     Line(&out, prefix + "mean_seconds",
          Seconds(f.completed ? f.busy_seconds / static_cast<double>(f.completed) : 0.0));
+    Line(&out, prefix + "wait_seconds", Seconds(f.wait_seconds));
+    Line(&out, prefix + "transfer_seconds", Seconds(f.transfer_seconds));
+    Line(&out, prefix + "compute_seconds", Seconds(f.compute_seconds));
   }
   return out;
 }

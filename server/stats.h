@@ -29,6 +29,15 @@ struct FunctionStats {
   // CalcOrder / compute time of its calls, smoothed (0: no call with a
   // CalcOrder yet): the speed the metaserver predicts with.
   double flops_per_second = 0;
+  // Where the time of its calls went: waiting for a slot (every admitted
+  // call), moving arrays and in the routine (completed calls).
+  double wait_seconds = 0;
+  double transfer_seconds = 0;
+  double compute_seconds = 0;
+  uint64_t admitted = 0;  // calls that got a slot (wait_seconds is over these)
+  // Its executable has no thread library (it said so at CALL_DONE): more
+  // than one core would sit idle.
+  bool single_threaded = false;
 };
 
 struct Counters {
@@ -47,6 +56,10 @@ struct Counters {
   uint64_t auth_failures = 0;   // connections closed for a missing or wrong proof
   uint64_t calls_received = 0;  // FRAME_CALLs for a served function (the metaserver's count)
   double startup_seconds = 0;   // an executable's cold start, smoothed (0: none measured yet)
+  // Core-seconds of routines that have finished: compute time x the threads
+  // the call was granted (server utilization = its growth / (time x cores)).
+  double busy_core_seconds = 0;
+  double queue_seconds = 0;  // time calls waited for a slot, all together
   std::map<std::string, FunctionStats> functions;
 
   // Counts one ended call. `seconds` is the time the executable spent on it
@@ -60,6 +73,12 @@ struct Counters {
   void RecordSpeed(const std::string &function, double work, double compute_seconds);
   // A cold start's measured seconds (negative: none) into startup_seconds.
   void RecordStartup(double seconds);
+  // A call got its slot after waiting `seconds`.
+  void RecordWait(const std::string &function, double seconds);
+  // A call's routine ran `compute_seconds` on `threads` threads, and its
+  // arrays moved for `transfer_seconds` (receive + send).
+  void RecordPhases(const std::string &function, double transfer_seconds, double compute_seconds,
+                    int threads);
 };
 
 // Instantaneous values, read when the reply is built.
@@ -69,7 +88,12 @@ struct Gauges {
   double uptime_seconds = 0;
   int cores = 0;
   int slots = 0;
-  int threads_per_job = 0;
+  int threads_per_job = 0;  // a lone call's threads
+  std::string thread_budget;
+  std::string queue_order;
+  int threads_held = 0;  // by the running calls
+  // Counters::busy_core_seconds and the part of the running routines so far.
+  double busy_core_seconds = 0;
   int running = 0;  // calls holding a slot
   uint64_t queued = 0;
   uint64_t jobs = 0;                    // live executables (idle persistent ones included)

@@ -96,7 +96,13 @@ Status CallServer::WaitForSlot(Channel &ch) {
     int got = RecvControl(control_fd_, &answer, nullptr);
     if (got != 1) return Status(NINF_ERR_SERVER, "ninfd went away before the call could start");
     if (answer.kind != CTL_SLOT) continue;  // a late probe of the previous call
-    if (answer.error_code == NINF_OK) return Status::Ok();
+    if (answer.error_code == NINF_OK) {
+      // The scheduler may give this call other threads than the last one.
+      handoff_.queue_seconds = answer.queue_seconds;
+      if (answer.threads > 0) handoff_.threads = answer.threads;
+      ApplyThreadBudget(handoff_.threads);
+      return Status::Ok();
+    }
     const int code = answer.error_code;
     return Status(code > NINF_OK && code < NINF_ERR_COUNT_ ? code : NINF_ERR_SERVER,
                   code == NINF_ERR_SHUTTING_DOWN ? "the server is shutting down"
@@ -203,6 +209,11 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
   Report({.kind = CTL_REPLYING});
   wire::Result result;
   result.set_shared_memory(shared);  // then `outgoing` is empty: the results are in place
+  wire::ServerTimes *times = result.mutable_server_times();
+  times->set_queue_seconds(handoff_.queue_seconds);
+  times->set_recv_seconds(t_received - t_start);
+  times->set_compute_seconds(t_computed - t_received);
+  times->set_threads(handoff_.threads);
   NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_RESULT, &result, outgoing));
 
   done->recv_seconds = t_received - t_start;
@@ -244,6 +255,10 @@ bool CallServer::WaitForHandoff(int *client_fd) {
     if (r == 1 && (msg.kind == CTL_PROBE || msg.kind == CTL_SLOT)) continue;
     return false;
   }
+}
+
+bool CallServer::UsesThreads() {
+  return openblas_set_num_threads != nullptr || omp_set_num_threads != nullptr;
 }
 
 void CallServer::ApplyThreadBudget(uint32_t threads) {
@@ -307,6 +322,9 @@ int CallServer::Serve(int client_fd) {
       FailCall(ch, consumed < frame ? frame - consumed : 0, st, &done);
       exit_status = 1;
     }
+    // A routine without OpenBLAS or OpenMP runs on one thread whatever it
+    // is granted: ninfd's adaptive budget then gives its calls one core.
+    done.threads = UsesThreads() ? 0 : 1;
     done.bytes_in = ch.bytes_received() - in_before;
     done.bytes_out = ch.bytes_sent() - out_before;
     Report(done);

@@ -45,6 +45,8 @@ class CallServer {
   // Tells OpenBLAS and OpenMP, if the process has them, how many threads
   // this call may use.
   static void ApplyThreadBudget(uint32_t threads);
+  // Whether the process has a thread library the budget applies to.
+  static bool UsesThreads();
 
   // Serves the calls of one client connection (one, or a handle's many),
   // closes it, and returns the exit status Run() documents.

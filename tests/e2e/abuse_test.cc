@@ -138,7 +138,8 @@ TEST_CASE("abuse_f1_a_call_without_arguments_does_not_delay_shutdown", "[abuse]"
 }
 
 TEST_CASE("abuse_f1_calls_that_stop_mid_arguments_lose_their_slots", "[abuse]") {
-  E2EDaemon d({"--slots", "2", "--transfer-timeout-seconds", "2"});
+  // One core per call, so that two hogs can hold both slots at once.
+  E2EDaemon d({"--slots", "2", "--thread-budget", "split", "--transfer-timeout-seconds", "2"});
   GoodCall(d);
   const int fds = d.OpenFds();
   auto hog1 = Connect(d), hog2 = Connect(d);

@@ -72,6 +72,43 @@ TEST_CASE("calls_dgesv_matches_lapack", "[e2e]") {
   CHECK(maxdiff < 1e-9);
 }
 
+// Ninf_get_call_info: where the time of the thread's last call went, the
+// server's part carried in the RESULT frame.
+TEST_CASE("calls_call_info_reports_server_times", "[e2e]") {
+  std::thread([] {  // a thread that has made no call yet
+    Ninf_call_info none;
+    CHECK(Ninf_get_call_info(&none) == -1);
+    CHECK(Ninf_get_error() == NINF_ERR_INVALID_ID);
+  })
+      .join();
+  CHECK(Ninf_get_call_info(nullptr) == -1);
+  CHECK(Ninf_get_error() == NINF_ERR_INVALID_ARGUMENT);
+
+  E2EDaemon d;
+  const int n = 400, nrhs = 1;
+  std::vector<double> a = RandomMatrix(n, n, 3), b = RandomMatrix(n, nrhs, 4);
+  std::vector<int> ipiv(n);
+  int info = -1;
+  const auto t0 = std::chrono::steady_clock::now();
+  REQUIRE(Ninf_call(d.Name("dgesv").c_str(), n, nrhs, a.data(), n, ipiv.data(), b.data(), n,
+                    &info) == 0);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  Ninf_call_info ci;
+  REQUIRE(Ninf_get_call_info(&ci) == 0);
+  CHECK(ci.error == NINF_OK);
+  CHECK(std::string(ci.server).find(std::to_string(d.port())) != std::string::npos);
+  CHECK(ci.threads >= 1);
+  CHECK(ci.compute_seconds > 0);
+  CHECK(ci.queue_seconds >= 0);
+  CHECK(ci.queue_seconds < 1);  // alone on the server
+  CHECK(ci.total_seconds >= ci.compute_seconds);
+  CHECK(ci.total_seconds <= wall);
+  CHECK(ci.work_flops == Approx(2.0 * n * n * n / 3 + 2.0 * n * n * nrhs));
+  // a and b go out and come back; ipiv and info come back.
+  CHECK(ci.send_bytes >= 8ull * (n * n + n));
+  CHECK(ci.recv_bytes >= 8ull * (n * n + n) + 4ull * n);
+}
+
 TEST_CASE("calls_dgesv_singular_reports_info", "[e2e]") {
   E2EDaemon d;
   const int n = 4;

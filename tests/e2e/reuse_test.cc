@@ -166,7 +166,8 @@ TEST_CASE("reuse_never_hands_out_a_replaced_executable", "[reuse]") {
   const fs::path source = fs::path(REUSE_REGISTRY_DIR);
   for (const char *file : {"whoami", "whoami.interface"})
     fs::copy_file(source / file, fs::path(registry.path()) / file);
-  E2EDaemon d(WithRegistry({}, registry.path(), "1"));
+  // A core stays free during a call, so the warm replacement starts at once.
+  E2EDaemon d(WithRegistry({"--thread-budget", "split"}, registry.path(), "1"));
   const long old_pid = Whoami(d);
   REQUIRE(d.WaitForStat("warm_idle", 2) == 2);  // back, and one started in advance
   REQUIRE(Whoami(d) == old_pid);                // reused first while the file is unchanged
@@ -201,7 +202,8 @@ TEST_CASE("reuse_each_call_gets_its_thread_budget", "[reuse]") {
   // Processes start with OPENBLAS_NUM_THREADS=1; the budget of the call
   // arrives with its hand-off, whether the process is fresh or reused.
   for (const char *threads : {"2", "1"}) {
-    E2EDaemon d(WithRegistry({"--slots", "1", "--threads-per-job", threads}));
+    E2EDaemon d(
+        WithRegistry({"--slots", "1", "--thread-budget", "fixed", "--threads-per-job", threads}));
     for (int i = 0; i < 3; ++i) {
       long n = 0, pid = 0;
       REQUIRE(Ninf_call(d.Name("threads").c_str(), &n, &pid) == 0);

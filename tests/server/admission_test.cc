@@ -1,12 +1,57 @@
-// Unit tests of the admission policy (server/admission.h): no sockets.
+// Unit tests of the scheduler (server/admission.h): no sockets, no clock.
+#include "admission.h"
+
 #include <catch2/catch.hpp>
+#include <map>
 
-#include "policy.h"
-
+using ninf::server::AdaptiveThreads;
 using ninf::server::Admission;
+using ninf::server::CallDemand;
+using ninf::server::Grant;
+using ninf::server::LoneCallThreads;
+using ninf::server::QueueOrder;
 using ninf::server::ResolveSlots;
 using ninf::server::ResolveThreadsPerJob;
+using ninf::server::SchedulerConfig;
+using ninf::server::ThreadBudget;
 using Decision = Admission::Decision;
+
+namespace {
+
+// `slots` slots of `threads` threads each, FCFS: the budget of the tests
+// that are about slots and queue order, not threads.
+SchedulerConfig Slots(int slots, std::size_t queue_limit) {
+  SchedulerConfig c;
+  c.cores = slots;
+  c.slots = slots;
+  c.budget = ThreadBudget::kSplit;
+  c.queue_limit = queue_limit;
+  return c;
+}
+
+SchedulerConfig Adaptive(int cores) {
+  SchedulerConfig c;
+  c.cores = cores;
+  c.slots = cores;
+  c.budget = ThreadBudget::kAdaptive;
+  c.demand_window_seconds = 2;
+  return c;
+}
+
+// Offer with no prediction at time `now`; the threads granted, or 0.
+Decision OfferAt(Admission &a, uint64_t id, double now = 0, int *threads = nullptr,
+                 double predicted = 0) {
+  int ignored = 0;
+  return a.Offer(CallDemand{id, predicted}, now, threads ? threads : &ignored);
+}
+
+std::optional<uint64_t> NextId(Admission &a, double now = 0) {
+  std::optional<Grant> g = a.Next(now);
+  if (!g) return std::nullopt;
+  return g->id;
+}
+
+}  // namespace
 
 TEST_CASE("admission_slots_default_to_cores", "[admission]") {
   CHECK(ResolveSlots(0, 8) == 8);
@@ -28,72 +73,222 @@ TEST_CASE("admission_threads_split_cores_between_slots", "[admission]") {
 }
 
 TEST_CASE("admission_fills_slots_then_queues_fcfs", "[admission]") {
-  Admission a(2, 3);
-  CHECK(a.Offer(1) == Decision::kRun);
-  CHECK(a.Offer(2) == Decision::kRun);
+  Admission a(Slots(2, 3));
+  CHECK(OfferAt(a, 1) == Decision::kRun);
+  CHECK(OfferAt(a, 2) == Decision::kRun);
   CHECK(a.running() == 2);
-  CHECK(a.Offer(3) == Decision::kQueue);
-  CHECK(a.Offer(4) == Decision::kQueue);
-  CHECK(a.Offer(5) == Decision::kQueue);
-  CHECK(a.Offer(6) == Decision::kReject);  // queue full
+  CHECK(OfferAt(a, 3) == Decision::kQueue);
+  CHECK(OfferAt(a, 4) == Decision::kQueue);
+  CHECK(OfferAt(a, 5) == Decision::kQueue);
+  CHECK(OfferAt(a, 6) == Decision::kReject);  // queue full
   CHECK(a.queued() == 3);
-  CHECK_FALSE(a.Next().has_value());  // no free slot yet
+  CHECK_FALSE(a.Next(0).has_value());  // no free slot yet
 
-  a.Release();
-  auto next = a.Next();
-  REQUIRE(next.has_value());
-  CHECK(*next == 3);  // first come, first served
-  CHECK_FALSE(a.Next().has_value());
+  a.Release(1);
+  CHECK(NextId(a) == 3u);  // first come, first served
+  CHECK_FALSE(a.Next(0).has_value());
   CHECK(a.running() == 2);
   CHECK(a.queued() == 2);
 }
 
 TEST_CASE("admission_newcomer_never_overtakes_queue", "[admission]") {
-  Admission a(1, 10);
-  CHECK(a.Offer(1) == Decision::kRun);
-  CHECK(a.Offer(2) == Decision::kQueue);
-  a.Release();
+  Admission a(Slots(1, 10));
+  CHECK(OfferAt(a, 1) == Decision::kRun);
+  CHECK(OfferAt(a, 2) == Decision::kQueue);
+  a.Release(1);
   // A slot is free but call 2 waits: a new call must queue behind it.
-  CHECK(a.Offer(3) == Decision::kQueue);
-  CHECK(a.Next() == 2u);
-  CHECK_FALSE(a.Next().has_value());
+  CHECK(OfferAt(a, 3) == Decision::kQueue);
+  CHECK(NextId(a) == 2u);
+  CHECK_FALSE(a.Next(0).has_value());
 }
 
 TEST_CASE("admission_zero_queue_limit_rejects_when_busy", "[admission]") {
-  Admission a(1, 0);
-  CHECK(a.Offer(1) == Decision::kRun);
-  CHECK(a.Offer(2) == Decision::kReject);
+  Admission a(Slots(1, 0));
+  CHECK(OfferAt(a, 1) == Decision::kRun);
+  CHECK(OfferAt(a, 2) == Decision::kReject);
 }
 
 TEST_CASE("admission_withdraw_removes_a_queued_call", "[admission]") {
-  Admission a(1, 10);
-  a.Offer(1);
-  a.Offer(2);
-  a.Offer(3);
+  Admission a(Slots(1, 10));
+  OfferAt(a, 1);
+  OfferAt(a, 2);
+  OfferAt(a, 3);
   CHECK(a.Withdraw(2));
   CHECK_FALSE(a.Withdraw(2));
   CHECK_FALSE(a.Withdraw(1));  // running, not queued
-  a.Release();
-  CHECK(a.Next() == 3u);
+  a.Release(1);
+  CHECK(NextId(a) == 3u);
 }
 
 TEST_CASE("admission_persistent_next_call_waits_like_any_other", "[admission]") {
-  Admission a(1, 10);
-  CHECK(a.Offer(1) == Decision::kRun);    // a persistent executable's first call
-  a.Release();                            // its call is done: idle, holds no slot
-  CHECK(a.Offer(2) == Decision::kRun);    // another call takes the slot
-  CHECK(a.Offer(1) == Decision::kQueue);  // the persistent one's next call waits
-  CHECK(a.running() == 1);                // slots bound concurrency absolutely
-  a.Release();
-  CHECK(a.Next() == 1u);
+  Admission a(Slots(1, 10));
+  CHECK(OfferAt(a, 1) == Decision::kRun);    // a persistent executable's first call
+  a.Release(1);                              // its call is done: idle, holds no slot
+  CHECK(OfferAt(a, 2) == Decision::kRun);    // another call takes the slot
+  CHECK(OfferAt(a, 1) == Decision::kQueue);  // the persistent one's next call waits
+  CHECK(a.running() == 1);                   // slots bound concurrency absolutely
+  a.Release(1);
+  CHECK(NextId(a) == 1u);
 }
 
 TEST_CASE("admission_take_queue_empties_in_order", "[admission]") {
-  Admission a(1, 10);
-  a.Offer(1);
-  a.Offer(2);
-  a.Offer(3);
+  Admission a(Slots(1, 10));
+  OfferAt(a, 1);
+  OfferAt(a, 2);
+  OfferAt(a, 3);
   CHECK(a.TakeQueue() == std::vector<uint64_t>{2, 3});
   CHECK(a.queued() == 0);
   CHECK(a.running() == 1);
+}
+
+TEST_CASE("admission_budgets_name_their_threads", "[admission]") {
+  SchedulerConfig c;
+  c.cores = 8;
+  c.slots = 4;
+  c.fixed_threads = 6;
+  c.budget = ThreadBudget::kFixed;
+  CHECK(LoneCallThreads(c) == 6);
+  c.budget = ThreadBudget::kSplit;
+  CHECK(LoneCallThreads(c) == 2);
+  c.budget = ThreadBudget::kAdaptive;
+  CHECK(LoneCallThreads(c) == 8);
+
+  // fixed: every call its threads, even past the cores (Fig. 6 on purpose).
+  c.budget = ThreadBudget::kFixed;
+  Admission a(c);
+  for (uint64_t id = 1; id <= 4; ++id) {
+    int threads = 0;
+    CHECK(OfferAt(a, id, 0, &threads) == Decision::kRun);
+    CHECK(threads == 6);
+  }
+  CHECK(a.threads_held() == 24);
+  CHECK(OfferAt(a, 5) == Decision::kQueue);  // but never more than `slots` calls
+}
+
+TEST_CASE("admission_adaptive_threads_rule", "[admission]") {
+  CHECK(AdaptiveThreads(8, 0, 1) == 8);  // alone: every core
+  CHECK(AdaptiveThreads(8, 0, 2) == 4);  // a pair: half each
+  CHECK(AdaptiveThreads(8, 4, 2) == 4);
+  CHECK(AdaptiveThreads(8, 6, 2) == 2);  // no more than what is free
+  CHECK(AdaptiveThreads(8, 8, 1) == 0);  // nothing free: wait
+  CHECK(AdaptiveThreads(2, 0, 5) == 1);  // more calls than cores: one each
+  CHECK(AdaptiveThreads(8, 0, 3) == 2);  // rounded down
+  // Whatever the demand, the cores are never oversubscribed.
+  for (int cores = 1; cores <= 16; ++cores)
+    for (int held = 0; held <= cores; ++held)
+      for (int demand = 1; demand <= 20; ++demand)
+        CHECK(held + AdaptiveThreads(cores, held, demand) <= cores);
+}
+
+TEST_CASE("admission_adaptive_lone_call_gets_every_core", "[admission]") {
+  Admission a(Adaptive(8));
+  int threads = 0;
+  CHECK(OfferAt(a, 1, 0.0, &threads) == Decision::kRun);
+  CHECK(threads == 8);
+  // A second call finds no core free: it waits instead of oversubscribing.
+  CHECK(OfferAt(a, 2, 0.1) == Decision::kQueue);
+  a.Release(8);
+  // It remembers that two calls wanted the machine: half each from now on.
+  std::optional<Grant> g = a.Next(0.5);
+  REQUIRE(g.has_value());
+  CHECK(g->id == 2u);
+  CHECK(g->threads == 4);
+  CHECK(OfferAt(a, 3, 0.6, &threads) == Decision::kRun);  // the first client's next call
+  CHECK(threads == 4);
+  CHECK(a.threads_held() == 8);
+}
+
+TEST_CASE("admission_adaptive_closed_loop_pair_splits_then_lone_client_takes_all", "[admission]") {
+  Admission a(Adaptive(2));
+  int threads = 0;
+  // Two clients in a closed loop: after the first overlap, one thread each,
+  // both running side by side.
+  REQUIRE(OfferAt(a, 1, 0.0, &threads) == Decision::kRun);
+  REQUIRE(OfferAt(a, 2, 0.0) == Decision::kQueue);
+  a.Release(threads);
+  std::optional<Grant> g = a.Next(1.0);
+  REQUIRE(g);
+  CHECK(g->threads == 1);
+  double t = 1.0;
+  uint64_t id = 3;
+  for (int round = 0; round < 10; ++round) {
+    t += 0.5;
+    CHECK(OfferAt(a, id++, t, &threads) == Decision::kRun);
+    CHECK(threads == 1);
+    CHECK(a.running() == 2);
+    a.Release(1);
+  }
+  a.Release(1);
+  // One client goes away: once the window has passed, the other is alone
+  // and gets both cores again.
+  CHECK(OfferAt(a, id++, t + 0.1, &threads) == Decision::kRun);
+  CHECK(threads == 1);  // the pair is still remembered
+  a.Release(1);
+  CHECK(OfferAt(a, id++, t + 2.5, &threads) == Decision::kRun);
+  CHECK(threads == 2);
+}
+
+TEST_CASE("admission_sjf_runs_short_calls_first", "[admission]") {
+  SchedulerConfig c = Slots(1, 10);
+  c.order = QueueOrder::kSjf;
+  Admission a(c);
+  REQUIRE(OfferAt(a, 1, 0.0) == Decision::kRun);
+  // Arrivals at 0.1 .. 0.4, predicted 10 s, 1 s, 5 s, 0 s (unknown).
+  OfferAt(a, 2, 0.1, nullptr, 10);
+  OfferAt(a, 3, 0.2, nullptr, 1);
+  OfferAt(a, 4, 0.3, nullptr, 5);
+  OfferAt(a, 5, 0.4, nullptr, 0);
+  std::vector<uint64_t> order;
+  for (int i = 0; i < 4; ++i) {
+    a.Release(1);
+    order.push_back(*NextId(a, 1.0));
+  }
+  CHECK(order == std::vector<uint64_t>{5, 3, 4, 2});
+}
+
+TEST_CASE("admission_sjf_aging_bounds_overtaking", "[admission]") {
+  SchedulerConfig c = Slots(1, 100);
+  c.order = QueueOrder::kSjf;
+  Admission a(c);
+  REQUIRE(OfferAt(a, 1, 0.0) == Decision::kRun);
+  // A 10 s call arrives at t = 0, then a stream of 1 s calls, one per
+  // second. Only those that arrived within its 10 s go before it.
+  OfferAt(a, 100, 0.0, nullptr, 10);
+  for (uint64_t i = 0; i < 30; ++i) OfferAt(a, 200 + i, 0.5 + static_cast<double>(i), nullptr, 1);
+  int before = 0;
+  for (;;) {
+    a.Release(1);
+    std::optional<uint64_t> id = NextId(a, 100);
+    REQUIRE(id);
+    if (*id == 100) break;
+    ++before;
+  }
+  // Arrivals 0.5 .. 8.5 have keys 1.5 .. 9.5 < 10; 9.5 has 10.5.
+  CHECK(before == 9);
+}
+
+TEST_CASE("admission_sjf_withdraw_and_take_queue_in_run_order", "[admission]") {
+  SchedulerConfig c = Slots(1, 10);
+  c.order = QueueOrder::kSjf;
+  Admission a(c);
+  OfferAt(a, 1, 0.0);
+  OfferAt(a, 2, 0.1, nullptr, 9);
+  OfferAt(a, 3, 0.2, nullptr, 3);
+  OfferAt(a, 4, 0.3, nullptr, 1);
+  CHECK(a.Withdraw(3));
+  CHECK(a.TakeQueue() == std::vector<uint64_t>{4, 2});
+}
+
+TEST_CASE("admission_adaptive_single_threaded_calls_take_one_core", "[admission]") {
+  Admission a(Adaptive(4));
+  int threads = 0;
+  // A routine without a thread library would leave the other cores idle.
+  CHECK(a.Offer(CallDemand{1, 0, 1}, 0, &threads) == Decision::kRun);
+  CHECK(threads == 1);
+  CHECK(a.Offer(CallDemand{2, 0, 1}, 0, &threads) == Decision::kRun);
+  CHECK(threads == 1);
+  // A threaded one beside them gets what is left (its share of 3 calls).
+  CHECK(a.Offer(CallDemand{3, 0, 0}, 0, &threads) == Decision::kRun);
+  CHECK(threads == 1);
+  CHECK(a.threads_held() == 3);
 }

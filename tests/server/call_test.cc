@@ -82,7 +82,8 @@ TEST_CASE("call_after_query_on_same_connection", "[call]") {
 }
 
 TEST_CASE("call_environment_and_handoff", "[call]") {
-  Fixture fx({"--slots", "1", "--threads-per-job", "3", "--max-call-bytes", "1M"});
+  Fixture fx({"--slots", "1", "--thread-budget", "fixed", "--threads-per-job", "3",
+              "--max-call-bytes", "1M"});
   std::string text;
   REQUIRE(Call(*fx.daemon, "info", 77, 0, DoublePayload(1), &text, 40).ok());
   // Started single-threaded; each call's budget comes in CTL_HANDOFF.
@@ -106,14 +107,52 @@ TEST_CASE("call_environment_and_handoff", "[call]") {
   CHECK_THAT(text, Catch::EndsWith(" fds=0,1,2,3,4"));
 }
 
-TEST_CASE("call_threads_split_cores_by_default", "[call]") {
-  Fixture fx({"--slots", "2"});
+TEST_CASE("call_threads_split_cores_under_split", "[call]") {
+  Fixture fx({"--slots", "2", "--thread-budget", "split"});
   auto s = GetStats(*fx.daemon);
   int64_t expect = std::max<int64_t>(1, Stat(s, "cores") / 2);
   CHECK(Stat(s, "threads_per_job") == expect);
   std::string text;
   REQUIRE(Call(*fx.daemon, "info", 1, 0, DoublePayload(1), &text).ok());
-  CHECK_THAT(text, Catch::Contains("OPENBLAS_NUM_THREADS=" + std::to_string(expect) + " "));
+  CHECK(InfoField(text, "threads") == std::to_string(expect));
+}
+
+// The adaptive budget, black box: a lone call gets every core; a call that
+// arrives while they are all held waits, and from then on the two clients
+// share the cores and run side by side.
+TEST_CASE("call_adaptive_lone_call_gets_every_core_concurrent_calls_split", "[call]") {
+  Fixture fx;  // thread_budget = adaptive is the default
+  auto s = GetStats(*fx.daemon);
+  const int64_t cores = Stat(s, "cores");
+  if (cores < 2) {
+    WARN("skipped: a one-core machine has nothing to split");
+    return;
+  }
+  std::string text;
+  REQUIRE(Call(*fx.daemon, "info", 1, 0, DoublePayload(1), &text).ok());
+  CHECK(InfoField(text, "threads") == std::to_string(cores));
+  // Its executable has ended and released the cores.
+  REQUIRE(WaitStat(*fx.daemon, "threads_held", 0));
+
+  auto in_thread = [&fx](uint64_t id, int64_t ms) {
+    return std::async(std::launch::async, [&fx, id, ms] {
+      std::string out;
+      Status st = Call(*fx.daemon, "info", id, ms, DoublePayload(1), &out);
+      return st.ok() ? InfoField(out, "threads") : st.ToString();
+    });
+  };
+  auto a = in_thread(2, 600);  // every core
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  auto b = in_thread(3, 600);  // waits for a, then half
+  std::this_thread::sleep_for(std::chrono::milliseconds(750));
+  auto c = in_thread(4, 200);  // arrives while b runs: the other half, at once
+  const std::string half = std::to_string(cores / 2);
+  CHECK(a.get() == std::to_string(cores));
+  CHECK(c.get() == half);
+  CHECK(b.get() == half);
+  // The results reach the clients before ninfd hears that the calls ended.
+  REQUIRE(WaitStat(*fx.daemon, "completed", 4));
+  CHECK(WaitStat(*fx.daemon, "threads_held", 0));  // released when the executables end
 }
 
 TEST_CASE("call_executable_killed_reports_signal", "[call]") {

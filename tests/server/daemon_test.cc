@@ -89,7 +89,8 @@ TEST_CASE("daemon_query_unknown_function_keeps_connection", "[daemon]") {
 }
 
 TEST_CASE("daemon_list_and_stats", "[daemon]") {
-  Fixture fx({"--slots", "3", "--threads-per-job", "2", "--queue-limit", "5"});
+  Fixture fx(
+      {"--slots", "3", "--thread-budget", "fixed", "--threads-per-job", "2", "--queue-limit", "5"});
   fx.RequireAlive();
   auto s = GetStats(*fx.daemon);
   for (const char *key : {"version", "pid", "uptime_seconds", "cores", "slots", "threads_per_job",

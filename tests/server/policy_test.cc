@@ -110,16 +110,17 @@ TEST_CASE("policy_a_new_connection_replaces_the_oldest_that_sent_no_request", "[
 
 TEST_CASE("policy_warm_replacements_wait_while_every_core_is_busy", "[policy]") {
   // A warm executable is still idle: nothing to do.
-  CHECK(WarmAfterHandoff(true, false, 1, 2, 1, 2) == WarmAction::kNothing);
+  CHECK(WarmAfterHandoff(true, false, 1, 2, 2) == WarmAction::kNothing);
   // The last one was taken (or none was there) and a core is free: start now.
-  CHECK(WarmAfterHandoff(true, false, 0, 1, 1, 2) == WarmAction::kReplenishNow);
-  CHECK(WarmAfterHandoff(false, false, 3, 1, 1, 2) == WarmAction::kReplenishNow);
-  // Every core is held by running calls: only remember the function.
-  CHECK(WarmAfterHandoff(true, false, 0, 2, 1, 2) == WarmAction::kArm);
-  CHECK(WarmAfterHandoff(false, false, 0, 1, 2, 2) == WarmAction::kArm);
+  CHECK(WarmAfterHandoff(true, false, 0, 1, 2) == WarmAction::kReplenishNow);
+  CHECK(WarmAfterHandoff(false, false, 3, 1, 2) == WarmAction::kReplenishNow);
+  // Every core is held by running calls (two one-thread calls, or one with
+  // two threads): only remember the function.
+  CHECK(WarmAfterHandoff(true, false, 0, 2, 2) == WarmAction::kArm);
+  CHECK(WarmAfterHandoff(false, false, 0, 2, 2) == WarmAction::kArm);
   // The executable comes back after the call: nothing is started for it.
-  CHECK(WarmAfterHandoff(true, true, 0, 1, 1, 2) == WarmAction::kArm);
-  CHECK(WarmAfterHandoff(false, true, 0, 0, 1, 2) == WarmAction::kArm);
+  CHECK(WarmAfterHandoff(true, true, 0, 1, 2) == WarmAction::kArm);
+  CHECK(WarmAfterHandoff(false, true, 0, 0, 2) == WarmAction::kArm);
 }
 
 TEST_CASE("policy_reuse_until_max_calls_or_age", "[policy]") {

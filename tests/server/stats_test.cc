@@ -2,6 +2,7 @@
 #include "stats.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <sstream>
 
 using namespace ninf::server;
@@ -109,4 +110,36 @@ TEST_CASE("stats_speed_and_startup_are_smoothed_and_ignore_unmeasured", "[stats]
   c.RecordStartup(0.004);
   c.RecordStartup(0.002);
   CHECK(c.startup_seconds == Approx(0.0034));
+}
+
+TEST_CASE("stats_accounting_splits_time_and_counts_core_seconds", "[stats]") {
+  Counters c;
+  c.RecordWait("dgesv", 0.5);
+  c.RecordWait("dgesv", 1.5);
+  c.RecordWait("ep", -1);                 // a clock step backwards counts as no wait
+  c.RecordPhases("dgesv", 0.25, 2.0, 2);  // 2 s on 2 threads: 4 core-seconds
+  c.RecordPhases("ep", 0.0, 3.0, 1);
+  c.RecordPhases("ep", std::nan(""), 1.0, 0);  // no threads known: counted as one
+  CHECK(c.queue_seconds == 2.0);
+  CHECK(c.busy_core_seconds == 8.0);
+  CHECK(c.functions["dgesv"].admitted == 2);
+  CHECK(c.functions["dgesv"].wait_seconds == 2.0);
+  CHECK(c.functions["dgesv"].transfer_seconds == 0.25);
+  CHECK(c.functions["ep"].compute_seconds == 4.0);
+  CHECK(c.functions["ep"].transfer_seconds == 0.0);
+
+  Gauges g;
+  g.thread_budget = "adaptive";
+  g.queue_order = "sjf";
+  g.threads_held = 3;
+  g.busy_core_seconds = c.busy_core_seconds + 1.25;  // with a routine still running
+  auto s = Parse(FormatStats(g, c));
+  CHECK(s["thread_budget"] == "adaptive");
+  CHECK(s["queue_order"] == "sjf");
+  CHECK(s["threads_held"] == "3");
+  CHECK(s["busy_core_seconds"] == "9.250000");
+  CHECK(s["queue_seconds"] == "2.000000");
+  CHECK(s["function.dgesv.wait_seconds"] == "2.000000");
+  CHECK(s["function.dgesv.transfer_seconds"] == "0.250000");
+  CHECK(s["function.ep.compute_seconds"] == "4.000000");
 }

@@ -23,7 +23,10 @@ using namespace std::chrono_literals;
 using Fixture = StubFixture;
 
 TEST_CASE("stub_call_scale", "[stub]") {
-  Fixture fx;
+  // One core of two per call, so that a warm replacement starts beside the
+  // call (under `adaptive` a lone call holds every core and the replacement
+  // waits for its end: policy_test covers both).
+  Fixture fx({"--thread-budget", "split"});
   Channel ch(fx.daemon->Connect(), 10000);
   wire::FunctionInterface iface;
   REQUIRE(QueryInterface(ch, "scale", &iface).ok());

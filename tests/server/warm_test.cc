@@ -101,7 +101,7 @@ TEST_CASE("warm_later_calls_use_started_executables", "[warm]") {
 }
 
 TEST_CASE("warm_executable_environment_and_handoff", "[warm]") {
-  Fixture fx({"--threads-per-job", "3", "--max-call-bytes", "1M"});
+  Fixture fx({"--thread-budget", "fixed", "--threads-per-job", "3", "--max-call-bytes", "1M"});
   CallInfo(*fx.daemon, 1);
   SettledWarm(*fx.daemon, 1);
   std::string text;

@@ -1,0 +1,160 @@
+#include "admission.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace ninf::server {
+
+bool ParseThreadBudget(std::string_view text, ThreadBudget *out) {
+  if (text == "fixed")
+    *out = ThreadBudget::kFixed;
+  else if (text == "split")
+    *out = ThreadBudget::kSplit;
+  else if (text == "adaptive")
+    *out = ThreadBudget::kAdaptive;
+  else
+    return false;
+  return true;
+}
+
+bool ParseQueueOrder(std::string_view text, QueueOrder *out) {
+  if (text == "fcfs")
+    *out = QueueOrder::kFcfs;
+  else if (text == "sjf")
+    *out = QueueOrder::kSjf;
+  else
+    return false;
+  return true;
+}
+
+const char *ThreadBudgetName(ThreadBudget budget) {
+  switch (budget) {
+    case ThreadBudget::kFixed:
+      return "fixed";
+    case ThreadBudget::kSplit:
+      return "split";
+    case ThreadBudget::kAdaptive:
+      return "adaptive";
+  }
+  return "?";
+}
+
+const char *QueueOrderName(QueueOrder order) { return order == QueueOrder::kSjf ? "sjf" : "fcfs"; }
+
+int ResolveSlots(int64_t slots_setting, int cores) {
+  int64_t slots = slots_setting > 0 ? slots_setting : cores;
+  return static_cast<int>(std::max<int64_t>(1, slots));
+}
+
+int ResolveThreadsPerJob(int64_t threads_setting, int cores, int slots) {
+  if (threads_setting > 0) return static_cast<int>(threads_setting);
+  return std::max(1, cores / std::max(1, slots));
+}
+
+int LoneCallThreads(const SchedulerConfig &config) {
+  switch (config.budget) {
+    case ThreadBudget::kFixed:
+      return std::max(1, config.fixed_threads);
+    case ThreadBudget::kSplit:
+      return ResolveThreadsPerJob(0, config.cores, config.slots);
+    case ThreadBudget::kAdaptive:
+      return std::max(1, config.cores);
+  }
+  return 1;
+}
+
+int AdaptiveThreads(int cores, int threads_held, int demand) {
+  const int free = cores - threads_held;
+  if (free <= 0) return 0;
+  const int share = std::max(1, cores / std::max(1, demand));
+  return std::min(share, free);
+}
+
+Admission::Admission(const SchedulerConfig &config) : config_(config) {
+  config_.cores = std::max(1, config_.cores);
+  config_.slots = std::max(1, config_.slots);
+  config_.fixed_threads = std::max(1, config_.fixed_threads);
+}
+
+int Admission::Demand(double now, bool arriving) {
+  const int present = running_ + static_cast<int>(queue_.size()) + (arriving ? 1 : 0);
+  // The peak is kept while it recurs within the window: a closed-loop
+  // client is between two calls for a moment only.
+  if (present >= peak_demand_ || now - peak_at_ > config_.demand_window_seconds) {
+    peak_demand_ = present;
+    peak_at_ = now;
+  }
+  return std::max(present, peak_demand_);
+}
+
+int Admission::ThreadsFor(double now, bool arriving, int max_threads) {
+  const int demand = Demand(now, arriving);  // noted even when the call must wait
+  if (running_ >= config_.slots) return 0;
+  switch (config_.budget) {
+    case ThreadBudget::kFixed:
+      return config_.fixed_threads;
+    case ThreadBudget::kSplit:
+      return ResolveThreadsPerJob(0, config_.cores, config_.slots);
+    case ThreadBudget::kAdaptive: {
+      const int threads = AdaptiveThreads(config_.cores, threads_held_, demand);
+      return max_threads > 0 ? std::min(threads, max_threads) : threads;
+    }
+  }
+  return 0;
+}
+
+Admission::Decision Admission::Offer(const CallDemand &call, double now, int *threads) {
+  const int granted = ThreadsFor(now, true, call.max_threads);
+  if (granted > 0 && queue_.empty()) {
+    ++running_;
+    threads_held_ += granted;
+    *threads = granted;
+    return Decision::kRun;
+  }
+  if (queue_.size() >= config_.queue_limit) return Decision::kReject;
+  const uint64_t seq = arrivals_++;
+  // FCFS orders by arrival alone; SJF by arrival + predicted run time in
+  // seconds since an arbitrary origin (`now`'s), ties by arrival.
+  const double order =
+      config_.order == QueueOrder::kSjf ? now + std::max(0.0, call.predicted_seconds) : 0;
+  const Key key{order, seq, call.id};
+  queue_.insert(key);
+  waiting_[call.id] = Waiting{key, call.max_threads};
+  return Decision::kQueue;
+}
+
+void Admission::Release(int threads) {
+  assert(running_ > 0 && threads_held_ >= threads);
+  if (running_ > 0) --running_;
+  threads_held_ = std::max(0, threads_held_ - threads);
+}
+
+std::optional<Grant> Admission::Next(double now) {
+  if (queue_.empty()) return std::nullopt;
+  const uint64_t id = std::get<2>(*queue_.begin());
+  const int granted = ThreadsFor(now, false, waiting_.at(id).max_threads);
+  if (granted <= 0) return std::nullopt;
+  queue_.erase(queue_.begin());
+  waiting_.erase(id);
+  ++running_;
+  threads_held_ += granted;
+  return Grant{id, granted};
+}
+
+bool Admission::Withdraw(uint64_t id) {
+  auto it = waiting_.find(id);
+  if (it == waiting_.end()) return false;
+  queue_.erase(it->second.key);
+  waiting_.erase(it);
+  return true;
+}
+
+std::vector<uint64_t> Admission::TakeQueue() {
+  std::vector<uint64_t> out;
+  for (const Key &key : queue_) out.push_back(std::get<2>(key));
+  queue_.clear();
+  waiting_.clear();
+  return out;
+}
+
+}  // namespace ninf::server
