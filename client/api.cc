@@ -44,8 +44,11 @@ int Ninf_call_v(const char *name, va_list args) {
     if (st.ok()) {
       st = call->Execute();
       last_call_info = call->info();
-      has_call_info = true;
+    } else {  // it never reached a server
+      last_call_info = Ninf_call_info{};
+      last_call_info.error = st.code();
     }
+    has_call_info = true;
     return Record(st);
   });
 }

@@ -1,0 +1,133 @@
+// ninf-loadtest: multi-client Linpack / EP load tests in the seed paper's
+// model (docs/loadtest.md). Thin: options, Run, the outputs.
+#include <sys/stat.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+
+#include "report.h"
+#include "run.h"
+
+using namespace ninf::loadtest;
+
+namespace {
+
+bool FileHasContent(const std::string &path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && st.st_size > 0;
+}
+
+// Appends `row` to `path`, writing `header` first into a new or empty file.
+bool AppendWithHeader(const std::string &path, const std::string &header, const std::string &row) {
+  const bool fresh = !FileHasContent(path);
+  std::FILE *f = std::fopen(path.c_str(), "a");
+  if (!f) return false;
+  if (fresh) std::fputs(header.c_str(), f);
+  std::fputs(row.c_str(), f);
+  return std::fclose(f) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app(
+      "ninf-loadtest: c client processes call Linpack (dgesv) or NAS EP on one server, a list "
+      "of servers or through the metaserver, in the Ninf load-test model: every --interval "
+      "seconds each client calls with --probability, for --duration seconds or --steps ticks. "
+      "Every answer is checked. Writes one CSV row per call, a Markdown table row in the form "
+      "of the Ninf paper's tables, and samples each server's utilization and load. Exit status "
+      "1 if any call failed.",
+      "ninf-loadtest");
+  RunConfig c;
+  std::string workload = "linpack", csv_path, table_path, summary_path, label;
+  bool quiet = false;
+  app.add_option("--server", c.servers,
+                 "a server host:port (repeat for several: client i calls "
+                 "server i mod count)")
+      ->type_name("HOST:PORT");
+  app.add_option("--metaserver", c.metaserver, "place every call through ninf-meta at HOST:PORT")
+      ->type_name("HOST:PORT");
+  app.add_option("--sample", c.sampled,
+                 "a server whose statistics are sampled (default: the --server list)")
+      ->type_name("HOST:PORT");
+  app.add_option("--key-file", c.key_file,
+                 "key for the statistics queries of servers that need one");
+  app.add_option("--workload", workload, "linpack or ep")->check(CLI::IsMember({"linpack", "ep"}));
+  app.add_option("--size", c.size, "n of linpack (dgesv n x n), m of ep (2^m pairs)")
+      ->check(CLI::Range(1, 20000));
+  app.add_option("--clients,-c", c.clients, "client processes")->check(CLI::Range(1, 1024));
+  app.add_option("--interval,-s", c.interval, "seconds between a client's ticks (0: closed loop)")
+      ->check(CLI::Range(0.0, 3600.0));
+  app.add_option("--probability,-p", c.probability, "chance of a call at each tick")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--duration", c.duration, "seconds of ticks (0: --steps decides)")
+      ->check(CLI::Range(0.0, 86400.0));
+  app.add_option("--steps", c.steps, "ticks per client (0: --duration decides)")
+      ->check(CLI::Range(0, 1000000));
+  app.add_option("--sample-ms", c.sample_ms, "statistics sampling period")
+      ->check(CLI::Range(50, 60000));
+  app.add_option("--csv", csv_path, "write one row per call here");
+  app.add_option("--table", table_path, "append the run's Markdown row here (header if new)");
+  app.add_option("--summary", summary_path, "append the run's summary CSV row here (for plots)");
+  app.add_option("--label", label, "the run's name in the table (default: the workload)");
+  app.add_flag("--quiet,-q", quiet, "no progress line");
+  CLI11_PARSE(app, argc, argv);
+
+  if (c.servers.empty() == c.metaserver.empty()) {
+    std::fprintf(stderr, "ninf-loadtest: give --server (one or more) or --metaserver\n");
+    return 2;
+  }
+  if (c.duration <= 0 && c.steps <= 0) {
+    std::fprintf(stderr, "ninf-loadtest: give a --duration or a number of --steps\n");
+    return 2;
+  }
+  (void)ParseWorkload(workload, &c.workload);
+  if (c.sampled.empty()) c.sampled = c.servers;
+  c.progress = !quiet;
+  if (label.empty()) label = workload;
+
+  std::FILE *csv = nullptr;
+  if (!csv_path.empty()) {
+    csv = std::fopen(csv_path.c_str(), "w");
+    if (!csv) {
+      std::perror(("ninf-loadtest: " + csv_path).c_str());
+      return 2;
+    }
+    std::fprintf(csv, "%s\n", CsvHeader().c_str());
+  }
+  RunResult result;
+  std::string error;
+  const bool started = Run(c, csv, &result, &error);
+  if (csv) std::fclose(csv);
+  if (!started) {
+    std::fprintf(stderr, "ninf-loadtest: could not start the clients: %s\n", error.c_str());
+    return 2;
+  }
+
+  const Summary s = Summarize(result.rows, result.samples);
+  const std::string row = MarkdownRow(label, workload, c.size, c.clients, s);
+  std::printf("%s%s", MarkdownHeader().c_str(), row.c_str());
+  const double wall = std::max(1e-9, result.wall_seconds);
+  std::printf(
+      "tool CPU: collector %.3f s (%.2f%% of a core), clients %.2f s (%.1f%%: their "
+      "argument data, answer checks and client library) in %.1f s\n",
+      result.collector_cpu_seconds, 100.0 * result.collector_cpu_seconds / wall,
+      result.clients_cpu_seconds, 100.0 * result.clients_cpu_seconds / wall, result.wall_seconds);
+  if (!table_path.empty() && !AppendWithHeader(table_path, MarkdownHeader(), row))
+    std::perror(("ninf-loadtest: " + table_path).c_str());
+  if (!summary_path.empty() &&
+      !AppendWithHeader(summary_path, SummaryCsvHeader(),
+                        SummaryCsvRow(label, workload, c.size, c.clients, s)))
+    std::perror(("ninf-loadtest: " + summary_path).c_str());
+
+  int shown = 0;
+  for (const CallRow &r : result.rows)
+    if (r.outcome != "ok" && shown++ < 5)
+      std::fprintf(stderr, "ninf-loadtest: client %d step %d: %s: %s\n", r.client, r.step,
+                   r.outcome.c_str(), r.detail.c_str());
+  if (result.client_failures > 0)
+    std::fprintf(stderr, "ninf-loadtest: %d client process(es) ended abnormally\n",
+                 result.client_failures);
+  return s.failed > 0 || result.client_failures > 0 ? 1 : 0;
+}

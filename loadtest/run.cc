@@ -1,0 +1,256 @@
+#include "run.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "address.h"
+#include "status_tool.h"
+
+namespace ninf::loadtest {
+namespace {
+
+volatile sig_atomic_t g_stop = 0;
+void OnStopSignal(int) { g_stop = 1; }
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void SleepUntil(double when) {
+  const double left = when - Now();
+  if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double>(left));
+}
+
+// The whole line in one write: below PIPE_BUF it is atomic.
+void WriteLine(int fd, std::string line) {
+  line += '\n';
+  if (line.size() > PIPE_BUF - 1) line = line.substr(0, PIPE_BUF - 2) + "\n";
+  const char *p = line.data();
+  std::size_t left = line.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+// One client process: the seed's model, then _exit.
+[[noreturn]] void ClientMain(const RunConfig &c, int index, double t0, int fd) {
+  std::string prefix;
+  if (!c.metaserver.empty())
+    ::setenv("NINF_METASERVER", c.metaserver.c_str(), 1);
+  else
+    prefix = "ninf://" + c.servers[static_cast<std::size_t>(index) % c.servers.size()] + "/";
+  std::unique_ptr<Workload> work = MakeWorkload(c.workload, c.size);
+  std::mt19937_64 rng(0x5eed0000ull + static_cast<uint64_t>(index));
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  for (int step = 0; !g_stop; ++step) {
+    if (c.steps > 0 && step >= c.steps) break;
+    const double tick = t0 + step * c.interval;
+    if (c.duration > 0 && tick >= t0 + c.duration) break;
+    if (c.duration > 0 && c.interval <= 0 && Now() >= t0 + c.duration) break;
+    SleepUntil(tick);
+    if (coin(rng) >= c.probability) continue;
+    const double start = Now();
+    CallResult r = work->Call(prefix, (static_cast<uint64_t>(index) << 32) | step);
+    CallRow row;
+    row.client = index;
+    row.step = step;
+    row.start = start - t0;
+    row.response = Now() - start;
+    row.wait = r.info.queue_seconds;
+    row.transfer = r.info.server_recv_seconds + r.info.recv_seconds;
+    row.compute = r.info.compute_seconds;
+    row.bytes = r.info.send_bytes + r.info.recv_bytes;
+    row.flops = work->Flops();
+    row.server = r.info.server;
+    row.threads = r.info.threads;
+    row.outcome = r.outcome;
+    row.detail = r.detail;
+    WriteLine(fd, FormatCsvRow(row));
+  }
+  ::close(fd);
+  ::_exit(0);  // not exit(): the parent's stdio buffers are not ours to flush
+}
+
+double CpuSeconds(int who) {
+  rusage u{};
+  if (::getrusage(who, &u) != 0) return 0;
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+class Progress {
+ public:
+  explicit Progress(bool on) : on_(on), tty_(::isatty(2) != 0) {}
+  void Show(double elapsed, const RunResult &r, bool last) {
+    if (!on_) return;
+    if (!last && elapsed - shown_ < (tty_ ? 1.0 : 10.0)) return;
+    shown_ = elapsed;
+    std::size_t failed = 0;
+    double work = 0;
+    for (const CallRow &row : r.rows) {
+      if (row.outcome != "ok")
+        ++failed;
+      else
+        work += row.flops;
+    }
+    std::fprintf(stderr, "%sloadtest: %6.1f s, %zu calls (%zu failed), %.2f GF/s%s",
+                 tty_ ? "\r" : "", elapsed, r.rows.size(), failed,
+                 elapsed > 0 ? work / elapsed / 1e9 : 0.0, tty_ && !last ? "" : "\n");
+  }
+
+ private:
+  bool on_, tty_;
+  double shown_ = -1e9;
+};
+
+void Sample(const RunConfig &c, double t0, RunResult *r) {
+  for (const std::string &server : c.sampled) {
+    HostPort hp;
+    if (!ParseHostPort(server, HostPort("127.0.0.1", 3000), &hp).ok()) continue;
+    std::string text;
+    if (!server::QueryStats(hp.host, hp.port, 2000, c.key_file, &text).ok()) continue;
+    r->samples[server].push_back(ParseSample(text, Now() - t0));
+  }
+}
+
+}  // namespace
+
+ServerSample ParseSample(const std::string &text, double at) {
+  ServerSample s;
+  s.at = at;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string name = line.substr(0, colon), value = line.substr(colon + 1);
+    try {
+      if (name == "busy_core_seconds")
+        s.busy_core_seconds = std::stod(value);
+      else if (name == "cores")
+        s.cores = std::max(1, std::stoi(value));
+      else if (name == "running")
+        s.running = std::stoi(value);
+      else if (name == "queued")
+        s.queued = std::stoi(value);
+      else if (name == "load_average_1")
+        s.load_average = std::stod(value);
+    } catch (const std::exception &) {
+      // A value that is not a number leaves the default.
+    }
+  }
+  return s;
+}
+
+bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *error) {
+  struct sigaction sa {};
+  sa.sa_handler = OnStopSignal;
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  const double t0 = Now() + 0.2;  // every client starts its first tick together
+  std::fflush(nullptr);           // nothing buffered may be written twice
+  std::vector<pid_t> pids;
+  std::vector<pollfd> pipes;
+  for (int i = 0; i < c.clients; ++i) {
+    int fds[2];
+    if (::pipe(fds) != 0) {
+      *error = std::string("pipe: ") + std::strerror(errno);
+      break;
+    }
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      *error = std::string("fork: ") + std::strerror(errno);
+      ::close(fds[0]);
+      ::close(fds[1]);
+      break;
+    }
+    if (pid == 0) {
+      ::close(fds[0]);
+      for (const pollfd &p : pipes) ::close(p.fd);
+      ClientMain(c, i, t0, fds[1]);
+    }
+    ::close(fds[1]);
+    pids.push_back(pid);
+    pipes.push_back({fds[0], POLLIN, 0});
+  }
+  if (static_cast<int>(pids.size()) < c.clients) {
+    for (pid_t pid : pids) ::kill(pid, SIGTERM);
+    for (pid_t pid : pids) ::waitpid(pid, nullptr, 0);
+    for (const pollfd &p : pipes) ::close(p.fd);
+    return false;
+  }
+
+  Progress progress(c.progress);
+  std::vector<std::string> partial(pipes.size());
+  std::size_t open = pipes.size();
+  double next_sample = t0;
+  bool forwarded = false;
+  while (open > 0) {
+    if (g_stop && !forwarded) {  // Ctrl-C: the clients stop after their current call
+      for (pid_t pid : pids) ::kill(pid, SIGTERM);
+      forwarded = true;
+    }
+    const double now = Now();
+    if (now >= next_sample) {
+      Sample(c, t0, result);
+      next_sample = now + c.sample_ms / 1000.0;
+    }
+    progress.Show(std::max(0.0, now - t0), *result, false);
+    const int wait_ms = static_cast<int>(std::max(0.0, (next_sample - Now()) * 1000)) + 1;
+    if (::poll(pipes.data(), pipes.size(), wait_ms) < 0 && errno != EINTR) break;
+    for (std::size_t i = 0; i < pipes.size(); ++i) {
+      if (pipes[i].fd < 0 || !(pipes[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[65536];
+      const ssize_t n = ::read(pipes[i].fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ::close(pipes[i].fd);
+        pipes[i].fd = -1;
+        --open;
+        continue;
+      }
+      partial[i].append(buf, static_cast<std::size_t>(n));
+      std::size_t eol;
+      while ((eol = partial[i].find('\n')) != std::string::npos) {
+        const std::string line = partial[i].substr(0, eol);
+        partial[i].erase(0, eol + 1);
+        CallRow row;
+        if (!ParseCsvRow(line, &row)) continue;
+        result->rows.push_back(row);
+        if (csv) std::fprintf(csv, "%s\n", line.c_str());
+      }
+    }
+  }
+  Sample(c, t0, result);  // the last figures, after the last call
+  for (pid_t pid : pids) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++result->client_failures;
+  }
+  result->wall_seconds = Now() - t0;
+  progress.Show(result->wall_seconds, *result, true);
+  result->collector_cpu_seconds = CpuSeconds(RUSAGE_SELF);
+  result->clients_cpu_seconds = CpuSeconds(RUSAGE_CHILDREN);
+  return true;
+}
+
+}  // namespace ninf::loadtest

@@ -1,0 +1,53 @@
+// A load-test run: c client processes following the seed paper's client
+// model (004, 4.1: every `interval` seconds a client calls with probability
+// `probability`; a call that outlasts the interval is followed at once by
+// the next tick), for `duration` seconds or `steps` ticks, while the parent
+// samples every server's statistics and collects the clients' records.
+//
+// Clients are processes, not threads, like the seed's (and like real users:
+// each has its own libninf, connections and interface cache). Each writes
+// one CSV line per call into a pipe (one write(2) below PIPE_BUF, so lines
+// never interleave); the parent reads them as they come.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report.h"
+#include "workload.h"
+
+namespace ninf::loadtest {
+
+struct RunConfig {
+  std::vector<std::string> servers;  // host:port; client i calls servers[i % size]
+  std::string metaserver;            // host:port: calls are placed instead
+  std::vector<std::string> sampled;  // servers whose statistics are sampled
+  std::string key_file;              // for the statistics queries
+  WorkloadKind workload = WorkloadKind::kLinpack;
+  int size = 600;
+  int clients = 1;
+  double interval = 0;  // seconds between a client's ticks (0: closed loop)
+  double probability = 1;
+  double duration = 10;  // seconds (0: use steps)
+  int steps = 0;         // ticks per client (0: use duration)
+  int sample_ms = 500;
+  bool progress = true;
+};
+
+struct RunResult {
+  std::vector<CallRow> rows;
+  std::map<std::string, std::vector<ServerSample>> samples;
+  int client_failures = 0;           // clients that exited abnormally
+  double collector_cpu_seconds = 0;  // the parent's: sampling, collecting, progress
+  double clients_cpu_seconds = 0;    // the client processes', their data and checks included
+  double wall_seconds = 0;
+};
+
+// Runs the test; each row is also appended to `csv` as it arrives (when not
+// null). Returns false only when the clients could not be started.
+bool Run(const RunConfig &config, std::FILE *csv, RunResult *result, std::string *error);
+
+// Parses a `name:value` statistics reply into a sample taken at `at`.
+ServerSample ParseSample(const std::string &stats_text, double at);
+
+}  // namespace ninf::loadtest

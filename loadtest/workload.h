@@ -1,0 +1,47 @@
+// What one load-test call does: the seed paper's two workloads (004, 4.1),
+// each a real remote call through the public client API whose answer is
+// checked, so that a load test never counts a wrong result as done.
+//
+//   linpack  dgesv at size n on a random matrix (seeded per call), residual
+//            ||Ax - b|| / (||A|| ||x|| n eps) below 16;
+//   ep       NAS EP with 2^m pairs, sx and sy against the NAS reference
+//            where one is known (classes S, W, A), else the counts summing
+//            to the polar method's pi/4 of the pairs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ninf.h"
+
+namespace ninf::loadtest {
+
+enum class WorkloadKind { kLinpack, kEp };
+
+// "linpack" or "ep"; false for anything else.
+bool ParseWorkload(const std::string &text, WorkloadKind *out);
+const char *WorkloadName(WorkloadKind kind);
+
+struct CallResult {
+  bool ok = false;
+  std::string outcome;  // "ok", "error", "wrong"
+  std::string detail;   // the error text, or what was wrong
+  Ninf_call_info info{};
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  // One call of the workload's function, named `prefix` + function
+  // ("ninf://host:port/" for a given server, "" for the default server or
+  // the metaserver's placement); `seed` varies its data.
+  virtual CallResult Call(const std::string &prefix, uint64_t seed) = 0;
+  // Floating-point operations of one call (the seed's Mflops count).
+  virtual double Flops() const = 0;
+};
+
+// `size`: n for linpack, m for ep.
+std::unique_ptr<Workload> MakeWorkload(WorkloadKind kind, int size);
+
+}  // namespace ninf::loadtest

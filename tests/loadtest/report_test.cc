@@ -1,0 +1,102 @@
+// The load test's records and summary (loadtest/report.h): pure functions.
+#include "report.h"
+
+#include <catch2/catch.hpp>
+
+#include "run.h"
+
+using namespace ninf::loadtest;
+
+namespace {
+
+CallRow Row(int client, double start, double response, double wait, const char *outcome = "ok") {
+  CallRow r;
+  r.client = client;
+  r.start = start;
+  r.response = response;
+  r.wait = wait;
+  r.transfer = 0.5;
+  r.compute = response - wait - 0.5;
+  r.bytes = 1000000;
+  r.flops = 2e9;
+  r.server = "127.0.0.1:3000";
+  r.threads = 2;
+  r.outcome = outcome;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("loadtest_csv_row_round_trips", "[loadtest]") {
+  CallRow r = Row(3, 1.25, 2.0, 0.25, "error");
+  r.step = 7;
+  r.detail = "server busy, try later\nreally";  // commas and newlines do not break the row
+  CallRow back;
+  REQUIRE(ParseCsvRow(FormatCsvRow(r), &back));
+  CHECK(back.client == 3);
+  CHECK(back.step == 7);
+  CHECK(back.start == Approx(1.25));
+  CHECK(back.response == Approx(2.0));
+  CHECK(back.wait == Approx(0.25));
+  CHECK(back.bytes == 1000000);
+  CHECK(back.flops == Approx(2e9));
+  CHECK(back.server == "127.0.0.1:3000");
+  CHECK(back.threads == 2);
+  CHECK(back.outcome == "error");
+  CHECK(back.detail == "server busy  try later really");
+  CHECK_FALSE(ParseCsvRow("1,2,3", &back));
+  CHECK_FALSE(ParseCsvRow(CsvHeader(), &back));  // the header is not a row
+  CHECK(Describe({}).count == 0);
+}
+
+TEST_CASE("loadtest_summary_in_the_seed_tables_form", "[loadtest]") {
+  // Two clients, four calls of 2 GF each; one failed.
+  std::vector<CallRow> rows = {Row(0, 0.0, 1.0, 0.0), Row(1, 0.0, 2.0, 1.0), Row(0, 1.0, 1.0, 0.0),
+                               Row(1, 2.0, 2.0, 0.5, "wrong")};
+  // The server was busy 2 cores x 3 s of its 4 s x 2 cores: utilization 0.75.
+  std::map<std::string, std::vector<ServerSample>> samples;
+  samples["s"] = {ParseSample("cores:2\nbusy_core_seconds:10.0\nrunning:2\nqueued:1\n"
+                              "load_average_1:1.50\n",
+                              0.0),
+                  ParseSample("cores:2\nbusy_core_seconds:16.0\nrunning:0\nqueued:0\n"
+                              "load_average_1:0.50\nnot_a_number:x\n",
+                              4.0)};
+  Summary s = Summarize(rows, samples);
+  CHECK(s.calls == 4);
+  CHECK(s.failed == 1);
+  CHECK(s.duration == Approx(4.0));  // first start 0, last end 2 + 2
+  CHECK(s.mflops.max == Approx(2000));
+  CHECK(s.mflops.min == Approx(1000));
+  CHECK(s.mflops.mean == Approx((2000 + 1000 + 2000) / 3.0));
+  CHECK(s.throughput.mean == Approx(2.0));  // 1 MB in 0.5 s
+  CHECK(s.response_mean == Approx(4.0 / 3));
+  CHECK(s.response_p95 == Approx(2.0));
+  CHECK(s.wait_mean == Approx(1.0 / 3));
+  CHECK(s.wait_max == Approx(1.0));
+  CHECK(s.aggregate_gflops == Approx(6e9 / 4.0 / 1e9));
+  CHECK(s.utilization.at("s") == Approx(0.75));
+  CHECK(s.load_average.at("s") == Approx(1.0));
+  CHECK(s.jobs.at("s") == Approx(1.5));
+
+  const std::string md = MarkdownRow("adaptive", "linpack", 600, 2, s);
+  CHECK_THAT(md,
+             Catch::StartsWith("| adaptive | linpack | 600 | 2 | 4 | 1 | 2000 / 1000 / 1667 |"));
+  CHECK_THAT(md, Catch::Contains("| 0.75 |"));
+  const std::string header = MarkdownHeader();
+  const std::string first_line = header.substr(0, header.find('\n'));
+  CHECK(std::count(md.begin(), md.end(), '|') ==
+        std::count(first_line.begin(), first_line.end(), '|'));
+  const std::string csv = SummaryCsvRow("adaptive", "linpack", 600, 2, s);
+  CHECK_THAT(csv, Catch::StartsWith("adaptive,linpack,600,2,4,1,"));
+  CHECK_THAT(csv, Catch::EndsWith(",1.5000,0.7500\n"));
+}
+
+TEST_CASE("loadtest_percentile_by_nearest_rank", "[loadtest]") {
+  CHECK(Percentile({}, 95) == 0);
+  CHECK(Percentile({3, 1, 2}, 50) == 2);
+  std::vector<double> v;
+  for (int i = 1; i <= 100; ++i) v.push_back(i);
+  CHECK(Percentile(v, 95) == 95);
+  CHECK(Percentile(v, 100) == 100);
+  CHECK(Percentile(v, 0) == 1);
+}
