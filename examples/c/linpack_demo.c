@@ -15,8 +15,9 @@
  *
  * Threads: the local solve uses OpenBLAS's thread count in this process
  * (OPENBLAS_NUM_THREADS, else every core); the remote one uses what ninfd
- * gives each job (threads_per_job, by default cores / slots: start ninfd
- * with --slots 1 for a like-for-like comparison on one machine).
+ * grants the call (a lone call gets every core under the default
+ * thread_budget, "adaptive"); Ninf_get_call_info tells how many, and where
+ * the remote call's time went.
  */
 #include <cblas.h>
 #include <float.h>
@@ -137,10 +138,16 @@ static int run(int n, double *a0, double *a, double *b0, double *b, int *ipiv) {
   const char *env = getenv("OPENBLAS_NUM_THREADS");
   printf("local threads: %d (OpenBLAS; OPENBLAS_NUM_THREADS=%s)\n", openblas_get_num_threads(),
          env != NULL ? env : "unset");
-  printf("remote threads: ninfd's threads_per_job (cores / slots unless configured)\n");
 
   Solve remote = {"remote", 0, 0, 0}, local = {"local", 0, 0, 0};
   if (solve(1, n, a0, b0, a, b, ipiv, &remote) != 0) return 1;
+  Ninf_call_info ci;
+  if (Ninf_get_call_info(&ci) == 0)
+    printf(
+        "remote threads: %d on %s; queued %.4f s, arguments in %.4f s, dgesv %.4f s, "
+        "results back %.4f s\n",
+        ci.threads, ci.server, ci.queue_seconds, ci.server_recv_seconds, ci.compute_seconds,
+        ci.recv_seconds);
   if (solve(0, n, a0, b0, a, b, ipiv, &local) != 0) return 1;
   print_table(n, &remote, &local);
 
