@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -60,9 +61,9 @@ void WriteLine(int fd, std::string line) {
   std::uniform_real_distribution<double> coin(0.0, 1.0);
   for (int step = 0; !g_stop; ++step) {
     if (c.steps > 0 && step >= c.steps) break;
+    // The tick, or now when a long call made the client late for it.
     const double tick = t0 + step * c.interval;
-    if (c.duration > 0 && tick >= t0 + c.duration) break;
-    if (c.duration > 0 && c.interval <= 0 && Now() >= t0 + c.duration) break;
+    if (c.duration > 0 && std::max(tick, Now()) >= t0 + c.duration) break;
     SleepUntil(tick);
     if (coin(rng) >= c.probability) continue;
     const double start = Now();
@@ -94,29 +95,32 @@ double CpuSeconds(int who) {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
+// The progress line; its totals grow with each row instead of being
+// recounted from all of them.
 class Progress {
  public:
   explicit Progress(bool on) : on_(on), tty_(::isatty(2) != 0) {}
-  void Show(double elapsed, const RunResult &r, bool last) {
+  void Count(const CallRow &row) {
+    ++calls_;
+    if (row.outcome != "ok")
+      ++failed_;
+    else
+      work_ += row.flops;
+  }
+  void Show(double elapsed, bool last) {
     if (!on_) return;
     if (!last && elapsed - shown_ < (tty_ ? 1.0 : 10.0)) return;
     shown_ = elapsed;
-    std::size_t failed = 0;
-    double work = 0;
-    for (const CallRow &row : r.rows) {
-      if (row.outcome != "ok")
-        ++failed;
-      else
-        work += row.flops;
-    }
     std::fprintf(stderr, "%sloadtest: %6.1f s, %zu calls (%zu failed), %.2f GF/s%s",
-                 tty_ ? "\r" : "", elapsed, r.rows.size(), failed,
-                 elapsed > 0 ? work / elapsed / 1e9 : 0.0, tty_ && !last ? "" : "\n");
+                 tty_ ? "\r" : "", elapsed, calls_, failed_,
+                 elapsed > 0 ? work_ / elapsed / 1e9 : 0.0, tty_ && !last ? "" : "\n");
   }
 
  private:
   bool on_, tty_;
   double shown_ = -1e9;
+  std::size_t calls_ = 0, failed_ = 0;
+  double work_ = 0;
 };
 
 void Sample(const RunConfig &c, double t0, RunResult *r) {
@@ -213,7 +217,7 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
       Sample(c, t0, result);
       next_sample = now + c.sample_ms / 1000.0;
     }
-    progress.Show(std::max(0.0, now - t0), *result, false);
+    progress.Show(std::max(0.0, now - t0), false);
     const int wait_ms = static_cast<int>(std::max(0.0, (next_sample - Now()) * 1000)) + 1;
     if (::poll(pipes.data(), pipes.size(), wait_ms) < 0 && errno != EINTR) break;
     for (std::size_t i = 0; i < pipes.size(); ++i) {
@@ -234,6 +238,7 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
         partial[i].erase(0, eol + 1);
         CallRow row;
         if (!ParseCsvRow(line, &row)) continue;
+        progress.Count(row);
         result->rows.push_back(row);
         if (csv) std::fprintf(csv, "%s\n", line.c_str());
       }
@@ -247,7 +252,7 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++result->client_failures;
   }
   result->wall_seconds = Now() - t0;
-  progress.Show(result->wall_seconds, *result, true);
+  progress.Show(result->wall_seconds, true);
   result->collector_cpu_seconds = CpuSeconds(RUSAGE_SELF);
   result->clients_cpu_seconds = CpuSeconds(RUSAGE_CHILDREN);
   return true;

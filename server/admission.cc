@@ -76,7 +76,7 @@ Admission::Admission(const SchedulerConfig &config) : config_(config) {
   config_.fixed_threads = std::max(1, config_.fixed_threads);
 }
 
-int Admission::Demand(double now, bool arriving) {
+int Admission::NoteDemand(double now, bool arriving) {
   const int present = running_ + static_cast<int>(queue_.size()) + (arriving ? 1 : 0);
   // The peak is kept while it recurs within the window: a closed-loop
   // client is between two calls for a moment only.
@@ -88,26 +88,22 @@ int Admission::Demand(double now, bool arriving) {
 }
 
 int Admission::ThreadsFor(double now, bool arriving, int max_threads) {
-  const int demand = Demand(now, arriving);  // noted even when the call must wait
+  const int demand = NoteDemand(now, arriving);  // noted even when the call must wait
   if (running_ >= config_.slots) return 0;
-  switch (config_.budget) {
-    case ThreadBudget::kFixed:
-      return config_.fixed_threads;
-    case ThreadBudget::kSplit:
-      return ResolveThreadsPerJob(0, config_.cores, config_.slots);
-    case ThreadBudget::kAdaptive: {
-      const int threads = AdaptiveThreads(config_.cores, threads_held_, demand);
-      return max_threads > 0 ? std::min(threads, max_threads) : threads;
-    }
-  }
-  return 0;
+  if (config_.budget != ThreadBudget::kAdaptive) return LoneCallThreads(config_);
+  const int threads = AdaptiveThreads(config_.cores, threads_held_, demand);
+  return max_threads > 0 ? std::min(threads, max_threads) : threads;
+}
+
+void Admission::Hold(int threads) {
+  ++running_;
+  threads_held_ += threads;
 }
 
 Admission::Decision Admission::Offer(const CallDemand &call, double now, int *threads) {
   const int granted = ThreadsFor(now, true, call.max_threads);
   if (granted > 0 && queue_.empty()) {
-    ++running_;
-    threads_held_ += granted;
+    Hold(granted);
     *threads = granted;
     return Decision::kRun;
   }
@@ -136,8 +132,7 @@ std::optional<Grant> Admission::Next(double now) {
   if (granted <= 0) return std::nullopt;
   queue_.erase(queue_.begin());
   waiting_.erase(id);
-  ++running_;
-  threads_held_ += granted;
+  Hold(granted);
   return Grant{id, granted};
 }
 

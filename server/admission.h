@@ -127,10 +127,6 @@ class Admission {
   int threads_held() const { return threads_held_; }
   std::size_t queued() const { return queue_.size(); }
   std::size_t queue_limit() const { return config_.queue_limit; }
-  // kAdaptive's demand at `now`: calls running or queued, or the recent
-  // peak of that number.
-  // `arriving`: a call not yet queued is asking.
-  int Demand(double now, bool arriving = false);
 
  private:
   using Key = std::tuple<double, uint64_t, uint64_t>;  // order, arrival sequence, id
@@ -139,8 +135,14 @@ class Admission {
     int max_threads = 0;
   };
 
+  // kAdaptive's demand at `now`: calls running or queued (`arriving`: and
+  // one not yet queued), or the recent peak of that number, which it
+  // updates.
+  int NoteDemand(double now, bool arriving);
   // The threads a call starting now gets (0: it may not start yet).
   int ThreadsFor(double now, bool arriving, int max_threads);
+  // A call starts with `threads`.
+  void Hold(int threads);
 
   SchedulerConfig config_;
   int running_ = 0;
