@@ -53,6 +53,10 @@ int main(int argc, char **argv) {
       ->type_name("HOST:PORT");
   app.add_option("--key-file", c.key_file,
                  "key for the statistics queries of servers that need one");
+  app.add_option("--netns", c.netns,
+                 "run client i in network namespace NETNS[i mod count], over TCP (repeat for "
+                 "several; ninf-sites netns NAME SITE names a site's)")
+      ->type_name("NETNS");
   app.add_option("--workload", workload, "linpack or ep")->check(CLI::IsMember({"linpack", "ep"}));
   app.add_option("--size", c.size, "n of linpack (dgesv n x n), m of ep (2^m pairs)")
       ->check(CLI::Range(1, 20000));

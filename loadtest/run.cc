@@ -1,6 +1,8 @@
 #include "run.h"
 
+#include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -49,8 +51,37 @@ void WriteLine(int fd, std::string line) {
   }
 }
 
-// One client process: the seed's model, then _exit.
-[[noreturn]] void ClientMain(const RunConfig &c, int index, double t0, int fd) {
+// Opens the namespaces before any client starts, so that a wrong name is
+// the run's error, not every client's.
+bool OpenNetns(const std::vector<std::string> &names, std::vector<int> *fds, std::string *error) {
+  for (const std::string &name : names) {
+    const std::string path = name.find('/') == std::string::npos ? "/run/netns/" + name : name;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      *error = "network namespace " + path + ": " + std::strerror(errno);
+      for (int f : *fds) ::close(f);
+      fds->clear();
+      return false;
+    }
+    fds->push_back(fd);
+  }
+  return true;
+}
+
+// One client process: the seed's model, then _exit. `netns_fd` >= 0: the
+// client's network namespace, entered first. Sites share this host, so the
+// same-host shortcut (Unix socket, shared memory) would bypass their links:
+// TCP only there.
+[[noreturn]] void ClientMain(const RunConfig &c, int index, double t0, int fd, int netns_fd) {
+  if (netns_fd >= 0) {
+    if (::setns(netns_fd, CLONE_NEWNET) != 0) {
+      std::fprintf(stderr, "ninf-loadtest: client %d: cannot enter network namespace %s: %s\n",
+                   index, c.netns[static_cast<std::size_t>(index) % c.netns.size()].c_str(),
+                   std::strerror(errno));
+      ::_exit(3);
+    }
+    ::setenv("NINF_TRANSPORT", "tcp", 1);
+  }
   std::string prefix;
   if (!c.metaserver.empty())
     ::setenv("NINF_METASERVER", c.metaserver.c_str(), 1);
@@ -169,6 +200,8 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
   ::sigaction(SIGTERM, &sa, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
+  std::vector<int> netns_fds;
+  if (!OpenNetns(c.netns, &netns_fds, error)) return false;
   const double t0 = Now() + 0.2;  // every client starts its first tick together
   std::fflush(nullptr);           // nothing buffered may be written twice
   std::vector<pid_t> pids;
@@ -189,12 +222,15 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
     if (pid == 0) {
       ::close(fds[0]);
       for (const pollfd &p : pipes) ::close(p.fd);
-      ClientMain(c, i, t0, fds[1]);
+      ClientMain(
+          c, i, t0, fds[1],
+          netns_fds.empty() ? -1 : netns_fds[static_cast<std::size_t>(i) % netns_fds.size()]);
     }
     ::close(fds[1]);
     pids.push_back(pid);
     pipes.push_back({fds[0], POLLIN, 0});
   }
+  for (int f : netns_fds) ::close(f);
   if (static_cast<int>(pids.size()) < c.clients) {
     for (pid_t pid : pids) ::kill(pid, SIGTERM);
     for (pid_t pid : pids) ::waitpid(pid, nullptr, 0);

@@ -7,7 +7,9 @@
 // Clients are processes, not threads, like the seed's (and like real users:
 // each has its own libninf, connections and interface cache). Each writes
 // one CSV line per call into a pipe (one write(2) below PIPE_BUF, so lines
-// never interleave); the parent reads them as they come.
+// never interleave); the parent reads them as they come. With network
+// namespaces, a client enters its own after the fork; the parent (the
+// sampling) stays where it was started.
 #pragma once
 
 #include <string>
@@ -23,6 +25,9 @@ struct RunConfig {
   std::string metaserver;            // host:port: calls are placed instead
   std::vector<std::string> sampled;  // servers whose statistics are sampled
   std::string key_file;              // for the statistics queries
+  // Network namespaces (names under /run/netns or paths): client i runs in
+  // netns[i % size], over TCP (ninf-sites; docs/loadtest.md, "Sites").
+  std::vector<std::string> netns;
   WorkloadKind workload = WorkloadKind::kLinpack;
   int size = 600;
   int clients = 1;

@@ -1,0 +1,39 @@
+// A TCP relay that holds every byte for a fixed time in each direction: the
+// added one-way delay of an emulated wide-area link (docs/loadtest.md,
+// "Sites"). This kernel has no netem, so the delay is made here, in user
+// space; the link's rate is tc's job (ninf-sites).
+//
+// Each accepted connection gets a connection to the target, and each of its
+// two directions is a queue of chunks stamped with the time they are due:
+// read time + delay. A timer writes the chunks whose time has come, in order.
+// What a direction holds (queued and being written) is bounded: above
+// kMaxHeldBytes it stops reading its source until the writes drain below
+// half, so a fast sender meets TCP backpressure, not unbounded memory. The
+// bound also caps the relay's throughput at kMaxHeldBytes / delay (16 MiB /
+// 100 ms = 168 MB/s), above the links it is meant for.
+//
+// A half-close travels too: after a source's EOF and its last chunk, the
+// other side is shut down for writing; the pair closes when both directions
+// have ended or either side fails.
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <string>
+
+namespace ninf::sites {
+
+constexpr std::size_t kMaxHeldBytes = 16u << 20;
+
+struct RelayConfig {
+  sockaddr_storage target{};  // where every accepted connection is relayed to
+  uint64_t delay_ms = 0;      // added in each direction
+};
+
+// Starts relaying every connection accepted on `listener` (bound and
+// listening; the caller keeps it open) to `config.target`. Runs on the
+// listener's loop; `config` must outlive it.
+int StartRelaying(uv_tcp_t *listener, const RelayConfig *config);
+
+}  // namespace ninf::sites

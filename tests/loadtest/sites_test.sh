@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# ninf-sites and ninf-loadtest --netns against a real ninfd in the hub: a
+# site's link has its rate and its delay, clients run inside their sites,
+# `down` leaves no namespace, link or process behind (after a failed `up`
+# too), and foreign namespaces are never touched.
+# Usage: sites_test.sh NINF_SITES NINFD NINF_LOADTEST REGISTRY
+# Skipped (77) where network namespaces cannot be made.
+set -euo pipefail
+sites=$1
+ninfd=$2
+tool=$3
+registry=$4
+set_name="st$$"
+foreign="ninftest-foreign-$$"
+work=$(mktemp -d /tmp/ninf-sites-test.XXXXXX)
+cleanup() {
+  "$sites" down "$set_name" >/dev/null 2>&1 || true
+  "$sites" down "${set_name}x" >/dev/null 2>&1 || true
+  ip netns del "$foreign" 2>/dev/null || true
+  ip netns del "ninfsite-${set_name}y-hub" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "sites_test: $*" >&2; exit 1; }
+skip() { echo "sites_test: skipped: $*" >&2; exit 77; }
+
+[ "$(id -u)" -eq 0 ] || skip "not root (ip netns, tc need it)"
+ip netns add "$foreign" 2>/dev/null || skip "network namespaces are not permitted here"
+unshare --net true 2>/dev/null || skip "entering network namespaces is not permitted here"
+
+# namespaces_of SET: our namespaces of that set that exist.
+namespaces_of() { ip netns list | awk -v p="ninfsite-$1-" 'index($1, p) == 1 { print $1 }'; }
+
+# Site a: 20 Mbit/s and 60 ms each way; site b: unshaped, no delay.
+"$sites" up "$set_name" --site a:20mbit:60 --site b:none:0 --forward 3000 >"$work/up.txt" ||
+  fail "up failed: $(cat "$work/up.txt")"
+[ "$(namespaces_of "$set_name" | wc -l)" -eq 3 ] || fail "expected hub, a, b: $(namespaces_of "$set_name")"
+grep -q '^a ninfsite-.*-a 10.79.1.2 20mbit 60 1$' "$work/up.txt" || fail "status: $(cat "$work/up.txt")"
+[ "$("$sites" netns "$set_name" b)" = "ninfsite-$set_name-b" ] || fail "netns b"
+[ "$("$sites" addr "$set_name" a)" = 10.79.1.2 ] || fail "addr a"
+if "$sites" up "$set_name" --site c:none:0 >/dev/null 2>&1; then fail "a second up of the same set"; fi
+
+"$sites" exec "$set_name" hub "$ninfd" --port 3000 --listen 0.0.0.0 --insecure --unix-socket "" \
+  --registry "$registry" --ready-file "$work/ready" --log-level warn 2>"$work/ninfd.log" &
+for _ in $(seq 100); do [ -s "$work/ready" ] && break; sleep 0.05; done
+[ -s "$work/ready" ] || fail "ninfd in the hub did not start: $(cat "$work/ninfd.log")"
+
+# Client 0 in a, client 1 in b, each through its site's relay to the hub.
+# dgesv n = 250: 1 MB of arguments and results in all, 0.4 s at 20 Mbit/s.
+"$sites" exec "$set_name" hub "$tool" --server 127.0.0.1:3000 \
+  --netns "ninfsite-$set_name-a" --netns "ninfsite-$set_name-b" \
+  --workload linpack --size 250 -c 2 --steps 3 -q --csv "$work/calls.csv" >"$work/run.txt" ||
+  fail "load test across sites failed: $(cat "$work/run.txt")"
+[ "$(grep -c ',ok,' "$work/calls.csv")" -eq 6 ] || fail "not 6 good calls: $(cat "$work/calls.csv")"
+# client, min response, bytes.
+read -r a_min a_bytes < <(awk -F, '$1 == 0 { if (!m || $4 < m) m = $4; b = $8 } END { print m, b }' "$work/calls.csv")
+read -r b_min _ < <(awk -F, 'NR > 1 && $1 == 1 { if (!m || $4 < m) m = $4 } END { print m, 0 }' "$work/calls.csv")
+# The rate: the bytes cannot cross 20 Mbit/s faster than 2.5 MB/s, bar the
+# token bucket's burst (96 KiB) that each direction may send at once.
+awk -v t="$a_min" -v b="$a_bytes" 'BEGIN { exit !(t >= 0.9 * (b - 2 * 98304) / 2.5e6) }' ||
+  fail "site a's call took $a_min s for $a_bytes bytes: faster than its 20 Mbit/s link"
+awk -v a="$a_min" -v b="$b_min" 'BEGIN { exit !(b < a / 2) }' ||
+  fail "site b's unshaped call ($b_min s) is not clearly faster than site a's ($a_min s)"
+# The delay: a tiny call is still at least one round trip, 2 x 60 ms.
+"$sites" exec "$set_name" hub "$tool" --server 127.0.0.1:3000 \
+  --netns "ninfsite-$set_name-a" --netns "ninfsite-$set_name-b" \
+  --workload linpack --size 4 -c 2 --steps 3 -q --csv "$work/tiny.csv" >"$work/tiny.txt" ||
+  fail "tiny calls across sites failed: $(cat "$work/tiny.txt")"
+read -r a_tiny b_tiny < <(awk -F, 'NR > 1 { c = $1; if (!(c in m) || $4 < m[c]) m[c] = $4 }
+  END { print m[0], m[1] }' "$work/tiny.csv")
+awk -v a="$a_tiny" -v b="$b_tiny" 'BEGIN { exit !(a >= 0.115 && a - b >= 0.1) }' ||
+  fail "tiny calls took $a_tiny s from a, $b_tiny s from b: a's 60 ms each way is missing"
+
+# down: every process inside is killed, every namespace (and with them
+# their links) goes, and nothing is left as a zombie.
+pids=$(for n in $(namespaces_of "$set_name"); do ip netns pids "$n"; done | tr '\n' ' ')
+[ -n "$pids" ] || fail "no processes in the sites (ninfd, relays)"
+"$sites" down "$set_name" || fail "down failed"
+[ -z "$(namespaces_of "$set_name")" ] || fail "namespaces left: $(namespaces_of "$set_name")"
+for p in $pids; do
+  if [ -e "/proc/$p" ] && [ "$(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null)" != Z ]; then
+    fail "process $p outlived down"
+  fi
+done
+wait 2>/dev/null || true  # ours (the ninfd's `exec`) is reaped here
+ip -o link | grep -q '10\.79\.\|l1@\|l2@' && fail "a link of the sites is in the root namespace"
+[ ! -e "/run/ninf-sites/$set_name.state" ] || fail "record left behind"
+if "$sites" down "$set_name" 2>/dev/null; then fail "down of a set that is not up succeeded"; fi
+
+# A failed up undoes itself: the relay's program is missing.
+if NINF_LINKDELAY=/nonexistent "$sites" up "${set_name}x" --site a:none:5 --forward 3000 \
+  >/dev/null 2>&1; then
+  fail "up without ninf-linkdelay succeeded"
+fi
+[ -z "$(namespaces_of "${set_name}x")" ] || fail "a refused up left: $(namespaces_of "${set_name}x")"
+if "$sites" up "${set_name}x" --site a:none:0 --forward 3000 --site a:none:0 >/dev/null 2>&1; then
+  fail "a site given twice was accepted"
+fi
+# A failure half way, after the namespaces, links and first relay are made:
+# the same port forwarded twice.
+if "$sites" up "${set_name}x" --site a:10mbit:5 --forward 3000 --forward 3000 >/dev/null 2>&1; then
+  fail "a port forwarded twice was accepted"
+fi
+[ -z "$(namespaces_of "${set_name}x")" ] || fail "a failed up left: $(namespaces_of "${set_name}x")"
+
+# Foreign namespaces: never reused, never deleted.
+ip netns add "ninfsite-${set_name}y-hub"
+if "$sites" up "${set_name}y" --site a:none:0 >/dev/null 2>&1; then
+  fail "up reused a namespace it did not make"
+fi
+[ -e "/run/netns/ninfsite-${set_name}y-hub" ] || fail "up deleted a namespace it did not make"
+if "$sites" down "${set_name}y" >/dev/null 2>&1; then fail "down of a set it has no record of"; fi
+[ -e "/run/netns/ninfsite-${set_name}y-hub" ] || fail "down deleted a namespace it did not make"
+[ -e "/run/netns/$foreign" ] || fail "the foreign namespace is gone"
+echo "sites_test: ok (dgesv 250: a $a_min s for $a_bytes bytes, b $b_min s; n = 4: a $a_tiny s, b $b_tiny s)"
