@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -58,8 +59,14 @@ int main(int argc, char **argv) {
                  "several; ninf-sites netns NAME SITE names a site's)")
       ->type_name("NETNS");
   app.add_option("--workload", workload, "linpack or ep")->check(CLI::IsMember({"linpack", "ep"}));
-  app.add_option("--size", c.size, "n of linpack (dgesv n x n), m of ep (2^m pairs)")
+  app.add_option("--size", c.sizes,
+                 "n of linpack (dgesv n x n), m of ep (2^m pairs); several (200,1500) mix "
+                 "job sizes, each call picks one")
+      ->delimiter(',')
       ->check(CLI::Range(1, 20000));
+  app.add_option("--mix", c.mix, "weights of the sizes (default: equal), e.g. 3,1")
+      ->delimiter(',')
+      ->check(CLI::Range(0.0, 1e6));
   app.add_option("--clients,-c", c.clients, "client processes")->check(CLI::Range(1, 1024));
   app.add_option("--interval,-s", c.interval, "seconds between a client's ticks (0: closed loop)")
       ->check(CLI::Range(0.0, 3600.0));
@@ -86,7 +93,16 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ninf-loadtest: give a --duration or a number of --steps\n");
     return 2;
   }
+  if (!c.mix.empty() && c.mix.size() != c.sizes.size()) {
+    std::fprintf(stderr, "ninf-loadtest: --mix needs one weight per --size\n");
+    return 2;
+  }
+  if (!c.mix.empty() && *std::max_element(c.mix.begin(), c.mix.end()) <= 0) {
+    std::fprintf(stderr, "ninf-loadtest: --mix needs a weight above 0\n");
+    return 2;
+  }
   (void)ParseWorkload(workload, &c.workload);
+  const std::string sizes = SizesText(c.sizes);
   if (c.sampled.empty()) c.sampled = c.servers;
   c.progress = !quiet;
   if (label.empty()) label = workload;
@@ -110,8 +126,9 @@ int main(int argc, char **argv) {
   }
 
   const Summary s = Summarize(result.rows, result.samples);
-  const std::string row = MarkdownRow(label, workload, c.size, c.clients, s);
+  const std::string row = MarkdownRow(label, workload, sizes, c.clients, s);
   std::printf("%s%s", MarkdownHeader().c_str(), row.c_str());
+  if (s.by_size.size() > 1) std::printf("\n%s\n", SizeTable(s).c_str());
   const double wall = std::max(1e-9, result.wall_seconds);
   std::printf(
       "tool CPU: collector %.3f s (%.2f%% of a core), clients %.2f s (%.1f%%: their "
@@ -122,7 +139,7 @@ int main(int argc, char **argv) {
     std::perror(("ninf-loadtest: " + table_path).c_str());
   if (!summary_path.empty() &&
       !AppendWithHeader(summary_path, SummaryCsvHeader(),
-                        SummaryCsvRow(label, workload, c.size, c.clients, s)))
+                        SummaryCsvRow(label, workload, sizes, c.clients, s)))
     std::perror(("ninf-loadtest: " + summary_path).c_str());
 
   int shown = 0;

@@ -46,17 +46,17 @@ std::string PerServer(const std::map<std::string, double> &values, int digits) {
 }  // namespace
 
 std::string CsvHeader() {
-  return "client,step,start_s,response_s,wait_s,transfer_s,compute_s,bytes,flops,mflops,"
+  return "client,step,size,start_s,response_s,wait_s,transfer_s,compute_s,bytes,flops,mflops,"
          "throughput_mbs,server,threads,outcome,detail";
 }
 
 std::string FormatCsvRow(const CallRow &r) {
   std::ostringstream out;
-  out << r.client << ',' << r.step << ',' << Fixed(r.start, 6) << ',' << Fixed(r.response, 6) << ','
-      << Fixed(r.wait, 6) << ',' << Fixed(r.transfer, 6) << ',' << Fixed(r.compute, 6) << ','
-      << r.bytes << ',' << Fixed(r.flops, 0) << ',' << Fixed(r.Mflops(), 2) << ','
-      << Fixed(r.Throughput(), 2) << ',' << CsvSafe(r.server) << ',' << r.threads << ','
-      << CsvSafe(r.outcome) << ',' << CsvSafe(r.detail);
+  out << r.client << ',' << r.step << ',' << r.size << ',' << Fixed(r.start, 6) << ','
+      << Fixed(r.response, 6) << ',' << Fixed(r.wait, 6) << ',' << Fixed(r.transfer, 6) << ','
+      << Fixed(r.compute, 6) << ',' << r.bytes << ',' << Fixed(r.flops, 0) << ','
+      << Fixed(r.Mflops(), 2) << ',' << Fixed(r.Throughput(), 2) << ',' << CsvSafe(r.server) << ','
+      << r.threads << ',' << CsvSafe(r.outcome) << ',' << CsvSafe(r.detail);
   return out.str();
 }
 
@@ -66,21 +66,22 @@ bool ParseCsvRow(const std::string &line, CallRow *r) {
   std::istringstream in(line);
   while (std::getline(in, field, ',')) f.push_back(field);
   if (!line.empty() && line.back() == ',') f.emplace_back();
-  if (f.size() != 15) return false;
+  if (f.size() != 16) return false;
   try {
     r->client = std::stoi(f[0]);
     r->step = std::stoi(f[1]);
-    r->start = std::stod(f[2]);
-    r->response = std::stod(f[3]);
-    r->wait = std::stod(f[4]);
-    r->transfer = std::stod(f[5]);
-    r->compute = std::stod(f[6]);
-    r->bytes = std::stoull(f[7]);
-    r->flops = std::stod(f[8]);
-    r->server = f[11];
-    r->threads = std::stoi(f[12]);
-    r->outcome = f[13];
-    r->detail = f[14];
+    r->size = std::stoi(f[2]);
+    r->start = std::stod(f[3]);
+    r->response = std::stod(f[4]);
+    r->wait = std::stod(f[5]);
+    r->transfer = std::stod(f[6]);
+    r->compute = std::stod(f[7]);
+    r->bytes = std::stoull(f[8]);
+    r->flops = std::stod(f[9]);
+    r->server = f[12];
+    r->threads = std::stoi(f[13]);
+    r->outcome = f[14];
+    r->detail = f[15];
   } catch (const std::exception &) {
     return false;
   }
@@ -136,6 +137,24 @@ Summary Summarize(const std::vector<CallRow> &rows,
   s.wait_max = wait.empty() ? 0 : *std::max_element(wait.begin(), wait.end());
   s.transfer_mean = MeanOf(transfer);
   s.aggregate_gflops = s.duration > 0 ? work / s.duration / 1e9 : 0;
+  std::map<int, std::vector<double>> size_response, size_wait;
+  for (const CallRow &r : rows) {
+    Summary::BySize &b = s.by_size[r.size];
+    ++b.calls;
+    if (r.outcome != "ok") {
+      ++b.failed;
+      continue;
+    }
+    size_response[r.size].push_back(r.response);
+    size_wait[r.size].push_back(r.wait);
+  }
+  for (auto &[size, b] : s.by_size) {
+    const std::vector<double> &resp = size_response[size], &wait_of = size_wait[size];
+    b.response_mean = MeanOf(resp);
+    b.response_p95 = Percentile(resp, 95);
+    b.wait_mean = MeanOf(wait_of);
+    b.wait_max = wait_of.empty() ? 0 : *std::max_element(wait_of.begin(), wait_of.end());
+  }
   for (const auto &[server, list] : samples) {
     if (list.empty()) continue;
     const ServerSample &a = list.front(), &b = list.back();
@@ -161,8 +180,25 @@ std::string MarkdownHeader() {
          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 }
 
-std::string MarkdownRow(const std::string &label, const std::string &workload, int size,
-                        int clients, const Summary &s) {
+std::string SizesText(const std::vector<int> &sizes) {
+  std::string out;
+  for (int n : sizes) out += (out.empty() ? "" : "+") + std::to_string(n);
+  return out;
+}
+
+std::string SizeTable(const Summary &s) {
+  std::ostringstream out;
+  out << "| size | calls | failed | T_response mean / p95 (s) | T_wait mean / max (s) |\n"
+      << "|---|---|---|---|---|\n";
+  for (const auto &[size, b] : s.by_size)
+    out << "| " << size << " | " << b.calls << " | " << b.failed << " | "
+        << Fixed(b.response_mean, 3) << " / " << Fixed(b.response_p95, 3) << " | "
+        << Fixed(b.wait_mean, 3) << " / " << Fixed(b.wait_max, 3) << " |\n";
+  return out.str();
+}
+
+std::string MarkdownRow(const std::string &label, const std::string &workload,
+                        const std::string &size, int clients, const Summary &s) {
   std::ostringstream out;
   out << "| " << label << " | " << workload << " | " << size << " | " << clients << " | " << s.calls
       << " | " << s.failed << " | " << Mmm(s.mflops, 0) << " | " << Mmm(s.throughput, 1) << " | "
@@ -179,18 +215,18 @@ std::string SummaryCsvHeader() {
          "utilization_mean\n";
 }
 
-std::string SummaryCsvRow(const std::string &label, const std::string &workload, int size,
-                          int clients, const Summary &s) {
+std::string SummaryCsvRow(const std::string &label, const std::string &workload,
+                          const std::string &size, int clients, const Summary &s) {
   double util = 0;
   for (const auto &entry : s.utilization) util += entry.second;
   if (!s.utilization.empty()) util /= static_cast<double>(s.utilization.size());
   std::ostringstream out;
-  out << CsvSafe(label) << ',' << workload << ',' << size << ',' << clients << ',' << s.calls << ','
-      << s.failed << ',' << Fixed(s.mflops.max, 2) << ',' << Fixed(s.mflops.min, 2) << ','
-      << Fixed(s.mflops.mean, 2) << ',' << Fixed(s.throughput.mean, 2) << ','
-      << Fixed(s.response_mean, 6) << ',' << Fixed(s.response_p95, 6) << ','
-      << Fixed(s.wait_mean, 6) << ',' << Fixed(s.wait_max, 6) << ',' << Fixed(s.aggregate_gflops, 4)
-      << ',' << Fixed(util, 4) << '\n';
+  out << CsvSafe(label) << ',' << workload << ',' << CsvSafe(size) << ',' << clients << ','
+      << s.calls << ',' << s.failed << ',' << Fixed(s.mflops.max, 2) << ','
+      << Fixed(s.mflops.min, 2) << ',' << Fixed(s.mflops.mean, 2) << ','
+      << Fixed(s.throughput.mean, 2) << ',' << Fixed(s.response_mean, 6) << ','
+      << Fixed(s.response_p95, 6) << ',' << Fixed(s.wait_mean, 6) << ',' << Fixed(s.wait_max, 6)
+      << ',' << Fixed(s.aggregate_gflops, 4) << ',' << Fixed(util, 4) << '\n';
   return out.str();
 }
 

@@ -16,6 +16,7 @@ namespace ninf::loadtest {
 struct CallRow {
   int client = 0;
   int step = 0;
+  int size = 0;         // the workload's n or m of this call
   double start = 0;     // seconds since the run began
   double response = 0;  // T_response: the whole call, as the client saw it
   double wait = 0;      // T_wait: queued for a job slot on the server
@@ -72,6 +73,14 @@ struct Summary {
   std::map<std::string, double> utilization;
   std::map<std::string, double> load_average;
   std::map<std::string, double> jobs;
+  // Per workload size, for mixed runs (--size a,b): what each class of job
+  // saw.
+  struct BySize {
+    std::size_t calls = 0, failed = 0;
+    double response_mean = 0, response_p95 = 0;
+    double wait_mean = 0, wait_max = 0;
+  };
+  std::map<int, BySize> by_size;
 };
 
 Summary Summarize(const std::vector<CallRow> &rows,
@@ -80,12 +89,17 @@ Summary Summarize(const std::vector<CallRow> &rows,
 // A Markdown table in the seed's form: MarkdownHeader() once, then one
 // MarkdownRow per run. `label` names the run (budget, sites, ...).
 std::string MarkdownHeader();
-std::string MarkdownRow(const std::string &label, const std::string &workload, int size,
-                        int clients, const Summary &s);
+// `sizes` is the run's size, or its sizes joined by '+' (SizesText).
+std::string MarkdownRow(const std::string &label, const std::string &workload,
+                        const std::string &sizes, int clients, const Summary &s);
+std::string SizesText(const std::vector<int> &sizes);
+
+// The per-size table of a mixed run: one row per size.
+std::string SizeTable(const Summary &s);
 
 // One machine-readable line per run, for plots (loadtest/plot.py).
 std::string SummaryCsvHeader();
-std::string SummaryCsvRow(const std::string &label, const std::string &workload, int size,
-                          int clients, const Summary &s);
+std::string SummaryCsvRow(const std::string &label, const std::string &workload,
+                          const std::string &sizes, int clients, const Summary &s);
 
 }  // namespace ninf::loadtest

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -87,9 +88,12 @@ bool OpenNetns(const std::vector<std::string> &names, std::vector<int> *fds, std
     ::setenv("NINF_METASERVER", c.metaserver.c_str(), 1);
   else
     prefix = "ninf://" + c.servers[static_cast<std::size_t>(index) % c.servers.size()] + "/";
-  std::unique_ptr<Workload> work = MakeWorkload(c.workload, c.size);
+  std::map<int, std::unique_ptr<Workload>> works;  // made at a size's first call
   std::mt19937_64 rng(0x5eed0000ull + static_cast<uint64_t>(index));
   std::uniform_real_distribution<double> coin(0.0, 1.0);
+  std::vector<double> weights = c.mix;
+  if (weights.empty()) weights.assign(c.sizes.size(), 1.0);
+  std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());
   for (int step = 0; !g_stop; ++step) {
     if (c.steps > 0 && step >= c.steps) break;
     // The tick, or now when a long call made the client late for it.
@@ -97,11 +101,16 @@ bool OpenNetns(const std::vector<std::string> &names, std::vector<int> *fds, std
     if (c.duration > 0 && std::max(tick, Now()) >= t0 + c.duration) break;
     SleepUntil(tick);
     if (coin(rng) >= c.probability) continue;
+    // One size takes no draw: single-size runs keep the generator's sequence.
+    const int size = c.sizes.size() == 1 ? c.sizes[0] : c.sizes[pick(rng)];
+    std::unique_ptr<Workload> &work = works[size];
+    if (!work) work = MakeWorkload(c.workload, size);
     const double start = Now();
     CallResult r = work->Call(prefix, (static_cast<uint64_t>(index) << 32) | step);
     CallRow row;
     row.client = index;
     row.step = step;
+    row.size = size;
     row.start = start - t0;
     row.response = Now() - start;
     row.wait = r.info.queue_seconds;

@@ -29,7 +29,11 @@ struct RunConfig {
   // netns[i % size], over TCP (ninf-sites; docs/loadtest.md, "Sites").
   std::vector<std::string> netns;
   WorkloadKind workload = WorkloadKind::kLinpack;
-  int size = 600;
+  // n of linpack or m of ep; with several, each call picks one with the
+  // weights `mix` (equal when empty) from the client's seeded generator, so
+  // that runs with the same clients and steps make the same calls.
+  std::vector<int> sizes{600};
+  std::vector<double> mix;
   int clients = 1;
   double interval = 0;  // seconds between a client's ticks (0: closed loop)
   double probability = 1;

@@ -35,8 +35,25 @@ awk -v u="$util" 'BEGIN { exit !(u >= 0 && u <= 1) }' || fail "utilization $util
 grep -q '^| tiny | linpack | 64 | 3 | 12 | 0 |' "$work/table.md" || fail "table row: $(cat "$work/table.md")"
 grep -q 'tool CPU: collector' "$work/out.txt" || fail "no CPU line"
 # Every row names the server and the threads it granted.
-awk -F, -v s="127.0.0.1:$port" 'NR > 1 && ($12 != s || $13 < 1) { bad = 1 } END { exit bad }' \
-  "$work/calls.csv" || fail "a row without its server or threads"
+awk -F, -v s="127.0.0.1:$port" 'NR > 1 && ($13 != s || $14 < 1 || $3 != 64) { bad = 1 } END { exit bad }' \
+  "$work/calls.csv" || fail "a row without its size, server or threads"
+
+# Mixed sizes: every call is one of them, each size has its row in the
+# per-size table, and the same clients and steps make the same calls again.
+for run in 1 2; do
+  "$tool" --server "127.0.0.1:$port" --workload linpack --size 16,48 --mix 1,1 -c 2 --steps 6 -q \
+    --csv "$work/mix$run.csv" > "$work/mix$run.txt" || fail "mixed run failed: $(cat "$work/mix$run.txt")"
+done
+awk -F, 'NR > 1 && $3 != 16 && $3 != 48 { bad = 1 } END { exit bad }' "$work/mix1.csv" ||
+  fail "a mixed call of another size"
+grep -q '^| 16 | ' "$work/mix1.txt" && grep -q '^| 48 | ' "$work/mix1.txt" ||
+  fail "no per-size rows: $(cat "$work/mix1.txt")"
+grep -q '^| linpack | linpack | 16+48 | 2 | 12 | 0 |' "$work/mix1.txt" || fail "mixed row: $(cat "$work/mix1.txt")"
+[ "$(tail -n +2 "$work/mix1.csv" | cut -d, -f1-3 | sort)" = "$(tail -n +2 "$work/mix2.csv" | cut -d, -f1-3 | sort)" ] ||
+  fail "the same seeds made different calls"
+if "$tool" --server "127.0.0.1:$port" --size 16,48 --mix 1 -c 1 --steps 1 -q > /dev/null 2>&1; then
+  fail "a --mix without a weight per size was accepted"
+fi
 
 # EP class S, answers checked against NAS; appended to the same summary.
 "$tool" --server "127.0.0.1:$port" --workload ep --size 20 -c 2 --steps 1 -q \

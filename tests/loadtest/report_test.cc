@@ -30,11 +30,13 @@ CallRow Row(int client, double start, double response, double wait, const char *
 TEST_CASE("loadtest_csv_row_round_trips", "[loadtest]") {
   CallRow r = Row(3, 1.25, 2.0, 0.25, "error");
   r.step = 7;
+  r.size = 1500;
   r.detail = "server busy, try later\nreally";  // commas and newlines do not break the row
   CallRow back;
   REQUIRE(ParseCsvRow(FormatCsvRow(r), &back));
   CHECK(back.client == 3);
   CHECK(back.step == 7);
+  CHECK(back.size == 1500);
   CHECK(back.start == Approx(1.25));
   CHECK(back.response == Approx(2.0));
   CHECK(back.wait == Approx(0.25));
@@ -78,7 +80,7 @@ TEST_CASE("loadtest_summary_in_the_seed_tables_form", "[loadtest]") {
   CHECK(s.load_average.at("s") == Approx(1.0));
   CHECK(s.jobs.at("s") == Approx(1.5));
 
-  const std::string md = MarkdownRow("adaptive", "linpack", 600, 2, s);
+  const std::string md = MarkdownRow("adaptive", "linpack", "600", 2, s);
   CHECK_THAT(md,
              Catch::StartsWith("| adaptive | linpack | 600 | 2 | 4 | 1 | 2000 / 1000 / 1667 |"));
   CHECK_THAT(md, Catch::Contains("| 0.75 |"));
@@ -86,9 +88,33 @@ TEST_CASE("loadtest_summary_in_the_seed_tables_form", "[loadtest]") {
   const std::string first_line = header.substr(0, header.find('\n'));
   CHECK(std::count(md.begin(), md.end(), '|') ==
         std::count(first_line.begin(), first_line.end(), '|'));
-  const std::string csv = SummaryCsvRow("adaptive", "linpack", 600, 2, s);
+  const std::string csv = SummaryCsvRow("adaptive", "linpack", "600", 2, s);
   CHECK_THAT(csv, Catch::StartsWith("adaptive,linpack,600,2,4,1,"));
   CHECK_THAT(csv, Catch::EndsWith(",1.5000,0.7500\n"));
+}
+
+TEST_CASE("loadtest_mixed_sizes_are_summarized_per_size", "[loadtest]") {
+  // Small jobs (n = 200) that waited 0.5 s and 0 s, a large one (1500) that
+  // waited 1 s, and a failed small one that counts but has no times.
+  std::vector<CallRow> rows = {Row(0, 0.0, 1.0, 0.5), Row(1, 0.0, 3.0, 1.0), Row(0, 1.0, 0.5, 0.0),
+                               Row(1, 3.0, 9.0, 9.0, "error")};
+  for (int i : {0, 2, 3}) rows[static_cast<std::size_t>(i)].size = 200;
+  rows[1].size = 1500;
+  const Summary s = Summarize(rows, {});
+  REQUIRE(s.by_size.size() == 2);
+  const Summary::BySize &small = s.by_size.at(200), &large = s.by_size.at(1500);
+  CHECK(small.calls == 3);
+  CHECK(small.failed == 1);
+  CHECK(small.response_mean == Approx(0.75));
+  CHECK(small.response_p95 == Approx(1.0));
+  CHECK(small.wait_mean == Approx(0.25));
+  CHECK(small.wait_max == Approx(0.5));
+  CHECK(large.calls == 1);
+  CHECK(large.wait_max == Approx(1.0));
+  CHECK(SizesText({200, 1500}) == "200+1500");
+  const std::string table = SizeTable(s);
+  CHECK_THAT(table, Catch::Contains("| 200 | 3 | 1 | 0.750 / 1.000 | 0.250 / 0.500 |"));
+  CHECK_THAT(table, Catch::Contains("| 1500 | 1 | 0 | 3.000 / 3.000 | 1.000 / 1.000 |"));
 }
 
 TEST_CASE("loadtest_percentile_by_nearest_rank", "[loadtest]") {

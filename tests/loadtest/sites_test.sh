@@ -52,9 +52,9 @@ for _ in $(seq 100); do [ -s "$work/ready" ] && break; sleep 0.05; done
   --workload linpack --size 250 -c 2 --steps 3 -q --csv "$work/calls.csv" >"$work/run.txt" ||
   fail "load test across sites failed: $(cat "$work/run.txt")"
 [ "$(grep -c ',ok,' "$work/calls.csv")" -eq 6 ] || fail "not 6 good calls: $(cat "$work/calls.csv")"
-# client, min response, bytes.
-read -r a_min a_bytes < <(awk -F, '$1 == 0 { if (!m || $4 < m) m = $4; b = $8 } END { print m, b }' "$work/calls.csv")
-read -r b_min _ < <(awk -F, 'NR > 1 && $1 == 1 { if (!m || $4 < m) m = $4 } END { print m, 0 }' "$work/calls.csv")
+# Columns: 1 client, 5 response_s, 9 bytes.
+read -r a_min a_bytes < <(awk -F, '$1 == 0 { if (!m || $5 < m) m = $5; b = $9 } END { print m, b }' "$work/calls.csv")
+read -r b_min _ < <(awk -F, 'NR > 1 && $1 == 1 { if (!m || $5 < m) m = $5 } END { print m, 0 }' "$work/calls.csv")
 # The rate: the bytes cannot cross 20 Mbit/s faster than 2.5 MB/s, bar the
 # token bucket's burst (96 KiB) that each direction may send at once.
 awk -v t="$a_min" -v b="$a_bytes" 'BEGIN { exit !(t >= 0.9 * (b - 2 * 98304) / 2.5e6) }' ||
@@ -66,7 +66,7 @@ awk -v a="$a_min" -v b="$b_min" 'BEGIN { exit !(b < a / 2) }' ||
   --netns "ninfsite-$set_name-a" --netns "ninfsite-$set_name-b" \
   --workload linpack --size 4 -c 2 --steps 3 -q --csv "$work/tiny.csv" >"$work/tiny.txt" ||
   fail "tiny calls across sites failed: $(cat "$work/tiny.txt")"
-read -r a_tiny b_tiny < <(awk -F, 'NR > 1 { c = $1; if (!(c in m) || $4 < m[c]) m[c] = $4 }
+read -r a_tiny b_tiny < <(awk -F, 'NR > 1 { c = $1; if (!(c in m) || $5 < m[c]) m[c] = $5 }
   END { print m[0], m[1] }' "$work/tiny.csv")
 awk -v a="$a_tiny" -v b="$b_tiny" 'BEGIN { exit !(a >= 0.115 && a - b >= 0.1) }' ||
   fail "tiny calls took $a_tiny s from a, $b_tiny s from b: a's 60 ms each way is missing"
