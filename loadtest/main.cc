@@ -89,6 +89,9 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ninf-loadtest: give --server (one or more) or --metaserver\n");
     return 2;
   }
+  // --steps alone means every step: the default duration applies only
+  // when no number of steps is given.
+  if (c.steps > 0 && app.count("--duration") == 0) c.duration = 0;
   if (c.duration <= 0 && c.steps <= 0) {
     std::fprintf(stderr, "ninf-loadtest: give a --duration or a number of --steps\n");
     return 2;

@@ -111,8 +111,9 @@ Admission::Decision Admission::Offer(const CallDemand &call, double now, int *th
   const uint64_t seq = arrivals_++;
   // FCFS orders by arrival alone; SJF by arrival + predicted run time in
   // seconds since an arbitrary origin (`now`'s), ties by arrival.
-  const double order =
-      config_.order == QueueOrder::kSjf ? now + std::max(0.0, call.predicted_seconds) : 0;
+  const double order = config_.order == QueueOrder::kSjf
+                           ? now + config_.sjf_aging * std::max(0.0, call.predicted_seconds)
+                           : 0;
   const Key key{order, seq, call.id};
   queue_.insert(key);
   waiting_[call.id] = Waiting{key, call.max_threads};

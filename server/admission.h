@@ -26,9 +26,15 @@
 // Queue order, the `queue_order` setting: `fcfs`, or `sjf` (seed 004, 5.2):
 // the call with the smallest arrival + predicted run time goes first, the
 // prediction being the client's CalcOrder over the function's measured
-// speed. The arrival term is the aging: a call is overtaken only by calls
-// that arrived less than its own predicted run time after it, so a large
-// call is never starved. Calls without a prediction count as instant.
+// speed, times `sjf_aging`. The arrival term is the aging: a call is
+// overtaken only by calls that arrived less than sjf_aging x its predicted
+// run time after it, so a large call is never starved. 8 by default: with 1
+// small calls gained nothing (they overtake only the large calls that came
+// in the last large call's predicted time, less than the queue's age), with
+// 8 their waits fell by 40 % and the large calls' longest wait stayed under
+// 2x FCFS's, without aging a large call waited 7-17x FCFS's longest
+// (bench/results/loadtest_sjf.md). Calls without a prediction count as
+// instant.
 #pragma once
 
 #include <cstddef>
@@ -67,6 +73,7 @@ struct SchedulerConfig {
   QueueOrder order = QueueOrder::kFcfs;
   std::size_t queue_limit = 1024;
   double demand_window_seconds = 2;  // kAdaptive: how long a peak of demand is remembered
+  double sjf_aging = 8;              // kSjf: the key is arrival + sjf_aging x predicted seconds
 };
 
 // The threads a call gets when it runs alone: what --status shows as

@@ -42,8 +42,13 @@ const SettingSpec kTable[] = {
     {"queue_order", SettingKind::kString, "fcfs", 0, 0,
      "which waiting call starts next: \"fcfs\" (arrival order) or \"sjf\" (smallest "
      "arrival + predicted run time: shortest first, and a call is overtaken only by calls "
-     "that arrived within its own predicted run time)",
+     "that arrived within sjf_aging x its own predicted run time)",
      &Settings::queue_order},
+    {"sjf_aging", SettingKind::kDecimal, "8", 100, 1000 * 1000,
+     "under queue_order = \"sjf\": a call is overtaken only by calls that arrive within "
+     "sjf_aging x its predicted run time after it (larger: shorter calls first for longer, "
+     "longer waits for large calls)",
+     &Settings::sjf_aging},
     {"queue_limit", SettingKind::kInteger, "1024", 0, 1 << 20,
      "calls that may wait for a slot; beyond that a call is refused", &Settings::queue_limit},
     {"max_call_bytes", SettingKind::kBytes, "8G", 0, kMaxInt,
@@ -200,6 +205,7 @@ SchedulerConfig Settings::Scheduler(int cores) const {
   (void)ParseQueueOrder(queue_order, &c.order);
   c.queue_limit = static_cast<std::size_t>(queue_limit);
   c.demand_window_seconds = static_cast<double>(demand_window_ms) / 1000.0;
+  c.sjf_aging = static_cast<double>(sjf_aging) / 1000.0;
   return c;
 }
 

@@ -38,6 +38,7 @@ struct Settings {
   int64_t threads_per_job = 0;             // `fixed`'s threads per call (0: cores / slots)
   int64_t demand_window_ms = 2000;         // `adaptive`: how long a peak of demand counts
   std::string queue_order = "fcfs";        // fcfs, sjf
+  int64_t sjf_aging = 8000;                // sjf: the aging factor, in thousandths
   int64_t queue_limit = 1024;
   int64_t max_call_bytes = int64_t{8} << 30;  // 0: no limit
   int64_t max_connections = 1024;

@@ -249,6 +249,7 @@ TEST_CASE("admission_sjf_runs_short_calls_first", "[admission]") {
 TEST_CASE("admission_sjf_aging_bounds_overtaking", "[admission]") {
   SchedulerConfig c = Slots(1, 100);
   c.order = QueueOrder::kSjf;
+  c.sjf_aging = 1;
   Admission a(c);
   REQUIRE(OfferAt(a, 1, 0.0) == Decision::kRun);
   // A 10 s call arrives at t = 0, then a stream of 1 s calls, one per
@@ -265,6 +266,28 @@ TEST_CASE("admission_sjf_aging_bounds_overtaking", "[admission]") {
   }
   // Arrivals 0.5 .. 8.5 have keys 1.5 .. 9.5 < 10; 9.5 has 10.5.
   CHECK(before == 9);
+}
+
+TEST_CASE("admission_sjf_aging_factor_widens_the_window", "[admission]") {
+  // sjf_aging 3: a 2 s call is overtaken by the 0.1 s calls that arrive
+  // within 3 x 2 s = 6 s after it, and by no later one.
+  SchedulerConfig c = Slots(1, 100);
+  c.order = QueueOrder::kSjf;
+  c.sjf_aging = 3;
+  Admission a(c);
+  REQUIRE(OfferAt(a, 1, 0.0) == Decision::kRun);
+  OfferAt(a, 100, 0.0, nullptr, 2);
+  for (uint64_t i = 0; i < 10; ++i) OfferAt(a, 200 + i, 1.0 + static_cast<double>(i), nullptr, 0.1);
+  int before = 0;
+  for (;;) {
+    a.Release(1);
+    std::optional<uint64_t> id = NextId(a, 100);
+    REQUIRE(id);
+    if (*id == 100) break;
+    ++before;
+  }
+  // Arrivals 1 .. 5 have keys 1.3 .. 5.3 < 6; 6 has 6.3.
+  CHECK(before == 5);
 }
 
 TEST_CASE("admission_sjf_withdraw_and_take_queue_in_run_order", "[admission]") {
