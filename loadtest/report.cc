@@ -43,6 +43,15 @@ std::string PerServer(const std::map<std::string, double> &values, int digits) {
   return out;
 }
 
+// Response and wait figures of a set of calls.
+struct Times {
+  double response_mean, response_p95, wait_mean, wait_max;
+};
+Times TimesOf(const std::vector<double> &response, const std::vector<double> &wait) {
+  return {MeanOf(response), Percentile(response, 95), MeanOf(wait),
+          wait.empty() ? 0 : *std::max_element(wait.begin(), wait.end())};
+}
+
 }  // namespace
 
 std::string CsvHeader() {
@@ -111,14 +120,18 @@ Summary Summarize(const std::vector<CallRow> &rows,
   Summary s;
   s.calls = rows.size();
   std::vector<double> mflops, throughput, response, wait, transfer;
+  std::map<int, std::vector<double>> size_response, size_wait;
   double first = 0, last = 0, work = 0;
   bool any = false;
   for (const CallRow &r : rows) {
     first = any ? std::min(first, r.start) : r.start;
     last = any ? std::max(last, r.start + r.response) : r.start + r.response;
     any = true;
+    Summary::BySize &by = s.by_size[r.size];
+    ++by.calls;
     if (r.outcome != "ok") {
       ++s.failed;
+      ++by.failed;
       continue;
     }
     mflops.push_back(r.Mflops());
@@ -126,34 +139,26 @@ Summary Summarize(const std::vector<CallRow> &rows,
     response.push_back(r.response);
     wait.push_back(r.wait);
     transfer.push_back(r.transfer);
+    size_response[r.size].push_back(r.response);
+    size_wait[r.size].push_back(r.wait);
     work += r.flops;
   }
   s.duration = last - first;
   s.mflops = Describe(mflops);
   s.throughput = Describe(throughput);
-  s.response_mean = MeanOf(response);
-  s.response_p95 = Percentile(response, 95);
-  s.wait_mean = MeanOf(wait);
-  s.wait_max = wait.empty() ? 0 : *std::max_element(wait.begin(), wait.end());
+  const Times all = TimesOf(response, wait);
+  s.response_mean = all.response_mean;
+  s.response_p95 = all.response_p95;
+  s.wait_mean = all.wait_mean;
+  s.wait_max = all.wait_max;
   s.transfer_mean = MeanOf(transfer);
   s.aggregate_gflops = s.duration > 0 ? work / s.duration / 1e9 : 0;
-  std::map<int, std::vector<double>> size_response, size_wait;
-  for (const CallRow &r : rows) {
-    Summary::BySize &b = s.by_size[r.size];
-    ++b.calls;
-    if (r.outcome != "ok") {
-      ++b.failed;
-      continue;
-    }
-    size_response[r.size].push_back(r.response);
-    size_wait[r.size].push_back(r.wait);
-  }
-  for (auto &[size, b] : s.by_size) {
-    const std::vector<double> &resp = size_response[size], &wait_of = size_wait[size];
-    b.response_mean = MeanOf(resp);
-    b.response_p95 = Percentile(resp, 95);
-    b.wait_mean = MeanOf(wait_of);
-    b.wait_max = wait_of.empty() ? 0 : *std::max_element(wait_of.begin(), wait_of.end());
+  for (auto &[size, by] : s.by_size) {
+    const Times t = TimesOf(size_response[size], size_wait[size]);
+    by.response_mean = t.response_mean;
+    by.response_p95 = t.response_p95;
+    by.wait_mean = t.wait_mean;
+    by.wait_max = t.wait_max;
   }
   for (const auto &[server, list] : samples) {
     if (list.empty()) continue;

@@ -83,7 +83,7 @@ for p in $pids; do
   fi
 done
 wait 2>/dev/null || true  # ours (the ninfd's `exec`) is reaped here
-ip -o link | grep -q '10\.79\.\|l1@\|l2@' && fail "a link of the sites is in the root namespace"
+ip -o link | grep -q ' l[12]@' && fail "a link of the sites is in the root namespace"
 [ ! -e "/run/ninf-sites/$set_name.state" ] || fail "record left behind"
 if "$sites" down "$set_name" 2>/dev/null; then fail "down of a set that is not up succeeded"; fi
 

@@ -246,6 +246,19 @@ TEST_CASE("admission_sjf_runs_short_calls_first", "[admission]") {
   CHECK(order == std::vector<uint64_t>{5, 3, 4, 2});
 }
 
+// Releases the one slot and starts the next queued call until call `id`
+// starts; returns how many started before it.
+int CallsStartedBefore(Admission &a, uint64_t id) {
+  int before = 0;
+  for (;;) {
+    a.Release(1);
+    std::optional<uint64_t> next = NextId(a, 100);
+    REQUIRE(next);
+    if (*next == id) return before;
+    ++before;
+  }
+}
+
 TEST_CASE("admission_sjf_aging_bounds_overtaking", "[admission]") {
   SchedulerConfig c = Slots(1, 100);
   c.order = QueueOrder::kSjf;
@@ -256,14 +269,7 @@ TEST_CASE("admission_sjf_aging_bounds_overtaking", "[admission]") {
   // second. Only those that arrived within its 10 s go before it.
   OfferAt(a, 100, 0.0, nullptr, 10);
   for (uint64_t i = 0; i < 30; ++i) OfferAt(a, 200 + i, 0.5 + static_cast<double>(i), nullptr, 1);
-  int before = 0;
-  for (;;) {
-    a.Release(1);
-    std::optional<uint64_t> id = NextId(a, 100);
-    REQUIRE(id);
-    if (*id == 100) break;
-    ++before;
-  }
+  const int before = CallsStartedBefore(a, 100);
   // Arrivals 0.5 .. 8.5 have keys 1.5 .. 9.5 < 10; 9.5 has 10.5.
   CHECK(before == 9);
 }
@@ -278,14 +284,7 @@ TEST_CASE("admission_sjf_aging_factor_widens_the_window", "[admission]") {
   REQUIRE(OfferAt(a, 1, 0.0) == Decision::kRun);
   OfferAt(a, 100, 0.0, nullptr, 2);
   for (uint64_t i = 0; i < 10; ++i) OfferAt(a, 200 + i, 1.0 + static_cast<double>(i), nullptr, 0.1);
-  int before = 0;
-  for (;;) {
-    a.Release(1);
-    std::optional<uint64_t> id = NextId(a, 100);
-    REQUIRE(id);
-    if (*id == 100) break;
-    ++before;
-  }
+  const int before = CallsStartedBefore(a, 100);
   // Arrivals 1 .. 5 have keys 1.3 .. 5.3 < 6; 6 has 6.3.
   CHECK(before == 5);
 }
