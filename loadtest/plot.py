@@ -69,10 +69,13 @@ def surface(data, out):
 
 
 def sites(data, out):
+    # One bar per label (and size, when the runs have several) at each c.
+    several = len({r["size"] for r in data}) > 1
+    name = (lambda r: f"{r['label']}, n={r['size']}") if several else (lambda r: r["label"])
     by = defaultdict(dict)
     for r in data:
-        by[int(r["clients"])][r["label"]] = float(r["aggregate_gflops"])
-    labels = sorted({r["label"] for r in data})
+        by[int(r["clients"])][name(r)] = float(r["aggregate_gflops"])
+    labels = sorted({name(r) for r in data})
     cs = sorted(by)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     width = 0.8 / max(1, len(labels))

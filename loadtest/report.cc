@@ -217,21 +217,25 @@ std::string MarkdownRow(const std::string &label, const std::string &workload,
 std::string SummaryCsvHeader() {
   return "label,workload,size,clients,calls,failed,mflops_max,mflops_min,mflops_mean,"
          "throughput_mean,response_mean,response_p95,wait_mean,wait_max,aggregate_gflops,"
-         "utilization_mean\n";
+         "utilization_mean,load_mean,jobs_mean\n";
 }
 
 std::string SummaryCsvRow(const std::string &label, const std::string &workload,
                           const std::string &size, int clients, const Summary &s) {
-  double util = 0;
-  for (const auto &entry : s.utilization) util += entry.second;
-  if (!s.utilization.empty()) util /= static_cast<double>(s.utilization.size());
+  // Several servers: the mean over them (the Markdown table has each).
+  auto mean = [](const std::map<std::string, double> &per_server) {
+    double sum = 0;
+    for (const auto &entry : per_server) sum += entry.second;
+    return per_server.empty() ? 0.0 : sum / static_cast<double>(per_server.size());
+  };
   std::ostringstream out;
   out << CsvSafe(label) << ',' << workload << ',' << CsvSafe(size) << ',' << clients << ','
       << s.calls << ',' << s.failed << ',' << Fixed(s.mflops.max, 2) << ','
       << Fixed(s.mflops.min, 2) << ',' << Fixed(s.mflops.mean, 2) << ','
       << Fixed(s.throughput.mean, 2) << ',' << Fixed(s.response_mean, 6) << ','
       << Fixed(s.response_p95, 6) << ',' << Fixed(s.wait_mean, 6) << ',' << Fixed(s.wait_max, 6)
-      << ',' << Fixed(s.aggregate_gflops, 4) << ',' << Fixed(util, 4) << '\n';
+      << ',' << Fixed(s.aggregate_gflops, 4) << ',' << Fixed(mean(s.utilization), 4) << ','
+      << Fixed(mean(s.load_average), 3) << ',' << Fixed(mean(s.jobs), 3) << '\n';
   return out.str();
 }
 

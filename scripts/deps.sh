@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages the project needs, if any is missing.
 # Sourced or run by scripts/demo.sh and scripts/test.sh; needs root for apt.
 # clang and libclang-rt-dev (libFuzzer, the sanitizers' runtime) serve
-# scripts/fuzz.sh, which .ci/run runs.
+# scripts/fuzz.sh, which .ci/run runs; python3-matplotlib draws the load
+# tests' plots (loadtest/plot.py).
 set -euo pipefail
 
 NINF_PACKAGES=(
@@ -12,6 +13,7 @@ NINF_PACKAGES=(
   libspdlog-dev libtomlplusplus-dev libcli11-dev libssl-dev
   procps iproute2 util-linux clang-format git
   clang libclang-rt-dev
+  python3-matplotlib
 )
 
 missing=()

@@ -90,7 +90,7 @@ TEST_CASE("loadtest_summary_in_the_seed_tables_form", "[loadtest]") {
         std::count(first_line.begin(), first_line.end(), '|'));
   const std::string csv = SummaryCsvRow("adaptive", "linpack", "600", 2, s);
   CHECK_THAT(csv, Catch::StartsWith("adaptive,linpack,600,2,4,1,"));
-  CHECK_THAT(csv, Catch::EndsWith(",1.5000,0.7500\n"));
+  CHECK_THAT(csv, Catch::EndsWith(",1.5000,0.7500,1.000,1.500\n"));
 }
 
 TEST_CASE("loadtest_mixed_sizes_are_summarized_per_size", "[loadtest]") {
