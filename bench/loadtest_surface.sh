@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The Ninf study's Fig. 6 (4.2.2): Linpack's aggregate performance on one SMP
+# server over clients c x threads per call t, with every call given t
+# threads (`fixed t`, 16 slots, so nothing queues and c x t threads compete
+# for the cores), next to the default `adaptive` budget at the same c.
+# Closed-loop clients (interval 0), dgesv n x n; --rounds alternate the same
+# points. Writes FILE (tables) and FILE's .png (the heat map of round 1).
+#
+# Usage: bash bench/loadtest_surface.sh [--size 1000] [--threads "1 2 4"]
+#            [--clients "1 2 4 8 16"] [--duration 5] [--rounds 2] [--out FILE]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD:-build}
+size=1000
+threads="1 2 4"
+clients="1 2 4 8 16"
+duration=5
+rounds=2
+out=bench/results/loadtest_surface.md
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --size) size=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --clients) clients=$2; shift 2 ;;
+    --duration) duration=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "usage: $0 [--size N] [--threads LIST] [--clients LIST] [--duration S] [--rounds N] [--out FILE]" >&2; exit 2 ;;
+  esac
+done
+[ -x "$build/loadtest/ninf-loadtest" ] || bash scripts/build.sh >&2
+work=$(mktemp -d /tmp/ninf-bench-surface.XXXXXX)
+source bench/lib.sh
+trap bench_cleanup EXIT
+
+# point LABEL ROUND NINFD-ARGS...: every c of --clients against one fresh ninfd.
+point() {
+  local label=$1 round=$2
+  shift 2
+  start_daemon -- "$@" --unix-socket ""
+  for c in $clients; do
+    "$build/loadtest/ninf-loadtest" --server "127.0.0.1:$port" --workload linpack --size "$size" \
+      --clients "$c" --interval 0 --duration "$duration" -q --label "$label" \
+      --summary "$work/summary-$round.csv" --table "$work/table.md" > /dev/null ||
+      echo "$0: a call failed: $label c=$c round $round" >&2
+  done
+  stop_daemon
+}
+for round in $(seq "$rounds"); do
+  for t in $threads; do
+    echo "$0: round $round, fixed t=$t" >&2
+    point "fixed t=$t" "$round" --slots 16 --thread-budget fixed --threads-per-job "$t"
+  done
+  echo "$0: round $round, adaptive" >&2
+  point adaptive "$round" --thread-budget adaptive
+done
+
+mkdir -p "$(dirname "$out")"
+plotted=yes
+/usr/bin/python3 loadtest/plot.py surface "$work/summary-1.csv" "${out%.md}.png" ||
+  { plotted=""; echo "$0: no plot (python3-matplotlib missing?)" >&2; }
+{
+  echo "# Linpack over clients x threads per call (the Ninf study's Fig. 6)"
+  echo
+  echo "\`bash bench/loadtest_surface.sh --size $size --threads \"$threads\" --clients \"$clients\" --duration $duration --rounds $rounds\`"
+  echo "on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
+  echo "$(date -u +%Y-%m-%d), $(git rev-parse --short HEAD 2>/dev/null || echo '?'). One ninfd on loopback; \`fixed t=N\`: 16 slots, every"
+  echo "call N threads; \`adaptive\`: the default budget. Closed-loop clients, dgesv n = $size,"
+  echo "every answer checked, $duration s per point. Aggregate GF/s:"
+  echo
+  /usr/bin/python3 bench/grid_report.py gflops "$work" "$rounds" "$clients"
+  echo
+  [ -z "$plotted" ] || { echo "Heat map of round 1: \`$(basename "${out%.md}.png")\`."; echo; }
+  echo "Every run, in the Ninf study's table form:"
+  echo
+  cat "$work/table.md"
+} >"$out"
+echo "$0: wrote $out" >&2
