@@ -38,6 +38,20 @@ def summaries(work, rounds):
     return out, labels
 
 
+def gf(row):
+    return float(row["aggregate_gflops"])
+
+
+def ratio_cell(by_round, rounds, label, c, baseline):
+    """LABEL's aggregate GF/s at c over baseline(round's rows, c), each round, "r1 / r2"."""
+    ratios = []
+    for r in range(1, rounds + 1):
+        row, base = by_round[r].get((label, c)), baseline(by_round[r], c)
+        if row and base > 0:
+            ratios.append(f"{gf(row) / base:.2f}")
+    return " / ".join(ratios) or "-"
+
+
 def gflops(work, rounds, clients):
     by_round, labels = summaries(work, rounds)
     rnds = range(1, rounds + 1)
@@ -51,16 +65,11 @@ def gflops(work, rounds, clients):
     for label in labels:
         print(f"| {label} | " + " | ".join(cell(label, c) for c in clients) + " |")
     if "adaptive" in labels and len(labels) > 1:
-        cells = []
-        for c in clients:
-            ratios = []
-            for r in rnds:
-                a = by_round[r].get(("adaptive", c))
-                others = [float(v["aggregate_gflops"]) for (lb, cc), v in by_round[r].items()
-                          if cc == c and lb != "adaptive"]
-                if a and others and max(others) > 0:
-                    ratios.append(f"{float(a['aggregate_gflops']) / max(others):.2f}")
-            cells.append(" / ".join(ratios) or "-")
+        def best_other(rows, c):
+            others = [gf(v) for (lb, cc), v in rows.items() if cc == c and lb != "adaptive"]
+            return max(others, default=0)
+
+        cells = [ratio_cell(by_round, rounds, "adaptive", c, best_other) for c in clients]
         print("| adaptive / best other | " + " | ".join(cells) + " |")
     print()
     print(f"Each cell: round 1 / round {rounds}" if rounds > 1 else "One round.")
@@ -114,15 +123,11 @@ def meta(work, rounds, clients):
     print()
     print("| policy | " + " | ".join(f"c = {c}" for c in clients) + " |")
     print("|---|" + "---|" * len(clients))
+    def completion(rows, c):
+        return gf(rows[("completion", c)]) if ("completion", c) in rows else 0
+
     for label in labels:
-        cells = []
-        for c in clients:
-            ratios = []
-            for r in range(1, rounds + 1):
-                a, base = by_round[r].get((label, c)), by_round[r].get(("completion", c))
-                if a and base and float(base["aggregate_gflops"]) > 0:
-                    ratios.append(f"{float(a['aggregate_gflops']) / float(base['aggregate_gflops']):.2f}")
-            cells.append(" / ".join(ratios) or "-")
+        cells = [ratio_cell(by_round, rounds, label, c, completion) for c in clients]
         print(f"| {label} | " + " | ".join(cells) + " |")
 
 
