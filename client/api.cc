@@ -10,6 +10,7 @@
 #include "ninf.h"
 #include "remote_call.h"
 #include "sessions.h"
+#include "transaction.h"
 
 namespace {
 
@@ -33,6 +34,13 @@ Status PrepareCall(const char *name, va_list args, std::unique_ptr<RemoteCall> *
   return st;
 }
 
+// Ninf_call_async would run at once, out of the block's order.
+Status AsyncInBlock() {
+  return Status(NINF_ERR_INVALID_ARGUMENT,
+                "Ninf_call_async inside a transaction block: use Ninf_call, which the block runs "
+                "concurrently");
+}
+
 }  // namespace
 
 extern "C" {
@@ -41,6 +49,8 @@ int Ninf_call_v(const char *name, va_list args) {
   return ninf::client::GuardNinf([&]() -> int {
     std::unique_ptr<RemoteCall> call;
     Status st = PrepareCall(name, args, &call);
+    if (ninf::client::InTransaction())
+      return Record(st.ok() ? ninf::client::RecordCall(std::move(call)) : st);
     if (st.ok()) {
       st = call->Execute();
       last_call_info = call->info();
@@ -63,6 +73,7 @@ int Ninf_call(const char *name, ...) {
 
 int Ninf_call_async_v(const char *name, va_list args) {
   return ninf::client::GuardNinf([&]() -> int {
+    if (ninf::client::InTransaction()) return Record(AsyncInBlock());
     std::unique_ptr<RemoteCall> call;
     Status st = PrepareCall(name, args, &call);
     if (!st.ok()) return Record(st);
@@ -176,6 +187,42 @@ int Ninf_get_call_info(Ninf_call_info *info) {
     *info = last_call_info;
     return Record(Status::Ok());
   });
+}
+
+int Ninf_transaction_begin(void) {
+  return ninf::client::GuardNinf([&]() -> int { return Record(ninf::client::BeginTransaction()); });
+}
+
+int Ninf_transaction_end(void) {
+  return ninf::client::GuardNinf([&]() -> int { return Record(ninf::client::EndTransaction()); });
+}
+
+int Ninf_transaction_discard(const void *array) {
+  return ninf::client::GuardNinf(
+      [&]() -> int { return Record(ninf::client::DiscardInTransaction(array)); });
+}
+
+int Ninf_transaction_active(void) { return ninf::client::InTransaction() ? 1 : 0; }
+
+int Ninf_transaction_calls(void) { return ninf::client::LastBlockCalls(); }
+
+int Ninf_transaction_call_info(int index, Ninf_call_info *info) {
+  return ninf::client::GuardNinf([&]() -> int {
+    if (!info)
+      return Record(Status(NINF_ERR_INVALID_ARGUMENT, "Ninf_transaction_call_info: info is NULL"));
+    return Record(ninf::client::LastBlockCall(index, info, nullptr));
+  });
+}
+
+const char *Ninf_transaction_call_detail(int index) {
+  static thread_local std::string detail;
+  try {
+    detail.clear();
+    if (!ninf::client::LastBlockCall(index, nullptr, &detail).ok()) detail.clear();
+    return detail.c_str();
+  } catch (...) {
+    return "";
+  }
 }
 
 int Ninf_get_error(void) { return ninf::client::LastErrorCode(); }

@@ -52,6 +52,14 @@ Status ArgumentList::Build(InterfacePtr iface, std::vector<ninf_argvalue> values
   return Status::Ok();
 }
 
+void ArgumentList::OwnStrings() {
+  for (ninf_argvalue &v : values_) {
+    if (!v.s) continue;
+    strings_.push_back(std::make_unique<std::string>(v.s));
+    v.s = strings_.back()->c_str();
+  }
+}
+
 std::vector<iovec> ArgumentList::Arrays(bool sending) const {
   std::vector<iovec> out;
   for (int i = 0; i < iface_->params_size(); ++i) {

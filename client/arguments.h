@@ -43,6 +43,12 @@ class ArgumentList {
   std::vector<iovec> ReturnArrays() const { return Arrays(false); }
   // The caller's memory of parameter i (arrays).
   void *pointer(int i) const { return values_[static_cast<std::size_t>(i)].p; }
+  // Points array parameter i elsewhere: a transaction block runs its calls
+  // on its own copy of the arrays they write (transaction.h).
+  void set_pointer(int i, void *p) { values_[static_cast<std::size_t>(i)].p = p; }
+  // Copies the IN strings into the list, so that it outlives the caller's
+  // (a recorded call runs after Ninf_call has returned).
+  void OwnStrings();
   // The IDL's CalcOrder on this call's IN scalars (0 when it gives none):
   // what a metaserver divides by a server's speed.
   double work_flops() const { return work_flops_; }
@@ -52,6 +58,7 @@ class ArgumentList {
 
   InterfacePtr iface_;
   std::vector<ninf_argvalue> values_;
+  std::vector<std::unique_ptr<std::string>> strings_;  // OwnStrings' copies
   wire::Args args_;
   CallLayout layout_;
   double work_flops_ = 0;

@@ -9,6 +9,7 @@
 #include "ninf_binding.h"
 #include "remote_call.h"
 #include "sessions.h"
+#include "transaction.h"
 
 namespace ninf::client {
 
@@ -43,15 +44,21 @@ extern "C" {
 
 int Ninf_call_binding(const char *name, const ninf_binding_args *args) {
   return ninf::client::GuardNinf([&]() -> int {
-    ninf::client::RemoteCall call;
-    ninf::Status st = call.PrepareBinding(name, args);
-    if (st.ok()) st = call.Execute();
+    auto call = std::make_unique<ninf::client::RemoteCall>();
+    ninf::Status st = call->PrepareBinding(name, args);
+    if (st.ok() && ninf::client::InTransaction())
+      st = ninf::client::RecordCall(std::move(call));
+    else if (st.ok())
+      st = call->Execute();
     return ninf::client::RecordStatus(st);
   });
 }
 
 int Ninf_call_async_binding(const char *name, const ninf_binding_args *args) {
   return ninf::client::GuardNinf([&]() -> int {
+    if (ninf::client::InTransaction())
+      return ninf::client::RecordStatus(ninf::Status(
+          NINF_ERR_INVALID_ARGUMENT, "Ninf_call_async inside a transaction block: use Ninf_call"));
     auto call = std::make_shared<ninf::client::RemoteCall>();
     ninf::Status st = call->PrepareBinding(name, args);
     if (!st.ok()) return ninf::client::RecordStatus(st);

@@ -109,6 +109,44 @@ typedef struct Ninf_call_info {
  */
 NINF_EXPORT int Ninf_get_call_info(Ninf_call_info *info);
 
+/*
+ * Transaction blocks (docs/transactions.md). Between begin and end,
+ * Ninf_call records the call (its function, scalar values, array addresses
+ * and extents) and returns 0 at once, or -1 for an error found while
+ * recording (the call is then not part of the block). At end the block
+ * runs as a dataflow graph: calls that do not depend on each other run at
+ * once, on different servers when a metaserver places them. The caller's
+ * memory ends exactly as running the calls in program order would leave
+ * it, or, if a call fails, exactly as it was before the block.
+ *
+ * Rules: until end, do not read or write the arrays the block's calls
+ * write, and do not change the arrays they read; control flow that depends
+ * on results belongs after end. Ninf_call_async is refused inside a block.
+ * One block per thread at a time.
+ */
+NINF_EXPORT int Ninf_transaction_begin(void);
+
+/* Runs the block: 0 if every call succeeded, else -1 with the first failed
+ * call's error (its detail names the call: "call 2 (dmmul): ..."). */
+NINF_EXPORT int Ninf_transaction_end(void);
+
+/* Marks the array that starts at `array`, recorded in this block, as an
+ * intermediate: its final value is not written back at end. */
+NINF_EXPORT int Ninf_transaction_discard(const void *array);
+
+/* Whether this thread has an open block (1) or not (0). */
+NINF_EXPORT int Ninf_transaction_active(void);
+
+/* The thread's last ended block: its number of calls (-1 if none), and the
+ * outcome of call `index` (0-based, in program order): info->error is
+ * NINF_OK, the call's error, or NINF_ERR_CANCELLED for a call not run
+ * because another failed; info->server is where it ran. */
+NINF_EXPORT int Ninf_transaction_calls(void);
+NINF_EXPORT int Ninf_transaction_call_info(int index, Ninf_call_info *info);
+/* That call's error detail ("" when it succeeded; never NULL; valid until
+ * the thread's next block begins). */
+NINF_EXPORT const char *Ninf_transaction_call_detail(int index);
+
 #ifdef __cplusplus
 }
 #endif

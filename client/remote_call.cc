@@ -83,8 +83,20 @@ Status RemoteCall::PrepareBinding(const char *name, const ninf_binding_args *bin
   return BuildFromBinding(iface, binding, &arguments_);
 }
 
+void RemoteCall::Detach() {
+  std::lock_guard<std::mutex> lock(channel_mutex_);
+  channel_.reset();
+}
+
 Status RemoteCall::Execute() {
   if (meta_) return ExecutePlaced();
+  if (!channel_) {
+    std::unique_ptr<Channel> ch;
+    NINF_RETURN_IF_ERROR(ConnectToServer(server_, &ch));
+    std::lock_guard<std::mutex> lock(channel_mutex_);
+    if (cancelled_) return Status(NINF_ERR_CANCELLED, "call cancelled");
+    channel_ = std::move(ch);
+  }
   wire::CallRequest req = MakeCallRequest(function_, false, arguments_.work_flops());
   // CALL and ARGS go back to back: ninfd reads only the CALL frame and hands
   // the connection, ARGS included, to the executable.
@@ -138,6 +150,8 @@ Status RemoteCall::ExecutePlaced() {
   request.set_in_bytes(arguments_.layout().send_bytes);
   request.set_out_bytes(arguments_.layout().return_bytes);
   request.set_limit(3);
+  request.set_prefer_server_id(prefer_server_id_);
+  request.set_prefer_margin(prefer_margin_);
   Status last(NINF_ERR_SERVER, "no server was tried");
   for (int round = 0; round < kPlacementRounds; ++round) {
     wire::Placement placement;

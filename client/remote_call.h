@@ -42,6 +42,23 @@ class RemoteCall {
   // Where the time of the last Execute went (Ninf_get_call_info).
   const Ninf_call_info &info() const { return info_; }
 
+  // For transaction blocks (transaction.h), which record prepared calls and
+  // run them later: the arguments (whose arrays the block re-points), the
+  // function and where it goes, and the block plan's server.
+  ArgumentList &arguments() { return arguments_; }
+  const std::string &function() const { return function_; }
+  const std::optional<ServerAddress> &metaserver() const { return meta_; }
+  const ServerAddress &server() const { return server_; }
+  // Closes the connection Prepare opened; Execute opens a new one. A block
+  // of many recorded calls holds no connection until it runs.
+  void Detach();
+  // Placed calls: ask the metaserver to keep this server first unless
+  // another completes earlier by more than `margin` of its time.
+  void Prefer(const std::string &server_id, double margin) {
+    prefer_server_id_ = server_id;
+    prefer_margin_ = margin;
+  }
+
  private:
   // Resolves the name and fetches the interface: from the metaserver for a
   // bare name when one is configured (the server is chosen in Execute),
@@ -66,6 +83,8 @@ class RemoteCall {
   std::mutex channel_mutex_;  // Cancel against the end of Execute; guards cancelled_
   bool cancelled_ = false;
   Ninf_call_info info_{};
+  std::string prefer_server_id_;
+  double prefer_margin_ = 0;
 };
 
 // A client-chosen id for the server's log.

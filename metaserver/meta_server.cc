@@ -401,17 +401,35 @@ void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
   }
   CallShape shape{std::max(0.0, req.work_flops()), req.in_bytes(), req.out_bytes()};
   const std::size_t limit =
-      std::clamp<std::size_t>(req.limit(), 1, static_cast<std::size_t>(settings_.retries) + 1);
+      req.breakdown() ? choices.candidates.size()
+                      : std::clamp<std::size_t>(req.limit(), 1,
+                                                static_cast<std::size_t>(settings_.retries) + 1);
   std::vector<uint32_t> ranked = Rank(policy_, choices.candidates, shape, limit, &policy_state_);
-  const uint64_t ticket = next_ticket_++;
-  reply.set_ticket(ticket);
+  ranked = PreferPlan(req, choices, shape, std::move(ranked));
+  if (ranked.size() > limit) ranked.resize(limit);
   for (uint32_t index : ranked) {
     const ServerEntry &e = *choices.servers[index];
     wire::PlacementTarget *t = reply.add_targets();
     t->set_server_id(e.reg.id);
     t->set_address(e.reg.address);
-    t->set_predicted_seconds(Predict(choices.candidates[index], shape).total());
+    const Candidate &c = choices.candidates[index];
+    const Prediction p = Predict(c, shape);
+    t->set_predicted_seconds(p.total());
+    if (!req.breakdown()) continue;
+    t->set_queue_seconds(p.queue);
+    t->set_compute_seconds(p.compute + p.startup);
+    t->set_latency_seconds(c.link.latency_seconds);
+    t->set_bandwidth(c.link.bandwidth_bytes_per_second);
+    t->set_slots(static_cast<uint32_t>(c.load.slots));
   }
+  // A breakdown plans a block; each call of it is placed (and reserved)
+  // again when it becomes ready.
+  if (req.breakdown()) {
+    conn.Reply(FRAME_META_PLACEMENT, &reply);
+    return;
+  }
+  const uint64_t ticket = next_ticket_++;
+  reply.set_ticket(ticket);
   const Candidate &first = choices.candidates[ranked.front()];
   const std::string first_id = choices.servers[ranked.front()]->reg.id;
   Prediction p = Predict(first, shape);
@@ -423,6 +441,16 @@ void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
       ticket, Quoted(req.function()), Quoted(site), first_id, p.total(), p.queue,
       p.latency + p.send + p.receive, p.compute, choices.candidates.size());
   conn.Reply(FRAME_META_PLACEMENT, &reply);
+}
+
+std::vector<uint32_t> MetaServer::PreferPlan(const wire::PlaceRequest &req,
+                                             const ServerTable::Choices &choices,
+                                             const CallShape &shape, std::vector<uint32_t> ranked) {
+  if (req.prefer_server_id().empty()) return ranked;
+  for (uint32_t i = 0; i < choices.servers.size(); ++i)
+    if (choices.servers[i]->reg.id == req.prefer_server_id())
+      return PreferPlanned(std::move(ranked), choices.candidates, shape, i, req.prefer_margin());
+  return ranked;  // gone, or excluded after a failure: the policy's choice
 }
 
 void MetaServer::HandleOutcome(Connection &conn, std::string_view body) {

@@ -66,6 +66,11 @@ class MetaServer : public server::Connection::Delegate {
   void HandleQuery(server::Connection &conn, std::string_view body);
   void HandleList(server::Connection &conn);
   void HandlePlace(server::Connection &conn, std::string_view body);
+  // `ranked` with the block plan's server first, when the request names one
+  // (PlaceRequest.prefer_server_id) and it is still a candidate.
+  static std::vector<uint32_t> PreferPlan(const wire::PlaceRequest &req,
+                                          const ServerTable::Choices &choices,
+                                          const CallShape &shape, std::vector<uint32_t> ranked);
   void HandleOutcome(server::Connection &conn, std::string_view body);
   void HandleProbed(server::Connection &conn, std::string_view body);
   void HandleStats(server::Connection &conn, std::string_view body);

@@ -130,4 +130,16 @@ void Reserve(ServerLoad *load, double seconds) {
   load->reserved_seconds += std::max(0.0, seconds);
 }
 
+std::vector<uint32_t> PreferPlanned(std::vector<uint32_t> ranked,
+                                    std::span<const Candidate> candidates, const CallShape &call,
+                                    uint32_t planned, double margin) {
+  if (ranked.empty() || planned >= candidates.size()) return ranked;
+  const double keep = Predict(candidates[planned], call).total();
+  const double best = Predict(candidates[ranked.front()], call).total();
+  if (best < keep - std::max(0.0, margin) * keep) return ranked;
+  std::erase(ranked, planned);
+  ranked.insert(ranked.begin(), planned);
+  return ranked;
+}
+
 }  // namespace ninf::meta

@@ -103,6 +103,14 @@ struct PolicyState {
 std::vector<uint32_t> Rank(Policy policy, std::span<const Candidate> candidates,
                            const CallShape &call, std::size_t limit, PolicyState *state);
 
+// A transaction block's plan chose `planned` (a candidate index): it goes
+// first unless the best of `ranked` completes earlier by more than `margin`
+// of the planned server's predicted time (dynamic re-check: move a planned
+// call only for a clear gain). The rest keep their order, without repeats.
+std::vector<uint32_t> PreferPlanned(std::vector<uint32_t> ranked,
+                                    std::span<const Candidate> candidates, const CallShape &call,
+                                    uint32_t planned, double margin);
+
 // Reconciliation: an assignment reserves its predicted compute on the server
 // until the server's next report covers it.
 void Reserve(ServerLoad *load, double seconds);

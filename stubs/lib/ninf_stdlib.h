@@ -35,6 +35,9 @@ int ep_verify(long m, double sx, double sy);
 /* C = A * B for n x n row-major matrices (OpenBLAS dgemm). n <= 0: no-op. */
 void dmmul(long n, const double *A, const double *B, double *C);
 
+/* y = alpha * x + y for n doubles (OpenBLAS daxpy). n <= 0: no-op. */
+void daxpy(long n, double alpha, const double *x, double *y);
+
 /* Benchmark helpers: the cheapest possible calls of each transfer shape. */
 void ninf_null(void);               /* nothing at all */
 void echo(long n, double *a);       /* INOUT: a comes back unchanged */

@@ -171,3 +171,24 @@ TEST_CASE("placement_policy_names", "[placement]") {
   CHECK_FALSE(ParsePolicy("fastest").has_value());
   CHECK_FALSE(ParsePolicy("").has_value());
 }
+
+TEST_CASE("placement_prefer_planned_moves_only_for_a_clear_gain", "[placement]") {
+  // Three idle servers of 1, 1.05 and 2 Gflop/s on equal links; a block's
+  // plan chose server 0 when it was computed.
+  std::vector<Candidate> c = {Server(0, 1, 0, 1000, 1.0), Server(1, 1, 0, 1000, 1.05),
+                              Server(2, 1, 0, 1000, 2.0)};
+  const CallShape call{1e9, 0, 0};
+  PolicyState state;
+  std::vector<uint32_t> ranked = Rank(Policy::kCompletion, c, call, 3, &state);
+  REQUIRE(ranked.front() == 2);
+  // Server 2 finishes in half the time: a clear gain, the plan is overruled.
+  CHECK(PreferPlanned(ranked, c, call, 0, 0.2) == ranked);
+  // Without server 2, server 1 is only ~5 % faster: the planned one stays.
+  std::vector<Candidate> two(c.begin(), c.begin() + 2);
+  std::vector<uint32_t> r2 = Rank(Policy::kCompletion, two, call, 2, &state);
+  REQUIRE(r2 == std::vector<uint32_t>{1, 0});
+  CHECK(PreferPlanned(r2, two, call, 0, 0.2) == std::vector<uint32_t>{0, 1});
+  // A planned index the ranking left out (limit 1) comes first all the same.
+  CHECK(PreferPlanned({1}, two, call, 0, 0.2) == std::vector<uint32_t>{0, 1});
+  CHECK(PreferPlanned(r2, two, call, 7, 0.2) == r2);  // not a candidate
+}

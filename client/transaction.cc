@@ -1,0 +1,312 @@
+#include "transaction.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "metaserver.h"
+#include "transaction_graph.h"
+#include "transaction_plan.h"
+
+namespace ninf::client {
+namespace {
+
+// A planned call moves to another server when it becomes ready only if
+// that one is predicted to finish it this much (a fraction) earlier.
+constexpr double kRecheckMargin = 0.2;
+// Calls of one block running at once without a metaserver's slot counts:
+// the server queues what its slots cannot take.
+constexpr std::size_t kMaxRunning = 16;
+
+using Range = std::pair<uintptr_t, uintptr_t>;
+
+struct Block {
+  std::vector<std::unique_ptr<RemoteCall>> calls;
+  std::vector<Range> discarded;
+};
+
+struct Outcome {
+  Status status;
+  Ninf_call_info info{};
+};
+
+thread_local std::unique_ptr<Block> open_block;
+thread_local std::vector<Outcome> last_block;
+thread_local bool has_last_block = false;
+
+std::string CallName(int index, const RemoteCall &call) {
+  return "call " + std::to_string(index) + " (" + call.function() + ")";
+}
+
+// The memory one call reads and writes, from its argument list.
+CallUses UsesOf(ArgumentList &list) {
+  CallUses uses;
+  const wire::FunctionInterface &iface = list.iface();
+  for (int i = 0; i < iface.params_size(); ++i) {
+    const wire::Param &p = iface.params(i);
+    const uint64_t bytes = list.layout().params[static_cast<std::size_t>(i)].bytes;
+    if (!IsArray(p) || p.mode() == wire::MODE_WORK || bytes == 0) continue;
+    const auto begin = reinterpret_cast<uintptr_t>(list.pointer(i));
+    uses.push_back({begin, begin + bytes, SendsArray(p), ReturnsArray(p)});
+  }
+  return uses;
+}
+
+// The block's own copy of every region of the caller's memory that some
+// call writes: calls read and write there, and only a block that succeeded
+// copies it back. Regions only read stay where they are (the caller must
+// not change them before the end either).
+class BlockMemory {
+ public:
+  explicit BlockMemory(const std::vector<CallUses> &calls) {
+    std::vector<ArrayUse> all;
+    for (const CallUses &c : calls) all.insert(all.end(), c.begin(), c.end());
+    for (const ArrayUse &r : MergeRanges(std::move(all))) {
+      if (!r.writes) continue;
+      const std::size_t size = r.end - r.begin;
+      auto copy = std::make_unique_for_overwrite<char[]>(size);
+      std::memcpy(copy.get(), reinterpret_cast<const void *>(r.begin), size);
+      regions_.push_back({r.begin, r.end, std::move(copy)});
+    }
+  }
+
+  // Where the block keeps the byte the caller has at `address`.
+  void *Translate(void *address) const {
+    const auto a = reinterpret_cast<uintptr_t>(address);
+    for (const Region &r : regions_)
+      if (a >= r.begin && a < r.end) return r.copy.get() + (a - r.begin);
+    return address;
+  }
+
+  // Writes the block's values back, except inside `discarded`.
+  void Commit(std::vector<Range> discarded) const {
+    std::sort(discarded.begin(), discarded.end());
+    for (const Region &r : regions_) {
+      uintptr_t at = r.begin;
+      for (auto [b, e] : discarded) {
+        if (e <= at || b >= r.end) continue;
+        if (b > at) Copy(r, at, b);
+        at = std::max(at, e);
+      }
+      if (at < r.end) Copy(r, at, r.end);
+    }
+  }
+
+ private:
+  struct Region {
+    uintptr_t begin, end;
+    std::unique_ptr<char[]> copy;
+  };
+  static void Copy(const Region &r, uintptr_t from, uintptr_t to) {
+    std::memcpy(reinterpret_cast<void *>(from), r.copy.get() + (from - r.begin), to - from);
+  }
+  std::vector<Region> regions_;
+};
+
+// The order to start ready calls in, and each call's planned server id
+// ("" when unplanned).
+struct BlockPlan {
+  std::vector<int> order;
+  std::vector<std::string> server_id;
+  std::size_t max_running = kMaxRunning;
+};
+
+// Asks the metaserver for each call's predictions on every server, then
+// plans the block with HEFT. Without a metaserver for every call, or
+// without answers, the block runs in program order, unplanned.
+BlockPlan PlanBlock(const std::vector<std::unique_ptr<RemoteCall>> &calls,
+                    const BlockGraph &graph) {
+  const int n = static_cast<int>(calls.size());
+  BlockPlan plan;
+  plan.order.resize(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) plan.order[i] = i;
+  plan.server_id.assign(static_cast<std::size_t>(n), "");
+  for (const auto &c : calls)
+    if (!c->metaserver()) return plan;
+  std::vector<wire::Placement> answers(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    RemoteCall &c = *calls[i];
+    wire::PlaceRequest req;
+    req.set_function(c.function());
+    req.set_work_flops(c.arguments().work_flops());
+    req.set_in_bytes(c.arguments().layout().send_bytes);
+    req.set_out_bytes(c.arguments().layout().return_bytes);
+    req.set_breakdown(true);
+    if (!MetaPlace(*c.metaserver(), req, &answers[i]).ok()) return plan;
+  }
+  // The servers any call may run on, numbered in order of appearance.
+  std::map<std::string, int> index;
+  std::vector<std::string> ids;
+  PlanProblem p;
+  p.links.assign(1, std::vector<PlanLink>(1));
+  for (const wire::Placement &a : answers)
+    for (const wire::PlacementTarget &t : a.targets()) {
+      if (index.count(t.server_id())) continue;
+      index[t.server_id()] = static_cast<int>(ids.size());
+      ids.push_back(t.server_id());
+      p.servers.push_back({std::max(1, static_cast<int>(t.slots())), t.queue_seconds()});
+      PlanLink link{t.latency_seconds(), std::max(1.0, t.bandwidth())};
+      for (auto &row : p.links) row.push_back(link);
+      p.links.push_back(std::vector<PlanLink>(p.links[0].size(), link));
+    }
+  // Every array goes through the client's link (calls read and write the
+  // block's memory), so results count in the producer's transfers and an
+  // edge only orders.
+  for (int i = 0; i < n; ++i) {
+    PlanTask task{std::vector<double>(ids.size(), kCannotRun),
+                  calls[i]->arguments().layout().send_bytes,
+                  calls[i]->arguments().layout().return_bytes};
+    for (const wire::PlacementTarget &t : answers[i].targets())
+      task.compute_seconds[static_cast<std::size_t>(index[t.server_id()])] = t.compute_seconds();
+    p.tasks.push_back(std::move(task));
+  }
+  for (const Dependency &d : graph.dependencies) p.edges.push_back({d.from, d.to, 0});
+  Plan heft = PlanHeft(p);
+  if (!heft.ok) return plan;
+  plan.order = heft.order;
+  std::size_t slots = 0;
+  for (const PlanServer &s : p.servers) slots += static_cast<std::size_t>(s.slots);
+  plan.max_running = std::clamp<std::size_t>(slots, 1, 4 * kMaxRunning);
+  for (int i = 0; i < n; ++i) plan.server_id[i] = ids[static_cast<std::size_t>(heft.server[i])];
+  return plan;
+}
+
+// Runs the calls as the graph allows, ready ones in the plan's order, each
+// on a thread. After a call fails, nothing new starts; the running ones
+// finish. Returns each call's outcome.
+std::vector<Outcome> RunBlock(const std::vector<std::unique_ptr<RemoteCall>> &calls,
+                              const BlockGraph &graph, const BlockPlan &plan) {
+  const int n = static_cast<int>(calls.size());
+  std::vector<Outcome> out(static_cast<std::size_t>(n));
+  std::vector<int> waiting(static_cast<std::size_t>(n), 0);
+  std::vector<std::vector<int>> successors(static_cast<std::size_t>(n));
+  for (const Dependency &d : graph.dependencies) {
+    ++waiting[d.to];
+    successors[d.from].push_back(d.to);
+  }
+  std::vector<bool> started(static_cast<std::size_t>(n), false);
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::deque<int> finished;
+  std::vector<std::thread> threads;
+  std::size_t running = 0;
+  int failed = -1;
+  for (;;) {
+    for (int t : plan.order) {
+      if (failed >= 0 || running >= plan.max_running) break;
+      if (started[t] || waiting[t] > 0) continue;
+      started[t] = true;
+      ++running;
+      if (!plan.server_id[t].empty()) calls[t]->Prefer(plan.server_id[t], kRecheckMargin);
+      threads.emplace_back([&, t] {
+        Status st = calls[t]->Execute();
+        std::lock_guard<std::mutex> lock(mutex);
+        out[t].status = std::move(st);
+        finished.push_back(t);
+        cv.notify_one();
+      });
+    }
+    if (running == 0) break;
+    std::unique_lock<std::mutex> lock(mutex);
+    cv.wait(lock, [&] { return !finished.empty(); });
+    const int t = finished.front();
+    finished.pop_front();
+    --running;
+    out[t].info = calls[t]->info();
+    if (!out[t].status.ok()) {
+      if (failed < 0) failed = t;
+      out[t].status =
+          Status(out[t].status.code(), CallName(t, *calls[t]) + ": " + out[t].status.message());
+      continue;
+    }
+    for (int s : successors[t]) --waiting[s];
+  }
+  for (std::thread &th : threads) th.join();
+  for (int t = 0; t < n; ++t) {
+    if (started[t]) continue;
+    out[t].status =
+        Status(NINF_ERR_CANCELLED, "not run: " + CallName(failed, *calls[failed]) + " failed");
+    out[t].info.error = NINF_ERR_CANCELLED;
+  }
+  return out;
+}
+
+}  // namespace
+
+Status BeginTransaction() {
+  if (open_block)
+    return Status(NINF_ERR_INVALID_ARGUMENT, "a transaction block is already open in this thread");
+  open_block = std::make_unique<Block>();
+  last_block.clear();
+  has_last_block = false;
+  return Status::Ok();
+}
+
+bool InTransaction() { return open_block != nullptr; }
+
+Status RecordCall(std::unique_ptr<RemoteCall> call) {
+  if (!open_block) return Status(NINF_ERR_INVALID_ARGUMENT, "no transaction block is open");
+  call->arguments().OwnStrings();
+  call->Detach();
+  open_block->calls.push_back(std::move(call));
+  return Status::Ok();
+}
+
+Status DiscardInTransaction(const void *array) {
+  if (!open_block) return Status(NINF_ERR_INVALID_ARGUMENT, "no transaction block is open");
+  const auto at = reinterpret_cast<uintptr_t>(array);
+  uintptr_t end = 0;
+  for (const auto &c : open_block->calls)
+    for (const ArrayUse &u : UsesOf(c->arguments()))
+      if (u.begin == at) end = std::max(end, u.end);
+  if (!array || end == 0)
+    return Status(NINF_ERR_INVALID_ARGUMENT,
+                  "Ninf_transaction_discard: no recorded array of this block starts there");
+  open_block->discarded.push_back({at, end});
+  return Status::Ok();
+}
+
+Status EndTransaction() {
+  if (!open_block) return Status(NINF_ERR_INVALID_ARGUMENT, "no transaction block is open");
+  std::unique_ptr<Block> block = std::move(open_block);
+  std::vector<CallUses> uses;
+  for (const auto &c : block->calls) uses.push_back(UsesOf(c->arguments()));
+  const BlockGraph graph = BuildBlockGraph(uses);
+  BlockMemory memory(uses);
+  for (const auto &c : block->calls) {
+    ArgumentList &args = c->arguments();
+    for (int i = 0; i < args.iface().params_size(); ++i)
+      if (IsArray(args.iface().params(i)) && args.pointer(i))
+        args.set_pointer(i, memory.Translate(args.pointer(i)));
+  }
+  const BlockPlan plan = PlanBlock(block->calls, graph);
+  last_block = RunBlock(block->calls, graph, plan);
+  has_last_block = true;
+  for (const Outcome &o : last_block)
+    if (!o.status.ok() && o.status.code() != NINF_ERR_CANCELLED) return o.status;
+  for (const Outcome &o : last_block)
+    if (!o.status.ok()) return o.status;
+  memory.Commit(std::move(block->discarded));
+  return Status::Ok();
+}
+
+int LastBlockCalls() { return has_last_block ? static_cast<int>(last_block.size()) : -1; }
+
+Status LastBlockCall(int index, Ninf_call_info *info, std::string *detail) {
+  if (!has_last_block || index < 0 || index >= static_cast<int>(last_block.size()))
+    return Status(NINF_ERR_INVALID_ID,
+                  "no call " + std::to_string(index) + " in this thread's last transaction block");
+  const Outcome &o = last_block[static_cast<std::size_t>(index)];
+  if (info) {
+    *info = o.info;
+    info->error = o.status.code();
+  }
+  if (detail) *detail = o.status.message();
+  return Status::Ok();
+}
+
+}  // namespace ninf::client
