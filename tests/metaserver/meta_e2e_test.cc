@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -267,4 +268,68 @@ TEST_CASE("meta_grpc_default_handle_is_bound_to_a_placed_server", "[meta]") {
   CHECK(grpc_function_handle_default(&none, const_cast<char *>("no_such_function")) ==
         GRPC_FUNCTION_NOT_FOUND);
   CHECK(grpc_finalize() == GRPC_NO_ERROR);
+}
+
+TEST_CASE("meta_transaction_block_runs_independent_calls_on_several_servers", "[meta]") {
+  auto meta = StartMeta("completion");
+  auto a = StartServer(*meta, "east", 1);
+  auto b = StartServer(*meta, "west", 1);
+  auto c = StartServer(*meta, "north", 1);
+  REQUIRE(WaitForServers(*meta, 3));
+  UseMetaserver use(meta->address());
+  // Six independent calls and one that needs two of their results: the
+  // plan spreads the six over the one-slot servers (HEFT with the
+  // metaserver's predictions), and the last runs after its inputs.
+  constexpr int kCalls = 6;
+  std::vector<Ep> eps(kCalls);
+  double sum[10] = {};
+  REQUIRE(Ninf_transaction_begin() == 0);
+  for (Ep &ep : eps) REQUIRE(Ninf_call("ep", 22L, &ep.sx, &ep.sy, ep.q) == 0);
+  REQUIRE(Ninf_call("daxpy", 10L, 1.0, eps[0].q, sum) == 0);
+  REQUIRE(Ninf_call("daxpy", 10L, 1.0, eps[5].q, sum) == 0);
+  REQUIRE(Ninf_transaction_end() == 0);
+  for (const Ep &ep : eps) CHECK(EpVerified(22, ep));
+  for (int i = 0; i < 10; ++i) CHECK(sum[i] == eps[0].q[i] + eps[5].q[i]);
+  REQUIRE(Ninf_transaction_calls() == kCalls + 2);
+  std::set<std::string> servers;
+  for (int i = 0; i < kCalls; ++i) {
+    Ninf_call_info info;
+    REQUIRE(Ninf_transaction_call_info(i, &info) == 0);
+    CHECK(info.error == NINF_OK);
+    servers.insert(info.server);
+  }
+  CHECK(servers.size() >= 2);
+  CHECK(WaitForTotal({a.get(), b.get(), c.get()}, kCalls) == kCalls);
+}
+
+TEST_CASE("meta_transaction_server_killed_mid_block_is_replaced", "[meta]") {
+  auto meta = StartMeta("round-robin");
+  auto a = StartServer(*meta, "east", 1);
+  auto b = std::make_unique<Daemon>(
+      std::vector<std::string>{"--metaserver", meta->address(), "--site", "west", "--slots", "1"});
+  REQUIRE(WaitForServers(*meta, 2));
+  UseMetaserver use(meta->address());
+  constexpr int kCalls = 4;
+  std::vector<Ep> eps(kCalls);
+  REQUIRE(Ninf_transaction_begin() == 0);
+  for (Ep &ep : eps) REQUIRE(Ninf_call("ep", 24L, &ep.sx, &ep.sy, ep.q) == 0);
+  // While the block runs, b dies with everything it started once it computes.
+  std::thread killer([&] {
+    for (int i = 0; i < 400 && ninf::test::Stat(ninf::test::GetStats(*b), "running") < 1; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    std::vector<pid_t> doomed = b->Children();
+    ::kill(b->pid(), SIGKILL);
+    for (pid_t p : doomed) ::kill(p, SIGKILL);
+  });
+  const int rc = Ninf_transaction_end();
+  killer.join();
+  INFO(Ninf_get_error_detail());
+  REQUIRE(rc == 0);  // the calls that were on b ran again on a
+  for (const Ep &ep : eps) CHECK(EpVerified(24, ep));
+  for (int i = 0; i < kCalls; ++i) {
+    Ninf_call_info info;
+    REQUIRE(Ninf_transaction_call_info(i, &info) == 0);
+    CHECK(std::string(info.server) == "127.0.0.1:" + std::to_string(a->port()));
+  }
+  CHECK(MetaStat(*meta, "outcomes_failed") >= 1);
 }
