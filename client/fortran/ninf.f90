@@ -35,6 +35,8 @@ module ninf
   end type grpc_function_handle
 
   public :: Ninf_call, Ninf_call_async, Ninf_wait, Ninf_wait_all, Ninf_wait_any
+  public :: Ninf_transaction_begin, Ninf_transaction_end, Ninf_transaction_discard
+  public :: Ninf_transaction_calls, Ninf_transaction_call_error
   public :: Ninf_perror, Ninf_get_error, Ninf_error_detail, Ninf_error_string
   public :: grpc_initialize, grpc_finalize, grpc_function_handle_default
   public :: grpc_function_handle_init, grpc_function_handle_destruct, grpc_call, grpc_call_async
@@ -50,8 +52,11 @@ module ninf
         result(ierr) bind(C, name='ninf__fortran_call')
       import :: c_char, c_int
       character(kind=c_char, len=*), intent(in) :: name
-      type(*), dimension(..), optional :: a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, &
-          a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30
+      ! ASYNCHRONOUS: inside a transaction block the call runs at
+      ! Ninf_transaction_end, after this one has returned.
+      type(*), dimension(..), optional, asynchronous :: a1, a2, a3, a4, a5, a6, a7, a8, a9, &
+          a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, &
+          a27, a28, a29, a30
       integer(c_int) :: ierr
     end function Ninf_call
 
@@ -107,6 +112,36 @@ module ninf
     integer(c_int) function Ninf_get_error() bind(C, name='ninf__fortran_get_error')
       import :: c_int
     end function Ninf_get_error
+
+    ! Transaction blocks (docs/transactions.md): between begin and end,
+    ! Ninf_call records its call and returns 0 at once; end runs the block
+    ! as a dataflow graph and returns 0, or -1 with the first failed call's
+    ! error (the arrays are then as they were before the block). Declare
+    ! the block's arrays and OUT scalars ASYNCHRONOUS, as for
+    ! Ninf_call_async: the compiler must not keep them in registers
+    ! across Ninf_transaction_end.
+    integer(c_int) function Ninf_transaction_begin() bind(C, name='ninf__fortran_transaction_begin')
+      import :: c_int
+    end function Ninf_transaction_begin
+    integer(c_int) function Ninf_transaction_end() bind(C, name='ninf__fortran_transaction_end')
+      import :: c_int
+    end function Ninf_transaction_end
+    ! The recorded array `a` is an intermediate: not written back at end.
+    integer(c_int) function Ninf_transaction_discard(a) &
+        bind(C, name='ninf__fortran_transaction_discard')
+      import :: c_int
+      type(*), dimension(..), asynchronous :: a
+    end function Ninf_transaction_discard
+    ! Calls in this thread's last block (-1: none), and the error code of
+    ! call i (1-based; NINF_ERR_CANCELLED: not run because another failed).
+    integer(c_int) function Ninf_transaction_calls() bind(C, name='Ninf_transaction_calls')
+      import :: c_int
+    end function Ninf_transaction_calls
+    integer(c_int) function Ninf_transaction_call_error(i) &
+        bind(C, name='ninf__fortran_transaction_call_error')
+      import :: c_int
+      integer(c_int), value :: i
+    end function Ninf_transaction_call_error
   end interface
 
   ! Ids of kind 4 or 8 alike.

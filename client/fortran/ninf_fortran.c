@@ -58,15 +58,86 @@ static void keep_async(fortran_call *call, int id) {
   free(call);
 }
 
+/* Calls recorded in this thread's transaction block that hold temporaries
+ * (converted integer arrays, string copies): they run at the block's end,
+ * so their temporaries live until then and are copied back only if the
+ * block succeeded. A list of heap records, newest first. */
+typedef struct block_call {
+  fortran_call call;
+  struct block_call *next;
+} block_call;
+static _Thread_local block_call *block_calls;
+
+/* A recorded call: keeps its temporaries for the block's end. Returns 0,
+ * or -1 when there is no memory for the record. */
+static int keep_for_block(fortran_call *call) {
+  fortran_call_started(call);
+  if (!fortran_call_has_temporaries(call)) {
+    fortran_call_release(call);
+    return 0;
+  }
+  block_call *kept = malloc(sizeof *kept);
+  if (!kept) {
+    fortran_call_release(call);
+    fortran_set_error(NINF_ERR_NO_MEMORY, "no memory to keep the call for the block's end");
+    return -1;
+  }
+  kept->call = *call; /* after the start nothing points into the record */
+  kept->next = block_calls;
+  block_calls = kept;
+  return 0;
+}
+
 NINF_EXPORT int ninf__fortran_call(CFI_cdesc_t *name, FORTRAN_PARAMS) {
   CFI_cdesc_t *actual[NINF_FORTRAN_MAX_ARGS] = FORTRAN_ARGS_ARRAY;
   ninf__fortran_clear_error();
   fortran_call call;
   char *text = start_named(&call, name, actual);
   int rc = Ninf_call_binding(text ? text : "", &call.binding);
-  if (finish_sync(&call, rc == 0) != 0) rc = -1;
+  if (rc == 0 && Ninf_transaction_active()) {
+    rc = keep_for_block(&call);
+  } else if (finish_sync(&call, rc == 0) != 0) {
+    rc = -1;
+  }
   free(text);
   return rc;
+}
+
+NINF_EXPORT int ninf__fortran_transaction_begin(void) {
+  ninf__fortran_clear_error();
+  return Ninf_transaction_begin();
+}
+
+/* Runs the block, then copies back the converted arrays of its calls (only
+ * if it succeeded) and frees their temporaries. */
+NINF_EXPORT int ninf__fortran_transaction_end(void) {
+  ninf__fortran_clear_error();
+  int rc = Ninf_transaction_end();
+  const int succeeded = rc == 0;
+  char err[512];
+  while (block_calls) {
+    block_call *kept = block_calls;
+    block_calls = kept->next;
+    if (succeeded && fortran_call_copy_back(&kept->call, err, sizeof err) != 0) {
+      fortran_set_error(NINF_ERR_ARGUMENT_MISMATCH, err);
+      rc = -1;
+    }
+    fortran_call_release(&kept->call);
+    free(kept);
+  }
+  return rc;
+}
+
+NINF_EXPORT int ninf__fortran_transaction_discard(CFI_cdesc_t *array) {
+  ninf__fortran_clear_error();
+  return Ninf_transaction_discard(array ? array->base_addr : NULL);
+}
+
+/* The error code of call `index` (1-based, as Fortran counts) of the
+ * thread's last block; -1 for no such call. */
+NINF_EXPORT int ninf__fortran_transaction_call_error(int index) {
+  Ninf_call_info info;
+  return Ninf_transaction_call_info(index - 1, &info) == 0 ? info.error : -1;
 }
 
 NINF_EXPORT int ninf__fortran_call_async(CFI_cdesc_t *name, FORTRAN_PARAMS) {

@@ -102,6 +102,15 @@ TEST_CASE("fortran_async", "[fortran]") {
   CHECK(Contains(r.output, "ok: INTEGER(8) ipiv and info copied back at Ninf_wait_all"));
 }
 
+TEST_CASE("fortran_transaction", "[fortran]") {
+  ninf::test::Daemon d;
+  Outcome r = RunAgainst(d, FORTRAN_TRANSACTION_TEST);
+  CHECK(r.status == 0);
+  CHECK(Contains(r.output, "ok: the discarded intermediate was not written back"));
+  CHECK(Contains(r.output, "ok: INTEGER(8) ipiv and info copied back at the end"));
+  CHECK(Contains(r.output, "ok: an end without a block is refused"));
+}
+
 TEST_CASE("fortran_grpc", "[fortran]") {
   ninf::test::Daemon d;
   Outcome r = RunAgainst(d, FORTRAN_GRPC_TEST);
