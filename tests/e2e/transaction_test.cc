@@ -2,6 +2,8 @@
 // are recorded and run at the end; random blocks with random aliasing end
 // exactly as running their calls one by one; a failed block leaves the
 // caller's memory as it was; misuse is refused.
+#include <stdio.h>
+
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <random>
@@ -209,4 +211,21 @@ TEST_CASE("transaction_misuse_is_refused", "[e2e][transaction]") {
   REQUIRE(Ninf_transaction_begin() == 0);
   REQUIRE(Ninf_transaction_end() == 0);
   CHECK(Ninf_transaction_calls() == 0);
+}
+
+TEST_CASE("transaction_example_program_verifies", "[e2e][transaction]") {
+  // examples/c/transaction_demo.c, as a user runs it.
+  E2EDaemon d;
+  const std::string command =
+      "NINF_SERVER=127.0.0.1:" + std::to_string(d.port()) + " " + TRANSACTION_DEMO + " 120 2>&1";
+  FILE *out = ::popen(command.c_str(), "r");
+  REQUIRE(out);
+  std::string text;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, out)) text += buf;
+  const int status = ::pclose(out);
+  INFO(text);
+  CHECK(status == 0);
+  CHECK(text.find("VERIFIED") != std::string::npos);
+  CHECK(text.find("call 4 ran on 127.0.0.1:" + std::to_string(d.port())) != std::string::npos);
 }
