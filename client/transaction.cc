@@ -6,8 +6,10 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
+#include "c_boundary.h"
 #include "metaserver.h"
 #include "transaction_graph.h"
 #include "transaction_plan.h"
@@ -202,13 +204,23 @@ std::vector<Outcome> RunBlock(const std::vector<std::unique_ptr<RemoteCall>> &ca
       started[t] = true;
       ++running;
       if (!plan.server_id[t].empty()) calls[t]->Prefer(plan.server_id[t], kRecheckMargin);
-      threads.emplace_back([&, t] {
-        Status st = calls[t]->Execute();
+      auto work = [&, t] {
+        Status st;
+        try {
+          st = calls[t]->Execute();
+        } catch (...) {  // a thread must not end in an exception
+          st = StatusOfException(std::current_exception());
+        }
         std::lock_guard<std::mutex> lock(mutex);
         out[t].status = std::move(st);
         finished.push_back(t);
         cv.notify_one();
-      });
+      };
+      try {
+        threads.emplace_back(work);
+      } catch (const std::system_error &) {
+        work();  // no thread to be had: this call runs here, the block goes on
+      }
     }
     if (running == 0) break;
     std::unique_lock<std::mutex> lock(mutex);
