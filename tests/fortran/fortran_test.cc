@@ -109,6 +109,10 @@ TEST_CASE("fortran_transaction", "[fortran]") {
   CHECK(Contains(r.output, "ok: the discarded intermediate was not written back"));
   CHECK(Contains(r.output, "ok: INTEGER(8) ipiv and info copied back at the end"));
   CHECK(Contains(r.output, "ok: an end without a block is refused"));
+  // examples/fortran/transaction.f90, as a user runs it.
+  Outcome example = RunAgainst(d, FORTRAN_TRANSACTION_EXAMPLE);
+  CHECK(example.status == 0);
+  CHECK(Contains(example.output, "the block of 6 calls: VERIFIED"));
 }
 
 TEST_CASE("fortran_grpc", "[fortran]") {
