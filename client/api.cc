@@ -34,13 +34,6 @@ Status PrepareCall(const char *name, va_list args, std::unique_ptr<RemoteCall> *
   return st;
 }
 
-// Ninf_call_async would run at once, out of the block's order.
-Status AsyncInBlock() {
-  return Status(NINF_ERR_INVALID_ARGUMENT,
-                "Ninf_call_async inside a transaction block: use Ninf_call, which the block runs "
-                "concurrently");
-}
-
 }  // namespace
 
 extern "C" {
@@ -73,7 +66,7 @@ int Ninf_call(const char *name, ...) {
 
 int Ninf_call_async_v(const char *name, va_list args) {
   return ninf::client::GuardNinf([&]() -> int {
-    if (ninf::client::InTransaction()) return Record(AsyncInBlock());
+    if (ninf::client::InTransaction()) return Record(ninf::client::AsyncInTransaction());
     std::unique_ptr<RemoteCall> call;
     Status st = PrepareCall(name, args, &call);
     if (!st.ok()) return Record(st);

@@ -57,8 +57,7 @@ int Ninf_call_binding(const char *name, const ninf_binding_args *args) {
 int Ninf_call_async_binding(const char *name, const ninf_binding_args *args) {
   return ninf::client::GuardNinf([&]() -> int {
     if (ninf::client::InTransaction())
-      return ninf::client::RecordStatus(ninf::Status(
-          NINF_ERR_INVALID_ARGUMENT, "Ninf_call_async inside a transaction block: use Ninf_call"));
+      return ninf::client::RecordStatus(ninf::client::AsyncInTransaction());
     auto call = std::make_shared<ninf::client::RemoteCall>();
     ninf::Status st = call->PrepareBinding(name, args);
     if (!st.ok()) return ninf::client::RecordStatus(st);

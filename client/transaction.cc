@@ -260,6 +260,12 @@ Status BeginTransaction() {
 
 bool InTransaction() { return open_block != nullptr; }
 
+Status AsyncInTransaction() {
+  return Status(NINF_ERR_INVALID_ARGUMENT,
+                "Ninf_call_async inside a transaction block: use Ninf_call, which the block runs "
+                "concurrently");
+}
+
 Status RecordCall(std::unique_ptr<RemoteCall> call) {
   if (!open_block) return Status(NINF_ERR_INVALID_ARGUMENT, "no transaction block is open");
   call->arguments().OwnStrings();

@@ -40,6 +40,10 @@ Status BeginTransaction();
 // Whether this thread has an open block (Ninf_call then records).
 bool InTransaction();
 
+// The refusal of Ninf_call_async inside a block: it would run at once, out
+// of the block's order.
+Status AsyncInTransaction();
+
 // Adds a prepared call to this thread's block. The block owns it.
 Status RecordCall(std::unique_ptr<RemoteCall> call);
 
