@@ -64,10 +64,43 @@ std::vector<iovec> ArgumentList::Arrays(bool sending) const {
   std::vector<iovec> out;
   for (int i = 0; i < iface_->params_size(); ++i) {
     const wire::Param &p = iface_->params(i);
-    if (sending ? SendsArray(p) : ReturnsArray(p))
+    if (sending ? SendsArray(p) && !read_kept(i) : ReturnsArray(p) && !kept(i))
       out.push_back({values_[i].p, layout_.params[i].bytes});
   }
   return out;
+}
+
+void ArgumentList::ReadKept(const wire::DataRef &ref) { *args_.add_refs() = ref; }
+
+void ArgumentList::Keep(int param) { args_.add_keep(static_cast<uint32_t>(param)); }
+
+void ArgumentList::ClearKept() {
+  args_.clear_refs();
+  args_.clear_keep();
+}
+
+bool ArgumentList::kept(int param) const {
+  for (uint32_t k : args_.keep())
+    if (k == static_cast<uint32_t>(param)) return true;
+  return false;
+}
+
+bool ArgumentList::read_kept(int param) const {
+  for (const wire::DataRef &r : args_.refs())
+    if (r.param() == static_cast<uint32_t>(param)) return true;
+  return false;
+}
+
+uint64_t ArgumentList::send_bytes() const {
+  uint64_t bytes = layout_.send_bytes;
+  for (const wire::DataRef &r : args_.refs()) bytes -= layout_.params[r.param()].bytes;
+  return bytes;
+}
+
+uint64_t ArgumentList::return_bytes() const {
+  uint64_t bytes = layout_.return_bytes;
+  for (uint32_t k : args_.keep()) bytes -= layout_.params[k].bytes;
+  return bytes;
 }
 
 namespace {
@@ -75,8 +108,11 @@ namespace {
 // The same-host path: the IN and INOUT arrays are copied into a shared
 // segment (the one copy), which travels with the ARGS frame; the results
 // are copied back out of it.
-bool UseSharedMemory(const Channel &ch, const CallLayout &layout) {
-  if (!ch.local()) return false;
+bool UseSharedMemory(const Channel &ch, const ArgumentList &list,
+                     const wire::CallRequest *preamble) {
+  // Kept data and two-phase results go through ninfd's store, not a segment.
+  if (!ch.local() || list.uses_kept_data() || (preamble && preamble->submit())) return false;
+  const CallLayout &layout = list.layout();
   const ClientOptions o = Options();
   return o.transport == ClientOptions::Transport::kAuto &&
          layout.send_bytes + layout.return_bytes >= o.shared_memory_min_bytes;
@@ -111,7 +147,7 @@ Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::Call
   Status st;
   SegmentLease lease;
   SharedPlacement placement;
-  const bool shared = UseSharedMemory(ch, list.layout());
+  const bool shared = UseSharedMemory(ch, list, preamble);
   if (shared) {
     placement = PlaceShared(list.iface(), list.layout());
     NINF_RETURN_IF_ERROR(SegmentLease::Acquire(placement.bytes, &lease));
@@ -137,33 +173,66 @@ Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::Call
         reason.ok() || reason.code() == NINF_ERR_COMMUNICATION || reason.code() == NINF_ERR_TIMEOUT;
     return no_reason ? st : reason;
   }
-  times->in_bytes = list.layout().send_bytes;
+  times->in_bytes = list.send_bytes();
   times->in_seconds = MonotonicSeconds() - t_send;
-  const uint64_t expected = shared ? 0 : list.layout().return_bytes;
+  if (!shared) return ReceiveResult(ch, list, times);
   wire::Result result;
   FrameHeader h;
-  NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_RESULT, expected, &result, &h));
+  NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_RESULT, 0, &result, &h));
   const double t_result = MonotonicSeconds();
   times->server = result.server_times();
-  if (result.shared_memory() != shared)
-    return Status(NINF_ERR_PROTOCOL, shared ? "server did not answer in shared memory"
-                                            : "server answered in shared memory, unasked");
-  if (h.payload_length != expected)
+  if (!result.shared_memory())
+    return Status(NINF_ERR_PROTOCOL, "server did not answer in shared memory");
+  if (h.payload_length != 0)
     return Status(NINF_ERR_PROTOCOL, "server returned " + std::to_string(h.payload_length) +
-                                         " bytes of results, expected " + std::to_string(expected));
+                                         " bytes of results, expected none");
   // From here on the caller's arrays are written: a failure is final.
   times->result_started = true;
-  if (!shared) {
-    st = ch.RecvPayload(list.ReturnArrays());
-    times->out_bytes = list.layout().return_bytes;
-    times->out_seconds = MonotonicSeconds() - t_result;
-    return st;
-  }
   CopyArrays(list, placement, lease.segment().data(), false);
   times->out_bytes = list.layout().return_bytes;  // out of the segment, not the socket
   times->out_seconds = MonotonicSeconds() - t_result;
   lease.Keep();
   return Status::Ok();
+}
+
+Status ReceiveResult(Channel &ch, const ArgumentList &list, ExchangeTimes *times) {
+  const uint64_t expected = list.return_bytes();
+  wire::Result result;
+  FrameHeader h;
+  NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_RESULT, expected, &result, &h));
+  const double t_result = MonotonicSeconds();
+  times->server = result.server_times();
+  if (result.shared_memory())
+    return Status(NINF_ERR_PROTOCOL, "server answered in shared memory, unasked");
+  if (h.payload_length != expected)
+    return Status(NINF_ERR_PROTOCOL, "server returned " + std::to_string(h.payload_length) +
+                                         " bytes of results, expected " + std::to_string(expected));
+  if (result.kept_size() != list.args().keep_size())
+    return Status(NINF_ERR_PROTOCOL, "server kept " + std::to_string(result.kept_size()) +
+                                         " arrays, asked to keep " +
+                                         std::to_string(list.args().keep_size()));
+  times->kept.assign(result.kept().begin(), result.kept().end());
+  // From here on the caller's arrays are written: a failure is final.
+  times->result_started = true;
+  Status st = ch.RecvPayload(list.ReturnArrays());
+  times->out_bytes = expected;
+  times->out_seconds = MonotonicSeconds() - t_result;
+  return st;
+}
+
+Status SubmitArguments(Channel &ch, const ArgumentList &list, const wire::CallRequest &call,
+                       wire::Submitted *ticket) {
+  Status st = ch.SendFrame(FRAME_CALL, &call);
+  if (st.ok()) st = ch.SendFrame(FRAME_ARGS, &list.args(), list.SendArrays());
+  FrameHeader h;
+  // Refused before the arguments were read: the reason is more useful than
+  // the reset that ended the send.
+  if (!st.ok()) ch.set_timeout_ms(1000);
+  Status answer = ch.RecvReply(FRAME_SUBMITTED, 0, ticket, &h);
+  if (!st.ok() &&
+      (answer.ok() || answer.code() == NINF_ERR_COMMUNICATION || answer.code() == NINF_ERR_TIMEOUT))
+    return st;
+  return answer;
 }
 
 }  // namespace ninf::client

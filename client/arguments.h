@@ -49,12 +49,27 @@ class ArgumentList {
   // Copies the IN strings into the list, so that it outlives the caller's
   // (a recorded call runs after Ninf_call has returned).
   void OwnStrings();
+  // Kept data (docs/transactions.md). A block's call may read an IN/INOUT
+  // array from a server's store instead of sending it (the ARGS frame
+  // carries the reference, the payload not the array), and may leave an
+  // OUT/INOUT array in its server's store instead of receiving it (the
+  // RESULT names the entry).
+  void ReadKept(const wire::DataRef &ref);
+  void Keep(int param);
+  void ClearKept();
+  bool kept(int param) const;
+  bool uses_kept_data() const { return args_.refs_size() > 0 || args_.keep_size() > 0; }
+  // The arrays' bytes that travel on the client's connection.
+  uint64_t send_bytes() const;
+  uint64_t return_bytes() const;
+
   // The IDL's CalcOrder on this call's IN scalars (0 when it gives none):
   // what a metaserver divides by a server's speed.
   double work_flops() const { return work_flops_; }
 
  private:
   std::vector<iovec> Arrays(bool sending) const;
+  bool read_kept(int param) const;
 
   InterfacePtr iface_;
   std::vector<ninf_argvalue> values_;
@@ -88,9 +103,21 @@ struct ExchangeTimes {
   uint64_t out_bytes = 0;
   double out_seconds = 0;
   bool result_started = false;
-  wire::ServerTimes server;  // from the RESULT frame
+  wire::ServerTimes server;         // from the RESULT frame
+  std::vector<wire::DataRef> kept;  // the RESULT's kept arrays (ArgumentList::Keep)
 };
 Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::CallRequest *preamble,
                          ExchangeTimes *times = nullptr);
+
+// A two-phase call's first half: CALL (with submit set) and ARGS, then the
+// ticket the executable answers once the arguments are in.
+Status SubmitArguments(Channel &ch, const ArgumentList &list, const wire::CallRequest &call,
+                       wire::Submitted *ticket);
+
+// Receives a RESULT frame (after the request that asks for it) into the
+// caller's OUT arrays: the second half of ExchangeArguments, and how a
+// two-phase call's result is collected. Sets times->server and, once a
+// result byte is written, times->result_started.
+Status ReceiveResult(Channel &ch, const ArgumentList &list, ExchangeTimes *times);
 
 }  // namespace ninf::client

@@ -29,6 +29,8 @@ grpc_error_t ToGrpcError(const Status &st, bool at_handle_init) {
       return GRPC_RPC_REFUSED;
     case NINF_ERR_INVALID_ID:
       return GRPC_INVALID_SESSION_ID;
+    case NINF_ERR_NOT_READY:
+      return GRPC_NOT_COMPLETED;
     case NINF_ERR_CANCELLED:
       return GRPC_SESSION_CANCELLED;
     default:

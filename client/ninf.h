@@ -147,6 +147,27 @@ NINF_EXPORT int Ninf_transaction_call_info(int index, Ninf_call_info *info);
  * the thread's next block begins). */
 NINF_EXPORT const char *Ninf_transaction_call_detail(int index);
 
+/*
+ * Two-phase calls (docs/transactions.md). Ninf_call_submit sends the
+ * arguments and returns once the server has them, with a ticket; the
+ * connection is released and the program may even exit. Ninf_call_collect,
+ * in the same or another process holding the ticket (its text, e.g. passed
+ * on a command line) and the submitter's key, takes the same function name
+ * and argument list and fills the OUT arrays, waiting while the call still
+ * runs. A result is collected once; it is kept on the server for the
+ * server's result_keep_seconds from submission. Errors: an unknown or
+ * collected ticket (NINF_ERR_INVALID_ID), an expired one (NINF_ERR_EXPIRED),
+ * another key (NINF_ERR_AUTH), or the call's own error.
+ */
+#define NINF_TICKET_SIZE 256
+typedef struct Ninf_ticket {
+  char text[NINF_TICKET_SIZE]; /* "ninf1:ID:TOKEN:FUNCTION@SERVER", NUL-terminated */
+} Ninf_ticket;
+NINF_EXPORT int Ninf_call_submit(Ninf_ticket *ticket, const char *name, ...);
+NINF_EXPORT int Ninf_call_submit_v(Ninf_ticket *ticket, const char *name, va_list args);
+NINF_EXPORT int Ninf_call_collect(const Ninf_ticket *ticket, const char *name, ...);
+NINF_EXPORT int Ninf_call_collect_v(const Ninf_ticket *ticket, const char *name, va_list args);
+
 #ifdef __cplusplus
 }
 #endif

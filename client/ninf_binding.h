@@ -47,6 +47,11 @@ typedef struct {
 /* Ninf_call / Ninf_call_async with the arguments from a binding. */
 NINF_EXPORT int Ninf_call_binding(const char *name, const ninf_binding_args *args);
 NINF_EXPORT int Ninf_call_async_binding(const char *name, const ninf_binding_args *args);
+/* Two-phase calls (ninf.h): the ticket is written into ticket[ticket_size]. */
+NINF_EXPORT int Ninf_call_submit_binding(char *ticket, size_t ticket_size, const char *name,
+                                         const ninf_binding_args *args);
+NINF_EXPORT int Ninf_call_collect_binding(const char *ticket, const char *name,
+                                          const ninf_binding_args *args);
 
 /* grpc_call / grpc_call_async with the arguments from a binding. */
 NINF_EXPORT grpc_error_t grpc_call_binding(grpc_function_handle_t *handle,

@@ -10,6 +10,7 @@
 #include "interfaces.h"
 #include "metaserver.h"
 #include "options.h"
+#include "two_phase.h"
 
 namespace ninf::client {
 namespace {
@@ -97,12 +98,11 @@ Status RemoteCall::Execute() {
     if (cancelled_) return Status(NINF_ERR_CANCELLED, "call cancelled");
     channel_ = std::move(ch);
   }
-  wire::CallRequest req = MakeCallRequest(function_, false, arguments_.work_flops());
   // CALL and ARGS go back to back: ninfd reads only the CALL frame and hands
   // the connection, ARGS included, to the executable.
   ExchangeTimes times;
   const double start = MonotonicSeconds();
-  Status st = ExchangeArguments(*channel_, arguments_, &req, &times);
+  Status st = Exchange(server_, *channel_, &times);
   NoteAttempt(server_, times, st, start);
   std::lock_guard<std::mutex> lock(channel_mutex_);
   channel_.reset();
@@ -127,6 +127,39 @@ void RemoteCall::NoteAttempt(const ServerAddress &server, const ExchangeTimes &t
   i.recv_bytes = times.out_bytes;
 }
 
+Status RemoteCall::Exchange(const ServerAddress &server, Channel &ch, ExchangeTimes *times) {
+  wire::CallRequest req = MakeCallRequest(function_, false, arguments_.work_flops());
+  kept_.clear();
+  kept_address_.clear();
+  if (!submit_) {
+    Status st = ExchangeArguments(ch, arguments_, &req, times);
+    if (st.ok() && !times->kept.empty()) {
+      kept_ = times->kept;
+      kept_address_ = NumericAddress(server, ch.fd());
+      for (wire::DataRef &ref : kept_) ref.set_address(kept_address_);
+    }
+    return st;
+  }
+  req.set_submit(true);
+  req.set_keep_bytes(arguments_.return_bytes() + kResultFrameRoom);
+  wire::Submitted ticket;
+  const double start = MonotonicSeconds();
+  Status st = SubmitArguments(ch, arguments_, req, &ticket);
+  times->in_bytes = arguments_.send_bytes();
+  times->in_seconds = MonotonicSeconds() - start;
+  if (st.ok()) ticket_ = FormatTicket(server, function_, ticket);
+  return st;
+}
+
+Status RemoteCall::Submit(std::string *ticket) {
+  submit_ = true;
+  ticket_.clear();
+  Status st = Execute();
+  submit_ = false;
+  if (st.ok()) *ticket = ticket_;
+  return st;
+}
+
 Status RemoteCall::Attempt(const ServerAddress &server, ExchangeTimes *times) {
   std::unique_ptr<Channel> ch;
   NINF_RETURN_IF_ERROR(ConnectToServer(server, &ch));
@@ -135,8 +168,7 @@ Status RemoteCall::Attempt(const ServerAddress &server, ExchangeTimes *times) {
     if (cancelled_) return Status(NINF_ERR_CANCELLED, "call cancelled");
     channel_ = std::move(ch);
   }
-  wire::CallRequest req = MakeCallRequest(function_, false, arguments_.work_flops());
-  Status st = ExchangeArguments(*channel_, arguments_, &req, times);
+  Status st = Exchange(server, *channel_, times);
   std::lock_guard<std::mutex> lock(channel_mutex_);
   channel_.reset();
   if (cancelled_ && !st.ok()) return Status(NINF_ERR_CANCELLED, "call cancelled");

@@ -35,6 +35,18 @@ class RemoteCall {
 
   Status Execute();
 
+  // A two-phase call's first half (docs/transactions.md): the arguments go
+  // to the server (placed like Execute's), which answers a ticket; the
+  // result stays there for CollectCall. *ticket is printable text.
+  Status Submit(std::string *ticket);
+
+  // Where the last attempt ran, and the arrays it kept (ArgumentList::Keep):
+  // for transaction blocks, whose later calls read them from there.
+  const std::vector<wire::DataRef> &kept() const { return kept_; }
+  // The address a kept array's reader connects to: numeric, as the server's
+  // executables resolve no names ("ip:port", or "unix:/path").
+  const std::string &kept_address() const { return kept_address_; }
+
   // Aborts a running Execute from another thread: the connection is shut
   // down, ninfd sees the hang-up and kills the executable.
   void Cancel();
@@ -71,6 +83,8 @@ class RemoteCall {
   Status ExecutePlaced();
   // One attempt on `server`; the connection is kept where Cancel finds it.
   Status Attempt(const ServerAddress &server, ExchangeTimes *times);
+  // CALL and ARGS on `ch`, then the result or (Submit) the ticket.
+  Status Exchange(const ServerAddress &server, Channel &ch, ExchangeTimes *times);
   // Fills info_ for an attempt on `server` that began at `start`.
   void NoteAttempt(const ServerAddress &server, const ExchangeTimes &times, const Status &st,
                    double start);
@@ -85,7 +99,20 @@ class RemoteCall {
   Ninf_call_info info_{};
   std::string prefer_server_id_;
   double prefer_margin_ = 0;
+  bool submit_ = false;  // Submit: the attempt asks for a ticket
+  std::string ticket_;   // its text
+  std::vector<wire::DataRef> kept_;
+  std::string kept_address_;
 };
+
+// Collects a two-phase call's result: the same function and argument list
+// as at submission; OUT arrays are filled, then the result is released on
+// the server. Waits while the call still runs. Errors: NINF_ERR_INVALID_ID
+// (unknown ticket, or collected already), NINF_ERR_EXPIRED, NINF_ERR_AUTH
+// (another key than the submitter's), NINF_ERR_INVALID_ARGUMENT (a ticket
+// that does not parse, or of another function), the call's own error.
+Status CollectCall(const char *ticket, const char *name, va_list *ap);
+Status CollectCallBinding(const char *ticket, const char *name, const ninf_binding_args *binding);
 
 // A client-chosen id for the server's log.
 uint64_t NextCallId();

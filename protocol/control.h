@@ -29,6 +29,17 @@
 //
 //     |<-- CTL_RELEASED --------------|   the connection is closed; idle again
 //
+// Kept data (docs/transactions.md). A two-phase call's HANDOFF carries the
+// store entry ninfd reserved for its result (store_id, token): the
+// executable answers the client FRAME_SUBMITTED, closes the connection,
+// and hands its RESULT or ERROR frame over as a memfd. A block's call that
+// keeps arrays asks for an entry per array:
+//
+//     |<-- CTL_KEEP (+ memfd) --------|   param, bytes: keep this array
+//     |--- CTL_KEPT ----------------->|   store_id + token, or error_code
+//     |<-- CTL_KEEP (+ memfd) --------|   param = kKeepWholeResult: the
+//                                     |   two-phase call's frame (no answer)
+//
 // CTL_PROBE (ninfd -> executable, while the routine runs): the client shut
 // its write side; send a heartbeat now, so that a closed client answers with
 // a reset. CTL_CLIENT_GONE: a heartbeat to the client failed; ninfd kills
@@ -36,6 +47,7 @@
 // and built from one source, so the message is a plain fixed-size struct.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "protocol_export.h"
@@ -56,7 +68,13 @@ enum ControlKind : uint32_t {
   CTL_CLIENT_GONE = 7,
   CTL_PROBE = 8,
   CTL_RELEASED = 9,
+  CTL_KEEP = 10,
+  CTL_KEPT = 11,
 };
+
+inline constexpr std::size_t kStoreTokenSize = 16;
+// CTL_KEEP of a two-phase call's whole result frame, into its reserved entry.
+inline constexpr uint32_t kKeepWholeResult = 0xffffffffu;
 
 inline constexpr uint32_t kHandoffPersistent = 0x1;
 // After this one-shot call, wait for another hand-off instead of exiting.
@@ -73,12 +91,16 @@ struct ControlMsg {
   uint32_t heartbeat_ms = 0;    // HANDOFF: send FRAME_HEARTBEAT this often while computing
   uint32_t cpu_seconds = 0;     // HANDOFF: CPU budget of each call (0 = none)
   uint64_t bytes_in = 0;        // CALL_DONE: bytes received from the client
-  uint64_t bytes_out = 0;       // CALL_DONE: bytes sent to the client
+  uint64_t bytes_out = 0;       // CALL_DONE: bytes sent to the client; KEEP: the bytes kept
   double recv_seconds = 0;      // CALL_DONE: time receiving arguments
   double compute_seconds = 0;   // CALL_DONE: time in the routine
   double send_seconds = 0;      // CALL_DONE: time sending results
   double work_flops = 0;        // ARGS_RECEIVED, CALL_DONE: CalcOrder on the IN scalars (0: none)
   double queue_seconds = 0;     // HANDOFF, SLOT: how long the call waited for its slot
+  uint64_t store_id = 0;        // HANDOFF (two-phase), KEPT: the store entry
+  uint32_t param = 0;           // KEEP: the parameter, or kKeepWholeResult
+  uint8_t token[kStoreTokenSize] = {};  // HANDOFF (two-phase), KEPT: the entry's token
+  double store_seconds = 0;             // HANDOFF (two-phase): how long the result is kept
 };
 
 // Sends one message; attaches `pass_fd` when it is >= 0.

@@ -75,9 +75,11 @@ Status DecodeFrameHeader(const uint8_t in[kFrameHeaderSize], uint64_t max_payloa
   return Status::Ok();
 }
 
-void AppendFrame(std::string *out, FrameType type, const google::protobuf::MessageLite *msg) {
+void AppendFrame(std::string *out, FrameType type, const google::protobuf::MessageLite *msg,
+                 uint64_t payload_length) {
   FrameHeader h;
   h.type = type;
+  h.payload_length = payload_length;
   h.header_length = msg ? static_cast<uint32_t>(msg->ByteSizeLong()) : 0;
   uint8_t fixed[kFrameHeaderSize];
   EncodeFrameHeader(h, fixed);

@@ -69,7 +69,13 @@ inline constexpr uint64_t kMaxProbePayload = uint64_t{16} << 20;
   X(FRAME_META_PLACE, 21)     /* client -> meta       PlaceRequest */    \
   X(FRAME_META_PLACEMENT, 22) /* meta -> client       Placement */       \
   X(FRAME_META_OUTCOME, 23)   /* client -> meta       CallOutcome */     \
-  X(FRAME_META_PROBED, 24)    /* client -> meta       ProbeOutcome */
+  X(FRAME_META_PROBED, 24)    /* client -> meta       ProbeOutcome */    \
+  X(FRAME_SUBMITTED, 25)      /* executable -> client Submitted */       \
+  X(FRAME_COLLECT, 26)        /* client -> ninfd      StoreKey */        \
+  X(FRAME_RELEASE, 27)        /* client -> ninfd      StoreKey */        \
+  X(FRAME_RELEASED, 28)       /* ninfd -> client      Released */        \
+  X(FRAME_FETCH, 29)          /* executable -> ninfd  StoreKey */        \
+  X(FRAME_DATA, 30)           /* ninfd -> executable  Data + bytes */
 
 enum FrameType : uint16_t {
 #define NINF_FRAME_ENUM_(name, value) name = value,
@@ -101,11 +107,13 @@ NINF_PROTOCOL_API void EncodeFrameHeader(const FrameHeader &h, uint8_t out[kFram
 NINF_PROTOCOL_API Status DecodeFrameHeader(const uint8_t in[kFrameHeaderSize], uint64_t max_payload,
                                            FrameHeader *out);
 
-// Appends one whole frame (header, protobuf header `msg`, no payload) to
-// `out`: how the event-driven ninfd queues its replies. `msg` may be null
-// for an empty header.
+// Appends one frame (header, protobuf header `msg`) to `out`: how the
+// event-driven ninfd queues its replies. `msg` may be null for an empty
+// header. With payload_length > 0 the caller appends (or writes) that many
+// payload bytes after it.
 NINF_PROTOCOL_API void AppendFrame(std::string *out, FrameType type,
-                                   const google::protobuf::MessageLite *msg);
+                                   const google::protobuf::MessageLite *msg,
+                                   uint64_t payload_length = 0);
 
 namespace wire {
 class Error;

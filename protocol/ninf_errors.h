@@ -41,8 +41,9 @@
   X(NINF_ERR_INTERNAL, 18, "internal error")                                 \
   X(NINF_ERR_CONFIG, 19, "configuration error")                              \
   X(NINF_ERR_LIMIT, 20, "call exceeded a server limit")                      \
-  X(NINF_ERR_EXPIRED, 21, "the server stopped the idle handle's executable") \
-  X(NINF_ERR_AUTH, 22, "authentication failed")
+  X(NINF_ERR_EXPIRED, 21, "expired (an idle handle, a ticket, kept data)")   \
+  X(NINF_ERR_AUTH, 22, "authentication failed")                              \
+  X(NINF_ERR_NOT_READY, 23, "the result is not ready yet")
 
 typedef enum {
 #define NINF_ERROR_ENUM_(name, code, text) name = code,

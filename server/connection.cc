@@ -67,6 +67,12 @@ void Connection::Reply(FrameType type, const google::protobuf::MessageLite *msg)
   Flush();
 }
 
+void Connection::ReplyBytes(std::string_view frames) {
+  if (state_ == State::kClosed || state_ == State::kDraining) return;
+  out_.append(frames);
+  Flush();
+}
+
 void Connection::Fail(const Status &st) {
   if (state_ == State::kClosed || state_ == State::kFinishing || state_ == State::kDraining) return;
   AppendErrorFrame(&out_, st);

@@ -94,6 +94,10 @@ class Connection {
   // Queues one reply frame and writes as much as the socket takes now.
   void Reply(FrameType type, const google::protobuf::MessageLite *msg);
 
+  // Queues whole frames already encoded (kept data: a two-phase result, or
+  // a header with its payload) and writes as much as the socket takes now.
+  void ReplyBytes(std::string_view frames);
+
   // Answers FRAME_ERROR with `st`, then shuts the connection down gently.
   void Fail(const Status &st);
 

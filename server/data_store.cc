@@ -62,16 +62,38 @@ Status DataStore::Fill(uint64_t id, UniqueFd data, uint64_t bytes) {
 
 Status DataStore::Find(uint64_t id, const std::string &token, const std::string &owner, double now,
                        const Entry **out) {
+  return Lookup(id, token, &owner, now, out);
+}
+
+Status DataStore::FindByToken(uint64_t id, const std::string &token, double now,
+                              const Entry **out) {
+  return Lookup(id, token, nullptr, now, out);
+}
+
+const DataStore::Entry *DataStore::Get(uint64_t id) const {
   auto it = entries_.find(id);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+Status DataStore::Lookup(uint64_t id, const std::string &token, const std::string *owner,
+                         double now, const Entry **out) {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) {
+    // Say "expired" to whoever proves it was theirs: the clearer error.
+    auto gone = expired_.find(id);
+    if (gone != expired_.end() && SameToken(gone->second, token))
+      return Status(NINF_ERR_EXPIRED, "stored entry " + std::to_string(id) + " expired");
+  }
   if (it == entries_.end() || !SameToken(it->second.token, token))
     return Status(NINF_ERR_INVALID_ID, "no stored entry " + std::to_string(id) +
                                            " with this token (unknown, collected or expired)");
   if (it->second.expires_at <= now) {
+    RememberExpired(it->second);
     Erase(it);
     ++counts_.expired;
     return Status(NINF_ERR_EXPIRED, "stored entry " + std::to_string(id) + " expired");
   }
-  if (it->second.owner != owner)
+  if (owner && it->second.owner != *owner)
     return Status(NINF_ERR_AUTH, "stored entry " + std::to_string(id) +
                                      " belongs to another key than this connection's");
   *out = &it->second;
@@ -101,11 +123,20 @@ std::size_t DataStore::Expire(double now) {
   std::size_t n = 0;
   for (auto it = entries_.begin(); it != entries_.end();) {
     auto next = std::next(it);
-    if (it->second.expires_at <= now) Erase(it), ++n;
+    if (it->second.expires_at <= now) {
+      RememberExpired(it->second);
+      Erase(it);
+      ++n;
+    }
     it = next;
   }
   counts_.expired += n;
   return n;
+}
+
+void DataStore::RememberExpired(const Entry &e) {
+  expired_[e.id] = e.token;
+  if (expired_.size() > kRememberExpired) expired_.erase(expired_.begin());
 }
 
 void DataStore::Erase(std::map<uint64_t, Entry>::iterator it) {

@@ -72,6 +72,11 @@ class DataStore {
   // NINF_ERR_AUTH (right token, another owner).
   Status Find(uint64_t id, const std::string &token, const std::string &owner, double now,
               const Entry **out);
+  // The same without the owner check: a server fetching a block's array
+  // for another call of the block proves itself with the token alone.
+  Status FindByToken(uint64_t id, const std::string &token, double now, const Entry **out);
+  // The entry `id` (no check: for the daemon's own bookkeeping), or null.
+  const Entry *Get(uint64_t id) const;
 
   // Frees one entry (false if there is none), or every entry of `owner`.
   bool Release(uint64_t id);
@@ -85,10 +90,17 @@ class DataStore {
 
  private:
   void Erase(std::map<uint64_t, Entry>::iterator it);
+  void RememberExpired(const Entry &e);
+  Status Lookup(uint64_t id, const std::string &token, const std::string *owner, double now,
+                const Entry **out);
 
   uint64_t cap_;
   uint64_t next_id_ = 1;
   std::map<uint64_t, Entry> entries_;
+  // The tokens of the latest expired entries (at most kRememberExpired), so
+  // that a late collector hears "expired" rather than "unknown".
+  static constexpr std::size_t kRememberExpired = 1024;
+  std::map<uint64_t, std::string> expired_;
   Counts counts_;
 };
 

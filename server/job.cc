@@ -135,6 +135,10 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   handoff.threads = static_cast<uint32_t>(threads_);
   handoff.queue_seconds = QueueSeconds();
   handoff.heartbeat_ms = params_.heartbeat_ms;
+  handoff.store_id = params_.store_id;
+  handoff.store_seconds = params_.store_seconds;
+  std::memcpy(handoff.token, params_.token.data(),
+              std::min(params_.token.size(), sizeof handoff.token));
   handoff.cpu_seconds = static_cast<uint32_t>(
       std::min<int64_t>(params_.limits.cpu_seconds, std::numeric_limits<uint32_t>::max()));
   if (int err = process->Handoff(handoff, fd); err != 0) {
@@ -159,8 +163,18 @@ void Job::Kill(KillReason reason, std::string detail) {
   process_->Kill();
 }
 
-void Job::OnControl(Process &, const ControlMsg &msg) {
+void Job::OnControl(Process &, const ControlMsg &msg, UniqueFd attached) {
   switch (msg.kind) {
+    case CTL_KEEP:
+      if (CallOpen(state_) && attached.get() >= 0) {
+        events_->OnKeep(*this, msg, std::move(attached));
+        break;
+      }
+      spdlog::warn("event=control_unexpected job={} call={} function={} kind=keep state={}", id_,
+                   params_.call_id, params_.function, JobStateName(state_));
+      if (msg.param != kKeepWholeResult)
+        SendKept(Status(NINF_ERR_PROTOCOL, "unexpected KEEP"), 0, {});
+      break;
     case CTL_ARGS_RECEIVED:
       work_flops_ = msg.work_flops;
       args_at_ = Clock::now();
@@ -192,6 +206,7 @@ void Job::OnControl(Process &, const ControlMsg &msg) {
       break;
     case CTL_HANDOFF:  // only ninfd sends these
     case CTL_SLOT:
+    case CTL_KEPT:
     case CTL_PROBE:
     default:
       spdlog::warn("event=control_unexpected job={} call={} function={} kind={} state={}", id_,
@@ -226,6 +241,17 @@ void Job::OnCallDone(const ControlMsg &msg) {
 }
 
 void Job::OnExit(Process &) { events_->OnExit(*this); }
+
+void Job::SendKept(const Status &st, uint64_t store_id, const std::string &token) {
+  if (!process_) return;
+  ControlMsg answer;
+  answer.kind = CTL_KEPT;
+  answer.call_id = params_.call_id;
+  answer.error_code = st.code();
+  answer.store_id = store_id;
+  std::memcpy(answer.token, token.data(), std::min(token.size(), sizeof answer.token));
+  (void)process_->Send(answer);  // a dead executable's exit ends the job anyway
+}
 
 Process *Job::ReleaseProcess() {
   assert(process_ && !process_->exited() && state_ == JobState::kDone);

@@ -55,6 +55,9 @@ class JobEvents {
   // The executable has exited and every control message it sent has been
   // handled. The server ends the job (FinishJob) from here.
   virtual void OnExit(Job &job) = 0;
+  // CTL_KEEP: the executable hands over data to keep (`data`, a memfd):
+  // one array (answered with Job::SendKept) or a two-phase call's result.
+  virtual void OnKeep(Job &job, const ControlMsg &msg, UniqueFd data) = 0;
 };
 
 // What the client asked for in its CALL frame.
@@ -67,6 +70,12 @@ struct CallParams {
   uint32_t heartbeat_ms = 0;  // already bounded by the server
   FunctionLimits limits;      // the function's budget per call
   double work_flops = 0;      // the client's CalcOrder for the call (0: none)
+  // Kept data (docs/transactions.md): whose key the call came with, and for
+  // a two-phase call the store entry reserved for its result.
+  std::string owner;
+  uint64_t store_id = 0;
+  std::string token;
+  double store_seconds = 0;
 };
 
 class Job : public ProcessOwner {
@@ -111,6 +120,10 @@ class Job : public ProcessOwner {
 
   // kComputing: asks the executable for a heartbeat now (CTL_PROBE).
   void Probe();
+  // Answers CTL_KEEP with the entry that now holds the array, or `st`.
+  void SendKept(const Status &st, uint64_t store_id, const std::string &token);
+  bool two_phase() const { return params_.store_id != 0; }
+  const CallParams &params() const { return params_; }
 
   // The watchdog saw the socket's byte counter for the current transfer at
   // `moved`: a change is progress.
@@ -179,7 +192,7 @@ class Job : public ProcessOwner {
   void SetState(JobState next);
 
   // ProcessOwner
-  void OnControl(Process &process, const ControlMsg &msg) override;
+  void OnControl(Process &process, const ControlMsg &msg, UniqueFd attached) override;
   void OnArgsReceived();
   void OnReplying();
   void SendSlotAnswer(int32_t code);

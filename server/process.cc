@@ -216,9 +216,10 @@ void Process::OnControlReadable(uv_poll_t *handle, int status, int) {
 void Process::ReadControl() {
   while (control_polling_) {
     ControlMsg msg;
-    int r = RecvControl(control_fd_.get(), &msg, nullptr);
+    int attached = -1;
+    int r = RecvControl(control_fd_.get(), &msg, &attached);
     if (r == 1) {
-      owner_->OnControl(*this, msg);
+      owner_->OnControl(*this, msg, UniqueFd(attached));
       continue;
     }
     if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;

@@ -42,7 +42,8 @@ class ProcessOwner {
  public:
   virtual ~ProcessOwner() = default;
   // A control message from the executable.
-  virtual void OnControl(Process &process, const ControlMsg &msg) = 0;
+  // `attached`: the descriptor that came with the message (CTL_KEEP), if any.
+  virtual void OnControl(Process &process, const ControlMsg &msg, UniqueFd attached) = 0;
   // The executable has exited (and every control message it sent before has
   // been delivered). The owner closes the process from here or later.
   virtual void OnExit(Process &process) = 0;

@@ -13,7 +13,8 @@ constexpr std::size_t kChunk = 64 * 1024;
 
 bool IsRequestType(uint16_t type) {
   return type == FRAME_QUERY_INTERFACE || type == FRAME_CALL || type == FRAME_STATS ||
-         type == FRAME_LIST || type == FRAME_AUTH || type == FRAME_PROOF || type == FRAME_PROBE;
+         type == FRAME_LIST || type == FRAME_AUTH || type == FRAME_PROOF || type == FRAME_PROBE ||
+         type == FRAME_COLLECT || type == FRAME_RELEASE || type == FRAME_FETCH;
 }
 
 const RequestRules &NinfdRequestRules() {

@@ -54,6 +54,7 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
       registry_(std::move(registry)),
       cores_(cores),
       admission_(settings.Scheduler(cores)),
+      store_(static_cast<uint64_t>(settings.store_bytes)),
       warm_(loop, static_cast<int>(settings.warm_executables), admission_.slots(),
             {.spawned = [this](const Process &) { ++counters_.executables_started; },
              .reaped = [this] { MaybeStopped(); }}),
@@ -184,6 +185,12 @@ void Server::Accept(UniqueFd fd, const std::string &peer) {
 
 void Server::OnRequest(Connection &conn, const FrameHeader &h, std::string_view body) {
   bool auth_frame = h.type == FRAME_AUTH || h.type == FRAME_PROOF;
+  // FETCH is authenticated by its token alone (server_store.cc): the
+  // executable of another server reads a block's array with it.
+  if (h.type == FRAME_FETCH && !conn.auth().challenged) {
+    HandleFetch(conn, body);
+    return;
+  }
   if (auth_frame || (auth_required() && !conn.auth().authenticated)) {
     HandleAuth(conn, h, body);
     return;
@@ -200,6 +207,12 @@ void Server::OnRequest(Connection &conn, const FrameHeader &h, std::string_view 
       break;
     case FRAME_CALL:
       HandleCall(conn, body);
+      break;
+    case FRAME_COLLECT:
+      HandleCollect(conn, body);
+      break;
+    case FRAME_RELEASE:
+      HandleRelease(conn, body);
       break;
     case FRAME_PROBE:  // the payload was read and dropped: the answer is the measurement
       conn.Reply(FRAME_PROBE_REPLY, nullptr);
@@ -281,6 +294,15 @@ std::string Server::StatsText() const {
     if (job->persistent() && job->started() && !job->exited()) ++g.persistent_executables;
   double load[1] = {0};
   if (::getloadavg(load, 1) == 1) g.load_average_1 = load[0];
+  const DataStore::Counts &kept = store_.counts();
+  g.store_entries = kept.entries;
+  g.store_bytes = kept.bytes;
+  g.store_cap = store_.cap_bytes();
+  g.store_stored = kept.stored;
+  g.store_refused = kept.refused;
+  g.store_expired = kept.expired;
+  g.store_released = kept.released;
+  g.store_served_bytes = store_served_bytes_;
   return FormatStats(g, counters_);
 }
 

@@ -27,6 +27,7 @@
 #include <unordered_map>
 
 #include "connection.h"
+#include "data_store.h"
 #include "job.h"
 #include "listener.h"
 #include "meta_reporter.h"
@@ -79,6 +80,7 @@ class Server : public Connection::Delegate, public JobEvents {
   void OnClientGone(Job &job) override;
   void OnReleased(Job &job) override;
   void OnExit(Job &job) override;
+  void OnKeep(Job &job, const ControlMsg &msg, UniqueFd data) override;
 
   void Accept(UniqueFd fd, const std::string &peer);
   // Makes room for a new connection from `address` under the connection
@@ -101,6 +103,20 @@ class Server : public Connection::Delegate, public JobEvents {
   void HandleList(Connection &conn);
   void HandleStats(Connection &conn);
   void HandleCall(Connection &conn, std::string_view body);
+
+  // Kept data (server_store.cc, docs/transactions.md): the store entry of a
+  // two-phase call, COLLECT/RELEASE from clients, FETCH from executables,
+  // CTL_KEEP from executables, and the end of a two-phase job.
+  Status ReserveResult(uint64_t keep_bytes, CallParams *params);
+  void HandleCollect(Connection &conn, std::string_view body);
+  void HandleRelease(Connection &conn, std::string_view body);
+  void HandleFetch(Connection &conn, std::string_view body);
+  // A two-phase job ends: a result never handed over becomes an ERROR
+  // frame for its collector (or is dropped if the client was told already).
+  void SettleResult(Job &job, const Status &why);
+  // The key id a connection proved ("" without authentication): a store
+  // entry's owner.
+  std::string OwnerOf(Connection &conn);
 
   // A new call asks admission for a slot only once its arguments have
   // begun to arrive (libninf sends them right behind the CALL): a client
@@ -150,6 +166,8 @@ class Server : public Connection::Delegate, public JobEvents {
   int cores_;
   Admission admission_;
   Counters counters_;
+  DataStore store_;
+  uint64_t store_served_bytes_ = 0;
   auth::KeyRing keys_;  // empty: no authentication
   WarmPool warm_;
   Listener listener_;

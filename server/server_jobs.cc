@@ -50,6 +50,15 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
                                           static_cast<uint32_t>(settings_.liveness_seconds * 1000));
   params.limits = settings_.LimitsOf(req.name());
   params.work_flops = std::isfinite(req.work_flops()) ? std::max(0.0, req.work_flops()) : 0;
+  params.owner = OwnerOf(conn);
+  if (req.submit()) {
+    if (Status st = ReserveResult(req.keep_bytes(), &params); !st.ok()) {
+      spdlog::info("event=submit_refused conn={} peer={} call={} function={} error={}", conn.id(),
+                   conn.peer(), req.call_id(), Quoted(req.name()), Quoted(st.message()));
+      conn.Fail(st);
+      return;
+    }
+  }
   ++counters_.calls_received;
   auto owned = std::make_unique<Job>(this, next_job_id_++, std::move(params), &conn);
   Job *job = owned.get();
@@ -282,6 +291,14 @@ void Server::OnArgsReceived(Job &job, bool resumed) {
   // The client shut its write side while the arguments were read (which is
   // normal for a client that sent everything): now the routine runs, a
   // heartbeat can tell whether it is still there to read the result.
+  if (job.two_phase() && job.conn()) {
+    // The executable has sent the ticket: the client may leave, and its
+    // leaving cancels nothing. The connection is finished gently.
+    Connection *conn = job.conn();
+    conn->DetachJob();
+    job.detach_conn();
+    conn->Finish();
+  }
   if (job.conn() && job.conn()->peer_shut_write()) job.Probe();
   PublishLoad();  // the call's size is known now
 }
@@ -321,6 +338,7 @@ void Server::OnPeerShutWrite(Connection &conn) {
   // the side that writes to the socket now to send a heartbeat; a closed
   // peer answers it with a reset, which OnHangup then sees.
   job->CatchUpControl();
+  if (conn.job() != job) return;  // a two-phase call let its client go
   spdlog::debug("event=peer_shut_write job={} call={} state={}", job->id(), job->call_id(),
                 JobStateName(job->state()));
   if (job->state() == JobState::kQueued || job->state() == JobState::kStarting)
@@ -371,6 +389,7 @@ void Server::OnHangup(Connection &conn) {
   // The hangup and the executable's last control messages may arrive in
   // the same loop turn; a client that leaves with its result is no cancel.
   job->CatchUpControl();
+  if (conn.job() != job) return;  // a two-phase call let its client go
   if (HangupCancels(job->state())) {
     spdlog::info("event=client_gone job={} call={} function={} peer={} pid={}", job->id(),
                  job->call_id(), job->function(), conn.peer(), job->pid());
@@ -402,6 +421,7 @@ void Server::FinishJob(Job &job, EndReason reason, const Status &why) {
                 "event=job_exit job={} call={} function={} pid={} exit={} calls={}", job.id(),
                 job.call_id(), name, job.pid(), Quoted(job.ExitDescription()), job.calls_done());
 
+  SettleResult(job, ending.tell);
   if (conn) {
     conn->DetachJob();
     job.detach_conn();

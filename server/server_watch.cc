@@ -58,6 +58,8 @@ void Server::StartWatchdog() {
 
 void Server::RunWatchdog() {
   PublishLoad();  // what remains of running calls shrinks with time
+  if (std::size_t n = store_.Expire(SchedulerNow()); n > 0)
+    spdlog::info("event=kept_expired entries={}", n);
   const Clock::time_point now = Clock::now();
   WatchLimits limits;
   limits.transfer_ms = settings_.transfer_timeout_seconds * 1000;

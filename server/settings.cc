@@ -94,6 +94,16 @@ const SettingSpec kTable[] = {
     {"grace_seconds", SettingKind::kInteger, "10", 0, 3600,
      "on SIGTERM, how long running calls may take before they are killed",
      &Settings::grace_seconds},
+    {"store_bytes", SettingKind::kBytes, "1G", 0, kMaxInt,
+     "memory for kept data: results of two-phase calls until they are collected, arrays of "
+     "transaction blocks until a later call reads them (0: keep nothing)",
+     &Settings::store_bytes},
+    {"result_keep_seconds", SettingKind::kInteger, "3600", 1, 30 * 86400,
+     "how long a two-phase call's result waits to be collected", &Settings::result_keep_seconds},
+    {"data_keep_seconds", SettingKind::kInteger, "600", 1, 86400,
+     "how long an array a transaction block keeps here waits for its reader; a client that "
+     "goes away without ending its block loses it after this",
+     &Settings::data_keep_seconds},
     {"warm_executables", SettingKind::kInteger, "1", 0, 64,
      "idle executables kept started per function after its first call, so calls skip the "
      "executable's start-up (0: start one per call)",

@@ -53,9 +53,12 @@ struct Settings {
   int64_t max_idle_handles = 64;
   int64_t idle_handle_memory = int64_t{4} << 30;
   int64_t grace_seconds = 10;
-  int64_t warm_executables = 1;           // idle started executables per called function
-  int64_t executable_max_calls = 1000;    // one-shot calls one process serves (1: no reuse)
-  int64_t executable_max_seconds = 3600;  // a reused process retires after this (0: never)
+  int64_t warm_executables = 1;            // idle started executables per called function
+  int64_t executable_max_calls = 1000;     // one-shot calls one process serves (1: no reuse)
+  int64_t executable_max_seconds = 3600;   // a reused process retires after this (0: never)
+  int64_t store_bytes = int64_t{1} << 30;  // kept data (two-phase results, block arrays)
+  int64_t result_keep_seconds = 3600;      // a two-phase result waits this long for COLLECT
+  int64_t data_keep_seconds = 600;         // a block's kept array waits this long for its reader
   std::string log_level = "info";
   std::string ready_file;  // "": none
   std::string key_file;    // "": no authentication (loopback only, unless insecure)

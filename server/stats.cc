@@ -135,6 +135,14 @@ std::string FormatStats(const Gauges &g, const Counters &c) {
   Line(&out, "executables_reused", c.executables_reused);
   Line(&out, "warm_misses", c.warm_misses);
   Line(&out, "persistent_executables", g.persistent_executables);
+  Line(&out, "store_entries", g.store_entries);
+  Line(&out, "store_bytes", g.store_bytes);
+  Line(&out, "store_cap", g.store_cap);
+  Line(&out, "store_stored", g.store_stored);
+  Line(&out, "store_refused", g.store_refused);
+  Line(&out, "store_expired", g.store_expired);
+  Line(&out, "store_released", g.store_released);
+  Line(&out, "store_served_bytes", g.store_served_bytes);
   char load[32];
   std::snprintf(load, sizeof load, "%.2f", g.load_average_1);
   Line(&out, "load_average_1", load);

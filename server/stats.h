@@ -105,6 +105,10 @@ struct Gauges {
   uint64_t max_call_bytes = 0;
   uint64_t functions = 0;  // served by the registry
   double load_average_1 = 0;
+  // The store of kept data (data_store.h).
+  uint64_t store_entries = 0, store_bytes = 0, store_cap = 0, store_stored = 0, store_refused = 0,
+           store_expired = 0, store_released = 0;
+  uint64_t store_served_bytes = 0;  // sent by COLLECT and FETCH (not in bytes_out)
 };
 
 // The reply text: global lines first, then function.NAME.* lines sorted by

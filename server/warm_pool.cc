@@ -119,7 +119,7 @@ void WarmPool::Discard(Process *process) {
   process->Kill();
 }
 
-void WarmPool::OnControl(Process &process, const ControlMsg &msg) {
+void WarmPool::OnControl(Process &process, const ControlMsg &msg, UniqueFd) {
   // A process waiting for its hand-off has nothing to say: it is broken.
   spdlog::warn("event=warm_unexpected_control function={} pid={} kind={}", process.function(),
                process.pid(), msg.kind);

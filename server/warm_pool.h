@@ -102,7 +102,7 @@ class WarmPool : public ProcessOwner {
   };
 
   // ProcessOwner
-  void OnControl(Process &process, const ControlMsg &msg) override;
+  void OnControl(Process &process, const ControlMsg &msg, UniqueFd attached) override;
   void OnExit(Process &process) override;
 
   bool SpawnOne(const std::string &name, Function &f);

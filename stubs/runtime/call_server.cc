@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "buffer.h"
+#include "kept_data.h"
 #include "layout.h"
 #include "scalar_codec.h"
 
@@ -113,9 +114,46 @@ Status CallServer::WaitForSlot(Channel &ch) {
 void CallServer::FailCall(Channel &ch, uint64_t unread_bytes, const Status &st, ControlMsg *done) {
   std::fprintf(stderr, "ninf executable %s (call %llu): %s\n", iface_.name().c_str(),
                static_cast<unsigned long long>(handoff_.call_id), st.ToString().c_str());
+  done->error_code = st.code();
+  if (submitted_) {  // the client has its ticket and left: the collector hears it
+    wire::Error err;
+    EncodeError(st, &err);
+    int fd = -1;
+    uint64_t bytes = 0;
+    if (FrameToMemfd(FRAME_ERROR, err, {}, &fd, &bytes).ok())
+      (void)KeepOnServer(control_fd_, handoff_.call_id, kKeepWholeResult, fd, bytes, nullptr,
+                         nullptr);
+    return;
+  }
   (void)ch.SendError(st);
   if (unread_bytes) DrainBeforeClose(ch, unread_bytes);
-  done->error_code = st.code();
+}
+
+Status CallServer::CheckKeptData(const wire::Args &args, const CallLayout &layout,
+                                 std::vector<const wire::DataRef *> *refs, std::vector<bool> *keep,
+                                 uint64_t *ref_bytes) const {
+  const int nparams = iface_.params_size();
+  refs->assign(static_cast<std::size_t>(nparams), nullptr);
+  keep->assign(static_cast<std::size_t>(nparams), false);
+  *ref_bytes = 0;
+  for (const wire::DataRef &r : args.refs()) {
+    const int i = static_cast<int>(r.param());
+    if (r.param() >= static_cast<uint32_t>(nparams) || !IsArray(iface_.params(i)) ||
+        !SendsArray(iface_.params(i)) || (*refs)[i] || r.bytes() != layout.params[i].bytes)
+      return Status(NINF_ERR_ARGUMENT_MISMATCH,
+                    "a data reference for parameter " + std::to_string(r.param()) +
+                        " does not match an IN or INOUT array of its size");
+    (*refs)[i] = &r;
+    *ref_bytes += r.bytes();
+  }
+  for (uint32_t k : args.keep()) {
+    if (k >= static_cast<uint32_t>(nparams) || !IsArray(iface_.params(static_cast<int>(k))) ||
+        !ReturnsArray(iface_.params(static_cast<int>(k))))
+      return Status(NINF_ERR_ARGUMENT_MISMATCH,
+                    "only OUT and INOUT arrays can be kept (parameter " + std::to_string(k) + ")");
+    (*keep)[k] = true;
+  }
+  return Status::Ok();
 }
 
 Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done) {
@@ -147,7 +185,16 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
                          EvalExpr(iface_, iface_.calc_order(), values, &order).ok())
     done->work_flops = static_cast<double>(order);
   const bool shared = args.shared_memory();
-  const uint64_t expected_payload = shared ? 0 : layout.send_bytes;
+  // Arrays that come from a server's store instead of the payload, and
+  // arrays that stay in this server's store instead of going back.
+  std::vector<const wire::DataRef *> refs;
+  std::vector<bool> keep;
+  uint64_t ref_bytes = 0;
+  NINF_RETURN_IF_ERROR(CheckKeptData(args, layout, &refs, &keep, &ref_bytes));
+  const bool two_phase = handoff_.store_id != 0;
+  if (shared && (ref_bytes > 0 || args.keep_size() > 0 || two_phase))
+    return Status(NINF_ERR_PROTOCOL, "kept data and shared memory cannot be combined");
+  const uint64_t expected_payload = shared ? 0 : layout.send_bytes - ref_bytes;
   if (h.payload_length != expected_payload)
     return Status(NINF_ERR_ARGUMENT_MISMATCH, "client sent " + std::to_string(h.payload_length) +
                                                   " bytes of arrays, the interface needs " +
@@ -187,15 +234,25 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
     // that fails half way fails the call, and a process whose call failed
     // is never reused.)
     if (SendsArray(p)) {
-      incoming.push_back({buffers[i].data(), bytes});
+      if (!refs[i]) incoming.push_back({buffers[i].data(), bytes});
       buffers[i].Overwritten(bytes);
     } else {
       buffers[i].ClearUpTo(bytes);
     }
-    if (ReturnsArray(p)) outgoing.push_back({buffers[i].data(), bytes});
+    if (ReturnsArray(p) && !keep[i]) outgoing.push_back({buffers[i].data(), bytes});
   }
   NINF_RETURN_IF_ERROR(ch.RecvPayload(incoming));
+  for (int i = 0; i < nparams; ++i)  // server to server, never through the client
+    if (refs[i]) NINF_RETURN_IF_ERROR(FetchKept(*refs[i], buffers[i].data()));
   const double t_received = Now();
+  if (two_phase) {  // the ticket: the client may go now
+    wire::Submitted ticket;
+    ticket.set_id(handoff_.store_id);
+    ticket.set_token(handoff_.token, sizeof handoff_.token);
+    ticket.set_expires_seconds(handoff_.store_seconds);
+    NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_SUBMITTED, &ticket));
+    submitted_ = true;
+  }
   Report({.kind = CTL_ARGS_RECEIVED, .work_flops = done->work_flops});
 
   {
@@ -206,15 +263,38 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
   }
   const double t_computed = Now();
 
-  Report({.kind = CTL_REPLYING});
   wire::Result result;
+  for (int i = 0; i < nparams; ++i) {
+    if (!keep[i]) continue;
+    const uint64_t bytes = layout.params[i].bytes;
+    int fd = -1;
+    uint64_t id = 0;
+    std::string token;
+    NINF_RETURN_IF_ERROR(BytesToMemfd(buffers[i].data(), bytes, &fd));
+    NINF_RETURN_IF_ERROR(KeepOnServer(control_fd_, handoff_.call_id, static_cast<uint32_t>(i), fd,
+                                      bytes, &id, &token));
+    wire::DataRef *kept = result.add_kept();
+    kept->set_param(static_cast<uint32_t>(i));
+    kept->set_id(id);
+    kept->set_token(token);
+    kept->set_bytes(bytes);
+  }
+  if (!two_phase) Report({.kind = CTL_REPLYING});
   result.set_shared_memory(shared);  // then `outgoing` is empty: the results are in place
   wire::ServerTimes *times = result.mutable_server_times();
   times->set_queue_seconds(handoff_.queue_seconds);
   times->set_recv_seconds(t_received - t_start);
   times->set_compute_seconds(t_computed - t_received);
   times->set_threads(handoff_.threads);
-  NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_RESULT, &result, outgoing));
+  if (two_phase) {  // kept for the collector, exactly as it would have been sent
+    int fd = -1;
+    uint64_t bytes = 0;
+    NINF_RETURN_IF_ERROR(FrameToMemfd(FRAME_RESULT, result, outgoing, &fd, &bytes));
+    NINF_RETURN_IF_ERROR(
+        KeepOnServer(control_fd_, handoff_.call_id, kKeepWholeResult, fd, bytes, nullptr, nullptr));
+  } else {
+    NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_RESULT, &result, outgoing));
+  }
 
   done->recv_seconds = t_received - t_start;
   done->compute_seconds = t_computed - t_received;
@@ -305,6 +385,7 @@ int CallServer::Serve(int client_fd) {
     }
     if (h.type == FRAME_END) break;
     ControlMsg done{.kind = CTL_CALL_DONE};
+    submitted_ = false;
     if (h.type != FRAME_ARGS) {
       st = Status(NINF_ERR_PROTOCOL, std::string("expected ARGS, got ") + FrameTypeName(h.type));
     } else {

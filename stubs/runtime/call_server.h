@@ -14,6 +14,7 @@
 #include "buffer.h"
 #include "control.h"
 #include "heartbeats.h"
+#include "layout.h"
 #include "ninf.pb.h"
 #include "ninf_stub.h"
 #include "shared_memory.h"
@@ -65,6 +66,12 @@ class CallServer {
   // sending) and records the failure in *done.
   void FailCall(Channel &ch, uint64_t unread_bytes, const Status &st, ControlMsg *done);
 
+  // The call's data references (arrays fetched from a server's store) and
+  // kept arrays (left in this server's store), checked against the
+  // interface; *ref_bytes is what the payload does not carry.
+  Status CheckKeptData(const wire::Args &args, const CallLayout &layout,
+                       std::vector<const wire::DataRef *> *refs, std::vector<bool> *keep,
+                       uint64_t *ref_bytes) const;
   // A persistent executable's next call: asks ninfd for a job slot and
   // waits for the answer, sending the client heartbeats meanwhile.
   Status WaitForSlot(Channel &ch);
@@ -79,6 +86,7 @@ class CallServer {
   std::vector<Buffer> buffers_;  // one per parameter, kept across calls and clients
   SharedSegment segment_;        // the current client's arrays, on the same-host path
   uint64_t calls_ = 0;           // ARGS frames served on this connection
+  bool submitted_ = false;       // a two-phase call's ticket is out: results go to ninfd
   Heartbeats heartbeats_;        // while a routine runs (heartbeats.h)
 };
 

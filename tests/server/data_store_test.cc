@@ -50,6 +50,12 @@ TEST_CASE("store_cap_refuses_and_frees_room", "[store]") {
   REQUIRE(store.Reserve("y", "tc", 700, 10, 10.5, &c).ok());
   CHECK(store.counts().expired == 2);
   CHECK(store.counts().bytes == 700);
+  // Freed by expiry, an entry is still "expired" to its token's holder,
+  // and unknown to anyone else.
+  const DataStore::Entry *e = nullptr;
+  CHECK(store.Find(a, "ta", "x", 11, &e).code() == NINF_ERR_EXPIRED);
+  CHECK(store.Find(a, "tz", "x", 11, &e).code() == NINF_ERR_INVALID_ID);
+  CHECK(store.FindByToken(b, "tb", 11, &e).code() == NINF_ERR_EXPIRED);
   // A cap of 0 keeps nothing; sizes near 2^64 do not wrap.
   DataStore none(0);
   CHECK(none.Reserve("x", "t", 1, 10, 0, &a).code() == NINF_ERR_LIMIT);
@@ -78,9 +84,10 @@ TEST_CASE("store_expiry_and_owner_release", "[store]") {
   REQUIRE(store.Reserve("alice", "tb", 10, 50, 0, &b).ok());
   REQUIRE(store.Reserve("bob", "tc", 10, 50, 0, &c).ok());
   const DataStore::Entry *e = nullptr;
-  // Found after its time: expired, and freed.
+  // Found after its time: expired, and freed (and still said to be expired).
   CHECK(store.Find(a, "ta", "alice", 5.0, &e).code() == NINF_ERR_EXPIRED);
-  CHECK(store.Find(a, "ta", "alice", 5.0, &e).code() == NINF_ERR_INVALID_ID);
+  CHECK(store.Find(a, "ta", "alice", 5.0, &e).code() == NINF_ERR_EXPIRED);
+  CHECK(store.Get(a) == nullptr);
   CHECK(store.counts().expired == 1);
   // The client went away: its entries go, others stay.
   CHECK(store.ReleaseOwner("alice") == 1);
@@ -93,4 +100,19 @@ TEST_CASE("store_expiry_and_owner_release", "[store]") {
   REQUIRE(store.Reserve("bob", "td", 10, 50, 60, &c).ok());
   CHECK(store.Fill(c, SomeFd(), 11).code() == NINF_ERR_TOO_LARGE);
   CHECK(store.counts().bytes == 0);
+}
+
+TEST_CASE("store_fetch_by_token_ignores_the_owner", "[store]") {
+  // A block's array is read by another server's executable, which proves
+  // itself with the token alone; a client's COLLECT also needs the owner.
+  DataStore store(1000);
+  uint64_t a = 0;
+  REQUIRE(store.Reserve("alice", "ta", 10, 60, 0, &a).ok());
+  const DataStore::Entry *e = nullptr;
+  CHECK(store.FindByToken(a, "ta", 1, &e).ok());
+  CHECK(store.FindByToken(a, "tb", 1, &e).code() == NINF_ERR_INVALID_ID);
+  CHECK(store.Find(a, "ta", "bob", 1, &e).code() == NINF_ERR_AUTH);
+  REQUIRE(store.Get(a) != nullptr);
+  CHECK(store.Get(a)->state == DataStore::State::kPending);
+  CHECK(store.Get(a + 1) == nullptr);
 }

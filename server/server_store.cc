@@ -1,0 +1,224 @@
+// Server: kept data (docs/transactions.md). Two-phase calls reserve an
+// entry for their result at CALL and hand it over as a memfd (CTL_KEEP)
+// once computed; COLLECT sends it to whoever holds the ticket and the
+// submitter's key, RELEASE frees it. Transaction blocks keep arrays
+// (CTL_KEEP, answered CTL_KEPT) that another call's executable reads with
+// FETCH, server to server. The policy (cap, expiry, owners) is DataStore's.
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "log.h"
+#include "ninf.pb.h"
+#include "server.h"
+
+namespace ninf::server {
+namespace {
+
+// A token is the capability to read an entry: unguessable bytes.
+std::string RandomToken() {
+  std::string token(kStoreTokenSize, '\0');
+  std::size_t got = 0;
+  while (got < token.size()) {
+    ssize_t n = ::getrandom(token.data() + got, token.size() - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return {};
+    got += static_cast<std::size_t>(n);
+  }
+  return token;
+}
+
+// The first `bytes` bytes of a kept memfd.
+Status ReadKept(int fd, uint64_t bytes, std::string *out) {
+  out->resize(bytes);
+  uint64_t done = 0;
+  while (done < bytes) {
+    ssize_t n = ::pread(fd, out->data() + done, bytes - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      return Status(NINF_ERR_INTERNAL, std::string("reading kept data: ") +
+                                           (n < 0 ? std::strerror(errno) : "short file"));
+    done += static_cast<uint64_t>(n);
+  }
+  return Status::Ok();
+}
+
+// A memfd holding `bytes`, for a result that ninfd writes itself.
+UniqueFd MemfdWith(const std::string &bytes) {
+  UniqueFd fd(::memfd_create("ninf-kept", MFD_CLOEXEC));
+  if (fd.get() < 0) return fd;
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return UniqueFd();
+    done += static_cast<std::size_t>(n);
+  }
+  return fd;
+}
+
+bool ParseKey(std::string_view body, wire::StoreKey *key) {
+  return key->ParseFromArray(body.data(), static_cast<int>(body.size()));
+}
+
+}  // namespace
+
+std::string Server::OwnerOf(Connection &conn) {
+  return conn.auth().authenticated ? conn.auth().key.id : std::string();
+}
+
+Status Server::ReserveResult(uint64_t keep_bytes, CallParams *params) {
+  if (params->persistent)
+    return Status(NINF_ERR_INVALID_ARGUMENT, "a function handle's calls cannot be two-phase");
+  const uint64_t limit = settings_.max_call_bytes > 0
+                             ? static_cast<uint64_t>(settings_.max_call_bytes) + (1u << 20)
+                             : UINT64_MAX;
+  if (keep_bytes == 0 || keep_bytes > limit)
+    return Status(NINF_ERR_TOO_LARGE,
+                  "a two-phase call must name the room its result needs, at "
+                  "most the per-call maximum (asked " +
+                      std::to_string(keep_bytes) + " bytes)");
+  std::string token = RandomToken();
+  if (token.empty()) return Status(NINF_ERR_INTERNAL, "no random bytes for a ticket");
+  uint64_t id = 0;
+  NINF_RETURN_IF_ERROR(store_.Reserve(params->owner, token, keep_bytes,
+                                      static_cast<double>(settings_.result_keep_seconds),
+                                      SchedulerNow(), &id));
+  params->store_id = id;
+  params->token = std::move(token);
+  params->store_seconds = static_cast<double>(settings_.result_keep_seconds);
+  params->heartbeat_ms = 0;  // the client leaves once it has its ticket
+  return Status::Ok();
+}
+
+void Server::HandleCollect(Connection &conn, std::string_view body) {
+  wire::StoreKey key;
+  if (!ParseKey(body, &key)) {
+    conn.Fail(Status(NINF_ERR_PROTOCOL, "malformed COLLECT message"));
+    return;
+  }
+  const DataStore::Entry *entry = nullptr;
+  Status st = store_.Find(key.id(), key.token(), OwnerOf(conn), SchedulerNow(), &entry);
+  if (!st.ok()) {
+    spdlog::info("event=collect_refused conn={} peer={} id={} error={}", conn.id(), conn.peer(),
+                 key.id(), Quoted(st.message()));
+    conn.Fail(st);
+    return;
+  }
+  if (entry->state == DataStore::State::kPending) {  // an answer, not an end: ask again
+    wire::Error err;
+    EncodeError(
+        Status(NINF_ERR_NOT_READY, "call " + std::to_string(key.id()) + " is still running"), &err);
+    conn.Reply(FRAME_ERROR, &err);
+    return;
+  }
+  std::string frames;
+  if (st = ReadKept(entry->data.get(), entry->bytes, &frames); !st.ok()) {
+    conn.Fail(st);
+    return;
+  }
+  store_served_bytes_ += frames.size();
+  spdlog::info("event=collect conn={} peer={} id={} bytes={}", conn.id(), conn.peer(), key.id(),
+               frames.size());
+  conn.ReplyBytes(frames);
+}
+
+void Server::HandleRelease(Connection &conn, std::string_view body) {
+  wire::StoreKey key;
+  if (!ParseKey(body, &key)) {
+    conn.Fail(Status(NINF_ERR_PROTOCOL, "malformed RELEASE message"));
+    return;
+  }
+  const DataStore::Entry *entry = nullptr;
+  Status st = store_.Find(key.id(), key.token(), OwnerOf(conn), SchedulerNow(), &entry);
+  if (st.code() == NINF_ERR_AUTH) {
+    conn.Fail(st);
+    return;
+  }
+  // Releasing what is gone already (collected, expired) is no error.
+  wire::Released reply;
+  reply.set_found(st.ok() && store_.Release(key.id()));
+  conn.Reply(FRAME_RELEASED, &reply);
+}
+
+void Server::HandleFetch(Connection &conn, std::string_view body) {
+  wire::StoreKey key;
+  if (!ParseKey(body, &key)) {
+    conn.Fail(Status(NINF_ERR_PROTOCOL, "malformed FETCH message"));
+    return;
+  }
+  const DataStore::Entry *entry = nullptr;
+  Status st = store_.FindByToken(key.id(), key.token(), SchedulerNow(), &entry);
+  if (st.ok() && entry->state == DataStore::State::kPending)
+    st = Status(NINF_ERR_INVALID_ID, "kept data " + std::to_string(key.id()) + " is not ready");
+  std::string frame;
+  if (st.ok()) {
+    wire::Data data;
+    AppendFrame(&frame, FRAME_DATA, &data, entry->bytes);
+    std::string bytes;
+    st = ReadKept(entry->data.get(), entry->bytes, &bytes);
+    frame += bytes;
+  }
+  if (!st.ok()) {
+    spdlog::info("event=fetch_refused conn={} peer={} id={} error={}", conn.id(), conn.peer(),
+                 key.id(), Quoted(st.message()));
+    conn.Fail(st);
+    return;
+  }
+  store_served_bytes_ += entry->bytes;
+  spdlog::debug("event=fetch conn={} peer={} id={} bytes={}", conn.id(), conn.peer(), key.id(),
+                entry->bytes);
+  conn.ReplyBytes(frame);
+}
+
+void Server::OnKeep(Job &job, const ControlMsg &msg, UniqueFd data) {
+  struct stat sb {};
+  const bool sized =
+      ::fstat(data.get(), &sb) == 0 && static_cast<uint64_t>(sb.st_size) >= msg.bytes_out;
+  if (msg.param == kKeepWholeResult) {
+    if (!job.two_phase()) return;
+    Status st = sized ? store_.Fill(job.params().store_id, std::move(data), msg.bytes_out)
+                      : Status(NINF_ERR_PROTOCOL, "the result's memfd is shorter than announced");
+    spdlog::info("event=result_kept job={} call={} function={} id={} bytes={} error={}", job.id(),
+                 job.call_id(), job.function(), job.params().store_id, msg.bytes_out,
+                 Quoted(st.ok() ? "-" : st.message()));
+    if (!st.ok()) SettleResult(job, st);
+    return;
+  }
+  std::string token = RandomToken();
+  uint64_t id = 0;
+  Status st = !sized ? Status(NINF_ERR_PROTOCOL, "the kept array's memfd is shorter than announced")
+              : token.empty() ? Status(NINF_ERR_INTERNAL, "no random bytes for a token")
+                              : store_.Reserve(job.params().owner, token, msg.bytes_out,
+                                               static_cast<double>(settings_.data_keep_seconds),
+                                               SchedulerNow(), &id);
+  if (st.ok()) st = store_.Fill(id, std::move(data), msg.bytes_out);
+  spdlog::debug("event=array_kept job={} call={} function={} param={} id={} bytes={} error={}",
+                job.id(), job.call_id(), job.function(), msg.param, id, msg.bytes_out,
+                Quoted(st.ok() ? "-" : st.message()));
+  job.SendKept(st, id, token);
+}
+
+void Server::SettleResult(Job &job, const Status &why) {
+  if (!job.two_phase()) return;
+  const uint64_t id = job.params().store_id;
+  const DataStore::Entry *entry = store_.Get(id);
+  if (!entry || entry->state != DataStore::State::kPending) return;
+  if (job.conn()) {  // the client never got its ticket, and hears `why` now
+    store_.Release(id);
+    return;
+  }
+  // The ticket is out: its collector learns why there is no result.
+  std::string frame;
+  AppendErrorFrame(&frame, why.ok() ? Status(NINF_ERR_EXECUTABLE,
+                                             "the call ended without handing over its result")
+                                    : why);
+  UniqueFd fd = MemfdWith(frame);
+  if (fd.get() < 0 || !store_.Fill(id, std::move(fd), frame.size()).ok()) store_.Release(id);
+}
+
+}  // namespace ninf::server

@@ -1,0 +1,45 @@
+// The executable's side of kept data (docs/transactions.md):
+//   FetchKept     reads an array that a ninfd keeps (a transaction block's
+//                 intermediate, perhaps on another server) straight into the
+//                 call's buffer: FETCH with the entry's token, DATA back;
+//   KeepOnServer  hands bytes to this executable's ninfd to keep (CTL_KEEP
+//                 with a memfd) and, for an array, waits for CTL_KEPT;
+//   FrameToMemfd  writes a whole frame (header, message, payload) into a
+//                 memfd: a two-phase call's result, as it would have been sent.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "control.h"
+#include "frame.h"
+#include "ninf.pb.h"
+#include "status.h"
+
+namespace ninf::stub {
+
+// `ref.address` is "ip:port" (numeric: executables resolve no names) or
+// "unix:/path". Errors name the address: NINF_ERR_CONNECT (the keeping
+// server is gone: the data is lost with it), or the server's refusal
+// (NINF_ERR_INVALID_ID, NINF_ERR_EXPIRED), NINF_ERR_PROTOCOL on a size
+// other than ref.bytes.
+Status FetchKept(const wire::DataRef &ref, void *into);
+
+// A memfd holding one frame; *bytes is its size. Errors: NINF_ERR_NO_MEMORY.
+Status FrameToMemfd(FrameType type, const google::protobuf::MessageLite &msg,
+                    std::span<const iovec> payload, int *fd, uint64_t *bytes);
+
+// A memfd holding `bytes` bytes from `data`.
+Status BytesToMemfd(const void *data, uint64_t bytes, int *fd);
+
+// Sends CTL_KEEP for `param` (or kKeepWholeResult) with the memfd `fd`
+// (closed here). For an array, waits for CTL_KEPT and returns the entry in
+// *id and *token. Errors: ninfd's refusal (NINF_ERR_LIMIT: the store is
+// full), NINF_ERR_SERVER when ninfd is gone.
+Status KeepOnServer(int control_fd, uint64_t call_id, uint32_t param, int fd, uint64_t bytes,
+                    uint64_t *id, std::string *token);
+
+}  // namespace ninf::stub
