@@ -4,12 +4,14 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <system_error>
 #include <thread>
 
 #include "c_boundary.h"
+#include "interfaces.h"
 #include "metaserver.h"
 #include "transaction_graph.h"
 #include "transaction_plan.h"
@@ -109,6 +111,92 @@ class BlockMemory {
   std::vector<Region> regions_;
 };
 
+// Forwarding (docs/transactions.md): an array one call produces and later
+// calls read whole stays on the producer's server, and each reader's
+// server fetches it from there; it never crosses the client's link. Only
+// when every reader of the producer's value reads exactly that array, and
+// the caller does not need its final value (discarded, or overwritten
+// later in the block).
+struct Forward {
+  int producer = 0;
+  int producer_param = 0;
+  int reader = 0;
+  int reader_param = 0;
+  uint64_t bytes = 0;
+};
+
+struct ForwardPlan {
+  std::vector<Forward> forwards;
+  std::vector<std::vector<int>> keep;           // per call: the parameters it keeps
+  std::vector<std::vector<Range>> kept_ranges;  // and their extents in the caller's memory
+};
+
+bool Covered(uintptr_t begin, uintptr_t end, const std::vector<Range> &ranges) {
+  for (auto [b, e] : ranges)
+    if (b <= begin && e >= end) return true;
+  return false;
+}
+
+ForwardPlan PlanForwards(const std::vector<std::unique_ptr<RemoteCall>> &calls,
+                         const BlockGraph &graph, const std::vector<Range> &discarded) {
+  const int n = static_cast<int>(calls.size());
+  ForwardPlan plan;
+  plan.keep.resize(static_cast<std::size_t>(n));
+  plan.kept_ranges.resize(static_cast<std::size_t>(n));
+  // Each call's array parameters and their extents.
+  struct Param {
+    int index;
+    uintptr_t begin, end;
+    bool reads, writes;
+  };
+  std::vector<std::vector<Param>> params(static_cast<std::size_t>(n));
+  for (int c = 0; c < n; ++c) {
+    const ArgumentList &list = calls[c]->arguments();
+    for (int i = 0; i < list.iface().params_size(); ++i) {
+      const wire::Param &p = list.iface().params(i);
+      const uint64_t bytes = list.layout().params[static_cast<std::size_t>(i)].bytes;
+      if (!IsArray(p) || p.mode() == wire::MODE_WORK || bytes == 0) continue;
+      const auto begin = reinterpret_cast<uintptr_t>(list.pointer(i));
+      params[c].push_back({i, begin, begin + bytes, SendsArray(p), ReturnsArray(p)});
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    for (const Param &out : params[i]) {
+      if (!out.writes) continue;
+      std::vector<Forward> candidate;
+      bool ok = true, read = false;
+      for (const Flow &f : graph.flows) {
+        if (f.from != i || f.end <= out.begin || f.begin >= out.end) continue;
+        if (f.to == kClient) {  // a final value: only if the caller does not want it
+          ok = ok && Covered(f.begin, f.end, discarded);
+          continue;
+        }
+        read = true;
+        // The reader must read exactly this array, all of it from call i.
+        const Param *in = nullptr;
+        for (const Param &q : params[f.to])
+          if (q.reads && q.begin == out.begin && q.end == out.end) in = &q;
+        uint64_t from_i = 0;
+        for (const Flow &g : graph.flows)
+          if (g.to == f.to && g.from == i && g.begin >= out.begin && g.end <= out.end)
+            from_i += g.bytes();
+        if (!in || from_i != out.end - out.begin) {
+          ok = false;
+          continue;
+        }
+        bool seen = false;
+        for (const Forward &fw : candidate) seen = seen || fw.reader == f.to;
+        if (!seen) candidate.push_back({i, out.index, f.to, in->index, out.end - out.begin});
+      }
+      if (!ok || !read) continue;
+      plan.keep[i].push_back(out.index);
+      plan.kept_ranges[i].push_back({out.begin, out.end});
+      plan.forwards.insert(plan.forwards.end(), candidate.begin(), candidate.end());
+    }
+  }
+  return plan;
+}
+
 // The order to start ready calls in, and each call's planned server id
 // ("" when unplanned).
 struct BlockPlan {
@@ -120,8 +208,8 @@ struct BlockPlan {
 // Asks the metaserver for each call's predictions on every server, then
 // plans the block with HEFT. Without a metaserver for every call, or
 // without answers, the block runs in program order, unplanned.
-BlockPlan PlanBlock(const std::vector<std::unique_ptr<RemoteCall>> &calls,
-                    const BlockGraph &graph) {
+BlockPlan PlanBlock(const std::vector<std::unique_ptr<RemoteCall>> &calls, const BlockGraph &graph,
+                    const ForwardPlan &forwards) {
   const int n = static_cast<int>(calls.size());
   BlockPlan plan;
   plan.order.resize(static_cast<std::size_t>(n));
@@ -135,8 +223,8 @@ BlockPlan PlanBlock(const std::vector<std::unique_ptr<RemoteCall>> &calls,
     wire::PlaceRequest req;
     req.set_function(c.function());
     req.set_work_flops(c.arguments().work_flops());
-    req.set_in_bytes(c.arguments().layout().send_bytes);
-    req.set_out_bytes(c.arguments().layout().return_bytes);
+    req.set_in_bytes(c.arguments().send_bytes());
+    req.set_out_bytes(c.arguments().return_bytes());
     req.set_breakdown(true);
     if (!MetaPlace(*c.metaserver(), req, &answers[i]).ok()) return plan;
   }
@@ -155,18 +243,23 @@ BlockPlan PlanBlock(const std::vector<std::unique_ptr<RemoteCall>> &calls,
       for (auto &row : p.links) row.push_back(link);
       p.links.push_back(std::vector<PlanLink>(p.links[0].size(), link));
     }
-  // Every array goes through the client's link (calls read and write the
-  // block's memory), so results count in the producer's transfers and an
-  // edge only orders.
+  // Arrays in the block's memory go through the client's link, so they
+  // count in the calls' own transfers; a forwarded array moves between the
+  // two servers (priced by the reader's link, the one figure known) or not
+  // at all on one server, and other edges only order.
   for (int i = 0; i < n; ++i) {
-    PlanTask task{std::vector<double>(ids.size(), kCannotRun),
-                  calls[i]->arguments().layout().send_bytes,
-                  calls[i]->arguments().layout().return_bytes};
+    PlanTask task{std::vector<double>(ids.size(), kCannotRun), calls[i]->arguments().send_bytes(),
+                  calls[i]->arguments().return_bytes()};
     for (const wire::PlacementTarget &t : answers[i].targets())
       task.compute_seconds[static_cast<std::size_t>(index[t.server_id()])] = t.compute_seconds();
     p.tasks.push_back(std::move(task));
   }
-  for (const Dependency &d : graph.dependencies) p.edges.push_back({d.from, d.to, 0});
+  for (const Dependency &d : graph.dependencies) {
+    uint64_t bytes = 0;
+    for (const Forward &f : forwards.forwards)
+      if (f.producer == d.from && f.reader == d.to) bytes += f.bytes;
+    p.edges.push_back({d.from, d.to, bytes});
+  }
   Plan heft = PlanHeft(p);
   if (!heft.ok) return plan;
   plan.order = heft.order;
@@ -177,11 +270,133 @@ BlockPlan PlanBlock(const std::vector<std::unique_ptr<RemoteCall>> &calls,
   return plan;
 }
 
+// The kept arrays of a running block: which call reads what from where,
+// re-running a producer whose server died with its data, and releasing
+// every entry at the end.
+class KeptData {
+ public:
+  KeptData(const std::vector<std::unique_ptr<RemoteCall>> &calls, const std::vector<CallUses> &uses,
+           ForwardPlan plan)
+      : calls_(calls), uses_(uses), plan_(std::move(plan)) {}
+
+  const ForwardPlan &plan() const { return plan_; }
+
+  // Before call t runs: what it keeps, and the arrays it reads from its
+  // producers' servers (a placeholder of the right size before they ran,
+  // for the planner's byte counts).
+  void Apply(int t) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ApplyLocked(t);
+  }
+
+  // Runs call t; when an array it reads was lost with its producer's
+  // server, re-runs the producers (elsewhere: the dead server refuses) and
+  // then t once more, if nothing that started since changed their inputs.
+  // `started(k)` says whether call k has started.
+  Status Run(int t, const std::function<bool(int)> &started) {
+    Apply(t);
+    Status st = Execute(t);
+    if (st.ok() || !LostKeptData(st)) return st;
+    for (const Forward &f : plan_.forwards) {
+      if (f.reader != t) continue;
+      std::lock_guard<std::mutex> lock(recompute_mutex_);
+      if (!Recomputable(f.producer, started))
+        return Status(st.code(), "an input it reads from " +
+                                     CallName(f.producer, *calls_[f.producer]) +
+                                     " was lost, and that call cannot be re-run (a later call "
+                                     "changed its arguments): " +
+                                     st.message());
+      Apply(f.producer);
+      if (Status again = Execute(f.producer); !again.ok())
+        return Status(again.code(), "re-running " + CallName(f.producer, *calls_[f.producer]) +
+                                        " for a lost input: " + again.message());
+    }
+    Apply(t);
+    return Execute(t);
+  }
+
+  // Frees every array the block kept, on every server (best effort: what
+  // is not released expires).
+  void ReleaseAll() {
+    for (const wire::DataRef &ref : all_) {
+      ServerAddress server;
+      std::unique_ptr<Channel> ch;
+      if (!ParseServerAddress(ref.address(), &server).ok() || !ConnectToServer(server, &ch).ok())
+        continue;
+      wire::StoreKey key;
+      key.set_id(ref.id());
+      key.set_token(ref.token());
+      wire::Released released;
+      FrameHeader h;
+      if (ch->SendFrame(FRAME_RELEASE, &key).ok())
+        (void)ch->RecvReply(FRAME_RELEASED, 0, &released, &h);
+    }
+  }
+
+ private:
+  static bool LostKeptData(const Status &st) {
+    return st.message().find("kept data at ") != std::string::npos;
+  }
+
+  Status Execute(int t) {
+    Status st = calls_[t]->Execute();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (st.ok()) all_.insert(all_.end(), calls_[t]->kept().begin(), calls_[t]->kept().end());
+    return st;
+  }
+
+  void ApplyLocked(int t) {
+    ArgumentList &args = calls_[t]->arguments();
+    args.ClearKept();
+    for (int p : plan_.keep[t]) args.Keep(p);
+    for (const Forward &f : plan_.forwards) {
+      if (f.reader != t) continue;
+      wire::DataRef ref;
+      for (const wire::DataRef &k : calls_[f.producer]->kept())
+        if (k.param() == static_cast<uint32_t>(f.producer_param)) ref = k;
+      ref.set_param(static_cast<uint32_t>(f.reader_param));
+      ref.set_bytes(f.bytes);
+      args.ReadKept(ref);
+    }
+  }
+
+  // Call i can run again if no call that started after it writes what it
+  // reads or writes, and what it reads from other servers can be had too.
+  bool Recomputable(int i, const std::function<bool(int)> &started) const {
+    const int n = static_cast<int>(calls_.size());
+    for (int k = i + 1; k < n; ++k) {
+      if (!started(k)) continue;
+      for (const ArrayUse &w : uses_[k]) {
+        if (!w.writes) continue;
+        for (const ArrayUse &u : uses_[i])
+          if (w.begin < u.end && u.begin < w.end && !KeptParamOf(i, u)) return false;
+      }
+    }
+    return true;
+  }
+
+  // Whether use u of call i is one of its kept arrays (never in the block's
+  // memory, so later writes there do not touch it).
+  bool KeptParamOf(int i, const ArrayUse &u) const {
+    if (u.reads) return false;
+    for (auto [b, e] : plan_.kept_ranges[i])
+      if (b == u.begin && e == u.end) return true;
+    return false;
+  }
+
+  const std::vector<std::unique_ptr<RemoteCall>> &calls_;
+  const std::vector<CallUses> &uses_;
+  ForwardPlan plan_;
+  std::mutex mutex_;            // all_ and the refs of calls being started
+  std::mutex recompute_mutex_;  // one re-run at a time
+  std::vector<wire::DataRef> all_;
+};
+
 // Runs the calls as the graph allows, ready ones in the plan's order, each
 // on a thread. After a call fails, nothing new starts; the running ones
 // finish. Returns each call's outcome.
 std::vector<Outcome> RunBlock(const std::vector<std::unique_ptr<RemoteCall>> &calls,
-                              const BlockGraph &graph, const BlockPlan &plan) {
+                              const BlockGraph &graph, const BlockPlan &plan, KeptData &kept) {
   const int n = static_cast<int>(calls.size());
   std::vector<Outcome> out(static_cast<std::size_t>(n));
   std::vector<int> waiting(static_cast<std::size_t>(n), 0);
@@ -201,13 +416,19 @@ std::vector<Outcome> RunBlock(const std::vector<std::unique_ptr<RemoteCall>> &ca
     for (int t : plan.order) {
       if (failed >= 0 || running >= plan.max_running) break;
       if (started[t] || waiting[t] > 0) continue;
-      started[t] = true;
+      {
+        std::lock_guard<std::mutex> lock(mutex);  // re-runs ask what has started
+        started[t] = true;
+      }
       ++running;
       if (!plan.server_id[t].empty()) calls[t]->Prefer(plan.server_id[t], kRecheckMargin);
       auto work = [&, t] {
         Status st;
         try {
-          st = calls[t]->Execute();
+          st = kept.Run(t, [&](int k) {
+            std::lock_guard<std::mutex> lock(mutex);
+            return static_cast<bool>(started[k]);
+          });
         } catch (...) {  // a thread must not end in an exception
           st = StatusOfException(std::current_exception());
         }
@@ -294,6 +515,8 @@ Status EndTransaction() {
   std::vector<CallUses> uses;
   for (const auto &c : block->calls) uses.push_back(UsesOf(c->arguments()));
   const BlockGraph graph = BuildBlockGraph(uses);
+  // In the caller's addresses, before the calls are pointed at the block's memory.
+  KeptData kept(block->calls, uses, PlanForwards(block->calls, graph, block->discarded));
   BlockMemory memory(uses);
   for (const auto &c : block->calls) {
     ArgumentList &args = c->arguments();
@@ -301,8 +524,10 @@ Status EndTransaction() {
       if (IsArray(args.iface().params(i)) && args.pointer(i))
         args.set_pointer(i, memory.Translate(args.pointer(i)));
   }
-  const BlockPlan plan = PlanBlock(block->calls, graph);
-  last_block = RunBlock(block->calls, graph, plan);
+  for (int t = 0; t < static_cast<int>(block->calls.size()); ++t) kept.Apply(t);
+  const BlockPlan plan = PlanBlock(block->calls, graph, kept.plan());
+  last_block = RunBlock(block->calls, graph, plan, kept);
+  kept.ReleaseAll();
   has_last_block = true;
   for (const Outcome &o : last_block)
     if (!o.status.ok() && o.status.code() != NINF_ERR_CANCELLED) return o.status;

@@ -148,6 +148,7 @@ class Connection {
     bool authenticated = false;
     bool challenged = false;  // FRAME_CHALLENGE sent: FRAME_PROOF must follow
     auth::Key key;            // the key the client named (a copy: a reload may come)
+    std::string key_id;       // once authenticated: the id of the key it proved
     auth::Nonce client_nonce{};
     auth::Nonce server_nonce{};
   };

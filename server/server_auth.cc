@@ -99,7 +99,8 @@ void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHead
     return;
   }
   state.authenticated = true;
-  state.key = {};  // not needed any more
+  state.key_id = state.key.id;  // who owns what this connection keeps (server_store.cc)
+  state.key = {};               // the secret is not needed any more
   conn.SetIdleTimeout(idle_timeout_ms);
   spdlog::debug("event=authenticated conn={} peer={}", conn.id(), conn.peer());
 }

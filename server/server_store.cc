@@ -68,7 +68,7 @@ bool ParseKey(std::string_view body, wire::StoreKey *key) {
 }  // namespace
 
 std::string Server::OwnerOf(Connection &conn) {
-  return conn.auth().authenticated ? conn.auth().key.id : std::string();
+  return conn.auth().authenticated ? conn.auth().key_id : std::string();
 }
 
 Status Server::ReserveResult(uint64_t keep_bytes, CallParams *params) {

@@ -4,6 +4,7 @@
 // caller's memory as it was; misuse is refused.
 #include <stdio.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <random>
@@ -156,6 +157,46 @@ TEST_CASE("transaction_discarded_intermediate_is_not_written_back", "[e2e][trans
     CHECK(tmp[i] == -7.0);
     CHECK(g[i] == Approx(want_g[i]).margin(1e-12));
   }
+}
+
+TEST_CASE("transaction_intermediates_never_cross_the_client_connection", "[e2e][transaction]") {
+  // G = ((A * B) * D) * F with C and E discarded: C and E stay on the
+  // server (kept, then read by the next call's executable), so the client's
+  // connection carries A, B, D, F in and G out, nothing more.
+  E2EDaemon d;
+  const long n = 30;
+  const uint64_t matrix = n * n * sizeof(double);
+  std::mt19937_64 rng(5);
+  std::vector<double> a = Random(n * n, rng), b = Random(n * n, rng), dd = Random(n * n, rng),
+                      f = Random(n * n, rng), c(n * n, 3.0), e(n * n, 4.0), g(n * n, 0.0);
+  const long in0 = std::max(0L, d.Stat("bytes_in")), out0 = std::max(0L, d.Stat("bytes_out"));
+  REQUIRE(Ninf_transaction_begin() == 0);
+  REQUIRE(Ninf_call(d.Name("dmmul").c_str(), n, a.data(), b.data(), c.data()) == 0);
+  REQUIRE(Ninf_call(d.Name("dmmul").c_str(), n, c.data(), dd.data(), e.data()) == 0);
+  REQUIRE(Ninf_call(d.Name("dmmul").c_str(), n, e.data(), f.data(), g.data()) == 0);
+  REQUIRE(Ninf_transaction_discard(c.data()) == 0);
+  REQUIRE(Ninf_transaction_discard(e.data()) == 0);
+  REQUIRE(Ninf_transaction_end() == 0);
+  std::vector<double> want_c(n * n), want_e(n * n), want_g(n * n);
+  LocalDmmul(n, a.data(), b.data(), want_c.data());
+  LocalDmmul(n, want_c.data(), dd.data(), want_e.data());
+  LocalDmmul(n, want_e.data(), f.data(), want_g.data());
+  for (long i = 0; i < n * n; ++i) {
+    CHECK(g[i] == Approx(want_g[i]).margin(1e-9));
+    CHECK(c[i] == 3.0);
+    CHECK(e[i] == 4.0);
+  }
+  // Arrays only; each frame adds its header and message (< 256 bytes).
+  const long in = d.Stat("bytes_in") - in0, out = d.Stat("bytes_out") - out0;
+  CHECK(in >= static_cast<long>(4 * matrix));
+  CHECK(in < static_cast<long>(5 * matrix));
+  CHECK(out >= static_cast<long>(matrix));
+  CHECK(out < static_cast<long>(2 * matrix));
+  // Kept twice, read twice (server to server), released at the end.
+  CHECK(d.Stat("store_stored") == 2);
+  CHECK(d.Stat("store_served_bytes") == static_cast<long>(2 * matrix));
+  CHECK(d.WaitForStat("store_released", 2) == 2);
+  CHECK(d.Stat("store_entries") == 0);
 }
 
 TEST_CASE("transaction_failed_call_leaves_memory_as_before", "[e2e][transaction]") {
