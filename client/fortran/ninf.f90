@@ -35,6 +35,7 @@ module ninf
   end type grpc_function_handle
 
   public :: Ninf_call, Ninf_call_async, Ninf_wait, Ninf_wait_all, Ninf_wait_any
+  public :: Ninf_call_submit, Ninf_call_collect
   public :: Ninf_transaction_begin, Ninf_transaction_end, Ninf_transaction_discard
   public :: Ninf_transaction_calls, Ninf_transaction_call_error
   public :: Ninf_perror, Ninf_get_error, Ninf_error_detail, Ninf_error_string
@@ -71,6 +72,32 @@ module ninf
           a28, a29, a30
       integer(c_int) :: id
     end function Ninf_call_async
+
+    ! Two-phase calls: the ticket (CHARACTER(len=256)) names the result,
+    ! which Ninf_call_collect fetches later, in this or another program.
+    function Ninf_call_submit(ticket, name, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, &
+                              a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, &
+                              a26, a27, a28, a29, a30) result(ierr) &
+        bind(C, name='ninf__fortran_call_submit')
+      import :: c_char, c_int
+      character(kind=c_char, len=*) :: ticket
+      character(kind=c_char, len=*), intent(in) :: name
+      type(*), dimension(..), optional :: a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, &
+          a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30
+      integer(c_int) :: ierr
+    end function Ninf_call_submit
+
+    function Ninf_call_collect(ticket, name, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, &
+                               a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, &
+                               a26, a27, a28, a29, a30) result(ierr) &
+        bind(C, name='ninf__fortran_call_collect')
+      import :: c_char, c_int
+      character(kind=c_char, len=*), intent(in) :: ticket
+      character(kind=c_char, len=*), intent(in) :: name
+      type(*), dimension(..), optional :: a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, &
+          a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30
+      integer(c_int) :: ierr
+    end function Ninf_call_collect
 
     function grpc_call(handle, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, &
                        a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30) &

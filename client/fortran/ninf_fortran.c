@@ -11,6 +11,7 @@
 #include <ISO_Fortran_binding.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fortran_args.h"
 #include "fortran_pending.h"
@@ -100,6 +101,51 @@ NINF_EXPORT int ninf__fortran_call(CFI_cdesc_t *name, FORTRAN_PARAMS) {
     rc = -1;
   }
   free(text);
+  return rc;
+}
+
+/* Two-phase calls (ninf.h). The ticket is a CHARACTER variable: written
+ * blank-padded by submit (an error if it is too short), read without its
+ * trailing blanks by collect. */
+NINF_EXPORT int ninf__fortran_call_submit(CFI_cdesc_t *ticket, CFI_cdesc_t *name, FORTRAN_PARAMS) {
+  CFI_cdesc_t *actual[NINF_FORTRAN_MAX_ARGS] = FORTRAN_ARGS_ARRAY;
+  ninf__fortran_clear_error();
+  if (!ticket || !ticket->base_addr || ticket->type != CFI_type_char || ticket->rank != 0) {
+    fortran_set_error(NINF_ERR_INVALID_ARGUMENT, "the ticket must be a CHARACTER variable");
+    return -1;
+  }
+  fortran_call call;
+  char *text = start_named(&call, name, actual);
+  char buf[NINF_TICKET_SIZE];
+  int rc = Ninf_call_submit_binding(buf, sizeof buf, text ? text : "", &call.binding);
+  (void)finish_sync(&call, 0); /* nothing came back: no copy-back */
+  free(text);
+  if (rc != 0) return rc;
+  const size_t len = strlen(buf), room = ticket->elem_len;
+  if (len > room) {
+    fortran_set_error(NINF_ERR_INVALID_ARGUMENT,
+                      "the ticket variable is too short: declare it CHARACTER(len=256)");
+    return -1;
+  }
+  memcpy(ticket->base_addr, buf, len);
+  memset((char *)ticket->base_addr + len, ' ', room - len);
+  return 0;
+}
+
+NINF_EXPORT int ninf__fortran_call_collect(CFI_cdesc_t *ticket, CFI_cdesc_t *name, FORTRAN_PARAMS) {
+  CFI_cdesc_t *actual[NINF_FORTRAN_MAX_ARGS] = FORTRAN_ARGS_ARRAY;
+  ninf__fortran_clear_error();
+  char *ticket_text = fortran_string(ticket);
+  if (!ticket_text) {
+    fortran_set_error(NINF_ERR_INVALID_ARGUMENT, "the ticket must be a CHARACTER string");
+    return -1;
+  }
+  fortran_call call;
+  char *text = start_named(&call, name, actual);
+  int rc = Ninf_call_collect_binding(ticket_text, text ? text : "", &call.binding);
+  if (finish_sync(&call, rc == 0) != 0) rc = -1;
+  free(text);
+  free(ticket_text);
   return rc;
 }
 

@@ -115,6 +115,25 @@ TEST_CASE("fortran_transaction", "[fortran]") {
   CHECK(Contains(example.output, "the block of 6 calls: VERIFIED"));
 }
 
+// examples/fortran/two_phase.f90: one process submits and exits, another
+// collects with the ticket.
+TEST_CASE("fortran_two_phase", "[fortran]") {
+  ninf::test::Daemon d;
+  Outcome submitted = RunAgainst(d, FORTRAN_TWO_PHASE_EXAMPLE " submit");
+  REQUIRE(submitted.status == 0);
+  const std::size_t at = submitted.output.find("ticket ninf1:");
+  REQUIRE(at != std::string::npos);
+  std::string ticket = submitted.output.substr(at + 7);
+  ticket = ticket.substr(0, ticket.find_first_of(" \n"));
+  Outcome collected = RunAgainst(d, FORTRAN_TWO_PHASE_EXAMPLE " collect '" + ticket + "'");
+  CHECK(collected.status == 0);
+  CHECK(Contains(collected.output, "VERIFIED"));
+  // Collected once: the second time the ticket is spent.
+  Outcome again = RunAgainst(d, FORTRAN_TWO_PHASE_EXAMPLE " collect '" + ticket + "'");
+  CHECK(again.status != 0);
+  CHECK(Contains(again.output, "invalid call id"));
+}
+
 TEST_CASE("fortran_grpc", "[fortran]") {
   ninf::test::Daemon d;
   Outcome r = RunAgainst(d, FORTRAN_GRPC_TEST);

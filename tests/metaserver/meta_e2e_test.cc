@@ -333,3 +333,51 @@ TEST_CASE("meta_transaction_server_killed_mid_block_is_replaced", "[meta]") {
   }
   CHECK(MetaStat(*meta, "outcomes_failed") >= 1);
 }
+
+TEST_CASE("meta_transaction_lost_intermediate_is_recomputed", "[meta]") {
+  // C = 2 X + C0 is kept on the server that made it (discarded: only its
+  // reader needs it); its reader also waits for a long EP call. The server
+  // holding C dies before the reader fetches it: the reader's fetch fails,
+  // C's producer runs again on the survivor, and the block still succeeds.
+  auto meta = StartMeta("round-robin");
+  auto a = std::make_unique<Daemon>(
+      std::vector<std::string>{"--metaserver", meta->address(), "--site", "east", "--slots", "1"});
+  auto b = std::make_unique<Daemon>(
+      std::vector<std::string>{"--metaserver", meta->address(), "--site", "west", "--slots", "1"});
+  REQUIRE(WaitForServers(*meta, 2));
+  UseMetaserver use(meta->address());
+  double x[10], c[10], c0[10];
+  for (int i = 0; i < 10; ++i) x[i] = i + 1, c[i] = c0[i] = 100 * i;
+  Ep ep;
+  REQUIRE(Ninf_transaction_begin() == 0);
+  REQUIRE(Ninf_call("daxpy", 10L, 2.0, x, c) == 0);          // 0: C, kept
+  REQUIRE(Ninf_call("ep", 25L, &ep.sx, &ep.sy, ep.q) == 0);  // 1: slow
+  REQUIRE(Ninf_call("daxpy", 10L, 1.0, c, ep.q) == 0);       // 2: reads C after 1
+  REQUIRE(Ninf_transaction_discard(c) == 0);
+  Daemon *holder = nullptr;
+  std::thread killer([&] {
+    for (int i = 0; i < 400 && !holder; ++i) {
+      for (Daemon *d : {a.get(), b.get()})
+        if (ninf::test::Stat(ninf::test::GetStats(*d), "store_entries") >= 1) holder = d;
+      if (!holder) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (!holder) return;
+    std::vector<pid_t> doomed = holder->Children();
+    ::kill(holder->pid(), SIGKILL);
+    for (pid_t p : doomed) ::kill(p, SIGKILL);
+  });
+  const int rc = Ninf_transaction_end();
+  killer.join();
+  INFO(Ninf_get_error_detail());
+  REQUIRE(holder != nullptr);
+  REQUIRE(rc == 0);
+  Ep alone;  // the EP part of q, computed without the block
+  REQUIRE(Ninf_call("ep", 25L, &alone.sx, &alone.sy, alone.q) == 0);
+  for (int i = 0; i < 10; ++i) {
+    CHECK(c[i] == c0[i]);  // discarded: the caller's copy is untouched
+    CHECK(ep.q[i] == alone.q[i] + 2.0 * x[i] + c0[i]);
+  }
+  // The producer ran twice: once on the dead server, once on the survivor.
+  Daemon *survivor = holder == a.get() ? b.get() : a.get();
+  CHECK(ninf::test::Stat(ninf::test::GetStats(*survivor), "function.daxpy.calls") >= 2);
+}
