@@ -50,6 +50,15 @@ void LoadFromEnvironment() {
     else
       st = Status(NINF_ERR_CONFIG, "NINF_TRANSPORT='" + v + "' is not auto, socket or tcp");
   }
+  if (const char *f = std::getenv("NINF_FORWARD"); st.ok() && f && *f) {
+    const std::string v = f;
+    if (v == "1" || v == "yes")
+      o.forward = true;
+    else if (v == "0" || v == "no")
+      o.forward = false;
+    else
+      st = Status(NINF_ERR_CONFIG, "NINF_FORWARD='" + v + "' is not 1 or 0");
+  }
   g_env_error = st;
   g_options = st.ok() ? o : ClientOptions();
 }

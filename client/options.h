@@ -35,6 +35,11 @@ struct ClientOptions {
   Transport transport = Transport::kAuto;
   // Below this, the socket beats passing and mapping a segment.
   uint64_t shared_memory_min_bytes = 64 * 1024;
+  // Transaction blocks keep intermediates on the servers and forward them
+  // server to server (NINF_FORWARD=0: every array comes back through the
+  // client, as a baseline for benchmarks and a way around a network where
+  // servers cannot reach each other).
+  bool forward = true;
 };
 
 // The heartbeat period a call asks for: the configured one, else a third of

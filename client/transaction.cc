@@ -13,6 +13,7 @@
 #include "c_boundary.h"
 #include "interfaces.h"
 #include "metaserver.h"
+#include "options.h"
 #include "transaction_graph.h"
 #include "transaction_plan.h"
 
@@ -516,7 +517,10 @@ Status EndTransaction() {
   for (const auto &c : block->calls) uses.push_back(UsesOf(c->arguments()));
   const BlockGraph graph = BuildBlockGraph(uses);
   // In the caller's addresses, before the calls are pointed at the block's memory.
-  KeptData kept(block->calls, uses, PlanForwards(block->calls, graph, block->discarded));
+  KeptData kept(block->calls, uses,
+                Options().forward ? PlanForwards(block->calls, graph, block->discarded)
+                                  : ForwardPlan{{}, std::vector<std::vector<int>>(block->calls.size()),
+                                                std::vector<std::vector<Range>>(block->calls.size())});
   BlockMemory memory(uses);
   for (const auto &c : block->calls) {
     ArgumentList &args = c->arguments();
