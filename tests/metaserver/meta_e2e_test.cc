@@ -76,16 +76,20 @@ bool EpVerified(long m, const Ep &ep) {
   return pairs > 0;
 }
 
-long Completed(const E2EDaemon &d) { return std::max(0L, d.Stat("function.ep.calls")); }
+long Completed(const E2EDaemon &d, const std::string &stat = "function.ep.calls") {
+  return std::max(0L, d.Stat(stat));
+}
 
 // A client has its result a moment before the server has counted the call
 // (the executable reports CALL_DONE after sending it): waits up to 5 s for
-// the servers' counts to add up to `total`, and returns the sum.
-long WaitForTotal(std::vector<const E2EDaemon *> servers, long total) {
+// the servers' counts of `stat` (EP calls by default) to add up to
+// `total`, and returns the sum.
+long WaitForTotal(std::vector<const E2EDaemon *> servers, long total,
+                  const std::string &stat = "function.ep.calls") {
   long sum = 0;
   for (int i = 0; i < 100; ++i) {
     sum = 0;
-    for (const E2EDaemon *d : servers) sum += Completed(*d);
+    for (const E2EDaemon *d : servers) sum += Completed(*d, stat);
     if (sum >= total) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
@@ -380,4 +384,57 @@ TEST_CASE("meta_transaction_lost_intermediate_is_recomputed", "[meta]") {
   // The producer ran twice: once on the dead server, once on the survivor.
   Daemon *survivor = holder == a.get() ? b.get() : a.get();
   CHECK(ninf::test::Stat(ninf::test::GetStats(*survivor), "function.daxpy.calls") >= 2);
+}
+
+TEST_CASE("meta_transaction_chain_forwards_intermediates_between_servers", "[meta]") {
+  // G = ((A B) D) F with C and E discarded, placed round-robin over three
+  // servers: C and E go from server to server, never back to the client.
+  auto meta = StartMeta("round-robin");
+  auto a = StartServer(*meta, "east", 1);
+  auto b = StartServer(*meta, "west", 1);
+  auto c = StartServer(*meta, "north", 1);
+  REQUIRE(WaitForServers(*meta, 3));
+  UseMetaserver use(meta->address());
+  constexpr long n = 20;
+  std::vector<double> A(n * n), B(n * n), D(n * n), F(n * n), C(n * n, 1.0), E(n * n, 2.0),
+      G(n * n, 0.0);
+  for (long i = 0; i < n * n; ++i)
+    A[i] = (i % 7) - 3, B[i] = (i % 5) - 2, D[i] = (i % 3) - 1, F[i] = (i % 4) - 1.5;
+  REQUIRE(Ninf_transaction_begin() == 0);
+  REQUIRE(Ninf_call("dmmul", n, A.data(), B.data(), C.data()) == 0);
+  REQUIRE(Ninf_call("dmmul", n, C.data(), D.data(), E.data()) == 0);
+  REQUIRE(Ninf_call("dmmul", n, E.data(), F.data(), G.data()) == 0);
+  REQUIRE(Ninf_transaction_discard(C.data()) == 0);
+  REQUIRE(Ninf_transaction_discard(E.data()) == 0);
+  INFO(Ninf_get_error_detail());
+  REQUIRE(Ninf_transaction_end() == 0);
+  auto product = [&](const std::vector<double> &x, const std::vector<double> &y) {
+    std::vector<double> z(n * n, 0.0);
+    for (long i = 0; i < n; ++i)
+      for (long k = 0; k < n; ++k)
+        for (long j = 0; j < n; ++j) z[i * n + j] += x[i * n + k] * y[k * n + j];
+    return z;
+  };
+  const std::vector<double> want = product(product(product(A, B), D), F);
+  for (long i = 0; i < n * n; ++i) {
+    CHECK(G[i] == want[i]);  // small integers: exact
+    CHECK(C[i] == 1.0);
+    CHECK(E[i] == 2.0);
+  }
+  const long matrix = n * n * sizeof(double);
+  // The counters come from each executable's CALL_DONE, which may reach
+  // ninfd just after the client had its result.
+  CHECK(WaitForTotal({a.get(), b.get(), c.get()}, 3, "function.dmmul.calls") == 3);
+  long in = 0, out = 0, served = 0;
+  for (E2EDaemon *d : {a.get(), b.get(), c.get()}) {
+    in += std::max(0L, d->Stat("bytes_in"));
+    out += std::max(0L, d->Stat("bytes_out"));
+    served += std::max(0L, d->Stat("store_served_bytes"));
+    CHECK(d->Stat("store_entries") == 0);
+  }
+  CHECK(served == 2 * matrix);  // C and E, fetched by the next call's server
+  CHECK(in >= 4 * matrix);      // A, B, D, F
+  CHECK(in < 5 * matrix);
+  CHECK(out >= matrix);  // G
+  CHECK(out < 2 * matrix);
 }
