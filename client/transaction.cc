@@ -518,9 +518,11 @@ Status EndTransaction() {
   const BlockGraph graph = BuildBlockGraph(uses);
   // In the caller's addresses, before the calls are pointed at the block's memory.
   KeptData kept(block->calls, uses,
-                Options().forward ? PlanForwards(block->calls, graph, block->discarded)
-                                  : ForwardPlan{{}, std::vector<std::vector<int>>(block->calls.size()),
-                                                std::vector<std::vector<Range>>(block->calls.size())});
+                Options().forward
+                    ? PlanForwards(block->calls, graph, block->discarded)
+                    : ForwardPlan{{},
+                                  std::vector<std::vector<int>>(block->calls.size()),
+                                  std::vector<std::vector<Range>>(block->calls.size())});
   BlockMemory memory(uses);
   for (const auto &c : block->calls) {
     ArgumentList &args = c->arguments();
