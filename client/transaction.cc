@@ -316,21 +316,26 @@ class KeptData {
     return Execute(t);
   }
 
-  // Frees every array the block kept, on every server (best effort: what
-  // is not released expires).
+  // Frees every array the block kept: one connection per server, all its
+  // RELEASEs on it (best effort: what is not released expires).
   void ReleaseAll() {
-    for (const wire::DataRef &ref : all_) {
+    std::map<std::string, std::vector<const wire::DataRef *>> by_server;
+    for (const wire::DataRef &ref : all_) by_server[ref.address()].push_back(&ref);
+    for (const auto &[address, refs] : by_server) {
       ServerAddress server;
       std::unique_ptr<Channel> ch;
-      if (!ParseServerAddress(ref.address(), &server).ok() || !ConnectToServer(server, &ch).ok())
+      if (!ParseServerAddress(address, &server).ok() || !ConnectToServer(server, &ch).ok())
         continue;
-      wire::StoreKey key;
-      key.set_id(ref.id());
-      key.set_token(ref.token());
-      wire::Released released;
-      FrameHeader h;
-      if (ch->SendFrame(FRAME_RELEASE, &key).ok())
-        (void)ch->RecvReply(FRAME_RELEASED, 0, &released, &h);
+      for (const wire::DataRef *ref : refs) {
+        wire::StoreKey key;
+        key.set_id(ref->id());
+        key.set_token(ref->token());
+        wire::Released released;
+        FrameHeader h;
+        if (!ch->SendFrame(FRAME_RELEASE, &key).ok() ||
+            !ch->RecvReply(FRAME_RELEASED, 0, &released, &h).ok())
+          break;
+      }
     }
   }
 
