@@ -24,7 +24,7 @@
 #include "bench_util.h"
 #include "ninf.h"
 
-enum { kMaxCalls = 64, kMaxServers = 16 };
+enum { kMaxCalls = 64 };
 
 typedef struct {
   long n;
@@ -60,26 +60,6 @@ static double block(Block *b) {
       Ninf_perror("recording dmmul");
   if (Ninf_transaction_end() != 0) return Ninf_perror("Ninf_transaction_end"), -1;
   return bench_now() - t;
-}
-
-/* "addr:count,..." of where the last block's calls ran. */
-static void servers_used(char *out, size_t size) {
-  char names[kMaxServers][256];
-  int counts[kMaxServers] = {0}, used = 0;
-  for (int i = 0; i < Ninf_transaction_calls(); i++) {
-    Ninf_call_info info;
-    if (Ninf_transaction_call_info(i, &info) != 0) continue;
-    int j = 0;
-    while (j < used && strcmp(names[j], info.server) != 0) j++;
-    if (j == used && used < kMaxServers)
-      snprintf(names[used++], sizeof names[0], "%s", info.server);
-    if (j < used) counts[j]++;
-  }
-  out[0] = '\0';
-  for (int j = 0; j < used; j++) {
-    size_t len = strlen(out);
-    snprintf(out + len, size - len, "%s%s:%d", j ? "," : "", names[j], counts[j]);
-  }
 }
 
 int main(int argc, char **argv) {
@@ -124,7 +104,7 @@ int main(int argc, char **argv) {
           return 1;
         }
     char where[1024];
-    servers_used(where, sizeof where);
+    bench_block_servers(where, sizeof where);
     printf("round r=%d calls=%d n=%ld sequential=%.3f block=%.3f ratio=%.2f servers=%s\n", r,
            b.calls, b.n, s, t, s / t, where);
     fflush(stdout);

@@ -46,24 +46,6 @@ static void local_product(long n, const double *a, const double *b, double *c) {
     }
 }
 
-static void servers_used(char *out, size_t size) {
-  char names[kMaxLength][256];
-  int counts[kMaxLength] = {0}, used = 0;
-  for (int i = 0; i < Ninf_transaction_calls(); i++) {
-    Ninf_call_info info;
-    if (Ninf_transaction_call_info(i, &info) != 0) continue;
-    int j = 0;
-    while (j < used && strcmp(names[j], info.server) != 0) j++;
-    if (j == used && used < kMaxLength) snprintf(names[used++], sizeof names[0], "%s", info.server);
-    if (j < used) counts[j]++;
-  }
-  out[0] = '\0';
-  for (int j = 0; j < used; j++) {
-    size_t len = strlen(out);
-    snprintf(out + len, size - len, "%s%s:%d", j ? "," : "", names[j], counts[j]);
-  }
-}
-
 int main(int argc, char **argv) {
   int length = 3;
   int i = 1;
@@ -95,7 +77,7 @@ int main(int argc, char **argv) {
   }
   const double seconds = bench_now() - t0;
   char where[4096];
-  servers_used(where, sizeof where);
+  bench_block_servers(where, sizeof where);
 
   /* The same chain here. */
   double *want = malloc((size_t)(n * n) * sizeof *want),

@@ -40,6 +40,13 @@ int bench_sizes(size_t max_size, size_t *sizes, int capacity);
 int bench_iterations(size_t size, int max_iters);
 int bench_warmups(int iterations);
 
+/*
+ * "addr:count,..." into out[size]: where the calls of this thread's last
+ * transaction block ran (Ninf_transaction_call_info), each server once.
+ * In bench_blocks.c (library bench_blocks: it needs libninf).
+ */
+void bench_block_servers(char *out, size_t size);
+
 /* Parses a size like 1048576, 64K, 16M or 1G; 0 on a malformed string. */
 size_t bench_parse_size(const char *text);
 

@@ -58,35 +58,11 @@ namespaces=("$ns_client" ninfk-s1 ninfk-s2 ninfk-s3)
 work=$(mktemp -d)
 raw="$work/rounds.txt"
 
-# Kills what runs in our namespaces, then deletes them (and their veths).
-remove_sites() {
-  local n pids=()
-  for n in "${namespaces[@]}"; do
-    [[ -e "/run/netns/$n" ]] && mapfile -t -O "${#pids[@]}" pids < <(ip netns pids "$n")
-  done
-  if [[ ${#pids[@]} -gt 0 ]]; then
-    kill -TERM "${pids[@]}" 2>/dev/null || true
-    sleep 1
-    kill -KILL "${pids[@]}" 2>/dev/null || true
-  fi
-  wait 2>/dev/null || true
-  for n in "${namespaces[@]}"; do
-    [[ -e "/run/netns/$n" ]] && ip netns del "$n"
-  done
-  return 0
-}
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+remove_sites() { remove_namespaces "${namespaces[@]}"; }
 trap 'remove_sites; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
-
-wait_file() {
-  for _ in $(seq 100); do
-    [[ -s "$1" ]] && return 0
-    sleep 0.1
-  done
-  echo "$0: $1 never appeared; logs:" >&2
-  tail -n 5 "$work"/*.log >&2
-  exit 1
-}
 
 remove_sites
 ip netns add "$ns_client"

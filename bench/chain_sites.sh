@@ -62,35 +62,11 @@ namespaces=("$ns_client" "$ns_hub" ninfc-s1 ninfc-s2 ninfc-s3)
 work=$(mktemp -d)
 raw="$work/runs.txt"
 
-# Kills what runs in our namespaces, then deletes them (and their veths).
-remove_sites() {
-  local ns pids=()
-  for ns in "${namespaces[@]}"; do
-    [[ -e "/run/netns/$ns" ]] && mapfile -t -O "${#pids[@]}" pids < <(ip netns pids "$ns")
-  done
-  if [[ ${#pids[@]} -gt 0 ]]; then
-    kill -TERM "${pids[@]}" 2>/dev/null || true
-    sleep 1
-    kill -KILL "${pids[@]}" 2>/dev/null || true
-  fi
-  wait 2>/dev/null || true
-  for ns in "${namespaces[@]}"; do
-    [[ -e "/run/netns/$ns" ]] && ip netns del "$ns"
-  done
-  return 0
-}
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+remove_sites() { remove_namespaces "${namespaces[@]}"; }
 trap 'remove_sites; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
-
-wait_file() {
-  for _ in $(seq 100); do
-    [[ -s "$1" ]] && return 0
-    sleep 0.1
-  done
-  echo "$0: $1 never appeared; logs:" >&2
-  tail -n 5 "$work"/*.log >&2
-  exit 1
-}
 
 shape() {  # NAMESPACE DEVICE RATE
   tc -n "$1" qdisc add dev "$2" root tbf rate "$3" burst 64kb latency 50ms

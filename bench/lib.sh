@@ -44,3 +44,35 @@ stop_daemon() {
   fi
   daemon_pid=""
 }
+
+# Emulated sites (network namespaces): the scripts that make them share these.
+#   remove_namespaces NS...   kills what runs in them, then deletes them (and
+#                             their veths: `ip netns del` alone kills nothing)
+#   wait_file FILE            until FILE has content (10 s), else shows the
+#                             logs in $work and exits
+remove_namespaces() {
+  local ns pids=()
+  for ns in "$@"; do
+    [[ -e "/run/netns/$ns" ]] && mapfile -t -O "${#pids[@]}" pids < <(ip netns pids "$ns")
+  done
+  if [[ ${#pids[@]} -gt 0 ]]; then
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    sleep 1
+    kill -KILL "${pids[@]}" 2>/dev/null || true
+  fi
+  wait 2>/dev/null || true
+  for ns in "$@"; do
+    [[ -e "/run/netns/$ns" ]] && ip netns del "$ns"
+  done
+  return 0
+}
+
+wait_file() {
+  for _ in $(seq 100); do
+    [[ -s "$1" ]] && return 0
+    sleep 0.1
+  done
+  echo "$0: $1 never appeared; logs:" >&2
+  tail -n 5 "$work"/*.log >&2
+  exit 1
+}

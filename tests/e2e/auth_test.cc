@@ -50,37 +50,18 @@ struct ChildResult {
   std::string detail;
 };
 
-// Runs `body` in a child whose NINF_KEY_FILE is `key_file` ("" = unset);
-// the child reports the error code and detail of libninf's last call.
+// Runs `body` (returning a Ninf code) in a child whose NINF_KEY_FILE is
+// `key_file` ("" = unset); the child reports the error code and detail of
+// libninf's last call.
 template <typename Body>
 ChildResult InChild(const std::string &key_file, Body body) {
-  int pipefd[2];
-  REQUIRE(::pipe(pipefd) == 0);
-  pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::close(pipefd[0]);
-    if (key_file.empty())
-      ::unsetenv("NINF_KEY_FILE");
-    else
-      ::setenv("NINF_KEY_FILE", key_file.c_str(), 1);
+  const std::string text = RunInChild(key_file, [&] {
     ::setenv("NINF_TIMEOUT", "20", 1);
-    int code = body();
-    std::string out = std::to_string(code) + "\n" + Ninf_get_error_detail();
-    (void)!::write(pipefd[1], out.data(), out.size());
-    ::_exit(0);
-  }
-  ::close(pipefd[1]);
-  std::string text;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
-  ::close(pipefd[0]);
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  REQUIRE(WIFEXITED(status));
+    const int code = body();
+    return std::to_string(code) + "\n" + Ninf_get_error_detail();
+  });
   ChildResult r;
-  std::size_t nl = text.find('\n');
+  const std::size_t nl = text.find('\n');
   REQUIRE(nl != std::string::npos);
   r.code = std::atoi(text.substr(0, nl).c_str());
   r.detail = text.substr(nl + 1);

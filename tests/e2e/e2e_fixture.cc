@@ -1,5 +1,8 @@
 #include "e2e_fixture.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -44,4 +47,31 @@ int E2EDaemon::OpenFds() const {
        !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
     ++n;
   return n;
+}
+
+std::string RunInChild(const std::string &key_file, const std::function<std::string()> &body) {
+  int pipefd[2];
+  REQUIRE(::pipe(pipefd) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(pipefd[0]);
+    if (key_file.empty())
+      ::unsetenv("NINF_KEY_FILE");
+    else
+      ::setenv("NINF_KEY_FILE", key_file.c_str(), 1);
+    const std::string out = body();
+    (void)!::write(pipefd[1], out.data(), out.size());
+    ::_exit(0);
+  }
+  ::close(pipefd[1]);
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+  ::close(pipefd[0]);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  return text;
 }

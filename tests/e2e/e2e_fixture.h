@@ -4,10 +4,16 @@
 // it. The destructor stops the daemon with SIGTERM, which must exit 0.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "daemon_fixture.h"
+
+// Runs `body` in a forked child whose NINF_KEY_FILE is `key_file` ("" =
+// unset) and returns what it returned (libninf reads its environment once
+// per process: a fresh child sees the key file). The child exits 0.
+std::string RunInChild(const std::string &key_file, const std::function<std::string()> &body);
 
 class E2EDaemon {
  public:

@@ -30,36 +30,6 @@ std::vector<double> Matrix(unsigned seed) {
   return m;
 }
 
-// Runs `body` in a child process with NINF_KEY_FILE = key_file ("" unset);
-// returns what the child wrote (its first line is the body's result).
-template <typename Body>
-std::string InChild(const std::string &key_file, Body body) {
-  int pipefd[2];
-  REQUIRE(::pipe(pipefd) == 0);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::close(pipefd[0]);
-    if (key_file.empty())
-      ::unsetenv("NINF_KEY_FILE");
-    else
-      ::setenv("NINF_KEY_FILE", key_file.c_str(), 1);
-    std::string out = body();
-    (void)!::write(pipefd[1], out.data(), out.size());
-    ::_exit(0);
-  }
-  ::close(pipefd[1]);
-  std::string text;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
-  ::close(pipefd[0]);
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  REQUIRE(WIFEXITED(status));
-  return text;
-}
-
 // Submits C = A * B and returns the ticket ("" and the error on failure).
 std::string Submit(const std::string &name) {
   std::vector<double> a = Matrix(1), b = Matrix(2), c(kN * kN, 0.0);
@@ -106,20 +76,20 @@ TEST_CASE("two_phase_only_the_submitters_key_collects", "[e2e][two_phase]") {
   const std::string mine = WriteKeyFile(dir, "mine", "key-of-the-submitter-0123456789");
   const std::string other = WriteKeyFile(dir, "other", "key-of-somebody-else-0123456789");
   E2EDaemon d({"--key-file", both});
-  const std::string ticket = InChild(mine, [&] { return Submit(d.Name("dmmul")); });
+  const std::string ticket = RunInChild(mine, [&] { return Submit(d.Name("dmmul")); });
   REQUIRE(ticket.rfind("ninf1:", 0) == 0);
-  CHECK(InChild(other, [&] { return Collect(ticket); }) == std::to_string(NINF_ERR_AUTH));
-  CHECK(InChild(mine, [&] { return Collect(ticket); }) == "0");
+  CHECK(RunInChild(other, [&] { return Collect(ticket); }) == std::to_string(NINF_ERR_AUTH));
+  CHECK(RunInChild(mine, [&] { return Collect(ticket); }) == "0");
 }
 
 TEST_CASE("two_phase_submit_exit_collect_from_a_new_process", "[e2e][two_phase]") {
   E2EDaemon d;
-  const std::string ticket = InChild("", [&] { return Submit(d.Name("dmmul")); });
+  const std::string ticket = RunInChild("", [&] { return Submit(d.Name("dmmul")); });
   REQUIRE(ticket.rfind("ninf1:", 0) == 0);
   // The submitter is gone; the result waits in the server's store.
   CHECK(d.WaitForStat("function.dmmul.calls", 1) == 1);
   CHECK(d.Stat("store_entries") == 1);
-  CHECK(InChild("", [&] { return Collect(ticket); }) == "0");
+  CHECK(RunInChild("", [&] { return Collect(ticket); }) == "0");
   CHECK(d.Stat("store_entries") == 0);
   CHECK(d.Stat("store_released") == 1);
   // Collected once: the ticket is spent.
