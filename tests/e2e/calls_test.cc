@@ -195,7 +195,8 @@ TEST_CASE("calls_async_wait_any_and_all", "[e2e]") {
 
 TEST_CASE("calls_async_really_overlap", "[e2e]") {
   // Two ep calls on a server with two slots and two cores take about the
-  // time of one. Timing on a shared machine is noisy: best of three tries.
+  // time of one. Timing on a shared machine is noisy (other tests run beside
+  // this one): best of five tries.
   E2EDaemon d({"--slots", "2"});
   auto time_it = [&](int calls) {
     double sx[2], sy[2], q[2][10];
@@ -206,7 +207,7 @@ TEST_CASE("calls_async_really_overlap", "[e2e]") {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   double best = 1e9;
-  for (int attempt = 0; attempt < 3 && best > 1.5; ++attempt) {
+  for (int attempt = 0; attempt < 5 && best > 1.5; ++attempt) {
     double one = time_it(1), two = time_it(2);
     best = std::min(best, two / one);
     INFO("one call " << one << " s, two overlapped calls " << two << " s");
