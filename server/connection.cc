@@ -67,9 +67,12 @@ void Connection::Reply(FrameType type, const google::protobuf::MessageLite *msg)
   Flush();
 }
 
-void Connection::ReplyBytes(std::string_view frames) {
+void Connection::ReplyBytes(std::string frames) {
   if (state_ == State::kClosed || state_ == State::kDraining) return;
-  out_.append(frames);
+  if (out_.empty())
+    out_ = std::move(frames);  // kept data can be large: no second copy
+  else
+    out_.append(frames);
   Flush();
 }
 

@@ -96,7 +96,7 @@ class Connection {
 
   // Queues whole frames already encoded (kept data: a two-phase result, or
   // a header with its payload) and writes as much as the socket takes now.
-  void ReplyBytes(std::string_view frames);
+  void ReplyBytes(std::string frames);
 
   // Answers FRAME_ERROR with `st`, then shuts the connection down gently.
   void Fail(const Status &st);

@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "log.h"
 #include "ninf.pb.h"
@@ -32,12 +33,13 @@ std::string RandomToken() {
   return token;
 }
 
-// The first `bytes` bytes of a kept memfd.
+// Appends the first `bytes` bytes of a kept memfd to *out.
 Status ReadKept(int fd, uint64_t bytes, std::string *out) {
-  out->resize(bytes);
+  const std::size_t at = out->size();
+  out->resize(at + bytes);
   uint64_t done = 0;
   while (done < bytes) {
-    ssize_t n = ::pread(fd, out->data() + done, bytes - done, static_cast<off_t>(done));
+    ssize_t n = ::pread(fd, out->data() + at + done, bytes - done, static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
       return Status(NINF_ERR_INTERNAL, std::string("reading kept data: ") +
@@ -124,7 +126,7 @@ void Server::HandleCollect(Connection &conn, std::string_view body) {
   store_served_bytes_ += frames.size();
   spdlog::info("event=collect conn={} peer={} id={} bytes={}", conn.id(), conn.peer(), key.id(),
                frames.size());
-  conn.ReplyBytes(frames);
+  conn.ReplyBytes(std::move(frames));
 }
 
 void Server::HandleRelease(Connection &conn, std::string_view body) {
@@ -159,9 +161,7 @@ void Server::HandleFetch(Connection &conn, std::string_view body) {
   if (st.ok()) {
     wire::Data data;
     AppendFrame(&frame, FRAME_DATA, &data, entry->bytes);
-    std::string bytes;
-    st = ReadKept(entry->data.get(), entry->bytes, &bytes);
-    frame += bytes;
+    st = ReadKept(entry->data.get(), entry->bytes, &frame);  // the payload, behind its header
   }
   if (!st.ok()) {
     spdlog::info("event=fetch_refused conn={} peer={} id={} error={}", conn.id(), conn.peer(),
@@ -172,7 +172,7 @@ void Server::HandleFetch(Connection &conn, std::string_view body) {
   store_served_bytes_ += entry->bytes;
   spdlog::debug("event=fetch conn={} peer={} id={} bytes={}", conn.id(), conn.peer(), key.id(),
                 entry->bytes);
-  conn.ReplyBytes(frame);
+  conn.ReplyBytes(std::move(frame));
 }
 
 void Server::OnKeep(Job &job, const ControlMsg &msg, UniqueFd data) {
