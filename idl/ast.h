@@ -98,9 +98,14 @@ struct StringClause {
 };
 
 struct CallArg {
-  std::string name;
+  std::string name;  // a parameter, or kCommArg
   Location loc;
 };
+
+// The Calls argument that stands for the MPI communicator of a Backend "MPI"
+// routine: MPI_Comm in C, its Fortran handle (MPI_Fint, by reference) in
+// Fortran.
+inline constexpr const char *kCommArg = "MPI_COMM";
 
 enum class Body { kNone, kCalls, kCode };
 
@@ -112,6 +117,9 @@ struct Define {
   StringClause required;
   StringClause backend;
   StringClause reuse;  // "yes" (the default) or "no": see FunctionInterface.no_reuse
+  // Backend "MPI" only: "broadcast" (the default: every rank gets the
+  // arrays) or "root" (only rank 0 does); see FunctionInterface.distribute.
+  StringClause distribute;
   bool has_calc_order = false;
   Expr calc_order;
   Body body = Body::kNone;

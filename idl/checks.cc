@@ -58,6 +58,10 @@ void CheckParam(const Define &d, const Param &p, Diagnostics *diag) {
   if (IsCKeyword(p.name)) diag->Error(p.loc, "parameter name '" + p.name + "' is a C keyword");
   if (d.body == Body::kCode && p.name == "args")
     diag->Error(p.loc, "parameter name 'args' is reserved in a Define with a C body");
+  if (p.name == kCommArg)
+    diag->Error(p.loc,
+                std::string("parameter name '") + kCommArg +
+                    "' is reserved (it passes the communicator of a Backend \"MPI\" routine)");
   bool scalar = p.dims.empty() && !p.pointer;
   if (p.type == Type::kString) {
     if (!scalar || p.mode != Mode::kIn)
@@ -85,6 +89,12 @@ void CheckDefine(const Define &d, Diagnostics *diag) {
     diag->Error(d.description.loc, "the description of Define '" + d.name + "' is not valid UTF-8");
   if (d.backend.present && !d.backend.value.empty() && !EqualsIgnoreCase(d.backend.value, "MPI"))
     diag->Error(d.backend.loc, "unknown Backend '" + d.backend.value + "' (expected \"MPI\")");
+  if (d.distribute.present && !IsMpi(d))
+    diag->Error(d.distribute.loc, "Distribute is for Backend \"MPI\" routines only");
+  else if (d.distribute.present && !EqualsIgnoreCase(d.distribute.value, "broadcast") &&
+           !EqualsIgnoreCase(d.distribute.value, "root"))
+    diag->Error(d.distribute.loc, "unknown Distribute '" + d.distribute.value +
+                                      "' (expected \"broadcast\" or \"root\")");
   if (d.reuse.present && !EqualsIgnoreCase(d.reuse.value, "yes") &&
       !EqualsIgnoreCase(d.reuse.value, "no"))
     diag->Error(d.reuse.loc, "unknown Reuse '" + d.reuse.value + "' (expected \"yes\" or \"no\")");
@@ -95,7 +105,10 @@ void CheckDefine(const Define &d, Diagnostics *diag) {
   if (IsCKeyword(d.callee))
     diag->Error(d.callee_loc, "routine name '" + d.callee + "' is a C keyword");
   for (const CallArg &arg : d.call_args)
-    if (FindParam(d, arg.name) < 0)
+    if (arg.name == kCommArg && !IsMpi(d))
+      diag->Error(arg.loc, std::string(kCommArg) +
+                               " in Calls passes an MPI communicator: only with Backend \"MPI\"");
+    else if (arg.name != kCommArg && FindParam(d, arg.name) < 0)
       diag->Error(arg.loc, "unknown identifier '" + arg.name + "' in Calls (not a parameter of '" +
                                d.name + "')");
 }
@@ -116,6 +129,10 @@ bool IsSizeParam(const Param &p) {
 bool IsFortran(const Define &d) {
   return d.body == Body::kCalls && EqualsIgnoreCase(d.language.value, "Fortran");
 }
+
+bool IsMpi(const Define &d) { return !d.backend.value.empty(); }
+
+bool RootOnly(const Define &d) { return EqualsIgnoreCase(d.distribute.value, "root"); }
 
 bool ForbidsReuse(const Define &d) { return EqualsIgnoreCase(d.reuse.value, "no"); }
 

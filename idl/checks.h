@@ -10,7 +10,8 @@
 //  - no unknown identifiers (expressions, Calls arguments), no duplicate
 //    parameters or Defines, no C keywords as names;
 //  - Calls languages "C" or "Fortran", Backend "" or "MPI", Reuse "yes" or
-//    "no".
+//    "no"; Distribute "broadcast" or "root", and the Calls argument MPI_COMM
+//    (the communicator), only with Backend "MPI".
 #pragma once
 
 #include <string_view>
@@ -34,5 +35,9 @@ bool IsFortran(const Define &d);
 
 // `Reuse "no"` in any letter case: every call gets a process of its own.
 bool ForbidsReuse(const Define &d);
+// Backend "MPI" (the only backend CheckFile accepts).
+bool IsMpi(const Define &d);
+// Distribute "root": the arrays reach rank 0 only.
+bool RootOnly(const Define &d);
 
 }  // namespace ninf::idl

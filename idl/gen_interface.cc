@@ -107,6 +107,7 @@ wire::FunctionInterface BuildInterface(const IdlFile &file, const Define &d) {
                                   : wire::FunctionInterface::LANG_C);
   if (!d.backend.value.empty()) iface.set_backend("MPI");  // the only one CheckFile accepts
   if (ForbidsReuse(d)) iface.set_no_reuse(true);
+  if (RootOnly(d)) iface.set_distribute("root");
   return iface;
 }
 

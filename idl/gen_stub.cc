@@ -110,6 +110,10 @@ void WritePrototype(Writer &w, const Define &d) {
   std::vector<std::string> decls, hidden;
   std::vector<std::string> used;
   for (const CallArg &arg : d.call_args) {
+    if (arg.name == kCommArg) {
+      decls.push_back(fortran ? "MPI_Fint *comm" : "MPI_Comm comm");
+      continue;
+    }
     const Param &p = d.params[static_cast<std::size_t>(FindParam(d, arg.name))];
     // A parameter passed twice needs a second name in the prototype.
     int seen = static_cast<int>(std::count(used.begin(), used.end(), p.name));
@@ -130,14 +134,21 @@ void WritePrototype(Writer &w, const Define &d) {
 void WriteCallsInvoke(Writer &w, const Define &d) {
   bool fortran = IsFortran(d);
   std::vector<std::string> args, hidden;
+  bool comm = false;
   for (const CallArg &arg : d.call_args) {
+    if (arg.name == kCommArg) {  // the routine's own communicator (ninf_stub_mpi.h)
+      args.push_back(fortran ? "&ninf_comm" : "ninf_stub_mpi_comm()");
+      comm = true;
+      continue;
+    }
     std::size_t i = static_cast<std::size_t>(FindParam(d, arg.name));
     const Param &p = d.params[i];
     args.push_back(ArgExpr(p, i, fortran));
     if (fortran && p.type == Type::kString) hidden.push_back("strlen(" + ArgExpr(p, i, true) + ")");
   }
   args.insert(args.end(), hidden.begin(), hidden.end());
-  if (d.call_args.empty()) w.Line("  (void)args;");
+  if (d.call_args.empty() || (comm && d.call_args.size() == 1)) w.Line("  (void)args;");
+  if (comm && fortran) w.Line("  MPI_Fint ninf_comm = MPI_Comm_c2f(ninf_stub_mpi_comm());");
   w.Call("  ", fortran ? FortranSymbol(d.callee) : d.callee, args, ";");
 }
 
@@ -190,6 +201,8 @@ std::string GenerateStub(const IdlFile &file, const Define &d, const wire::Funct
   w.Line(" */");
   for (const RawText &g : file.globals) w.UserCode(g, "", "", stub_path);
   w.Line("#include \"ninf_stub.h\"");
+  // Backend "MPI": the runtime's parallel main and the routine's communicator.
+  if (IsMpi(d)) w.Line("#include \"ninf_stub_mpi.h\"");
   bool needs_strlen = false;
   if (IsFortran(d))
     for (const CallArg &arg : d.call_args)
@@ -209,8 +222,9 @@ std::string GenerateStub(const IdlFile &file, const Define &d, const wire::Funct
   WriteInterfaceBytes(w, iface);
   w.Line();
   w.Line("int main(int argc, char **argv) {");
-  w.Line(
-      "  return ninf_stub_main(argc, argv, ninf_interface, sizeof ninf_interface, ninf_invoke);");
+  const std::string main_fn = IsMpi(d) ? "ninf_stub_mpi_main" : "ninf_stub_main";
+  w.Line("  return " + main_fn +
+         "(argc, argv, ninf_interface, sizeof ninf_interface, ninf_invoke);");
   w.Line("}");
   return w.Take();
 }

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "checks.h"
 #include "process.h"
 
 namespace ninf::idl {
@@ -21,19 +22,20 @@ std::vector<std::string> CompilerWords(bool mpi) {
   return words;
 }
 
-Status RuntimeFlags(bool verbose, std::vector<std::string> *flags) {
+// `package`: ninf-stub, or ninf-stub-mpi for Backend "MPI" executables.
+Status RuntimeFlags(bool verbose, const std::string &package, std::vector<std::string> *flags) {
   const char *env = std::getenv("PKG_CONFIG");
   std::vector<std::string> argv = SplitWords(env ? env : "");
   if (argv.empty()) argv.push_back("pkg-config");
-  argv.insert(argv.end(), {"--cflags", "--libs", "ninf-stub"});
+  argv.insert(argv.end(), {"--cflags", "--libs", package});
   if (verbose) std::cerr << CommandLine(argv) << "\n";
   std::string out;
   int exit_code = 0;
   NINF_RETURN_IF_ERROR(RunProgram(argv, &out, &exit_code));
   if (exit_code != 0)
     return Status(NINF_ERR_NOT_SUPPORTED,
-                  "pkg-config cannot find ninf-stub (in a build tree, set "
-                  "PKG_CONFIG_PATH=<build>/meson-uninstalled)");
+                  "pkg-config cannot find " + package +
+                      " (in a build tree, set PKG_CONFIG_PATH=<build>/meson-uninstalled)");
   *flags = SplitWords(out);
   // The runtime may live outside the loader's search path (a build tree, a
   // prefix such as /opt): record every -L folder as a run path so the
@@ -110,7 +112,7 @@ std::vector<std::string> CompileCommand(const Compilation &c, const Define &d,
                                         const std::string &source, const std::string &exe,
                                         const std::string &idl_dir,
                                         const std::vector<std::string> &runtime_flags) {
-  std::vector<std::string> argv = CompilerWords(!d.backend.value.empty());
+  std::vector<std::string> argv = CompilerWords(IsMpi(d));
   for (const std::string &flags : c.file.compile_options)
     for (std::string &w : SplitWords(flags)) argv.push_back(std::move(w));
   argv.insert(argv.end(), {"-o", exe, source});
@@ -126,10 +128,18 @@ Status Install(const Compilation &c, const InstallOptions &options) {
   fs::create_directories(options.registry_dir, ec);
   if (ec)
     return Status(NINF_ERR_INTERNAL, "cannot create " + options.registry_dir + ": " + ec.message());
-  std::vector<std::string> runtime;
-  NINF_RETURN_IF_ERROR(RuntimeFlags(options.verbose, &runtime));
-  for (std::size_t i = 0; i < c.outputs.size(); ++i)
-    NINF_RETURN_IF_ERROR(InstallOne(c, c.file.defines[i], c.outputs[i], options, runtime));
+  // The runtime's flags, asked once per kind of executable the file has.
+  std::vector<std::string> runtime[2];
+  bool asked[2] = {false, false};
+  for (std::size_t i = 0; i < c.outputs.size(); ++i) {
+    const Define &d = c.file.defines[i];
+    const int mpi = IsMpi(d) ? 1 : 0;
+    if (!asked[mpi])
+      NINF_RETURN_IF_ERROR(
+          RuntimeFlags(options.verbose, mpi ? "ninf-stub-mpi" : "ninf-stub", &runtime[mpi]));
+    asked[mpi] = true;
+    NINF_RETURN_IF_ERROR(InstallOne(c, d, c.outputs[i], options, runtime[mpi]));
+  }
   return Status::Ok();
 }
 

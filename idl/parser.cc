@@ -297,6 +297,10 @@ bool Parser::ParseClause(Define *d) {
     once(d->backend, "Backend clause");
     Advance();
     d->backend = ExpectString("a string after 'Backend'");
+  } else if (tok_.IsWord("Distribute")) {
+    once(d->distribute, "Distribute clause");
+    Advance();
+    d->distribute = ExpectString("a string after 'Distribute'");
   } else if (tok_.IsWord("Reuse")) {
     once(d->reuse, "Reuse clause");
     Advance();

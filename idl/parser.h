@@ -12,7 +12,7 @@
 //   define    := "Define" IDENT "(" [param { "," param }] ")" { clause }
 //                ( "Calls" STRING IDENT "(" [IDENT { "," IDENT }] ")" ";" | BLOCK )
 //   clause    := STRING | "Required" STRING | "CalcOrder" expr | "Backend" STRING
-//              | "Reuse" STRING
+//              | "Reuse" STRING | "Distribute" STRING
 //   param     := MODE TYPE ( "*" IDENT | IDENT { "[" [expr] "]" } )
 //   expr      := or [ "?" expr ":" expr ]
 //   binary levels, loosest first: ||, &&, == !=, < <= > >=, + -, * / %

@@ -29,8 +29,8 @@ constexpr int kBinaryLevels = 6;
 // further on.
 bool IsKeyword(std::string_view word) {
   static constexpr std::string_view kKeywords[] = {
-      "Module",   "CompileOptions", "Library", "Globals", "Define",
-      "Required", "CalcOrder",      "Backend", "Calls",   "Reuse"};
+      "Module",    "CompileOptions", "Library", "Globals", "Define",    "Required",
+      "CalcOrder", "Backend",        "Calls",   "Reuse",   "Distribute"};
   for (std::string_view k : kKeywords)
     if (word == k) return true;
   return false;

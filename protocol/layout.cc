@@ -196,7 +196,8 @@ Status ValidateInterface(const wire::FunctionInterface &iface) {
   if (iface.name().empty()) return Status(NINF_ERR_PROTOCOL, "interface without a name");
   // A client's protobuf refuses the whole FRAME_INTERFACE over one bad byte.
   bool text_ok = IsValidUtf8(iface.name()) && IsValidUtf8(iface.module()) &&
-                 IsValidUtf8(iface.description()) && IsValidUtf8(iface.backend());
+                 IsValidUtf8(iface.description()) && IsValidUtf8(iface.backend()) &&
+                 IsValidUtf8(iface.distribute());
   for (const wire::Param &p : iface.params()) text_ok = text_ok && IsValidUtf8(p.name());
   if (!text_ok) return Status(NINF_ERR_PROTOCOL, "interface text is not valid UTF-8");
   auto check_expr = [&](const wire::Expr &e) -> Status {

@@ -87,9 +87,13 @@ int Admission::NoteDemand(double now, bool arriving) {
   return std::max(present, peak_demand_);
 }
 
-int Admission::ThreadsFor(double now, bool arriving, int max_threads) {
+int Admission::ThreadsFor(double now, bool arriving, int max_threads, int ranks) {
   const int demand = NoteDemand(now, arriving);  // noted even when the call must wait
   if (running_ >= config_.slots) return 0;
+  if (ranks > 0) {  // never more ranks running than cores
+    const int need = std::min(ranks, config_.cores);
+    return config_.cores - threads_held_ >= need ? need : 0;
+  }
   if (config_.budget != ThreadBudget::kAdaptive) return LoneCallThreads(config_);
   const int threads = AdaptiveThreads(config_.cores, threads_held_, demand);
   return max_threads > 0 ? std::min(threads, max_threads) : threads;
@@ -101,7 +105,7 @@ void Admission::Hold(int threads) {
 }
 
 Admission::Decision Admission::Offer(const CallDemand &call, double now, int *threads) {
-  const int granted = ThreadsFor(now, true, call.max_threads);
+  const int granted = ThreadsFor(now, true, call.max_threads, call.ranks);
   if (granted > 0 && queue_.empty()) {
     Hold(granted);
     *threads = granted;
@@ -116,7 +120,7 @@ Admission::Decision Admission::Offer(const CallDemand &call, double now, int *th
                            : 0;
   const Key key{order, seq, call.id};
   queue_.insert(key);
-  waiting_[call.id] = Waiting{key, call.max_threads};
+  waiting_[call.id] = Waiting{key, call.max_threads, call.ranks};
   return Decision::kQueue;
 }
 
@@ -129,7 +133,8 @@ void Admission::Release(int threads) {
 std::optional<Grant> Admission::Next(double now) {
   if (queue_.empty()) return std::nullopt;
   const uint64_t id = std::get<2>(*queue_.begin());
-  const int granted = ThreadsFor(now, false, waiting_.at(id).max_threads);
+  const Waiting &w = waiting_.at(id);
+  const int granted = ThreadsFor(now, false, w.max_threads, w.ranks);
   if (granted <= 0) return std::nullopt;
   queue_.erase(queue_.begin());
   waiting_.erase(id);

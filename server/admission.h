@@ -90,6 +90,10 @@ struct CallDemand {
   uint64_t id = 0;
   double predicted_seconds = 0;  // its run time, for kSjf (0: unknown)
   int max_threads = 0;           // kAdaptive: the most it can use (0: any number)
+  // A parallel call (an MPI job of this many ranks, one core each): it
+  // starts only when that many cores are free, under every budget, and
+  // holds them all (at most `cores`: more ranks than cores share them).
+  int ranks = 0;
 };
 
 // A call that may start now, with its threads.
@@ -140,6 +144,7 @@ class Admission {
   struct Waiting {
     Key key;
     int max_threads = 0;
+    int ranks = 0;
   };
 
   // kAdaptive's demand at `now`: calls running or queued (`arriving`: and
@@ -147,7 +152,7 @@ class Admission {
   // updates.
   int NoteDemand(double now, bool arriving);
   // The threads a call starting now gets (0: it may not start yet).
-  int ThreadsFor(double now, bool arriving, int max_threads);
+  int ThreadsFor(double now, bool arriving, int max_threads, int ranks);
   // A call starts with `threads`.
   void Hold(int threads);
 

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <vector>
 
+#include "launch.h"
+#include "launcher.h"
 #include "log.h"
 
 extern char **environ;
@@ -29,11 +31,16 @@ namespace {
 // libraries' own calls; until then the process is single-threaded, so that
 // starting one (OpenBLAS spins its thread pool up at load time) takes no
 // more than one core from the calls running meanwhile.
-std::vector<std::string> ExecutableEnvironment() {
+// A launched executable also gets its launcher's variables and its claim on
+// the control channel (protocol/launch.h); nobody else inherits a claim.
+std::vector<std::string> ExecutableEnvironment(const Launch &launch, const std::string &socket,
+                                               const std::string &token) {
   const std::pair<const char *, const char *> own[] = {
       {"OPENBLAS_NUM_THREADS", "1"},
       {"OMP_NUM_THREADS", "1"},
       {"NINF_CALL_ID", nullptr},
+      {kLaunchSocketEnv, launch.direct() ? nullptr : socket.c_str()},
+      {kLaunchTokenEnv, launch.direct() ? nullptr : token.c_str()},
   };
   std::vector<std::string> env;
   for (char **e = environ; e && *e; ++e) {
@@ -46,6 +53,7 @@ std::vector<std::string> ExecutableEnvironment() {
   }
   for (const auto &[name, value] : own)
     if (value) env.push_back(std::string(name) + "=" + value);
+  for (const auto &[name, value] : launch.env) env.push_back(name + "=" + value);
   return env;
 }
 
@@ -59,16 +67,21 @@ FileStamp StampOf(const std::string &path) {
           int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec};
 }
 
-Process::Process(uv_loop_t *loop, std::string function, std::string executable, ProcessOwner *owner)
+Process::Process(uv_loop_t *loop, std::string function, std::string executable, Launch launch,
+                 LaunchBroker *broker, ProcessOwner *owner)
     : loop_(loop),
       function_(std::move(function)),
       executable_(std::move(executable)),
+      launch_(std::move(launch)),
+      broker_(broker),
       owner_(owner) {}
 
 Status Process::Spawn(uv_loop_t *loop, const std::string &function, const std::string &executable,
-                      ProcessOwner *owner, Process **out) {
+                      const Launch &launch, LaunchBroker *broker, ProcessOwner *owner,
+                      Process **out) {
   *out = nullptr;
-  auto *p = new Process(loop, function, executable, owner);
+  auto *p =
+      new Process(loop, function, executable, launch, launch.direct() ? nullptr : broker, owner);
   Status st = p->Start();
   if (!st.ok()) {
     // Nothing runs: closing the handles (and deleting p) is all there is.
@@ -103,11 +116,23 @@ Status Process::OpenControl(UniqueFd *child_end) {
 Status Process::Start() {
   UniqueFd child_end;  // closed when Start returns: the child has its copy as fd 3
   NINF_RETURN_IF_ERROR(OpenControl(&child_end));
-  std::vector<std::string> env = ExecutableEnvironment();
+  if (!launch_.direct()) {  // the executable's rank 0 claims its end
+    if (!broker_)
+      return Status(NINF_ERR_EXECUTABLE, "cannot launch '" + function_ + "': no launch broker");
+    launch_token_ = broker_->Expect(std::move(child_end));
+    if (launch_token_.empty())
+      return Status(NINF_ERR_EXECUTABLE, "cannot launch '" + function_ + "': no random token");
+  }
+  std::vector<std::string> env =
+      ExecutableEnvironment(launch_, broker_ ? broker_->path() : "", launch_token_);
   std::vector<char *> envp;
   for (std::string &e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  char *args[] = {executable_.data(), nullptr};
+  std::vector<std::string> words = launch_.command;
+  words.push_back(executable_);
+  std::vector<char *> args;
+  for (std::string &w : words) args.push_back(w.data());
+  args.push_back(nullptr);
   // Before the exec: a file replaced in between then looks stale, never fresh.
   stamp_ = StampOf(executable_);
 
@@ -138,14 +163,19 @@ Status Process::Start() {
   if (rc == 0) rc = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, 1, 1);
   if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, 2, 2);
-  if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, child_end.get(), kControlFd);
+  if (rc == 0 && child_end.valid())
+    rc = posix_spawn_file_actions_adddup2(&actions, child_end.get(), kControlFd);
   pid_t pid = 0;
-  if (rc == 0) rc = posix_spawn(&pid, executable_.c_str(), &actions, &attr, args, envp.data());
+  // A launcher is looked up in PATH (`mpirun`); an executable is a path.
+  if (rc == 0)
+    rc = launch_.direct()
+             ? posix_spawn(&pid, executable_.c_str(), &actions, &attr, args.data(), envp.data())
+             : posix_spawnp(&pid, args[0], &actions, &attr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0)
     return Status(NINF_ERR_EXECUTABLE, "cannot start the executable for '" + function_ + "' (" +
-                                           executable_ + "): " + std::strerror(rc));
+                                           words[0] + "): " + std::strerror(rc));
   pid_ = pid;
   spawned_at_ = Clock::now();
   // Its exit: a pidfd turns readable (the child stays unreaped until
@@ -249,6 +279,7 @@ void Process::OnPidfdReadable(uv_poll_t *handle, int, int) {
   if (info.si_pid == 0) return;  // not exited yet (a spurious wake-up)
   (void)uv_poll_stop(&self->exit_poll_);
   self->exited_ = true;
+  if (self->broker_) self->broker_->Forget(self->launch_token_);  // if never claimed
   if (info.si_code == CLD_EXITED) {
     self->exit_status_ = info.si_status;
   } else {
@@ -268,6 +299,7 @@ std::string Process::ExitDescription() const {
 
 void Process::Close() {
   assert(exited_);
+  if (broker_) broker_->Forget(launch_token_);  // a spawn that failed after Expect
   StopControl();
   if (control_open_) {
     ++closing_handles_;

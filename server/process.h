@@ -17,6 +17,8 @@
 #include <string>
 
 #include "control.h"
+#include "launch_broker.h"
+#include "launcher.h"
 #include "status.h"
 #include "unique_fd.h"
 
@@ -58,8 +60,15 @@ class Process {
   // warm process cannot know its call in advance) in its own process group
   // and session, and watches its control channel.
   // Errors: NINF_ERR_EXECUTABLE when it cannot be started; *out is null then.
+  //
+  // With a launcher (`launch` not direct, launch.h) the launcher is started
+  // instead, with the executable's path after its words and `launch.env`
+  // added; the executable's rank 0 then claims the control channel from
+  // `broker` (protocol/launch.h). Messages sent before that wait in the
+  // channel, so the owner need not care. pid() is the launcher's.
   static Status Spawn(uv_loop_t *loop, const std::string &function, const std::string &executable,
-                      ProcessOwner *owner, Process **out);
+                      const Launch &launch, LaunchBroker *broker, ProcessOwner *owner,
+                      Process **out);
 
   Process(const Process &) = delete;
   Process &operator=(const Process &) = delete;
@@ -104,7 +113,8 @@ class Process {
   void CountCall() { ++calls_served_; }
 
  private:
-  Process(uv_loop_t *loop, std::string function, std::string executable, ProcessOwner *owner);
+  Process(uv_loop_t *loop, std::string function, std::string executable, Launch launch,
+          LaunchBroker *broker, ProcessOwner *owner);
   ~Process() = default;
 
   Status Start();
@@ -121,6 +131,9 @@ class Process {
   uv_loop_t *loop_;
   std::string function_;
   std::string executable_;
+  Launch launch_;
+  LaunchBroker *broker_;      // with a launcher: holds the channel until claimed
+  std::string launch_token_;  // its claim
   ProcessOwner *owner_;
 
   int pid_ = 0;     // 0 until started

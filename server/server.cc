@@ -56,7 +56,11 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
       admission_(settings.Scheduler(cores)),
       store_(static_cast<uint64_t>(settings.store_bytes)),
       warm_(loop, static_cast<int>(settings.warm_executables), admission_.slots(),
-            {.spawned = [this](const Process &) { ++counters_.executables_started; },
+            {.spawn = [this](
+                          const std::string &function, const std::string &executable,
+                          ProcessOwner *owner,
+                          Process **out) { return SpawnProcess(function, executable, owner, out); },
+             .spawned = [this](const Process &) { ++counters_.executables_started; },
              .reaped = [this] { MaybeStopped(); }}),
       listener_(loop,
                 [this](UniqueFd fd, const std::string &peer) { Accept(std::move(fd), peer); }),
@@ -74,6 +78,7 @@ Server::~Server() = default;
 
 Status Server::Start() {
   NINF_RETURN_IF_ERROR(LoadKeys());
+  NINF_RETURN_IF_ERROR(CheckLaunches(settings_, cores_));
   NINF_RETURN_IF_ERROR(CheckExposure(settings_.listen, auth_required(), settings_.insecure));
   NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
   NINF_RETURN_IF_ERROR(StartUnixListener());
@@ -420,6 +425,7 @@ void Server::MaybeStopped() {
     uv_close(reinterpret_cast<uv_handle_t *>(&watch_timer_), nullptr);
     watch_timer_open_ = false;
   }
+  if (broker_) broker_->Close();
   spdlog::info("event=stopped completed={} failed={} cancelled={} rejected={}", counters_.completed,
                counters_.failed, counters_.cancelled, counters_.rejected);
   if (on_stopped_) on_stopped_();

@@ -29,6 +29,8 @@
 #include "connection.h"
 #include "data_store.h"
 #include "job.h"
+#include "launch_broker.h"
+#include "launcher.h"
 #include "listener.h"
 #include "meta_reporter.h"
 #include "policy.h"
@@ -129,6 +131,12 @@ class Server : public Connection::Delegate, public JobEvents {
   // Starts an executable for the job and hands it over; on failure the job
   // is ended (and deleted) and the result is false.
   bool HandoffCold(Job &job);
+  // How `function`'s executable is started (launcher.h).
+  Launch LaunchOf(const std::string &function) const;
+  // Starts a process of `function` for `owner`: Process::Spawn with its
+  // launch, and the launch broker opened on first use.
+  Status SpawnProcess(const std::string &function, const std::string &executable,
+                      ProcessOwner *owner, Process **out);
   // Whether `process` may serve another call after this one of `job`'s
   // (policy.h MayReuse); `served` counts the calls including this one.
   bool MayReuseAfter(const Job &job, const Process &process, uint64_t served) const;
@@ -192,6 +200,7 @@ class Server : public Connection::Delegate, public JobEvents {
   std::function<void()> on_stopped_;
   std::string server_id_;                   // for the metaserver
   std::unique_ptr<MetaReporter> reporter_;  // null without a metaserver
+  std::unique_ptr<LaunchBroker> broker_;    // launched executables' connect-back; on first use
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
 };
 

@@ -105,6 +105,7 @@ CallDemand Server::DemandOf(const Job &job) const {
   if (it != counters_.functions.end() && it->second.flops_per_second > 0)
     d.predicted_seconds = job.predicted_work() / it->second.flops_per_second;
   if (it != counters_.functions.end() && it->second.single_threaded) d.max_threads = 1;
+  d.ranks = CoresHeld(LaunchOf(job.function()), cores_);
   return d;
 }
 
@@ -243,11 +244,31 @@ void Server::OnReleased(Job &job) {
   FinishJob(job, EndReason::kReleased);
 }
 
+Launch Server::LaunchOf(const std::string &function) const {
+  const FunctionEntry *entry = registry_.Find(function);
+  return entry ? LaunchFor(entry->iface, settings_, cores_, ::geteuid() == 0) : Launch();
+}
+
+Status Server::SpawnProcess(const std::string &function, const std::string &executable,
+                            ProcessOwner *owner, Process **out) {
+  const Launch launch = LaunchOf(function);
+  if (!launch.direct() && !broker_) {  // the first launched executable
+    auto broker = std::make_unique<LaunchBroker>(loop_);
+    Status st = broker->Start();
+    if (!st.ok()) {
+      broker->Close();
+      return st;
+    }
+    broker_ = std::move(broker);
+  }
+  return Process::Spawn(loop_, function, executable, launch, broker_.get(), owner, out);
+}
+
 bool Server::HandoffCold(Job &job) {
   Process *p = nullptr;
   // Owned by the pool until the job adopts it, so that a failed hand-off
   // leaves the pool to reap it.
-  Status st = Process::Spawn(loop_, job.function(), job.executable(), &warm_, &p);
+  Status st = SpawnProcess(job.function(), job.executable(), &warm_, &p);
   if (!st.ok()) {
     FinishJob(job, EndReason::kSpawnFailed, st);
     return false;

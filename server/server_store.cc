@@ -5,7 +5,6 @@
 // (CTL_KEEP, answered CTL_KEPT) that another call's executable reads with
 // FETCH, server to server. The policy (cap, expiry, owners) is DataStore's.
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,23 +14,14 @@
 
 #include "log.h"
 #include "ninf.pb.h"
+#include "random_bytes.h"
 #include "server.h"
 
 namespace ninf::server {
 namespace {
 
 // A token is the capability to read an entry: unguessable bytes.
-std::string RandomToken() {
-  std::string token(kStoreTokenSize, '\0');
-  std::size_t got = 0;
-  while (got < token.size()) {
-    ssize_t n = ::getrandom(token.data() + got, token.size() - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return {};
-    got += static_cast<std::size_t>(n);
-  }
-  return token;
-}
+std::string RandomToken() { return RandomBytes(kStoreTokenSize); }
 
 // Appends the first `bytes` bytes of a kept memfd to *out.
 Status ReadKept(int fd, uint64_t bytes, std::string *out) {

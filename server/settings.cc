@@ -139,14 +139,27 @@ const SettingSpec kTable[] = {
      "host:port the metaserver sends clients to (a host alone: with the port ninfd listens "
      "on; \"\": the listen address and port, with 0.0.0.0 the host name)",
      &Settings::advertise},
+    {"mpi_ranks", SettingKind::kInteger, "0", 0, 4096,
+     "ranks of the MPI job a Backend \"MPI\" function runs as (0: one per core; "
+     "[limits.NAME] ranks overrides it; docs/mpi.md)",
+     &Settings::mpi_ranks},
+    {"mpirun", SettingKind::kString, "mpirun", 0, 0,
+     "the command that starts MPI jobs (looked up in PATH)", &Settings::mpirun},
+    {"mpirun_args", SettingKind::kString, "", 0, 0,
+     "more words for it, before the executable (e.g. \"--mca btl self,vader\")",
+     &Settings::mpirun_args},
+    {"mpi_oversubscribe", SettingKind::kBool, "false", 0, 0,
+     "allow MPI jobs more ranks than cores (passes --oversubscribe); admission still holds "
+     "at most every core for one",
+     &Settings::mpi_oversubscribe},
 };
 
 Status Invalid(const std::string &source, const std::string &what) {
   return Status(NINF_ERR_INVALID_ARGUMENT, source + ": " + what);
 }
 
-// One [limits.NAME] table: wall_seconds, cpu_seconds (integers >= 0) and
-// executable_max_calls (>= 1).
+// One [limits.NAME] table: wall_seconds, cpu_seconds (integers >= 0),
+// executable_max_calls and ranks (>= 1).
 Status ReadFunctionLimits(const std::string &path, const toml::table &limits,
                           std::map<std::string, FunctionLimits, std::less<>> *out) {
   for (auto &&[name, node] : limits) {
@@ -156,19 +169,20 @@ Status ReadFunctionLimits(const std::string &path, const toml::table &limits,
     FunctionLimits fl;
     for (auto &&[key, value] : *t) {
       std::optional<int64_t> v = value.value_exact<int64_t>();
-      const bool calls = key.str() == "executable_max_calls";
-      int64_t *field = key.str() == "wall_seconds"  ? &fl.wall_seconds
-                       : key.str() == "cpu_seconds" ? &fl.cpu_seconds
-                       : calls                      ? &fl.max_calls
-                                                    : nullptr;
+      const bool at_least_one = key.str() == "executable_max_calls" || key.str() == "ranks";
+      int64_t *field = key.str() == "wall_seconds"           ? &fl.wall_seconds
+                       : key.str() == "cpu_seconds"          ? &fl.cpu_seconds
+                       : key.str() == "executable_max_calls" ? &fl.max_calls
+                       : key.str() == "ranks"                ? &fl.ranks
+                                                             : nullptr;
       if (!field)
         return Invalid(where, "unknown key limits." + std::string(name.str()) + "." +
                                   std::string(key.str()) +
-                                  " (wall_seconds, cpu_seconds, executable_max_calls)");
-      if (!v || *v < (calls ? 1 : 0))
-        return Invalid(where,
-                       "limits." + std::string(name.str()) + "." + std::string(key.str()) +
-                           (calls ? " must be an integer >= 1" : " must be an integer >= 0"));
+                                  " (wall_seconds, cpu_seconds, executable_max_calls, ranks)");
+      if (!v || *v < (at_least_one ? 1 : 0))
+        return Invalid(
+            where, "limits." + std::string(name.str()) + "." + std::string(key.str()) +
+                       (at_least_one ? " must be an integer >= 1" : " must be an integer >= 0"));
       *field = *v;
     }
     (*out)[std::string(name.str())] = fl;

@@ -26,6 +26,7 @@ struct FunctionLimits {
   int64_t wall_seconds = 0;
   int64_t cpu_seconds = 0;
   int64_t max_calls = 0;  // one-shot calls per executable process (1: no reuse)
+  int64_t ranks = 0;      // Backend "MPI": the job's ranks (0: mpi_ranks; launcher.h)
 };
 
 struct Settings {
@@ -60,14 +61,19 @@ struct Settings {
   int64_t result_keep_seconds = 3600;      // a two-phase result waits this long for COLLECT
   int64_t data_keep_seconds = 600;         // a block's kept array waits this long for its reader
   std::string log_level = "info";
-  std::string ready_file;  // "": none
-  std::string key_file;    // "": no authentication (loopback only, unless insecure)
-  bool insecure = false;   // serve a non-loopback address without a key
-  std::string metaserver;  // "host:port" of ninf-meta to register with; "": none
-  std::string site;        // this server's site for the metaserver ("": the host name)
-  std::string advertise;   // host:port clients reach this server at ("": listen:port)
-  // Per-function overrides of call_wall_seconds, call_cpu_seconds and
-  // executable_max_calls, from the config file's [limits.NAME] tables.
+  std::string ready_file;          // "": none
+  std::string key_file;            // "": no authentication (loopback only, unless insecure)
+  bool insecure = false;           // serve a non-loopback address without a key
+  std::string metaserver;          // "host:port" of ninf-meta to register with; "": none
+  std::string site;                // this server's site for the metaserver ("": the host name)
+  std::string advertise;           // host:port clients reach this server at ("": listen:port)
+  int64_t mpi_ranks = 0;           // Backend "MPI" functions' ranks (0: one per core)
+  std::string mpirun = "mpirun";   // the MPI launcher
+  std::string mpirun_args;         // more words for it
+  bool mpi_oversubscribe = false;  // allow more ranks than cores
+  // Per-function overrides of call_wall_seconds, call_cpu_seconds,
+  // executable_max_calls and mpi_ranks, from the config file's [limits.NAME]
+  // tables.
   std::map<std::string, FunctionLimits, std::less<>> function_limits;
 
   // The limits of one call of `function`: its override, else the defaults.

@@ -83,7 +83,7 @@ void WarmPool::Refill(const std::string &function) {
 
 bool WarmPool::SpawnOne(const std::string &name, Function &f) {
   Process *p = nullptr;
-  Status st = Process::Spawn(loop_, name, f.executable, this, &p);
+  Status st = hooks_.spawn(name, f.executable, this, &p);
   if (!st.ok()) {
     spdlog::warn("event=warm_spawn_failed function={} error={}", name, Quoted(st.message()));
     NoteGiveUp(name, f, f.restarts.OnSpawnFailed());

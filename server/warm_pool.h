@@ -48,6 +48,11 @@ namespace ninf::server {
 class WarmPool : public ProcessOwner {
  public:
   struct Hooks {
+    // Starts a process of `function` owned by `owner` (Process::Spawn with
+    // the function's launch).
+    std::function<Status(const std::string &function, const std::string &executable,
+                         ProcessOwner *owner, Process **out)>
+        spawn;
     std::function<void(const Process &)> spawned;  // every process the pool starts
     std::function<void()> reaped;                  // one of the pool's processes is gone
   };

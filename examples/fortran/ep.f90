@@ -1,7 +1,10 @@
 ! ep.f90 - the NAS EP kernel on a Ninf server, called from Fortran, with
 ! the NAS verification of its sums.
 !
-!   NINF_SERVER=host:port ./ep_f [m]      (m defaults to 24: class S)
+!   NINF_SERVER=host:port ./ep_f [m [routine]]
+!
+! m defaults to 24 (class S); routine to 'ep', and 'ep_mpi' runs the same
+! call as an MPI job on the server (docs/mpi.md).
 !
 ! The IDL says ep(IN long m, OUT double *sx, OUT double *sy, OUT double
 ! q[10]): a default INTEGER m is converted to long by the module, and the
@@ -13,13 +16,16 @@ program ep
   integer, parameter :: dp = kind(1.0d0)
   integer :: m, ierr, verdict
   real(dp) :: sx, sy, q(0:9), seconds
+  character(len=64) :: routine
 
   m = class_size()
+  routine = 'ep'
+  if (command_argument_count() >= 2) call get_command_argument(2, routine)
   seconds = wall_time()
-  ierr = Ninf_call('ep', m, sx, sy, q)
+  ierr = Ninf_call(trim(routine), m, sx, sy, q)
   seconds = wall_time() - seconds
   if (ierr /= 0) then
-    call Ninf_perror('Ninf_call(ep)')
+    call Ninf_perror(trim(routine))
     stop 1
   end if
 
@@ -75,7 +81,7 @@ contains
     call get_command_argument(1, arg)
     read (arg, *, iostat=status) class_size
     if (status /= 0 .or. class_size < 0 .or. class_size > 40) then
-      print '(a)', 'usage: ep_f [m (0..40, default 24)]'
+      print '(a)', 'usage: ep_f [m (0..40, default 24) [routine (ep)]]'
       stop 2
     end if
   end function class_size

@@ -211,28 +211,38 @@ static void run_batch(Tally *t, double x0, Split lane_step, int numbers) {
   }
 }
 
-void ep(long m, double *sx, double *sy, double q[10]) {
+long ep_batches(long m) {
+  if (m < 0 || m > kMaxM) return 0;
+  /* NAS EP uses batches of 2^16 pairs; smaller runs are one short batch. */
+  return m < kBatchLog2 ? 1 : 1L << (m - kBatchLog2);
+}
+
+void ep_range(long m, long first_batch, long batches, double *sx, double *sy, double q[10]) {
   for (int l = 0; l < 10; l++) q[l] = 0.0;
-  if (m < 0 || m > kMaxM) {
+  long total = ep_batches(m);
+  if (total == 0 || first_batch < 0 || batches < 0 || batches > total - first_batch) {
     *sx = NAN;
     *sy = NAN;
     return;
   }
-  /* NAS EP uses batches of 2^16 pairs; smaller runs are one short batch. */
   int batch_log2 = m < kBatchLog2 ? (int)m : kBatchLog2;
-  uint64_t batches = (uint64_t)1 << (m - batch_log2);
   int batch_numbers = 2 << batch_log2;
   /* Batch k starts at seed * a^(2 * pairs per batch * k) (NAS: an = a^(2^17)). */
   double batch_mult = powmod46(kMult, (uint64_t)batch_numbers);
   Split lane_step = split(powmod46(kMult, kLanes));
 
   Tally t = {0};
-  for (uint64_t k = 0; k < batches; k++) {
+  for (uint64_t k = (uint64_t)first_batch; k < (uint64_t)(first_batch + batches); k++) {
     run_batch(&t, mulmod46(split(powmod46(batch_mult, k)), kSeed), lane_step, batch_numbers);
   }
   *sx = t.sx;
   *sy = t.sy;
   for (int l = 0; l < 10; l++) q[l] = (double)t.q[l];
+}
+
+void ep(long m, double *sx, double *sy, double q[10]) {
+  /* All batches; an m out of range gives no batches, which ep_range rejects. */
+  ep_range(m, 0, ep_batches(m), sx, sy, q);
 }
 
 int ep_verify(long m, double sx, double sy) {

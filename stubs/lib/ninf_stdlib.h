@@ -26,6 +26,18 @@ extern "C" {
 void ep(long m, double *sx, double *sy, double q[10]);
 
 /*
+ * The pieces of ep() for splitting it over processes. ep_batches(m) is the
+ * number of batches of a run (2^(m-16), or 1 for m < 16; 0 if m is out of
+ * range). ep_range computes the sums and counts of batches first_batch ..
+ * first_batch + batches - 1 only, in the layout of ep(); adding the results
+ * of disjoint ranges that cover [0, ep_batches(m)) gives ep()'s result, up
+ * to the rounding of the sums. A range outside that interval, or an m out of
+ * range, gives NaN sums and zero counts; an empty range gives zeros.
+ */
+long ep_batches(long m);
+void ep_range(long m, long first_batch, long batches, double *sx, double *sy, double q[10]);
+
+/*
  * Checks sx and sy against the NAS reference values for m (classes S = 24,
  * W = 25, A = 28, B = 30, C = 32, D = 36, E = 40) with a relative tolerance
  * of 1e-8. Returns 1 if both match, 0 if not, -1 if m has no reference.

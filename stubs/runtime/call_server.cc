@@ -17,6 +17,7 @@
 #include "kept_data.h"
 #include "layout.h"
 #include "scalar_codec.h"
+#include "team.h"
 
 // The thread setters of OpenBLAS and OpenMP, if the routine's libraries
 // have them (CallServer::ApplyThreadBudget).
@@ -74,6 +75,25 @@ class CpuBudget {
 
 }  // namespace
 
+Status DecodeInScalars(const wire::FunctionInterface &iface, const wire::Args &args,
+                       std::vector<ScalarSlot> *slots, std::vector<int64_t> *values) {
+  const int nparams = iface.params_size();
+  slots->assign(static_cast<std::size_t>(nparams), ScalarSlot());
+  values->assign(static_cast<std::size_t>(nparams), 0);
+  int next = 0;
+  for (int i = 0; i < nparams; ++i) {
+    const wire::Param &p = iface.params(i);
+    if (!IsInScalar(p)) continue;
+    if (next >= args.scalars_size())
+      return Status(NINF_ERR_ARGUMENT_MISMATCH,
+                    "too few scalar arguments: '" + p.name() + "' is missing");
+    NINF_RETURN_IF_ERROR(DecodeScalar(p, args.scalars(next++), &(*slots)[i], &(*values)[i]));
+  }
+  if (next != args.scalars_size())
+    return Status(NINF_ERR_ARGUMENT_MISMATCH, "too many scalar arguments for " + Signature(iface));
+  return Status::Ok();
+}
+
 void CallServer::Report(ControlMsg msg) {
   msg.call_id = handoff_.call_id;
   // ninfd may already be gone (shutdown); the call itself is unaffected.
@@ -101,7 +121,7 @@ Status CallServer::WaitForSlot(Channel &ch) {
       // The scheduler may give this call other threads than the last one.
       handoff_.queue_seconds = answer.queue_seconds;
       if (answer.threads > 0) handoff_.threads = answer.threads;
-      ApplyThreadBudget(handoff_.threads);
+      ApplyThreadBudget(ThreadsPerRank(handoff_.threads, team_));
       return Status::Ok();
     }
     const int code = answer.error_code;
@@ -163,19 +183,9 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
 
   // IN scalars: decode, and keep integer values for the dimensions.
   const int nparams = iface_.params_size();
-  std::vector<ScalarSlot> slots(static_cast<std::size_t>(nparams));
-  std::vector<int64_t> values(static_cast<std::size_t>(nparams), 0);
-  int next = 0;
-  for (int i = 0; i < nparams; ++i) {
-    const wire::Param &p = iface_.params(i);
-    if (!IsInScalar(p)) continue;
-    if (next >= args.scalars_size())
-      return Status(NINF_ERR_ARGUMENT_MISMATCH,
-                    "too few scalar arguments: '" + p.name() + "' is missing");
-    NINF_RETURN_IF_ERROR(DecodeScalar(p, args.scalars(next++), &slots[i], &values[i]));
-  }
-  if (next != args.scalars_size())
-    return Status(NINF_ERR_ARGUMENT_MISMATCH, "too many scalar arguments for " + Signature(iface_));
+  std::vector<ScalarSlot> slots;
+  std::vector<int64_t> values;
+  NINF_RETURN_IF_ERROR(DecodeInScalars(iface_, args, &slots, &values));
 
   CallLayout layout;
   NINF_RETURN_IF_ERROR(ComputeLayout(iface_, values, handoff_.max_call_bytes, &layout));
@@ -258,8 +268,16 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
   {
     CpuBudget budget(handoff_.cpu_seconds);
     heartbeats_.Start(ch, handoff_.heartbeat_ms);
-    invoke_(argv.data());
+    Status shared_call = Status::Ok();
+    if (Shares(team_)) {  // the other ranks run the routine beside this one
+      wire::Args scalars;
+      *scalars.mutable_scalars() = args.scalars();
+      shared_call =
+          ShareCall(team_, iface_, scalars, ThreadsPerRank(handoff_.threads, team_), argv, layout);
+    }
+    if (shared_call.ok()) invoke_(argv.data());
     heartbeats_.Stop();
+    NINF_RETURN_IF_ERROR(shared_call);
   }
   const double t_computed = Now();
 
@@ -405,7 +423,8 @@ int CallServer::Serve(int client_fd) {
     }
     // A routine without OpenBLAS or OpenMP runs on one thread whatever it
     // is granted: ninfd's adaptive budget then gives its calls one core.
-    done.threads = UsesThreads() ? 0 : 1;
+    // A team's ranks hold the cores they were granted, threads or not.
+    done.threads = UsesThreads() || Shares(team_) ? 0 : 1;
     done.bytes_in = ch.bytes_received() - in_before;
     done.bytes_out = ch.bytes_sent() - out_before;
     Report(done);
@@ -424,7 +443,7 @@ int CallServer::Run() {
                    iface_.name().c_str());
       return 2;
     }
-    ApplyThreadBudget(handoff_.threads);
+    ApplyThreadBudget(ThreadsPerRank(handoff_.threads, team_));
     const int status = Serve(client_fd);  // the socket is closed when it returns
     segment_ = SharedSegment();           // and the client's memory unmapped
     // A failed call may have left the process in any state: it is not reused.

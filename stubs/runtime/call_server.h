@@ -17,18 +17,30 @@
 #include "layout.h"
 #include "ninf.pb.h"
 #include "ninf_stub.h"
+#include "scalar_codec.h"
 #include "shared_memory.h"
 #include "status.h"
 #include "wire.h"
 
 namespace ninf::stub {
 
+// Decodes the IN scalars of `args` into one slot per parameter of `iface`
+// (the routine's argument for each IN scalar) and, for the integer ones,
+// their values for dimensions and CalcOrder. Errors:
+// NINF_ERR_ARGUMENT_MISMATCH for too few or too many scalars or a bad value.
+Status DecodeInScalars(const wire::FunctionInterface &iface, const wire::Args &args,
+                       std::vector<ScalarSlot> *slots, std::vector<int64_t> *values);
+
 class CallServer {
  public:
-  CallServer(const wire::FunctionInterface &iface, ninf_stub_invoke_fn invoke, int control_fd)
+  // `team`: the ranks of a parallel executable, this process being rank 0
+  // (team.h); null for an ordinary one.
+  CallServer(const wire::FunctionInterface &iface, ninf_stub_invoke_fn invoke, int control_fd,
+             const ninf_stub_team *team = nullptr)
       : iface_(iface),
         invoke_(invoke),
         control_fd_(control_fd),
+        team_(team),
         heartbeats_(control_fd, [this] { Report({.kind = CTL_CLIENT_GONE}); }) {}
 
   // Waits for the handoff, serves the connection, and returns the process
@@ -38,14 +50,15 @@ class CallServer {
   // next one; ninfd closing the channel then ends the process with 0.
   int Run();
 
+  // Tells OpenBLAS and OpenMP, if the process has them, how many threads
+  // this call may use.
+  static void ApplyThreadBudget(uint32_t threads);
+
  private:
   // Receives CTL_HANDOFF and the client socket into handoff_ and *client_fd;
   // false when ninfd closed the channel or sent something else.
   bool WaitForHandoff(int *client_fd);
 
-  // Tells OpenBLAS and OpenMP, if the process has them, how many threads
-  // this call may use.
-  static void ApplyThreadBudget(uint32_t threads);
   // Whether the process has a thread library the budget applies to.
   static bool UsesThreads();
 
@@ -82,6 +95,7 @@ class CallServer {
   const wire::FunctionInterface &iface_;
   ninf_stub_invoke_fn invoke_;
   int control_fd_;
+  const ninf_stub_team *team_;
   ControlMsg handoff_;
   std::vector<Buffer> buffers_;  // one per parameter, kept across calls and clients
   SharedSegment segment_;        // the current client's arrays, on the same-host path

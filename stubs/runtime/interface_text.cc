@@ -131,6 +131,7 @@ std::string InterfaceText(const wire::FunctionInterface &iface) {
   p.Enum("language", iface.language(), wire::FunctionInterface::Language_Name(iface.language()));
   p.String("backend", iface.backend());
   p.Bool("no_reuse", iface.no_reuse());
+  p.String("distribute", iface.distribute());
   return p.Take();
 }
 

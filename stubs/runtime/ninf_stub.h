@@ -48,6 +48,38 @@ typedef void (*ninf_stub_invoke_fn)(void **args);
 NINF_STUB_EXPORT int ninf_stub_main(int argc, char **argv, const unsigned char *iface,
                                     size_t iface_len, ninf_stub_invoke_fn invoke);
 
+/*
+ * The ranks of a parallel executable (Backend "MPI"), as the runtime sees
+ * them; ninf_stub_mpi.c fills it in from MPI (ninf_stub_mpi.h), so that the
+ * runtime itself links no MPI library.
+ *
+ * Rank 0 is the one ninfd and the client talk to: it receives the call and
+ * passes it on with `share`; every other rank waits in `share` for the next
+ * call, runs the routine with the same IN scalars (and, unless the interface
+ * says distribute "root", copies of the IN and INOUT arrays), and goes back
+ * to waiting. Results go back from rank 0 only.
+ */
+typedef struct ninf_stub_team {
+  int rank;
+  int size;
+  void *context;
+  /*
+   * Copies `bytes` from rank 0's `buf` into every other rank's `buf`. Every
+   * rank calls it with the same sizes in the same order. `idle`: the caller
+   * may wait long here (between calls), so it should sleep rather than spin.
+   * Returns 0, or nonzero on failure.
+   */
+  int (*share)(void *context, void *buf, size_t bytes, int idle);
+} ninf_stub_team;
+
+/*
+ * ninf_stub_main for a team: every rank calls it. Returns the process exit
+ * status (the same on every rank: rank 0's).
+ */
+NINF_STUB_EXPORT int ninf_stub_team_main(int argc, char **argv, const unsigned char *iface,
+                                         size_t iface_len, ninf_stub_invoke_fn invoke,
+                                         const ninf_stub_team *team);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,13 +5,16 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "call_server.h"
 #include "interface_text.h"
+#include "launch.h"
 #include "layout.h"
 #include "ninf_stub.h"
+#include "team.h"
 
 namespace {
 
@@ -25,37 +28,76 @@ int Usage(const ninf::wire::FunctionInterface &iface, const char *argv0) {
   return 2;
 }
 
-}  // namespace
+// The control channel: fd 3 when ninfd started this process itself; claimed
+// from ninfd (launch.h) when a launcher did (mpirun, srun). -1 when there is
+// none: started by hand.
+int ControlChannel(const char *argv0) {
+  const char *path = std::getenv(ninf::kLaunchSocketEnv);
+  const char *token = std::getenv(ninf::kLaunchTokenEnv);
+  if (!path || !token) return ::fcntl(ninf::kControlFd, F_GETFD) < 0 ? -1 : ninf::kControlFd;
+  int fd = -1;
+  constexpr int kClaimTimeoutMs = 10000;
+  ninf::Status st = ninf::ClaimControlChannel(path, token, kClaimTimeoutMs, &fd);
+  if (!st.ok()) std::fprintf(stderr, "%s: %s\n", argv0, st.ToString().c_str());
+  return fd;
+}
 
-extern "C" int ninf_stub_main(int argc, char **argv, const unsigned char *iface_bytes,
-                              size_t iface_len, ninf_stub_invoke_fn invoke) {
+// If our parent dies, so do we: an orphaned executable would go on computing
+// (and sending heartbeats) for a call nobody can account for any more. The
+// parent is ninfd, or the launcher that ninfd started (mpirun; Kill() there
+// reaches the ranks this way). It may have died before prctl took effect;
+// then we were reparented and the parent differs. (Comparing with 1 would be
+// wrong: ninfd is PID 1 when it is a container's entrypoint.)
+bool DieWithParent() {
+  const pid_t parent = ::getppid();
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) {
+    std::perror("prctl(PR_SET_PDEATHSIG)");
+    return false;
+  }
+  return ::getppid() == parent;
+}
+
+int RunExecutable(int argc, char **argv, const unsigned char *iface_bytes, size_t iface_len,
+                  ninf_stub_invoke_fn invoke, const ninf_stub_team *team) {
   ninf::wire::FunctionInterface iface;
   if (!iface.ParseFromArray(iface_bytes, static_cast<int>(iface_len))) {
     std::fprintf(stderr, "%s: embedded interface is corrupt\n", argv[0]);
     return 2;
   }
+  const bool root = !team || team->rank == 0;
   if (argc > 1 && std::strcmp(argv[1], "--noop") == 0) return 0;
   if (argc > 1 && std::strcmp(argv[1], "--interface") == 0) {
-    std::fputs(ninf::stub::InterfaceText(iface).c_str(), stdout);
+    if (root) std::fputs(ninf::stub::InterfaceText(iface).c_str(), stdout);
     return 0;
   }
-  if (argc > 1 || ::fcntl(ninf::kControlFd, F_GETFD) < 0) return Usage(iface, argv[0]);
-  // If ninfd dies, so do we: an orphaned executable would go on computing
-  // (and sending heartbeats) for a call nobody can account for any more.
-  // ninfd may have died before prctl took effect; then we were reparented
-  // and the parent differs. (Comparing with 1 would be wrong: ninfd is PID 1
-  // when it is a container's entrypoint.)
-  const pid_t parent = ::getppid();
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) {
-    std::perror("prctl(PR_SET_PDEATHSIG)");
-    return 2;
-  }
-  if (::getppid() != parent) return 2;
+  if (argc > 1) return root ? Usage(iface, argv[0]) : 2;
+  if (!DieWithParent()) return 2;
   // A client that vanishes must show up as an error from send(), not kill us.
   if (::signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
     std::perror("signal(SIGPIPE)");
     return 2;
   }
-  ninf::stub::CallServer server(iface, invoke, ninf::kControlFd);
-  return server.Run();
+  if (!root) return ninf::stub::ServeTeam(iface, invoke, team);
+  const int control = ControlChannel(argv[0]);
+  if (control < 0) {
+    ninf::stub::ShareExit(team, 2);
+    return Usage(iface, argv[0]);
+  }
+  ninf::stub::CallServer server(iface, invoke, control, team);
+  const int status = server.Run();
+  ninf::stub::ShareExit(team, status);
+  return status;
+}
+
+}  // namespace
+
+extern "C" int ninf_stub_main(int argc, char **argv, const unsigned char *iface_bytes,
+                              size_t iface_len, ninf_stub_invoke_fn invoke) {
+  return RunExecutable(argc, argv, iface_bytes, iface_len, invoke, nullptr);
+}
+
+extern "C" int ninf_stub_team_main(int argc, char **argv, const unsigned char *iface_bytes,
+                                   size_t iface_len, ninf_stub_invoke_fn invoke,
+                                   const ninf_stub_team *team) {
+  return RunExecutable(argc, argv, iface_bytes, iface_len, invoke, team);
 }

@@ -111,3 +111,19 @@ TEST_CASE("checks_report_several_errors_in_reading_order", "[idl][checks]") {
         "t.idl:4:49: error: unknown language 'Cobol' in Calls (expected \"C\" or \"Fortran\")\n"
         "t.idl:5:8: error: duplicate Define 'a' (first defined at t.idl:2)\n");
 }
+
+TEST_CASE("checks_mpi_clauses_need_backend_mpi", "[idl][checks]") {
+  CHECK(Errors("Define f(IN int n) Distribute \"root\" Calls \"C\" f(n);") ==
+        "t.idl:1:31: error: Distribute is for Backend \"MPI\" routines only\n");
+  CHECK(Errors("Define f(IN int n) Backend \"MPI\" Distribute \"scatter\" Calls \"C\" f(n);") ==
+        "t.idl:1:45: error: unknown Distribute 'scatter' (expected \"broadcast\" or \"root\")\n");
+  CHECK(Errors("Define f(IN int n) Calls \"C\" f(MPI_COMM, n);") ==
+        "t.idl:1:32: error: MPI_COMM in Calls passes an MPI communicator: only with Backend "
+        "\"MPI\"\n");
+  CHECK(Errors("Define f(IN int MPI_COMM) Backend \"MPI\" Calls \"C\" f(MPI_COMM);") ==
+        "t.idl:1:17: error: parameter name 'MPI_COMM' is reserved (it passes the communicator "
+        "of a Backend \"MPI\" routine)\n");
+  CHECK(Errors(
+            "Define f(IN int n) Backend \"MPI\" Distribute \"root\" Calls \"C\" f(MPI_COMM, n);") ==
+        "");
+}

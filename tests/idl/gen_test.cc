@@ -133,3 +133,27 @@ TEST_CASE("gen_body_stub_and_line_directives", "[idl][gen]") {
   }
   CHECK(checked == 2);
 }
+
+TEST_CASE("gen_mpi_stub", "[idl][gen]") {
+  Compilation c =
+      Gen("Define f(IN int n, OUT double a[n]) Backend \"MPI\" Distribute \"root\"\n"
+          "  Calls \"C\" f(MPI_COMM, n, a);\n"
+          "Define g(IN int n) Backend \"MPI\" Calls \"Fortran\" g(n, MPI_COMM);");
+  const std::string &src = c.outputs.at(0).stub_source;
+  CHECK(Contains(src, "#include \"ninf_stub_mpi.h\""));
+  CHECK(Contains(src, "void f(MPI_Comm comm, int n, double *a);"));
+  CHECK(Contains(src, "f(ninf_stub_mpi_comm(), *(int *)args[0], (double *)args[1]);"));
+  CHECK(Contains(src,
+                 "return ninf_stub_mpi_main(argc, argv, ninf_interface, sizeof ninf_interface, "
+                 "ninf_invoke);"));
+  CHECK(c.outputs[0].iface.distribute() == "root");
+  const std::string &fsrc = c.outputs.at(1).stub_source;
+  CHECK(Contains(fsrc, "void g_(int *n, MPI_Fint *comm);"));
+  CHECK(Contains(fsrc, "MPI_Fint ninf_comm = MPI_Comm_c2f(ninf_stub_mpi_comm());"));
+  CHECK(Contains(fsrc, "g_((int *)args[0], &ninf_comm);"));
+  CHECK(c.outputs[1].iface.distribute().empty());  // broadcast, the default
+  // An ordinary Define keeps the ordinary main.
+  Compilation plain = Gen("Define h(IN int n) Calls \"C\" h(n);");
+  CHECK(Contains(plain.outputs.at(0).stub_source, "return ninf_stub_main(argc"));
+  CHECK_FALSE(Contains(plain.outputs.at(0).stub_source, "mpi"));
+}

@@ -314,3 +314,48 @@ TEST_CASE("admission_adaptive_single_threaded_calls_take_one_core", "[admission]
   CHECK(threads == 1);
   CHECK(a.threads_held() == 3);
 }
+
+TEST_CASE("admission_parallel_calls_hold_a_core_per_rank", "[admission]") {
+  for (ThreadBudget budget :
+       {ThreadBudget::kAdaptive, ThreadBudget::kSplit, ThreadBudget::kFixed}) {
+    SchedulerConfig c = Adaptive(4);
+    c.slots = 8;  // cores, not slots, are the limit here
+    c.budget = budget;
+    c.fixed_threads = 1;
+    Admission a(c);
+    int threads = 0;
+    // Two 2-rank jobs fill 4 cores; a third waits, whatever the budget.
+    REQUIRE(a.Offer({.id = 1, .ranks = 2}, 0, &threads) == Decision::kRun);
+    CHECK(threads == 2);
+    REQUIRE(a.Offer({.id = 2, .ranks = 2}, 0, &threads) == Decision::kRun);
+    CHECK(threads == 2);
+    CHECK(a.Offer({.id = 3, .ranks = 2}, 0, &threads) == Decision::kQueue);
+    CHECK(a.threads_held() == 4);
+    CHECK_FALSE(a.Next(0).has_value());
+    a.Release(2);
+    std::optional<Grant> g = a.Next(0);
+    REQUIRE(g.has_value());
+    CHECK(g->id == 3);
+    CHECK(g->threads == 2);
+  }
+}
+
+TEST_CASE("admission_a_parallel_call_waits_for_all_its_cores", "[admission]") {
+  SchedulerConfig c = Adaptive(2);
+  c.slots = 4;
+  Admission a(c);
+  int threads = 0;
+  REQUIRE(a.Offer({.id = 1, .max_threads = 1}, 0, &threads) == Decision::kRun);
+  CHECK(threads == 1);
+  // One core is free; the 2-rank job needs both.
+  CHECK(a.Offer({.id = 2, .ranks = 2}, 0, &threads) == Decision::kQueue);
+  CHECK_FALSE(a.Next(0).has_value());
+  a.Release(1);
+  std::optional<Grant> g = a.Next(0);
+  REQUIRE(g.has_value());
+  CHECK(g->threads == 2);
+  // More ranks than cores (oversubscribed): it holds every core, no more.
+  a.Release(2);
+  REQUIRE(a.Offer({.id = 3, .ranks = 5}, 0, &threads) == Decision::kRun);
+  CHECK(threads == 2);
+}

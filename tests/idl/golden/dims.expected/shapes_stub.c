@@ -6,6 +6,7 @@
  *     OUT long *status) in module dims
  */
 #include "ninf_stub.h"
+#include "ninf_stub_mpi.h"
 
 /* The C routine this executable serves. */
 void shapes(
@@ -87,5 +88,5 @@ static const unsigned char ninf_interface[] = {
 };
 
 int main(int argc, char **argv) {
-  return ninf_stub_main(argc, argv, ninf_interface, sizeof ninf_interface, ninf_invoke);
+  return ninf_stub_mpi_main(argc, argv, ninf_interface, sizeof ninf_interface, ninf_invoke);
 }

@@ -1,0 +1,67 @@
+// ninfd's side of the connect-back of launched executables
+// (protocol/launch.h): a Unix-domain stream socket in a directory of its
+// own (mode 0700), and the control channels waiting to be claimed, one per
+// launched process, each under a one-time 128-bit token.
+//
+//   Process::Start      Expect(child end of the socketpair) -> token
+//   launcher, rank 0    connect, "TOKEN\n"
+//   LaunchBroker        sends the channel (SCM_RIGHTS), forgets the token
+//   Process exits       Forget(token): an unclaimed channel is closed
+//
+// A connection that says nothing useful within kClaimTimeoutMs, or sends an
+// unknown token, is closed without an answer. Created on first use (most
+// servers launch nothing), on the daemon's loop; single-threaded.
+#pragma once
+
+#include <uv.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "status.h"
+#include "unique_fd.h"
+
+namespace ninf::server {
+
+class LaunchBroker {
+ public:
+  explicit LaunchBroker(uv_loop_t *loop) : loop_(loop) {}
+  ~LaunchBroker();
+  LaunchBroker(const LaunchBroker &) = delete;
+  LaunchBroker &operator=(const LaunchBroker &) = delete;
+
+  // Creates the directory and listens. Errors: NINF_ERR_EXECUTABLE (the
+  // launched executables could never reach ninfd).
+  Status Start();
+
+  // The socket's path, for NINF_LAUNCH_SOCKET.
+  const std::string &path() const { return path_; }
+
+  // Keeps `channel` for the process that will present the returned token.
+  std::string Expect(UniqueFd channel);
+  // The process is gone: its channel, if still unclaimed, is closed.
+  void Forget(const std::string &token);
+
+  // Stops listening, closes the unclaimed channels and removes the socket
+  // and its directory. The loop must run once more for the handles to
+  // close.
+  void Close();
+
+  std::size_t waiting() const { return channels_.size(); }
+
+ private:
+  struct Claim;  // one connection presenting its token
+  static void OnConnection(uv_stream_t *server, int status);
+  void Answer(Claim *claim);
+
+  uv_loop_t *loop_;
+  uv_pipe_t listener_{};
+  bool listening_ = false;
+  std::string dir_;
+  std::string path_;
+  std::map<std::string, UniqueFd> channels_;  // by token
+  std::set<Claim *> claims_;                  // connections still open
+};
+
+}  // namespace ninf::server

@@ -1,0 +1,56 @@
+// How ninfd starts a function's executable: itself (posix_spawn, the
+// control channel as fd 3), or through a launcher that starts it as an MPI
+// job (mpirun). A launched executable is not ninfd's child and claims its
+// control channel by connecting back (protocol/launch.h, LaunchBroker).
+//
+// Rules for Backend "MPI" functions (docs/mpi.md):
+//   ranks   [limits.NAME] ranks, else the `mpi_ranks` setting, else one per
+//           core. More ranks than cores only with mpi_oversubscribe (the
+//           check at start-up, CheckLaunches); admission holds
+//           min(ranks, cores) cores for each call, so ranks never
+//           outnumber the cores under any budget.
+//   command `mpirun` -np RANKS --bind-to none [--oversubscribe] `mpirun_args`
+//           EXECUTABLE; as root with OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1,
+//           which Open MPI otherwise refuses.
+// Pure functions of the settings: unit-tested in tests/server/launcher_test.cc.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ninf.pb.h"
+#include "settings.h"
+#include "status.h"
+
+namespace ninf::server {
+
+struct Launch {
+  // The launcher's words before the executable's path; empty: ninfd starts
+  // the executable itself.
+  std::vector<std::string> command;
+  // Variables the launcher needs on top of the executable's environment.
+  std::vector<std::pair<std::string, std::string>> env;
+  int ranks = 0;  // an MPI job's processes; 0: not an MPI job
+
+  bool direct() const { return command.empty(); }
+  bool operator==(const Launch &) const = default;
+};
+
+// The launch of `iface`'s executable with these settings on `cores` cores;
+// `root`: ninfd runs as root.
+Launch LaunchFor(const wire::FunctionInterface &iface, const Settings &settings, int cores,
+                 bool root);
+
+// The ranks a call of an MPI function holds cores for: min(ranks, cores).
+int CoresHeld(const Launch &launch, int cores);
+
+// Settings that cannot work on this machine: an MPI function configured
+// with more ranks than `cores` without mpi_oversubscribe. Errors:
+// NINF_ERR_INVALID_ARGUMENT naming the function and what to change.
+Status CheckLaunches(const Settings &settings, int cores);
+
+// Splits a command line at blanks (no quoting: settings hold plain words).
+std::vector<std::string> CommandWords(const std::string &text);
+
+}  // namespace ninf::server

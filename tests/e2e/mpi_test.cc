@@ -1,0 +1,272 @@
+// Backend "MPI" end to end: a real ninfd starting real Open MPI jobs of the
+// executables ninf-gen built from tests/e2e/mpi/mpi.idl, called through
+// libninf. The routines report from inside what their ranks saw (sizes,
+// sums, pids), so the tests check from outside that every rank got the
+// call, that handles and one-shot calls reuse one job, that ranks never
+// outnumber the cores, and that a cancelled call, a killed rank or a
+// shutdown leaves no rank behind.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "e2e_fixture.h"
+#include "grpc.h"
+#include "ninf.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Two ranks whatever the machine (oversubscribed on one core), no
+// pre-started jobs: each test sees exactly the jobs its calls started.
+std::vector<std::string> MpiArgs(std::vector<std::string> more = {}, const char *warm = "0") {
+  std::vector<std::string> args = {"--registry", MPI_REGISTRY_DIR,      "--mpi-ranks",
+                                   "2",          "--mpi-oversubscribe", "--warm-executables",
+                                   warm,         "--liveness-seconds",  "1"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+// Alive and not a zombie.
+bool Alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const std::size_t paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z';
+}
+
+bool WaitGone(const std::vector<pid_t> &pids, int timeout_ms) {
+  for (int waited = 0;; waited += 20) {
+    bool any = false;
+    for (pid_t p : pids) any = any || Alive(p);
+    if (!any) return true;
+    if (waited >= timeout_ms) return false;
+    usleep(20000);
+  }
+}
+
+// A fresh folder for hold()'s pid files.
+std::string PidDir(const std::string &tag) {
+  std::string dir =
+      (fs::temp_directory_path() / ("ninf-mpi-" + tag + "-" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// The pids hold() wrote, once all `ranks` are there (empty after 20 s).
+std::vector<pid_t> RankPids(const std::string &dir, int ranks) {
+  for (int i = 0; i < 1000; ++i) {
+    std::vector<pid_t> pids;
+    for (int r = 0; r < ranks; ++r) {
+      std::ifstream f(dir + "/rank-" + std::to_string(r) + ".pid");
+      long pid = 0;
+      if (f >> pid && pid > 0) pids.push_back(static_cast<pid_t>(pid));
+    }
+    if (static_cast<int>(pids.size()) == ranks) return pids;
+    usleep(20000);
+  }
+  return {};
+}
+
+struct Team {
+  long size = 0;
+  double sums[16] = {};
+  long pids[16] = {};
+};
+
+Team CallTeam(const E2EDaemon &d, std::vector<double> &x) {
+  Team t;
+  REQUIRE(Ninf_call(d.Name("team").c_str(), static_cast<long>(x.size()), x.data(), &t.size, t.sums,
+                    t.pids) == 0);
+  return t;
+}
+
+std::vector<double> Ramp(long n) {
+  std::vector<double> x(static_cast<std::size_t>(n));
+  for (long i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = static_cast<double>(i);
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("mpi_every_rank_gets_the_scalars_and_the_arrays", "[mpi]") {
+  E2EDaemon d(MpiArgs());
+  std::vector<double> x = Ramp(100000);  // 800 KB: several messages deep
+  Team t = CallTeam(d, x);
+  CHECK(t.size == 2);
+  const double expected = 99999.0 * 100000.0 / 2;
+  CHECK(t.sums[0] == expected);
+  CHECK(t.sums[1] == expected);  // rank 1 summed its own copy
+  CHECK(t.pids[0] > 0);
+  CHECK(t.pids[1] > 0);
+  CHECK(t.pids[0] != t.pids[1]);
+  // A second one-shot call: the same job (reused), new arrays.
+  std::vector<double> y(7, 1.0);
+  Team u = CallTeam(d, y);
+  CHECK(u.sums[0] == 7.0);
+  CHECK(u.sums[1] == 7.0);
+  CHECK(u.pids[0] == t.pids[0]);
+  CHECK(u.pids[1] == t.pids[1]);
+  CHECK(d.Stat("executables_started") == 1);
+}
+
+TEST_CASE("mpi_distribute_root_gives_the_other_ranks_no_arrays", "[mpi]") {
+  E2EDaemon d(MpiArgs());
+  std::vector<double> x = Ramp(1000), y(1000, -1.0);
+  long nulls = -1;
+  REQUIRE(Ninf_call(d.Name("doubled").c_str(), 1000L, x.data(), y.data(), &nulls) == 0);
+  CHECK(nulls == 1);  // rank 1 got null pointers, rank 0 the arrays
+  for (std::size_t i = 0; i < y.size(); ++i) REQUIRE(y[i] == 2.0 * static_cast<double>(i));
+}
+
+TEST_CASE("mpi_handle_starts_mpirun_once_for_twenty_calls", "[mpi]") {
+  E2EDaemon d(MpiArgs());
+  REQUIRE(grpc_initialize(nullptr) == GRPC_NO_ERROR);
+  grpc_function_handle_t h;
+  std::string host = "127.0.0.1:" + std::to_string(d.port());
+  REQUIRE(grpc_function_handle_init(&h, host.data(), const_cast<char *>("team")) == GRPC_NO_ERROR);
+  std::vector<double> x = Ramp(64);
+  long first_pid = 0;
+  for (int i = 0; i < 20; ++i) {
+    Team t;
+    REQUIRE(grpc_call(&h, 64L, x.data(), &t.size, t.sums, t.pids) == GRPC_NO_ERROR);
+    REQUIRE(t.size == 2);
+    REQUIRE(t.sums[1] == 63.0 * 64.0 / 2);
+    if (i == 0) first_pid = t.pids[0];
+    REQUIRE(t.pids[0] == first_pid);
+  }
+  CHECK(grpc_function_handle_destruct(&h) == GRPC_NO_ERROR);
+  CHECK(grpc_finalize() == GRPC_NO_ERROR);
+  CHECK(d.Stat("executables_started") == 1);
+}
+
+TEST_CASE("mpi_admission_never_runs_more_ranks_than_cores", "[mpi]") {
+  // Slots are not the limit here (4), cores are: on 2 cores two 2-rank
+  // jobs would oversubscribe, so calls run one after another.
+  E2EDaemon d(MpiArgs({"--slots", "4"}, "1"));
+  const long cores = d.Stat("cores");
+  REQUIRE(cores >= 1);
+  std::vector<std::string> dirs;
+  std::vector<long> done(3, 0);
+  std::vector<int> ids;
+  for (int i = 0; i < 3; ++i) {
+    dirs.push_back(PidDir("adm" + std::to_string(i)));
+    int id = Ninf_call_async(d.Name("hold").c_str(), dirs.back().c_str(), 1L, &done[i]);
+    REQUIRE(id >= 0);
+    ids.push_back(id);
+  }
+  long most_running = 0, most_threads = 0;
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (d.Stat("completed") < 3 && std::chrono::steady_clock::now() < until) {
+    most_running = std::max(most_running, d.Stat("running"));
+    most_threads = std::max(most_threads, d.Stat("threads_held"));
+    usleep(20000);
+  }
+  for (int id : ids) CHECK(Ninf_wait(id) == 0);
+  for (long v : done) CHECK(v == 1);
+  CHECK(most_threads <= cores);
+  CHECK(most_running <= std::max(1L, cores / 2));
+  for (const std::string &dir : dirs) fs::remove_all(dir);
+}
+
+TEST_CASE("mpi_client_gone_mid_call_leaves_no_rank_behind", "[mpi]") {
+  E2EDaemon d(MpiArgs());
+  std::string dir = PidDir("gone");
+  const std::string name = d.Name("hold");
+  const pid_t client = ::fork();
+  REQUIRE(client >= 0);
+  if (client == 0) {
+    long done = 0;
+    (void)Ninf_call(name.c_str(), dir.c_str(), 60L, &done);
+    ::_exit(0);
+  }
+  std::vector<pid_t> ranks = RankPids(dir, 2);
+  REQUIRE(ranks.size() == 2);
+  ::kill(client, SIGKILL);
+  int status = 0;
+  REQUIRE(::waitpid(client, &status, 0) == client);
+  CHECK(WaitGone(ranks, 15000));
+  CHECK(d.WaitForStat("cancelled", 1) >= 1);
+  // Still serving, and nothing unreaped.
+  std::vector<double> x = Ramp(10);
+  CHECK(CallTeam(d, x).sums[1] == 45.0);
+  CHECK(d.ZombieChildren() == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("mpi_a_rank_killed_mid_call_fails_the_call_and_takes_the_job_down", "[mpi]") {
+  E2EDaemon d(MpiArgs());
+  std::string dir = PidDir("kill");
+  long done = 0;
+  const int id = Ninf_call_async(d.Name("hold").c_str(), dir.c_str(), 60L, &done);
+  REQUIRE(id >= 0);
+  std::vector<pid_t> ranks = RankPids(dir, 2);
+  REQUIRE(ranks.size() == 2);
+  REQUIRE(::kill(ranks[1], SIGKILL) == 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(Ninf_wait(id) != 0);  // an error, not a hang
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
+  CHECK(done == 0);
+  CHECK(WaitGone(ranks, 15000));
+  CHECK(d.WaitForStat("failed", 1) >= 1);
+  std::vector<double> x = Ramp(10);
+  CHECK(CallTeam(d, x).sums[1] == 45.0);
+  CHECK(d.ZombieChildren() == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("mpi_wall_clock_limit_kills_every_rank", "[mpi]") {
+  E2EDaemon d(MpiArgs({"--call-wall-seconds", "2"}));
+  std::string dir = PidDir("wall");
+  long done = 0;
+  const int id = Ninf_call_async(d.Name("hold").c_str(), dir.c_str(), 60L, &done);
+  REQUIRE(id >= 0);
+  std::vector<pid_t> ranks = RankPids(dir, 2);
+  REQUIRE(ranks.size() == 2);
+  CHECK(Ninf_wait(id) != 0);
+  CHECK(Ninf_get_error() == NINF_ERR_LIMIT);
+  CHECK(WaitGone(ranks, 15000));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("mpi_shutdown_leaves_no_rank_behind", "[mpi]") {
+  std::string dir = PidDir("stop");
+  std::vector<pid_t> ranks;
+  int id = -1;
+  long done = 0;
+  {
+    E2EDaemon d(MpiArgs({"--grace-seconds", "0"}));
+    id = Ninf_call_async(d.Name("hold").c_str(), dir.c_str(), 60L, &done);
+    REQUIRE(id >= 0);
+    ranks = RankPids(dir, 2);
+    REQUIRE(ranks.size() == 2);
+  }  // SIGTERM; the fixture checks that ninfd exits 0
+  CHECK(WaitGone(ranks, 15000));
+  CHECK(Ninf_wait(id) != 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("mpi_more_ranks_than_cores_is_refused_at_start_without_oversubscribe", "[mpi]") {
+  const long cores = static_cast<long>(std::thread::hardware_concurrency());
+  // The fixture's daemon must start, so ask the daemon directly.
+  std::string cmd = std::string(std::getenv("NINFD")) + " --port 0 --mpi-ranks " +
+                    std::to_string(cores + 1) + " 2>&1";
+  FILE *p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  const int status = ::pclose(p);
+  CHECK(WEXITSTATUS(status) != 0);
+  CHECK_THAT(out, Catch::Contains("mpi_ranks") && Catch::Contains("mpi_oversubscribe"));
+}
