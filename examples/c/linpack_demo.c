@@ -2,7 +2,10 @@
  * linpack_demo.c - solve a random dense system on a Ninf server, then the
  * same system locally, and compare.
  *
- *     linpack_demo [-server host] [-port n] [n]        (n defaults to 2000)
+ *     linpack_demo [-server host] [-port n] [n [routine]]
+ *
+ * n defaults to 2000, routine to "dgesv"; "pdgesv" solves the same system
+ * with ScaLAPACK as an MPI job on the server (docs/mpi.md).
  *
  * The remote call has exactly the arguments of LAPACK's own dgesv:
  *
@@ -85,6 +88,9 @@ static double residual(int n, const double *a, const double *x, const double *b)
   return res;
 }
 
+/* The remote routine: dgesv, or pdgesv (the same arguments, an MPI job). */
+static const char *routine = "dgesv";
+
 /*
  * Solves A x = b on the server (remote != 0) or here, from fresh copies of
  * a0 and b0, and fills *out. Returns 0, or -1 after printing why.
@@ -97,8 +103,8 @@ static int solve(int remote, int n, const double *a0, const double *b0, double *
   int nrhs = 1, lda = n, ldb = n, info = 0;
   double start = now();
   if (remote) {
-    if (Ninf_call("dgesv", n, nrhs, a, lda, ipiv, b, ldb, &info) != 0) {
-      Ninf_perror("Ninf_call(dgesv)");
+    if (Ninf_call(routine, n, nrhs, a, lda, ipiv, b, ldb, &info) != 0) {
+      Ninf_perror(routine);
       return -1;
     }
   } else {
@@ -168,8 +174,11 @@ static int run(int n, double *a0, double *a, double *b0, double *b, int *ipiv) {
 int main(int argc, char **argv) {
   argc = Ninf_parse_arg(argc, argv);
   int n = argc > 1 ? atoi(argv[1]) : 2000;
-  if (argc > 2 || n < 1 || n > 46340) {
-    fprintf(stderr, "usage: %s [-server host] [-port n] [n (1..46340, default 2000)]\n", argv[0]);
+  if (argc > 2) routine = argv[2];
+  if (argc > 3 || n < 1 || n > 46340) {
+    fprintf(stderr,
+            "usage: %s [-server host] [-port n] [n (1..46340, default 2000) [routine (dgesv)]]\n",
+            argv[0]);
     return 2;
   }
   size_t nn = (size_t)n * n;

@@ -1,7 +1,10 @@
 ! linpack.f90 - Linpack through Ninf from Fortran: solves a random dense
 ! system A x = b with a remote LAPACK dgesv and checks the residual.
 !
-!   NINF_SERVER=host:port ./linpack_f [n]      (n defaults to 500)
+!   NINF_SERVER=host:port ./linpack_f [n [routine]]
+!
+! n defaults to 500, routine to 'dgesv'; 'pdgesv' solves the same system
+! with ScaLAPACK as an MPI job on the server (docs/mpi.md).
 !
 ! The call takes exactly the arguments of the local dgesv. The program exits
 ! with status 1 when the call fails or the solution is not accurate, which
@@ -15,8 +18,11 @@ program linpack
   integer, allocatable :: ipiv(:)
   real(dp), allocatable :: a(:, :), a0(:, :), b(:, :), b0(:, :)
   real(dp) :: residual, seconds, gflops
+  character(len=64) :: routine
 
   n = problem_size()
+  routine = 'dgesv'
+  if (command_argument_count() >= 2) call get_command_argument(2, routine)
   nrhs = 1
   lda = n
   ldb = n
@@ -30,14 +36,14 @@ program linpack
   b0 = b
 
   seconds = wall_time()
-  ierr = Ninf_call('dgesv', n, nrhs, a, lda, ipiv, b, ldb, info)
+  ierr = Ninf_call(trim(routine), n, nrhs, a, lda, ipiv, b, ldb, info)
   seconds = wall_time() - seconds
   if (ierr /= 0) then
-    call Ninf_perror('Ninf_call(dgesv)')
+    call Ninf_perror(trim(routine))
     stop 1
   end if
   if (info /= 0) then
-    print '(a, i0)', 'dgesv failed: info = ', info
+    print '(a, a, i0)', trim(routine), ' failed: info = ', info
     stop 1
   end if
 
@@ -63,7 +69,7 @@ contains
     call get_command_argument(1, arg)
     read (arg, *, iostat=status) problem_size
     if (status /= 0 .or. problem_size < 1) then
-      print '(a)', 'usage: linpack_f [n >= 1]'
+      print '(a)', 'usage: linpack_f [n >= 1 [routine (dgesv)]]'
       stop 2
     end if
   end function problem_size

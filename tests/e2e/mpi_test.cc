@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -269,4 +271,80 @@ TEST_CASE("mpi_more_ranks_than_cores_is_refused_at_start_without_oversubscribe",
   const int status = ::pclose(p);
   CHECK(WEXITSTATUS(status) != 0);
   CHECK_THAT(out, Catch::Contains("mpi_ranks") && Catch::Contains("mpi_oversubscribe"));
+}
+
+// The standard library's parallel routines, from the build tree's registry.
+namespace {
+
+std::vector<std::string> StdlibArgs(const char *ranks) {
+  return {"--mpi-ranks", ranks, "--mpi-oversubscribe", "--warm-executables", "0"};
+}
+
+// NAS EP's sums of classes S (m = 24) and W (m = 25), relative 1e-8.
+bool NasVerified(long m, double sx, double sy) {
+  const double ref_x = m == 24 ? -3.247834652034740e+3 : -2.863319731645753e+3;
+  const double ref_y = m == 24 ? -6.958407078382297e+3 : -6.320053679109499e+3;
+  return std::abs((sx - ref_x) / ref_x) <= 1e-8 && std::abs((sy - ref_y) / ref_y) <= 1e-8;
+}
+
+}  // namespace
+
+TEST_CASE("mpi_ep_mpi_with_one_and_two_ranks_equals_nas_s_and_w", "[mpi][stdlib]") {
+  for (const char *ranks : {"1", "2"}) {
+    E2EDaemon d(StdlibArgs(ranks));
+    for (long m : {24L, 25L}) {
+      INFO("ranks " << ranks << ", m = " << m);
+      double sx = 0, sy = 0, q[10] = {}, q_ep[10] = {}, sx_ep = 0, sy_ep = 0;
+      REQUIRE(Ninf_call(d.Name("ep_mpi").c_str(), m, &sx, &sy, q) == 0);
+      CHECK(NasVerified(m, sx, sy));
+      // The counts are exact integers: the same as the one-process ep's.
+      REQUIRE(Ninf_call(d.Name("ep").c_str(), m, &sx_ep, &sy_ep, q_ep) == 0);
+      for (int l = 0; l < 10; ++l) CHECK(q[l] == q_ep[l]);
+    }
+  }
+}
+
+TEST_CASE("mpi_pdgesv_solves_as_dgesv_does", "[mpi][stdlib]") {
+  E2EDaemon d(StdlibArgs("2"));
+  for (int n : {1, 7, 300}) {
+    INFO("n = " << n);
+    const int lda = n + 3, nrhs = 2, ldb = n + 1;
+    std::vector<double> a0(static_cast<std::size_t>(lda) * n),
+        b0(static_cast<std::size_t>(ldb) * nrhs);
+    unsigned seed = 12345u + static_cast<unsigned>(n);
+    for (double &v : a0) v = static_cast<double>(rand_r(&seed)) / RAND_MAX - 0.5;
+    for (double &v : b0) v = static_cast<double>(rand_r(&seed)) / RAND_MAX - 0.5;
+    std::vector<double> a = a0, b = b0, a_ref = a0, b_ref = b0;
+    std::vector<int> ipiv(static_cast<std::size_t>(n)), ipiv_ref(static_cast<std::size_t>(n));
+    int info = -1, info_ref = -1;
+    REQUIRE(Ninf_call(d.Name("pdgesv").c_str(), n, nrhs, a.data(), lda, ipiv.data(), b.data(), ldb,
+                      &info) == 0);
+    REQUIRE(Ninf_call(d.Name("dgesv").c_str(), n, nrhs, a_ref.data(), lda, ipiv_ref.data(),
+                      b_ref.data(), ldb, &info_ref) == 0);
+    CHECK(info == 0);
+    CHECK(info_ref == 0);
+    CHECK(ipiv == ipiv_ref);  // the same pivots, as LAPACK numbers them
+    // The scaled residual of each solution, ||A x - b|| / (||A|| ||x|| n eps).
+    double anorm = 0, worst = 0;
+    for (int i = 0; i < n; ++i) {
+      double row = 0;
+      for (int j = 0; j < n; ++j) row += std::abs(a0[static_cast<std::size_t>(j) * lda + i]);
+      anorm = std::max(anorm, row);
+    }
+    for (int r = 0; r < nrhs; ++r) {
+      double xnorm = 0, rnorm = 0;
+      for (int i = 0; i < n; ++i)
+        xnorm = std::max(xnorm, std::abs(b[static_cast<std::size_t>(r) * ldb + i]));
+      for (int i = 0; i < n; ++i) {
+        double s = -b0[static_cast<std::size_t>(r) * ldb + i];
+        for (int j = 0; j < n; ++j)
+          s += a0[static_cast<std::size_t>(j) * lda + i] * b[static_cast<std::size_t>(r) * ldb + j];
+        rnorm = std::max(rnorm, std::abs(s));
+      }
+      worst = std::max(worst, rnorm / (anorm * xnorm * n * 2.220446049250313e-16));
+    }
+    CHECK(worst < 16);
+    // Padding rows beyond n are the caller's and come back untouched.
+    if (n > 1) CHECK(b[static_cast<std::size_t>(n)] == b0[static_cast<std::size_t>(n)]);
+  }
 }

@@ -95,6 +95,18 @@ TEST_CASE("fortran_ep", "[fortran]") {
   CHECK(Contains(r.output, "VERIFIED"));
 }
 
+// The same programs calling the parallel routines, run as MPI jobs by the
+// server: only the routine's name changes.
+TEST_CASE("fortran_mpi", "[fortran]") {
+  ninf::test::Daemon d({"--mpi-ranks", "2", "--mpi-oversubscribe"});
+  Outcome ep = RunAgainst(d, FORTRAN_EP " 24 ep_mpi");
+  CHECK(ep.status == 0);
+  CHECK(Contains(ep.output, "VERIFIED"));
+  Outcome lin = RunAgainst(d, FORTRAN_LINPACK " 200 pdgesv");
+  CHECK(lin.status == 0);
+  CHECK(Contains(lin.output, "PASSED"));
+}
+
 TEST_CASE("fortran_async", "[fortran]") {
   ninf::test::Daemon d;
   Outcome r = RunAgainst(d, FORTRAN_ASYNC_TEST);

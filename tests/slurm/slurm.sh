@@ -110,7 +110,7 @@ our_stepds() {
 }
 
 do_stop() { # [keep]: keep the folder
-  local keep="${1:-}" pids stepds
+  local keep="${1:-}" pids stepds pid
   if [ -f "$CONF" ] && live_pid "$DIR/run/slurmctld.pid" slurmctld >/dev/null; then
     # Cancel every job while slurmctld still answers, so the steps end cleanly.
     local jobs
@@ -126,13 +126,17 @@ do_stop() { # [keep]: keep the folder
   fi
   stop_daemon slurmd "$DIR/run/slurmd.pid"
   stop_daemon slurmctld "$DIR/run/slurmctld.pid"
-  # Leftover steps (and their tasks, which a killed stepd would orphan).
+  # Leftover steps (slurmd crashed or did not cancel them): their tasks
+  # first, which a killed stepd would orphan, then the stepds (SIGTERM does
+  # not end a stepd promptly).
   stepds="$(our_stepds)"
   if [ -n "$stepds" ]; then
-    pids="$stepds"
+    pids=""
     for pid in $stepds; do pids="$pids $(descendants "$pid")"; done
     # shellcheck disable=SC2086
-    terminate 5 $pids
+    terminate 3 $pids
+    # shellcheck disable=SC2086
+    kill -KILL $stepds 2>/dev/null || true
   fi
   stop_daemon munged "$DIR/run/munged.pid"
   if [ -z "$keep" ] && [ -z "${NINF_SLURM_KEEP:-}" ] && [ -f "$MARKER" ]; then
@@ -194,7 +198,7 @@ do_start() {
 
   ncpu="${NINF_SLURM_CPUS:-$(nproc)}"
   mem_kb="$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)"
-  mem_mb=$((mem_kb / 1024 * 95 / 100)) # a bit under MemTotal
+  mem_mb=$((mem_kb * 95 / 100 / 1024)) # a bit under MemTotal
   ctld_port="$(free_port)" || cannot_start "no free TCP port"
   slurmd_port="$(free_port "$ctld_port")" || cannot_start "no free TCP port"
 
