@@ -10,7 +10,7 @@ NINF_PACKAGES=(
   meson ninja-build pkg-config gcc g++ gfortran cpp python3
   libuv1-dev libprotobuf-dev protobuf-compiler catch2
   libopenblas-dev liblapacke-dev libopenmpi-dev openmpi-bin libscalapack-openmpi-dev
-  slurm-wlm munge
+  slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
   libspdlog-dev libtomlplusplus-dev libcli11-dev libssl-dev
   procps iproute2 util-linux clang-format git
   clang libclang-rt-dev

@@ -21,6 +21,23 @@ std::vector<std::string> CommandWords(const std::string &text) {
 
 namespace {
 
+const std::string &LauncherOf(const std::string &function, const Settings &s) {
+  auto it = s.function_limits.find(function);
+  return it != s.function_limits.end() && !it->second.launcher.empty() ? it->second.launcher
+                                                                       : s.launcher;
+}
+
+// srun ... for `tasks` tasks, MPI ones through PMIx (the only MPI plugin
+// Debian's Open MPI and Slurm share: pmi2 fails).
+std::vector<std::string> SrunCommand(const Settings &s, int tasks, bool mpi) {
+  std::vector<std::string> words = CommandWords(s.srun);
+  if (words.empty()) words.push_back("srun");
+  words.insert(words.end(), {"--ntasks", std::to_string(tasks), "--overlap", "--oversubscribe",
+                             "--kill-on-bad-exit=1", "--quiet", mpi ? "--mpi=pmix" : "--mpi=none"});
+  for (std::string &w : CommandWords(s.srun_args)) words.push_back(std::move(w));
+  return words;
+}
+
 int RanksOf(const std::string &function, const Settings &s, int cores) {
   if (auto it = s.function_limits.find(function); it != s.function_limits.end() && it->second.ranks)
     return static_cast<int>(it->second.ranks);
@@ -32,8 +49,14 @@ int RanksOf(const std::string &function, const Settings &s, int cores) {
 
 Launch LaunchFor(const wire::FunctionInterface &iface, const Settings &s, int cores, bool root) {
   Launch launch;
-  if (iface.backend().empty()) return launch;
-  launch.ranks = RanksOf(iface.name(), s, cores);
+  const bool mpi = !iface.backend().empty();
+  if (mpi) launch.ranks = RanksOf(iface.name(), s, cores);
+  if (LauncherOf(iface.name(), s) == "slurm") {
+    launch.slurm = true;
+    launch.command = SrunCommand(s, mpi ? launch.ranks : 1, mpi);
+    return launch;
+  }
+  if (!mpi) return launch;
   launch.command = CommandWords(s.mpirun);
   if (launch.command.empty()) launch.command.push_back("mpirun");
   // --bind-to none: ninfd's admission, not Open MPI's binding, shares the
@@ -61,9 +84,11 @@ Status CheckLaunches(const Settings &s, int cores) {
                       std::to_string(cores) +
                       " cores: lower it, or set mpi_oversubscribe = true to run them anyway");
   };
-  if (s.mpi_ranks > cores) return too_many("mpi_ranks", s.mpi_ranks);
+  // Slurm steps run on the allocation's cores, which ninfd cannot count.
+  if (s.mpi_ranks > cores && s.launcher != "slurm") return too_many("mpi_ranks", s.mpi_ranks);
   for (const auto &[name, limits] : s.function_limits)
-    if (limits.ranks > cores) return too_many("limits." + name + ".ranks", limits.ranks);
+    if (limits.ranks > cores && LauncherOf(name, s) != "slurm")
+      return too_many("limits." + name + ".ranks", limits.ranks);
   return Status::Ok();
 }
 

@@ -3,6 +3,18 @@
 // job (mpirun). A launched executable is not ninfd's child and claims its
 // control channel by connecting back (protocol/launch.h, LaunchBroker).
 //
+// The launcher of a function: [limits.NAME] launcher, else the `launcher`
+// setting. "local": ninfd starts ordinary executables itself and MPI ones
+// with mpirun. "slurm": every executable starts as a Slurm step (docs/cluster.md):
+//   `srun` --ntasks N --overlap --oversubscribe --kill-on-bad-exit=1 --quiet
+//          --mpi=pmix|none `srun_args` EXECUTABLE
+// with N the ranks of an MPI function, else 1. Inside an allocation (ninfd
+// started by salloc or sbatch, SLURM_JOB_ID set) the steps share it; outside
+// one, each step is a job of its own. Either way ninfd's admission, not
+// Slurm's, shares the cores: a warm step waiting for its call holds none
+// (--overlap for steps, --oversubscribe for jobs, where the partition
+// allows it).
+//
 // Rules for Backend "MPI" functions (docs/mpi.md):
 //   ranks   [limits.NAME] ranks, else the `mpi_ranks` setting, else one per
 //           core. More ranks than cores only with mpi_oversubscribe (the
@@ -31,7 +43,8 @@ struct Launch {
   std::vector<std::string> command;
   // Variables the launcher needs on top of the executable's environment.
   std::vector<std::pair<std::string, std::string>> env;
-  int ranks = 0;  // an MPI job's processes; 0: not an MPI job
+  int ranks = 0;       // an MPI job's processes; 0: not an MPI job
+  bool slurm = false;  // started as a Slurm step
 
   bool direct() const { return command.empty(); }
   bool operator==(const Launch &) const = default;
@@ -45,8 +58,9 @@ Launch LaunchFor(const wire::FunctionInterface &iface, const Settings &settings,
 // The ranks a call of an MPI function holds cores for: min(ranks, cores).
 int CoresHeld(const Launch &launch, int cores);
 
-// Settings that cannot work on this machine: an MPI function configured
-// with more ranks than `cores` without mpi_oversubscribe. Errors:
+// Settings that cannot work on this machine: an MPI function started by
+// mpirun configured with more ranks than `cores` without mpi_oversubscribe.
+// Errors:
 // NINF_ERR_INVALID_ARGUMENT naming the function and what to change.
 Status CheckLaunches(const Settings &settings, int cores);
 

@@ -227,6 +227,13 @@ void Process::Kill() {
   // pid 0 would make kill(-pid) signal the daemon's own process group. Until
   // it is reaped (exited_), the pid is still this child's, even as a zombie.
   if (exited_ || pid_ <= 0) return;
+  // srun alone: its helper process then cancels the step (the tasks die
+  // within a moment), where killing srun's whole group leaves the step
+  // running for good (measured: tests/slurm/README.md).
+  if (launch_.slurm) {
+    (void)::kill(pid_, SIGKILL);
+    return;
+  }
   // The group first (the executable's children), then the process itself in
   // case it has not reached setsid() yet.
   // ESRCH from either only means that part is gone already.

@@ -81,7 +81,8 @@ class Process {
   // Sends a control message without a descriptor; 0 or the errno.
   int Send(const ControlMsg &msg) { return Handoff(msg, -1); }
 
-  // SIGKILL to the process group and the process; OnExit follows. No-op once
+  // SIGKILL to the process group and the process (to srun alone for a Slurm
+  // step, whose helper then cancels the step); OnExit follows. No-op once
   // exited.
   void Kill();
 

@@ -152,6 +152,16 @@ const SettingSpec kTable[] = {
      "allow MPI jobs more ranks than cores (passes --oversubscribe); admission still holds "
      "at most every core for one",
      &Settings::mpi_oversubscribe},
+    {"launcher", SettingKind::kString, "local", 0, 0,
+     "how executables are started: \"local\" (ninfd starts them, mpirun for MPI ones) or "
+     "\"slurm\" (srun, inside the allocation ninfd runs in; docs/cluster.md); [limits.NAME] "
+     "launcher overrides it",
+     &Settings::launcher},
+    {"srun", SettingKind::kString, "srun", 0, 0,
+     "the command that starts Slurm steps (looked up in PATH)", &Settings::srun},
+    {"srun_args", SettingKind::kString, "", 0, 0,
+     "more words for it, before the executable (e.g. \"--partition compute\")",
+     &Settings::srun_args},
 };
 
 Status Invalid(const std::string &source, const std::string &what) {
@@ -159,7 +169,7 @@ Status Invalid(const std::string &source, const std::string &what) {
 }
 
 // One [limits.NAME] table: wall_seconds, cpu_seconds (integers >= 0),
-// executable_max_calls and ranks (>= 1).
+// executable_max_calls and ranks (>= 1), launcher ("local" or "slurm").
 Status ReadFunctionLimits(const std::string &path, const toml::table &limits,
                           std::map<std::string, FunctionLimits, std::less<>> *out) {
   for (auto &&[name, node] : limits) {
@@ -168,6 +178,14 @@ Status ReadFunctionLimits(const std::string &path, const toml::table &limits,
     if (!t) return Invalid(where, "limits." + std::string(name.str()) + " must be a table");
     FunctionLimits fl;
     for (auto &&[key, value] : *t) {
+      if (key.str() == "launcher") {
+        std::optional<std::string> text = value.value_exact<std::string>();
+        if (!text || (*text != "local" && *text != "slurm"))
+          return Invalid(where, "limits." + std::string(name.str()) +
+                                    ".launcher must be \"local\" or \"slurm\"");
+        fl.launcher = *text;
+        continue;
+      }
       std::optional<int64_t> v = value.value_exact<int64_t>();
       const bool at_least_one = key.str() == "executable_max_calls" || key.str() == "ranks";
       int64_t *field = key.str() == "wall_seconds"           ? &fl.wall_seconds
@@ -178,7 +196,8 @@ Status ReadFunctionLimits(const std::string &path, const toml::table &limits,
       if (!field)
         return Invalid(where, "unknown key limits." + std::string(name.str()) + "." +
                                   std::string(key.str()) +
-                                  " (wall_seconds, cpu_seconds, executable_max_calls, ranks)");
+                                  " (wall_seconds, cpu_seconds, executable_max_calls, ranks, "
+                                  "launcher)");
       if (!v || *v < (at_least_one ? 1 : 0))
         return Invalid(
             where, "limits." + std::string(name.str()) + "." + std::string(key.str()) +
@@ -217,6 +236,9 @@ Status CheckScheduling(const Settings &s) {
                   "threads_per_job = " + std::to_string(s.threads_per_job) +
                       " applies to thread_budget = \"fixed\" only (thread_budget is \"" +
                       s.thread_budget + "\")");
+  if (s.launcher != "local" && s.launcher != "slurm")
+    return Status(NINF_ERR_INVALID_ARGUMENT,
+                  "launcher = '" + s.launcher + "' is neither local nor slurm");
   return Status::Ok();
 }
 

@@ -27,6 +27,7 @@ struct FunctionLimits {
   int64_t cpu_seconds = 0;
   int64_t max_calls = 0;  // one-shot calls per executable process (1: no reuse)
   int64_t ranks = 0;      // Backend "MPI": the job's ranks (0: mpi_ranks; launcher.h)
+  std::string launcher;   // "local" or "slurm" ("": the server's `launcher`)
 };
 
 struct Settings {
@@ -71,9 +72,12 @@ struct Settings {
   std::string mpirun = "mpirun";   // the MPI launcher
   std::string mpirun_args;         // more words for it
   bool mpi_oversubscribe = false;  // allow more ranks than cores
+  std::string launcher = "local";  // how executables start: local, slurm (launcher.h)
+  std::string srun = "srun";       // the Slurm launcher
+  std::string srun_args;           // more words for it
   // Per-function overrides of call_wall_seconds, call_cpu_seconds,
-  // executable_max_calls and mpi_ranks, from the config file's [limits.NAME]
-  // tables.
+  // executable_max_calls, mpi_ranks and launcher, from the config file's
+  // [limits.NAME] tables.
   std::map<std::string, FunctionLimits, std::less<>> function_limits;
 
   // The limits of one call of `function`: its override, else the defaults.

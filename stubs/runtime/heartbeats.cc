@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <system_error>
 
 #include "control.h"
@@ -91,7 +93,7 @@ void Heartbeats::Beat(const Beating &beating) {
   const auto period = std::chrono::milliseconds(beating.period_ms);
   const wire::Heartbeat beat;
   Clock::time_point next = beating.since + period;
-  int control = control_fd_;
+  const int control = control_fd_;
   for (;;) {
     pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {control, POLLIN, 0}};
     const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now());
@@ -108,7 +110,12 @@ void Heartbeats::Beat(const Beating &beating) {
       ControlMsg msg;
       if (RecvControl(control, &msg, nullptr) == 1 && msg.kind == CTL_PROBE) due = true;
     } else if (r > 0 && (fds[1].revents & (POLLHUP | POLLERR))) {
-      control = -1;  // ninfd is gone; beats go on for the client
+      // ninfd closed the channel: it has killed this call's launcher (srun,
+      // mpirun) or died itself. A direct child dies with ninfd anyway
+      // (PR_SET_PDEATHSIG); a launched one, whose parent is the launcher or
+      // slurmstepd, must end here, or its call would compute for nobody.
+      std::fprintf(stderr, "ninf executable: ninfd closed the control channel mid-call; exiting\n");
+      std::_Exit(1);
     }
     if (!due) continue;
     if (!beating.ch->SendFrame(FRAME_HEARTBEAT, &beat).ok()) {

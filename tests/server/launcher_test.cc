@@ -86,3 +86,31 @@ TEST_CASE("launcher_command_words_split_at_blanks", "[launcher]") {
   CHECK(CommandWords("").empty());
   CHECK(CommandWords("  a\tb  c\n") == std::vector<std::string>{"a", "b", "c"});
 }
+
+TEST_CASE("launcher_slurm_starts_steps_with_srun", "[launcher]") {
+  Settings s;
+  s.launcher = "slurm";
+  s.srun_args = "--partition debug";
+  s.mpi_ranks = 3;
+  Launch mpi = LaunchFor(Iface("ep_mpi", true), s, 2, true);
+  CHECK(mpi.slurm);
+  CHECK(mpi.ranks == 3);
+  CHECK(mpi.command == std::vector<std::string>{"srun", "--ntasks", "3", "--overlap",
+                                                "--oversubscribe", "--kill-on-bad-exit=1",
+                                                "--quiet", "--mpi=pmix", "--partition", "debug"});
+  Launch one = LaunchFor(Iface("dgesv", false), s, 2, true);
+  CHECK(one.slurm);
+  CHECK(one.ranks == 0);
+  CHECK(one.command == std::vector<std::string>{"srun", "--ntasks", "1", "--overlap",
+                                                "--oversubscribe", "--kill-on-bad-exit=1",
+                                                "--quiet", "--mpi=none", "--partition", "debug"});
+  // Slurm's cores are the allocation's: no oversubscription check here.
+  CHECK(CheckLaunches(s, 2).ok());
+  // One function back on the local launcher, or one sent to Slurm alone.
+  s.function_limits["dgesv"] = FunctionLimits{.launcher = "local"};
+  CHECK(LaunchFor(Iface("dgesv", false), s, 2, true).direct());
+  Settings t;
+  t.function_limits["ep_mpi"] = FunctionLimits{.launcher = "slurm"};
+  CHECK(LaunchFor(Iface("ep_mpi", true), t, 2, false).slurm);
+  CHECK_FALSE(LaunchFor(Iface("ep", false), t, 2, false).slurm);
+}
