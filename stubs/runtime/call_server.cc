@@ -272,8 +272,8 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
     if (Shares(team_)) {  // the other ranks run the routine beside this one
       wire::Args scalars;
       *scalars.mutable_scalars() = args.scalars();
-      shared_call =
-          ShareCall(team_, iface_, scalars, ThreadsPerRank(handoff_.threads, team_), argv, layout);
+      shared_call = ShareCall(team_, iface_, scalars, ThreadsPerRank(handoff_.threads, team_),
+                              calls_ == 0, argv, layout);
     }
     if (shared_call.ok()) invoke_(argv.data());
     heartbeats_.Stop();

@@ -29,10 +29,13 @@ uint32_t ThreadsPerRank(uint32_t threads, const ninf_stub_team *team) {
 }
 
 Status ShareCall(const ninf_stub_team *team, const wire::FunctionInterface &iface,
-                 const wire::Args &scalars, uint32_t threads_per_rank,
+                 const wire::Args &scalars, uint32_t threads_per_rank, bool new_client,
                  const std::vector<void *> &argv, const CallLayout &layout) {
   std::string bytes = scalars.SerializeAsString();
-  TeamMessage msg{.kind = kTeamCall, .threads = threads_per_rank, .args_bytes = bytes.size()};
+  TeamMessage msg{.kind = kTeamCall,
+                  .threads = threads_per_rank,
+                  .args_bytes = bytes.size(),
+                  .new_client = new_client ? 1u : 0u};
   auto share = [&](void *buf, std::size_t n) {
     return team->share(team->context, buf, n, 0) == 0
                ? Status::Ok()
@@ -79,6 +82,8 @@ int ServeTeam(const wire::FunctionInterface &iface, ninf_stub_invoke_fn invoke,
     CallLayout layout;
     if (st.ok()) st = ComputeLayout(iface, values, 0, &layout);
     if (!st.ok()) Die(iface, team, st.ToString());
+    if (msg.new_client)
+      for (Buffer &b : buffers) b.Disown();
     std::vector<void *> argv(static_cast<std::size_t>(nparams), nullptr);
     for (int i = 0; i < nparams; ++i) {
       const wire::Param &p = iface.params(i);

@@ -13,8 +13,9 @@
 // and, when it stops serving, TeamMessage{kind = kTeamExit, exit_status}.
 // The other ranks decode the scalars and size the arrays exactly as rank 0
 // did (ComputeLayout on the same interface), so only bytes that rank 0 has
-// already checked ever travel. OUT and WORK arrays start zeroed on every
-// rank; the results of ranks other than 0 are dropped.
+// already checked ever travel. OUT and WORK arrays hold what they hold on
+// rank 0: zeroes, or this client's earlier results, never another client's;
+// the results of ranks other than 0 are dropped.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +35,9 @@ struct TeamMessage {
   uint32_t threads = 0;  // kTeamCall: threads each rank may use
   uint64_t args_bytes = 0;
   int32_t exit_status = 0;  // kTeamExit
-  uint32_t reserved = 0;
+  // kTeamCall: the first call of a client; what the ranks' buffers hold is
+  // the previous client's from now on (buffer.h), as on rank 0.
+  uint32_t new_client = 0;
 };
 
 // Whether the team has ranks besides rank 0 (a team of one shares nothing).
@@ -45,9 +48,10 @@ inline bool Shares(const ninf_stub_team *team) { return team && team->size > 1; 
 uint32_t ThreadsPerRank(uint32_t threads, const ninf_stub_team *team);
 
 // Rank 0: passes one call on. `scalars` holds the call's IN scalars (as the
-// client sent them); `argv` the routine's arguments, arrays included.
+// client sent them); `argv` the routine's arguments, arrays included;
+// `new_client`: the first call of a connection.
 Status ShareCall(const ninf_stub_team *team, const wire::FunctionInterface &iface,
-                 const wire::Args &scalars, uint32_t threads_per_rank,
+                 const wire::Args &scalars, uint32_t threads_per_rank, bool new_client,
                  const std::vector<void *> &argv, const CallLayout &layout);
 
 // Rank 0: tells the other ranks to stop with `exit_status`.
