@@ -22,6 +22,7 @@
 #include "e2e_fixture.h"
 #include "grpc.h"
 #include "ninf.h"
+#include "rank_pids.h"
 
 namespace fs = std::filesystem;
 
@@ -35,49 +36,6 @@ std::vector<std::string> MpiArgs(std::vector<std::string> more = {}, const char 
                                    warm,         "--liveness-seconds",  "1"};
   args.insert(args.end(), more.begin(), more.end());
   return args;
-}
-
-// Alive and not a zombie.
-bool Alive(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  const std::size_t paren = line.rfind(')');
-  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z';
-}
-
-bool WaitGone(const std::vector<pid_t> &pids, int timeout_ms) {
-  for (int waited = 0;; waited += 20) {
-    bool any = false;
-    for (pid_t p : pids) any = any || Alive(p);
-    if (!any) return true;
-    if (waited >= timeout_ms) return false;
-    usleep(20000);
-  }
-}
-
-// A fresh folder for hold()'s pid files.
-std::string PidDir(const std::string &tag) {
-  std::string dir =
-      (fs::temp_directory_path() / ("ninf-mpi-" + tag + "-" + std::to_string(::getpid()))).string();
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-// The pids hold() wrote, once all `ranks` are there (empty after 20 s).
-std::vector<pid_t> RankPids(const std::string &dir, int ranks) {
-  for (int i = 0; i < 1000; ++i) {
-    std::vector<pid_t> pids;
-    for (int r = 0; r < ranks; ++r) {
-      std::ifstream f(dir + "/rank-" + std::to_string(r) + ".pid");
-      long pid = 0;
-      if (f >> pid && pid > 0) pids.push_back(static_cast<pid_t>(pid));
-    }
-    if (static_cast<int>(pids.size()) == ranks) return pids;
-    usleep(20000);
-  }
-  return {};
 }
 
 struct Team {
@@ -162,7 +120,7 @@ TEST_CASE("mpi_admission_never_runs_more_ranks_than_cores", "[mpi]") {
   std::vector<long> done(3, 0);
   std::vector<int> ids;
   for (int i = 0; i < 3; ++i) {
-    dirs.push_back(PidDir("adm" + std::to_string(i)));
+    dirs.push_back(FreshPidDir("adm" + std::to_string(i)));
     int id = Ninf_call_async(d.Name("hold").c_str(), dirs.back().c_str(), 1L, &done[i]);
     REQUIRE(id >= 0);
     ids.push_back(id);
@@ -183,7 +141,7 @@ TEST_CASE("mpi_admission_never_runs_more_ranks_than_cores", "[mpi]") {
 
 TEST_CASE("mpi_client_gone_mid_call_leaves_no_rank_behind", "[mpi]") {
   E2EDaemon d(MpiArgs());
-  std::string dir = PidDir("gone");
+  std::string dir = FreshPidDir("gone");
   const std::string name = d.Name("hold");
   const pid_t client = ::fork();
   REQUIRE(client >= 0);
@@ -197,7 +155,7 @@ TEST_CASE("mpi_client_gone_mid_call_leaves_no_rank_behind", "[mpi]") {
   ::kill(client, SIGKILL);
   int status = 0;
   REQUIRE(::waitpid(client, &status, 0) == client);
-  CHECK(WaitGone(ranks, 15000));
+  CHECK(WaitProcessesGone(ranks, 15000));
   CHECK(d.WaitForStat("cancelled", 1) >= 1);
   // Still serving, and nothing unreaped.
   std::vector<double> x = Ramp(10);
@@ -208,7 +166,7 @@ TEST_CASE("mpi_client_gone_mid_call_leaves_no_rank_behind", "[mpi]") {
 
 TEST_CASE("mpi_a_rank_killed_mid_call_fails_the_call_and_takes_the_job_down", "[mpi]") {
   E2EDaemon d(MpiArgs());
-  std::string dir = PidDir("kill");
+  std::string dir = FreshPidDir("kill");
   long done = 0;
   const int id = Ninf_call_async(d.Name("hold").c_str(), dir.c_str(), 60L, &done);
   REQUIRE(id >= 0);
@@ -219,7 +177,7 @@ TEST_CASE("mpi_a_rank_killed_mid_call_fails_the_call_and_takes_the_job_down", "[
   CHECK(Ninf_wait(id) != 0);  // an error, not a hang
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
   CHECK(done == 0);
-  CHECK(WaitGone(ranks, 15000));
+  CHECK(WaitProcessesGone(ranks, 15000));
   CHECK(d.WaitForStat("failed", 1) >= 1);
   std::vector<double> x = Ramp(10);
   CHECK(CallTeam(d, x).sums[1] == 45.0);
@@ -229,7 +187,7 @@ TEST_CASE("mpi_a_rank_killed_mid_call_fails_the_call_and_takes_the_job_down", "[
 
 TEST_CASE("mpi_wall_clock_limit_kills_every_rank", "[mpi]") {
   E2EDaemon d(MpiArgs({"--call-wall-seconds", "2"}));
-  std::string dir = PidDir("wall");
+  std::string dir = FreshPidDir("wall");
   long done = 0;
   const int id = Ninf_call_async(d.Name("hold").c_str(), dir.c_str(), 60L, &done);
   REQUIRE(id >= 0);
@@ -237,12 +195,12 @@ TEST_CASE("mpi_wall_clock_limit_kills_every_rank", "[mpi]") {
   REQUIRE(ranks.size() == 2);
   CHECK(Ninf_wait(id) != 0);
   CHECK(Ninf_get_error() == NINF_ERR_LIMIT);
-  CHECK(WaitGone(ranks, 15000));
+  CHECK(WaitProcessesGone(ranks, 15000));
   fs::remove_all(dir);
 }
 
 TEST_CASE("mpi_shutdown_leaves_no_rank_behind", "[mpi]") {
-  std::string dir = PidDir("stop");
+  std::string dir = FreshPidDir("stop");
   std::vector<pid_t> ranks;
   int id = -1;
   long done = 0;
@@ -253,7 +211,7 @@ TEST_CASE("mpi_shutdown_leaves_no_rank_behind", "[mpi]") {
     ranks = RankPids(dir, 2);
     REQUIRE(ranks.size() == 2);
   }  // SIGTERM; the fixture checks that ninfd exits 0
-  CHECK(WaitGone(ranks, 15000));
+  CHECK(WaitProcessesGone(ranks, 15000));
   CHECK(Ninf_wait(id) != 0);
   fs::remove_all(dir);
 }

@@ -22,55 +22,15 @@
 #include "e2e_fixture.h"
 #include "grpc.h"
 #include "ninf.h"
+#include "rank_pids.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
 std::vector<std::string> SlurmArgs(const std::string &registry, const char *warm = "0") {
-  return {"--registry",         registry, "--launcher",         "slurm", "--mpi-ranks", "2",
-          "--warm-executables", warm,     "--liveness-seconds", "1"};
-}
-
-bool Alive(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  const std::size_t paren = line.rfind(')');
-  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z';
-}
-
-bool WaitGone(const std::vector<pid_t> &pids, int timeout_ms) {
-  for (int waited = 0;; waited += 20) {
-    bool any = false;
-    for (pid_t p : pids) any = any || Alive(p);
-    if (!any) return true;
-    if (waited >= timeout_ms) return false;
-    usleep(20000);
-  }
-}
-
-std::string PidDir(const std::string &tag) {
-  std::string dir =
-      (fs::temp_directory_path() / ("ninf-slurm-" + tag + "-" + std::to_string(::getpid())))
-          .string();
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::vector<pid_t> RankPids(const std::string &dir, int ranks) {
-  for (int i = 0; i < 1500; ++i) {
-    std::vector<pid_t> pids;
-    for (int r = 0; r < ranks; ++r) {
-      std::ifstream f(dir + "/rank-" + std::to_string(r) + ".pid");
-      long pid = 0;
-      if (f >> pid && pid > 0) pids.push_back(static_cast<pid_t>(pid));
-    }
-    if (static_cast<int>(pids.size()) == ranks) return pids;
-    usleep(20000);
-  }
-  return {};
+  return {"--registry",         registry, "--launcher",         "slurm", "--mpi-ranks",     "2",
+          "--warm-executables", warm,     "--liveness-seconds", "1",     "--grace-seconds", "1"};
 }
 
 // What a shell command printed.
@@ -161,7 +121,7 @@ TEST_CASE("slurm_a_handle_and_one_shot_calls_reuse_one_step", "[slurm]") {
 
 TEST_CASE("slurm_client_gone_mid_call_leaves_no_task_behind", "[slurm]") {
   E2EDaemon d(SlurmArgs(MPI_REGISTRY_DIR));
-  std::string dir = PidDir("gone");
+  std::string dir = FreshPidDir("gone");
   const std::string name = d.Name("hold");
   const pid_t client = ::fork();
   REQUIRE(client >= 0);
@@ -175,7 +135,7 @@ TEST_CASE("slurm_client_gone_mid_call_leaves_no_task_behind", "[slurm]") {
   ::kill(client, SIGKILL);
   int status = 0;
   REQUIRE(::waitpid(client, &status, 0) == client);
-  CHECK(WaitGone(ranks, 20000));
+  CHECK(WaitProcessesGone(ranks, 20000));
   CHECK(WaitNoSteps("hold", 20000));
   CHECK(CallTeam(d, 5).sums[1] == 5.0);
   fs::remove_all(dir);
@@ -183,7 +143,7 @@ TEST_CASE("slurm_client_gone_mid_call_leaves_no_task_behind", "[slurm]") {
 
 TEST_CASE("slurm_a_step_killed_by_scancel_fails_the_call", "[slurm]") {
   E2EDaemon d(SlurmArgs(MPI_REGISTRY_DIR));
-  std::string dir = PidDir("scancel");
+  std::string dir = FreshPidDir("scancel");
   long done = 0;
   const int id = Ninf_call_async(d.Name("hold").c_str(), dir.c_str(), 60L, &done);
   REQUIRE(id >= 0);
@@ -196,7 +156,7 @@ TEST_CASE("slurm_a_step_killed_by_scancel_fails_the_call", "[slurm]") {
   CHECK(Ninf_wait(id) != 0);
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
   CHECK(done == 0);
-  CHECK(WaitGone(ranks, 20000));
+  CHECK(WaitProcessesGone(ranks, 20000));
   CHECK(d.WaitForStat("failed", 1) >= 1);
   CHECK(CallTeam(d, 5).sums[1] == 5.0);  // a new step serves the next call
   CHECK(d.ZombieChildren() == 0);
@@ -204,7 +164,7 @@ TEST_CASE("slurm_a_step_killed_by_scancel_fails_the_call", "[slurm]") {
 }
 
 TEST_CASE("slurm_shutdown_leaves_no_step", "[slurm]") {
-  std::string dir = PidDir("stop");
+  std::string dir = FreshPidDir("stop");
   std::vector<pid_t> ranks;
   long done = 0;
   int id = -1;
@@ -217,7 +177,7 @@ TEST_CASE("slurm_shutdown_leaves_no_step", "[slurm]") {
     REQUIRE(ranks.size() == 2);
   }  // SIGTERM: running calls get grace_seconds, then are killed
   CHECK(Ninf_wait(id) != 0);
-  CHECK(WaitGone(ranks, 20000));
+  CHECK(WaitProcessesGone(ranks, 20000));
   CHECK(WaitNoSteps("hold", 20000));
   CHECK(WaitNoSteps("team", 20000));
   fs::remove_all(dir);

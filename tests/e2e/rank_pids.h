@@ -1,0 +1,22 @@
+// The processes of an MPI job or a Slurm step as a test sees them from
+// outside: the routine `hold` of tests/e2e/mpi/mpi.idl writes each rank's
+// pid into DIR/rank-R.pid, and these read them back and watch them go.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+// Alive and not a zombie.
+bool ProcessAlive(pid_t pid);
+
+// True once none of `pids` is alive, within `timeout_ms`.
+bool WaitProcessesGone(const std::vector<pid_t> &pids, int timeout_ms);
+
+// A new empty folder for `tag`'s pid files (under the temporary folder).
+std::string FreshPidDir(const std::string &tag);
+
+// The pids of ranks 0..ranks-1 from DIR/rank-R.pid, once all are there;
+// empty after `timeout_ms`.
+std::vector<pid_t> RankPids(const std::string &dir, int ranks, int timeout_ms = 30000);
