@@ -207,6 +207,7 @@ std::string GenerateStub(const IdlFile &file, const Define &d, const wire::Funct
   if (IsFortran(d))
     for (const CallArg &arg : d.call_args)
       needs_strlen |=
+          arg.name != kCommArg &&
           d.params[static_cast<std::size_t>(FindParam(d, arg.name))].type == Type::kString;
   if (needs_strlen) w.Line("#include <string.h>");
   w.Line();
