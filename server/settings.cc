@@ -216,7 +216,9 @@ std::string VersionText() { return std::string("ninfd ") + NINF_VERSION + "\n"; 
 std::span<const SettingSpec> SettingsTable() { return kTable; }
 
 FunctionLimits Settings::LimitsOf(std::string_view function) const {
-  FunctionLimits fl{call_wall_seconds, call_cpu_seconds, executable_max_calls};
+  FunctionLimits fl{.wall_seconds = call_wall_seconds,
+                    .cpu_seconds = call_cpu_seconds,
+                    .max_calls = executable_max_calls};
   if (auto it = function_limits.find(function); it != function_limits.end()) fl = it->second;
   if (fl.max_calls == 0) fl.max_calls = executable_max_calls;  // not in the table
   return fl;

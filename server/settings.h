@@ -25,9 +25,9 @@ namespace ninf::server {
 struct FunctionLimits {
   int64_t wall_seconds = 0;
   int64_t cpu_seconds = 0;
-  int64_t max_calls = 0;  // one-shot calls per executable process (1: no reuse)
-  int64_t ranks = 0;      // Backend "MPI": the job's ranks (0: mpi_ranks; launcher.h)
-  std::string launcher;   // "local" or "slurm" ("": the server's `launcher`)
+  int64_t max_calls = 0;   // one-shot calls per executable process (1: no reuse)
+  int64_t ranks = 0;       // Backend "MPI": the job's ranks (0: mpi_ranks; launcher.h)
+  std::string launcher{};  // "local" or "slurm" ("": the server's `launcher`)
 };
 
 struct Settings {

@@ -12,7 +12,6 @@
  * and longer up to kMaxSleepNs. A call that follows soon after the previous
  * one still finds the ranks spinning.
  */
-#define _GNU_SOURCE
 #include <limits.h>
 #include <stdio.h>
 #include <time.h>
