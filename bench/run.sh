@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/run.sh - the core benchmark: raw TCP baseline, array transfer, call
 # latency and remote dgesv, all measured in one session against a ninfd
-# started here, written up as bench/results/core.md.
+# started here, written up as bench/results/core-DATE.md (or --out FILE,
+# never over an existing file).
 #
 #   bench/run.sh BUILD_DIR [--out FILE] [--max-size SIZE] [--quick]
 #
@@ -24,7 +25,8 @@ usage() {
 build=$(cd "$1" && pwd) || usage
 shift
 here=$(cd "$(dirname "$0")" && pwd)
-out="$here/results/core.md"
+# A new file by default: committed results are never overwritten by accident.
+out="$here/results/core-$(date -u +%Y%m%d-%H%M%S).md"
 max_size=256M
 quick=0
 while [[ $# -gt 0 ]]; do
@@ -35,6 +37,7 @@ while [[ $# -gt 0 ]]; do
     *) usage ;;
   esac
 done
+[[ -e "$out" ]] && { echo "$0: $out exists; choose another --out" >&2; exit 2; }
 
 for prog in server/ninfd bench/raw_pingpong bench/bench_transfer bench/bench_latency \
             bench/bench_handle bench/bench_dgesv stubs/registry/null stubs/registry/echo stubs/registry/dgesv; do

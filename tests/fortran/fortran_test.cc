@@ -187,6 +187,10 @@ TEST_CASE("fortran_wrappers_outside_the_tree", "[fortran]") {
   CHECK(Contains(shown.output, "-lninf_fortran"));
   CHECK_FALSE(Contains(Run(NINFFC " --showme:compile").output, "-lninf"));
   CHECK(Contains(Run(NINFFC " --showme:link").output, "-lninf_fortran -lninf"));
+  CHECK(Contains(Run(NINFCC " --showme:version").output, "ninfcc: Ninf 0."));
+  Outcome unknown = Run(NINFCC " --showme:everything");
+  CHECK(unknown.status == 2);
+  CHECK(Contains(unknown.output, "--showme:version"));
 
   REQUIRE(Run(cd + NINFFC " user.f90 -o user").status == 0);
   // Compiling and linking apart: -c adds no link flags.
