@@ -87,6 +87,10 @@ int main(int argc, char **argv) {
     std::fputs(inv.output.c_str(), stdout);
     return 0;
   }
+  if (inv.view == "functions")
+    return ninf::server::PrintFunctions("ninf-meta --list", inv.settings.listen,
+                                        static_cast<int>(inv.settings.port), inv.status_server,
+                                        inv.settings.key_file);
   if (!inv.view.empty())
     return ninf::server::PrintStats("ninf-meta", inv.settings.listen,
                                     static_cast<int>(inv.settings.port), inv.status_server,

@@ -87,12 +87,14 @@ Status ParseMetaInvocation(int argc, const char *const *argv, const server::EnvL
       "wins over the file.",
       "ninf-meta");
   MetaInvocation inv;
-  bool status = false, servers = false, links = false;
+  bool status = false, servers = false, links = false, list = false;
   app.add_flag("--status", status, "print a running ninf-meta's statistics and exit");
   app.add_flag("--servers", servers, "print the servers it knows, their load and leases");
   app.add_flag("--links", links,
                "print what it believes of each (client site, server) link: latency, bandwidth, "
                "forecast method and error");
+  app.add_flag("--list", list,
+               "print the functions its servers serve, with their signatures, and exit");
   app.add_option("--server", inv.status_server,
                  "host:port of the ninf-meta those ask (default: listen:port)")
       ->type_name("HOST:PORT");
@@ -106,7 +108,7 @@ Status ParseMetaInvocation(int argc, const char *const *argv, const server::EnvL
   inv.config_file = cl.config_file;
   inv.exit_now = cl.exit_now;
   inv.output = cl.output;
-  inv.view = links ? "links" : servers ? "servers" : status ? "stats" : "";
+  inv.view = list ? "functions" : links ? "links" : servers ? "servers" : status ? "stats" : "";
   *out = std::move(inv);
   return Status::Ok();
 }

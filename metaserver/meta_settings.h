@@ -44,7 +44,7 @@ struct MetaInvocation {
   MetaSettings settings;
   std::string config_file;
   // --status, --servers, --links: ask a running ninf-meta and exit.
-  std::string view;           // "" (none), "stats", "servers", "links"
+  std::string view;           // "" (none), "stats", "servers", "links", "functions"
   std::string status_server;  // --server host:port ("" = listen:port)
   bool exit_now = false;
   std::string output;

@@ -194,6 +194,9 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (inv.status) return RunStatus(inv);
+  if (inv.list)
+    return PrintFunctions("ninfd --list", inv.settings.listen, static_cast<int>(inv.settings.port),
+                          inv.status_server, inv.settings.key_file);
   if (st = SetupLogging(inv.settings.log_level); !st.ok()) {
     std::fprintf(stderr, "ninfd: %s\n", st.message().c_str());
     return 2;

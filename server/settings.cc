@@ -266,8 +266,10 @@ Status ParseInvocation(int argc, const char *const *argv, const EnvLookup &env, 
       "ninfd");
   Invocation inv;
   app.add_flag("--status", inv.status, "ask a running ninfd for its statistics and exit");
+  app.add_flag("--list", inv.list,
+               "print the functions a running ninfd serves, with their signatures, and exit");
   app.add_option("--server", inv.status_server,
-                 "host:port of the daemon --status asks (default: listen:port)")
+                 "host:port of the daemon --status and --list ask (default: listen:port)")
       ->type_name("HOST:PORT");
   CommandLine cl;
   cl.version_text = VersionText();

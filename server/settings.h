@@ -111,7 +111,8 @@ struct Invocation {
   Settings settings;
   std::string config_file;    // --config or NINF_CONFIG, "" if none
   bool status = false;        // --status: query a running daemon and exit
-  std::string status_server;  // --server host:port for --status ("" = listen:port)
+  bool list = false;          // --list: print a running daemon's functions and exit
+  std::string status_server;  // --server host:port for --status, --list ("" = listen:port)
   bool exit_now = false;      // --help or --version: print `output`, exit 0
   std::string output;
 };

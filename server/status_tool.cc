@@ -1,53 +1,120 @@
 #include "status_tool.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <vector>
 
 #include "address.h"
 #include "auth.h"
+#include "layout.h"
 #include "ninf.pb.h"
 #include "wire.h"
 
 namespace ninf::server {
 
-Status QueryStats(const std::string &host, int port, int timeout_ms, const std::string &key_file,
-                  std::string *text, const std::string &view) {
+namespace {
+
+constexpr int kTimeoutMs = 5000;
+
+// Connects to host:port, authenticates with the first key of `key_file`
+// (if any) and runs `body` on the channel.
+Status WithDaemon(const std::string &host, int port, int timeout_ms, const std::string &key_file,
+                  const std::function<Status(Channel &)> &body) {
   auth::KeyRing keys;
   if (!key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(key_file, &keys));
   int fd = -1;
   NINF_RETURN_IF_ERROR(ConnectTcp(host, port, timeout_ms, &fd));
   Channel channel(fd, timeout_ms);
   if (!keys.keys.empty()) NINF_RETURN_IF_ERROR(auth::AuthenticateToServer(channel, keys.keys[0]));
-  wire::StatsRequest request;
-  request.set_view(view);
-  NINF_RETURN_IF_ERROR(channel.SendFrame(FRAME_STATS, &request));
-  wire::StatsReply reply;
-  FrameHeader h;
-  NINF_RETURN_IF_ERROR(channel.RecvReply(FRAME_STATS_REPLY, 0, &reply, &h));
-  *text = reply.text();
-  return Status::Ok();
+  return body(channel);
+}
+
+// The daemon to ask: `server` (host:port) if given, else the daemon's own
+// listen address and port. False (with a message naming `program`) when
+// `server` does not parse.
+bool Target(const char *program, const std::string &listen, int port, const std::string &server,
+            HostPort *out) {
+  out->host = listen;
+  if (out->host == "0.0.0.0" || out->host.empty()) out->host = "127.0.0.1";
+  if (out->host == "::") out->host = "::1";
+  out->port = port;
+  if (server.empty()) return true;
+  if (Status st = ParseHostPort(server, HostPort{"127.0.0.1", 0}, out); !st.ok()) {
+    std::fprintf(stderr, "%s: %s\n", program, st.message().c_str());
+    return false;
+  }
+  return true;
+}
+
+// "dgesv(IN int n, ...)  [MPI]  Solves A X = B ..."
+std::string FunctionLine(const wire::FunctionInterface &iface) {
+  std::string line = Signature(iface);
+  if (!iface.backend().empty()) line += "  [" + iface.backend() + "]";
+  if (!iface.description().empty()) line += "  " + iface.description();
+  return line;
+}
+
+}  // namespace
+
+Status QueryStats(const std::string &host, int port, int timeout_ms, const std::string &key_file,
+                  std::string *text, const std::string &view) {
+  return WithDaemon(host, port, timeout_ms, key_file, [&](Channel &channel) {
+    wire::StatsRequest request;
+    request.set_view(view);
+    NINF_RETURN_IF_ERROR(channel.SendFrame(FRAME_STATS, &request));
+    wire::StatsReply reply;
+    FrameHeader h;
+    NINF_RETURN_IF_ERROR(channel.RecvReply(FRAME_STATS_REPLY, 0, &reply, &h));
+    *text = reply.text();
+    return Status::Ok();
+  });
 }
 
 int PrintStats(const char *program, const std::string &listen, int port, const std::string &server,
                const std::string &key_file, const std::string &view) {
-  std::string host = listen;
-  if (host == "0.0.0.0" || host.empty()) host = "127.0.0.1";
-  if (host == "::") host = "::1";
-  if (!server.empty()) {
-    HostPort target;
-    if (Status st = ParseHostPort(server, HostPort{"127.0.0.1", 0}, &target); !st.ok()) {
-      std::fprintf(stderr, "%s: %s\n", program, st.message().c_str());
-      return 1;
-    }
-    host = target.host;
-    port = target.port;
-  }
+  HostPort target;
+  if (!Target(program, listen, port, server, &target)) return 1;
   std::string text;
-  if (Status st = QueryStats(host, port, 5000, key_file, &text, view); !st.ok()) {
-    std::fprintf(stderr, "%s: cannot get statistics from %s:%d: %s\n", program, host.c_str(), port,
-                 st.ToString().c_str());
+  if (Status st = QueryStats(target.host, target.port, kTimeoutMs, key_file, &text, view);
+      !st.ok()) {
+    std::fprintf(stderr, "%s: cannot get statistics from %s:%d: %s\n", program, target.host.c_str(),
+                 target.port, st.ToString().c_str());
     return 1;
   }
   std::fputs(text.c_str(), stdout);
+  return 0;
+}
+
+int PrintFunctions(const char *program, const std::string &listen, int port,
+                   const std::string &server, const std::string &key_file) {
+  HostPort target;
+  if (!Target(program, listen, port, server, &target)) return 1;
+  std::vector<std::string> lines;
+  Status st = WithDaemon(target.host, target.port, kTimeoutMs, key_file, [&](Channel &channel) {
+    wire::ListRequest list;
+    NINF_RETURN_IF_ERROR(channel.SendFrame(FRAME_LIST, &list));
+    wire::ListReply names;
+    FrameHeader h;
+    NINF_RETURN_IF_ERROR(channel.RecvReply(FRAME_LIST_REPLY, 0, &names, &h));
+    for (const std::string &name : names.names()) {
+      wire::QueryInterface query;
+      query.set_name(name);
+      NINF_RETURN_IF_ERROR(channel.SendFrame(FRAME_QUERY_INTERFACE, &query));
+      wire::InterfaceReply reply;
+      NINF_RETURN_IF_ERROR(channel.RecvReply(FRAME_INTERFACE, 0, &reply, &h));
+      NINF_RETURN_IF_ERROR(ValidateInterface(reply.iface()));
+      lines.push_back(FunctionLine(reply.iface()));
+    }
+    return Status::Ok();
+  });
+  if (!st.ok()) {
+    std::fprintf(stderr, "%s: cannot list the functions of %s:%d: %s\n", program,
+                 target.host.c_str(), target.port, st.ToString().c_str());
+    return 1;
+  }
+  std::sort(lines.begin(), lines.end());
+  for (const std::string &line : lines) std::printf("%s\n", line.c_str());
   return 0;
 }
 

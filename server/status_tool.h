@@ -1,6 +1,8 @@
 // `ninfd --status` (and ninf-meta's): asks a running daemon for its statistics (FRAME_STATS)
 // and prints the `name:value` lines, so that administrators and scripts need
-// no client library for a health check.
+// no client library for a health check. `--list` prints the functions it
+// serves (FRAME_LIST, then FRAME_QUERY_INTERFACE for each), one signature a
+// line.
 #pragma once
 
 #include <string>
@@ -25,5 +27,12 @@ Status QueryStats(const std::string &host, int port, int timeout_ms, const std::
 // message on stderr, naming `program`, when it cannot).
 int PrintStats(const char *program, const std::string &listen, int port, const std::string &server,
                const std::string &key_file, const std::string &view = "");
+
+// The whole of `ninfd --list` / `ninf-meta --list`: the functions the
+// daemon at `server` (or listen:port) serves, sorted, one line each:
+//   NAME(MODE TYPE PARAM, ...)  [MPI]  description
+// Returns the process exit code, as PrintStats.
+int PrintFunctions(const char *program, const std::string &listen, int port,
+                   const std::string &server, const std::string &key_file);
 
 }  // namespace ninf::server

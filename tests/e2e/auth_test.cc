@@ -169,6 +169,15 @@ TEST_CASE("auth_a_keyed_daemon_serves_clients_with_the_key", "[auth]") {
   CHECK_THAT(out, Catch::Contains("completed:"));
   CHECK(RunNinfd({"--status", "--server", server}, &out) == 1);
   CHECK_THAT(out, Catch::Contains("requires authentication"));
+  // --list: every served function with its signature, with the key only.
+  CHECK(RunNinfd({"--list", "--server", server, "--key-file", key}, &out) == 0);
+  CHECK_THAT(out,
+             Catch::Contains("dgesv(IN int n, IN int nrhs, INOUT double a[][], IN int lda, "
+                             "OUT int ipiv[], INOUT double b[][], IN int ldb, OUT int *info)"));
+  CHECK_THAT(out, Catch::Contains("\nnull()  Does nothing"));
+  CHECK(RunNinfd({"--list", "--server", server}, &out) == 1);
+  CHECK_THAT(out, Catch::Contains("cannot list the functions") &&
+                      Catch::Contains("requires authentication"));
   CHECK(AuthedStat(d, "completed") >= 4);
 }
 

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <set>
@@ -248,6 +249,21 @@ TEST_CASE("meta_function_served_nowhere_is_not_found", "[meta]") {
   CHECK(Ninf_call("no_such_function", n) != 0);
   CHECK(Ninf_get_error() == NINF_ERR_FUNCTION_NOT_FOUND);
   CHECK(std::string(Ninf_get_error_detail()).find("no_such_function") != std::string::npos);
+}
+
+TEST_CASE("meta_list_prints_the_functions_of_its_servers", "[meta]") {
+  auto meta = StartMeta("completion");
+  auto a = StartServer(*meta, "east", 1);
+  REQUIRE(WaitForServers(*meta, 1));
+  FILE *p =
+      ::popen(("'" + MetaPath() + "' --list --server " + meta->address() + " 2>&1").c_str(), "r");
+  REQUIRE(p);
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  CHECK(::pclose(p) == 0);
+  CHECK_THAT(out, Catch::Contains("ep(IN long m, OUT double *sx, OUT double *sy, OUT double q[])"));
+  CHECK_THAT(out, Catch::Contains("dgesv(IN int n, IN int nrhs,"));
 }
 
 TEST_CASE("meta_grpc_default_handle_is_bound_to_a_placed_server", "[meta]") {

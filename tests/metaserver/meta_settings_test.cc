@@ -67,6 +67,8 @@ TEST_CASE("meta_settings_precedence_policy_and_views", "[meta_settings]") {
   REQUIRE(Parse({"--links", "--server", "127.0.0.1:9"}, &inv).ok());
   CHECK(inv.view == "links");
   CHECK(inv.status_server == "127.0.0.1:9");
+  REQUIRE(Parse({"--list"}, &inv).ok());
+  CHECK(inv.view == "functions");
   REQUIRE(Parse({"--help"}, &inv).ok());
   CHECK(inv.exit_now);
   CHECK_THAT(inv.output, Catch::Contains("NINF_PROBE_SECONDS"));

@@ -216,6 +216,7 @@ TEST_CASE("settings_help_version_status", "[settings]") {
   r = Parse({"--version"});
   CHECK(r.inv.exit_now);
   CHECK_THAT(r.inv.output, Catch::StartsWith("ninfd "));
+  CHECK(Parse({"--list"}).inv.list);
   r = Parse({"--status", "--server", "localhost:1234"});
   CHECK(r.inv.status);
   CHECK(r.inv.status_server == "localhost:1234");
