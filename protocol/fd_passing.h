@@ -1,11 +1,13 @@
 // Descriptors passed over Unix-domain sockets (SCM_RIGHTS), for the control
-// channel (control.cc) and the same-host path's shared segments (wire.cc):
-// one way to attach one and one way to collect what came.
+// channel (control.cc), the launch claim (launch.cc, the launch broker) and
+// the same-host path's shared segments (wire.cc): one way to attach one and
+// one way to collect what came.
 #pragma once
 
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 namespace ninf {
@@ -40,6 +42,42 @@ inline int CollectFd(msghdr *mh) {
     }
   }
   return kept;
+}
+
+// Sends `len` bytes as one message, with `fd` attached when it is >= 0.
+// Returns what sendmsg returned (retrying EINTR); no SIGPIPE.
+inline ssize_t SendWithFd(int sock, const void *buf, std::size_t len, int fd) {
+  iovec iov{const_cast<void *>(buf), len};
+  msghdr mh{};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  FdControlBuffer cbuf;
+  if (fd >= 0) AttachFd(&mh, &cbuf, fd);
+  ssize_t n;
+  do {
+    n = ::sendmsg(sock, &mh, MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  return n;
+}
+
+// Receives one message of at most `len` bytes and the descriptor that came
+// with it (*fd, close-on-exec; -1 if none). Returns what recvmsg returned
+// (retrying EINTR); *truncated tells whether the message was longer.
+inline ssize_t RecvWithFd(int sock, void *buf, std::size_t len, int *fd, bool *truncated) {
+  iovec iov{buf, len};
+  msghdr mh{};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  FdControlBuffer cbuf;
+  mh.msg_control = cbuf.bytes;
+  mh.msg_controllen = sizeof cbuf.bytes;
+  ssize_t n;
+  do {
+    n = ::recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  *fd = n >= 0 ? CollectFd(&mh) : -1;
+  *truncated = n >= 0 && (mh.msg_flags & MSG_TRUNC);
+  return n;
 }
 
 }  // namespace ninf

@@ -47,18 +47,12 @@ Status ClaimControlChannel(const std::string &socket_path, const std::string &to
   if (r == 0) return fail("no answer within " + std::to_string(timeout_ms) + " ms");
   if (r < 0) return fail(std::string("poll: ") + std::strerror(errno));
   char byte = 0;
-  iovec iov{&byte, 1};
-  msghdr mh{};
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
-  FdControlBuffer cbuf;
-  mh.msg_control = cbuf.bytes;
-  mh.msg_controllen = sizeof cbuf.bytes;
-  ssize_t n;
-  do {
-    n = ::recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-  } while (n < 0 && errno == EINTR);
-  const int received = n > 0 ? CollectFd(&mh) : -1;
+  int received = -1;
+  bool truncated = false;
+  if (RecvWithFd(sock, &byte, 1, &received, &truncated) <= 0 && received >= 0) {
+    ::close(received);
+    received = -1;
+  }
   ::close(sock);
   if (received < 0) return Failed("ninfd refused the launch token (or has no such launch)");
   *fd = received;

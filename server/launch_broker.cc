@@ -120,15 +120,9 @@ void LaunchBroker::Answer(Claim *claim) {
   auto it = channels_.find(token);
   uv_os_fd_t fd = -1;
   if (it != channels_.end() && uv_fileno(reinterpret_cast<uv_handle_t *>(&claim->pipe), &fd) == 0) {
-    char byte = 1;
-    iovec iov{&byte, 1};
-    msghdr mh{};
-    mh.msg_iov = &iov;
-    mh.msg_iovlen = 1;
-    FdControlBuffer cbuf;
-    AttachFd(&mh, &cbuf, it->second.get());
+    const char byte = 1;
     // One byte on a fresh local socket: it fits, whatever the blocking mode.
-    if (::sendmsg(fd, &mh, MSG_NOSIGNAL) != 1)
+    if (SendWithFd(fd, &byte, 1, it->second.get()) != 1)
       spdlog::warn("event=launch_claim_failed error={}", Quoted(std::strerror(errno)));
     channels_.erase(it);  // one claim per token
   } else {

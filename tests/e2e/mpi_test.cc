@@ -142,19 +142,8 @@ TEST_CASE("mpi_admission_never_runs_more_ranks_than_cores", "[mpi]") {
 TEST_CASE("mpi_client_gone_mid_call_leaves_no_rank_behind", "[mpi]") {
   E2EDaemon d(MpiArgs());
   std::string dir = FreshPidDir("gone");
-  const std::string name = d.Name("hold");
-  const pid_t client = ::fork();
-  REQUIRE(client >= 0);
-  if (client == 0) {
-    long done = 0;
-    (void)Ninf_call(name.c_str(), dir.c_str(), 60L, &done);
-    ::_exit(0);
-  }
-  std::vector<pid_t> ranks = RankPids(dir, 2);
+  std::vector<pid_t> ranks = HoldThenVanish(d.Name("hold"), dir, 2);
   REQUIRE(ranks.size() == 2);
-  ::kill(client, SIGKILL);
-  int status = 0;
-  REQUIRE(::waitpid(client, &status, 0) == client);
   CHECK(WaitProcessesGone(ranks, 15000));
   CHECK(d.WaitForStat("cancelled", 1) >= 1);
   // Still serving, and nothing unreaped.

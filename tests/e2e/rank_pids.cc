@@ -1,9 +1,14 @@
 #include "rank_pids.h"
 
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
+
+#include "ninf.h"
 
 bool ProcessAlive(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -46,4 +51,20 @@ std::vector<pid_t> RankPids(const std::string &dir, int ranks, int timeout_ms) {
     usleep(20000);
   }
   return {};
+}
+
+std::vector<pid_t> HoldThenVanish(const std::string &function, const std::string &dir, int ranks) {
+  const pid_t client = ::fork();
+  if (client < 0) return {};
+  if (client == 0) {
+    long done = 0;
+    (void)Ninf_call(function.c_str(), dir.c_str(), 60L, &done);
+    ::_exit(0);
+  }
+  std::vector<pid_t> pids = RankPids(dir, ranks);
+  ::kill(client, SIGKILL);
+  int status = 0;
+  while (::waitpid(client, &status, 0) < 0 && errno == EINTR) {
+  }
+  return pids;
 }

@@ -20,3 +20,10 @@ std::string FreshPidDir(const std::string &tag);
 // The pids of ranks 0..ranks-1 from DIR/rank-R.pid, once all are there;
 // empty after `timeout_ms`.
 std::vector<pid_t> RankPids(const std::string &dir, int ranks, int timeout_ms = 30000);
+
+// A client that vanishes mid-call: a child process calls `function` (the
+// name of a hold routine, "ninf://host:port/hold") with `dir` and 60 s,
+// and is killed with SIGKILL, and reaped, once all `ranks` have written
+// their pids. Returns those pids; empty if they never appeared (the child
+// is killed all the same).
+std::vector<pid_t> HoldThenVanish(const std::string &function, const std::string &dir, int ranks);

@@ -5,8 +5,6 @@
 // The routines of tests/e2e/mpi/mpi.idl report their ranks' pids, so the
 // tests see from outside that steps are reused, and that a cancelled call,
 // a step killed by scancel or a shutdown leaves no task behind.
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -122,19 +120,8 @@ TEST_CASE("slurm_a_handle_and_one_shot_calls_reuse_one_step", "[slurm]") {
 TEST_CASE("slurm_client_gone_mid_call_leaves_no_task_behind", "[slurm]") {
   E2EDaemon d(SlurmArgs(MPI_REGISTRY_DIR));
   std::string dir = FreshPidDir("gone");
-  const std::string name = d.Name("hold");
-  const pid_t client = ::fork();
-  REQUIRE(client >= 0);
-  if (client == 0) {
-    long done = 0;
-    (void)Ninf_call(name.c_str(), dir.c_str(), 60L, &done);
-    ::_exit(0);
-  }
-  std::vector<pid_t> ranks = RankPids(dir, 2);
+  std::vector<pid_t> ranks = HoldThenVanish(d.Name("hold"), dir, 2);
   REQUIRE(ranks.size() == 2);
-  ::kill(client, SIGKILL);
-  int status = 0;
-  REQUIRE(::waitpid(client, &status, 0) == client);
   CHECK(WaitProcessesGone(ranks, 20000));
   CHECK(WaitNoSteps("hold", 20000));
   CHECK(CallTeam(d, 5).sums[1] == 5.0);
