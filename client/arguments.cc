@@ -111,7 +111,10 @@ namespace {
 bool UseSharedMemory(const Channel &ch, const ArgumentList &list,
                      const wire::CallRequest *preamble) {
   // Kept data and two-phase results go through ninfd's store, not a segment.
-  if (!ch.local() || list.uses_kept_data() || (preamble && preamble->submit())) return false;
+  // A redirected call's executable may be on another host.
+  if (!ch.local() || list.uses_kept_data() || (preamble && preamble->submit()) ||
+      list.iface().redirect())
+    return false;
   const CallLayout &layout = list.layout();
   const ClientOptions o = Options();
   return o.transport == ClientOptions::Transport::kAuto &&
@@ -131,6 +134,28 @@ void CopyArrays(const ArgumentList &list, const SharedPlacement &placement, char
     else
       std::memcpy(list.pointer(i), place, bytes);
   }
+}
+
+// The answer to FRAME_CALL of a function whose executables run where a
+// launcher puts them: ninfd names the executable, and `ch` becomes a
+// connection to it (protocol/ninf.proto, Redirect).
+Status FollowRedirect(Channel &ch) {
+  wire::Redirect redirect;
+  FrameHeader h;
+  NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_REDIRECT, 0, &redirect, &h));
+  if (redirect.port() == 0 || redirect.port() > 65535 || redirect.host().empty())
+    return Status(NINF_ERR_PROTOCOL, "ninfd redirected the call to no address");
+  const ClientOptions o = Options();
+  int fd = -1;
+  Status st =
+      ConnectTcp(redirect.host(), static_cast<int>(redirect.port()), o.connect_timeout_ms, &fd);
+  if (!st.ok())
+    return Status(st.code(), "connecting to the executable at " + redirect.host() + ":" +
+                                 std::to_string(redirect.port()) + ": " + st.message());
+  NINF_RETURN_IF_ERROR(ch.Replace(fd));
+  wire::Claim claim;
+  claim.set_token(redirect.token());
+  return ch.SendFrame(FRAME_CLAIM, &claim);
 }
 
 }  // namespace
@@ -155,6 +180,8 @@ Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::Call
   }
   const double t_send = MonotonicSeconds();
   if (preamble) st = ch.SendFrame(FRAME_CALL, preamble);
+  // Refused before a redirect (busy, shutting down): the error is the answer.
+  if (st.ok() && preamble && list.iface().redirect()) NINF_RETURN_IF_ERROR(FollowRedirect(ch));
   if (st.ok() && shared) {
     wire::Args args = list.args();
     args.set_shared_memory(true);

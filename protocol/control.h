@@ -43,8 +43,15 @@
 // CTL_PROBE (ninfd -> executable, while the routine runs): the client shut
 // its write side; send a heartbeat now, so that a closed client answers with
 // a reset. CTL_CLIENT_GONE: a heartbeat to the client failed; ninfd kills
-// the executable and frees the slot. Both ends are on one host
-// and built from one source, so the message is a plain fixed-size struct.
+// the executable and frees the slot. Both ends are built from one source, so
+// the message is a plain fixed-size struct.
+//
+// An executable on another host (ninfd's `launch_address`, launch.h) has
+// its channel over TCP instead, relayed by ninfd (server/control_relay.h):
+// the same messages, back to back on a byte stream, and no descriptors. Its
+// CTL_HANDOFF carries a redirect token in place of the client's socket: the
+// client was sent to the executable's own address with that token
+// (FRAME_REDIRECT) and connects there itself.
 #pragma once
 
 #include <cstddef>
@@ -99,8 +106,9 @@ struct ControlMsg {
   double queue_seconds = 0;     // HANDOFF, SLOT: how long the call waited for its slot
   uint64_t store_id = 0;        // HANDOFF (two-phase), KEPT: the store entry
   uint32_t param = 0;           // KEEP: the parameter, or kKeepWholeResult
-  uint8_t token[kStoreTokenSize] = {};  // HANDOFF (two-phase), KEPT: the entry's token
-  double store_seconds = 0;             // HANDOFF (two-phase): how long the result is kept
+  uint8_t token[kStoreTokenSize] = {};           // HANDOFF (two-phase), KEPT: the entry's token
+  double store_seconds = 0;                      // HANDOFF (two-phase): how long the result is kept
+  uint8_t redirect_token[kStoreTokenSize] = {};  // HANDOFF over TCP: the client's FRAME_CLAIM
 };
 
 // Sends one message; attaches `pass_fd` when it is >= 0.
@@ -111,7 +119,8 @@ NINF_PROTOCOL_API int SendControl(int sock, const ControlMsg &msg, int pass_fd =
 // otherwise; fd may be null when none is expected, and one that arrives
 // anyway is closed). Returns 1 for a message, 0 when the peer has closed,
 // -1 with errno set on error (EAGAIN on a non-blocking socket with nothing
-// to read, EPROTO for a message of the wrong size).
+// to read, EPROTO for a message of the wrong size). On a stream socket (the
+// TCP channel) a message that arrived in part is waited for to the end.
 NINF_PROTOCOL_API int RecvControl(int sock, ControlMsg *msg, int *fd);
 
 }  // namespace ninf

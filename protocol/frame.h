@@ -75,7 +75,9 @@ inline constexpr uint64_t kMaxProbePayload = uint64_t{16} << 20;
   X(FRAME_RELEASE, 27)        /* client -> ninfd      StoreKey */        \
   X(FRAME_RELEASED, 28)       /* ninfd -> client      Released */        \
   X(FRAME_FETCH, 29)          /* executable -> ninfd  StoreKey */        \
-  X(FRAME_DATA, 30)           /* ninfd -> executable  Data + bytes */
+  X(FRAME_DATA, 30)           /* ninfd -> executable  Data + bytes */    \
+  X(FRAME_REDIRECT, 31)       /* ninfd -> client      Redirect */        \
+  X(FRAME_CLAIM, 32)          /* client -> executable Claim */
 
 enum FrameType : uint16_t {
 #define NINF_FRAME_ENUM_(name, value) name = value,

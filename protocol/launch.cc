@@ -1,20 +1,150 @@
 #include "launch.h"
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
+#include "address.h"
 #include "fd_passing.h"
+#include "frame.h"
+#include "ninf.pb.h"
 
 namespace ninf {
 namespace {
 
 Status Failed(const std::string &what) {
   return Status(NINF_ERR_COMMUNICATION, "cannot claim the control channel from ninfd: " + what);
+}
+
+using Clock = std::chrono::steady_clock;
+
+int MsLeft(Clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  return static_cast<int>(std::max<int64_t>(0, left.count()));
+}
+
+// Waits until `fd` is readable; false on timeout or error.
+bool WaitReadable(int fd, Clock::time_point deadline) {
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    const int r = ::poll(&p, 1, MsLeft(deadline));
+    if (r < 0 && errno == EINTR) continue;
+    return r > 0;
+  }
+}
+
+// Reads exactly n bytes before `deadline`.
+bool ReadExactly(int fd, void *buf, std::size_t n, Clock::time_point deadline) {
+  auto *at = static_cast<char *>(buf);
+  while (n > 0) {
+    if (!WaitReadable(fd, deadline)) return false;
+    const ssize_t got = ::recv(fd, at, n, MSG_DONTWAIT);
+    if (got == 0) return false;
+    if (got < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return false;
+    }
+    at += got;
+    n -= static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+// A socket listening on the address `conn` left from, any port; its port in
+// *port. -1 on failure (errno set).
+int ListenBeside(int conn, int *port) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getsockname(conn, reinterpret_cast<sockaddr *>(&addr), &len) != 0) return -1;
+  if (addr.ss_family == AF_INET)
+    reinterpret_cast<sockaddr_in *>(&addr)->sin_port = 0;
+  else if (addr.ss_family == AF_INET6)
+    reinterpret_cast<sockaddr_in6 *>(&addr)->sin6_port = 0;
+  const int fd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (::bind(fd, reinterpret_cast<const sockaddr *>(&addr), len) != 0 || ::listen(fd, 16) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len) != 0) {
+    const int err = errno;
+    ::close(fd);
+    errno = err;
+    return -1;
+  }
+  *port = ntohs(addr.ss_family == AF_INET ? reinterpret_cast<sockaddr_in *>(&addr)->sin_port
+                                          : reinterpret_cast<sockaddr_in6 *>(&addr)->sin6_port);
+  return fd;
+}
+
+// A TCP connection to a numeric address (ninfd gives its launch address as
+// one): no name lookup, which a statically linked executable cannot do
+// safely. Blocking, TCP_NODELAY, close-on-exec; -1 with a reason in *why.
+int ConnectNumeric(const std::string &host, int port, int timeout_ms, std::string *why) {
+  sockaddr_storage addr{};
+  socklen_t len = 0;
+  auto *v4 = reinterpret_cast<sockaddr_in *>(&addr);
+  auto *v6 = reinterpret_cast<sockaddr_in6 *>(&addr);
+  if (::inet_pton(AF_INET, host.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(static_cast<uint16_t>(port));
+    len = sizeof *v4;
+  } else if (::inet_pton(AF_INET6, host.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(static_cast<uint16_t>(port));
+    len = sizeof *v6;
+  } else {
+    *why = "'" + host + "' is not a numeric address";
+    return -1;
+  }
+  const int fd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) {
+    *why = std::string("socket: ") + std::strerror(errno);
+    return -1;
+  }
+  int r = ::connect(fd, reinterpret_cast<const sockaddr *>(&addr), len);
+  if (r < 0 && errno == EINPROGRESS) {
+    pollfd p{fd, POLLOUT, 0};
+    do {
+      r = ::poll(&p, 1, timeout_ms);
+    } while (r < 0 && errno == EINTR);
+    int err = r == 0 ? ETIMEDOUT : errno;
+    socklen_t elen = sizeof err;
+    if (r > 0 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) != 0) err = errno;
+    errno = err;
+    r = err ? -1 : 0;
+  }
+  int one = 1;
+  const int flags = r == 0 ? ::fcntl(fd, F_GETFL) : -1;
+  if (r != 0 || flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ||
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0) {
+    *why = host + ":" + std::to_string(port) + ": " + std::strerror(errno);
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Whether the next frame on `fd` is a FRAME_CLAIM carrying `token`.
+bool PresentsToken(int fd, const uint8_t *token, std::size_t token_size,
+                   Clock::time_point deadline) {
+  uint8_t raw[kFrameHeaderSize];
+  FrameHeader h;
+  if (!ReadExactly(fd, raw, sizeof raw, deadline) || !DecodeFrameHeader(raw, 0, &h).ok() ||
+      h.type != FRAME_CLAIM || h.header_length > 256)
+    return false;
+  std::string bytes(h.header_length, '\0');
+  wire::Claim claim;
+  return ReadExactly(fd, bytes.data(), bytes.size(), deadline) && claim.ParseFromString(bytes) &&
+         claim.token().size() == token_size &&
+         std::memcmp(claim.token().data(), token, token_size) == 0;
 }
 
 }  // namespace
@@ -57,6 +187,62 @@ Status ClaimControlChannel(const std::string &socket_path, const std::string &to
   if (received < 0) return Failed("ninfd refused the launch token (or has no such launch)");
   *fd = received;
   return Status::Ok();
+}
+
+}  // namespace ninf
+
+namespace ninf {
+
+Status ClaimControlChannelTcp(const std::string &address, const std::string &token, int timeout_ms,
+                              int *fd, int *listen_fd) {
+  *fd = *listen_fd = -1;
+  HostPort ninfd;
+  if (Status st = ParseHostPort(address, HostPort{}, &ninfd); !st.ok() || !ninfd.unix_path.empty())
+    return Failed("bad launch address '" + address + "'");
+  if (token.size() != kLaunchTokenChars) return Failed("bad launch token");
+  std::string why;
+  const int sock = ConnectNumeric(ninfd.host, ninfd.port, timeout_ms, &why);
+  if (sock < 0) return Failed(why);
+  int port = 0;
+  const int listener = ListenBeside(sock, &port);
+  auto fail = [&](const std::string &what) {
+    ::close(sock);
+    if (listener >= 0) ::close(listener);
+    return Failed(what);
+  };
+  if (listener < 0) return fail(std::string("listening for clients: ") + std::strerror(errno));
+  const std::string line = token + " " + std::to_string(port) + "\n";
+  if (::send(sock, line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size()))
+    return fail(std::string("send: ") + std::strerror(errno));
+  char answer = 0;
+  if (!ReadExactly(sock, &answer, 1, Clock::now() + std::chrono::milliseconds(timeout_ms)) ||
+      answer != '+')
+    return fail("ninfd refused the launch token (or has no such launch)");
+  *fd = sock;
+  *listen_fd = listener;
+  return Status::Ok();
+}
+
+Status AcceptRedirected(int listen_fd, const uint8_t *token, std::size_t token_size, int timeout_ms,
+                        int *client_fd) {
+  *client_fd = -1;
+  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (WaitReadable(listen_fd, deadline)) {
+    const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) continue;
+    // A stranger gets a few seconds, not the whole wait.
+    const Clock::time_point claim_by =
+        std::min(deadline, Clock::now() + std::chrono::milliseconds(5000));
+    if (PresentsToken(fd, token, token_size, claim_by)) {
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      *client_fd = fd;
+      return Status::Ok();
+    }
+    ::close(fd);
+  }
+  return Status(NINF_ERR_TIMEOUT,
+                "the redirected client did not come within " + std::to_string(timeout_ms) + " ms");
 }
 
 }  // namespace ninf

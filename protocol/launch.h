@@ -17,9 +17,22 @@
 // CTL_HANDOFF. Messages ninfd sent before the claim wait in the channel.
 // PATH lives in a directory only ninfd's user may enter, and each token
 // (128 random bits) is good for one claim.
+//
+// When rank 0 may run on another host (ninfd's `launch_address` setting,
+// docs/cluster.md), NINF_LAUNCH_ADDRESS=HOST:PORT replaces the socket path
+// and the claim goes over TCP. Rank 0 first listens on a port of its own,
+// on the address its connection to ninfd leaves from, for the clients
+// ninfd will redirect to it:
+//
+//                         <── connect(HOST:PORT) (TCP)
+//                         <── "HEX PORT\n"  (token, rank 0's listening port)
+//     ── "+" ──>
+//     the connection stays open: it is the control channel from now on,
+//     relayed by ninfd to the Process's socketpair (server/control_relay.h)
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "protocol_export.h"
@@ -29,6 +42,7 @@ namespace ninf {
 
 inline constexpr const char *kLaunchSocketEnv = "NINF_LAUNCH_SOCKET";
 inline constexpr const char *kLaunchTokenEnv = "NINF_LAUNCH_TOKEN";
+inline constexpr const char *kLaunchAddressEnv = "NINF_LAUNCH_ADDRESS";
 // Hex digits of a launch token.
 inline constexpr std::size_t kLaunchTokenChars = 32;
 
@@ -38,5 +52,19 @@ inline constexpr std::size_t kLaunchTokenChars = 32;
 // token or sends no descriptor within `timeout_ms`.
 NINF_PROTOCOL_API Status ClaimControlChannel(const std::string &socket_path,
                                              const std::string &token, int timeout_ms, int *fd);
+
+// The same over TCP to `address` ("host:port"): *fd is the control channel
+// (a blocking TCP connection), *listen_fd the socket clients are redirected
+// to (listening, close-on-exec). Same errors.
+NINF_PROTOCOL_API Status ClaimControlChannelTcp(const std::string &address,
+                                                const std::string &token, int timeout_ms, int *fd,
+                                                int *listen_fd);
+
+// Takes the connection of a redirected client from `listen_fd`: the first
+// one whose FRAME_CLAIM carries `token` within `timeout_ms` (others are
+// closed: a client that gave up on an earlier call, or a stranger).
+// Errors: NINF_ERR_TIMEOUT when no such client came.
+NINF_PROTOCOL_API Status AcceptRedirected(int listen_fd, const uint8_t *token,
+                                          std::size_t token_size, int timeout_ms, int *client_fd);
 
 }  // namespace ninf

@@ -1,5 +1,6 @@
 #include "wire.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -49,6 +50,19 @@ Channel::Channel(int fd, int timeout_ms) : fd_(fd), timeout_ms_(timeout_ms) {
 Channel::~Channel() {
   if (fd_ >= 0) ::close(fd_);
   if (received_fd_ >= 0) ::close(received_fd_);
+}
+
+Status Channel::Replace(int fd) {
+  const bool ok = ::dup3(fd, fd_, O_CLOEXEC) >= 0;
+  const int err = errno;
+  ::close(fd);
+  if (!ok) return Status(NINF_ERR_INTERNAL, std::string("dup3: ") + std::strerror(err));
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  local_ = ::getsockname(fd_, reinterpret_cast<sockaddr *>(&addr), &len) == 0 &&
+           addr.ss_family == AF_UNIX;
+  if (received_fd_ >= 0) ::close(std::exchange(received_fd_, -1));
+  return Status::Ok();
 }
 
 int Channel::TakeReceivedFd() { return std::exchange(received_fd_, -1); }

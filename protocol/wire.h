@@ -34,6 +34,13 @@ class NINF_PROTOCOL_API Channel {
   Channel &operator=(const Channel &) = delete;
 
   int fd() const { return fd_; }
+
+  // Puts the connection `fd` in place of this one, under the same
+  // descriptor number (dup2), so that whoever aborts the channel from
+  // another thread by its number reaches the new connection. Takes
+  // ownership of `fd`. Errors: NINF_ERR_INTERNAL (dup2 failed; `fd` is
+  // closed, the old connection is kept).
+  Status Replace(int fd);
   void set_timeout_ms(int ms) { timeout_ms_ = ms; }
 
   // Sends one frame: header message `msg` (may be null for an empty header)

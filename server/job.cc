@@ -150,7 +150,10 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   process_->set_owner(this);
   call_started_ = Clock::now();
   SetState(JobState::kReceiving);
-  conn_->WatchHangup(true);
+  // A redirected client leaves this connection for the executable's own
+  // (control_relay.h): its closing here cancels nothing. The executable
+  // sees a client that goes away on the connection it serves.
+  conn_->WatchHangup(!process->redirects());
   return true;
 }
 

@@ -1,5 +1,8 @@
 #include "launch_broker.h"
 
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -21,17 +24,23 @@ namespace {
 constexpr uint64_t kClaimTimeoutMs = 10000;
 }  // namespace
 
-// One connection: its socket, the bytes of its token line so far, and a
-// timer that ends it.
+// One connection: its socket (a Unix one, or TCP), the bytes of its token
+// line so far, and a timer that ends it.
 struct LaunchBroker::Claim {
   LaunchBroker *broker = nullptr;
+  bool tcp = false;
   uv_pipe_t pipe{};
+  uv_tcp_t tcp_handle{};
   uv_timer_t timer{};
   std::string line;
   char buf[64];
   int open_handles = 0;
   bool closing = false;
 
+  uv_stream_t *stream() {
+    return tcp ? reinterpret_cast<uv_stream_t *>(&tcp_handle)
+               : reinterpret_cast<uv_stream_t *>(&pipe);
+  }
   void Close() {
     if (open_handles == 0 || closing) return;
     closing = true;
@@ -41,13 +50,13 @@ struct LaunchBroker::Claim {
       if (--self->open_handles == 0) delete self;
     };
     uv_close(reinterpret_cast<uv_handle_t *>(&timer), closed);
-    uv_close(reinterpret_cast<uv_handle_t *>(&pipe), closed);
+    uv_close(reinterpret_cast<uv_handle_t *>(stream()), closed);
   }
 };
 
 LaunchBroker::~LaunchBroker() { Close(); }
 
-Status LaunchBroker::Start() {
+Status LaunchBroker::Start(const HostPort &tcp) {
   auto failed = [](const std::string &what) {
     return Status(NINF_ERR_EXECUTABLE, "cannot take launched executables' connections: " + what);
   };
@@ -62,6 +71,46 @@ Status LaunchBroker::Start() {
   if (int rc = uv_pipe_bind(&listener_, path_.c_str()); rc != 0) return failed(uv_strerror(rc));
   if (int rc = uv_listen(reinterpret_cast<uv_stream_t *>(&listener_), 64, OnConnection); rc != 0)
     return failed(uv_strerror(rc));
+  return tcp.host.empty() ? Status::Ok() : ListenTcp(tcp);
+}
+
+Status LaunchBroker::ListenTcp(const HostPort &tcp) {
+  auto failed = [&](const std::string &what) {
+    return Status(NINF_ERR_EXECUTABLE, "cannot listen for launched executables at launch_address " +
+                                           tcp.host + ":" + std::to_string(tcp.port) + ": " + what);
+  };
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  addrinfo *res = nullptr;
+  const std::string port = std::to_string(tcp.port);
+  if (int rc = ::getaddrinfo(tcp.host.c_str(), port.c_str(), &hints, &res); rc != 0)
+    return failed(gai_strerror(rc));
+  uv_tcp_init(loop_, &tcp_listener_);
+  tcp_listener_.data = this;
+  tcp_listening_ = true;
+  int rc = uv_tcp_bind(&tcp_listener_, res->ai_addr, 0);
+  ::freeaddrinfo(res);
+  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t *>(&tcp_listener_), 64, OnTcpConnection);
+  if (rc != 0) return failed(uv_strerror(rc));
+  sockaddr_storage bound{};
+  int len = sizeof bound;
+  char host[INET6_ADDRSTRLEN] = {};
+  uv_tcp_getsockname(&tcp_listener_, reinterpret_cast<sockaddr *>(&bound), &len);
+  int bound_port = 0;
+  if (bound.ss_family == AF_INET6) {
+    auto *a = reinterpret_cast<sockaddr_in6 *>(&bound);
+    uv_ip6_name(a, host, sizeof host);
+    bound_port = ntohs(a->sin6_port);
+    tcp_address_ = std::string("[") + host + "]:" + std::to_string(bound_port);
+  } else {
+    auto *a = reinterpret_cast<sockaddr_in *>(&bound);
+    uv_ip4_name(a, host, sizeof host);
+    bound_port = ntohs(a->sin_port);
+    tcp_address_ = std::string(host) + ":" + std::to_string(bound_port);
+  }
+  spdlog::info("event=launch_listening address={}", tcp_address_);
   return Status::Ok();
 }
 
@@ -80,16 +129,26 @@ std::string LaunchBroker::Expect(UniqueFd channel) {
 void LaunchBroker::Forget(const std::string &token) { channels_.erase(token); }
 
 void LaunchBroker::OnConnection(uv_stream_t *server, int status) {
-  auto *self = static_cast<LaunchBroker *>(server->data);
-  if (status < 0) return;
+  if (status >= 0) static_cast<LaunchBroker *>(server->data)->Accept(server, false);
+}
+
+void LaunchBroker::OnTcpConnection(uv_stream_t *server, int status) {
+  if (status >= 0) static_cast<LaunchBroker *>(server->data)->Accept(server, true);
+}
+
+void LaunchBroker::Accept(uv_stream_t *server, bool tcp) {
   auto *claim = new Claim;
-  claim->broker = self;
-  uv_pipe_init(self->loop_, &claim->pipe, 0);
-  uv_timer_init(self->loop_, &claim->timer);
-  claim->pipe.data = claim->timer.data = claim;
+  claim->broker = this;
+  claim->tcp = tcp;
+  if (tcp)
+    uv_tcp_init(loop_, &claim->tcp_handle);
+  else
+    uv_pipe_init(loop_, &claim->pipe, 0);
+  uv_timer_init(loop_, &claim->timer);
+  claim->stream()->data = claim->timer.data = claim;
   claim->open_handles = 2;
-  self->claims_.insert(claim);
-  if (uv_accept(server, reinterpret_cast<uv_stream_t *>(&claim->pipe)) != 0) {
+  claims_.insert(claim);
+  if (uv_accept(server, claim->stream()) != 0) {
     claim->Close();
     return;
   }
@@ -97,7 +156,7 @@ void LaunchBroker::OnConnection(uv_stream_t *server, int status) {
       &claim->timer, [](uv_timer_t *t) { static_cast<Claim *>(t->data)->Close(); }, kClaimTimeoutMs,
       0);
   uv_read_start(
-      reinterpret_cast<uv_stream_t *>(&claim->pipe),
+      claim->stream(),
       [](uv_handle_t *h, size_t, uv_buf_t *buf) {
         auto *c = static_cast<Claim *>(h->data);
         *buf = uv_buf_init(c->buf, sizeof c->buf);
@@ -109,34 +168,81 @@ void LaunchBroker::OnConnection(uv_stream_t *server, int status) {
           return;
         }
         c->line.append(buf->base, static_cast<std::size_t>(n));
-        if (c->line.find('\n') != std::string::npos || c->line.size() > kLaunchTokenChars + 1)
+        // "TOKEN\n", or over TCP "TOKEN PORT\n"
+        if (c->line.find('\n') != std::string::npos || c->line.size() > kLaunchTokenChars + 8)
           c->broker->Answer(c);
       });
 }
 
 void LaunchBroker::Answer(Claim *claim) {
-  uv_read_stop(reinterpret_cast<uv_stream_t *>(&claim->pipe));
-  const std::string token = claim->line.substr(0, claim->line.find('\n'));
+  uv_read_stop(claim->stream());
+  const std::string line = claim->line.substr(0, claim->line.find('\n'));
+  const std::string token = line.substr(0, line.find(' '));
+  int port = 0;
+  const bool port_ok = claim->tcp && line.size() > token.size() &&
+                       ParsePort(std::string_view(line).substr(token.size() + 1), &port);
   auto it = channels_.find(token);
   uv_os_fd_t fd = -1;
-  if (it != channels_.end() && uv_fileno(reinterpret_cast<uv_handle_t *>(&claim->pipe), &fd) == 0) {
+  if (it == channels_.end() || (claim->tcp && !port_ok) ||
+      uv_fileno(reinterpret_cast<uv_handle_t *>(claim->stream()), &fd) != 0) {
+    spdlog::warn("event=launch_claim_refused reason={}",
+                 Quoted(it == channels_.end() ? "unknown token" : "no port for clients"));
+    claim->Close();
+    return;
+  }
+  UniqueFd channel = std::move(it->second);
+  channels_.erase(it);  // one claim per token
+  if (claim->tcp) {
+    Relay(claim, std::move(channel), port);
+  } else {
     const char byte = 1;
     // One byte on a fresh local socket: it fits, whatever the blocking mode.
-    if (SendWithFd(fd, &byte, 1, it->second.get()) != 1)
+    if (SendWithFd(fd, &byte, 1, channel.get()) != 1)
       spdlog::warn("event=launch_claim_failed error={}", Quoted(std::strerror(errno)));
-    channels_.erase(it);  // one claim per token
-  } else {
-    spdlog::warn("event=launch_claim_refused reason=\"unknown token\"");
   }
   claim->Close();
+}
+
+void LaunchBroker::Relay(Claim *claim, UniqueFd channel, int port) {
+  uv_os_fd_t fd = -1;
+  uv_fileno(reinterpret_cast<uv_handle_t *>(claim->stream()), &fd);
+  sockaddr_storage peer{};
+  int len = sizeof peer;
+  char host[INET6_ADDRSTRLEN] = {};
+  if (uv_tcp_getpeername(&claim->tcp_handle, reinterpret_cast<sockaddr *>(&peer), &len) == 0) {
+    if (peer.ss_family == AF_INET6)
+      uv_ip6_name(reinterpret_cast<sockaddr_in6 *>(&peer), host, sizeof host);
+    else
+      uv_ip4_name(reinterpret_cast<sockaddr_in *>(&peer), host, sizeof host);
+  }
+  // The claim's handle closes with the claim; the relay keeps a copy of
+  // the connection. "+" on a fresh socket fits at once.
+  const int conn = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (conn < 0 || !*host || ::send(conn, "+", 1, MSG_NOSIGNAL) != 1) {
+    spdlog::warn("event=launch_claim_failed error={}", Quoted(std::strerror(errno)));
+    if (conn >= 0) ::close(conn);
+    return;
+  }
+  spdlog::info("event=launch_claimed over=tcp executable={}:{}", host, port);
+  relays_.insert(ControlRelay::Start(loop_, std::move(channel), conn, host, port,
+                                     [this](ControlRelay *r) { relays_.erase(r); }));
 }
 
 void LaunchBroker::Close() {
   channels_.clear();
   for (Claim *claim : std::set<Claim *>(claims_)) claim->Close();
+  for (ControlRelay *relay : relays_) {
+    relay->Orphan();  // it finishes closing after the broker may be gone
+    relay->Close();
+  }
+  relays_.clear();
   if (listening_) {
     uv_close(reinterpret_cast<uv_handle_t *>(&listener_), nullptr);
     listening_ = false;
+  }
+  if (tcp_listening_) {
+    uv_close(reinterpret_cast<uv_handle_t *>(&tcp_listener_), nullptr);
+    tcp_listening_ = false;
   }
   if (!dir_.empty()) {
     std::error_code ec;

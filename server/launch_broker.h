@@ -11,6 +11,11 @@
 // A connection that says nothing useful within kClaimTimeoutMs, or sends an
 // unknown token, is closed without an answer. Created on first use (most
 // servers launch nothing), on the daemon's loop; single-threaded.
+//
+// With a TCP address (`launch_address`) it listens there too. A claim over
+// TCP says "TOKEN PORT" (rank 0's port for redirected clients) and keeps its
+// connection: the broker joins it to the channel with a ControlRelay
+// (control_relay.h) instead of sending the descriptor.
 #pragma once
 
 #include <uv.h>
@@ -19,6 +24,8 @@
 #include <set>
 #include <string>
 
+#include "address.h"
+#include "control_relay.h"
 #include "status.h"
 #include "unique_fd.h"
 
@@ -31,12 +38,15 @@ class LaunchBroker {
   LaunchBroker(const LaunchBroker &) = delete;
   LaunchBroker &operator=(const LaunchBroker &) = delete;
 
-  // Creates the directory and listens. Errors: NINF_ERR_EXECUTABLE (the
-  // launched executables could never reach ninfd).
-  Status Start();
+  // Creates the directory and listens; also on `tcp` when it has a host
+  // (port 0: any). Errors: NINF_ERR_EXECUTABLE (the launched executables
+  // could never reach ninfd).
+  Status Start(const HostPort &tcp = {});
 
   // The socket's path, for NINF_LAUNCH_SOCKET.
   const std::string &path() const { return path_; }
+  // "host:port" of the TCP listener, for NINF_LAUNCH_ADDRESS ("" if none).
+  const std::string &tcp_address() const { return tcp_address_; }
 
   // Keeps `channel` for the process that will present the returned token.
   std::string Expect(UniqueFd channel);
@@ -49,19 +59,29 @@ class LaunchBroker {
   void Close();
 
   std::size_t waiting() const { return channels_.size(); }
+  // Executables claimed over TCP whose channel is open.
+  std::size_t relayed() const { return relays_.size(); }
 
  private:
   struct Claim;  // one connection presenting its token
   static void OnConnection(uv_stream_t *server, int status);
+  static void OnTcpConnection(uv_stream_t *server, int status);
+  void Accept(uv_stream_t *server, bool tcp);
   void Answer(Claim *claim);
+  void Relay(Claim *claim, UniqueFd channel, int port);
+  Status ListenTcp(const HostPort &tcp);
 
   uv_loop_t *loop_;
   uv_pipe_t listener_{};
   bool listening_ = false;
+  uv_tcp_t tcp_listener_{};
+  bool tcp_listening_ = false;
   std::string dir_;
   std::string path_;
+  std::string tcp_address_;
   std::map<std::string, UniqueFd> channels_;  // by token
   std::set<Claim *> claims_;                  // connections still open
+  std::set<ControlRelay *> relays_;
 };
 
 }  // namespace ninf::server

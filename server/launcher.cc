@@ -45,9 +45,8 @@ int RanksOf(const std::string &function, const Settings &s, int cores) {
   return std::max(1, cores);
 }
 
-}  // namespace
-
-Launch LaunchFor(const wire::FunctionInterface &iface, const Settings &s, int cores, bool root) {
+Launch LaunchCommand(const wire::FunctionInterface &iface, const Settings &s, int cores,
+                     bool root) {
   Launch launch;
   const bool mpi = !iface.backend().empty();
   if (mpi) launch.ranks = RanksOf(iface.name(), s, cores);
@@ -72,11 +71,41 @@ Launch LaunchFor(const wire::FunctionInterface &iface, const Settings &s, int co
   return launch;
 }
 
+}  // namespace
+
+Launch LaunchFor(const wire::FunctionInterface &iface, const Settings &s, int cores, bool root) {
+  Launch launch = LaunchCommand(iface, s, cores, root);
+  launch.over_tcp = !launch.direct() && !s.launch_address.empty();
+  return launch;
+}
+
+Status ParseLaunchAddress(const std::string &text, HostPort *out) {
+  const Status bad(NINF_ERR_INVALID_ARGUMENT,
+                   "launch_address = \"" + text +
+                       "\": expected HOST or HOST:PORT, an address of this host that the launched "
+                       "executables can reach");
+  bool parsed = ParseHostPort(text, HostPort{"", 0}, out).ok() && out->unix_path.empty();
+  if (!parsed && text.find(':') == std::string::npos && !text.empty() &&
+      ParseHostPort(text + ":1", HostPort{"", 0}, out).ok()) {
+    out->port = 0;  // "HOST" alone: any free port
+    parsed = true;
+  }
+  if (!parsed) return bad;
+  // The executables are told this address: "anywhere" tells them nothing.
+  if (out->host == "0.0.0.0" || out->host == "::" || out->host == "[::]")
+    return Status(NINF_ERR_INVALID_ARGUMENT,
+                  bad.message() + " (not a wildcard: the executables connect to it)");
+  return Status::Ok();
+}
+
 int CoresHeld(const Launch &launch, int cores) {
   return launch.ranks > 0 ? std::min(launch.ranks, std::max(1, cores)) : 0;
 }
 
 Status CheckLaunches(const Settings &s, int cores) {
+  HostPort ignored;
+  if (!s.launch_address.empty())
+    NINF_RETURN_IF_ERROR(ParseLaunchAddress(s.launch_address, &ignored));
   if (s.mpi_oversubscribe) return Status::Ok();
   auto too_many = [&](const std::string &what, int64_t ranks) {
     return Status(NINF_ERR_INVALID_ARGUMENT,

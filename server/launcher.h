@@ -24,6 +24,11 @@
 //   command `mpirun` -np RANKS --bind-to none [--oversubscribe] `mpirun_args`
 //           EXECUTABLE; as root with OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1,
 //           which Open MPI otherwise refuses.
+// With `launch_address` set, every launched executable (not the ones ninfd
+// starts itself) connects back over TCP to that address instead of a Unix
+// socket, so that its rank 0 may run on another host: the login-node setup
+// of docs/cluster.md. Clients of such functions are redirected to rank 0
+// (FRAME_REDIRECT) instead of having their socket passed to it.
 // Pure functions of the settings: unit-tested in tests/server/launcher_test.cc.
 #pragma once
 
@@ -31,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "address.h"
 #include "ninf.pb.h"
 #include "settings.h"
 #include "status.h"
@@ -45,6 +51,9 @@ struct Launch {
   std::vector<std::pair<std::string, std::string>> env;
   int ranks = 0;       // an MPI job's processes; 0: not an MPI job
   bool slurm = false;  // started as a Slurm step
+  // Rank 0 may run on another host (`launch_address` set): it claims its
+  // control channel over TCP, and clients are redirected to it.
+  bool over_tcp = false;
 
   bool direct() const { return command.empty(); }
   bool operator==(const Launch &) const = default;
@@ -55,11 +64,16 @@ struct Launch {
 Launch LaunchFor(const wire::FunctionInterface &iface, const Settings &settings, int cores,
                  bool root);
 
+// Parses the `launch_address` setting: "HOST" (any free port) or
+// "HOST:PORT". Errors: NINF_ERR_INVALID_ARGUMENT naming the setting.
+Status ParseLaunchAddress(const std::string &text, HostPort *out);
+
 // The ranks a call of an MPI function holds cores for: min(ranks, cores).
 int CoresHeld(const Launch &launch, int cores);
 
 // Settings that cannot work on this machine: an MPI function started by
-// mpirun configured with more ranks than `cores` without mpi_oversubscribe.
+// mpirun configured with more ranks than `cores` without mpi_oversubscribe,
+// a launch_address that is no address.
 // Errors:
 // NINF_ERR_INVALID_ARGUMENT naming the function and what to change.
 Status CheckLaunches(const Settings &settings, int cores);

@@ -33,14 +33,18 @@ namespace {
 // more than one core from the calls running meanwhile.
 // A launched executable also gets its launcher's variables and its claim on
 // the control channel (protocol/launch.h); nobody else inherits a claim.
-std::vector<std::string> ExecutableEnvironment(const Launch &launch, const std::string &socket,
+// It claims over TCP (launch_address) when its rank 0 may run elsewhere.
+std::vector<std::string> ExecutableEnvironment(const Launch &launch, const LaunchBroker *broker,
                                                const std::string &token) {
+  const bool claims = !launch.direct() && broker;
+  const bool tcp = claims && launch.over_tcp;
   const std::pair<const char *, const char *> own[] = {
       {"OPENBLAS_NUM_THREADS", "1"},
       {"OMP_NUM_THREADS", "1"},
       {"NINF_CALL_ID", nullptr},
-      {kLaunchSocketEnv, launch.direct() ? nullptr : socket.c_str()},
-      {kLaunchTokenEnv, launch.direct() ? nullptr : token.c_str()},
+      {kLaunchSocketEnv, claims && !tcp ? broker->path().c_str() : nullptr},
+      {kLaunchAddressEnv, tcp ? broker->tcp_address().c_str() : nullptr},
+      {kLaunchTokenEnv, claims ? token.c_str() : nullptr},
   };
   std::vector<std::string> env;
   for (char **e = environ; e && *e; ++e) {
@@ -123,8 +127,10 @@ Status Process::Start() {
     if (launch_token_.empty())
       return Status(NINF_ERR_EXECUTABLE, "cannot launch '" + function_ + "': no random token");
   }
-  std::vector<std::string> env =
-      ExecutableEnvironment(launch_, broker_ ? broker_->path() : "", launch_token_);
+  if (launch_.over_tcp && broker_ && broker_->tcp_address().empty())
+    return Status(NINF_ERR_EXECUTABLE,
+                  "cannot launch '" + function_ + "': ninfd does not listen at launch_address");
+  std::vector<std::string> env = ExecutableEnvironment(launch_, broker_, launch_token_);
   std::vector<char *> envp;
   for (std::string &e : env) envp.push_back(e.data());
   envp.push_back(nullptr);

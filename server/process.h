@@ -98,6 +98,9 @@ class Process {
   // "signal 9" or "exit status 3", once exited.
   std::string ExitDescription() const;
 
+  // Whether its calls' clients are redirected to it instead of handed over
+  // (it claims its channel over TCP: launcher.h).
+  bool redirects() const { return launch_.over_tcp; }
   const std::string &function() const { return function_; }
   const std::string &executable() const { return executable_; }
   int pid() const { return pid_; }

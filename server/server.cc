@@ -82,6 +82,7 @@ Status Server::Start() {
   NINF_RETURN_IF_ERROR(CheckExposure(settings_.listen, auth_required(), settings_.insecure));
   NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
   NINF_RETURN_IF_ERROR(StartUnixListener());
+  if (!settings_.launch_address.empty()) NINF_RETURN_IF_ERROR(OpenLaunchBroker());
   spdlog::info(
       "event=listening address={} port={} registry={} functions={} cores={} slots={} "
       "thread_budget={} threads_per_job={} queue_order={} queue_limit={} max_call_bytes={} "
@@ -250,7 +251,7 @@ void Server::HandleQuery(Connection &conn, std::string_view body) {
     return;
   }
   wire::InterfaceReply reply;
-  *reply.mutable_iface() = entry->iface;
+  *reply.mutable_iface() = ServedInterface(*entry);
   if (!unix_path_.empty()) {  // clients on this host may switch to it
     reply.set_unix_socket(unix_path_);
     reply.set_server_pid(static_cast<uint32_t>(::getpid()));

@@ -133,6 +133,12 @@ class Server : public Connection::Delegate, public JobEvents {
   bool HandoffCold(Job &job);
   // How `function`'s executable is started (launcher.h).
   Launch LaunchOf(const std::string &function) const;
+  // `entry`'s interface as clients see it: with `redirect` set when its
+  // executables claim their channel over TCP (launcher.h).
+  wire::FunctionInterface ServedInterface(const FunctionEntry &entry) const;
+  // Opens the launch broker: on first use, or at start with a
+  // launch_address (a port that cannot be had fails the start, not a call).
+  Status OpenLaunchBroker();
   // Starts a process of `function` for `owner`: Process::Spawn with its
   // launch, and the launch broker opened on first use.
   Status SpawnProcess(const std::string &function, const std::string &executable,

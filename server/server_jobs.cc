@@ -51,6 +51,14 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
   params.limits = settings_.LimitsOf(req.name());
   params.work_flops = std::isfinite(req.work_flops()) ? std::max(0.0, req.work_flops()) : 0;
   params.owner = OwnerOf(conn);
+  const bool redirected = LaunchOf(req.name()).over_tcp;
+  if (req.submit() && redirected) {
+    conn.Fail(Status(NINF_ERR_NOT_SUPPORTED,
+                     "'" + req.name() +
+                         "' runs on another host than ninfd (launch_address): it cannot serve "
+                         "a two-phase call"));
+    return;
+  }
   if (req.submit()) {
     if (Status st = ReserveResult(req.keep_bytes(), &params); !st.ok()) {
       spdlog::info("event=submit_refused conn={} peer={} call={} function={} error={}", conn.id(),
@@ -68,7 +76,8 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
     FinishJob(*job, EndReason::kRefused);
     return;
   }
-  if (!conn.InputWaiting()) {
+  // A redirected client sends its arguments to the executable, not here.
+  if (!redirected && !conn.InputWaiting()) {
     spdlog::debug("event=call_awaiting_arguments job={} call={} function={} peer={}", job->id(),
                   job->call_id(), job->function(), conn.peer());
     conn.WatchInput(true);
@@ -249,18 +258,31 @@ Launch Server::LaunchOf(const std::string &function) const {
   return entry ? LaunchFor(entry->iface, settings_, cores_, ::geteuid() == 0) : Launch();
 }
 
+wire::FunctionInterface Server::ServedInterface(const FunctionEntry &entry) const {
+  wire::FunctionInterface iface = entry.iface;
+  iface.set_redirect(LaunchFor(entry.iface, settings_, cores_, ::geteuid() == 0).over_tcp);
+  return iface;
+}
+
+Status Server::OpenLaunchBroker() {
+  if (broker_) return Status::Ok();
+  auto broker = std::make_unique<LaunchBroker>(loop_);
+  HostPort tcp;
+  Status st = settings_.launch_address.empty() ? Status::Ok()
+                                               : ParseLaunchAddress(settings_.launch_address, &tcp);
+  if (st.ok()) st = broker->Start(tcp);
+  if (!st.ok()) {
+    broker->Close();
+    return st;
+  }
+  broker_ = std::move(broker);
+  return Status::Ok();
+}
+
 Status Server::SpawnProcess(const std::string &function, const std::string &executable,
                             ProcessOwner *owner, Process **out) {
   const Launch launch = LaunchOf(function);
-  if (!launch.direct() && !broker_) {  // the first launched executable
-    auto broker = std::make_unique<LaunchBroker>(loop_);
-    Status st = broker->Start();
-    if (!st.ok()) {
-      broker->Close();
-      return st;
-    }
-    broker_ = std::move(broker);
-  }
+  if (!launch.direct()) NINF_RETURN_IF_ERROR(OpenLaunchBroker());  // on first use
   return Process::Spawn(loop_, function, executable, launch, broker_.get(), owner, out);
 }
 

@@ -55,7 +55,7 @@ wire::ServerRegistration Server::Registration() const {
   reg.set_cores(static_cast<uint32_t>(cores_));
   reg.set_slots(static_cast<uint32_t>(admission_.slots()));
   for (const std::string &name : registry_.Names())
-    if (const FunctionEntry *e = registry_.Find(name)) *reg.add_functions() = e->iface;
+    if (const FunctionEntry *e = registry_.Find(name)) *reg.add_functions() = ServedInterface(*e);
   return reg;
 }
 

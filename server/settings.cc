@@ -162,6 +162,11 @@ const SettingSpec kTable[] = {
     {"srun_args", SettingKind::kString, "", 0, 0,
      "more words for it, before the executable (e.g. \"--partition compute\")",
      &Settings::srun_args},
+    {"launch_address", SettingKind::kString, "", 0, 0,
+     "HOST or HOST:PORT of this host where launched executables (mpirun, srun) connect back "
+     "over TCP, and then clients are redirected to them: for ranks on other hosts "
+     "(docs/cluster.md); \"\": a Unix socket, rank 0 on this host",
+     &Settings::launch_address},
 };
 
 Status Invalid(const std::string &source, const std::string &what) {

@@ -75,6 +75,7 @@ struct Settings {
   std::string launcher = "local";  // how executables start: local, slurm (launcher.h)
   std::string srun = "srun";       // the Slurm launcher
   std::string srun_args;           // more words for it
+  std::string launch_address;      // "HOST[:PORT]": launched executables connect back over TCP
   // Per-function overrides of call_wall_seconds, call_cpu_seconds,
   // executable_max_calls, mpi_ranks and launcher, from the config file's
   // [limits.NAME] tables.

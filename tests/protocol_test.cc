@@ -1,15 +1,19 @@
 // Unit tests of the protocol layer: frame encoding and decoding, dimension
 // expressions, argument layout, and the control channel.
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstring>
 #include <thread>
 
 #include "control.h"
 #include "frame.h"
+#include "launch.h"
 #include "layout.h"
+#include "ninf.pb.h"
 #include "utf8.h"
 #include "wire.h"
 
@@ -256,4 +260,99 @@ TEST_CASE("control_passes_descriptors", "[control]") {
   ::close(sv[1]);
   ::close(pipefd[0]);
   ::close(pipefd[1]);
+}
+
+TEST_CASE("control_messages_cross_a_stream_socket_in_pieces", "[control]") {
+  // The TCP channel of an executable on another host (launch.h): no
+  // message boundaries, so a message may arrive in parts.
+  int sv[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  ninf::ControlMsg sent;
+  sent.kind = ninf::CTL_HANDOFF;
+  sent.call_id = 77;
+  sent.redirect_token[3] = 9;
+  std::thread writer([&] {
+    const char *bytes = reinterpret_cast<const char *>(&sent);
+    REQUIRE(::write(sv[1], bytes, 10) == 10);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    REQUIRE(::write(sv[1], bytes + 10, sizeof sent - 10) == static_cast<ssize_t>(sizeof sent - 10));
+    ::close(sv[1]);
+  });
+  ninf::ControlMsg got;
+  int fd = 123;
+  CHECK(ninf::RecvControl(sv[0], &got, &fd) == 1);
+  writer.join();
+  CHECK(fd == -1);
+  CHECK(got.kind == ninf::CTL_HANDOFF);
+  CHECK(got.call_id == 77);
+  CHECK(got.redirect_token[3] == 9);
+  CHECK(ninf::RecvControl(sv[0], &got, nullptr) == 0);  // the end of the stream
+  ::close(sv[0]);
+}
+
+TEST_CASE("channel_replace_keeps_the_descriptor_number", "[wire]") {
+  int a[2], b[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, a) == 0);
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, b) == 0);
+  ninf::Channel ch(a[0], 2000);
+  const int number = ch.fd();
+  REQUIRE(ch.Replace(b[0]).ok());
+  CHECK(ch.fd() == number);  // a canceller holding the number reaches the new peer
+  char c;
+  CHECK(::read(a[1], &c, 1) == 0);  // the old connection is closed
+  ninf::wire::End end;
+  REQUIRE(ch.SendFrame(ninf::FRAME_END, &end).ok());
+  ninf::Channel peer(b[1], 2000);
+  ninf::FrameHeader h;
+  REQUIRE(peer.RecvHeader(0, &h).ok());
+  CHECK(h.type == ninf::FRAME_END);
+  ::close(a[1]);
+}
+
+namespace {
+
+// A client of a redirected call: connects to `port` and presents `token`.
+int ClaimWith(int port, const std::string &token) {
+  int fd = -1;
+  REQUIRE(ninf::ConnectTcp("127.0.0.1", port, 2000, &fd).ok());
+  ninf::Channel ch(::dup(fd));
+  ninf::wire::Claim claim;
+  claim.set_token(token);
+  REQUIRE(ch.SendFrame(ninf::FRAME_CLAIM, &claim).ok());
+  return fd;
+}
+
+}  // namespace
+
+TEST_CASE("accept_redirected_takes_only_the_client_with_the_token", "[launch]") {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(listener, 4) == 0);
+  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr *>(&addr), &len) == 0);
+  const int port = ntohs(addr.sin_port);
+  const std::string token(16, 'k');
+  // A stranger (or a client of an earlier call) first, then the right one.
+  const int stranger = ClaimWith(port, std::string(16, 'x'));
+  const int client = ClaimWith(port, token);
+  int taken = -1;
+  REQUIRE(ninf::AcceptRedirected(listener, reinterpret_cast<const uint8_t *>(token.data()),
+                                 token.size(), 5000, &taken)
+              .ok());
+  // The taken connection is the client's: what it sends next arrives.
+  REQUIRE(::write(client, "z", 1) == 1);
+  char c = 0;
+  CHECK(::read(taken, &c, 1) == 1);
+  CHECK(c == 'z');
+  CHECK(::read(stranger, &c, 1) == 0);  // closed without an answer
+  // Nobody else comes: a timeout, not a hang.
+  int none = -1;
+  ninf::Status st = ninf::AcceptRedirected(
+      listener, reinterpret_cast<const uint8_t *>(token.data()), token.size(), 200, &none);
+  CHECK(st.code() == NINF_ERR_TIMEOUT);
+  CHECK(none == -1);
+  for (int fd : {taken, client, stranger, listener}) ::close(fd);
 }

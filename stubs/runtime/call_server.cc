@@ -15,6 +15,7 @@
 
 #include "buffer.h"
 #include "kept_data.h"
+#include "launch.h"
 #include "layout.h"
 #include "scalar_codec.h"
 #include "team.h"
@@ -97,6 +98,7 @@ Status DecodeInScalars(const wire::FunctionInterface &iface, const wire::Args &a
 void CallServer::Report(ControlMsg msg) {
   msg.call_id = handoff_.call_id;
   // ninfd may already be gone (shutdown); the call itself is unaffected.
+  std::lock_guard<std::mutex> lock(report_mutex_);
   (void)SendControl(control_fd_, msg);
 }
 
@@ -204,6 +206,13 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
   const bool two_phase = handoff_.store_id != 0;
   if (shared && (ref_bytes > 0 || args.keep_size() > 0 || two_phase))
     return Status(NINF_ERR_PROTOCOL, "kept data and shared memory cannot be combined");
+  // Kept arrays travel to ninfd's store as memory descriptors, which a TCP
+  // channel cannot carry.
+  if (redirect_listener_ >= 0 && (args.keep_size() > 0 || two_phase))
+    return Status(NINF_ERR_NOT_SUPPORTED,
+                  "'" + iface_.name() +
+                      "' runs on another host than ninfd (launch_address): it cannot keep "
+                      "arrays on the server or serve a two-phase call");
   const uint64_t expected_payload = shared ? 0 : layout.send_bytes - ref_bytes;
   if (h.payload_length != expected_payload)
     return Status(NINF_ERR_ARGUMENT_MISMATCH, "client sent " + std::to_string(h.payload_length) +
@@ -343,7 +352,8 @@ bool CallServer::WaitForHandoff(int *client_fd) {
     ControlMsg msg;
     const int r = RecvControl(control_fd_, &msg, client_fd);
     if (r < 0 && errno == EINTR) continue;
-    if (r == 1 && msg.kind == CTL_HANDOFF && *client_fd >= 0) {
+    const bool redirected = redirect_listener_ >= 0 && *client_fd < 0;
+    if (r == 1 && msg.kind == CTL_HANDOFF && (*client_fd >= 0 || redirected)) {
       handoff_ = msg;
       return true;
     }
@@ -442,6 +452,18 @@ int CallServer::Run() {
       std::fprintf(stderr, "ninf executable %s: no call was handed over by ninfd\n",
                    iface_.name().c_str());
       return 2;
+    }
+    if (client_fd < 0) {
+      // Redirected: the client connects to us with the call's token.
+      constexpr int kRedirectWaitMs = 30000;
+      Status st = AcceptRedirected(redirect_listener_, handoff_.redirect_token,
+                                   sizeof handoff_.redirect_token, kRedirectWaitMs, &client_fd);
+      if (!st.ok()) {
+        std::fprintf(stderr, "ninf executable %s: %s\n", iface_.name().c_str(),
+                     st.ToString().c_str());
+        Report({.kind = CTL_CALL_DONE, .error_code = st.code()});
+        return 1;
+      }
     }
     ApplyThreadBudget(ThreadsPerRank(handoff_.threads, team_));
     const int status = Serve(client_fd);  // the socket is closed when it returns

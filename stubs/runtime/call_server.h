@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "buffer.h"
@@ -43,6 +44,11 @@ class CallServer {
         team_(team),
         heartbeats_(control_fd, [this] { Report({.kind = CTL_CLIENT_GONE}); }) {}
 
+  // An executable on another host than ninfd (launch.h): clients are
+  // redirected to `listen_fd`, and a CTL_HANDOFF names the one to take by
+  // its token instead of passing its socket.
+  void set_redirect_listener(int listen_fd) { redirect_listener_ = listen_fd; }
+
   // Waits for the handoff, serves the connection, and returns the process
   // exit status: 0 when every call succeeded, 1 after a failed call, 2 when
   // no connection was handed over. A reusable hand-off (kHandoffReusable)
@@ -55,8 +61,9 @@ class CallServer {
   static void ApplyThreadBudget(uint32_t threads);
 
  private:
-  // Receives CTL_HANDOFF and the client socket into handoff_ and *client_fd;
-  // false when ninfd closed the channel or sent something else.
+  // Receives CTL_HANDOFF and the client socket into handoff_ and *client_fd
+  // (-1 for a redirected client, still to come: AcceptRedirected); false
+  // when ninfd closed the channel or sent something else.
   bool WaitForHandoff(int *client_fd);
 
   // Whether the process has a thread library the budget applies to.
@@ -89,13 +96,15 @@ class CallServer {
   // waits for the answer, sending the client heartbeats meanwhile.
   Status WaitForSlot(Channel &ch);
 
-  // Thread-safe: one datagram per message on the control socket.
+  // Thread-safe (the heartbeat thread reports a lost client).
   void Report(ControlMsg msg);
 
   const wire::FunctionInterface &iface_;
   ninf_stub_invoke_fn invoke_;
   int control_fd_;
+  int redirect_listener_ = -1;
   const ninf_stub_team *team_;
+  std::mutex report_mutex_;  // one message at a time on a TCP channel
   ControlMsg handoff_;
   std::vector<Buffer> buffers_;  // one per parameter, kept across calls and clients
   SharedSegment segment_;        // the current client's arrays, on the same-host path

@@ -106,10 +106,15 @@ void Heartbeats::Beat(const Beating &beating) {
     std::lock_guard<std::mutex> lock(mu_);
     if (!Current(beating)) return;
     bool due = Clock::now() >= next;
+    int got = 1;
     if (r > 0 && (fds[1].revents & POLLIN)) {
       ControlMsg msg;
-      if (RecvControl(control, &msg, nullptr) == 1 && msg.kind == CTL_PROBE) due = true;
-    } else if (r > 0 && (fds[1].revents & (POLLHUP | POLLERR))) {
+      got = RecvControl(control, &msg, nullptr);
+      if (got == 1 && msg.kind == CTL_PROBE) due = true;
+    }
+    // A TCP channel (launch.h) ends with a readable EOF, not POLLHUP.
+    if (got == 0 ||
+        (r > 0 && !(fds[1].revents & POLLIN) && (fds[1].revents & (POLLHUP | POLLERR)))) {
       // ninfd closed the channel: it has killed this call's launcher (srun,
       // mpirun) or died itself. A direct child dies with ninfd anyway
       // (PR_SET_PDEATHSIG); a launched one, whose parent is the launcher or

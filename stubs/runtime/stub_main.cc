@@ -29,15 +29,21 @@ int Usage(const ninf::wire::FunctionInterface &iface, const char *argv0) {
 }
 
 // The control channel: fd 3 when ninfd started this process itself; claimed
-// from ninfd (launch.h) when a launcher did (mpirun, srun). -1 when there is
-// none: started by hand.
-int ControlChannel(const char *argv0) {
+// from ninfd (launch.h) when a launcher did (mpirun, srun), over TCP when
+// ninfd may be on another host, and then *redirect_listener is where ninfd's
+// clients come. -1 when there is none: started by hand.
+int ControlChannel(const char *argv0, int *redirect_listener) {
+  *redirect_listener = -1;
   const char *path = std::getenv(ninf::kLaunchSocketEnv);
+  const char *address = std::getenv(ninf::kLaunchAddressEnv);
   const char *token = std::getenv(ninf::kLaunchTokenEnv);
-  if (!path || !token) return ::fcntl(ninf::kControlFd, F_GETFD) < 0 ? -1 : ninf::kControlFd;
+  if ((!path && !address) || !token)
+    return ::fcntl(ninf::kControlFd, F_GETFD) < 0 ? -1 : ninf::kControlFd;
   int fd = -1;
   constexpr int kClaimTimeoutMs = 10000;
-  ninf::Status st = ninf::ClaimControlChannel(path, token, kClaimTimeoutMs, &fd);
+  ninf::Status st = address ? ninf::ClaimControlChannelTcp(address, token, kClaimTimeoutMs, &fd,
+                                                           redirect_listener)
+                            : ninf::ClaimControlChannel(path, token, kClaimTimeoutMs, &fd);
   if (!st.ok()) std::fprintf(stderr, "%s: %s\n", argv0, st.ToString().c_str());
   return fd;
 }
@@ -78,12 +84,14 @@ int RunExecutable(int argc, char **argv, const unsigned char *iface_bytes, size_
     return 2;
   }
   if (!root) return ninf::stub::ServeTeam(iface, invoke, team);
-  const int control = ControlChannel(argv[0]);
+  int redirect_listener = -1;
+  const int control = ControlChannel(argv[0], &redirect_listener);
   if (control < 0) {
     ninf::stub::ShareExit(team, 2);
     return Usage(iface, argv[0]);
   }
   ninf::stub::CallServer server(iface, invoke, control, team);
+  server.set_redirect_listener(redirect_listener);
   const int status = server.Run();
   ninf::stub::ShareExit(team, status);
   return status;

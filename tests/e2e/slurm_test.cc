@@ -169,3 +169,24 @@ TEST_CASE("slurm_shutdown_leaves_no_step", "[slurm]") {
   CHECK(WaitNoSteps("team", 20000));
   fs::remove_all(dir);
 }
+
+TEST_CASE("slurm_steps_claim_over_tcp_and_clients_are_redirected", "[slurm]") {
+  // launch_address (docs/cluster.md): what lets rank 0 run on a compute
+  // node; here the node is this host, over loopback.
+  std::vector<std::string> args = SlurmArgs(MPI_REGISTRY_DIR);
+  args.insert(args.end(), {"--launch-address", "127.0.0.1"});
+  E2EDaemon d(args);
+  Team first = CallTeam(d, 100000);
+  CHECK(first.size == 2);
+  CHECK(first.sums[0] == 100000.0);
+  CHECK(first.sums[1] == 100000.0);
+  CHECK(CallTeam(d, 3).pids[0] == first.pids[0]);  // the step is reused
+  CHECK(Steps("team").size() == 1);
+  std::string dir = FreshPidDir("tcp-gone");
+  std::vector<pid_t> ranks = HoldThenVanish(d.Name("hold"), dir, 2);
+  REQUIRE(ranks.size() == 2);
+  CHECK(WaitProcessesGone(ranks, 20000));
+  CHECK(WaitNoSteps("hold", 20000));
+  CHECK(CallTeam(d, 5).sums[1] == 5.0);
+  fs::remove_all(dir);
+}

@@ -4,12 +4,14 @@
 
 #include <catch2/catch.hpp>
 
+using ninf::Status;
 using ninf::server::CheckLaunches;
 using ninf::server::CommandWords;
 using ninf::server::CoresHeld;
 using ninf::server::FunctionLimits;
 using ninf::server::Launch;
 using ninf::server::LaunchFor;
+using ninf::server::ParseLaunchAddress;
 using ninf::server::Settings;
 
 namespace {
@@ -113,4 +115,38 @@ TEST_CASE("launcher_slurm_starts_steps_with_srun", "[launcher]") {
   t.function_limits["ep_mpi"] = FunctionLimits{.launcher = "slurm"};
   CHECK(LaunchFor(Iface("ep_mpi", true), t, 2, false).slurm);
   CHECK_FALSE(LaunchFor(Iface("ep", false), t, 2, false).slurm);
+}
+
+TEST_CASE("launcher_launch_address_sends_launched_executables_over_tcp", "[launcher]") {
+  Settings s;
+  CHECK_FALSE(LaunchFor(Iface("ep_mpi", true), s, 2, false).over_tcp);
+  s.launch_address = "10.0.0.1";
+  CHECK(LaunchFor(Iface("ep_mpi", true), s, 2, false).over_tcp);
+  // ninfd's own children keep fd 3 and the hand-off of the client's socket.
+  CHECK_FALSE(LaunchFor(Iface("dgesv", false), s, 2, false).over_tcp);
+  s.launcher = "slurm";
+  CHECK(LaunchFor(Iface("dgesv", false), s, 2, false).over_tcp);
+  CHECK(CheckLaunches(s, 2).ok());
+}
+
+TEST_CASE("launcher_launch_address_parses_host_or_host_port", "[launcher]") {
+  ninf::HostPort hp;
+  REQUIRE(ParseLaunchAddress("10.1.2.3", &hp).ok());
+  CHECK(hp.host == "10.1.2.3");
+  CHECK(hp.port == 0);  // any free port
+  REQUIRE(ParseLaunchAddress("login1:7000", &hp).ok());
+  CHECK(hp.host == "login1");
+  CHECK(hp.port == 7000);
+  REQUIRE(ParseLaunchAddress("[fd00::1]:7000", &hp).ok());
+  CHECK(hp.host == "fd00::1");
+  for (const char *bad :
+       {"", "host:", "host:99999", "unix:/tmp/x", "0.0.0.0", "0.0.0.0:7000", "[::]:7000"}) {
+    INFO(bad);
+    Status st = ParseLaunchAddress(bad, &hp);
+    CHECK(st.code() == NINF_ERR_INVALID_ARGUMENT);
+    CHECK_THAT(st.message(), Catch::Contains("launch_address"));
+  }
+  Settings s;
+  s.launch_address = "0.0.0.0";
+  CHECK(CheckLaunches(s, 2).code() == NINF_ERR_INVALID_ARGUMENT);
 }

@@ -1,0 +1,73 @@
+// The control channel of an executable whose rank 0 may run on another host
+// (protocol/launch.h, `launch_address`): ninfd's Process keeps its usual
+// socketpair, and this relay joins the socketpair's other end to the TCP
+// connection rank 0 claimed it over.
+//
+//   Process ── socketpair (messages + fds) ── ControlRelay ── TCP ── rank 0
+//
+// Messages go through unchanged, back to back on the stream, except the one
+// thing TCP cannot carry: a CTL_HANDOFF with the client's socket attached.
+// For it the relay writes FRAME_REDIRECT (rank 0's address and a fresh
+// 128-bit token) to the client, closes its copy of the socket, and forwards
+// the hand-off with the token in redirect_token. The client then connects to
+// rank 0 itself, and arrays go client <-> rank 0 directly, as ever.
+//
+// Either side closing ends the relay: the Process sees its channel close,
+// rank 0 sees the stream end (and exits, as a launched executable does).
+// Runs on the daemon's loop; owned by the LaunchBroker.
+#pragma once
+
+#include <uv.h>
+
+#include <functional>
+#include <string>
+
+#include "control.h"
+#include "unique_fd.h"
+
+namespace ninf::server {
+
+class ControlRelay {
+ public:
+  // `local`: the socketpair end the executable would have had; `tcp`: the
+  // claimed connection (taken over); rank 0 listens for clients at
+  // host:port. `on_closed` runs once both handles are closed, after which
+  // the relay deletes itself.
+  static ControlRelay *Start(uv_loop_t *loop, UniqueFd local, int tcp, std::string host, int port,
+                             std::function<void(ControlRelay *)> on_closed);
+
+  ControlRelay(const ControlRelay &) = delete;
+  ControlRelay &operator=(const ControlRelay &) = delete;
+
+  // Closes both sides.
+  void Close();
+  // No on_closed call any more: its owner is going away.
+  void Orphan() { on_closed_ = nullptr; }
+
+  const std::string &host() const { return host_; }
+  int port() const { return port_; }
+
+ private:
+  ControlRelay(UniqueFd local, std::string host, int port,
+               std::function<void(ControlRelay *)> on_closed);
+  ~ControlRelay() = default;
+
+  static void OnLocal(uv_poll_t *handle, int status, int events);
+  static void OnTcpRead(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf);
+  // Sends the client at `client_fd` to rank 0, and puts the call's token
+  // into the hand-off.
+  void Redirect(int client_fd, ControlMsg *handoff);
+  void SendToRemote(const ControlMsg &msg);
+
+  UniqueFd local_;
+  uv_poll_t poll_{};
+  uv_tcp_t tcp_{};
+  std::string host_;
+  int port_;
+  std::function<void(ControlRelay *)> on_closed_;
+  std::string incoming_;  // bytes of a message from rank 0 still incomplete
+  int open_handles_ = 0;
+  bool closing_ = false;
+};
+
+}  // namespace ninf::server

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Ranks on "another host": a network namespace of their own, joined to this
+# one by a veth pair, stands in for a compute node. ninfd stays here; its
+# MPI jobs start inside the namespace (`ip netns exec NS mpirun`), so their
+# rank 0 can reach ninfd only over TCP at the veth address (launch_address),
+# and the test's client reaches rank 0 only at the namespace's address.
+# Runs tests/e2e/remote_ranks_test.cc with NINF_TEST_NETNS and
+# NINF_TEST_LAUNCH_ADDRESS set, then kills whatever still runs in the
+# namespace and removes it. Exit status 77 (Meson: skipped) when namespaces
+# cannot be made here (not root, no `ip`).
+#
+#   remote_ranks.sh TEST_PROGRAM
+set -uo pipefail
+test_program=$1
+
+ns=ninf-rr-$$
+host_if=nrr$$h
+node_if=nrr$$n
+# A /30 of 10.231.0.0/16 per run, so concurrent runs do not collide.
+net=$(( ($$ % 16000) * 4 ))
+host_ip=10.231.$(( net / 256 )).$(( net % 256 + 1 ))
+node_ip=10.231.$(( net / 256 )).$(( net % 256 + 2 ))
+
+cleanup() {
+  # `ip netns del` leaves the processes inside running: end them first.
+  local pids
+  pids=$(ip netns pids "$ns" 2>/dev/null)
+  [[ -n "$pids" ]] && kill -KILL $pids 2>/dev/null
+  ip link del "$host_if" 2>/dev/null
+  ip netns del "$ns" 2>/dev/null
+}
+trap cleanup EXIT
+
+if ! command -v ip >/dev/null || ! ip netns add "$ns" 2>/dev/null; then
+  echo "remote_ranks: cannot create a network namespace here (needs root and iproute2): skipped"
+  exit 77
+fi
+if ! ip link add "$host_if" type veth peer name "$node_if" netns "$ns" ||
+   ! ip addr add "$host_ip/30" dev "$host_if" || ! ip link set "$host_if" up ||
+   ! ip -n "$ns" addr add "$node_ip/30" dev "$node_if" || ! ip -n "$ns" link set "$node_if" up ||
+   ! ip -n "$ns" link set lo up; then
+  echo "remote_ranks: cannot wire the namespace: skipped"
+  exit 77
+fi
+echo "remote_ranks: ninfd at $host_ip, ranks in $ns at $node_ip"
+
+NINF_TEST_NETNS=$ns NINF_TEST_LAUNCH_ADDRESS=$host_ip NINF_TEST_NODE_ADDRESS=$node_ip \
+  "$test_program"
