@@ -8,7 +8,9 @@
 #   3. the first, reused one-shot and handle call of null_mpi against the
 #      one-process null, with the local launcher (mpirun) and the Slurm
 #      launcher (target: a reused MPI executable's handle call within 2 x a
-#      non-MPI handle's);
+#      non-MPI handle's), and null_mpi again with launch_address = 127.0.0.1
+#      (rank 0 claims over TCP, every call redirected: the cost of ranks on
+#      other hosts) against the passed socket;
 #   4. one-shot calls per second of null through Slurm: reused steps against
 #      one srun per call (executable_max_calls = 1).
 # Parts 3 (Slurm) and 4 run on a private single-node Slurm cluster
@@ -80,6 +82,11 @@ for routine in null_mpi null; do
   "$build/bench/bench_mpi_latency" --calls 2000 "$routine" | sed 's/^/launcher=local /' |
     tee -a "$raw" >&2
 done
+# The same through a redirect (launch_address): what ranks on other hosts cost.
+stop_daemon
+start_daemon -- --mpi-ranks 2 --warm-executables 0 --launch-address 127.0.0.1
+"$build/bench/bench_mpi_latency" --calls 2000 null_mpi | sed 's/^/launcher=local-tcp /' |
+  tee -a "$raw" >&2
 stop_daemon
 
 # 3, 4 with Slurm.
@@ -101,6 +108,10 @@ if [[ $slurm == yes ]]; then
       tee -a "$raw" >&2
     stop_daemon
   done
+  start_daemon -- --launcher slurm --mpi-ranks 2 --warm-executables 0 --launch-address 127.0.0.1
+  "$build/bench/bench_mpi_latency" --calls 2000 null_mpi | sed 's/^/launcher=slurm-tcp /' |
+    tee -a "$raw" >&2
+  stop_daemon
   for max_calls in 1000 1; do
     start_daemon -- --launcher slurm --warm-executables 0 --executable-max-calls "$max_calls"
     "$build/bench/bench_throughput" --seconds 5 | sed "s/^/slurm_max_calls=$max_calls /" |

@@ -62,7 +62,7 @@ def main():
     print()
     print("| launcher | routine | first call ms | one-shot µs | handle µs |")
     print("|---|---|---:|---:|---:|")
-    for launcher in ("local", "slurm"):
+    for launcher in ("local", "local-tcp", "slurm", "slurm-tcp"):
         for routine in ("null_mpi", "null"):
             f = latency.get((launcher, routine))
             if f:
@@ -76,6 +76,19 @@ def main():
             print(f"{launcher}: null_mpi handle / null handle = **{ratio:.2f}** "
                   f"(target <= 2: {met(ratio <= 2)}); one-shot "
                   f"{float(m['oneshot_us']) / float(s['oneshot_us']):.2f}.")
+    print()
+    print("`-tcp`: with `launch_address = 127.0.0.1`, rank 0 claims its channel over TCP and each")
+    print("call is redirected to it (docs/cluster.md) instead of having its socket passed.")
+    print("A redirected one-shot call pays one more round trip (CALL, then REDIRECT) and a new")
+    print("TCP connection, where the passed socket may be the same-host Unix socket; a handle's")
+    print("calls go to rank 0 over TCP, and their job-slot request crosses ninfd's relay.")
+    for launcher in ("local", "slurm"):
+        unix, tcp = latency.get((launcher, "null_mpi")), latency.get((launcher + "-tcp", "null_mpi"))
+        if unix and tcp:
+            print()
+            print(f"{launcher}: null_mpi redirected / passed socket: one-shot "
+                  f"**{float(tcp['oneshot_us']) / float(unix['oneshot_us']):.2f}**, handle "
+                  f"**{float(tcp['handle_us']) / float(unix['handle_us']):.2f}**.")
     print()
     print("## One-shot calls per second of null through Slurm (1 client thread, 5 s)")
     print()
