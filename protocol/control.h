@@ -109,6 +109,7 @@ struct ControlMsg {
   uint8_t token[kStoreTokenSize] = {};           // HANDOFF (two-phase), KEPT: the entry's token
   double store_seconds = 0;                      // HANDOFF (two-phase): how long the result is kept
   uint8_t redirect_token[kStoreTokenSize] = {};  // HANDOFF over TCP: the client's FRAME_CLAIM
+  uint32_t redirect_wait_ms = 0;  // HANDOFF over TCP: how long the client may take to come
 };
 
 // Sends one message; attaches `pass_fd` when it is >= 0.

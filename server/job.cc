@@ -135,6 +135,7 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   handoff.threads = static_cast<uint32_t>(threads_);
   handoff.queue_seconds = QueueSeconds();
   handoff.heartbeat_ms = params_.heartbeat_ms;
+  handoff.redirect_wait_ms = params_.redirect_wait_ms;
   handoff.store_id = params_.store_id;
   handoff.store_seconds = params_.store_seconds;
   std::memcpy(handoff.token, params_.token.data(),

@@ -68,8 +68,11 @@ struct CallParams {
   bool persistent = false;
   bool reuse = true;          // the function lets one process serve many calls
   uint32_t heartbeat_ms = 0;  // already bounded by the server
-  FunctionLimits limits;      // the function's budget per call
-  double work_flops = 0;      // the client's CalcOrder for the call (0: none)
+  // A redirected call (control_relay.h): how long its executable waits for
+  // the client to come (request_timeout_seconds).
+  uint32_t redirect_wait_ms = 0;
+  FunctionLimits limits;  // the function's budget per call
+  double work_flops = 0;  // the client's CalcOrder for the call (0: none)
   // Kept data (docs/transactions.md): whose key the call came with, and for
   // a two-phase call the store entry reserved for its result.
   std::string owner;

@@ -49,6 +49,7 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
   params.heartbeat_ms = HeartbeatPeriodMs(req.heartbeat_ms(),
                                           static_cast<uint32_t>(settings_.liveness_seconds * 1000));
   params.limits = settings_.LimitsOf(req.name());
+  params.redirect_wait_ms = static_cast<uint32_t>(settings_.request_timeout_seconds * 1000);
   params.work_flops = std::isfinite(req.work_flops()) ? std::max(0.0, req.work_flops()) : 0;
   params.owner = OwnerOf(conn);
   const bool redirected = LaunchOf(req.name()).over_tcp;

@@ -455,14 +455,20 @@ int CallServer::Run() {
     }
     if (client_fd < 0) {
       // Redirected: the client connects to us with the call's token.
-      constexpr int kRedirectWaitMs = 30000;
-      Status st = AcceptRedirected(redirect_listener_, handoff_.redirect_token,
-                                   sizeof handoff_.redirect_token, kRedirectWaitMs, &client_fd);
+      constexpr uint32_t kDefaultWaitMs = 10000;
+      const uint32_t wait = handoff_.redirect_wait_ms ? handoff_.redirect_wait_ms : kDefaultWaitMs;
+      Status st =
+          AcceptRedirected(redirect_listener_, handoff_.redirect_token,
+                           sizeof handoff_.redirect_token, static_cast<int>(wait), &client_fd);
       if (!st.ok()) {
         std::fprintf(stderr, "ninf executable %s: %s\n", iface_.name().c_str(),
                      st.ToString().c_str());
         Report({.kind = CTL_CALL_DONE, .error_code = st.code()});
-        return 1;
+        // No client byte was read: a reusable process is as good as before,
+        // and a client that never follows its redirect costs no MPI restart.
+        if (!(handoff_.flags & kHandoffReusable)) return 1;
+        Report({.kind = CTL_RELEASED});
+        continue;
       }
     }
     ApplyThreadBudget(ThreadsPerRank(handoff_.threads, team_));

@@ -18,9 +18,12 @@
 #include <vector>
 
 #include "e2e_fixture.h"
+#include "frame.h"
 #include "grpc.h"
 #include "ninf.h"
+#include "ninf.pb.h"
 #include "rank_pids.h"
+#include "wire.h"
 
 namespace fs = std::filesystem;
 
@@ -182,4 +185,27 @@ TEST_CASE("remote_ranks_ep_mpi_equals_nas_s", "[remote][stdlib]") {
   REQUIRE(Ninf_call(d.Name("ep_mpi").c_str(), 24L, &sx, &sy, q) == 0);
   CHECK(std::abs((sx + 3.247834652034740e+3) / 3.247834652034740e+3) <= 1e-8);
   CHECK(std::abs((sy + 6.958407078382297e+3) / 6.958407078382297e+3) <= 1e-8);
+}
+
+TEST_CASE("remote_ranks_a_client_that_ignores_its_redirect_costs_no_restart", "[remote]") {
+  E2EDaemon d(RemoteArgs({"--registry", MPI_REGISTRY_DIR, "--request-timeout-seconds", "1"}));
+  std::vector<double> x = Ramp(10);
+  const long pid = CallTeam(d.Name("team"), x).pids[0];
+  // CALL, then nothing: the redirect is never followed.
+  int fd = -1;
+  REQUIRE(ninf::ConnectTcp("127.0.0.1", d.port(), 5000, &fd).ok());
+  ninf::Channel ch(fd, 10000);
+  ninf::wire::CallRequest req;
+  req.set_name("team");
+  req.set_call_id(4242);
+  REQUIRE(ch.SendFrame(ninf::FRAME_CALL, &req).ok());
+  ninf::wire::Redirect redirect;
+  ninf::FrameHeader h;
+  REQUIRE(ch.RecvReply(ninf::FRAME_REDIRECT, 0, &redirect, &h).ok());
+  CHECK(redirect.host() == Env("NINF_TEST_NODE_ADDRESS"));  // rank 0's own address
+  CHECK(redirect.token().size() == 16);
+  CHECK(d.WaitForStat("failed", 1) == 1);  // after request_timeout_seconds
+  // The job waits for calls again: the next one is served by the same ranks.
+  CHECK(CallTeam(d.Name("team"), x).pids[0] == pid);
+  CHECK(d.Stat("executables_started") == 1);
 }
