@@ -18,6 +18,7 @@
 #include "fd_passing.h"
 #include "frame.h"
 #include "ninf.pb.h"
+#include "numeric_connect.h"
 
 namespace ninf {
 namespace {
@@ -81,54 +82,6 @@ int ListenBeside(int conn, int *port) {
   }
   *port = ntohs(addr.ss_family == AF_INET ? reinterpret_cast<sockaddr_in *>(&addr)->sin_port
                                           : reinterpret_cast<sockaddr_in6 *>(&addr)->sin6_port);
-  return fd;
-}
-
-// A TCP connection to a numeric address (ninfd gives its launch address as
-// one): no name lookup, which a statically linked executable cannot do
-// safely. Blocking, TCP_NODELAY, close-on-exec; -1 with a reason in *why.
-int ConnectNumeric(const std::string &host, int port, int timeout_ms, std::string *why) {
-  sockaddr_storage addr{};
-  socklen_t len = 0;
-  auto *v4 = reinterpret_cast<sockaddr_in *>(&addr);
-  auto *v6 = reinterpret_cast<sockaddr_in6 *>(&addr);
-  if (::inet_pton(AF_INET, host.c_str(), &v4->sin_addr) == 1) {
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons(static_cast<uint16_t>(port));
-    len = sizeof *v4;
-  } else if (::inet_pton(AF_INET6, host.c_str(), &v6->sin6_addr) == 1) {
-    v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons(static_cast<uint16_t>(port));
-    len = sizeof *v6;
-  } else {
-    *why = "'" + host + "' is not a numeric address";
-    return -1;
-  }
-  const int fd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) {
-    *why = std::string("socket: ") + std::strerror(errno);
-    return -1;
-  }
-  int r = ::connect(fd, reinterpret_cast<const sockaddr *>(&addr), len);
-  if (r < 0 && errno == EINPROGRESS) {
-    pollfd p{fd, POLLOUT, 0};
-    do {
-      r = ::poll(&p, 1, timeout_ms);
-    } while (r < 0 && errno == EINTR);
-    int err = r == 0 ? ETIMEDOUT : errno;
-    socklen_t elen = sizeof err;
-    if (r > 0 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) != 0) err = errno;
-    errno = err;
-    r = err ? -1 : 0;
-  }
-  int one = 1;
-  const int flags = r == 0 ? ::fcntl(fd, F_GETFL) : -1;
-  if (r != 0 || flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ||
-      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0) {
-    *why = host + ":" + std::to_string(port) + ": " + std::strerror(errno);
-    ::close(fd);
-    return -1;
-  }
   return fd;
 }
 
@@ -200,9 +153,9 @@ Status ClaimControlChannelTcp(const std::string &address, const std::string &tok
   if (Status st = ParseHostPort(address, HostPort{}, &ninfd); !st.ok() || !ninfd.unix_path.empty())
     return Failed("bad launch address '" + address + "'");
   if (token.size() != kLaunchTokenChars) return Failed("bad launch token");
-  std::string why;
-  const int sock = ConnectNumeric(ninfd.host, ninfd.port, timeout_ms, &why);
-  if (sock < 0) return Failed(why);
+  int sock = -1;
+  if (Status st = ConnectNumeric(ninfd.host, ninfd.port, timeout_ms, &sock); !st.ok())
+    return Failed(st.message());
   int port = 0;
   const int listener = ListenBeside(sock, &port);
   auto fail = [&](const std::string &what) {

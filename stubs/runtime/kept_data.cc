@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "address.h"
+#include "numeric_connect.h"
 #include "wire.h"
 
 namespace ninf::stub {
@@ -20,44 +21,6 @@ namespace {
 
 // How long a fetch may take to connect and to answer between bytes.
 constexpr int kFetchTimeoutMs = 30000;
-
-// A TCP connection to a numeric "ip:port" ("[v6]:port" too).
-Status ConnectNumeric(const std::string &address, int *out) {
-  const std::size_t colon = address.rfind(':');
-  if (colon == std::string::npos) return Status(NINF_ERR_INVALID_ARGUMENT, "no port");
-  std::string host = address.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
-  int port = 0;
-  if (!ParsePort(address.substr(colon + 1), &port))
-    return Status(NINF_ERR_INVALID_ARGUMENT, "bad port");
-  sockaddr_storage ss{};
-  socklen_t len = 0;
-  auto *v4 = reinterpret_cast<sockaddr_in *>(&ss);
-  auto *v6 = reinterpret_cast<sockaddr_in6 *>(&ss);
-  if (::inet_pton(AF_INET, host.c_str(), &v4->sin_addr) == 1) {
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons(static_cast<uint16_t>(port));
-    len = sizeof *v4;
-  } else if (::inet_pton(AF_INET6, host.c_str(), &v6->sin6_addr) == 1) {
-    v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons(static_cast<uint16_t>(port));
-    len = sizeof *v6;
-  } else {
-    return Status(NINF_ERR_INVALID_ARGUMENT, "not a numeric address");
-  }
-  const int fd = ::socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return Status(NINF_ERR_CONNECT, std::strerror(errno));
-  int one = 1;
-  (void)::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  if (::connect(fd, reinterpret_cast<sockaddr *>(&ss), len) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return Status(NINF_ERR_CONNECT, std::strerror(err));
-  }
-  *out = fd;
-  return Status::Ok();
-}
 
 // A Unix-domain connection (not wire.h's ConnectUnix: connect.cc would pull
 // getaddrinfo into the statically linked executable).
@@ -95,8 +58,11 @@ Status WriteAll(int fd, const void *data, uint64_t bytes) {
 Status FetchKept(const wire::DataRef &ref, void *into) {
   const std::string &where = ref.address();
   int fd = -1;
+  HostPort at;
   Status st = where.rfind("unix:", 0) == 0 ? ConnectLocal(where.substr(5), &fd)
-                                           : ConnectNumeric(where, &fd);
+              : !ParseHostPort(where, HostPort{}, &at).ok()
+                  ? Status(NINF_ERR_INVALID_ARGUMENT, "not host:port")
+                  : ConnectNumeric(at.host, at.port, kFetchTimeoutMs, &fd);
   if (!st.ok()) return Status(NINF_ERR_CONNECT, "kept data at " + where + ": " + st.message());
   Channel ch(fd, kFetchTimeoutMs);
   wire::StoreKey key;

@@ -38,31 +38,12 @@ std::vector<std::string> MpiArgs(std::vector<std::string> more = {}, const char 
   return args;
 }
 
-struct Team {
-  long size = 0;
-  double sums[16] = {};
-  long pids[16] = {};
-};
-
-Team CallTeam(const E2EDaemon &d, std::vector<double> &x) {
-  Team t;
-  REQUIRE(Ninf_call(d.Name("team").c_str(), static_cast<long>(x.size()), x.data(), &t.size, t.sums,
-                    t.pids) == 0);
-  return t;
-}
-
-std::vector<double> Ramp(long n) {
-  std::vector<double> x(static_cast<std::size_t>(n));
-  for (long i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = static_cast<double>(i);
-  return x;
-}
-
 }  // namespace
 
 TEST_CASE("mpi_every_rank_gets_the_scalars_and_the_arrays", "[mpi]") {
   E2EDaemon d(MpiArgs());
   std::vector<double> x = Ramp(100000);  // 800 KB: several messages deep
-  Team t = CallTeam(d, x);
+  Team t = CallTeam(d.Name("team"), x);
   CHECK(t.size == 2);
   const double expected = 99999.0 * 100000.0 / 2;
   CHECK(t.sums[0] == expected);
@@ -72,7 +53,7 @@ TEST_CASE("mpi_every_rank_gets_the_scalars_and_the_arrays", "[mpi]") {
   CHECK(t.pids[0] != t.pids[1]);
   // A second one-shot call: the same job (reused), new arrays.
   std::vector<double> y(7, 1.0);
-  Team u = CallTeam(d, y);
+  Team u = CallTeam(d.Name("team"), y);
   CHECK(u.sums[0] == 7.0);
   CHECK(u.sums[1] == 7.0);
   CHECK(u.pids[0] == t.pids[0]);
@@ -148,7 +129,7 @@ TEST_CASE("mpi_client_gone_mid_call_leaves_no_rank_behind", "[mpi]") {
   CHECK(d.WaitForStat("cancelled", 1) >= 1);
   // Still serving, and nothing unreaped.
   std::vector<double> x = Ramp(10);
-  CHECK(CallTeam(d, x).sums[1] == 45.0);
+  CHECK(CallTeam(d.Name("team"), x).sums[1] == 45.0);
   CHECK(d.ZombieChildren() == 0);
   fs::remove_all(dir);
 }
@@ -169,7 +150,7 @@ TEST_CASE("mpi_a_rank_killed_mid_call_fails_the_call_and_takes_the_job_down", "[
   CHECK(WaitProcessesGone(ranks, 15000));
   CHECK(d.WaitForStat("failed", 1) >= 1);
   std::vector<double> x = Ramp(10);
-  CHECK(CallTeam(d, x).sums[1] == 45.0);
+  CHECK(CallTeam(d.Name("team"), x).sums[1] == 45.0);
   CHECK(d.ZombieChildren() == 0);
   fs::remove_all(dir);
 }

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -67,4 +68,17 @@ std::vector<pid_t> HoldThenVanish(const std::string &function, const std::string
   while (::waitpid(client, &status, 0) < 0 && errno == EINTR) {
   }
   return pids;
+}
+
+Team CallTeam(const std::string &function, std::vector<double> &x) {
+  Team t;
+  REQUIRE(Ninf_call(function.c_str(), static_cast<long>(x.size()), x.data(), &t.size, t.sums,
+                    t.pids) == 0);
+  return t;
+}
+
+std::vector<double> Ramp(long n) {
+  std::vector<double> x(static_cast<std::size_t>(n));
+  for (long i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = static_cast<double>(i);
+  return x;
 }

@@ -70,25 +70,6 @@ std::vector<std::string> RemoteArgs(std::vector<std::string> more = {}) {
 
 std::vector<std::string> TestRegistry() { return {"--registry", MPI_REGISTRY_DIR}; }
 
-struct Team {
-  long size = 0;
-  double sums[16] = {};
-  long pids[16] = {};
-};
-
-Team CallTeam(const std::string &name, std::vector<double> &x) {
-  Team t;
-  REQUIRE(Ninf_call(name.c_str(), static_cast<long>(x.size()), x.data(), &t.size, t.sums, t.pids) ==
-          0);
-  return t;
-}
-
-std::vector<double> Ramp(long n) {
-  std::vector<double> x(static_cast<std::size_t>(n));
-  for (long i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = static_cast<double>(i);
-  return x;
-}
-
 }  // namespace
 
 TEST_CASE("remote_ranks_run_on_the_other_host_and_serve_many_calls", "[remote]") {

@@ -60,17 +60,22 @@ bool WaitNoSteps(const std::string &name, int timeout_ms) {
   }
 }
 
-struct Team {
-  long size = 0;
-  double sums[16] = {};
-  long pids[16] = {};
-};
-
+// team on n ones.
 Team CallTeam(const E2EDaemon &d, long n) {
   std::vector<double> x(static_cast<std::size_t>(n), 1.0);
-  Team t;
-  REQUIRE(Ninf_call(d.Name("team").c_str(), n, x.data(), &t.size, t.sums, t.pids) == 0);
-  return t;
+  return ::CallTeam(d.Name("team"), x);
+}
+
+// A client of `hold` vanishes mid-call: every task and the step end, and
+// the daemon goes on serving.
+void ClientGoneLeavesNoTask(const E2EDaemon &d, const std::string &tag) {
+  std::string dir = FreshPidDir(tag);
+  std::vector<pid_t> ranks = HoldThenVanish(d.Name("hold"), dir, 2);
+  REQUIRE(ranks.size() == 2);
+  CHECK(WaitProcessesGone(ranks, 20000));
+  CHECK(WaitNoSteps("hold", 20000));
+  CHECK(CallTeam(d, 5).sums[1] == 5.0);
+  fs::remove_all(dir);
 }
 
 }  // namespace
@@ -119,13 +124,7 @@ TEST_CASE("slurm_a_handle_and_one_shot_calls_reuse_one_step", "[slurm]") {
 
 TEST_CASE("slurm_client_gone_mid_call_leaves_no_task_behind", "[slurm]") {
   E2EDaemon d(SlurmArgs(MPI_REGISTRY_DIR));
-  std::string dir = FreshPidDir("gone");
-  std::vector<pid_t> ranks = HoldThenVanish(d.Name("hold"), dir, 2);
-  REQUIRE(ranks.size() == 2);
-  CHECK(WaitProcessesGone(ranks, 20000));
-  CHECK(WaitNoSteps("hold", 20000));
-  CHECK(CallTeam(d, 5).sums[1] == 5.0);
-  fs::remove_all(dir);
+  ClientGoneLeavesNoTask(d, "gone");
 }
 
 TEST_CASE("slurm_a_step_killed_by_scancel_fails_the_call", "[slurm]") {
@@ -182,11 +181,5 @@ TEST_CASE("slurm_steps_claim_over_tcp_and_clients_are_redirected", "[slurm]") {
   CHECK(first.sums[1] == 100000.0);
   CHECK(CallTeam(d, 3).pids[0] == first.pids[0]);  // the step is reused
   CHECK(Steps("team").size() == 1);
-  std::string dir = FreshPidDir("tcp-gone");
-  std::vector<pid_t> ranks = HoldThenVanish(d.Name("hold"), dir, 2);
-  REQUIRE(ranks.size() == 2);
-  CHECK(WaitProcessesGone(ranks, 20000));
-  CHECK(WaitNoSteps("hold", 20000));
-  CHECK(CallTeam(d, 5).sums[1] == 5.0);
-  fs::remove_all(dir);
+  ClientGoneLeavesNoTask(d, "tcp-gone");
 }
