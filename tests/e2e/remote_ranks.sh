@@ -5,13 +5,14 @@
 # rank 0 can reach ninfd only over TCP at the veth address (launch_address),
 # and the test's client reaches rank 0 only at the namespace's address.
 # Runs tests/e2e/remote_ranks_test.cc with NINF_TEST_NETNS and
-# NINF_TEST_LAUNCH_ADDRESS set, then kills whatever still runs in the
-# namespace and removes it. Exit status 77 (Meson: skipped) when namespaces
-# cannot be made here (not root, no `ip`).
+# NINF_TEST_LAUNCH_ADDRESS set, and the Fortran EP and Linpack examples
+# calling ep_mpi and pdgesv the same way; then kills whatever still runs in
+# the namespace and removes it. Exit status 77 (Meson: skipped) when
+# namespaces cannot be made here (not root, no `ip`).
 #
-#   remote_ranks.sh TEST_PROGRAM
+#   remote_ranks.sh TEST_PROGRAM NINFD FORTRAN_EP FORTRAN_LINPACK
 set -uo pipefail
-test_program=$1
+test_program=$1 ninfd=$2 fortran_ep=$3 fortran_linpack=$4
 
 ns=ninf-rr-$$
 host_if=nrr$$h
@@ -21,7 +22,11 @@ net=$(( ($$ % 16000) * 4 ))
 host_ip=10.231.$(( net / 256 )).$(( net % 256 + 1 ))
 node_ip=10.231.$(( net / 256 )).$(( net % 256 + 2 ))
 
+daemon=""
+work=$(mktemp -d /tmp/ninf-remote-ranks.XXXXXX)
 cleanup() {
+  [[ -n "$daemon" ]] && kill -TERM "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
+  rm -rf "$work"
   # `ip netns del` leaves the processes inside running: end them first.
   local pids
   pids=$(ip netns pids "$ns" 2>/dev/null)
@@ -44,5 +49,28 @@ if ! ip link add "$host_if" type veth peer name "$node_if" netns "$ns" ||
 fi
 echo "remote_ranks: ninfd at $host_ip, ranks in $ns at $node_ip"
 
+failed=0
 NINF_TEST_NETNS=$ns NINF_TEST_LAUNCH_ADDRESS=$host_ip NINF_TEST_NODE_ADDRESS=$node_ip \
-  "$test_program"
+  "$test_program" || failed=1
+
+# Fortran clients, the parallel routines' ranks in the namespace.
+"$ninfd" --port 0 --ready-file "$work/ready" --mpi-ranks 2 --mpi-oversubscribe \
+  --launch-address "$host_ip" --mpirun "ip netns exec $ns mpirun" \
+  --log-level warn 2>"$work/ninfd.log" &
+daemon=$!
+for _ in $(seq 100); do [[ -s "$work/ready" ]] && break; sleep 0.1; done
+export NINF_SERVER=127.0.0.1:$(head -n1 "$work/ready")
+check() {  # check WORD COMMAND...: the command succeeds and prints WORD
+  local output
+  output=$("${@:2}" 2>&1)
+  local rc=$?
+  echo "$output"
+  if [[ $rc -ne 0 || "$output" != *"$1"* ]]; then
+    echo "remote_ranks: FAILED: ${*:2}" >&2
+    failed=1
+  fi
+}
+check VERIFIED "$fortran_ep" 24 ep_mpi
+check PASSED "$fortran_linpack" 300 pdgesv
+[[ $failed -eq 0 ]] || cat "$work/ninfd.log" >&2
+exit "$failed"
