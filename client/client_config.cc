@@ -2,15 +2,23 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <sstream>
+#include <vector>
+
+#include "near_miss.h"
 
 namespace ninf::client {
 namespace {
 
 Status ConfigError(const std::string &path, const std::string &why) {
   return Status(NINF_ERR_CONFIG, path + ": " + why);
+}
+
+// "path:LINE", where `node` is in the file.
+std::string At(const std::string &path, const toml::node &node) {
+  return path + ":" + std::to_string(node.source().begin.line);
 }
 
 // A duration in seconds (integer or float) into milliseconds; `zero_means`
@@ -21,7 +29,7 @@ Status Seconds(const toml::table &t, const char *key, const std::string &path, i
   if (!n) return Status::Ok();
   std::optional<double> v = n->value<double>();
   if (!v || *v < 0 || *v > 86400.0 * 365)
-    return ConfigError(path, std::string("'") + key + "' must be a number of seconds >= 0");
+    return ConfigError(At(path, *n), std::string("'") + key + "' must be a number of seconds >= 0");
   *ms = *v == 0 ? zero_means : static_cast<int>(*v * 1000);
   return Status::Ok();
 }
@@ -36,40 +44,45 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
   try {
     t = toml::parse_file(path);
   } catch (const toml::parse_error &e) {
-    std::ostringstream where;
-    where << "line " << e.source().begin.line << ": " << e.description();
-    return ConfigError(path, where.str());
+    return ConfigError(path + ":" + std::to_string(e.source().begin.line) + ":" +
+                           std::to_string(e.source().begin.column),
+                       std::string(e.description()));
   }
-  static const char *kKnown[] = {"default_server", "servers",  "connect_timeout", "session_timeout",
-                                 "heartbeat",      "key_file", "metaserver"};
+  static const std::vector<std::string> kKnown = {"default_server",  "servers",   "connect_timeout",
+                                                  "session_timeout", "heartbeat", "key_file",
+                                                  "metaserver"};
   for (auto &&[key, node] : t) {
-    bool known = false;
-    for (const char *k : kKnown) known = known || key.str() == k;
-    if (!known) return ConfigError(path, "unknown key '" + std::string(key.str()) + "'");
+    const std::string name(key.str());
+    if (std::find(kKnown.begin(), kKnown.end(), name) != kKnown.end()) continue;
+    const std::string near = NearMiss(name, kKnown);
+    return ConfigError(At(path, node), "unknown key '" + name + "'" +
+                                           (near.empty() ? "" : " (did you mean '" + near + "'?)"));
   }
   ClientConfig c;
   if (const toml::node *n = t.get("default_server")) {
     std::optional<std::string> s = n->value<std::string>();
-    if (!s) return ConfigError(path, "'default_server' must be a string \"host:port\"");
+    if (!s) return ConfigError(At(path, *n), "'default_server' must be a string \"host:port\"");
     Status st = ParseServerAddress(*s, &c.default_server);
-    if (!st.ok()) return ConfigError(path, "default_server: " + st.message());
+    if (!st.ok()) return ConfigError(At(path, *n), "default_server: " + st.message());
     c.has_default_server = true;
   }
   if (const toml::node *n = t.get("metaserver")) {
     std::optional<std::string> s = n->value<std::string>();
-    if (!s) return ConfigError(path, "'metaserver' must be a string \"host:port\"");
+    if (!s) return ConfigError(At(path, *n), "'metaserver' must be a string \"host:port\"");
     Status st = ParseHostPort(*s, HostPort{"", 3100}, &c.metaserver);
-    if (!st.ok()) return ConfigError(path, "metaserver: " + st.message());
+    if (!st.ok()) return ConfigError(At(path, *n), "metaserver: " + st.message());
     c.has_metaserver = true;
   }
   if (const toml::node *n = t.get("servers")) {
     const toml::table *servers = n->as_table();
-    if (!servers) return ConfigError(path, "'servers' must be a table of name = \"host:port\"");
+    if (!servers)
+      return ConfigError(At(path, *n), "'servers' must be a table of name = \"host:port\"");
     for (auto &&[name, addr] : *servers) {
       std::optional<std::string> s = addr.value<std::string>();
       ServerAddress a;
       if (!s || !ParseServerAddress(*s, &a).ok())
-        return ConfigError(path, "servers." + std::string(name.str()) + " must be \"host:port\"");
+        return ConfigError(At(path, addr),
+                           "servers." + std::string(name.str()) + " must be \"host:port\"");
       c.servers[std::string(name.str())] = a;
     }
   }
@@ -82,7 +95,7 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
   if (const char *env = std::getenv("NINF_KEY_FILE")) c.options.key_file = env;
   if (const toml::node *n = t.get("key_file")) {
     std::optional<std::string> s = n->value<std::string>();
-    if (!s) return ConfigError(path, "'key_file' must be a string (a file name)");
+    if (!s) return ConfigError(At(path, *n), "'key_file' must be a string (a file name)");
     c.options.key_file = *s;
   }
   if (c.options.session_timeout_ms > 0 && c.options.session_timeout_ms < 2 * HeartbeatMs(c.options))

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "near_miss.h"
+
 namespace ninf::server {
 namespace {
 
@@ -98,8 +100,14 @@ bool Integral(SettingKind kind) {
 
 // Reads the TOML file into raw strings per row; unknown keys are errors so
 // that a typo does not silently fall back to a default.
+// A value read from a file, and where: "path:line".
+struct FileValue {
+  std::string raw;
+  std::string where;
+};
+
 Status ReadConfigFile(const std::string &path, std::span<const settings_detail::Row> rows,
-                      const ExtraTableFn &extra, std::vector<std::optional<std::string>> *raw) {
+                      const ExtraTableFn &extra, std::vector<std::optional<FileValue>> *raw) {
   toml::table table;
   try {
     table = toml::parse_file(path);
@@ -118,19 +126,24 @@ Status ReadConfigFile(const std::string &path, std::span<const settings_detail::
     const std::string_view name = key.str();  // (clang cannot capture a structured binding)
     auto row = std::find_if(rows.begin(), rows.end(),
                             [name](const settings_detail::Row &r) { return name == r.name; });
-    if (row == rows.end())
-      return Invalid(where, "unknown setting '" + std::string(key.str()) + "'");
+    if (row == rows.end()) {
+      std::vector<std::string> names;
+      for (const settings_detail::Row &r : rows) names.emplace_back(r.name);
+      const std::string near = NearMiss(name, names);
+      return Invalid(where, "unknown setting '" + std::string(name) + "'" +
+                                (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+    }
     std::size_t index = static_cast<std::size_t>(row - rows.begin());
     if (auto s = node.value_exact<std::string>(); s && row->kind != SettingKind::kBool)
-      (*raw)[index] = *s;
+      (*raw)[index] = FileValue{*s, where};
     else if (auto b = node.value_exact<bool>(); b && row->kind == SettingKind::kBool)
-      (*raw)[index] = *b ? "true" : "false";
+      (*raw)[index] = FileValue{*b ? "true" : "false", where};
     else if (auto i = node.value_exact<int64_t>(); i && Integral(row->kind))
-      (*raw)[index] = std::to_string(*i);
+      (*raw)[index] = FileValue{std::to_string(*i), where};
     else if (auto d = node.value_exact<double>(); d && row->kind == SettingKind::kDecimal) {
       char text[64];
       std::snprintf(text, sizeof text, "%.3f", *d);
-      (*raw)[index] = text;
+      (*raw)[index] = FileValue{text, where};
     } else {
       return Invalid(where, std::string("'") + row->name + "' must be " +
                                 (row->kind == SettingKind::kDecimal ? "a number"
@@ -163,24 +176,28 @@ const char *TypeName(SettingKind kind) {
 
 Status ParseSettingValue(SettingKind kind, const char *name, int64_t min, int64_t max,
                          const std::string &raw, const std::string &source, SettingValue *out) {
+  const std::string given = std::string(name) + " = '" + raw + "'";
   if (kind == SettingKind::kBool) {
     std::optional<bool> value = ParseBool(raw);
-    if (!value) return Invalid(source, "'" + raw + "' is not true or false");
+    if (!value) return Invalid(source, given + " is not true or false (nor yes/no, 1/0)");
     *out = *value;
     return Status::Ok();
   }
   if (kind == SettingKind::kString || kind == SettingKind::kLogLevel) {
     if (kind == SettingKind::kLogLevel &&
         std::find(kLevels.begin(), kLevels.end(), raw) == kLevels.end())
-      return Invalid(source, "unknown log level '" + raw +
-                                 "' (trace, debug, info, warn, error, critical, off)");
+      return Invalid(source, given +
+                                 " is not a log level: give trace, debug, info, warn, error, "
+                                 "critical or off");
     *out = raw;
     return Status::Ok();
   }
   std::optional<int64_t> value = kind == SettingKind::kBytes     ? ParseBytes(raw)
                                  : kind == SettingKind::kDecimal ? ParseThousandths(raw)
                                                                  : ParseInteger(raw);
-  if (!value) return Invalid(source, "'" + raw + "' is not " + KindNoun(kind));
+  if (!value)
+    return Invalid(source, given + " is not " + KindNoun(kind) + ": give one in [" +
+                               FormatBound(kind, min) + ", " + FormatBound(kind, max) + "]");
   if (*value < min || *value > max)
     return Invalid(source, std::string(name) + " = " + raw + " is outside [" +
                                FormatBound(kind, min) + ", " + FormatBound(kind, max) + "]");
@@ -200,6 +217,30 @@ std::string SettingFlagName(const char *name) {
   std::replace(out.begin(), out.end(), '_', '-');
   return out;
 }
+
+namespace {
+
+// "unknown option --prot (did you mean --port?)" for each flag `app` does
+// not know; CLI11's own message when none is a flag.
+std::string UnknownFlags(const CLI::App &app, int argc, const char *const *argv,
+                         const std::string &fallback) {
+  std::vector<std::string> known;
+  for (const CLI::Option *opt : app.get_options())
+    for (const std::string &n : opt->get_lnames()) known.push_back("--" + n);
+  std::string out;
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word.rfind("--", 0) != 0 || word.size() == 2) continue;
+    word = word.substr(0, word.find('='));
+    if (std::find(known.begin(), known.end(), word) != known.end()) continue;
+    const std::string near = NearMiss(word, known);
+    if (!out.empty()) out += "; ";
+    out += "unknown option " + word + (near.empty() ? "" : " (did you mean " + near + "?)");
+  }
+  return out.empty() ? fallback : out;
+}
+
+}  // namespace
 
 namespace settings_detail {
 
@@ -229,6 +270,8 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
     cl->exit_now = true;
     cl->output = app.help();
     return Status::Ok();
+  } catch (const CLI::ExtrasError &e) {
+    return Status(NINF_ERR_INVALID_ARGUMENT, UnknownFlags(app, argc, argv, e.what()));
   } catch (const CLI::ParseError &e) {
     return Status(NINF_ERR_INVALID_ARGUMENT, e.what());
   }
@@ -239,7 +282,7 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
   }
   if (cl->config_file.empty() && env("NINF_CONFIG")) cl->config_file = env("NINF_CONFIG");
 
-  std::vector<std::optional<std::string>> file_values(n);
+  std::vector<std::optional<FileValue>> file_values(n);
   if (!cl->config_file.empty())
     NINF_RETURN_IF_ERROR(ReadConfigFile(cl->config_file, rows, extra, &file_values));
   values->clear();
@@ -250,7 +293,7 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
     else if (const char *e = env(env_name.c_str()))
       values->emplace_back(e, env_name);
     else if (file_values[i])
-      values->emplace_back(*file_values[i], cl->config_file);
+      values->emplace_back(file_values[i]->raw, file_values[i]->where);
     else
       values->emplace_back(rows[i].default_value, "default");
   }

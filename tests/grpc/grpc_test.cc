@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "e2e_fixture.h"
+#include "ninf.h"
 
 namespace {
 
@@ -73,6 +74,17 @@ TEST_CASE("grpc_config_files", "[grpc]") {
   CHECK(grpc_initialize(C(broken.path)) == GRPC_CONFIGFILE_ERROR);
   TempFile unknown_key("colour = \"blue\"\n");
   CHECK(grpc_initialize(C(unknown_key.path)) == GRPC_CONFIGFILE_ERROR);
+  CHECK_THAT(Ninf_get_error_detail(),
+             Catch::Contains(unknown_key.path + ":1: unknown key 'colour'"));
+  // A near miss gets a suggestion, and the line of the mistake.
+  TempFile typo("connect_timeout = 5\nheartbaet = 1\n");
+  CHECK(grpc_initialize(C(typo.path)) == GRPC_CONFIGFILE_ERROR);
+  CHECK_THAT(Ninf_get_error_detail(),
+             Catch::Contains(typo.path + ":2:") && Catch::Contains("did you mean 'heartbeat'?"));
+  TempFile bad_timeout("\nsession_timeout = \"long\"\n");
+  CHECK(grpc_initialize(C(bad_timeout.path)) == GRPC_CONFIGFILE_ERROR);
+  CHECK_THAT(Ninf_get_error_detail(),
+             Catch::Contains(bad_timeout.path + ":2:") && Catch::Contains("number of seconds"));
   TempFile bad_server("default_server = \"host:notaport\"\n");
   CHECK(grpc_initialize(C(bad_server.path)) == GRPC_CONFIGFILE_ERROR);
 

@@ -115,7 +115,7 @@ TEST_CASE("settings_bounds_and_types", "[settings]") {
   CHECK_THAT(r.status.message(), Catch::Contains("not an integer"));
 
   r = Parse({"--log-level", "loud"});
-  CHECK_THAT(r.status.message(), Catch::Contains("unknown log level"));
+  CHECK_THAT(r.status.message(), Catch::Contains("is not a log level"));
 
   r = Parse({"--max-connections", "0"});
   CHECK_FALSE(r.status.ok());
@@ -131,6 +131,36 @@ TEST_CASE("settings_bounds_and_types", "[settings]") {
 
   r = Parse({"--no-such-flag"});
   CHECK(r.status.code() == NINF_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(r.status.message(), Catch::Contains("unknown option --no-such-flag"));
+}
+
+TEST_CASE("settings_errors_say_what_to_give", "[settings]") {
+  // The value, the setting and the accepted range, whatever the source.
+  Run r = Parse({"--grace-seconds", "ten"});
+  CHECK_THAT(r.status.message(), Catch::Contains("--grace-seconds") &&
+                                     Catch::Contains("grace_seconds = 'ten'") &&
+                                     Catch::Contains("give one in [0, "));
+  r = Parse({}, {{"NINF_INSECURE", "maybe"}});
+  CHECK_THAT(r.status.message(),
+             Catch::Contains("NINF_INSECURE") && Catch::Contains("is not true or false"));
+  r = Parse({"--log-level", "loud"});
+  CHECK_THAT(r.status.message(), Catch::Contains("give trace, debug"));
+}
+
+TEST_CASE("settings_near_miss_flags_and_keys_get_a_suggestion", "[settings]") {
+  Run r = Parse({"--prot", "3"});
+  CHECK(r.status.code() == NINF_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(r.status.message(), Catch::Contains("unknown option --prot (did you mean --port?)"));
+  r = Parse({"--wram-executables=2", "--port", "1"});
+  CHECK_THAT(r.status.message(), Catch::Contains("did you mean --warm-executables?"));
+  // Nothing near: no guess.
+  r = Parse({"--zzzzzzzz"});
+  CHECK_THAT(r.status.message(), !Catch::Contains("did you mean"));
+  TempDir dir;
+  dir.WriteFile("k.toml", "port = 1\nslotz = 2\n");
+  r = Parse({"--config", dir.Join("k.toml")});
+  CHECK_THAT(r.status.message(),
+             Catch::Contains("k.toml:2") && Catch::Contains("did you mean 'slots'?"));
 }
 
 TEST_CASE("settings_byte_sizes", "[settings]") {
@@ -158,6 +188,12 @@ TEST_CASE("settings_config_file_errors", "[settings]") {
   SECTION("value out of bounds names the file") {
     dir.WriteFile("c.toml", "port = 123456\n");
     CHECK_THAT(Parse({"--config", dir.Join("c.toml")}).status.message(), Catch::Contains("c.toml"));
+  }
+  SECTION("a bad value names the file, the line and the key") {
+    dir.WriteFile("bad2.toml", "slots = 2\nport = \"two\"\n");
+    CHECK_THAT(
+        Parse({"--config", dir.Join("bad2.toml")}).status.message(),
+        Catch::Contains("bad2.toml:2: port = 'two' is not an integer: give one in [0, 65535]"));
   }
   SECTION("syntax error") {
     dir.WriteFile("d.toml", "port = = 1\n");
