@@ -23,6 +23,57 @@ std::vector<ninf_argvalue> CollectVarargs(const wire::FunctionInterface &iface, 
   return values;
 }
 
+namespace {
+
+// " The call is dgeev(IN char jobvl, ...)": what the caller should compare
+// its argument list with.
+std::string CallIs(const wire::FunctionInterface &iface) {
+  return " The call is " + Signature(iface) + ".";
+}
+
+std::string ArgumentAt(const wire::FunctionInterface &iface, int i) {
+  return "argument " + std::to_string(i + 1) + " of " + iface.name() + " ('" +
+         iface.params(i).name() + "')";
+}
+
+// An integer IN scalar that its C type cannot hold is what C varargs make
+// of a mistake: a string "N" where a char 'N' goes arrives as a pointer's
+// low bits. chars and shorts are accepted signed or unsigned, as C code
+// passes either.
+Status CheckIntegerFits(const wire::FunctionInterface &iface, int i, long long value) {
+  const ninf_type_info *info = ninf_type_info_of(iface.params(i).type());
+  if (!info || info->cls != NINF_CLASS_INTEGER || info->element_size >= 8) return Status::Ok();
+  const int bits = 8 * static_cast<int>(info->element_size);
+  const long long lo = -(1LL << (bits - 1)), hi = (1LL << bits) - 1;
+  if (value >= lo && value <= hi) return Status::Ok();
+  const std::string cause = info->element_size == 1
+                                ? "was a string (\"N\") passed where a character ('N') goes?"
+                                : "was an argument of another type passed here, or one left out "
+                                  "before it?";
+  return Status(NINF_ERR_ARGUMENT_MISMATCH, ArgumentAt(iface, i) + " = " + std::to_string(value) +
+                                                " does not fit a " + info->name + ": " + cause +
+                                                CallIs(iface));
+}
+
+// A negative extent is almost always an argument left out before the array
+// (C varargs then read the next one in its place) or one of the wrong type.
+Status CheckExtents(const wire::FunctionInterface &iface, std::span<const int64_t> ints) {
+  for (int i = 0; i < iface.params_size(); ++i) {
+    for (const wire::Expr &d : iface.params(i).dims()) {
+      int64_t extent = 0;
+      if (!EvalExpr(iface, d, ints, &extent).ok() || extent >= 0) continue;
+      return Status(NINF_ERR_ARGUMENT_MISMATCH,
+                    ArgumentAt(iface, i) + " would have " + std::to_string(extent) +
+                        " elements in a dimension: is an argument left out, or of the wrong "
+                        "type, before it?" +
+                        CallIs(iface));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status ArgumentList::Build(InterfacePtr iface, std::vector<ninf_argvalue> values) {
   iface_ = std::move(iface);
   values_ = std::move(values);
@@ -35,9 +86,11 @@ Status ArgumentList::Build(InterfacePtr iface, std::vector<ninf_argvalue> values
   std::vector<int64_t> ints(static_cast<std::size_t>(n), 0);
   for (int i = 0; i < n; ++i) {
     const wire::Param &p = iface_->params(i);
-    if (IsInScalar(p))
-      NINF_RETURN_IF_ERROR(EncodeScalar(p, values_[i], args_.add_scalars(), &ints[i]));
+    if (!IsInScalar(p)) continue;
+    NINF_RETURN_IF_ERROR(CheckIntegerFits(*iface_, i, values_[i].i));
+    NINF_RETURN_IF_ERROR(EncodeScalar(p, values_[i], args_.add_scalars(), &ints[i]));
   }
+  NINF_RETURN_IF_ERROR(CheckExtents(*iface_, ints));
   NINF_RETURN_IF_ERROR(ComputeLayout(*iface_, ints, 0, &layout_));
   work_flops_ = 0;
   if (int64_t order = 0; iface_->calc_order().nodes_size() > 0 &&

@@ -236,6 +236,20 @@ Token Lexer::ReadPunct(Location loc) {
   return Token{punct ? TokenKind::kPunct : TokenKind::kOther, std::string(1, c), loc};
 }
 
+bool ParseCharLiteral(const std::string &spelling, int64_t *out) {
+  if (spelling.size() < 3 || spelling.front() != '\'' || spelling.back() != '\'') return false;
+  const std::string_view body(spelling.data() + 1, spelling.size() - 2);
+  std::size_t i = 0;
+  char c = body[i++];
+  if (c == '\\') {
+    if (i >= body.size()) return false;
+    c = DecodeEscape(body, &i);
+  }
+  if (i != body.size()) return false;  // 'ab': a multi-character constant
+  *out = static_cast<signed char>(c);
+  return true;
+}
+
 Token Lexer::Next() {
   // The end of input is reported where the last token ended, as "expected
   // ';'" is about that token, not about the empty line after it.

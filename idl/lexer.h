@@ -19,7 +19,7 @@ enum class TokenKind {
   kIdent,   // identifiers and keywords alike
   kNumber,  // a C preprocessing number, unchecked (see ParseInteger)
   kString,  // text holds the decoded value
-  kChar,    // a character literal, text as written (only C blocks use them)
+  kChar,    // a character literal, text as written (ParseCharLiteral)
   kPunct,   // an operator or punctuator, text as written
   kOther,   // a byte that starts no C token
 };
@@ -36,6 +36,12 @@ struct Token {
 // Parses a C integer literal (decimal, 0x hex, 0 octal, optional u/l
 // suffixes). False if it is not one or does not fit in int64_t.
 bool ParseInteger(const std::string &spelling, int64_t *out);
+
+// The value of a character literal as written ('V', '\n', '\x41'): the
+// char's value as C gives it on this platform (signed char), so that
+// `jobvl == 'V'` compares as the routine's own C would. False unless the
+// literal holds exactly one character.
+bool ParseCharLiteral(const std::string &spelling, int64_t *out);
 
 class Lexer {
  public:

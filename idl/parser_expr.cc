@@ -128,6 +128,13 @@ Expr Parser::ParsePrimary() {
     if (!ParseInteger(tok_.text, &e.value))
       diag_->Error(tok_.loc, "invalid integer constant '" + tok_.text + "'");
     Advance();
+  } else if (tok_.kind == TokenKind::kChar) {
+    // 'V': LAPACK's job characters, for `jobvl == 'V' ? n : 1`.
+    e.op = ExprOp::kConst;
+    if (!ParseCharLiteral(tok_.text, &e.value))
+      diag_->Error(tok_.loc, "invalid character constant " + tok_.text +
+                                 " (one character, or one escape such as '\\n')");
+    Advance();
   } else if (tok_.kind == TokenKind::kIdent && !IsKeyword(tok_.text)) {
     e.op = ExprOp::kName;
     e.name = tok_.text;

@@ -193,3 +193,48 @@ TEST_CASE("bad_over_per_call_maximum", "[e2e][bad]") {
   GoodCall(d);
   CHECK(d.ZombieChildren() == 0);
 }
+
+// C varargs mistakes, as libninf sees them before anything is sent: the
+// message names the argument's position and the likely cause.
+TEST_CASE("bad_c_arguments_are_named_with_their_likely_cause", "[e2e][bad]") {
+  E2EDaemon d;
+  std::vector<double> a(4), b(2);
+  std::vector<int> ipiv(2);
+  int info = 0;
+  // n = -5: what a left-out argument before the arrays reads in its place.
+  CHECK(Ninf_call(d.Name("dgesv").c_str(), -5, 1, a.data(), 2, ipiv.data(), b.data(), 2, &info) !=
+        0);
+  CHECK(Ninf_get_error() == NINF_ERR_ARGUMENT_MISMATCH);
+  CHECK_THAT(std::string(Ninf_get_error_detail()),
+             Catch::Contains("argument 3 of dgesv ('a') would have -5 elements") &&
+                 Catch::Contains("left out") && Catch::Contains("The call is dgesv(IN int n"));
+}
+
+TEST_CASE("bad_string_where_a_character_goes", "[e2e][bad]") {
+  E2EDaemon d({"--registry", ARGS_REGISTRY_DIR});
+  double v[4] = {0, 0, 0, 0};
+  long filled = 0;
+  // What a pointer's bits look like through a char's varargs slot.
+  CHECK(Ninf_call(d.Name("jobsized").c_str(), 0x5f3a10, 4, v, &filled) != 0);
+  CHECK(Ninf_get_error() == NINF_ERR_ARGUMENT_MISMATCH);
+  CHECK_THAT(std::string(Ninf_get_error_detail()),
+             Catch::Contains("argument 1 of jobsized ('job') = 6240784 does not fit a char") &&
+                 Catch::Contains("a string (\"N\") passed where a character ('N') goes?"));
+  CHECK(filled == 0);
+}
+
+TEST_CASE("bad_optional_array_sized_by_a_job_character_is_never_overrun", "[e2e][bad]") {
+  // LAPACK's 1-element vl for jobvl = 'N': the IDL sizes it from the
+  // character, so the one element is all that comes back.
+  E2EDaemon d({"--registry", ARGS_REGISTRY_DIR});
+  double v[5] = {0, 0, -1, -1, -1};
+  long filled = 0;
+  REQUIRE(Ninf_call(d.Name("jobsized").c_str(), 'N', 4, v, &filled) == 0);
+  CHECK(filled == 1);
+  CHECK(v[0] == 7.0);
+  CHECK(v[1] == 0.0);  // past the one element: untouched
+  REQUIRE(Ninf_call(d.Name("jobsized").c_str(), 'V', 4, v, &filled) == 0);
+  CHECK(filled == 4);
+  CHECK(v[3] == 7.0);
+  CHECK(v[4] == -1.0);
+}

@@ -102,3 +102,34 @@ TEST_CASE("expr_nesting_is_limited_where_the_idl_is_written", "[idl][expr]") {
   CHECK(Compile(define(std::string(100000, '!') + "a")).find("nested too deeply") !=
         std::string::npos);
 }
+
+TEST_CASE("expr_character_constants_size_lapack_optional_arrays", "[idl][expr]") {
+  // LAPACK's idiom: vl is n x n when jobvl is 'V', one element otherwise.
+  Compilation comp;
+  std::string errors = Compile(
+      "Define f(IN char jobvl, IN int n, OUT double vl[jobvl == 'V' ? n * n : 1], "
+      "OUT long k[jobvl == '\\x4e' ? 2 : 3]) Calls \"C\" f(jobvl, n, vl, k);",
+      &comp);
+  INFO(errors);
+  REQUIRE(errors.empty());
+  const ninf::wire::FunctionInterface &iface = comp.outputs.at(0).iface;
+  REQUIRE(ninf::ValidateInterface(iface).ok());
+  int64_t dim = 0;
+  std::vector<int64_t> v = {'V', 10, 0, 0};
+  REQUIRE(ninf::EvalExpr(iface, iface.params(2).dims(0), v, &dim).ok());
+  CHECK(dim == 100);
+  v = {'N', 10, 0, 0};
+  REQUIRE(ninf::EvalExpr(iface, iface.params(2).dims(0), v, &dim).ok());
+  CHECK(dim == 1);
+  REQUIRE(ninf::EvalExpr(iface, iface.params(3).dims(0), v, &dim).ok());
+  CHECK(dim == 2);  // '\x4e' is 'N'
+  CHECK(Eval("a == '\\n' ? 1 : 0", '\n', 0, 0) == 1);
+  CHECK(Eval("'\\377' + a", 0, 0, 0) == -1);  // as C's (signed) char gives it
+}
+
+TEST_CASE("expr_character_constants_hold_one_character", "[idl][expr]") {
+  Compilation comp;
+  std::string errors =
+      Compile("Define f(IN char c, OUT double a[c == 'ab' ? 1 : 2]) Calls \"C\" f(c, a);", &comp);
+  CHECK_THAT(errors, Catch::Contains("invalid character constant 'ab'"));
+}
