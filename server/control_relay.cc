@@ -74,6 +74,7 @@ void ControlRelay::OnLocal(uv_poll_t *handle, int status, int events) {
     if (r == 1) {
       if (fd >= 0) self->Redirect(fd, &msg);
       self->SendToRemote(msg);
+      if (self->closing_) return;  // the stream to rank 0 failed
       continue;
     }
     if (r < 0 && (errno == EAGAIN || errno == EINTR)) break;
