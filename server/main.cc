@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -42,6 +43,8 @@ int CountCores() {
 // the loop runs out of work and returns.
 struct Signals {
   Server *server = nullptr;
+  // Reads the settings again as at start (SIGHUP).
+  std::function<Status(Settings *)> reread;
   uv_signal_t handles[3]{};
   int open = 0;  // handles[0..open) are initialized
 
@@ -71,6 +74,11 @@ struct Signals {
   static void OnSignal(uv_signal_t *handle, int signum) {
     auto *self = static_cast<Signals *>(handle->data);
     if (signum == SIGHUP) {
+      Settings fresh;
+      if (Status st = self->reread(&fresh); st.ok())
+        self->server->ReloadSettings(fresh);
+      else  // a broken file keeps every running value
+        spdlog::error("event=reload_failed settings=config error={}", Quoted(st.message()));
       self->server->ReloadRegistry();
       return;
     }
@@ -115,7 +123,7 @@ int RunStatus(const Invocation &inv) {
                     inv.status_server, inv.settings.key_file);
 }
 
-int RunDaemon(Settings settings) {
+int RunDaemon(Settings settings, std::function<Status(Settings *)> reread) {
   MarkInheritedFdsCloseOnExec();
   if (settings.registry.empty()) settings.registry = DefaultRegistryDir();
   Registry registry;
@@ -145,6 +153,11 @@ int RunDaemon(Settings settings) {
   {
     Server server(&loop, settings, std::move(registry), CountCores());
     Signals signals;
+    signals.reread = [&reread](Settings *out) {
+      NINF_RETURN_IF_ERROR(reread(out));
+      if (out->registry.empty()) out->registry = DefaultRegistryDir();
+      return Status::Ok();
+    };
     st = signals.Start(&loop, &server);
     if (st.ok()) st = server.Start();
     if (!st.ok()) {
@@ -201,5 +214,13 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ninfd: %s\n", st.message().c_str());
     return 2;
   }
-  return RunDaemon(inv.settings);
+  // SIGHUP reads the same command line, environment and config file again.
+  auto reread = [argc, argv](Settings *out) {
+    Invocation again;
+    NINF_RETURN_IF_ERROR(ParseInvocation(
+        argc, argv, [](const char *name) { return std::getenv(name); }, &again));
+    *out = std::move(again.settings);
+    return Status::Ok();
+  };
+  return RunDaemon(inv.settings, reread);
 }

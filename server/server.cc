@@ -352,6 +352,31 @@ void Server::ReloadRegistry() {
                registry_.size());
 }
 
+void Server::ReloadSettings(const Settings &fresh) {
+  const Settings next = LiveSettings(settings_, fresh);
+  // Launch rules are checked as at start: a bad combination keeps the old.
+  if (Status st = CheckLaunches(next, cores_); !st.ok()) {
+    spdlog::error("event=reload_failed settings=launch error={}", Quoted(st.message()));
+    return;
+  }
+  std::vector<std::string> applied, restart;
+  for (const std::string &key : ChangedSettings(settings_, fresh))
+    (AppliesLive(key) ? applied : restart).push_back(key);
+  auto joined = [](const std::vector<std::string> &keys) {
+    std::string out;
+    for (const std::string &k : keys) out += (out.empty() ? "" : ",") + k;
+    return out.empty() ? std::string("-") : out;
+  };
+  settings_ = next;
+  if (auto level = spdlog::level::from_str(settings_.log_level);
+      level != spdlog::level::off || settings_.log_level == "off")
+    spdlog::set_level(level);
+  spdlog::info("event=settings_reloaded applied={}", Quoted(joined(applied)));
+  if (!restart.empty())
+    spdlog::warn("event=settings_need_restart keys={} message={}", Quoted(joined(restart)),
+                 Quoted("these keys changed but keep their running values until ninfd restarts"));
+}
+
 void Server::Shutdown(std::function<void()> on_stopped) {
   if (stopping_) {
     spdlog::warn("event=shutdown_now running={}", jobs_.size());

@@ -63,6 +63,12 @@ class Server : public Connection::Delegate, public JobEvents {
   // been replaced); each function is warmed again after its next call.
   void ReloadRegistry();
 
+  // SIGHUP, before the registry: `fresh` is the settings read again from
+  // the same command line, environment and config file. The keys that can
+  // change live (AppliesLive) take effect; a changed key that cannot is
+  // logged as needing a restart and keeps its running value.
+  void ReloadSettings(const Settings &fresh);
+
   int port() const { return listener_.port(); }
 
  private:

@@ -3,6 +3,9 @@
 #include <toml++/toml.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <iterator>
+#include <variant>
 
 #ifndef NINF_VERSION
 #define NINF_VERSION "unknown"
@@ -219,6 +222,51 @@ std::string VersionText() { return std::string("ninfd ") + NINF_VERSION + "\n"; 
 }  // namespace
 
 std::span<const SettingSpec> SettingsTable() { return kTable; }
+
+bool AppliesLive(std::string_view key) {
+  static constexpr std::string_view kLive[] = {"log_level",
+                                               "call_wall_seconds",
+                                               "call_cpu_seconds",
+                                               "executable_max_calls",
+                                               "executable_max_seconds",
+                                               "liveness_seconds",
+                                               "max_call_bytes",
+                                               "transfer_timeout_seconds",
+                                               "handle_idle_seconds",
+                                               "idle_handle_memory",
+                                               "max_idle_handles",
+                                               "result_keep_seconds",
+                                               "data_keep_seconds",
+                                               "key_file",
+                                               "grace_seconds",
+                                               "mpi_ranks",
+                                               "mpirun",
+                                               "mpirun_args",
+                                               "mpi_oversubscribe",
+                                               "launcher",
+                                               "srun",
+                                               "srun_args",
+                                               "limits"};
+  return std::find(std::begin(kLive), std::end(kLive), key) != std::end(kLive);
+}
+
+std::vector<std::string> ChangedSettings(const Settings &a, const Settings &b) {
+  std::vector<std::string> changed;
+  for (const SettingSpec &spec : kTable) {
+    const bool same = std::visit([&](auto field) { return a.*field == b.*field; }, spec.field);
+    if (!same) changed.emplace_back(spec.name);
+  }
+  if (a.function_limits != b.function_limits) changed.emplace_back("limits");
+  return changed;
+}
+
+Settings LiveSettings(const Settings &running, const Settings &fresh) {
+  Settings out = fresh;
+  for (const SettingSpec &spec : kTable)
+    if (!AppliesLive(spec.name))
+      std::visit([&](auto field) { out.*field = running.*field; }, spec.field);
+  return out;
+}
 
 FunctionLimits Settings::LimitsOf(std::string_view function) const {
   FunctionLimits fl{.wall_seconds = call_wall_seconds,

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "admission.h"
 #include "settings_table.h"
@@ -28,6 +29,7 @@ struct FunctionLimits {
   int64_t max_calls = 0;   // one-shot calls per executable process (1: no reuse)
   int64_t ranks = 0;       // Backend "MPI": the job's ranks (0: mpi_ranks; launcher.h)
   std::string launcher{};  // "local" or "slurm" ("": the server's `launcher`)
+  bool operator==(const FunctionLimits &) const = default;
 };
 
 struct Settings {
@@ -106,6 +108,21 @@ inline Status ApplySetting(const SettingSpec &spec, const std::string &raw,
                            const std::string &source, Settings *out) {
   return ApplySettingOf(spec, raw, source, out);
 }
+
+// SIGHUP (docs/server.md): the settings that take effect at once when the
+// config file or environment changes them, because ninfd reads them for
+// each call, each process it starts or each check; the others shape what
+// was built at start (listeners, admission, the warm pool) and need a
+// restart. "limits" stands for the [limits.NAME] tables, which are live.
+bool AppliesLive(std::string_view key);
+
+// The keys whose values differ between `a` and `b`, in table order, and
+// "limits" when the [limits.NAME] tables differ.
+std::vector<std::string> ChangedSettings(const Settings &a, const Settings &b);
+
+// `fresh` with every key that needs a restart put back to `running`'s
+// value: what a reload applies.
+Settings LiveSettings(const Settings &running, const Settings &fresh);
 
 // What the command line asks ninfd to do.
 struct Invocation {

@@ -2,6 +2,7 @@
 // executables: every standard function against a local computation.
 #include <cblas.h>
 #include <lapacke.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,7 +10,9 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <thread>
 #include <vector>
@@ -306,4 +309,53 @@ TEST_CASE("calls_exception_stops_at_the_c_api", "[e2e]") {
   INFO("child status " << status);
   REQUIRE(WIFEXITED(status));  // not killed by std::terminate's abort
   CHECK(WEXITSTATUS(status) == 0);
+}
+
+namespace {
+
+std::string FileText(const std::string &path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Waits up to 5 s for `text` to appear in the daemon's log, `count` times.
+bool WaitForLog(const std::string &log, const std::string &text, int count = 1) {
+  for (int i = 0; i < 500; ++i) {
+    const std::string all = FileText(log);
+    int seen = 0;
+    for (std::size_t at = all.find(text); at != std::string::npos; at = all.find(text, at + 1))
+      ++seen;
+    if (seen >= count) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("calls_sighup_reloads_the_settings_that_can_change_live", "[e2e]") {
+  char dir_template[] = "/tmp/ninf-reload-XXXXXX";
+  REQUIRE(::mkdtemp(dir_template));
+  const std::string dir = dir_template, config = dir + "/ninfd.toml", log = dir + "/ninfd.log";
+  std::ofstream(config) << "call_wall_seconds = 600\nqueue_limit = 100\n";
+  E2EDaemon d({"--config", config}, log);
+  // A limit lowered in the file applies to the next call; a key that needs a
+  // restart is named and keeps its value.
+  std::ofstream(config) << "call_wall_seconds = 1\nqueue_limit = 5\n";
+  ::kill(d.pid(), SIGHUP);
+  REQUIRE(WaitForLog(log, "event=settings_reloaded applied=call_wall_seconds"));
+  CHECK(WaitForLog(log, "event=settings_need_restart keys=queue_limit"));
+  double sx = 0, sy = 0, q[10] = {};
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(Ninf_call(d.Name("ep").c_str(), 34L, &sx, &sy, q) != 0);  // minutes without the limit
+  CHECK(Ninf_get_error() == NINF_ERR_LIMIT);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
+  // A broken file changes nothing: the limit stays.
+  std::ofstream(config) << "call_wall_seconds = \"soon\"\n";
+  ::kill(d.pid(), SIGHUP);
+  REQUIRE(WaitForLog(log, "event=reload_failed settings=config"));
+  CHECK(WaitForLog(log, "ninfd.toml:1: call_wall_seconds = 'soon'"));
+  CHECK(Ninf_call(d.Name("ep").c_str(), 34L, &sx, &sy, q) != 0);
+  CHECK(Ninf_get_error() == NINF_ERR_LIMIT);
+  std::filesystem::remove_all(dir);
 }
