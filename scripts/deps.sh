@@ -3,7 +3,8 @@
 # Sourced or run by scripts/demo.sh and scripts/test.sh; needs root for apt.
 # clang and libclang-rt-dev (libFuzzer, the sanitizers' runtime) serve
 # scripts/fuzz.sh, which .ci/run runs; python3-matplotlib draws the load
-# tests' plots (loadtest/plot.py).
+# tests' plots (loadtest/plot.py); prometheus scrapes the metrics endpoint in
+# its test (tests/e2e/metrics_test.py).
 set -euo pipefail
 
 NINF_PACKAGES=(
@@ -11,7 +12,7 @@ NINF_PACKAGES=(
   libuv1-dev libprotobuf-dev protobuf-compiler catch2
   libopenblas-dev liblapacke-dev libopenmpi-dev openmpi-bin libscalapack-openmpi-dev
   slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
-  libspdlog-dev libtomlplusplus-dev libcli11-dev libssl-dev
+  libspdlog-dev libtomlplusplus-dev libcli11-dev libssl-dev libcpp-httplib-dev prometheus
   procps iproute2 util-linux clang-format git
   clang libclang-rt-dev
   python3-matplotlib

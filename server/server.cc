@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "log.h"
+#include "metrics_text.h"
 #include "ninf.pb.h"
 
 #ifndef NINF_VERSION
@@ -83,6 +84,7 @@ Status Server::Start() {
   NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
   NINF_RETURN_IF_ERROR(StartUnixListener());
   if (!settings_.launch_address.empty()) NINF_RETURN_IF_ERROR(OpenLaunchBroker());
+  if (!settings_.metrics.empty()) NINF_RETURN_IF_ERROR(StartMetrics());
   spdlog::info(
       "event=listening address={} port={} registry={} functions={} cores={} slots={} "
       "thread_budget={} threads_per_job={} queue_order={} queue_limit={} max_call_bytes={} "
@@ -274,7 +276,9 @@ void Server::HandleStats(Connection &conn) {
   conn.Reply(FRAME_STATS_REPLY, &reply);
 }
 
-std::string Server::StatsText() const {
+std::string Server::StatsText() const { return FormatStats(CurrentGauges(), counters_); }
+
+Gauges Server::CurrentGauges() const {
   Gauges g;
   g.version = NINF_VERSION;
   g.pid = ::getpid();
@@ -294,6 +298,7 @@ std::string Server::StatsText() const {
   g.queue_limit = admission_.queue_limit();
   g.max_call_bytes = static_cast<uint64_t>(settings_.max_call_bytes);
   g.functions = registry_.size();
+  g.served = registry_.Names();
   g.warm_executables = static_cast<uint64_t>(settings_.warm_executables);
   g.warm_idle = warm_.idle();
   for (const auto &[id, job] : jobs_)
@@ -309,7 +314,15 @@ std::string Server::StatsText() const {
   g.store_expired = kept.expired;
   g.store_released = kept.released;
   g.store_served_bytes = store_served_bytes_;
-  return FormatStats(g, counters_);
+  return g;
+}
+
+Status Server::StartMetrics() {
+  HostPort at;
+  NINF_RETURN_IF_ERROR(ParseMetricsAddress(settings_.metrics, &at));
+  metrics_ = std::make_unique<MetricsEndpoint>(
+      loop_, [this] { return FormatPrometheus(CurrentGauges(), counters_); });
+  return metrics_->Start(at);
 }
 
 void Server::OnClosed(Connection &conn) {
@@ -452,6 +465,7 @@ void Server::MaybeStopped() {
     watch_timer_open_ = false;
   }
   if (broker_) broker_->Close();
+  if (metrics_) metrics_->Close();
   spdlog::info("event=stopped completed={} failed={} cancelled={} rejected={}", counters_.completed,
                counters_.failed, counters_.cancelled, counters_.rejected);
   if (on_stopped_) on_stopped_();

@@ -33,6 +33,7 @@
 #include "launcher.h"
 #include "listener.h"
 #include "meta_reporter.h"
+#include "metrics_endpoint.h"
 #include "policy.h"
 #include "registry.h"
 #include "settings.h"
@@ -173,6 +174,10 @@ class Server : public Connection::Delegate, public JobEvents {
   void PublishLoad();
 
   std::string StatsText() const;
+  // The daemon's instantaneous values, for --status and the metrics.
+  Gauges CurrentGauges() const;
+  // The Prometheus endpoint (`metrics` setting).
+  Status StartMetrics();
   Status WriteReadyFile() const;
   // Starts the Unix-domain listener that settings_.unix_socket asks for.
   // "auto" tries /tmp/ninfd-PORT.sock and only warns when it cannot.
@@ -210,9 +215,10 @@ class Server : public Connection::Delegate, public JobEvents {
   bool stopping_ = false;
   bool stopped_ = false;
   std::function<void()> on_stopped_;
-  std::string server_id_;                   // for the metaserver
-  std::unique_ptr<MetaReporter> reporter_;  // null without a metaserver
-  std::unique_ptr<LaunchBroker> broker_;    // launched executables' connect-back; on first use
+  std::string server_id_;                     // for the metaserver
+  std::unique_ptr<MetaReporter> reporter_;    // null without a metaserver
+  std::unique_ptr<MetricsEndpoint> metrics_;  // `metrics` set: the Prometheus endpoint
+  std::unique_ptr<LaunchBroker> broker_;      // launched executables' connect-back; on first use
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
 };
 

@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "address.h"
 #include "admission.h"
 #include "settings_table.h"
 #include "status.h"
@@ -78,6 +79,7 @@ struct Settings {
   std::string srun = "srun";       // the Slurm launcher
   std::string srun_args;           // more words for it
   std::string launch_address;      // "HOST[:PORT]": launched executables connect back over TCP
+  std::string metrics;             // "[HOST:]PORT" of the Prometheus endpoint; "": none
   // Per-function overrides of call_wall_seconds, call_cpu_seconds,
   // executable_max_calls, mpi_ranks and launcher, from the config file's
   // [limits.NAME] tables.
@@ -123,6 +125,10 @@ std::vector<std::string> ChangedSettings(const Settings &a, const Settings &b);
 // `fresh` with every key that needs a restart put back to `running`'s
 // value: what a reload applies.
 Settings LiveSettings(const Settings &running, const Settings &fresh);
+
+// Parses the `metrics` setting: "PORT" (on 127.0.0.1) or "HOST:PORT".
+// Errors: NINF_ERR_INVALID_ARGUMENT naming the setting.
+Status ParseMetricsAddress(const std::string &text, HostPort *out);
 
 // What the command line asks ninfd to do.
 struct Invocation {

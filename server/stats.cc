@@ -81,11 +81,20 @@ void Counters::RecordStartup(double seconds) {
   startup_seconds = startup_seconds == 0 ? seconds : 0.7 * startup_seconds + 0.3 * seconds;
 }
 
+void Histogram::Observe(double seconds) {
+  std::size_t bucket = 0;
+  while (bucket < std::size(kBounds) && seconds > kBounds[bucket]) ++bucket;
+  ++counts[bucket];
+  ++count;
+  sum += seconds;
+}
+
 void Counters::RecordWait(const std::string &function, double seconds) {
   if (!(seconds >= 0) || !std::isfinite(seconds)) seconds = 0;
   queue_seconds += seconds;
   FunctionStats &f = functions[function];
   f.wait_seconds += seconds;
+  f.wait_histogram.Observe(seconds);
   ++f.admitted;
 }
 
@@ -96,6 +105,8 @@ void Counters::RecordPhases(const std::string &function, double transfer_seconds
   FunctionStats &f = functions[function];
   f.transfer_seconds += transfer_seconds;
   f.compute_seconds += compute_seconds;
+  f.transfer_histogram.Observe(transfer_seconds);
+  f.compute_histogram.Observe(compute_seconds);
   busy_core_seconds += compute_seconds * std::max(1, threads);
 }
 

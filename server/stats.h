@@ -5,9 +5,12 @@
 // never renamed, only added.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace ninf::server {
 
@@ -20,6 +23,17 @@ enum class CallOutcome {
 };
 
 const char *CallOutcomeName(CallOutcome outcome);
+
+// A latency histogram with fixed bucket bounds, in seconds: what a
+// Prometheus histogram exports (cumulative there, per bucket here).
+struct Histogram {
+  static constexpr double kBounds[] = {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 600};
+  static constexpr std::size_t kBuckets = std::size(kBounds) + 1;  // the last is +Inf
+  uint64_t counts[kBuckets] = {};
+  uint64_t count = 0;
+  double sum = 0;
+  void Observe(double seconds);
+};
 
 struct FunctionStats {
   uint64_t calls = 0;  // every call that was admitted, whatever its outcome
@@ -35,6 +49,8 @@ struct FunctionStats {
   double transfer_seconds = 0;
   double compute_seconds = 0;
   uint64_t admitted = 0;  // calls that got a slot (wait_seconds is over these)
+  // The same times call by call, for percentiles (metrics_text.h).
+  Histogram wait_histogram, transfer_histogram, compute_histogram;
   // Its executable has no thread library (it said so at CALL_DONE): more
   // than one core would sit idle.
   bool single_threaded = false;
@@ -103,7 +119,8 @@ struct Gauges {
   uint64_t connections = 0;
   uint64_t queue_limit = 0;
   uint64_t max_call_bytes = 0;
-  uint64_t functions = 0;  // served by the registry
+  uint64_t functions = 0;           // served by the registry
+  std::vector<std::string> served;  // their names (metrics export every one from the start)
   double load_average_1 = 0;
   // The store of kept data (data_store.h).
   uint64_t store_entries = 0, store_bytes = 0, store_cap = 0, store_stored = 0, store_refused = 0,

@@ -288,3 +288,19 @@ TEST_CASE("settings_reload_applies_live_keys_and_names_the_rest", "[settings]") 
   for (const SettingSpec &spec : SettingsTable()) live += AppliesLive(spec.name);
   CHECK(live == 22);
 }
+
+TEST_CASE("settings_metrics_address", "[settings]") {
+  ninf::HostPort at;
+  REQUIRE(ParseMetricsAddress("9464", &at).ok());
+  CHECK(at.Key() == "127.0.0.1:9464");  // loopback unless told otherwise
+  REQUIRE(ParseMetricsAddress("10.1.0.5:9464", &at).ok());
+  CHECK(at.Key() == "10.1.0.5:9464");
+  REQUIRE(ParseMetricsAddress("0", &at).ok());
+  CHECK(at.port == 0);
+  for (const char *bad : {"x", "host:", "99999", "unix:/tmp/m"}) {
+    INFO(bad);
+    CHECK_THAT(ParseMetricsAddress(bad, &at).message(), Catch::Contains("metrics = "));
+  }
+  // ninfd refuses to start on it: the check runs at start (Server::Start).
+  CHECK_FALSE(ParseMetricsAddress("9464x", &at).ok());
+}

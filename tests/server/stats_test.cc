@@ -1,9 +1,12 @@
-// Unit tests of the statistics and their stable text form (server/stats.h).
+// Unit tests of the statistics, their stable text form (server/stats.h)
+// and their Prometheus form (server/metrics_text.h).
 #include "stats.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <sstream>
+
+#include "metrics_text.h"
 
 using namespace ninf::server;
 
@@ -142,4 +145,40 @@ TEST_CASE("stats_accounting_splits_time_and_counts_core_seconds", "[stats]") {
   CHECK(s["function.dgesv.wait_seconds"] == "2.000000");
   CHECK(s["function.dgesv.transfer_seconds"] == "0.250000");
   CHECK(s["function.ep.compute_seconds"] == "4.000000");
+}
+
+TEST_CASE("metrics_text_is_prometheus_exposition", "[stats][metrics]") {
+  Counters c;
+  c.completed = 3;
+  c.RecordCall("ep", CallOutcome::kCompleted, 0.5, 100, 200);
+  c.RecordWait("ep", 0.002);
+  c.RecordPhases("ep", 0.02, 7.0, 2);
+  c.RecordPhases("ep", 0.03, 700.0, 2);  // past the last bound: only +Inf counts it
+  Gauges g;
+  g.version = "1.2\"3";
+  g.cores = 2;
+  g.served = {"ep", "null"};
+  const std::string text = FormatPrometheus(g, c);
+  CHECK_THAT(text, Catch::Contains("# TYPE ninf_calls_total counter\n"));
+  CHECK_THAT(text, Catch::Contains("ninf_build_info{version=\"1.2\\\"3\"} 1\n"));  // escaped
+  CHECK_THAT(text, Catch::Contains("ninf_calls_total{function=\"ep\",outcome=\"completed\"} 1\n"));
+  // A served function never called is there at zero, so that rate() sees
+  // its first call.
+  CHECK_THAT(text,
+             Catch::Contains("ninf_calls_total{function=\"null\",outcome=\"completed\"} 0\n"));
+  // Buckets are cumulative: 7 s falls in le=10, 700 s only in +Inf.
+  const std::string compute = "ninf_call_seconds_bucket{function=\"ep\",phase=\"compute\",le=";
+  CHECK_THAT(text, Catch::Contains(compute + "\"5\"} 0\n"));
+  CHECK_THAT(text, Catch::Contains(compute + "\"10\"} 1\n"));
+  CHECK_THAT(text, Catch::Contains(compute + "\"600\"} 1\n"));
+  CHECK_THAT(text, Catch::Contains(compute + "\"+Inf\"} 2\n"));
+  CHECK_THAT(text,
+             Catch::Contains("ninf_call_seconds_count{function=\"ep\",phase=\"compute\"} 2\n"));
+  CHECK_THAT(text,
+             Catch::Contains("ninf_call_seconds_sum{function=\"ep\",phase=\"compute\"} 707\n"));
+  CHECK_THAT(
+      text,
+      Catch::Contains("ninf_call_seconds_bucket{function=\"ep\",phase=\"wait\",le=\"0.005\"} 1\n"));
+  CHECK_THAT(text, Catch::Contains("ninf_busy_core_seconds_total 0\n"));  // a gauge value
+  CHECK_THAT(text, Catch::Contains("ninf_bytes_total{direction=\"out\"} 200\n"));
 }
