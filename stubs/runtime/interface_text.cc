@@ -132,6 +132,7 @@ std::string InterfaceText(const wire::FunctionInterface &iface) {
   p.String("backend", iface.backend());
   p.Bool("no_reuse", iface.no_reuse());
   p.String("distribute", iface.distribute());
+  p.Bool("redirect", iface.redirect());
   return p.Take();
 }
 
