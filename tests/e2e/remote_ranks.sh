@@ -54,23 +54,7 @@ NINF_TEST_NETNS=$ns NINF_TEST_LAUNCH_ADDRESS=$host_ip NINF_TEST_NODE_ADDRESS=$no
   "$test_program" || failed=1
 
 # Fortran clients, the parallel routines' ranks in the namespace.
-"$ninfd" --port 0 --ready-file "$work/ready" --mpi-ranks 2 --mpi-oversubscribe \
-  --launch-address "$host_ip" --mpirun "ip netns exec $ns mpirun" \
-  --log-level warn 2>"$work/ninfd.log" &
-daemon=$!
-for _ in $(seq 100); do [[ -s "$work/ready" ]] && break; sleep 0.1; done
-export NINF_SERVER=127.0.0.1:$(head -n1 "$work/ready")
-check() {  # check WORD COMMAND...: the command succeeds and prints WORD
-  local output
-  output=$("${@:2}" 2>&1)
-  local rc=$?
-  echo "$output"
-  if [[ $rc -ne 0 || "$output" != *"$1"* ]]; then
-    echo "remote_ranks: FAILED: ${*:2}" >&2
-    failed=1
-  fi
-}
-check VERIFIED "$fortran_ep" 24 ep_mpi
-check PASSED "$fortran_linpack" 300 pdgesv
-[[ $failed -eq 0 ]] || cat "$work/ninfd.log" >&2
+source "$(dirname "$0")/fortran_parallel_checks.sh"
+fortran_parallel_checks --mpi-ranks 2 --mpi-oversubscribe --launch-address "$host_ip" \
+  --mpirun "ip netns exec $ns mpirun"
 exit "$failed"

@@ -46,22 +46,6 @@ failed=0
 "$test_program" "[slurm]" || failed=1
 
 # Fortran clients, the parallel routines as Slurm steps.
-"$ninfd" --port 0 --ready-file "$work/ready" --launcher slurm --mpi-ranks 2 \
-  --log-level warn 2>"$work/ninfd.log" &
-daemon=$!
-for _ in $(seq 100); do [[ -s "$work/ready" ]] && break; sleep 0.1; done
-export NINF_SERVER=127.0.0.1:$(head -n1 "$work/ready")
-check() {  # check WORD COMMAND...: the command succeeds and prints WORD
-  local output
-  output=$("${@:2}" 2>&1)
-  local rc=$?
-  echo "$output"
-  if [[ $rc -ne 0 || "$output" != *"$1"* ]]; then
-    echo "slurm_test: FAILED: ${*:2}" >&2
-    failed=1
-  fi
-}
-check VERIFIED "$fortran_ep" 24 ep_mpi
-check PASSED "$fortran_linpack" 300 pdgesv
-[[ $failed -eq 0 ]] || cat "$work/ninfd.log" >&2
+source "$here/../e2e/fortran_parallel_checks.sh"
+fortran_parallel_checks --launcher slurm --mpi-ranks 2
 exit "$failed"
