@@ -110,6 +110,12 @@ Status MetaServer::Start() {
       listener_.address(), listener_.port(), PolicyName(policy_), settings_.report_ms,
       settings_.lease_ms, settings_.retries, keys_.keys.empty() ? "off" : "on", ::getpid(),
       NINF_VERSION);
+  if (!settings_.metrics.empty()) {
+    HostPort at;
+    NINF_RETURN_IF_ERROR(server::ParseMetricsAddress(settings_.metrics, &at));
+    metrics_ = std::make_unique<server::MetricsEndpoint>(loop_, [this] { return MetricsText(); });
+    NINF_RETURN_IF_ERROR(metrics_->Start(at));
+  }
   if (!settings_.ready_file.empty())
     NINF_RETURN_IF_ERROR(server::WritePortFile(settings_.ready_file, listener_.port()));
   return Status::Ok();
@@ -120,6 +126,7 @@ void MetaServer::Shutdown(std::function<void()> on_stopped) {
   stopping_ = true;
   on_stopped_ = std::move(on_stopped);
   listener_.Close();
+  if (metrics_) metrics_->Close();
   for (auto &[raw, conn] : connections_) conn->Close();
   if (lease_timer_open_) {
     lease_timer_open_ = false;

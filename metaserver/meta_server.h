@@ -25,6 +25,7 @@
 #include "connection.h"
 #include "listener.h"
 #include "meta_settings.h"
+#include "metrics_endpoint.h"
 #include "ninf.pb.h"
 #include "placement.h"
 #include "server_table.h"
@@ -93,6 +94,8 @@ class MetaServer : public server::Connection::Delegate {
   std::string StatsText() const;
   std::string ServersText() const;
   std::string LinksText() const;
+  // The Prometheus text (meta_metrics.cc).
+  std::string MetricsText() const;
 
   uv_loop_t *loop_;
   MetaSettings settings_;
@@ -108,6 +111,7 @@ class MetaServer : public server::Connection::Delegate {
   std::unordered_map<std::string, server::Connection *> registered_by_;
   auth::KeyRing keys_;
   server::Listener listener_;
+  std::unique_ptr<server::MetricsEndpoint> metrics_;  // `metrics` set
   uv_timer_t lease_timer_{};
   bool lease_timer_open_ = false;
   bool lease_timer_closed_ = false;

@@ -71,6 +71,10 @@ const MetaSettingSpec kTable[] = {
      "serve a non-loopback listen address without a key_file: anyone who reaches the port may "
      "register a server and be sent calls",
      &MetaSettings::insecure},
+    {"metrics", SettingKind::kString, "", 0, 0,
+     "PORT or HOST:PORT of a Prometheus endpoint, GET /metrics (docs/monitoring.md); a bare "
+     "port listens on 127.0.0.1; \"\": none",
+     &MetaSettings::metrics},
 };
 
 }  // namespace

@@ -33,6 +33,7 @@ struct MetaSettings {
   std::string ready_file;
   std::string key_file;
   bool insecure = false;
+  std::string metrics;  // "[HOST:]PORT" of the Prometheus endpoint; "": none
 };
 
 using MetaSettingSpec = server::SettingSpecOf<MetaSettings>;

@@ -15,6 +15,22 @@ constexpr auto kRenderWait = std::chrono::seconds(5);
 
 }  // namespace
 
+Status ParseMetricsAddress(const std::string &text, HostPort *out) {
+  int port = 0;
+  if (text == "0" || ParsePort(text, &port)) {  // 0: any free port (tests)
+    *out = HostPort{"127.0.0.1", port};
+    return Status::Ok();
+  }
+  if (ParseHostPort(text, HostPort{"", 0}, out).ok() && out->unix_path.empty()) return Status::Ok();
+  if (auto colon = text.rfind(':'); colon != std::string::npos && text.substr(colon + 1) == "0" &&
+                                    ParseHostPort(text.substr(0, colon) + ":1", {}, out).ok()) {
+    out->port = 0;
+    return Status::Ok();
+  }
+  return Status(NINF_ERR_INVALID_ARGUMENT,
+                "metrics = \"" + text + "\": expected PORT or HOST:PORT (e.g. 9464)");
+}
+
 MetricsEndpoint::MetricsEndpoint(uv_loop_t *loop, std::function<std::string()> render)
     : loop_(loop), render_(std::move(render)) {}
 

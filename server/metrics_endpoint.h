@@ -30,6 +30,11 @@ class Server;
 
 namespace ninf::server {
 
+// Parses a `metrics` setting (ninfd's and ninf-meta's): "PORT" (on
+// 127.0.0.1) or "HOST:PORT"; port 0 takes any free one. Errors:
+// NINF_ERR_INVALID_ARGUMENT naming the setting.
+Status ParseMetricsAddress(const std::string &text, HostPort *out);
+
 class MetricsEndpoint {
  public:
   // `render` runs on `loop`'s thread.

@@ -227,22 +227,6 @@ std::string VersionText() { return std::string("ninfd ") + NINF_VERSION + "\n"; 
 
 std::span<const SettingSpec> SettingsTable() { return kTable; }
 
-Status ParseMetricsAddress(const std::string &text, HostPort *out) {
-  int port = 0;
-  if (text == "0" || ParsePort(text, &port)) {  // 0: any free port (tests)
-    *out = HostPort{"127.0.0.1", port};
-    return Status::Ok();
-  }
-  if (ParseHostPort(text, HostPort{"", 0}, out).ok() && out->unix_path.empty()) return Status::Ok();
-  if (auto colon = text.rfind(':'); colon != std::string::npos && text.substr(colon + 1) == "0" &&
-                                    ParseHostPort(text.substr(0, colon) + ":1", {}, out).ok()) {
-    out->port = 0;
-    return Status::Ok();
-  }
-  return Status(NINF_ERR_INVALID_ARGUMENT,
-                "metrics = \"" + text + "\": expected PORT or HOST:PORT (e.g. 9464)");
-}
-
 bool AppliesLive(std::string_view key) {
   static constexpr std::string_view kLive[] = {"log_level",
                                                "call_wall_seconds",

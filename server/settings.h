@@ -126,10 +126,6 @@ std::vector<std::string> ChangedSettings(const Settings &a, const Settings &b);
 // value: what a reload applies.
 Settings LiveSettings(const Settings &running, const Settings &fresh);
 
-// Parses the `metrics` setting: "PORT" (on 127.0.0.1) or "HOST:PORT".
-// Errors: NINF_ERR_INVALID_ARGUMENT naming the setting.
-Status ParseMetricsAddress(const std::string &text, HostPort *out);
-
 // What the command line asks ninfd to do.
 struct Invocation {
   Settings settings;

@@ -59,7 +59,7 @@ def query(prom, expr):
 
 
 def main():
-    ninfd, ep_demo = sys.argv[1], sys.argv[2]
+    ninfd, ninf_meta, ep_demo = sys.argv[1], sys.argv[2], sys.argv[3]
     prometheus = shutil.which("prometheus")
     if not prometheus:
         print("metrics_test: no prometheus here (Debian package prometheus): skipped")
@@ -67,15 +67,20 @@ def main():
     work = tempfile.mkdtemp(prefix="ninf-metrics-")
     procs = []
     try:
-        log = open(os.path.join(work, "ninfd.log"), "w")
-        ready = os.path.join(work, "ready")
-        metrics_port = free_port()
-        procs.append(subprocess.Popen(
-            [ninfd, "--port", "0", "--ready-file", ready, "--metrics", str(metrics_port)],
-            stderr=log))
-        wait_for("ninfd", lambda: os.path.exists(ready) and open(ready).read().strip() or None)
-        port = open(ready).read().split()[0]
-        env = dict(os.environ, NINF_SERVER=f"127.0.0.1:{port}")
+        def start(program, name, *flags):
+            ready = os.path.join(work, name + ".ready")
+            procs.append(subprocess.Popen(
+                [program, "--port", "0", "--ready-file", ready, *flags],
+                stderr=open(os.path.join(work, name + ".log"), "w")))
+            wait_for(name, lambda: os.path.exists(ready) and open(ready).read().strip() or None)
+            return open(ready).read().split()[0]
+
+        meta_metrics, metrics_port = free_port(), free_port()
+        meta_port = start(ninf_meta, "ninf-meta", "--metrics", str(meta_metrics))
+        start(ninfd, "ninfd", "--metrics", str(metrics_port),
+              "--metaserver", f"127.0.0.1:{meta_port}", "--site", "lab")
+        env = dict(os.environ, NINF_METASERVER=f"127.0.0.1:{meta_port}")
+        env.pop("NINF_SERVER", None)
 
         # A real scraper first, so that the calls below land between scrapes
         # and the rate() queries of docs/monitoring.md have something to see.
@@ -84,13 +89,16 @@ def main():
         with open(config, "w") as f:
             f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
                     "scrape_configs:\n  - job_name: ninfd\n    static_configs:\n"
-                    f"      - targets: ['127.0.0.1:{metrics_port}']\n")
+                    f"      - targets: ['127.0.0.1:{metrics_port}', "
+                    f"'127.0.0.1:{meta_metrics}']\n")
         procs.append(subprocess.Popen(
             [prometheus, f"--config.file={config}", f"--storage.tsdb.path={work}/data",
              f"--web.listen-address={prom}"],
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "prometheus.log"), "w")))
         wait_for("prometheus", lambda: http_get(f"http://{prom}/-/ready")[0] == 200 or None, 60)
-        wait_for("the first scrape", lambda: query(prom, 'up{job="ninfd"} == 1'), 60)
+        wait_for("the first scrapes", lambda: query(prom, 'sum(up{job="ninfd"}) == 2'), 60)
+        # The server has registered: the metaserver knows where ep runs.
+        wait_for("the registration", lambda: query(prom, "ninf_meta_servers == 1"), 60)
 
         for _ in range(CALLS):
             subprocess.run([ep_demo, "22"], env=env, check=True, stdout=subprocess.DEVNULL)
@@ -100,9 +108,11 @@ def main():
         assert status == 200, f"GET /metrics: {status}"
         line = f'ninf_calls_total{{function="ep",outcome="completed"}} {CALLS}'
         assert line in text, f"{line!r} not in:\n{text}"
+        status, meta_text = http_get(f"http://127.0.0.1:{meta_metrics}/metrics")
+        assert status == 200, f"GET ninf-meta /metrics: {status}"
         promtool = shutil.which("promtool")
-        if promtool:
-            check = subprocess.run([promtool, "check", "metrics"], input=text, text=True,
+        for body in (text, meta_text) if promtool else ():
+            check = subprocess.run([promtool, "check", "metrics"], input=body, text=True,
                                    capture_output=True)
             assert check.returncode == 0, check.stdout + check.stderr
 
@@ -117,8 +127,18 @@ def main():
         utilization = wait_for("the utilization", lambda: query(
             prom, "sum(rate(ninf_busy_core_seconds_total[1m])) / sum(ninf_cores) > 0"))
         assert 0 < utilization <= 1, f"utilization = {utilization}"
+        placed = wait_for("the placements", lambda: query(
+            prom, 'ninf_meta_placements_total{result="placed"} >= 3'))
+        share = wait_for("the placement share", lambda: query(
+            prom, "sum by (server) (rate(ninf_meta_server_placements_total[1m])) / "
+                  "ignoring(server) group_left sum(rate(ninf_meta_server_placements_total[1m]))"
+                  " > 0"))
+        assert abs(share - 1) < 1e-9, f"one server's share of placements = {share}"
+        bandwidth = wait_for("a link forecast", lambda: query(
+            prom, 'max(ninf_meta_link_bandwidth_bytes_per_second{site="127.0.0.1"}) > 0'))
         print(f"metrics_test: Prometheus saw {calls:.0f} calls, compute p95 {p95:.3f} s, "
-              f"utilization {utilization:.4f}")
+              f"utilization {utilization:.4f}, {placed:.0f} placements, link forecast "
+              f"{bandwidth / 1e6:.1f} MB/s")
         return 0
     finally:
         for p in reversed(procs):

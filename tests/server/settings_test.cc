@@ -8,6 +8,7 @@
 #include <map>
 
 #include "daemon_fixture.h"
+#include "metrics_endpoint.h"
 
 using namespace ninf::server;
 using ninf::test::TempDir;

@@ -1,0 +1,81 @@
+// ninf-meta's statistics in the Prometheus text format (docs/monitoring.md):
+// its counters, each server's load and placements, and each link's
+// forecast latency and bandwidth with the forecaster's error.
+#include "meta_server.h"
+#include "prometheus_text.h"
+
+namespace ninf::meta {
+
+std::string MetaServer::MetricsText() const {
+  using P = server::PrometheusText;
+  P out;
+  out.Head("ninf_meta_build_info", "gauge", "The ninf-meta version (always 1).");
+  out.Sample("ninf_meta_build_info", P::Label("version", NINF_VERSION), 1);
+  out.Metric("ninf_meta_uptime_seconds", "gauge", "Seconds since ninf-meta started.", Now());
+  out.Metric("ninf_meta_servers", "gauge", "Servers registered and within their lease.",
+             static_cast<double>(table_.size()));
+  out.Metric("ninf_meta_registrations_total", "counter", "Server registrations.",
+             static_cast<double>(counters_.registrations));
+  out.Metric("ninf_meta_servers_expired_total", "counter", "Servers that missed their lease.",
+             static_cast<double>(counters_.servers_expired));
+  out.Head("ninf_meta_placements_total", "counter",
+           "Placement requests: placed, or for a function no server serves.");
+  out.Sample("ninf_meta_placements_total", P::Label("result", "placed"),
+             static_cast<double>(counters_.placements - counters_.placements_unserved));
+  out.Sample("ninf_meta_placements_total", P::Label("result", "unserved"),
+             static_cast<double>(counters_.placements_unserved));
+  out.Head("ninf_meta_outcomes_total", "counter", "Call outcomes clients reported.");
+  out.Sample("ninf_meta_outcomes_total", P::Label("outcome", "ok"),
+             static_cast<double>(counters_.outcomes_ok));
+  out.Sample("ninf_meta_outcomes_total", P::Label("outcome", "failed"),
+             static_cast<double>(counters_.outcomes_failed));
+  out.Metric("ninf_meta_probes_total", "counter", "Link probe results received.",
+             static_cast<double>(counters_.probes));
+
+  // Per server: where placements went, and the load it reported.
+  auto server_labels = [](const std::string &id, const ServerEntry &e) {
+    return P::Label("server", id) + "," + P::Label("address", e.reg.address) + "," +
+           P::Label("site", e.reg.site);
+  };
+  out.Head("ninf_meta_server_placements_total", "counter", "Calls placed on each server first.");
+  for (const auto &[id, e] : table_.servers())
+    out.Sample("ninf_meta_server_placements_total", server_labels(id, e),
+               static_cast<double>(e.placements));
+  out.Head("ninf_meta_server_running", "gauge", "Calls running on each server, as reported.");
+  for (const auto &[id, e] : table_.servers())
+    out.Sample("ninf_meta_server_running", server_labels(id, e), e.Load().running);
+  out.Head("ninf_meta_server_queued", "gauge", "Calls queued on each server, as reported.");
+  for (const auto &[id, e] : table_.servers())
+    out.Sample("ninf_meta_server_queued", server_labels(id, e), e.Load().queued);
+  out.Head("ninf_meta_server_slots", "gauge", "Job slots of each server.");
+  for (const auto &[id, e] : table_.servers())
+    out.Sample("ninf_meta_server_slots", server_labels(id, e), e.Load().slots);
+
+  // Per link (client site, server): the forecasts placement uses.
+  struct Family {
+    const char *name, *help;
+    double (*value)(const LinkModel::Estimate &);
+  };
+  const Family families[] = {
+      {"ninf_meta_link_bandwidth_bytes_per_second", "Forecast bandwidth of each link.",
+       [](const LinkModel::Estimate &e) { return e.bandwidth_bytes_per_second; }},
+      {"ninf_meta_link_bandwidth_error_bytes_per_second",
+       "Recent error of the chosen bandwidth forecaster.",
+       [](const LinkModel::Estimate &e) { return e.bandwidth_error; }},
+      {"ninf_meta_link_latency_seconds", "Forecast latency of each link.",
+       [](const LinkModel::Estimate &e) { return e.latency_seconds; }},
+      {"ninf_meta_link_latency_error_seconds", "Recent error of the chosen latency forecaster.",
+       [](const LinkModel::Estimate &e) { return e.latency_error; }},
+      {"ninf_meta_link_samples", "Samples behind each link's forecast.",
+       [](const LinkModel::Estimate &e) { return static_cast<double>(e.samples); }},
+  };
+  for (const Family &f : families) {
+    out.Head(f.name, "gauge", f.help);
+    for (const auto &[key, link] : table_.links())
+      out.Sample(f.name, P::Label("site", key.first) + "," + P::Label("server", key.second),
+                 f.value(link.Current()));
+  }
+  return out.Take();
+}
+
+}  // namespace ninf::meta
