@@ -90,8 +90,12 @@ Status ArgumentList::Build(InterfacePtr iface, std::vector<ninf_argvalue> values
     NINF_RETURN_IF_ERROR(CheckIntegerFits(*iface_, i, values_[i].i));
     NINF_RETURN_IF_ERROR(EncodeScalar(p, values_[i], args_.add_scalars(), &ints[i]));
   }
-  NINF_RETURN_IF_ERROR(CheckExtents(*iface_, ints));
-  NINF_RETURN_IF_ERROR(ComputeLayout(*iface_, ints, 0, &layout_));
+  // The dimensions are evaluated once per call; only a refused layout is
+  // looked at again, to name the argument and the likely mistake.
+  if (Status st = ComputeLayout(*iface_, ints, 0, &layout_); !st.ok()) {
+    if (st.code() == NINF_ERR_ARGUMENT_MISMATCH) NINF_RETURN_IF_ERROR(CheckExtents(*iface_, ints));
+    return st;
+  }
   work_flops_ = 0;
   if (int64_t order = 0; iface_->calc_order().nodes_size() > 0 &&
                          EvalExpr(*iface_, iface_->calc_order(), ints, &order).ok())

@@ -1,5 +1,6 @@
 #include "meta_settings.h"
 
+#include "metrics_endpoint.h"
 #include "placement.h"
 
 #ifndef NINF_VERSION
@@ -71,9 +72,7 @@ const MetaSettingSpec kTable[] = {
      "serve a non-loopback listen address without a key_file: anyone who reaches the port may "
      "register a server and be sent calls",
      &MetaSettings::insecure},
-    {"metrics", SettingKind::kString, "", 0, 0,
-     "PORT or HOST:PORT of a Prometheus endpoint, GET /metrics (docs/monitoring.md); a bare "
-     "port listens on 127.0.0.1; \"\": none",
+    {"metrics", SettingKind::kString, "", 0, 0, server::kMetricsSettingHelp,
      &MetaSettings::metrics},
 };
 

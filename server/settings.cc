@@ -7,6 +7,8 @@
 #include <iterator>
 #include <variant>
 
+#include "metrics_endpoint.h"
+
 #ifndef NINF_VERSION
 #define NINF_VERSION "unknown"
 #endif
@@ -170,10 +172,7 @@ const SettingSpec kTable[] = {
      "over TCP, and then clients are redirected to them: for ranks on other hosts "
      "(docs/cluster.md); \"\": a Unix socket, rank 0 on this host",
      &Settings::launch_address},
-    {"metrics", SettingKind::kString, "", 0, 0,
-     "PORT or HOST:PORT of a Prometheus endpoint, GET /metrics (docs/monitoring.md); a bare "
-     "port listens on 127.0.0.1; \"\": none",
-     &Settings::metrics},
+    {"metrics", SettingKind::kString, "", 0, 0, kMetricsSettingHelp, &Settings::metrics},
 };
 
 Status Invalid(const std::string &source, const std::string &what) {
