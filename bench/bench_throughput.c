@@ -2,12 +2,14 @@
  * bench_throughput.c - one-shot calls per second from N client threads.
  *
  *     bench_throughput [-server host] [-port n] [--threads N] [--size BYTES]
- *                      [--seconds S]
+ *                      [--seconds S] [--no-check]
  *
  * N threads (default 1) each call Ninf_call one-shot in a loop for S seconds
  * (default 3) after a warm-up of 0.5 s: `null` when --size is 0 (the
  * default), else `echo` of SIZE bytes (INOUT, a multiple of 8). Every echo
- * result is checked. Prints
+ * result is checked, unless --no-check: then the buffer is filled once and
+ * each call is the transfer alone (bench/python.sh compares the Python
+ * client with that). Prints
  *   throughput what=null|echo size=.. threads=.. calls=.. seconds=..
  *              calls_per_s=.. mb_per_s=.. failed=..
  * mb_per_s counts the bytes of successful calls in one direction.
@@ -23,12 +25,14 @@
 
 typedef struct {
   size_t size;
+  int check;
   double warm_until, stop_at; /* bench_now() deadlines */
   long calls, failed;         /* counted after the warm-up */
 } Worker;
 
-static int one_call(double *buf, size_t words, uint64_t seed) {
+static int one_call(double *buf, size_t words, uint64_t seed, int check) {
   if (words == 0) return Ninf_call("null") == 0;
+  if (!check) return Ninf_call("echo", (long)words, buf) == 0;
   for (size_t i = 0; i < words; i++) buf[i] = (double)(seed + i);
   if (Ninf_call("echo", (long)words, buf) != 0) return 0;
   for (size_t i = 0; i < words; i++)
@@ -44,10 +48,11 @@ static void *worker(void *arg) {
     w->failed = 1;
     return NULL;
   }
+  for (size_t i = 0; i < words; i++) buf[i] = (double)i;
   for (uint64_t n = 0;; n++) {
     double now = bench_now();
     if (now >= w->stop_at) break;
-    int ok = one_call(buf, words, n * 7919);
+    int ok = one_call(buf, words, n * 7919, w->check);
     if (now < w->warm_until) continue;
     if (ok) {
       w->calls++;
@@ -64,7 +69,7 @@ int main(int argc, char **argv) {
   int threads = 1;
   size_t size = 0;
   double seconds = 3;
-  int bad = 0;
+  int bad = 0, check = 1;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
       threads = atoi(argv[++i]);
@@ -74,6 +79,8 @@ int main(int argc, char **argv) {
       bad |= size == 0 && strcmp(text, "0") != 0;
     } else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
       seconds = atof(argv[++i]);
+    } else if (strcmp(argv[i], "--no-check") == 0) {
+      check = 0;
     } else {
       bad = 1;
     }
@@ -81,7 +88,7 @@ int main(int argc, char **argv) {
   if (bad || threads < 1 || threads > 1024 || seconds <= 0 || size % sizeof(double) != 0) {
     fprintf(stderr,
             "usage: %s [-server host] [-port n] [--threads N] [--size BYTES (multiple of 8)] "
-            "[--seconds S]\n",
+            "[--seconds S] [--no-check]\n",
             argv[0]);
     return 2;
   }
@@ -90,8 +97,8 @@ int main(int argc, char **argv) {
   if (workers == NULL || ids == NULL) return 1;
   double start = bench_now();
   for (int t = 0; t < threads; t++) {
-    workers[t] =
-        (Worker){.size = size, .warm_until = start + 0.5, .stop_at = start + 0.5 + seconds};
+    workers[t] = (Worker){
+        .size = size, .check = check, .warm_until = start + 0.5, .stop_at = start + 0.5 + seconds};
     if (pthread_create(&ids[t], NULL, worker, &workers[t]) != 0) {
       perror("pthread_create");
       return 1;

@@ -4,7 +4,8 @@
 # clang and libclang-rt-dev (libFuzzer, the sanitizers' runtime) serve
 # scripts/fuzz.sh, which .ci/run runs; python3-matplotlib draws the load
 # tests' plots (loadtest/plot.py); prometheus scrapes the metrics endpoint in
-# its test (tests/e2e/metrics_test.py).
+# its test (tests/e2e/metrics_test.py); python3-dev, -numpy and -pytest build
+# and test the Python client (python/); scdoc writes the man pages (docs/man).
 set -euo pipefail
 
 NINF_PACKAGES=(
@@ -16,6 +17,8 @@ NINF_PACKAGES=(
   procps iproute2 util-linux clang-format git
   clang libclang-rt-dev
   python3-matplotlib
+  python3-dev python3-numpy python3-pytest
+  scdoc
 )
 
 missing=()

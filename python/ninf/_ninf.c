@@ -1,0 +1,822 @@
+/*
+ * _ninf.c - the C half of the Python client (python/ninf/__init__.py is the
+ * other): Ninf_call and grpc_call over the binding API (ninf_binding.h),
+ * with each argument taken from a Python object.
+ *
+ * Arrays come through the buffer protocol, so a numpy array's own memory
+ * goes to the wire and the results land in it: no copy either way. The
+ * interface decides what each argument must be; the checks below refuse,
+ * with the argument's position, name and what to pass instead, whatever
+ * would be misread (a wrong dtype, a C-ordered matrix, a strided view, a
+ * read-only OUT array, too few elements).
+ *
+ * The call runs without the GIL, so other Python threads (and the futures
+ * of call_async) go on meanwhile; the binding's callbacks take it back
+ * while they read Python objects.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdalign.h>
+#include <string.h>
+
+#include "ninf_binding.h"
+
+/* ----------------------------------------------------------------------
+ * One call's arguments, kept until the call has been waited for.
+ */
+
+typedef struct {
+  Py_buffer view; /* arrays: the caller's memory */
+  int has_view;
+  PyObject *text; /* IN strings: the UTF-8 bytes the call reads */
+  /* An OUT pointer given as None (`info` in dgesv): the result lands
+   * here and is returned by the call. */
+  int use_slot;
+  alignas(16) unsigned char slot[16];
+  int type, mode;
+  char name[64];
+} py_arg;
+
+typedef struct {
+  PyObject *args; /* the caller's tuple, held */
+  char label[128];
+  int nparams;
+  py_arg *a;
+} py_call;
+
+static void call_release(py_call *c) {
+  if (c->a) {
+    for (int i = 0; i < c->nparams; i++) {
+      if (c->a[i].has_view) PyBuffer_Release(&c->a[i].view);
+      Py_XDECREF(c->a[i].text);
+    }
+    PyMem_Free(c->a);
+    c->a = NULL;
+  }
+  c->nparams = 0;
+  Py_CLEAR(c->args);
+}
+
+/* numpy's name for what an IDL type needs ("float64"). */
+static const char *dtype_name(int type) {
+  switch ((ninf_type)type) {
+    case NINF_TYPE_CHAR:
+      return "int8";
+    case NINF_TYPE_SHORT:
+      return "int16";
+    case NINF_TYPE_INT:
+      return "int32";
+    case NINF_TYPE_LONG:
+      return "int64";
+    case NINF_TYPE_FLOAT:
+      return "float32";
+    case NINF_TYPE_DOUBLE:
+      return "float64";
+    case NINF_TYPE_SCOMPLEX:
+      return "complex64";
+    case NINF_TYPE_DCOMPLEX:
+      return "complex128";
+    case NINF_TYPE_STRING:
+      return "str";
+  }
+  return "?";
+}
+
+static const char *mode_name(int mode) {
+  switch ((ninf_mode)mode) {
+    case NINF_MODE_IN:
+      return "IN";
+    case NINF_MODE_OUT:
+      return "OUT";
+    case NINF_MODE_INOUT:
+      return "INOUT";
+    case NINF_MODE_WORK:
+      return "WORK";
+  }
+  return "?";
+}
+
+/* "argument 3 'a' of dgesv", the start of every message. */
+static int where(char *err, size_t errlen, const py_call *c, int i) {
+  return snprintf(err, errlen, "argument %d '%s' of %s", i + 1, c->a[i].name, c->label);
+}
+
+/* ----------------------------------------------------------------------
+ * Buffer formats (struct module syntax): what the memory holds.
+ */
+
+typedef enum { KIND_SIGNED, KIND_UNSIGNED, KIND_CHAR, KIND_FLOAT, KIND_COMPLEX, KIND_OTHER } kind;
+
+/* The element kind of a buffer, and numpy's name for it in `desc`. */
+static kind buffer_kind(const Py_buffer *v, char *desc, size_t desclen) {
+  const char *f = v->format ? v->format : "B";
+  if (*f == '@' || *f == '=' || *f == '<') f++;
+  unsigned bits = (unsigned)v->itemsize * 8;
+  kind k = KIND_OTHER;
+  if (f[0] && !f[1] && strchr("bhilq", f[0])) k = KIND_SIGNED;
+  if (f[0] && !f[1] && strchr("BHILQ?", f[0])) k = KIND_UNSIGNED;
+  if (f[0] == 'c' && !f[1]) k = KIND_CHAR;
+  if (f[0] && !f[1] && strchr("efdg", f[0])) k = KIND_FLOAT;
+  if (f[0] == 'Z' && f[1] && !f[2] && strchr("efdg", f[1])) k = KIND_COMPLEX;
+  switch (k) {
+    case KIND_SIGNED:
+      snprintf(desc, desclen, "int%u", bits);
+      break;
+    case KIND_UNSIGNED:
+      snprintf(desc, desclen, "uint%u", bits);
+      break;
+    case KIND_CHAR:
+      snprintf(desc, desclen, "bytes");
+      break;
+    case KIND_FLOAT:
+      snprintf(desc, desclen, "float%u", bits);
+      break;
+    case KIND_COMPLEX:
+      snprintf(desc, desclen, "complex%u", bits);
+      break;
+    case KIND_OTHER:
+      snprintf(desc, desclen, "format '%s'", v->format ? v->format : "B");
+      break;
+  }
+  return k;
+}
+
+/* Whether a buffer's elements are the IDL type's, bit for bit. char
+ * arrays also take bytes and bytearray (unsigned bytes). */
+static int buffer_matches(const Py_buffer *v, int type, kind k) {
+  const ninf_type_info *t = ninf_type_info_of(type);
+  if (!t || (unsigned)v->itemsize != t->element_size) return 0;
+  switch (t->cls) {
+    case NINF_CLASS_INTEGER:
+      return k == KIND_SIGNED || (type == NINF_TYPE_CHAR && (k == KIND_UNSIGNED || k == KIND_CHAR));
+    case NINF_CLASS_REAL:
+      return k == KIND_FLOAT;
+    case NINF_CLASS_COMPLEX:
+      return k == KIND_COMPLEX;
+    case NINF_CLASS_STRING:
+      return 0;
+  }
+  return 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Collecting the arguments (the binding's collect callback, GIL held).
+ */
+
+static int fits(long long x, unsigned bytes) {
+  if (bytes >= 8) return 1;
+  long long lim = 1LL << (bytes * 8 - 1);
+  return x >= -lim && x < lim;
+}
+
+/* A Python exception raised while reading an argument becomes the
+ * message; the exception itself is dropped (the call reports it). */
+static void append_python_error(char *err, size_t errlen) {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyObject *s = value ? PyObject_Str(value) : NULL;
+  const char *text = s ? PyUnicode_AsUTF8(s) : NULL;
+  size_t used = strlen(err);
+  if (text && used < errlen) snprintf(err + used, errlen - used, " (%s)", text);
+  PyErr_Clear();
+  Py_XDECREF(s);
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(tb);
+}
+
+static int collect_scalar(py_call *c, int i, PyObject *o, ninf_binding_value *v, char *err,
+                          size_t errlen) {
+  py_arg *a = &c->a[i];
+  const ninf_type_info *t = ninf_type_info_of(a->type);
+  int n = 0;
+  switch (t->cls) {
+    case NINF_CLASS_INTEGER: {
+      PyObject *index = PyFloat_Check(o) || PyComplex_Check(o) ? NULL : PyNumber_Index(o);
+      if (!index) {
+        PyErr_Clear();
+        n = where(err, errlen, c, i);
+        snprintf(err + n, errlen - (size_t)n, " takes an integer (IDL %s), got %s%s", t->name,
+                 Py_TYPE(o)->tp_name, PyFloat_Check(o) ? ": use int(x) if it is whole" : "");
+        return -1;
+      }
+      int overflow = 0;
+      long long x = PyLong_AsLongLongAndOverflow(index, &overflow);
+      Py_DECREF(index);
+      if (overflow || !fits(x, t->element_size)) {
+        n = where(err, errlen, c, i);
+        PyObject *s = PyObject_Str(o);
+        snprintf(err + n, errlen - (size_t)n, " = %s does not fit the IDL type %s (%u bytes)",
+                 s ? PyUnicode_AsUTF8(s) : "?", t->name, t->element_size);
+        Py_XDECREF(s);
+        PyErr_Clear();
+        return -1;
+      }
+      v->i = x;
+      return 0;
+    }
+    case NINF_CLASS_REAL: {
+      double d =
+          PyComplex_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o) ? -1.0 : PyFloat_AsDouble(o);
+      if (PyComplex_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o) ||
+          (d == -1.0 && PyErr_Occurred())) {
+        n = where(err, errlen, c, i);
+        snprintf(err + n, errlen - (size_t)n, " takes a real number (IDL %s), got %s", t->name,
+                 Py_TYPE(o)->tp_name);
+        PyErr_Clear();
+        return -1;
+      }
+      v->d = d;
+      return 0;
+    }
+    case NINF_CLASS_COMPLEX: {
+      Py_complex z = PyUnicode_Check(o) || PyBytes_Check(o) ? (Py_complex){-1.0, 0.0}
+                                                            : PyComplex_AsCComplex(o);
+      if (PyUnicode_Check(o) || PyBytes_Check(o) || (z.real == -1.0 && PyErr_Occurred())) {
+        n = where(err, errlen, c, i);
+        snprintf(err + n, errlen - (size_t)n, " takes a complex number (IDL %s), got %s", t->name,
+                 Py_TYPE(o)->tp_name);
+        PyErr_Clear();
+        return -1;
+      }
+      v->re = z.real;
+      v->im = z.imag;
+      return 0;
+    }
+    case NINF_CLASS_STRING: {
+      if (PyUnicode_Check(o))
+        a->text = PyUnicode_AsUTF8String(o);
+      else if (PyBytes_Check(o))
+        a->text = Py_NewRef(o);
+      if (!a->text) {
+        n = where(err, errlen, c, i);
+        snprintf(err + n, errlen - (size_t)n, " takes a str or bytes, got %s", Py_TYPE(o)->tp_name);
+        append_python_error(err, errlen);
+        return -1;
+      }
+      const char *s = PyBytes_AS_STRING(a->text);
+      if (strlen(s) != (size_t)PyBytes_GET_SIZE(a->text)) {
+        n = where(err, errlen, c, i);
+        snprintf(err + n, errlen - (size_t)n, " holds a NUL character: strings end at the first");
+        return -1;
+      }
+      v->s = s;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* Arrays and pointer parameters: the caller's buffer itself. */
+static int collect_array(py_call *c, int i, PyObject *o, int rank, ninf_binding_value *v, char *err,
+                         size_t errlen) {
+  py_arg *a = &c->a[i];
+  int n = 0;
+  if (o == Py_None) {
+    if (a->mode == NINF_MODE_IN || a->mode == NINF_MODE_INOUT) {
+      n = where(err, errlen, c, i);
+      snprintf(err + n, errlen - (size_t)n,
+               " is %s: pass a %s array (numpy.asfortranarray(..., dtype=numpy.%s)), not None",
+               mode_name(a->mode), dtype_name(a->type), dtype_name(a->type));
+      return -1;
+    }
+    /* OUT: a one-element result, returned by the call (verify() refuses
+     * more); WORK: never touched on this side. */
+    a->use_slot = 1;
+    memset(a->slot, 0, sizeof a->slot);
+    v->p = a->slot;
+    return 0;
+  }
+  int writes = a->mode == NINF_MODE_OUT || a->mode == NINF_MODE_INOUT;
+  if (PyObject_GetBuffer(o, &a->view, PyBUF_RECORDS_RO) != 0) {
+    PyErr_Clear();
+    n = where(err, errlen, c, i);
+    snprintf(err + n, errlen - (size_t)n, " is an array: pass a numpy.%s array, not %s",
+             dtype_name(a->type), Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  a->has_view = 1;
+  char got[48];
+  kind k = buffer_kind(&a->view, got, sizeof got);
+  if (!buffer_matches(&a->view, a->type, k)) {
+    n = where(err, errlen, c, i);
+    snprintf(err + n, errlen - (size_t)n,
+             " is IDL %s: pass a numpy.%s array, got %s (convert with .astype(numpy.%s), "
+             "which copies)",
+             ninf_type_info_of(a->type)->name, dtype_name(a->type), got, dtype_name(a->type));
+    return -1;
+  }
+  if (writes && a->view.readonly) {
+    n = where(err, errlen, c, i);
+    snprintf(err + n, errlen - (size_t)n,
+             " is %s and the array is read-only: the result is written into it, so pass a "
+             "writable array (numpy.array(x) makes one)",
+             mode_name(a->mode));
+    return -1;
+  }
+  if (a->view.ndim > 1 && a->view.ndim != rank) {
+    n = where(err, errlen, c, i);
+    snprintf(err + n, errlen - (size_t)n,
+             " has %d dimension%s in the interface, the array has %d (a flat array is "
+             "taken too)",
+             rank, rank == 1 ? "" : "s", a->view.ndim);
+    return -1;
+  }
+  /* The IDL writes dimensions outermost first, a[n][lda]: lda varies
+   * fastest, as in Fortran's A(LDA, N). That is a numpy array of shape
+   * (lda, n) in Fortran order; a C-ordered one would be its transpose. */
+  if (a->view.ndim > 1 && !PyBuffer_IsContiguous(&a->view, 'F')) {
+    n = where(err, errlen, c, i);
+    if (PyBuffer_IsContiguous(&a->view, 'C'))
+      snprintf(err + n, errlen - (size_t)n,
+               " is in C order: Ninf arrays are column-major, as in Fortran and LAPACK; pass "
+               "numpy.asfortranarray(x), or create it with order='F'");
+    else
+      snprintf(err + n, errlen - (size_t)n,
+               " is not contiguous (a strided view?): pass numpy.asfortranarray(x), which "
+               "copies it into one block");
+    return -1;
+  }
+  if (a->view.ndim <= 1 && !PyBuffer_IsContiguous(&a->view, 'A')) {
+    n = where(err, errlen, c, i);
+    snprintf(err + n, errlen - (size_t)n,
+             " is not contiguous (a slice with a step?): pass numpy.ascontiguousarray(x), "
+             "which copies it into one block");
+    return -1;
+  }
+  /* The pointer is the caller's memory; an empty buffer may have none. */
+  v->p = a->view.buf ? a->view.buf : a->slot;
+  return 0;
+}
+
+static int collect_locked(py_call *c, int nparams, const ninf_param_info *params,
+                          ninf_binding_value *values, char *err, size_t errlen) {
+  Py_ssize_t given = PyTuple_GET_SIZE(c->args);
+  if (given != nparams) {
+    int n = snprintf(err, errlen, "%s takes %d argument%s (", c->label, nparams,
+                     nparams == 1 ? "" : "s");
+    for (int i = 0; i < nparams && (size_t)n < errlen; i++)
+      n += snprintf(err + n, errlen - (size_t)n, "%s%s %s", i ? ", " : "",
+                    mode_name(params[i].mode), params[i].name);
+    if ((size_t)n < errlen) snprintf(err + n, errlen - (size_t)n, "), got %zd", given);
+    return -1;
+  }
+  c->a = PyMem_Calloc((size_t)(nparams ? nparams : 1), sizeof *c->a);
+  if (!c->a) return snprintf(err, errlen, "out of memory"), -1;
+  c->nparams = nparams;
+  for (int i = 0; i < nparams; i++) {
+    py_arg *a = &c->a[i];
+    a->type = params[i].type;
+    a->mode = params[i].mode;
+    snprintf(a->name, sizeof a->name, "%s", params[i].name ? params[i].name : "?");
+    if (!ninf_type_info_of(a->type)) {
+      where(err, errlen, c, i);
+      return -1;
+    }
+    PyObject *o = PyTuple_GET_ITEM(c->args, i);
+    int rc = params[i].is_array ? collect_array(c, i, o, params[i].rank, &values[i], err, errlen)
+                                : collect_scalar(c, i, o, &values[i], err, errlen);
+    if (rc != 0) return -1;
+  }
+  return 0;
+}
+
+static int collect(void *ctx, int nparams, const ninf_param_info *params,
+                   ninf_binding_value *values, char *err, size_t errlen) {
+  py_call *c = ctx;
+  PyGILState_STATE gil = PyGILState_Ensure();
+  /* A call collected twice (a retry) starts from scratch. */
+  PyObject *args = Py_NewRef(c->args);
+  call_release(c);
+  c->args = args;
+  int rc = collect_locked(c, nparams, params, values, err, errlen);
+  PyGILState_Release(gil);
+  return rc;
+}
+
+/* How many elements the call moves, against what the argument holds.
+ * Reads only C fields: no GIL needed. */
+static int verify(void *ctx, int index, unsigned long long elements, char *err, size_t errlen) {
+  py_call *c = ctx;
+  if (index < 0 || index >= c->nparams) return 0;
+  py_arg *a = &c->a[index];
+  if (a->mode == NINF_MODE_WORK) return 0;
+  if (a->use_slot) {
+    if (elements <= 1) return 0;
+    int n = where(err, errlen, c, index);
+    snprintf(err + n, errlen - (size_t)n,
+             " is an OUT array of %llu elements: pass numpy.empty(%llu, dtype=numpy.%s) (None "
+             "stands only for a single value)",
+             elements, elements, dtype_name(a->type));
+    return -1;
+  }
+  unsigned long long have =
+      (unsigned long long)(a->view.len / (a->view.itemsize ? a->view.itemsize : 1));
+  if (have >= elements) return 0;
+  int n = where(err, errlen, c, index);
+  snprintf(err + n, errlen - (size_t)n,
+           ": the call moves %llu elements, the array has %llu (check the dimensions "
+           "given before it)",
+           elements, have);
+  return -1;
+}
+
+/* The OUT values that came back in slots, as Python objects: None for
+ * none, the value for one, a tuple for several. */
+static PyObject *slot_value(const py_arg *a) {
+  switch ((ninf_type)a->type) {
+    case NINF_TYPE_CHAR:
+      return PyLong_FromLong(*(const signed char *)a->slot);
+    case NINF_TYPE_SHORT:
+      return PyLong_FromLong(*(const short *)a->slot);
+    case NINF_TYPE_INT:
+      return PyLong_FromLong(*(const int *)a->slot);
+    case NINF_TYPE_LONG:
+      return PyLong_FromLongLong(*(const long long *)a->slot);
+    case NINF_TYPE_FLOAT:
+      return PyFloat_FromDouble(*(const float *)a->slot);
+    case NINF_TYPE_DOUBLE:
+      return PyFloat_FromDouble(*(const double *)a->slot);
+    case NINF_TYPE_SCOMPLEX: {
+      const float *z = (const float *)a->slot;
+      return PyComplex_FromDoubles(z[0], z[1]);
+    }
+    case NINF_TYPE_DCOMPLEX: {
+      const double *z = (const double *)a->slot;
+      return PyComplex_FromDoubles(z[0], z[1]);
+    }
+    case NINF_TYPE_STRING:
+      break;
+  }
+  Py_RETURN_NONE;
+}
+
+static PyObject *call_results(const py_call *c) {
+  int count = 0;
+  for (int i = 0; i < c->nparams; i++) count += c->a[i].use_slot && c->a[i].mode == NINF_MODE_OUT;
+  if (count == 0) Py_RETURN_NONE;
+  PyObject *out = PyTuple_New(count);
+  if (!out) return NULL;
+  for (int i = 0, k = 0; i < c->nparams; i++) {
+    if (!(c->a[i].use_slot && c->a[i].mode == NINF_MODE_OUT)) continue;
+    PyObject *x = slot_value(&c->a[i]);
+    if (!x) return Py_DECREF(out), NULL;
+    PyTuple_SET_ITEM(out, k++, x);
+  }
+  if (count == 1) {
+    PyObject *one = Py_NewRef(PyTuple_GET_ITEM(out, 0));
+    Py_DECREF(out);
+    return one;
+  }
+  return out;
+}
+
+/* ----------------------------------------------------------------------
+ * Errors: ninf.Error (code, name, detail) and ninf.ArgumentError.
+ */
+
+static PyObject *Error, *ArgumentError;
+
+static PyObject *raise_error(int code, const char *detail) {
+  const char *text = Ninf_error_string(code);
+  PyObject *type = code == NINF_ERR_ARGUMENT_MISMATCH || code == NINF_ERR_INVALID_ARGUMENT
+                       ? ArgumentError
+                       : Error;
+  PyObject *msg =
+      detail && *detail ? PyUnicode_FromFormat("%s: %s", text, detail) : PyUnicode_FromString(text);
+  if (!msg) return NULL;
+  PyObject *exc = PyObject_CallOneArg(type, msg);
+  Py_DECREF(msg);
+  if (!exc) return NULL;
+  PyObject *pycode = PyLong_FromLong(code);
+  PyObject *pydetail = PyUnicode_FromString(detail ? detail : "");
+  if (pycode && pydetail) {
+    PyObject_SetAttrString(exc, "code", pycode);
+    PyObject_SetAttrString(exc, "detail", pydetail);
+  }
+  Py_XDECREF(pycode);
+  Py_XDECREF(pydetail);
+  PyErr_SetObject(type, exc);
+  Py_DECREF(exc);
+  return NULL;
+}
+
+/* This thread's last libninf error, raised. */
+static PyObject *raise_last(void) {
+  int code = Ninf_get_error();
+  return raise_error(code ? code : NINF_ERR_INTERNAL, Ninf_get_error_detail());
+}
+
+/* ----------------------------------------------------------------------
+ * Handles: _ninf.Handle(name, server=None) over grpc_function_handle_t.
+ */
+
+typedef struct {
+  PyObject_HEAD grpc_function_handle_t h;
+  int open;
+  char name[128];
+} HandleObject;
+
+static int ensure_grpc(void) {
+  grpc_error_t e = grpc_initialize(NULL);
+  if (e == GRPC_NO_ERROR || e == GRPC_ALREADY_INITIALIZED) return 0;
+  raise_error(Ninf_get_error() ? Ninf_get_error() : NINF_ERR_CONFIG, grpc_error_string(e));
+  return -1;
+}
+
+static int Handle_init(HandleObject *self, PyObject *args, PyObject *kw) {
+  static char *names[] = {"name", "server", NULL};
+  const char *name, *server = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s|z", names, &name, &server)) return -1;
+  if (self->open) {
+    PyErr_SetString(PyExc_RuntimeError, "the handle is already open");
+    return -1;
+  }
+  if (ensure_grpc() != 0) return -1;
+  snprintf(self->name, sizeof self->name, "%s", name);
+  grpc_error_t e;
+  Py_BEGIN_ALLOW_THREADS;
+  e = server ? grpc_function_handle_init(&self->h, (char *)server, (char *)name)
+             : grpc_function_handle_default(&self->h, (char *)name);
+  Py_END_ALLOW_THREADS;
+  if (e != GRPC_NO_ERROR) return raise_last(), -1;
+  self->open = 1;
+  return 0;
+}
+
+static PyObject *Handle_close(HandleObject *self, PyObject *unused) {
+  (void)unused;
+  if (self->open) {
+    self->open = 0;
+    grpc_function_handle_destruct(&self->h);
+  }
+  Py_RETURN_NONE;
+}
+
+static void Handle_dealloc(HandleObject *self) {
+  if (self->open) grpc_function_handle_destruct(&self->h);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int handle_usable(HandleObject *h) {
+  if (h->open) return 1;
+  raise_error(NINF_ERR_INVALID_ARGUMENT, "the handle is closed");
+  return 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Calls: _ninf.call(name, args, handle=None) waits; _ninf.start(...)
+ * returns a Pending whose wait() finishes it.
+ */
+
+typedef struct {
+  PyObject_HEAD py_call call;
+  int id;           /* Ninf or GridRPC session id */
+  int grpc;         /* started through a handle: waited with grpc_wait */
+  int finished;     /* waited for: the buffers are released */
+  PyObject *handle; /* held so that the handle outlives the call */
+} PendingObject;
+
+static PyTypeObject HandleType, PendingType;
+
+static ninf_binding_args binding_of(py_call *c) {
+  ninf_binding_args b = {.collect = collect, .verify = verify, .ctx = c};
+  return b;
+}
+
+static int prepare(py_call *c, const char *name, PyObject *args) {
+  if (!PyTuple_Check(args)) {
+    PyErr_SetString(PyExc_TypeError, "args must be a tuple");
+    return -1;
+  }
+  memset(c, 0, sizeof *c);
+  snprintf(c->label, sizeof c->label, "%s", name);
+  c->args = Py_NewRef(args);
+  return 0;
+}
+
+static int parse_call(PyObject *args, PyObject *kw, const char **name, PyObject **tuple,
+                      HandleObject **handle) {
+  static char *names[] = {"name", "args", "handle", NULL};
+  *handle = NULL;
+  PyObject *h = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "sO!|O", names, name, &PyTuple_Type, tuple, &h))
+    return -1;
+  if (h != Py_None) {
+    if (!PyObject_TypeCheck(h, &HandleType)) {
+      PyErr_SetString(PyExc_TypeError, "handle must be a ninf.Handle");
+      return -1;
+    }
+    *handle = (HandleObject *)h;
+    if (!handle_usable(*handle)) return -1;
+  }
+  return 0;
+}
+
+static PyObject *py_call_sync(PyObject *self, PyObject *args, PyObject *kw) {
+  (void)self;
+  const char *name;
+  PyObject *tuple;
+  HandleObject *handle;
+  if (parse_call(args, kw, &name, &tuple, &handle) != 0) return NULL;
+  py_call c;
+  if (prepare(&c, name, tuple) != 0) return NULL;
+  ninf_binding_args b = binding_of(&c);
+  int failed;
+  Py_BEGIN_ALLOW_THREADS;
+  failed = handle ? grpc_call_binding(&handle->h, &b) != GRPC_NO_ERROR
+                  : Ninf_call_binding(name, &b) != 0;
+  Py_END_ALLOW_THREADS;
+  PyObject *result = failed ? raise_last() : call_results(&c);
+  call_release(&c);
+  return result;
+}
+
+static PyObject *py_call_start(PyObject *self, PyObject *args, PyObject *kw) {
+  (void)self;
+  const char *name;
+  PyObject *tuple;
+  HandleObject *handle;
+  if (parse_call(args, kw, &name, &tuple, &handle) != 0) return NULL;
+  PendingObject *p = PyObject_New(PendingObject, &PendingType);
+  if (!p) return NULL;
+  p->finished = 1; /* until started: nothing to wait for */
+  p->handle = NULL;
+  if (prepare(&p->call, name, tuple) != 0) return Py_DECREF(p), NULL;
+  ninf_binding_args b = binding_of(&p->call);
+  int id = -1, failed;
+  Py_BEGIN_ALLOW_THREADS;
+  if (handle)
+    failed = grpc_call_async_binding(&handle->h, &id, &b) != GRPC_NO_ERROR;
+  else
+    failed = (id = Ninf_call_async_binding(name, &b)) < 0;
+  Py_END_ALLOW_THREADS;
+  if (failed) {
+    raise_last();
+    Py_DECREF(p);
+    return NULL;
+  }
+  p->id = id;
+  p->grpc = handle != NULL;
+  p->handle = handle ? Py_NewRef((PyObject *)handle) : NULL;
+  p->finished = 0;
+  return (PyObject *)p;
+}
+
+static PyObject *Pending_wait(PendingObject *self, PyObject *unused) {
+  (void)unused;
+  if (self->finished) return raise_error(NINF_ERR_INVALID_ID, "the call was already waited for");
+  int failed;
+  Py_BEGIN_ALLOW_THREADS;
+  failed = self->grpc ? grpc_wait(self->id) != GRPC_NO_ERROR : Ninf_wait(self->id) != 0;
+  Py_END_ALLOW_THREADS;
+  self->finished = 1;
+  PyObject *result = failed ? raise_last() : call_results(&self->call);
+  call_release(&self->call);
+  Py_CLEAR(self->handle);
+  return result;
+}
+
+/* Asks the call to stop; wait() then reports NINF_ERR_CANCELLED unless it
+ * had already finished. */
+static PyObject *Pending_cancel(PendingObject *self, PyObject *unused) {
+  (void)unused;
+  if (self->finished) Py_RETURN_FALSE;
+  if (ensure_grpc() != 0) return NULL;
+  grpc_error_t e;
+  Py_BEGIN_ALLOW_THREADS;
+  e = grpc_cancel(self->id);
+  Py_END_ALLOW_THREADS;
+  return PyBool_FromLong(e == GRPC_NO_ERROR);
+}
+
+static void Pending_dealloc(PendingObject *self) {
+  /* Dropped without wait(): the call may still be writing into the
+   * buffers, so it is waited for before they are let go. */
+  if (!self->finished) {
+    Py_BEGIN_ALLOW_THREADS;
+    if (self->grpc)
+      grpc_wait(self->id);
+    else
+      Ninf_wait(self->id);
+    Py_END_ALLOW_THREADS;
+  }
+  call_release(&self->call);
+  Py_CLEAR(self->handle);
+  PyObject_Free(self);
+}
+
+/* ----------------------------------------------------------------------
+ * Module functions.
+ */
+
+static PyObject *py_set_server(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *host;
+  int port;
+  if (!PyArg_ParseTuple(args, "zi", &host, &port)) return NULL;
+  if (Ninf_set_server(host, port) != 0) return raise_last();
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_initialize(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *config = NULL;
+  if (!PyArg_ParseTuple(args, "|z", &config)) return NULL;
+  grpc_error_t e = grpc_initialize((char *)config);
+  if (e == GRPC_NO_ERROR) Py_RETURN_NONE;
+  int code = Ninf_get_error();
+  const char *detail = Ninf_get_error_detail();
+  return raise_error(code ? code : NINF_ERR_CONFIG,
+                     detail && *detail ? detail : grpc_error_string(e));
+}
+
+static PyObject *py_finalize(PyObject *self, PyObject *unused) {
+  (void)self, (void)unused;
+  grpc_finalize();
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_error_string(PyObject *self, PyObject *args) {
+  (void)self;
+  int code;
+  if (!PyArg_ParseTuple(args, "i", &code)) return NULL;
+  return PyUnicode_FromString(Ninf_error_string(code));
+}
+
+static PyMethodDef handle_methods[] = {
+    {"close", (PyCFunction)Handle_close, METH_NOARGS, "Releases the handle (idempotent)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject HandleType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ninf._ninf.Handle",
+    .tp_basicsize = sizeof(HandleObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "A GridRPC function handle: one function on one server.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Handle_init,
+    .tp_dealloc = (destructor)Handle_dealloc,
+    .tp_methods = handle_methods,
+};
+
+static PyMethodDef pending_methods[] = {
+    {"wait", (PyCFunction)Pending_wait, METH_NOARGS, "Waits for the call; returns its OUT values."},
+    {"cancel", (PyCFunction)Pending_cancel, METH_NOARGS, "Asks the call to stop."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject PendingType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ninf._ninf.Pending",
+    .tp_basicsize = sizeof(PendingObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A call started by start(); wait() finishes it.",
+    .tp_dealloc = (destructor)Pending_dealloc,
+    .tp_methods = pending_methods,
+};
+
+static PyMethodDef module_methods[] = {
+    {"call", (PyCFunction)(void (*)(void))py_call_sync, METH_VARARGS | METH_KEYWORDS,
+     "call(name, args, handle=None): a remote call; returns the OUT values passed as None."},
+    {"start", (PyCFunction)(void (*)(void))py_call_start, METH_VARARGS | METH_KEYWORDS,
+     "start(name, args, handle=None): starts a call; returns a Pending."},
+    {"set_server", py_set_server, METH_VARARGS, "set_server(host, port)"},
+    {"initialize", py_initialize, METH_VARARGS, "initialize(config=None): grpc_initialize"},
+    {"finalize", py_finalize, METH_NOARGS, "grpc_finalize"},
+    {"error_string", py_error_string, METH_VARARGS, "The text of a Ninf error code."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "ninf._ninf",
+    .m_doc = "Ninf_call and grpc_call for Python (see the ninf package).",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+PyMODINIT_FUNC PyInit__ninf(void) {
+  if (PyType_Ready(&HandleType) < 0 || PyType_Ready(&PendingType) < 0) return NULL;
+  PyObject *m = PyModule_Create(&module);
+  if (!m) return NULL;
+  Error = PyErr_NewExceptionWithDoc("ninf.Error",
+                                    "A failed Ninf call; .code is the Ninf error code, .detail "
+                                    "the library's message.",
+                                    NULL, NULL);
+  PyObject *bases = Error ? PyTuple_Pack(2, Error, PyExc_TypeError) : NULL;
+  ArgumentError =
+      bases ? PyErr_NewExceptionWithDoc("ninf.ArgumentError",
+                                        "Arguments that do not match the interface.", bases, NULL)
+            : NULL;
+  Py_XDECREF(bases);
+  if (!ArgumentError || PyModule_AddObjectRef(m, "Error", Error) < 0 ||
+      PyModule_AddObjectRef(m, "ArgumentError", ArgumentError) < 0 ||
+      PyModule_AddObjectRef(m, "Handle", (PyObject *)&HandleType) < 0) {
+    Py_DECREF(m);
+    return NULL;
+  }
+#define ADD_CODE_(name, value, text) PyModule_AddIntConstant(m, #name, value);
+  NINF_ERROR_MAP(ADD_CODE_)
+#undef ADD_CODE_
+  return m;
+}
