@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "checks.h"
+#include "install_paths.h"
 #include "process.h"
 
 namespace ninf::idl {
@@ -22,8 +23,25 @@ std::vector<std::string> CompilerWords(bool mpi) {
   return words;
 }
 
+// The folder of this ninf-gen's own .pc files: its installation's
+// libdir/pkgconfig, or a build tree's meson-uninstalled; "" if neither.
+std::string OwnPkgConfigDir() {
+  std::string lib = InstalledDir(InstallDir::kLib);
+  if (!lib.empty()) return (fs::path(lib) / "pkgconfig").string();
+  std::optional<std::string> build = BuildTreeRoot();
+  return build ? (fs::path(*build) / "meson-uninstalled").string() : "";
+}
+
 // `package`: ninf-stub, or ninf-stub-mpi for Backend "MPI" executables.
+// pkg-config looks in PKG_CONFIG_PATH (the user's choice wins), then in
+// this ninf-gen's own folder, then in the system's: a ninf-gen builds
+// against the runtime it came with, without PKG_CONFIG_PATH, even where
+// another installation's ninf-stub.pc sits in /usr.
 Status RuntimeFlags(bool verbose, const std::string &package, std::vector<std::string> *flags) {
+  std::string own = OwnPkgConfigDir();
+  const char *path = std::getenv("PKG_CONFIG_PATH");
+  if (!own.empty())
+    setenv("PKG_CONFIG_PATH", (path && *path ? std::string(path) + ":" + own : own).c_str(), 1);
   const char *env = std::getenv("PKG_CONFIG");
   std::vector<std::string> argv = SplitWords(env ? env : "");
   if (argv.empty()) argv.push_back("pkg-config");
@@ -33,9 +51,12 @@ Status RuntimeFlags(bool verbose, const std::string &package, std::vector<std::s
   int exit_code = 0;
   NINF_RETURN_IF_ERROR(RunProgram(argv, &out, &exit_code));
   if (exit_code != 0)
-    return Status(NINF_ERR_NOT_SUPPORTED,
-                  "pkg-config cannot find " + package +
-                      " (in a build tree, set PKG_CONFIG_PATH=<build>/meson-uninstalled)");
+    return Status(
+        NINF_ERR_NOT_SUPPORTED,
+        "pkg-config cannot find " + package +
+            (own.empty() ? std::string(" (this ninf-gen is neither installed nor in a build tree)")
+                         : " in " + own + " (is Ninf's stub runtime installed there?)") +
+            ": set PKG_CONFIG_PATH to the folder holding " + package + ".pc");
   *flags = SplitWords(out);
   // The runtime may live outside the loader's search path (a build tree, a
   // prefix such as /opt): record every -L folder as a run path so the

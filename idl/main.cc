@@ -23,8 +23,8 @@ temporary folder), then compiles each stub into the executable REGISTRY_DIR/NAME
 and copies NAME.interface next to it. The compiler is $CC or cc ($MPICC or
 mpicc for Backend "MPI"), with the IDL's CompileOptions, the Define's Required
 (relative paths resolve against FILE's folder), the Library flags and
-`pkg-config --cflags --libs ninf-stub` (in a build tree, set
-PKG_CONFIG_PATH=<build>/meson-uninstalled). -v prints every command.
+`pkg-config --cflags --libs ninf-stub`, found in PKG_CONFIG_PATH, then in
+ninf-gen's own prefix (or build tree). -v prints every command.
 
 Example: ninf-gen --install /usr/local/libexec/ninf/registry -v linpack.idl)";
 

@@ -1,10 +1,13 @@
-// ninf-meta: parse the settings, build the loop, watch SIGTERM/SIGINT, run.
+// ninf-meta: parse the settings, build the loop, watch SIGTERM/SIGINT (stop)
+// and SIGHUP (reread the settings), run.
 // Everything else lives in its own file (meta_server.h has the map).
 #include <uv.h>
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <string>
 
 #include "log.h"
 #include "meta_server.h"
@@ -17,14 +20,19 @@ using ninf::Status;
 using ninf::meta::MetaServer;
 using ninf::server::Quoted;
 
+// Reads the command line, environment and config file again.
+using Reread = std::function<Status(ninf::meta::MetaSettings *)>;
+
 struct Signals {
   MetaServer *server = nullptr;
-  uv_signal_t handles[2]{};
+  Reread reread;
+  ninf::meta::MetaSettings running;
+  uv_signal_t handles[3]{};
   int open = 0;
 
   Status Start(uv_loop_t *loop, MetaServer *s) {
     server = s;
-    for (int signum : {SIGTERM, SIGINT}) {
+    for (int signum : {SIGTERM, SIGINT, SIGHUP}) {
       if (int rc = uv_signal_init(loop, &handles[open]); rc != 0)
         return Status(NINF_ERR_SERVER, std::string("cannot watch signals: ") + uv_strerror(rc));
       handles[open].data = this;
@@ -38,14 +46,40 @@ struct Signals {
       if (!uv_is_closing(reinterpret_cast<uv_handle_t *>(&handles[i])))
         uv_close(reinterpret_cast<uv_handle_t *>(&handles[i]), nullptr);
   }
+  // SIGHUP: the log level changes at once; any other changed key is
+  // reported and keeps its running value (the server, its sockets and its
+  // forecasts were built from them). A broken file changes nothing.
+  void Reload() {
+    ninf::meta::MetaSettings fresh;
+    if (Status st = reread(&fresh); !st.ok()) {
+      spdlog::error("event=reload_failed settings=config error={}", Quoted(st.message()));
+      return;
+    }
+    std::string applied = "-", restart;
+    for (const std::string &key : ninf::meta::ChangedMetaSettings(running, fresh)) {
+      if (key == "log_level") {
+        running.log_level = fresh.log_level;
+        spdlog::set_level(spdlog::level::from_str(fresh.log_level));
+        applied = key;
+      } else {
+        restart += (restart.empty() ? "" : ",") + key;
+      }
+    }
+    spdlog::info("event=settings_reloaded applied={}", Quoted(applied));
+    if (!restart.empty())
+      spdlog::warn("event=settings_need_restart keys={} message={}", Quoted(restart),
+                   Quoted("these keys changed but keep their running values until ninf-meta "
+                          "restarts"));
+  }
   static void OnSignal(uv_signal_t *handle, int signum) {
     auto *self = static_cast<Signals *>(handle->data);
+    if (signum == SIGHUP) return self->Reload();
     spdlog::info("event=signal signal={}", signum == SIGTERM ? "TERM" : "INT");
     self->server->Shutdown([self] { self->Close(); });
   }
 };
 
-int RunDaemon(const ninf::meta::MetaSettings &settings) {
+int RunDaemon(const ninf::meta::MetaSettings &settings, Reread reread) {
   std::signal(SIGPIPE, SIG_IGN);  // a vanished peer gives EPIPE, not death
   uv_loop_t loop;
   if (int rc = uv_loop_init(&loop); rc != 0) {
@@ -56,6 +90,8 @@ int RunDaemon(const ninf::meta::MetaSettings &settings) {
   {
     MetaServer server(&loop, settings);
     Signals signals;
+    signals.reread = std::move(reread);
+    signals.running = settings;
     Status st = signals.Start(&loop, &server);
     if (st.ok()) st = server.Start();
     if (!st.ok()) {
@@ -99,5 +135,13 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ninf-meta: %s\n", st.message().c_str());
     return 2;
   }
-  return RunDaemon(inv.settings);
+  // SIGHUP reads the same command line, environment and config file again.
+  auto reread = [argc, argv](ninf::meta::MetaSettings *out) {
+    ninf::meta::MetaInvocation again;
+    NINF_RETURN_IF_ERROR(ninf::meta::ParseMetaInvocation(
+        argc, argv, [](const char *name) { return std::getenv(name); }, &again));
+    *out = again.settings;
+    return Status::Ok();
+  };
+  return RunDaemon(inv.settings, reread);
 }

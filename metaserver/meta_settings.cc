@@ -1,5 +1,6 @@
 #include "meta_settings.h"
 
+#include "install_paths.h"
 #include "metrics_endpoint.h"
 #include "placement.h"
 
@@ -80,6 +81,14 @@ const MetaSettingSpec kTable[] = {
 
 std::span<const MetaSettingSpec> MetaSettingsTable() { return kTable; }
 
+std::vector<std::string> ChangedMetaSettings(const MetaSettings &a, const MetaSettings &b) {
+  std::vector<std::string> changed;
+  for (const MetaSettingSpec &spec : kTable)
+    if (!std::visit([&](auto field) { return a.*field == b.*field; }, spec.field))
+      changed.emplace_back(spec.name);
+  return changed;
+}
+
 Status ParseMetaInvocation(int argc, const char *const *argv, const server::EnvLookup &env,
                            MetaInvocation *out) {
   CLI::App app(
@@ -103,6 +112,7 @@ Status ParseMetaInvocation(int argc, const char *const *argv, const server::EnvL
       ->type_name("HOST:PORT");
   server::CommandLine cl;
   cl.version_text = std::string("ninf-meta ") + NINF_VERSION + "\n";
+  cl.default_config_file = InstalledConfigFile("ninf-meta.toml");
   NINF_RETURN_IF_ERROR(server::ParseCommandLine<MetaSettings>(app, kTable, argc, argv, env, nullptr,
                                                               &cl, &inv.settings));
   if (!cl.exit_now && !ParsePolicy(inv.settings.policy))

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "settings_table.h"
 #include "status.h"
@@ -39,6 +40,10 @@ struct MetaSettings {
 using MetaSettingSpec = server::SettingSpecOf<MetaSettings>;
 
 std::span<const MetaSettingSpec> MetaSettingsTable();
+
+// The keys whose values differ between `a` and `b` (SIGHUP: ninf-meta
+// applies log_level live and reports the others as needing a restart).
+std::vector<std::string> ChangedMetaSettings(const MetaSettings &a, const MetaSettings &b);
 
 // What the command line asks ninf-meta to do.
 struct MetaInvocation {

@@ -5,7 +5,8 @@
 # scripts/fuzz.sh, which .ci/run runs; python3-matplotlib draws the load
 # tests' plots (loadtest/plot.py); prometheus scrapes the metrics endpoint in
 # its test (tests/e2e/metrics_test.py); python3-dev, -numpy and -pytest build
-# and test the Python client (python/); scdoc writes the man pages (docs/man).
+# and test the Python client (python/); scdoc writes the man pages (docs/man);
+# systemd's systemd-analyze checks the units (tests/install).
 set -euo pipefail
 
 NINF_PACKAGES=(
@@ -18,7 +19,7 @@ NINF_PACKAGES=(
   clang libclang-rt-dev
   python3-matplotlib
   python3-dev python3-numpy python3-pytest
-  scdoc
+  scdoc systemd
 )
 
 missing=()

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "install_paths.h"
 #include "layout.h"
 
 #ifndef NINF_REGISTRY_INSTALL_DIR
@@ -127,6 +128,9 @@ std::vector<std::string> Registry::Names() const {
 }
 
 std::string DefaultRegistryDir() {
+  // An installed ninfd serves its own prefix's library, wherever that is.
+  std::string libexec = InstalledDir(InstallDir::kLibexec);
+  if (!libexec.empty()) return (fs::path(libexec) / "ninf" / "registry").string();
   std::error_code ec;
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {

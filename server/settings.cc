@@ -7,6 +7,7 @@
 #include <iterator>
 #include <variant>
 
+#include "install_paths.h"
 #include "metrics_endpoint.h"
 
 #ifndef NINF_VERSION
@@ -329,6 +330,7 @@ Status ParseInvocation(int argc, const char *const *argv, const EnvLookup &env, 
       ->type_name("HOST:PORT");
   CommandLine cl;
   cl.version_text = VersionText();
+  cl.default_config_file = InstalledConfigFile("ninfd.toml");
   auto limits = [&inv](const std::string &path, std::string_view key, const toml::table &table,
                        bool *handled) {
     if (key != "limits") return Status::Ok();

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 
 #include "near_miss.h"
 
@@ -260,8 +261,11 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
       flag_options[i] = app.add_option(SettingFlagName(row.name), flag_values[i], help)
                             ->type_name(TypeName(row.kind));
   }
-  app.add_option("--config", cl->config_file, "TOML settings file [NINF_CONFIG]")
-      ->type_name("FILE");
+  std::string config_help = "TOML settings file [NINF_CONFIG";
+  config_help += cl->default_config_file.empty()
+                     ? "]"
+                     : ", default " + cl->default_config_file + " if it exists]";
+  app.add_option("--config", cl->config_file, config_help)->type_name("FILE");
   bool version = false;
   app.add_flag("--version", version, "print the version and exit");
   try {
@@ -281,6 +285,10 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
     return Status::Ok();
   }
   if (cl->config_file.empty() && env("NINF_CONFIG")) cl->config_file = env("NINF_CONFIG");
+  std::error_code ec;
+  if (cl->config_file.empty() && !cl->default_config_file.empty() &&
+      std::filesystem::exists(cl->default_config_file, ec))
+    cl->config_file = cl->default_config_file;
 
   std::vector<std::optional<FileValue>> file_values(n);
   if (!cl->config_file.empty())

@@ -85,7 +85,10 @@ using ExtraTableFn = std::function<Status(const std::string &path, std::string_v
 struct CommandLine {
   std::string version_text;  // set by the caller: what --version prints
   std::string config_file;   // --config or NINF_CONFIG, "" if none
-  bool exit_now = false;     // --help or --version: print `output` and exit 0
+  // Set by the caller: read when neither --config nor NINF_CONFIG names a
+  // file and this one exists (an installed daemon's /etc/ninf/NAME.toml).
+  std::string default_config_file;
+  bool exit_now = false;  // --help or --version: print `output` and exit 0
   std::string output;
 };
 

@@ -11,6 +11,7 @@
 
 #include "control.h"
 #include "frame.h"
+#include "install_paths.h"
 #include "launch.h"
 #include "layout.h"
 #include "ninf.pb.h"
@@ -355,4 +356,18 @@ TEST_CASE("accept_redirected_takes_only_the_client_with_the_token", "[launch]") 
   CHECK(st.code() == NINF_ERR_TIMEOUT);
   CHECK(none == -1);
   for (int fd : {taken, client, stranger, listener}) ::close(fd);
+}
+
+TEST_CASE("an installed program's prefix comes from its own location") {
+  using ninf::PrefixOf;
+  CHECK(PrefixOf("/opt/ninf/bin/ninfd", "bin", "/usr/local") == "/opt/ninf");
+  // DESTDIR or a moved tree: the location wins over the configured prefix.
+  CHECK(PrefixOf("/tmp/d/usr/local/bin/ninf-gen", "bin", "/usr/local") == "/tmp/d/usr/local");
+  CHECK(PrefixOf("/p/sbin/x/ninfd", "sbin/x", "/usr") == "/p");
+  // A build tree is not an installation.
+  CHECK_FALSE(PrefixOf("/src/build/server/ninfd", "bin", "/usr/local"));
+  CHECK_FALSE(PrefixOf("", "bin", "/usr/local"));
+  // An absolute bindir: installed only when the program is in it.
+  CHECK(PrefixOf("/usr/bin/ninfd", "/usr/bin", "/usr") == "/usr");
+  CHECK_FALSE(PrefixOf("/home/u/bin/ninfd", "/usr/bin", "/usr"));
 }

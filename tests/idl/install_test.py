@@ -175,11 +175,14 @@ def main():
         leftovers = [f for f in os.listdir(registry) if f.startswith(".")]
         failures.check(not leftovers, f"temporary files left after a failure: {leftovers}")
 
-        # Without ninf-stub.pc the user is told how to point pkg-config at it.
-        env_nopc = dict(env, PKG_CONFIG_PATH=os.path.join(tmp, "nowhere"))
+        # Without ninf-stub.pc the user is told how to point pkg-config at it
+        # (a pkg-config that finds nothing: ninf-gen's own build tree would
+        # otherwise provide the real one).
+        env_nopc = dict(env, PKG_CONFIG="false")
         proc = subprocess.run([ninf_gen, "--install", registry, "src/vec.idl"], cwd=tmp,
                               env=env_nopc, capture_output=True, text=True)
-        failures.check(proc.returncode == 1 and "PKG_CONFIG_PATH" in proc.stderr,
+        failures.check(proc.returncode == 1 and "set PKG_CONFIG_PATH to the folder holding "
+                       "ninf-stub.pc" in proc.stderr,
                        f"missing ninf-stub.pc: exit {proc.returncode}, stderr:\n{proc.stderr}")
 
     print(f"{len(failures)} failure(s)" if failures else "install test passed")
