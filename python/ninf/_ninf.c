@@ -640,7 +640,8 @@ static PyObject *py_call_start(PyObject *self, PyObject *args, PyObject *kw) {
   if (parse_call(args, kw, &name, &tuple, &handle) != 0) return NULL;
   PendingObject *p = PyObject_New(PendingObject, &PendingType);
   if (!p) return NULL;
-  p->finished = 1; /* until started: nothing to wait for */
+  memset(&p->call, 0, sizeof p->call); /* PyObject_New leaves the fields unset */
+  p->finished = 1;                     /* until started: nothing to wait for */
   p->handle = NULL;
   if (prepare(&p->call, name, tuple) != 0) return Py_DECREF(p), NULL;
   ninf_binding_args b = binding_of(&p->call);

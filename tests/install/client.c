@@ -6,10 +6,9 @@
  *     client twice    calls the routine ninf-gen --install registered
  */
 #include <math.h>
+#include <ninf.h>
 #include <stdio.h>
 #include <string.h>
-
-#include <ninf.h>
 
 static int check_dgesv(void) {
   /* Column-major A, and b = A * (1, 2, 3). */
