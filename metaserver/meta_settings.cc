@@ -82,11 +82,7 @@ const MetaSettingSpec kTable[] = {
 std::span<const MetaSettingSpec> MetaSettingsTable() { return kTable; }
 
 std::vector<std::string> ChangedMetaSettings(const MetaSettings &a, const MetaSettings &b) {
-  std::vector<std::string> changed;
-  for (const MetaSettingSpec &spec : kTable)
-    if (!std::visit([&](auto field) { return a.*field == b.*field; }, spec.field))
-      changed.emplace_back(spec.name);
-  return changed;
+  return server::ChangedSettingKeys(MetaSettingsTable(), a, b);
 }
 
 Status ParseMetaInvocation(int argc, const char *const *argv, const server::EnvLookup &env,

@@ -132,9 +132,8 @@ std::string DefaultRegistryDir() {
   std::string libexec = InstalledDir(InstallDir::kLibexec);
   if (!libexec.empty()) return (fs::path(libexec) / "ninf" / "registry").string();
   std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    fs::path build_tree = self.parent_path().parent_path() / "stubs" / "registry";
+  if (std::optional<std::string> build = BuildTreeRoot()) {
+    fs::path build_tree = fs::path(*build) / "stubs" / "registry";
     if (fs::is_directory(build_tree, ec)) return build_tree.lexically_normal().string();
   }
   return NINF_REGISTRY_INSTALL_DIR;

@@ -255,11 +255,7 @@ bool AppliesLive(std::string_view key) {
 }
 
 std::vector<std::string> ChangedSettings(const Settings &a, const Settings &b) {
-  std::vector<std::string> changed;
-  for (const SettingSpec &spec : kTable) {
-    const bool same = std::visit([&](auto field) { return a.*field == b.*field; }, spec.field);
-    if (!same) changed.emplace_back(spec.name);
-  }
+  std::vector<std::string> changed = ChangedSettingKeys(std::span<const SettingSpec>(kTable), a, b);
   if (a.function_limits != b.function_limits) changed.emplace_back("limits");
   return changed;
 }

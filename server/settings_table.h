@@ -72,6 +72,17 @@ Status ApplySettingOf(const SettingSpecOf<S> &spec, const std::string &raw,
   return Status::Ok();
 }
 
+// The keys of `table` whose values differ between `a` and `b` (SIGHUP).
+template <class S>
+std::vector<std::string> ChangedSettingKeys(std::span<const SettingSpecOf<S>> table, const S &a,
+                                            const S &b) {
+  std::vector<std::string> changed;
+  for (const SettingSpecOf<S> &spec : table)
+    if (!std::visit([&](auto field) { return a.*field == b.*field; }, spec.field))
+      changed.emplace_back(spec.name);
+  return changed;
+}
+
 // Looks up an environment variable; returns null when it is not set.
 using EnvLookup = std::function<const char *(const char *name)>;
 

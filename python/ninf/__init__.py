@@ -128,17 +128,8 @@ class Handle:
 
 
 def set_server(address):
-    """The default server: "host:port", "host", or ":port"."""
-    host, sep, port = address.rpartition(":") if ":" in address else (address, "", "")
-    if not sep:
-        host, port = address, "3000"
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    try:
-        port = int(port)
-    except ValueError:
-        raise ArgumentError(f"set_server({address!r}): the port is not a number") from None
-    _ninf.set_server(host or None, port)
+    """The default server: "host:port", "host" or "[v6addr]:port", as -server."""
+    _ninf.set_server(address)
 
 
 def initialize(config=None):

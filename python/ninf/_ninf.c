@@ -57,41 +57,46 @@ static void call_release(py_call *c) {
   Py_CLEAR(c->args);
 }
 
-/* numpy's name for what an IDL type needs ("float64"). */
-static const char *dtype_name(int type) {
-  switch ((ninf_type)type) {
-    case NINF_TYPE_CHAR:
-      return "int8";
-    case NINF_TYPE_SHORT:
-      return "int16";
-    case NINF_TYPE_INT:
-      return "int32";
-    case NINF_TYPE_LONG:
-      return "int64";
-    case NINF_TYPE_FLOAT:
-      return "float32";
-    case NINF_TYPE_DOUBLE:
-      return "float64";
-    case NINF_TYPE_SCOMPLEX:
-      return "complex64";
-    case NINF_TYPE_DCOMPLEX:
-      return "complex128";
-    case NINF_TYPE_STRING:
-      return "str";
+/* numpy's name for what each IDL type needs ("float64"), from the type's
+ * class and element size in ninf_types.h; filled once at import, read-only
+ * after (verify() reads it without the GIL). */
+static char dtype_names[NINF_TYPE_COUNT][16];
+
+static void fill_dtype_names(void) {
+  for (int type = 0; type < NINF_TYPE_COUNT; type++) {
+    const ninf_type_info *t = ninf_type_info_of(type);
+    const char *kind = "str";
+    switch (t->cls) {
+      case NINF_CLASS_INTEGER:
+        kind = "int";
+        break;
+      case NINF_CLASS_REAL:
+        kind = "float";
+        break;
+      case NINF_CLASS_COMPLEX:
+        kind = "complex";
+        break;
+      case NINF_CLASS_STRING:
+        break;
+    }
+    if (t->cls == NINF_CLASS_STRING)
+      snprintf(dtype_names[type], sizeof dtype_names[type], "%s", kind);
+    else
+      snprintf(dtype_names[type], sizeof dtype_names[type], "%s%u", kind, t->element_size * 8);
   }
-  return "?";
+}
+
+static const char *dtype_name(int type) {
+  return type >= 0 && type < NINF_TYPE_COUNT ? dtype_names[type] : "?";
 }
 
 static const char *mode_name(int mode) {
   switch ((ninf_mode)mode) {
-    case NINF_MODE_IN:
-      return "IN";
-    case NINF_MODE_OUT:
-      return "OUT";
-    case NINF_MODE_INOUT:
-      return "INOUT";
-    case NINF_MODE_WORK:
-      return "WORK";
+#define MODE_NAME_(NAME, value, word) \
+  case NINF_MODE_##NAME:              \
+    return word;
+    NINF_MODE_MAP(MODE_NAME_)
+#undef MODE_NAME_
   }
   return "?";
 }
@@ -711,12 +716,13 @@ static void Pending_dealloc(PendingObject *self) {
  * Module functions.
  */
 
+/* "host[:port]" or "[v6addr]:port", parsed by libninf as for -server. */
 static PyObject *py_set_server(PyObject *self, PyObject *args) {
   (void)self;
-  const char *host;
-  int port;
-  if (!PyArg_ParseTuple(args, "zi", &host, &port)) return NULL;
-  if (Ninf_set_server(host, port) != 0) return raise_last();
+  const char *address;
+  if (!PyArg_ParseTuple(args, "s", &address)) return NULL;
+  char *argv[] = {"ninf", "-server", (char *)address, NULL};
+  if (Ninf_parse_arg(3, argv) != 1) return raise_last();
   Py_RETURN_NONE;
 }
 
@@ -781,7 +787,7 @@ static PyMethodDef module_methods[] = {
      "call(name, args, handle=None): a remote call; returns the OUT values passed as None."},
     {"start", (PyCFunction)(void (*)(void))py_call_start, METH_VARARGS | METH_KEYWORDS,
      "start(name, args, handle=None): starts a call; returns a Pending."},
-    {"set_server", py_set_server, METH_VARARGS, "set_server(host, port)"},
+    {"set_server", py_set_server, METH_VARARGS, "set_server(\"host[:port]\")"},
     {"initialize", py_initialize, METH_VARARGS, "initialize(config=None): grpc_initialize"},
     {"finalize", py_finalize, METH_NOARGS, "grpc_finalize"},
     {"error_string", py_error_string, METH_VARARGS, "The text of a Ninf error code."},
@@ -797,6 +803,7 @@ static struct PyModuleDef module = {
 };
 
 PyMODINIT_FUNC PyInit__ninf(void) {
+  fill_dtype_names();
   if (PyType_Ready(&HandleType) < 0 || PyType_Ready(&PendingType) < 0) return NULL;
   PyObject *m = PyModule_Create(&module);
   if (!m) return NULL;
