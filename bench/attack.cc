@@ -43,9 +43,9 @@
 #include <string>
 #include <vector>
 
-#include "address.h"
-#include "frame.h"
 #include "ninf.pb.h"
+#include "protocol/address.h"
+#include "protocol/frame.h"
 
 namespace {
 

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench_util.h"
-#include "ninf.h"
+#include "bench/bench_util.h"
+#include "client/ninf.h"
 
 void bench_block_servers(char *out, size_t size) {
   enum { kMaxServers = 64 };

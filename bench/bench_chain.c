@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_util.h"
-#include "ninf.h"
+#include "bench/bench_util.h"
+#include "client/ninf.h"
 
 enum { kMaxLength = 32 };
 

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_util.h"
-#include "ninf.h"
+#include "bench/bench_util.h"
+#include "client/ninf.h"
 
 enum { kMaxSizes = 16 };
 

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_util.h"
-#include "grpc.h"
+#include "bench/bench_util.h"
+#include "client/grpc.h"
 
 enum { kMaxSizes = 32 };
 

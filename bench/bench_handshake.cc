@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "auth.h"
-#include "frame.h"
 #include "ninf.pb.h"
-#include "wire.h"
+#include "protocol/auth.h"
+#include "protocol/frame.h"
+#include "protocol/wire.h"
 
 namespace {
 

@@ -24,8 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench_util.h"
-#include "ninf.h"
+#include "bench/bench_util.h"
+#include "client/ninf.h"
 
 extern char **environ;
 

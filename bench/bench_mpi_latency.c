@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_util.h"
-#include "grpc.h"
-#include "ninf.h"
+#include "bench/bench_util.h"
+#include "client/grpc.h"
+#include "client/ninf.h"
 
 static int fail(const char *what) {
   fprintf(stderr, "bench_mpi_latency: %s: %s\n", what, Ninf_get_error_detail());

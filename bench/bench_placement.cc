@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "bench_util.h"
-#include "placement.h"
+#include "bench/bench_util.h"
+#include "metaserver/placement.h"
 
 using namespace ninf::meta;
 using Clock = std::chrono::steady_clock;

@@ -33,9 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_util.h"
-#include "grpc.h"
-#include "ninf.h"
+#include "bench/bench_util.h"
+#include "client/grpc.h"
+#include "client/ninf.h"
 
 /* Bytes per call, cycled: 16 entries, 1 MiB once, so a cycle moves ~1.6 MB
  * each way and most calls are small enough to stress the per-call path. */

@@ -1,7 +1,7 @@
 /*
  * bench_util.c - shared helpers of the benchmark programs (bench_util.h).
  */
-#include "bench_util.h"
+#include "bench/bench_util.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_util.h"
+#include "bench/bench_util.h"
 
 enum { kMaxSizes = 16, kLatencyIters = 20000 };
 

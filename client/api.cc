@@ -5,12 +5,12 @@
 #include <cstring>
 #include <string>
 
-#include "c_boundary.h"
-#include "last_error.h"
-#include "ninf.h"
-#include "remote_call.h"
-#include "sessions.h"
-#include "transaction.h"
+#include "client/c_boundary.h"
+#include "client/last_error.h"
+#include "client/ninf.h"
+#include "client/remote_call.h"
+#include "client/sessions.h"
+#include "client/transaction.h"
 
 namespace {
 

@@ -1,11 +1,11 @@
-#include "arguments.h"
+#include "client/arguments.h"
 
 #include <chrono>
 #include <cstring>
 
-#include "options.h"
-#include "segments.h"
-#include "shared_memory.h"
+#include "client/options.h"
+#include "client/segments.h"
+#include "protocol/shared_memory.h"
 
 namespace ninf::client {
 ninf_argkind ArgKindOf(const wire::Param &p) {

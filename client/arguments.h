@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "call_args.h"
-#include "layout.h"
+#include "client/call_args.h"
 #include "ninf.pb.h"
-#include "scalar_codec.h"
-#include "status.h"
-#include "wire.h"
+#include "protocol/layout.h"
+#include "protocol/scalar_codec.h"
+#include "protocol/status.h"
+#include "protocol/wire.h"
 
 namespace ninf::client {
 

@@ -3,13 +3,13 @@
 // size once the dimensions are known.
 #include <memory>
 
-#include "arguments.h"
-#include "c_boundary.h"
-#include "last_error.h"
-#include "ninf_binding.h"
-#include "remote_call.h"
-#include "sessions.h"
-#include "transaction.h"
+#include "client/arguments.h"
+#include "client/c_boundary.h"
+#include "client/last_error.h"
+#include "client/ninf_binding.h"
+#include "client/remote_call.h"
+#include "client/sessions.h"
+#include "client/transaction.h"
 
 namespace ninf::client {
 

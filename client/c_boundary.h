@@ -10,10 +10,10 @@
 #include <new>
 #include <string>
 
-#include "grpc.h"
-#include "grpc_errors.h"
-#include "last_error.h"
-#include "status.h"
+#include "client/grpc.h"
+#include "client/grpc_errors.h"
+#include "client/last_error.h"
+#include "protocol/status.h"
 
 namespace ninf::client {
 

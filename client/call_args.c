@@ -1,4 +1,4 @@
-#include "call_args.h"
+#include "client/call_args.h"
 
 #include <complex.h>
 

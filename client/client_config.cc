@@ -1,4 +1,4 @@
-#include "client_config.h"
+#include "client/client_config.h"
 
 #include <toml++/toml.h>
 
@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "near_miss.h"
+#include "protocol/near_miss.h"
 
 namespace ninf::client {
 namespace {

@@ -5,9 +5,9 @@
 #include <map>
 #include <string>
 
-#include "options.h"
-#include "server_address.h"
-#include "status.h"
+#include "client/options.h"
+#include "client/server_address.h"
+#include "protocol/status.h"
 
 namespace ninf::client {
 

@@ -5,15 +5,15 @@
 #include <set>
 #include <string>
 
-#include "c_boundary.h"
-#include "client_config.h"
-#include "grpc.h"
-#include "grpc_errors.h"
-#include "handle.h"
-#include "interfaces.h"
-#include "metaserver.h"
-#include "ninf_binding.h"
-#include "sessions.h"
+#include "client/c_boundary.h"
+#include "client/client_config.h"
+#include "client/grpc.h"
+#include "client/grpc_errors.h"
+#include "client/handle.h"
+#include "client/interfaces.h"
+#include "client/metaserver.h"
+#include "client/ninf_binding.h"
+#include "client/sessions.h"
 
 namespace {
 

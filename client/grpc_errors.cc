@@ -1,6 +1,6 @@
-#include "grpc_errors.h"
+#include "client/grpc_errors.h"
 
-#include "last_error.h"
+#include "client/last_error.h"
 
 namespace ninf::client {
 

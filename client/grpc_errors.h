@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "grpc.h"
-#include "status.h"
+#include "client/grpc.h"
+#include "protocol/status.h"
 
 namespace ninf::client {
 

@@ -1,9 +1,9 @@
-#include "handle.h"
+#include "client/handle.h"
 
 #include <poll.h>
 
-#include "interfaces.h"
-#include "remote_call.h"
+#include "client/interfaces.h"
+#include "client/remote_call.h"
 
 namespace ninf::client {
 

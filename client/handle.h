@@ -10,9 +10,9 @@
 #include <mutex>
 #include <string>
 
-#include "arguments.h"
-#include "cancel_token.h"
-#include "server_address.h"
+#include "client/arguments.h"
+#include "client/cancel_token.h"
+#include "client/server_address.h"
 
 namespace ninf::client {
 

@@ -1,4 +1,4 @@
-#include "interfaces.h"
+#include "client/interfaces.h"
 
 #include <unistd.h>
 
@@ -6,8 +6,8 @@
 #include <mutex>
 #include <optional>
 
-#include "auth.h"
-#include "options.h"
+#include "client/options.h"
+#include "protocol/auth.h"
 
 namespace ninf::client {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "arguments.h"
-#include "server_address.h"
-#include "wire.h"
+#include "client/arguments.h"
+#include "client/server_address.h"
+#include "protocol/wire.h"
 
 namespace ninf::client {
 

@@ -1,4 +1,4 @@
-#include "last_error.h"
+#include "client/last_error.h"
 
 namespace ninf::client {
 namespace {

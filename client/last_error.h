@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "status.h"
+#include "protocol/status.h"
 
 namespace ninf::client {
 

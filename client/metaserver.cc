@@ -1,4 +1,4 @@
-#include "metaserver.h"
+#include "client/metaserver.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -6,9 +6,9 @@
 #include <memory>
 #include <mutex>
 
-#include "interfaces.h"
-#include "layout.h"
-#include "options.h"
+#include "client/interfaces.h"
+#include "client/options.h"
+#include "protocol/layout.h"
 
 namespace ninf::client {
 namespace {

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "arguments.h"
+#include "client/arguments.h"
+#include "client/server_address.h"
 #include "ninf.pb.h"
-#include "server_address.h"
-#include "status.h"
+#include "protocol/status.h"
 
 namespace ninf::client {
 

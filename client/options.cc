@@ -1,4 +1,4 @@
-#include "options.h"
+#include "client/options.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "status.h"
+#include "protocol/status.h"
 
 namespace ninf::client {
 

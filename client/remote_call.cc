@@ -1,4 +1,4 @@
-#include "remote_call.h"
+#include "client/remote_call.h"
 
 #include <sys/socket.h>
 
@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <random>
 
-#include "cancel_token.h"
-#include "interfaces.h"
-#include "metaserver.h"
-#include "options.h"
-#include "two_phase.h"
+#include "client/cancel_token.h"
+#include "client/interfaces.h"
+#include "client/metaserver.h"
+#include "client/options.h"
+#include "client/two_phase.h"
 
 namespace ninf::client {
 namespace {

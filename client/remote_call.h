@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "arguments.h"
-#include "ninf.h"
-#include "server_address.h"
+#include "client/arguments.h"
+#include "client/ninf.h"
+#include "client/server_address.h"
 
 namespace ninf::client {
 

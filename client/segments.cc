@@ -1,4 +1,4 @@
-#include "segments.h"
+#include "client/segments.h"
 
 #include <algorithm>
 #include <mutex>

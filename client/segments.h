@@ -8,8 +8,8 @@
 
 #include <cstdint>
 
-#include "shared_memory.h"
-#include "status.h"
+#include "protocol/shared_memory.h"
+#include "protocol/status.h"
 
 namespace ninf::client {
 

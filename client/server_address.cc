@@ -1,4 +1,4 @@
-#include "server_address.h"
+#include "client/server_address.h"
 
 #include <cstdlib>
 #include <cstring>

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "address.h"
-#include "status.h"
+#include "protocol/address.h"
+#include "protocol/status.h"
 
 namespace ninf::client {
 

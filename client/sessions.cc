@@ -1,4 +1,4 @@
-#include "sessions.h"
+#include "client/sessions.h"
 
 #include <condition_variable>
 #include <exception>

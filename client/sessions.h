@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "status.h"
+#include "protocol/status.h"
 
 namespace ninf::client {
 

@@ -1,4 +1,4 @@
-#include "transaction.h"
+#include "client/transaction.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -10,12 +10,12 @@
 #include <system_error>
 #include <thread>
 
-#include "c_boundary.h"
-#include "interfaces.h"
-#include "metaserver.h"
-#include "options.h"
-#include "transaction_graph.h"
-#include "transaction_plan.h"
+#include "client/c_boundary.h"
+#include "client/interfaces.h"
+#include "client/metaserver.h"
+#include "client/options.h"
+#include "client/transaction_graph.h"
+#include "client/transaction_plan.h"
 
 namespace ninf::client {
 namespace {

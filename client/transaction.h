@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "ninf.h"
-#include "remote_call.h"
-#include "status.h"
+#include "client/ninf.h"
+#include "client/remote_call.h"
+#include "protocol/status.h"
 
 namespace ninf::client {
 

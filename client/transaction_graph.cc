@@ -1,4 +1,4 @@
-#include "transaction_graph.h"
+#include "client/transaction_graph.h"
 
 #include <algorithm>
 #include <optional>

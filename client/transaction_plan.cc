@@ -1,4 +1,4 @@
-#include "transaction_plan.h"
+#include "client/transaction_plan.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "two_phase.h"
+#include "client/two_phase.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -12,12 +12,12 @@
 #include <memory>
 #include <thread>
 
-#include "c_boundary.h"
-#include "interfaces.h"
-#include "last_error.h"
-#include "ninf.h"
-#include "remote_call.h"
-#include "transaction.h"
+#include "client/c_boundary.h"
+#include "client/interfaces.h"
+#include "client/last_error.h"
+#include "client/ninf.h"
+#include "client/remote_call.h"
+#include "client/transaction.h"
 
 namespace ninf::client {
 namespace {

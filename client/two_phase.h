@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
+#include "client/server_address.h"
 #include "ninf.pb.h"
-#include "server_address.h"
-#include "status.h"
+#include "protocol/status.h"
 
 namespace ninf::client {
 

@@ -17,14 +17,14 @@
 #include <string_view>
 #include <vector>
 
-#include "checks.h"
-#include "diagnostics.h"
-#include "driver.h"
-#include "fuzz_check.h"
-#include "layout.h"
+#include "fuzz/fuzz_check.h"
+#include "idl/checks.h"
+#include "idl/diagnostics.h"
+#include "idl/driver.h"
 #include "ninf.pb.h"
-#include "scalar_codec.h"
-#include "status.h"
+#include "protocol/layout.h"
+#include "protocol/scalar_codec.h"
+#include "protocol/status.h"
 
 namespace {
 

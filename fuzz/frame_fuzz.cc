@@ -15,11 +15,11 @@
 #include <memory>
 #include <string>
 
-#include "frame.h"
-#include "fuzz_check.h"
+#include "fuzz/fuzz_check.h"
 #include "ninf.pb.h"
-#include "status.h"
-#include "wire.h"
+#include "protocol/frame.h"
+#include "protocol/status.h"
+#include "protocol/wire.h"
 
 namespace {
 

@@ -16,14 +16,14 @@
 #include <string>
 #include <string_view>
 
-#include "diagnostics.h"
-#include "driver.h"
-#include "fuzz_check.h"
-#include "layout.h"
-#include "lexer.h"
+#include "fuzz/fuzz_check.h"
+#include "idl/diagnostics.h"
+#include "idl/driver.h"
+#include "idl/lexer.h"
+#include "idl/process.h"
 #include "ninf.pb.h"
-#include "process.h"
-#include "status.h"
+#include "protocol/layout.h"
+#include "protocol/status.h"
 
 namespace {
 

@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "diagnostics.h"
-#include "driver.h"
-#include "frame.h"
-#include "layout.h"
+#include "idl/diagnostics.h"
+#include "idl/driver.h"
 #include "ninf.pb.h"
+#include "protocol/frame.h"
+#include "protocol/layout.h"
 
 namespace {
 

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "fuzz_check.h"
-#include "layout.h"
+#include "fuzz/fuzz_check.h"
 #include "ninf.pb.h"
-#include "scalar_codec.h"
-#include "status.h"
+#include "protocol/layout.h"
+#include "protocol/scalar_codec.h"
+#include "protocol/status.h"
 
 namespace {
 

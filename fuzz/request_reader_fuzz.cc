@@ -14,19 +14,19 @@
 #include <string>
 #include <string_view>
 
-#include "auth.h"
-#include "frame.h"
-#include "fuzz_check.h"
-#include "log.h"
+#include "daemon/log.h"
+#include "daemon/request_reader.h"
+#include "fuzz/fuzz_check.h"
 #include "ninf.pb.h"
-#include "registry.h"
-#include "request_reader.h"
-#include "status.h"
+#include "protocol/auth.h"
+#include "protocol/frame.h"
+#include "protocol/status.h"
+#include "server/registry.h"
 
 namespace {
 
 using ninf::Status;
-using ninf::server::RequestReader;
+using ninf::daemon::RequestReader;
 
 // Read sizes: a small xorshift generator seeded from the input, so that the
 // same input always cuts the same way.
@@ -65,7 +65,7 @@ void CheckReplyParses(const Status &st) {
 }
 
 void CheckQuoted(std::string_view value) {
-  std::string q = ninf::server::Quoted(value);
+  std::string q = ninf::daemon::Quoted(value);
   for (char c : q)
     FUZZ_CHECK(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f,
                "a control character reached a log line");
@@ -94,7 +94,7 @@ void Dispatch(const ninf::FrameHeader &h, std::string_view body) {
       // Server::HandleCall's reply for an unknown function.
       CheckReplyParses(
           Status(NINF_ERR_FUNCTION_NOT_FOUND,
-                 "no function " + ninf::server::Quoted(req.name()) + " on this server"));
+                 "no function " + ninf::daemon::Quoted(req.name()) + " on this server"));
       return;
     }
     case ninf::FRAME_STATS: {
@@ -194,8 +194,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
     FUZZ_CHECK(h.payload_length == 0 ||
                    (h.type == ninf::FRAME_PROBE && h.payload_length <= ninf::kMaxProbePayload),
                "a request with a payload was accepted");
-    FUZZ_CHECK(h.header_length <= ninf::server::kMaxRequestHeader, "oversized request accepted");
-    FUZZ_CHECK(ninf::server::IsRequestType(h.type), "not a request type");
+    FUZZ_CHECK(h.header_length <= ninf::daemon::kMaxRequestHeader, "oversized request accepted");
+    FUZZ_CHECK(ninf::daemon::IsRequestType(h.type), "not a request type");
     FUZZ_CHECK(reader.Space().empty(), "a complete frame wants more bytes");
     FUZZ_CHECK(reader.Commit(0).ok(), "Commit(0) on a complete frame failed");
     Dispatch(h, reader.body());

@@ -18,10 +18,10 @@
 #include <variant>
 #include <vector>
 
-#include "address.h"
-#include "fuzz_check.h"
-#include "settings.h"
-#include "status.h"
+#include "fuzz/fuzz_check.h"
+#include "protocol/address.h"
+#include "protocol/status.h"
+#include "server/settings.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ninf_types.h"
+#include "protocol/ninf_types.h"
 
 namespace ninf::idl {
 

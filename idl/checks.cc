@@ -1,12 +1,12 @@
-#include "checks.h"
+#include "idl/checks.h"
 
 #include <algorithm>
 #include <cctype>
 #include <map>
 #include <string>
 
-#include "parser.h"
-#include "utf8.h"
+#include "idl/parser.h"
+#include "protocol/utf8.h"
 
 namespace ninf::idl {
 namespace {

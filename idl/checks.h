@@ -16,8 +16,8 @@
 
 #include <string_view>
 
-#include "ast.h"
-#include "diagnostics.h"
+#include "idl/ast.h"
+#include "idl/diagnostics.h"
 
 namespace ninf::idl {
 

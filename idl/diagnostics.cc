@@ -1,4 +1,4 @@
-#include "diagnostics.h"
+#include "idl/diagnostics.h"
 
 #include <algorithm>
 

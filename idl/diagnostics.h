@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ast.h"
+#include "idl/ast.h"
 
 namespace ninf::idl {
 

@@ -1,4 +1,4 @@
-#include "driver.h"
+#include "idl/driver.h"
 
 #include <google/protobuf/text_format.h>
 
@@ -6,11 +6,11 @@
 #include <fstream>
 #include <iostream>
 
-#include "checks.h"
-#include "gen_interface.h"
-#include "gen_stub.h"
-#include "parser.h"
-#include "process.h"
+#include "idl/checks.h"
+#include "idl/gen_interface.h"
+#include "idl/gen_stub.h"
+#include "idl/parser.h"
+#include "idl/process.h"
 
 namespace ninf::idl {
 namespace {

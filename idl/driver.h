@@ -6,11 +6,11 @@
 #include <string_view>
 #include <vector>
 
-#include "ast.h"
-#include "diagnostics.h"
-#include "lexer.h"
+#include "idl/ast.h"
+#include "idl/diagnostics.h"
+#include "idl/lexer.h"
 #include "ninf.pb.h"
-#include "status.h"
+#include "protocol/status.h"
 
 namespace ninf::idl {
 

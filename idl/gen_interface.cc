@@ -1,6 +1,6 @@
-#include "gen_interface.h"
+#include "idl/gen_interface.h"
 
-#include "checks.h"
+#include "idl/checks.h"
 
 namespace ninf::idl {
 namespace {

@@ -3,7 +3,7 @@
 // node lists whose PARAM nodes hold the parameter's 0-based index.
 #pragma once
 
-#include "ast.h"
+#include "idl/ast.h"
 #include "ninf.pb.h"
 
 namespace ninf::idl {

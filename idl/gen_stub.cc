@@ -1,12 +1,12 @@
-#include "gen_stub.h"
+#include "idl/gen_stub.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <vector>
 
-#include "checks.h"
-#include "layout.h"
+#include "idl/checks.h"
+#include "protocol/layout.h"
 
 namespace ninf::idl {
 namespace {

@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "ast.h"
+#include "idl/ast.h"
 #include "ninf.pb.h"
 
 namespace ninf::idl {

@@ -1,4 +1,4 @@
-#include "install.h"
+#include "idl/install.h"
 
 #include <unistd.h>
 
@@ -7,9 +7,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "checks.h"
-#include "install_paths.h"
-#include "process.h"
+#include "idl/checks.h"
+#include "idl/process.h"
+#include "protocol/install_paths.h"
 
 namespace ninf::idl {
 namespace {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "driver.h"
-#include "status.h"
+#include "idl/driver.h"
+#include "protocol/status.h"
 
 namespace ninf::idl {
 

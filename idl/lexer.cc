@@ -1,4 +1,4 @@
-#include "lexer.h"
+#include "idl/lexer.h"
 
 #include <algorithm>
 #include <cctype>

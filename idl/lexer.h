@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ast.h"
-#include "diagnostics.h"
-#include "source_map.h"
+#include "idl/ast.h"
+#include "idl/diagnostics.h"
+#include "idl/source_map.h"
 
 namespace ninf::idl {
 

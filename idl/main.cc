@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "driver.h"
-#include "install.h"
+#include "idl/driver.h"
+#include "idl/install.h"
 
 namespace {
 

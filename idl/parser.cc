@@ -1,4 +1,4 @@
-#include "parser.h"
+#include "idl/parser.h"
 
 #include <utility>
 

@@ -26,9 +26,9 @@
 #include <string>
 #include <string_view>
 
-#include "ast.h"
-#include "diagnostics.h"
-#include "lexer.h"
+#include "idl/ast.h"
+#include "idl/diagnostics.h"
+#include "idl/lexer.h"
 
 namespace ninf::idl {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <utility>
 
-#include "layout.h"
-#include "parser.h"
+#include "idl/parser.h"
+#include "protocol/layout.h"
 
 namespace ninf::idl {
 namespace {

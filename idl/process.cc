@@ -1,4 +1,4 @@
-#include "process.h"
+#include "idl/process.h"
 
 #include <fcntl.h>
 #include <spawn.h>

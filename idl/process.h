@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "status.h"
+#include "protocol/status.h"
 
 namespace ninf::idl {
 

@@ -1,4 +1,4 @@
-#include "source_map.h"
+#include "idl/source_map.h"
 
 #include <fstream>
 

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <string>
 
-#include "report.h"
-#include "run.h"
+#include "loadtest/report.h"
+#include "loadtest/run.h"
 
 using namespace ninf::loadtest;
 

@@ -1,4 +1,4 @@
-#include "run.h"
+#include "loadtest/run.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -19,8 +19,8 @@
 #include <sstream>
 #include <thread>
 
-#include "address.h"
-#include "status_tool.h"
+#include "daemon/status_tool.h"
+#include "protocol/address.h"
 
 namespace ninf::loadtest {
 namespace {
@@ -168,7 +168,7 @@ void Sample(const RunConfig &c, double t0, RunResult *r) {
     HostPort hp;
     if (!ParseHostPort(server, HostPort("127.0.0.1", 3000), &hp).ok()) continue;
     std::string text;
-    if (!server::QueryStats(hp.host, hp.port, 2000, c.key_file, &text).ok()) continue;
+    if (!daemon::QueryStats(hp.host, hp.port, 2000, c.key_file, &text).ok()) continue;
     r->samples[server].push_back(ParseSample(text, Now() - t0));
   }
 }

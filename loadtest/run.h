@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "report.h"
-#include "workload.h"
+#include "loadtest/report.h"
+#include "loadtest/workload.h"
 
 namespace ninf::loadtest {
 

@@ -1,4 +1,4 @@
-#include "workload.h"
+#include "loadtest/workload.h"
 
 #include <cmath>
 #include <random>

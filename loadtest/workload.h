@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "ninf.h"
+#include "client/ninf.h"
 
 namespace ninf::loadtest {
 

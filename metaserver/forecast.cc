@@ -1,4 +1,4 @@
-#include "forecast.h"
+#include "metaserver/forecast.h"
 
 #include <algorithm>
 #include <array>

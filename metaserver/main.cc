@@ -1,64 +1,53 @@
-// ninf-meta: parse the settings, build the loop, watch SIGTERM/SIGINT (stop)
-// and SIGHUP (reread the settings), run.
-// Everything else lives in its own file (meta_server.h has the map).
+// ninf-meta: parse the settings, then run the MetaServer on the daemon
+// layer's loop (daemon/daemon_main.h: descriptors, limits, signals; SIGHUP
+// rereads the settings). Everything else lives in its own file
+// (meta_server.h has the map).
 #include <uv.h>
 
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
 
-#include "log.h"
-#include "meta_server.h"
-#include "meta_settings.h"
-#include "status_tool.h"
+#include "daemon/daemon_main.h"
+#include "daemon/descriptors.h"
+#include "daemon/log.h"
+#include "daemon/status_tool.h"
+#include "metaserver/meta_server.h"
+#include "metaserver/meta_settings.h"
 
 namespace {
 
 using ninf::Status;
+using ninf::daemon::Quoted;
 using ninf::meta::MetaServer;
-using ninf::server::Quoted;
+using ninf::meta::MetaSettings;
 
 // Reads the command line, environment and config file again.
-using Reread = std::function<Status(ninf::meta::MetaSettings *)>;
+using Reread = std::function<Status(MetaSettings *)>;
 
-struct Signals {
-  MetaServer *server = nullptr;
-  Reread reread;
-  ninf::meta::MetaSettings running;
-  uv_signal_t handles[3]{};
-  int open = 0;
+// ninf-meta as the daemon layer runs it. SIGHUP: the log level changes at
+// once; any other changed key is reported and keeps its running value (the
+// server, its sockets and its forecasts were built from them). A broken
+// file changes nothing.
+class MetaDaemon : public ninf::daemon::Service {
+ public:
+  MetaDaemon(uv_loop_t *loop, const MetaSettings &settings, Reread reread)
+      : server_(loop, settings), running_(settings), reread_(std::move(reread)) {}
 
-  Status Start(uv_loop_t *loop, MetaServer *s) {
-    server = s;
-    for (int signum : {SIGTERM, SIGINT, SIGHUP}) {
-      if (int rc = uv_signal_init(loop, &handles[open]); rc != 0)
-        return Status(NINF_ERR_SERVER, std::string("cannot watch signals: ") + uv_strerror(rc));
-      handles[open].data = this;
-      if (int rc = uv_signal_start(&handles[open++], OnSignal, signum); rc != 0)
-        return Status(NINF_ERR_SERVER, std::string("cannot watch signals: ") + uv_strerror(rc));
-    }
-    return Status::Ok();
-  }
-  void Close() {
-    for (int i = 0; i < open; ++i)
-      if (!uv_is_closing(reinterpret_cast<uv_handle_t *>(&handles[i])))
-        uv_close(reinterpret_cast<uv_handle_t *>(&handles[i]), nullptr);
-  }
-  // SIGHUP: the log level changes at once; any other changed key is
-  // reported and keeps its running value (the server, its sockets and its
-  // forecasts were built from them). A broken file changes nothing.
-  void Reload() {
-    ninf::meta::MetaSettings fresh;
-    if (Status st = reread(&fresh); !st.ok()) {
+  Status Start() override { return server_.Start(); }
+  void Shutdown(std::function<void()> stopped) override { server_.Shutdown(std::move(stopped)); }
+  void Reload() override {
+    MetaSettings fresh;
+    if (Status st = reread_(&fresh); !st.ok()) {
       spdlog::error("event=reload_failed settings=config error={}", Quoted(st.message()));
       return;
     }
     std::string applied = "-", restart;
-    for (const std::string &key : ninf::meta::ChangedMetaSettings(running, fresh)) {
+    for (const std::string &key : ninf::meta::ChangedMetaSettings(running_, fresh)) {
       if (key == "log_level") {
-        running.log_level = fresh.log_level;
+        running_.log_level = fresh.log_level;
         spdlog::set_level(spdlog::level::from_str(fresh.log_level));
         applied = key;
       } else {
@@ -71,46 +60,17 @@ struct Signals {
                    Quoted("these keys changed but keep their running values until ninf-meta "
                           "restarts"));
   }
-  static void OnSignal(uv_signal_t *handle, int signum) {
-    auto *self = static_cast<Signals *>(handle->data);
-    if (signum == SIGHUP) return self->Reload();
-    spdlog::info("event=signal signal={}", signum == SIGTERM ? "TERM" : "INT");
-    self->server->Shutdown([self] { self->Close(); });
-  }
-};
 
-int RunDaemon(const ninf::meta::MetaSettings &settings, Reread reread) {
-  std::signal(SIGPIPE, SIG_IGN);  // a vanished peer gives EPIPE, not death
-  uv_loop_t loop;
-  if (int rc = uv_loop_init(&loop); rc != 0) {
-    spdlog::error("event=startup_failed error={}", Quoted(uv_strerror(rc)));
-    return 1;
-  }
-  int exit_code = 0;
-  {
-    MetaServer server(&loop, settings);
-    Signals signals;
-    signals.reread = std::move(reread);
-    signals.running = settings;
-    Status st = signals.Start(&loop, &server);
-    if (st.ok()) st = server.Start();
-    if (!st.ok()) {
-      spdlog::error("event=startup_failed error={}", Quoted(st.message(), 4096));
-      exit_code = 1;
-      server.Shutdown([&signals] { signals.Close(); });
-    }
-    uv_run(&loop, UV_RUN_DEFAULT);
-  }
-  if (uv_loop_close(&loop) != 0) {
-    spdlog::error("event=loop_busy message=\"handles left open at exit\"");
-    exit_code = exit_code ? exit_code : 1;
-  }
-  return exit_code;
-}
+ private:
+  MetaServer server_;
+  MetaSettings running_;
+  Reread reread_;
+};
 
 }  // namespace
 
 int main(int argc, char **argv) {
+  ninf::daemon::OpenStandardDescriptors();
   ninf::meta::MetaInvocation inv;
   Status st = ninf::meta::ParseMetaInvocation(
       argc, argv, [](const char *name) { return std::getenv(name); }, &inv);
@@ -124,14 +84,14 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (inv.view == "functions")
-    return ninf::server::PrintFunctions("ninf-meta --list", inv.settings.listen,
+    return ninf::daemon::PrintFunctions("ninf-meta --list", inv.settings.listen,
                                         static_cast<int>(inv.settings.port), inv.status_server,
                                         inv.settings.key_file);
   if (!inv.view.empty())
-    return ninf::server::PrintStats("ninf-meta", inv.settings.listen,
+    return ninf::daemon::PrintStats("ninf-meta", inv.settings.listen,
                                     static_cast<int>(inv.settings.port), inv.status_server,
                                     inv.settings.key_file, inv.view == "stats" ? "" : inv.view);
-  if (st = ninf::server::SetupLogging(inv.settings.log_level); !st.ok()) {
+  if (st = ninf::daemon::SetupLogging(inv.settings.log_level); !st.ok()) {
     std::fprintf(stderr, "ninf-meta: %s\n", st.message().c_str());
     return 2;
   }
@@ -143,5 +103,10 @@ int main(int argc, char **argv) {
     *out = again.settings;
     return Status::Ok();
   };
-  return RunDaemon(inv.settings, reread);
+  // A connection holds its socket alone.
+  const ninf::daemon::DaemonSpec spec{.max_connections = inv.settings.max_connections,
+                                      .fds_per_connection = 1};
+  return ninf::daemon::RunDaemon(spec, [&](uv_loop_t *loop) {
+    return std::make_unique<MetaDaemon>(loop, inv.settings, reread);
+  });
 }

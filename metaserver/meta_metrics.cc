@@ -1,13 +1,13 @@
 // ninf-meta's statistics in the Prometheus text format (docs/monitoring.md):
 // its counters, each server's load and placements, and each link's
 // forecast latency and bandwidth with the forecaster's error.
-#include "meta_server.h"
-#include "prometheus_text.h"
+#include "daemon/prometheus_text.h"
+#include "metaserver/meta_server.h"
 
 namespace ninf::meta {
 
 std::string MetaServer::MetricsText() const {
-  using P = server::PrometheusText;
+  using P = daemon::PrometheusText;
   P out;
   out.Head("ninf_meta_build_info", "gauge", "The ninf-meta version (always 1).");
   out.Sample("ninf_meta_build_info", P::Label("version", NINF_VERSION), 1);

@@ -1,4 +1,4 @@
-#include "meta_server.h"
+#include "metaserver/meta_server.h"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <set>
 
-#include "address.h"
-#include "layout.h"
-#include "log.h"
-#include "policy.h"
-#include "server_auth.h"
+#include "daemon/auth_handshake.h"
+#include "daemon/exposure.h"
+#include "daemon/log.h"
+#include "protocol/address.h"
+#include "protocol/layout.h"
 
 #ifndef NINF_VERSION
 #define NINF_VERSION "unknown"
@@ -20,8 +20,8 @@
 namespace ninf::meta {
 namespace {
 
-using server::Connection;
-using server::Quoted;
+using daemon::Connection;
+using daemon::Quoted;
 
 bool IsMetaRequest(uint16_t type) {
   switch (type) {
@@ -70,8 +70,8 @@ std::string Fixed(double v, int decimals) {
 
 }  // namespace
 
-const server::RequestRules &MetaRequestRules() {
-  static const server::RequestRules rules{"ninf-meta", IsMetaRequest, kMaxMetaRequestHeader};
+const daemon::RequestRules &MetaRequestRules() {
+  static const daemon::RequestRules rules{"ninf-meta", IsMetaRequest, kMaxMetaRequestHeader};
   return rules;
 }
 
@@ -79,7 +79,7 @@ MetaServer::MetaServer(uv_loop_t *loop, const MetaSettings &settings)
     : loop_(loop),
       settings_(settings),
       policy_(ParsePolicy(settings.policy).value_or(Policy::kCompletion)),
-      listener_(loop, [this](server::UniqueFd fd, const std::string &peer) {
+      listener_(loop, [this](daemon::UniqueFd fd, const std::string &peer) {
         Accept(std::move(fd), peer);
       }) {
   table_.set_reservation_seconds(static_cast<double>(settings.reservation_seconds));
@@ -98,7 +98,7 @@ Status MetaServer::Start() {
   if (!settings_.key_file.empty())
     NINF_RETURN_IF_ERROR(auth::LoadKeyFile(settings_.key_file, &keys_));
   NINF_RETURN_IF_ERROR(
-      server::CheckExposure(settings_.listen, !keys_.keys.empty(), settings_.insecure));
+      daemon::CheckExposure(settings_.listen, !keys_.keys.empty(), settings_.insecure));
   NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
   // Leases are checked four times per lease: a silent server leaves within
   // 1.25 leases.
@@ -112,12 +112,12 @@ Status MetaServer::Start() {
       NINF_VERSION);
   if (!settings_.metrics.empty()) {
     HostPort at;
-    NINF_RETURN_IF_ERROR(server::ParseMetricsAddress(settings_.metrics, &at));
-    metrics_ = std::make_unique<server::MetricsEndpoint>(loop_, [this] { return MetricsText(); });
+    NINF_RETURN_IF_ERROR(daemon::ParseMetricsAddress(settings_.metrics, &at));
+    metrics_ = std::make_unique<daemon::MetricsEndpoint>(loop_, [this] { return MetricsText(); });
     NINF_RETURN_IF_ERROR(metrics_->Start(at));
   }
   if (!settings_.ready_file.empty())
-    NINF_RETURN_IF_ERROR(server::WritePortFile(settings_.ready_file, listener_.port()));
+    NINF_RETURN_IF_ERROR(daemon::WritePortFile(settings_.ready_file, listener_.port()));
   return Status::Ok();
 }
 
@@ -145,10 +145,10 @@ void MetaServer::MaybeStopped() {
   done();
 }
 
-void MetaServer::Accept(server::UniqueFd fd, const std::string &peer) {
+void MetaServer::Accept(daemon::UniqueFd fd, const std::string &peer) {
   if (stopping_) return;
   if (connections_.size() >= static_cast<std::size_t>(settings_.max_connections)) {
-    server::RateLimitedWarn("connection_refused", "event=connection_refused peer={} reason={}",
+    daemon::RateLimitedWarn("connection_refused", "event=connection_refused peer={} reason={}",
                             peer, "max_connections");
     return;  // fd closes here
   }
@@ -166,7 +166,7 @@ void MetaServer::Accept(server::UniqueFd fd, const std::string &peer) {
 
 void MetaServer::OnProtocolError(Connection &conn, const Status &st) {
   ++counters_.protocol_errors;
-  server::RateLimitedWarn("protocol_error", "event=protocol_error conn={} peer={} code={} error={}",
+  daemon::RateLimitedWarn("protocol_error", "event=protocol_error conn={} peer={} code={} error={}",
                           conn.id(), conn.peer(), st.code(), Quoted(st.message()));
 }
 
@@ -262,7 +262,7 @@ void MetaServer::HandleRegister(Connection &conn, std::string_view body) {
     auto [it, fresh] = interfaces_.try_emplace(iface.name(), iface);
     if (!fresh && it->second.SerializeAsString() != iface.SerializeAsString()) {
       ++counters_.interface_conflicts;
-      server::RateLimitedWarn("interface_conflict",
+      daemon::RateLimitedWarn("interface_conflict",
                               "event=interface_conflict server={} function={} message={}", reg.id,
                               Quoted(iface.name()),
                               Quoted("another server registered a different interface first; "
@@ -350,7 +350,7 @@ LinkModel *MetaServer::LinkFor(const Connection &conn, const std::string &said,
   // links, so that no client can grow the table without end.
   if (site.size() > kMaxSiteName) return nullptr;
   if (table_.links().size() >= kMaxLinks && !table_.links().count({site, address})) {
-    server::RateLimitedWarn("links_full", "event=links_full links={} site={}", kMaxLinks,
+    daemon::RateLimitedWarn("links_full", "event=links_full links={} site={}", kMaxLinks,
                             Quoted(site));
     return nullptr;
   }

@@ -21,22 +21,22 @@
 #include <string>
 #include <unordered_map>
 
-#include "auth.h"
-#include "connection.h"
-#include "listener.h"
-#include "meta_settings.h"
-#include "metrics_endpoint.h"
+#include "daemon/connection.h"
+#include "daemon/listener.h"
+#include "daemon/metrics_endpoint.h"
+#include "metaserver/meta_settings.h"
+#include "metaserver/placement.h"
+#include "metaserver/server_table.h"
 #include "ninf.pb.h"
-#include "placement.h"
-#include "server_table.h"
+#include "protocol/auth.h"
 
 namespace ninf::meta {
 
 // Which requests ninf-meta takes, and how large (a registration carries its
 // functions' interfaces).
-const server::RequestRules &MetaRequestRules();
+const daemon::RequestRules &MetaRequestRules();
 
-class MetaServer : public server::Connection::Delegate {
+class MetaServer : public daemon::Connection::Delegate {
  public:
   MetaServer(uv_loop_t *loop, const MetaSettings &settings);
   ~MetaServer() override;
@@ -53,29 +53,29 @@ class MetaServer : public server::Connection::Delegate {
   int port() const { return listener_.port(); }
 
  private:
-  void OnRequest(server::Connection &conn, const FrameHeader &h, std::string_view body) override;
-  void OnProtocolError(server::Connection &conn, const Status &st) override;
-  void OnHangup(server::Connection &) override {}
-  void OnPeerShutWrite(server::Connection &) override {}
-  void OnClosed(server::Connection &conn) override;
-  void OnOutputFlushed(server::Connection &) override {}
-  void OnInputArrived(server::Connection &) override {}
+  void OnRequest(daemon::Connection &conn, const FrameHeader &h, std::string_view body) override;
+  void OnProtocolError(daemon::Connection &conn, const Status &st) override;
+  void OnHangup(daemon::Connection &) override {}
+  void OnPeerShutWrite(daemon::Connection &) override {}
+  void OnClosed(daemon::Connection &conn) override;
+  void OnOutputFlushed(daemon::Connection &) override {}
+  void OnInputArrived(daemon::Connection &) override {}
 
-  void Accept(server::UniqueFd fd, const std::string &peer);
-  void HandleRegister(server::Connection &conn, std::string_view body);
-  void HandleLoad(server::Connection &conn, std::string_view body);
-  void HandleQuery(server::Connection &conn, std::string_view body);
-  void HandleList(server::Connection &conn);
-  void HandlePlace(server::Connection &conn, std::string_view body);
+  void Accept(daemon::UniqueFd fd, const std::string &peer);
+  void HandleRegister(daemon::Connection &conn, std::string_view body);
+  void HandleLoad(daemon::Connection &conn, std::string_view body);
+  void HandleQuery(daemon::Connection &conn, std::string_view body);
+  void HandleList(daemon::Connection &conn);
+  void HandlePlace(daemon::Connection &conn, std::string_view body);
   // `ranked` with the block plan's server first, when the request names one
   // (PlaceRequest.prefer_server_id) and it is still a candidate.
   static std::vector<uint32_t> PreferPlan(const wire::PlaceRequest &req,
                                           const ServerTable::Choices &choices,
                                           const CallShape &shape, std::vector<uint32_t> ranked);
-  void HandleOutcome(server::Connection &conn, std::string_view body);
-  void HandleProbed(server::Connection &conn, std::string_view body);
-  void HandleStats(server::Connection &conn, std::string_view body);
-  void Ack(server::Connection &conn, bool register_again = false);
+  void HandleOutcome(daemon::Connection &conn, std::string_view body);
+  void HandleProbed(daemon::Connection &conn, std::string_view body);
+  void HandleStats(daemon::Connection &conn, std::string_view body);
+  void Ack(daemon::Connection &conn, bool register_again = false);
 
   // The lease timer: servers silent past their lease leave the table.
   static void OnLeaseTimer(uv_timer_t *timer);
@@ -84,10 +84,10 @@ class MetaServer : public server::Connection::Delegate {
   void ExpireLeases();
 
   // A client's site: what it says, else its address without the port.
-  static std::string SiteOf(const server::Connection &conn, const std::string &said);
+  static std::string SiteOf(const daemon::Connection &conn, const std::string &said);
   // The link model of (the client's site, server address); null when the
   // site name is too long or the table is full.
-  LinkModel *LinkFor(const server::Connection &conn, const std::string &said,
+  LinkModel *LinkFor(const daemon::Connection &conn, const std::string &said,
                      const std::string &address);
   double Now() const;
 
@@ -108,14 +108,14 @@ class MetaServer : public server::Connection::Delegate {
   std::map<std::string, wire::FunctionInterface, std::less<>> interfaces_;
   // Which connection registered each server: only that connection's close
   // removes it (a server that reconnected has a new one).
-  std::unordered_map<std::string, server::Connection *> registered_by_;
+  std::unordered_map<std::string, daemon::Connection *> registered_by_;
   auth::KeyRing keys_;
-  server::Listener listener_;
-  std::unique_ptr<server::MetricsEndpoint> metrics_;  // `metrics` set
+  daemon::Listener listener_;
+  std::unique_ptr<daemon::MetricsEndpoint> metrics_;  // `metrics` set
   uv_timer_t lease_timer_{};
   bool lease_timer_open_ = false;
   bool lease_timer_closed_ = false;
-  std::unordered_map<server::Connection *, std::unique_ptr<server::Connection>> connections_;
+  std::unordered_map<daemon::Connection *, std::unique_ptr<daemon::Connection>> connections_;
   uint64_t next_connection_id_ = 1;
   uint64_t next_ticket_ = 1;
   bool stopping_ = false;

@@ -1,8 +1,8 @@
-#include "meta_settings.h"
+#include "metaserver/meta_settings.h"
 
-#include "install_paths.h"
-#include "metrics_endpoint.h"
-#include "placement.h"
+#include "daemon/metrics_endpoint.h"
+#include "metaserver/placement.h"
+#include "protocol/install_paths.h"
 
 #ifndef NINF_VERSION
 #define NINF_VERSION "unknown"
@@ -11,7 +11,7 @@
 namespace ninf::meta {
 namespace {
 
-using server::SettingKind;
+using daemon::SettingKind;
 
 constexpr int64_t kMaxInt = int64_t{1} << 62;
 
@@ -73,7 +73,7 @@ const MetaSettingSpec kTable[] = {
      "serve a non-loopback listen address without a key_file: anyone who reaches the port may "
      "register a server and be sent calls",
      &MetaSettings::insecure},
-    {"metrics", SettingKind::kString, "", 0, 0, server::kMetricsSettingHelp,
+    {"metrics", SettingKind::kString, "", 0, 0, daemon::kMetricsSettingHelp,
      &MetaSettings::metrics},
 };
 
@@ -82,10 +82,10 @@ const MetaSettingSpec kTable[] = {
 std::span<const MetaSettingSpec> MetaSettingsTable() { return kTable; }
 
 std::vector<std::string> ChangedMetaSettings(const MetaSettings &a, const MetaSettings &b) {
-  return server::ChangedSettingKeys(MetaSettingsTable(), a, b);
+  return daemon::ChangedSettingKeys(MetaSettingsTable(), a, b);
 }
 
-Status ParseMetaInvocation(int argc, const char *const *argv, const server::EnvLookup &env,
+Status ParseMetaInvocation(int argc, const char *const *argv, const daemon::EnvLookup &env,
                            MetaInvocation *out) {
   CLI::App app(
       "ninf-meta: the Ninf metaserver. Servers (ninfd --metaserver) register with it and "
@@ -106,10 +106,10 @@ Status ParseMetaInvocation(int argc, const char *const *argv, const server::EnvL
   app.add_option("--server", inv.status_server,
                  "host:port of the ninf-meta those ask (default: listen:port)")
       ->type_name("HOST:PORT");
-  server::CommandLine cl;
+  daemon::CommandLine cl;
   cl.version_text = std::string("ninf-meta ") + NINF_VERSION + "\n";
   cl.default_config_file = InstalledConfigFile("ninf-meta.toml");
-  NINF_RETURN_IF_ERROR(server::ParseCommandLine<MetaSettings>(app, kTable, argc, argv, env, nullptr,
+  NINF_RETURN_IF_ERROR(daemon::ParseCommandLine<MetaSettings>(app, kTable, argc, argv, env, nullptr,
                                                               &cl, &inv.settings));
   if (!cl.exit_now && !ParsePolicy(inv.settings.policy))
     return Status(NINF_ERR_INVALID_ARGUMENT, "policy: unknown policy '" + inv.settings.policy +

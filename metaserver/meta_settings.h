@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "settings_table.h"
-#include "status.h"
+#include "daemon/settings_table.h"
+#include "protocol/status.h"
 
 namespace ninf::meta {
 
@@ -37,7 +37,7 @@ struct MetaSettings {
   std::string metrics;  // "[HOST:]PORT" of the Prometheus endpoint; "": none
 };
 
-using MetaSettingSpec = server::SettingSpecOf<MetaSettings>;
+using MetaSettingSpec = daemon::SettingSpecOf<MetaSettings>;
 
 std::span<const MetaSettingSpec> MetaSettingsTable();
 
@@ -57,7 +57,7 @@ struct MetaInvocation {
 };
 
 // Errors (NINF_ERR_INVALID_ARGUMENT) carry a message fit for the user.
-Status ParseMetaInvocation(int argc, const char *const *argv, const server::EnvLookup &env,
+Status ParseMetaInvocation(int argc, const char *const *argv, const daemon::EnvLookup &env,
                            MetaInvocation *out);
 
 }  // namespace ninf::meta

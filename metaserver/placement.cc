@@ -1,4 +1,4 @@
-#include "placement.h"
+#include "metaserver/placement.h"
 
 #include <algorithm>
 #include <limits>

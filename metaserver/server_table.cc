@@ -1,4 +1,4 @@
-#include "server_table.h"
+#include "metaserver/server_table.h"
 
 #include <algorithm>
 

@@ -28,8 +28,8 @@
 #include <utility>
 #include <vector>
 
-#include "forecast.h"
-#include "placement.h"
+#include "metaserver/forecast.h"
+#include "metaserver/placement.h"
 
 namespace ninf::meta {
 

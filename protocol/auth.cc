@@ -1,4 +1,4 @@
-#include "auth.h"
+#include "protocol/auth.h"
 
 #include <fcntl.h>
 #include <openssl/crypto.h>
@@ -14,9 +14,9 @@
 #include <cstring>
 #include <sstream>
 
-#include "frame.h"
 #include "ninf.pb.h"
-#include "wire.h"
+#include "protocol/frame.h"
+#include "protocol/wire.h"
 
 namespace ninf::auth {
 namespace {

@@ -16,7 +16,7 @@
 #include <cstring>
 #include <string>
 
-#include "wire.h"
+#include "protocol/wire.h"
 
 namespace ninf {
 

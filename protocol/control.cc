@@ -1,4 +1,4 @@
-#include "control.h"
+#include "protocol/control.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "fd_passing.h"
+#include "protocol/fd_passing.h"
 
 namespace ninf {
 

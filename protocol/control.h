@@ -57,8 +57,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "protocol_export.h"
-#include "status.h"
+#include "protocol/protocol_export.h"
+#include "protocol/status.h"
 
 namespace ninf {
 

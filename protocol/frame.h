@@ -25,8 +25,8 @@
 #include <cstdint>
 #include <string>
 
-#include "protocol_export.h"
-#include "status.h"
+#include "protocol/protocol_export.h"
+#include "protocol/status.h"
 
 namespace ninf {
 

@@ -1,4 +1,4 @@
-#include "install_paths.h"
+#include "protocol/install_paths.h"
 
 #include <filesystem>
 #include <system_error>

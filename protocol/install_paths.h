@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "protocol_export.h"
+#include "protocol/protocol_export.h"
 
 namespace ninf {
 

@@ -1,4 +1,4 @@
-#include "launch.h"
+#include "protocol/launch.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -14,11 +14,11 @@
 #include <chrono>
 #include <cstring>
 
-#include "address.h"
-#include "fd_passing.h"
-#include "frame.h"
 #include "ninf.pb.h"
-#include "numeric_connect.h"
+#include "protocol/address.h"
+#include "protocol/fd_passing.h"
+#include "protocol/frame.h"
+#include "protocol/numeric_connect.h"
 
 namespace ninf {
 namespace {

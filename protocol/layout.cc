@@ -1,8 +1,8 @@
-#include "layout.h"
+#include "protocol/layout.h"
 
 #include <string>
 
-#include "utf8.h"
+#include "protocol/utf8.h"
 
 namespace ninf {
 namespace {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "ninf.pb.h"
-#include "ninf_types.h"
-#include "protocol_export.h"
-#include "status.h"
+#include "protocol/ninf_types.h"
+#include "protocol/protocol_export.h"
+#include "protocol/status.h"
 
 namespace ninf {
 

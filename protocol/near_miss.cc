@@ -1,4 +1,4 @@
-#include "near_miss.h"
+#include "protocol/near_miss.h"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol_export.h"
+#include "protocol/protocol_export.h"
 
 namespace ninf {
 

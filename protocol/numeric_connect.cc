@@ -1,4 +1,4 @@
-#include "numeric_connect.h"
+#include "protocol/numeric_connect.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

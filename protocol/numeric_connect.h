@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "protocol_export.h"
-#include "status.h"
+#include "protocol/protocol_export.h"
+#include "protocol/status.h"
 
 namespace ninf {
 

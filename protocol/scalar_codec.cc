@@ -1,4 +1,4 @@
-#include "scalar_codec.h"
+#include "protocol/scalar_codec.h"
 
 #include <complex>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "shared_memory.h"
+#include "protocol/shared_memory.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -20,10 +20,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "layout.h"
 #include "ninf.pb.h"
-#include "protocol_export.h"
-#include "status.h"
+#include "protocol/layout.h"
+#include "protocol/protocol_export.h"
+#include "protocol/status.h"
 
 namespace ninf {
 

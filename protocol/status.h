@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "ninf_errors.h"
-#include "protocol_export.h"
+#include "protocol/ninf_errors.h"
+#include "protocol/protocol_export.h"
 
 namespace ninf {
 

@@ -1,7 +1,7 @@
 // Keeps the type table (ninf_types.h) and ninf.proto equal: a type added to
 // one and not the other, or numbered differently, does not compile.
 #include "ninf.pb.h"
-#include "ninf_types.h"
+#include "protocol/ninf_types.h"
 
 namespace ninf {
 namespace {

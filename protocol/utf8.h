@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "protocol_export.h"
+#include "protocol/protocol_export.h"
 
 namespace ninf {
 

@@ -1,4 +1,4 @@
-#include "wire.h"
+#include "protocol/wire.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,8 +12,8 @@
 #include <cstring>
 #include <utility>
 
-#include "fd_passing.h"
 #include "ninf.pb.h"
+#include "protocol/fd_passing.h"
 
 namespace ninf {
 namespace {

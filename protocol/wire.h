@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "frame.h"
-#include "protocol_export.h"
-#include "status.h"
+#include "protocol/frame.h"
+#include "protocol/protocol_export.h"
+#include "protocol/status.h"
 
 namespace ninf {
 

@@ -1,4 +1,4 @@
-#include "admission.h"
+#include "server/admission.h"
 
 #include <algorithm>
 #include <cassert>

@@ -1,4 +1,4 @@
-#include "control_relay.h"
+#include "server/control_relay.h"
 
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -7,22 +7,23 @@
 #include <cstring>
 #include <utility>
 
-#include "frame.h"
-#include "log.h"
+#include "daemon/log.h"
 #include "ninf.pb.h"
-#include "random_bytes.h"
+#include "protocol/frame.h"
+#include "server/random_bytes.h"
 
 namespace ninf::server {
 
-ControlRelay::ControlRelay(UniqueFd local, std::string host, int port,
+ControlRelay::ControlRelay(daemon::UniqueFd local, std::string host, int port,
                            std::function<void(ControlRelay *)> on_closed)
     : local_(std::move(local)),
       host_(std::move(host)),
       port_(port),
       on_closed_(std::move(on_closed)) {}
 
-ControlRelay *ControlRelay::Start(uv_loop_t *loop, UniqueFd local, int tcp, std::string host,
-                                  int port, std::function<void(ControlRelay *)> on_closed) {
+ControlRelay *ControlRelay::Start(uv_loop_t *loop, daemon::UniqueFd local, int tcp,
+                                  std::string host, int port,
+                                  std::function<void(ControlRelay *)> on_closed) {
   auto *relay = new ControlRelay(std::move(local), std::move(host), port, std::move(on_closed));
   const int flags = ::fcntl(relay->local_.get(), F_GETFL);
   if (flags >= 0) ::fcntl(relay->local_.get(), F_SETFL, flags | O_NONBLOCK);
@@ -35,7 +36,7 @@ ControlRelay *ControlRelay::Start(uv_loop_t *loop, UniqueFd local, int tcp, std:
   relay->poll_.data = relay;
   ++relay->open_handles_;
   if (rc_tcp != 0) {
-    spdlog::warn("event=launch_relay_failed error={}", Quoted(uv_strerror(rc_tcp)));
+    spdlog::warn("event=launch_relay_failed error={}", daemon::Quoted(uv_strerror(rc_tcp)));
     relay->Close();
     return relay;
   }
@@ -101,7 +102,7 @@ void ControlRelay::Redirect(int client_fd, ControlMsg *handoff) {
   const ssize_t n = ::send(client_fd, frame.data(), frame.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   if (n != static_cast<ssize_t>(frame.size()))
     spdlog::warn("event=redirect_failed call={} error={}", handoff->call_id,
-                 Quoted(n < 0 ? std::strerror(errno) : "short write"));
+                 daemon::Quoted(n < 0 ? std::strerror(errno) : "short write"));
   else
     spdlog::debug("event=call_redirected call={} to={}:{}", handoff->call_id, host_, port_);
   ::close(client_fd);
@@ -137,7 +138,7 @@ void ControlRelay::OnTcpRead(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf
     // Control messages are few and small, and the Process reads them as
     // they come: a full socketpair means it is broken.
     if (SendControl(self->local_.get(), msg) != 0) {
-      spdlog::warn("event=launch_relay_failed error={}", Quoted(std::strerror(errno)));
+      spdlog::warn("event=launch_relay_failed error={}", daemon::Quoted(std::strerror(errno)));
       self->Close();
     }
   }

@@ -22,8 +22,8 @@
 #include <functional>
 #include <string>
 
-#include "control.h"
-#include "unique_fd.h"
+#include "daemon/unique_fd.h"
+#include "protocol/control.h"
 
 namespace ninf::server {
 
@@ -33,8 +33,8 @@ class ControlRelay {
   // claimed connection (taken over); rank 0 listens for clients at
   // host:port. `on_closed` runs once both handles are closed, after which
   // the relay deletes itself.
-  static ControlRelay *Start(uv_loop_t *loop, UniqueFd local, int tcp, std::string host, int port,
-                             std::function<void(ControlRelay *)> on_closed);
+  static ControlRelay *Start(uv_loop_t *loop, daemon::UniqueFd local, int tcp, std::string host,
+                             int port, std::function<void(ControlRelay *)> on_closed);
 
   ControlRelay(const ControlRelay &) = delete;
   ControlRelay &operator=(const ControlRelay &) = delete;
@@ -48,7 +48,7 @@ class ControlRelay {
   int port() const { return port_; }
 
  private:
-  ControlRelay(UniqueFd local, std::string host, int port,
+  ControlRelay(daemon::UniqueFd local, std::string host, int port,
                std::function<void(ControlRelay *)> on_closed);
   ~ControlRelay() = default;
 
@@ -59,7 +59,7 @@ class ControlRelay {
   void Redirect(int client_fd, ControlMsg *handoff);
   void SendToRemote(const ControlMsg &msg);
 
-  UniqueFd local_;
+  daemon::UniqueFd local_;
   uv_poll_t poll_{};
   uv_tcp_t tcp_{};
   std::string host_;

@@ -1,4 +1,4 @@
-#include "data_store.h"
+#include "server/data_store.h"
 
 namespace ninf::server {
 namespace {
@@ -40,7 +40,7 @@ Status DataStore::Reserve(const std::string &owner, const std::string &token, ui
   return Status::Ok();
 }
 
-Status DataStore::Fill(uint64_t id, UniqueFd data, uint64_t bytes) {
+Status DataStore::Fill(uint64_t id, daemon::UniqueFd data, uint64_t bytes) {
   auto it = entries_.find(id);
   if (it == entries_.end() || it->second.state != State::kPending)
     return Status(NINF_ERR_INVALID_ID, "no pending stored entry " + std::to_string(id));

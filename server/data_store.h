@@ -23,8 +23,8 @@
 #include <map>
 #include <string>
 
-#include "status.h"
-#include "unique_fd.h"
+#include "daemon/unique_fd.h"
+#include "protocol/status.h"
 
 namespace ninf::server {
 
@@ -39,7 +39,7 @@ class DataStore {
     uint64_t bytes = 0;
     double expires_at = 0;
     State state = State::kPending;
-    UniqueFd data;  // kReady: the bytes, from offset 0
+    daemon::UniqueFd data;  // kReady: the bytes, from offset 0
   };
 
   struct Counts {
@@ -64,7 +64,7 @@ class DataStore {
   // The data of a pending entry has arrived. Errors: NINF_ERR_INVALID_ID
   // (unknown, expired or already filled), NINF_ERR_TOO_LARGE when it is
   // larger than reserved (the entry is then released).
-  Status Fill(uint64_t id, UniqueFd data, uint64_t bytes);
+  Status Fill(uint64_t id, daemon::UniqueFd data, uint64_t bytes);
 
   // The entry `id`, if `token` and `owner` match it and it has not expired.
   // Errors: NINF_ERR_INVALID_ID (unknown or wrong token: an id alone tells

@@ -1,4 +1,4 @@
-#include "job.h"
+#include "server/job.h"
 
 #include <fcntl.h>
 
@@ -7,12 +7,12 @@
 #include <limits>
 #include <utility>
 
-#include "connection.h"
-#include "log.h"
+#include "daemon/connection.h"
+#include "daemon/log.h"
 
 namespace ninf::server {
 
-Job::Job(JobEvents *events, uint64_t id, CallParams params, Connection *conn)
+Job::Job(JobEvents *events, uint64_t id, CallParams params, daemon::Connection *conn)
     : events_(events), id_(id), params_(std::move(params)), conn_(conn) {}
 
 // The job's process has exited by now (the server ends jobs from OnExit, or
@@ -91,7 +91,7 @@ void Job::SendSlotAnswer(int32_t code) {
   // A failure means the executable is gone: its exit ends the job.
   if (int err = process_->Send(answer); err != 0)
     spdlog::debug("event=control_send_failed job={} pid={} error={}", id_, process_->pid(),
-                  Quoted(std::strerror(err)));
+                  daemon::Quoted(std::strerror(err)));
 }
 
 void Job::End() {
@@ -122,7 +122,8 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
     spdlog::warn("event=handoff_failed job={} call={} function={} pid={} error={}", id_,
-                 params_.call_id, params_.function, process->pid(), Quoted(std::strerror(errno)));
+                 params_.call_id, params_.function, process->pid(),
+                 daemon::Quoted(std::strerror(errno)));
     return false;
   }
   ControlMsg handoff;
@@ -144,7 +145,8 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
       std::min<int64_t>(params_.limits.cpu_seconds, std::numeric_limits<uint32_t>::max()));
   if (int err = process->Handoff(handoff, fd); err != 0) {
     spdlog::warn("event=handoff_failed job={} call={} function={} pid={} error={}", id_,
-                 params_.call_id, params_.function, process->pid(), Quoted(std::strerror(err)));
+                 params_.call_id, params_.function, process->pid(),
+                 daemon::Quoted(std::strerror(err)));
     return false;
   }
   process_ = process;
@@ -167,7 +169,7 @@ void Job::Kill(KillReason reason, std::string detail) {
   process_->Kill();
 }
 
-void Job::OnControl(Process &, const ControlMsg &msg, UniqueFd attached) {
+void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached) {
   switch (msg.kind) {
     case CTL_KEEP:
       if (CallOpen(state_) && attached.get() >= 0) {

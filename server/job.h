@@ -23,15 +23,18 @@
 #include <cstdint>
 #include <string>
 
-#include "control.h"
-#include "policy.h"
-#include "process.h"
-#include "settings.h"
-#include "status.h"
+#include "protocol/control.h"
+#include "protocol/status.h"
+#include "server/policy.h"
+#include "server/process.h"
+#include "server/settings.h"
+
+namespace ninf::daemon {
+class Connection;
+}
 
 namespace ninf::server {
 
-class Connection;
 class Job;
 
 class JobEvents {
@@ -57,7 +60,7 @@ class JobEvents {
   virtual void OnExit(Job &job) = 0;
   // CTL_KEEP: the executable hands over data to keep (`data`, a memfd):
   // one array (answered with Job::SendKept) or a two-phase call's result.
-  virtual void OnKeep(Job &job, const ControlMsg &msg, UniqueFd data) = 0;
+  virtual void OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) = 0;
 };
 
 // What the client asked for in its CALL frame.
@@ -83,7 +86,7 @@ struct CallParams {
 
 class Job : public ProcessOwner {
  public:
-  Job(JobEvents *events, uint64_t id, CallParams params, Connection *conn);
+  Job(JobEvents *events, uint64_t id, CallParams params, daemon::Connection *conn);
   ~Job() override;
   Job(const Job &) = delete;
   Job &operator=(const Job &) = delete;
@@ -154,7 +157,7 @@ class Job : public ProcessOwner {
   bool reuse_allowed() const { return params_.reuse; }  // the function allows reuse
   uint32_t heartbeat_ms() const { return params_.heartbeat_ms; }
   const FunctionLimits &limits() const { return params_.limits; }
-  Connection *conn() const { return conn_; }
+  daemon::Connection *conn() const { return conn_; }
   void detach_conn() { conn_ = nullptr; }
   bool started() const { return process_ != nullptr; }
   bool process_served_before() const { return process_ && process_->calls_served() > 0; }
@@ -195,7 +198,7 @@ class Job : public ProcessOwner {
   void SetState(JobState next);
 
   // ProcessOwner
-  void OnControl(Process &process, const ControlMsg &msg, UniqueFd attached) override;
+  void OnControl(Process &process, const ControlMsg &msg, daemon::UniqueFd attached) override;
   void OnArgsReceived();
   void OnReplying();
   void SendSlotAnswer(int32_t code);
@@ -205,7 +208,7 @@ class Job : public ProcessOwner {
   JobEvents *events_;
   uint64_t id_;
   CallParams params_;
-  Connection *conn_;
+  daemon::Connection *conn_;
   Process *process_ = nullptr;
 
   JobState state_ = JobState::kNew;

@@ -1,4 +1,4 @@
-#include "launch_broker.h"
+#include "server/launch_broker.h"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -11,10 +11,10 @@
 #include <cstring>
 #include <filesystem>
 
-#include "fd_passing.h"
-#include "launch.h"
-#include "log.h"
-#include "random_bytes.h"
+#include "daemon/log.h"
+#include "protocol/fd_passing.h"
+#include "protocol/launch.h"
+#include "server/random_bytes.h"
 
 namespace ninf::server {
 
@@ -114,7 +114,7 @@ Status LaunchBroker::ListenTcp(const HostPort &tcp) {
   return Status::Ok();
 }
 
-std::string LaunchBroker::Expect(UniqueFd channel) {
+std::string LaunchBroker::Expect(daemon::UniqueFd channel) {
   static const char kHex[] = "0123456789abcdef";
   std::string token;
   for (unsigned char b : RandomBytes(kLaunchTokenChars / 2)) {
@@ -186,11 +186,11 @@ void LaunchBroker::Answer(Claim *claim) {
   if (it == channels_.end() || (claim->tcp && !port_ok) ||
       uv_fileno(reinterpret_cast<uv_handle_t *>(claim->stream()), &fd) != 0) {
     spdlog::warn("event=launch_claim_refused reason={}",
-                 Quoted(it == channels_.end() ? "unknown token" : "no port for clients"));
+                 daemon::Quoted(it == channels_.end() ? "unknown token" : "no port for clients"));
     claim->Close();
     return;
   }
-  UniqueFd channel = std::move(it->second);
+  daemon::UniqueFd channel = std::move(it->second);
   channels_.erase(it);  // one claim per token
   if (claim->tcp) {
     Relay(claim, std::move(channel), port);
@@ -198,12 +198,12 @@ void LaunchBroker::Answer(Claim *claim) {
     const char byte = 1;
     // One byte on a fresh local socket: it fits, whatever the blocking mode.
     if (SendWithFd(fd, &byte, 1, channel.get()) != 1)
-      spdlog::warn("event=launch_claim_failed error={}", Quoted(std::strerror(errno)));
+      spdlog::warn("event=launch_claim_failed error={}", daemon::Quoted(std::strerror(errno)));
   }
   claim->Close();
 }
 
-void LaunchBroker::Relay(Claim *claim, UniqueFd channel, int port) {
+void LaunchBroker::Relay(Claim *claim, daemon::UniqueFd channel, int port) {
   uv_os_fd_t fd = -1;
   uv_fileno(reinterpret_cast<uv_handle_t *>(claim->stream()), &fd);
   sockaddr_storage peer{};
@@ -219,7 +219,7 @@ void LaunchBroker::Relay(Claim *claim, UniqueFd channel, int port) {
   // the connection. "+" on a fresh socket fits at once.
   const int conn = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
   if (conn < 0 || !*host || ::send(conn, "+", 1, MSG_NOSIGNAL) != 1) {
-    spdlog::warn("event=launch_claim_failed error={}", Quoted(std::strerror(errno)));
+    spdlog::warn("event=launch_claim_failed error={}", daemon::Quoted(std::strerror(errno)));
     if (conn >= 0) ::close(conn);
     return;
   }

@@ -24,10 +24,10 @@
 #include <set>
 #include <string>
 
-#include "address.h"
-#include "control_relay.h"
-#include "status.h"
-#include "unique_fd.h"
+#include "daemon/unique_fd.h"
+#include "protocol/address.h"
+#include "protocol/status.h"
+#include "server/control_relay.h"
 
 namespace ninf::server {
 
@@ -49,7 +49,7 @@ class LaunchBroker {
   const std::string &tcp_address() const { return tcp_address_; }
 
   // Keeps `channel` for the process that will present the returned token.
-  std::string Expect(UniqueFd channel);
+  std::string Expect(daemon::UniqueFd channel);
   // The process is gone: its channel, if still unclaimed, is closed.
   void Forget(const std::string &token);
 
@@ -68,7 +68,7 @@ class LaunchBroker {
   static void OnTcpConnection(uv_stream_t *server, int status);
   void Accept(uv_stream_t *server, bool tcp);
   void Answer(Claim *claim);
-  void Relay(Claim *claim, UniqueFd channel, int port);
+  void Relay(Claim *claim, daemon::UniqueFd channel, int port);
   Status ListenTcp(const HostPort &tcp);
 
   uv_loop_t *loop_;
@@ -79,8 +79,8 @@ class LaunchBroker {
   std::string dir_;
   std::string path_;
   std::string tcp_address_;
-  std::map<std::string, UniqueFd> channels_;  // by token
-  std::set<Claim *> claims_;                  // connections still open
+  std::map<std::string, daemon::UniqueFd> channels_;  // by token
+  std::set<Claim *> claims_;                          // connections still open
   std::set<ControlRelay *> relays_;
 };
 

@@ -1,4 +1,4 @@
-#include "launcher.h"
+#include "server/launcher.h"
 
 #include <algorithm>
 

@@ -36,10 +36,10 @@
 #include <utility>
 #include <vector>
 
-#include "address.h"
 #include "ninf.pb.h"
-#include "settings.h"
-#include "status.h"
+#include "protocol/address.h"
+#include "protocol/status.h"
+#include "server/settings.h"
 
 namespace ninf::server {
 

@@ -1,4 +1,4 @@
-#include "meta_reporter.h"
+#include "server/meta_reporter.h"
 
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
@@ -8,9 +8,9 @@
 #include <cmath>
 #include <vector>
 
-#include "auth.h"
-#include "log.h"
-#include "wire.h"
+#include "daemon/log.h"
+#include "protocol/auth.h"
+#include "protocol/wire.h"
 
 namespace ninf::server {
 namespace {
@@ -103,10 +103,10 @@ void MetaReporter::Run() {
     Status st = Session();
     std::unique_lock<std::mutex> lock(mutex_);
     if (stopping_) return;
-    RateLimitedWarn("metaserver_unreachable",
-                    "event=metaserver_unreachable metaserver={}:{} error={} retry_ms={}",
-                    config_.metaserver.host, config_.metaserver.port, Quoted(st.ToString()),
-                    backoff.count());
+    daemon::RateLimitedWarn("metaserver_unreachable",
+                            "event=metaserver_unreachable metaserver={}:{} error={} retry_ms={}",
+                            config_.metaserver.host, config_.metaserver.port,
+                            daemon::Quoted(st.ToString()), backoff.count());
     wake_.wait_for(lock, backoff, [this] { return stopping_; });
     if (stopping_) return;
     backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
@@ -152,8 +152,8 @@ Status MetaReporter::Session() {
       spdlog::info(
           "event=metaserver_registered metaserver={}:{} server={} site={} functions={} "
           "flops_per_second={:.3g}",
-          config_.metaserver.host, config_.metaserver.port, reg.server_id(), Quoted(reg.site()),
-          reg.functions_size(), reg.flops_per_second());
+          config_.metaserver.host, config_.metaserver.port, reg.server_id(),
+          daemon::Quoted(reg.site()), reg.functions_size(), reg.flops_per_second());
       period = std::chrono::milliseconds(std::max<uint32_t>(50, ack.report_ms()));
       must_register = false;
     }

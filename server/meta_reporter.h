@@ -22,9 +22,9 @@
 #include <string>
 #include <thread>
 
-#include "address.h"
 #include "ninf.pb.h"
-#include "status.h"
+#include "protocol/address.h"
+#include "protocol/status.h"
 
 namespace ninf::server {
 

@@ -1,13 +1,13 @@
-#include "metrics_text.h"
+#include "server/metrics_text.h"
 
 #include <map>
 
-#include "prometheus_text.h"
+#include "daemon/prometheus_text.h"
 
 namespace ninf::server {
 namespace {
 
-using P = PrometheusText;
+using P = daemon::PrometheusText;
 
 void HistogramSamples(P *out, const std::string &labels, const Histogram &h) {
   uint64_t cumulative = 0;

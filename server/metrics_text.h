@@ -17,7 +17,7 @@
 
 #include <string>
 
-#include "stats.h"
+#include "server/stats.h"
 
 namespace ninf::server {
 

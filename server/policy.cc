@@ -1,7 +1,4 @@
-#include "policy.h"
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
+#include "server/policy.h"
 
 #include <algorithm>
 #include <cassert>
@@ -234,27 +231,6 @@ Ending DescribeEnding(const JobFacts &job, EndReason reason, const Status &why) 
     e.tell = Status(NINF_ERR_EXECUTABLE,
                     "executable for '" + job.function + "' died: " + job.exit_description);
   return e;
-}
-
-bool IsLoopbackAddress(std::string_view listen) {
-  if (listen == "localhost") return true;
-  std::string text(listen);
-  if (text.size() > 2 && text.front() == '[' && text.back() == ']')
-    text = text.substr(1, text.size() - 2);
-  in_addr v4{};
-  if (::inet_pton(AF_INET, text.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
-  in6_addr v6{};
-  if (::inet_pton(AF_INET6, text.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
-  return false;
-}
-
-Status CheckExposure(std::string_view listen, bool has_key, bool insecure) {
-  if (has_key || insecure || IsLoopbackAddress(listen)) return Status::Ok();
-  return Status(NINF_ERR_CONFIG,
-                "refusing to listen on " + std::string(listen) +
-                    " without authentication: anyone who reaches it could run the registry's "
-                    "functions. Give ninfd a key_file (docs/security.md), or say --insecure to "
-                    "run without one on purpose");
 }
 
 }  // namespace ninf::server

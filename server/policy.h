@@ -17,9 +17,9 @@
 #include <string_view>
 #include <vector>
 
-#include "admission.h"
-#include "stats.h"
-#include "status.h"
+#include "protocol/status.h"
+#include "server/admission.h"
+#include "server/stats.h"
 
 namespace ninf::server {
 
@@ -231,17 +231,5 @@ struct Ending {
   Status tell;  // FRAME_ERROR for the client; ok: close silently
 };
 Ending DescribeEnding(const JobFacts &job, EndReason reason, const Status &why);
-
-// Authentication. Without a key, anyone who reaches the port may run the
-// registry's functions: fine on loopback, where only local users can,
-// refused anywhere else unless the operator says `insecure` on purpose.
-
-// Whether `listen` names only this host: 127.0.0.0/8, ::1, "localhost".
-// Any other name counts as exposed (it may resolve to anything).
-bool IsLoopbackAddress(std::string_view listen);
-
-// Errors: NINF_ERR_CONFIG for a non-loopback `listen` without a key when
-// `insecure` is false, saying what to do.
-Status CheckExposure(std::string_view listen, bool has_key, bool insecure);
 
 }  // namespace ninf::server

@@ -1,4 +1,4 @@
-#include "process.h"
+#include "server/process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,9 +14,9 @@
 #include <cstring>
 #include <vector>
 
-#include "launch.h"
-#include "launcher.h"
-#include "log.h"
+#include "daemon/log.h"
+#include "protocol/launch.h"
+#include "server/launcher.h"
 
 extern char **environ;
 
@@ -97,7 +97,7 @@ Status Process::Spawn(uv_loop_t *loop, const std::string &function, const std::s
   return Status::Ok();
 }
 
-Status Process::OpenControl(UniqueFd *child_end) {
+Status Process::OpenControl(daemon::UniqueFd *child_end) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     return Status(NINF_ERR_EXECUTABLE,
@@ -118,7 +118,7 @@ Status Process::OpenControl(UniqueFd *child_end) {
 }
 
 Status Process::Start() {
-  UniqueFd child_end;  // closed when Start returns: the child has its copy as fd 3
+  daemon::UniqueFd child_end;  // closed when Start returns: the child has its copy as fd 3
   NINF_RETURN_IF_ERROR(OpenControl(&child_end));
   if (!launch_.direct()) {  // the executable's rank 0 claims its end
     if (!broker_)
@@ -199,7 +199,7 @@ Status Process::Start() {
     // Unwatched, its calls could never complete. Killed, it is reaped by the
     // exit watch as usual, and a call handed to it ends with an error.
     spdlog::error("event=control_error function={} pid={} error={}", function_, pid_,
-                  Quoted(uv_strerror(rc)));
+                  daemon::Quoted(uv_strerror(rc)));
     Kill();
     return Status::Ok();
   }
@@ -262,13 +262,13 @@ void Process::ReadControl() {
     int attached = -1;
     int r = RecvControl(control_fd_.get(), &msg, &attached);
     if (r == 1) {
-      owner_->OnControl(*this, msg, UniqueFd(attached));
+      owner_->OnControl(*this, msg, daemon::UniqueFd(attached));
       continue;
     }
     if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     if (r < 0)
       spdlog::warn("event=control_error function={} pid={} error={}", function_, pid_,
-                   Quoted(std::strerror(errno)));
+                   daemon::Quoted(std::strerror(errno)));
     // End of stream (or a broken channel): the exit callback follows.
     StopControl();
   }

@@ -16,11 +16,11 @@
 #include <cstdint>
 #include <string>
 
-#include "control.h"
-#include "launch_broker.h"
-#include "launcher.h"
-#include "status.h"
-#include "unique_fd.h"
+#include "daemon/unique_fd.h"
+#include "protocol/control.h"
+#include "protocol/status.h"
+#include "server/launch_broker.h"
+#include "server/launcher.h"
 
 namespace ninf::server {
 
@@ -45,7 +45,7 @@ class ProcessOwner {
   virtual ~ProcessOwner() = default;
   // A control message from the executable.
   // `attached`: the descriptor that came with the message (CTL_KEEP), if any.
-  virtual void OnControl(Process &process, const ControlMsg &msg, UniqueFd attached) = 0;
+  virtual void OnControl(Process &process, const ControlMsg &msg, daemon::UniqueFd attached) = 0;
   // The executable has exited (and every control message it sent before has
   // been delivered). The owner closes the process from here or later.
   virtual void OnExit(Process &process) = 0;
@@ -122,7 +122,7 @@ class Process {
   ~Process() = default;
 
   Status Start();
-  Status OpenControl(UniqueFd *child_end);
+  Status OpenControl(daemon::UniqueFd *child_end);
   void ReadControl();
   void StopControl();
   static void OnControlReadable(uv_poll_t *handle, int status, int events);
@@ -140,11 +140,11 @@ class Process {
   std::string launch_token_;  // its claim
   ProcessOwner *owner_;
 
-  int pid_ = 0;     // 0 until started
-  UniqueFd pidfd_;  // readable once the process has exited
+  int pid_ = 0;             // 0 until started
+  daemon::UniqueFd pidfd_;  // readable once the process has exited
   uv_poll_t exit_poll_{};
   uv_poll_t control_poll_{};
-  UniqueFd control_fd_;
+  daemon::UniqueFd control_fd_;
   bool exit_open_ = false;     // exit_poll_ initialized
   bool control_open_ = false;  // control_poll_ initialized
   bool control_polling_ = false;

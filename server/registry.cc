@@ -1,4 +1,4 @@
-#include "registry.h"
+#include "server/registry.h"
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
@@ -11,8 +11,8 @@
 #include <sstream>
 #include <system_error>
 
-#include "install_paths.h"
-#include "layout.h"
+#include "protocol/install_paths.h"
+#include "protocol/layout.h"
 
 #ifndef NINF_REGISTRY_INSTALL_DIR
 #define NINF_REGISTRY_INSTALL_DIR "/usr/local/libexec/ninf/registry"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "ninf.pb.h"
-#include "status.h"
+#include "protocol/status.h"
 
 namespace ninf::server {
 

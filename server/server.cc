@@ -1,6 +1,6 @@
 // Server: lifecycle, accepting, the non-call requests, shutdown.
 // (The call path, from FRAME_CALL to FinishJob, is in server_jobs.cc.)
-#include "server.h"
+#include "server/server.h"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,9 +12,10 @@
 #include <cstring>
 #include <vector>
 
-#include "log.h"
-#include "metrics_text.h"
+#include "daemon/exposure.h"
+#include "daemon/log.h"
 #include "ninf.pb.h"
+#include "server/metrics_text.h"
 
 #ifndef NINF_VERSION
 #define NINF_VERSION "unknown"
@@ -23,7 +24,7 @@
 namespace ninf::server {
 namespace {
 
-void ReplyError(Connection &conn, const Status &st) {
+void ReplyError(daemon::Connection &conn, const Status &st) {
   wire::Error err;
   EncodeError(st, &err);
   conn.Reply(FRAME_ERROR, &err);
@@ -31,13 +32,13 @@ void ReplyError(Connection &conn, const Status &st) {
 
 // Refuses a connection over the limit with one best-effort FRAME_ERROR; the
 // socket closes when `fd` goes out of scope.
-void RefuseConnection(UniqueFd fd, const std::string &peer, const std::string &why) {
+void RefuseConnection(daemon::UniqueFd fd, const std::string &peer, const std::string &why) {
   std::string frame;
   AppendErrorFrame(&frame, Status(NINF_ERR_SERVER, "too many connections (" + why + ")"));
   // Best effort: a peer that does not read in time just sees the close.
   (void)::send(fd.get(), frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-  RateLimitedWarn("connection_refused", "event=connection_refused peer={} reason={}", peer,
-                  Quoted(why));
+  daemon::RateLimitedWarn("connection_refused", "event=connection_refused peer={} reason={}", peer,
+                          daemon::Quoted(why));
 }
 
 // "10.0.0.7:51234" -> "10.0.0.7", "[::1]:3000" -> "[::1]": connections are
@@ -63,10 +64,11 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
                           Process **out) { return SpawnProcess(function, executable, owner, out); },
              .spawned = [this](const Process &) { ++counters_.executables_started; },
              .reaped = [this] { MaybeStopped(); }}),
-      listener_(loop,
-                [this](UniqueFd fd, const std::string &peer) { Accept(std::move(fd), peer); }),
-      unix_listener_(
-          loop, [this](UniqueFd fd, const std::string &peer) { Accept(std::move(fd), peer); }) {
+      listener_(loop, [this](daemon::UniqueFd fd,
+                             const std::string &peer) { Accept(std::move(fd), peer); }),
+      unix_listener_(loop, [this](daemon::UniqueFd fd, const std::string &peer) {
+        Accept(std::move(fd), peer);
+      }) {
   (void)uv_timer_init(loop_, &grace_timer_);  // only fills the handle in
   grace_timer_.data = this;
   grace_timer_open_ = true;
@@ -80,7 +82,8 @@ Server::~Server() = default;
 Status Server::Start() {
   NINF_RETURN_IF_ERROR(LoadKeys());
   NINF_RETURN_IF_ERROR(CheckLaunches(settings_, cores_));
-  NINF_RETURN_IF_ERROR(CheckExposure(settings_.listen, auth_required(), settings_.insecure));
+  NINF_RETURN_IF_ERROR(
+      daemon::CheckExposure(settings_.listen, auth_required(), settings_.insecure));
   NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
   NINF_RETURN_IF_ERROR(StartUnixListener());
   if (!settings_.launch_address.empty()) NINF_RETURN_IF_ERROR(OpenLaunchBroker());
@@ -89,18 +92,18 @@ Status Server::Start() {
       "event=listening address={} port={} registry={} functions={} cores={} slots={} "
       "thread_budget={} threads_per_job={} queue_order={} queue_limit={} max_call_bytes={} "
       "warm_executables={} pid={} version={}",
-      listener_.address(), listener_.port(), Quoted(registry_.dir()), registry_.size(), cores_,
-      admission_.slots(), ThreadBudgetName(admission_.config().budget),
+      listener_.address(), listener_.port(), daemon::Quoted(registry_.dir()), registry_.size(),
+      cores_, admission_.slots(), ThreadBudgetName(admission_.config().budget),
       LoneCallThreads(admission_.config()), QueueOrderName(admission_.config().order),
       settings_.queue_limit, settings_.max_call_bytes, settings_.warm_executables, ::getpid(),
       NINF_VERSION);
   if (auth_required())
-    spdlog::info("event=authentication state=on key_file={} keys={}", Quoted(keys_.path),
+    spdlog::info("event=authentication state=on key_file={} keys={}", daemon::Quoted(keys_.path),
                  keys_.keys.size());
-  else if (!IsLoopbackAddress(settings_.listen))
+  else if (!daemon::IsLoopbackAddress(settings_.listen))
     spdlog::warn("event=authentication state=off address={} reason=insecure message={}",
-                 Quoted(settings_.listen),
-                 Quoted("anyone who reaches this port may run the registry's functions"));
+                 daemon::Quoted(settings_.listen),
+                 daemon::Quoted("anyone who reaches this port may run the registry's functions"));
   const SchedulerConfig &sc = admission_.config();
   if (sc.budget == ThreadBudget::kFixed && sc.fixed_threads * sc.slots > cores_)
     spdlog::warn("event=oversubscribed slots={} threads_per_job={} cores={}", sc.slots,
@@ -117,8 +120,8 @@ Status Server::StartUnixListener() {
                                      : settings_.unix_socket;
   Status st = unix_listener_.StartUnix(path);
   if (!st.ok() && automatic) {
-    spdlog::warn("event=unix_socket_unavailable path={} error={} message={}", Quoted(path),
-                 Quoted(st.message()), Quoted("same-host clients will use TCP"));
+    spdlog::warn("event=unix_socket_unavailable path={} error={} message={}", daemon::Quoted(path),
+                 daemon::Quoted(st.message()), daemon::Quoted("same-host clients will use TCP"));
     return Status::Ok();
   }
   NINF_RETURN_IF_ERROR(st);
@@ -129,7 +132,7 @@ Status Server::StartUnixListener() {
 
 Status Server::WriteReadyFile() const {
   if (settings_.ready_file.empty()) return Status::Ok();
-  return WritePortFile(settings_.ready_file, listener_.port());
+  return daemon::WritePortFile(settings_.ready_file, listener_.port());
 }
 
 bool Server::MakeRoomFor(const std::string &address) {
@@ -142,7 +145,7 @@ bool Server::MakeRoomFor(const std::string &address) {
   // Full: the newcomer may replace a connection that has not managed a
   // single request yet (of its own address when that is what is full).
   std::vector<ConnectionFacts> candidates;
-  std::unordered_map<uint64_t, Connection *> by_id;
+  std::unordered_map<uint64_t, daemon::Connection *> by_id;
   for (const auto &[c, owned] : connections_)
     if (!c->closing() && (!client_full || AddressOf(c->peer()) == address)) {
       // Authentication frames are requests, but a connection that has not
@@ -153,10 +156,10 @@ bool Server::MakeRoomFor(const std::string &address) {
     }
   std::optional<uint64_t> victim = ConnectionToReplace(candidates);
   if (!victim) return false;
-  Connection *c = by_id.at(*victim);
-  RateLimitedWarn("connection_replaced", "event=connection_replaced conn={} peer={} reason={}",
-                  c->id(), c->peer(),
-                  client_full ? "max_connections_per_client" : "max_connections");
+  daemon::Connection *c = by_id.at(*victim);
+  daemon::RateLimitedWarn("connection_replaced",
+                          "event=connection_replaced conn={} peer={} reason={}", c->id(), c->peer(),
+                          client_full ? "max_connections_per_client" : "max_connections");
   // The error goes out if the socket takes it at once; the close does not
   // wait, so the newcomer's room is there now.
   c->Fail(Status(NINF_ERR_SERVER,
@@ -165,7 +168,7 @@ bool Server::MakeRoomFor(const std::string &address) {
   return true;
 }
 
-void Server::Accept(UniqueFd fd, const std::string &peer) {
+void Server::Accept(daemon::UniqueFd fd, const std::string &peer) {
   if (stopping_) return;  // fd closes here
   if (!MakeRoomFor(AddressOf(peer))) {
     RefuseConnection(std::move(fd), peer,
@@ -175,23 +178,23 @@ void Server::Accept(UniqueFd fd, const std::string &peer) {
     return;
   }
   uint64_t id = next_connection_id_++;
-  Connection::Timeouts timeouts;
+  daemon::Connection::Timeouts timeouts;
   timeouts.idle_ms = static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000;
   timeouts.request_ms = static_cast<uint64_t>(settings_.request_timeout_seconds) * 1000;
   // Until it has proved it holds a key, a connection gets no longer to
   // start a request than to finish one.
   if (auth_required()) timeouts.idle_ms = std::min(timeouts.idle_ms, timeouts.request_ms);
-  std::unique_ptr<Connection> conn =
-      Connection::Open(loop_, std::move(fd), id, peer, this, timeouts);
+  std::unique_ptr<daemon::Connection> conn =
+      daemon::Connection::Open(loop_, std::move(fd), id, peer, this, timeouts);
   if (!conn) return;
-  Connection *raw = conn.get();
+  daemon::Connection *raw = conn.get();
   connections_.emplace(raw, std::move(conn));
   ++connections_per_address_[AddressOf(peer)];
   ++counters_.connections_accepted;
   spdlog::debug("event=connect conn={} peer={} connections={}", id, peer, connections_.size());
 }
 
-void Server::OnRequest(Connection &conn, const FrameHeader &h, std::string_view body) {
+void Server::OnRequest(daemon::Connection &conn, const FrameHeader &h, std::string_view body) {
   bool auth_frame = h.type == FRAME_AUTH || h.type == FRAME_PROOF;
   // FETCH is authenticated by its token alone (server_store.cc): the
   // executable of another server reads a block's array with it.
@@ -230,13 +233,13 @@ void Server::OnRequest(Connection &conn, const FrameHeader &h, std::string_view 
   }
 }
 
-void Server::OnProtocolError(Connection &conn, const Status &st) {
+void Server::OnProtocolError(daemon::Connection &conn, const Status &st) {
   ++counters_.protocol_errors;
-  RateLimitedWarn("protocol_error", "event=protocol_error conn={} peer={} code={} error={}",
-                  conn.id(), conn.peer(), st.code(), Quoted(st.message()));
+  daemon::RateLimitedWarn("protocol_error", "event=protocol_error conn={} peer={} code={} error={}",
+                          conn.id(), conn.peer(), st.code(), daemon::Quoted(st.message()));
 }
 
-void Server::HandleQuery(Connection &conn, std::string_view body) {
+void Server::HandleQuery(daemon::Connection &conn, std::string_view body) {
   wire::QueryInterface query;
   if (!query.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
     Status st(NINF_ERR_PROTOCOL, "malformed QUERY_INTERFACE message");
@@ -246,7 +249,7 @@ void Server::HandleQuery(Connection &conn, std::string_view body) {
   }
   const FunctionEntry *entry = registry_.Find(query.name());
   spdlog::debug("event=query conn={} peer={} function={} found={}", conn.id(), conn.peer(),
-                Quoted(query.name()), entry != nullptr);
+                daemon::Quoted(query.name()), entry != nullptr);
   if (!entry) {
     ReplyError(conn, Status(NINF_ERR_FUNCTION_NOT_FOUND,
                             "no function '" + query.name() + "' on this server"));
@@ -261,7 +264,7 @@ void Server::HandleQuery(Connection &conn, std::string_view body) {
   conn.Reply(FRAME_INTERFACE, &reply);
 }
 
-void Server::HandleList(Connection &conn) {
+void Server::HandleList(daemon::Connection &conn) {
   wire::ListReply reply;
   for (const std::string &name : registry_.Names()) reply.add_names(name);
   spdlog::debug("event=list conn={} peer={} functions={}", conn.id(), conn.peer(),
@@ -269,7 +272,7 @@ void Server::HandleList(Connection &conn) {
   conn.Reply(FRAME_LIST_REPLY, &reply);
 }
 
-void Server::HandleStats(Connection &conn) {
+void Server::HandleStats(daemon::Connection &conn) {
   wire::StatsReply reply;
   reply.set_text(StatsText());
   spdlog::debug("event=stats conn={} peer={}", conn.id(), conn.peer());
@@ -319,14 +322,14 @@ Gauges Server::CurrentGauges() const {
 
 Status Server::StartMetrics() {
   HostPort at;
-  NINF_RETURN_IF_ERROR(ParseMetricsAddress(settings_.metrics, &at));
-  metrics_ = std::make_unique<MetricsEndpoint>(
+  NINF_RETURN_IF_ERROR(daemon::ParseMetricsAddress(settings_.metrics, &at));
+  metrics_ = std::make_unique<daemon::MetricsEndpoint>(
       loop_, [this] { return FormatPrometheus(CurrentGauges(), counters_); });
   return metrics_->Start(at);
 }
 
-void Server::OnClosed(Connection &conn) {
-  Job *job = conn.job();
+void Server::OnClosed(daemon::Connection &conn) {
+  Job *job = JobOf(conn);
   if (job) job->detach_conn();
   spdlog::debug("event=disconnect conn={} peer={}", conn.id(), conn.peer());
   if (auto it = connections_per_address_.find(AddressOf(conn.peer()));
@@ -344,10 +347,11 @@ void Server::ReloadRegistry() {
   Registry fresh;
   std::vector<std::string> warnings;
   Status st = Registry::Load(registry_.dir(), &fresh, &warnings);
-  for (const std::string &w : warnings) spdlog::warn("event=registry_skip message={}", Quoted(w));
+  for (const std::string &w : warnings)
+    spdlog::warn("event=registry_skip message={}", daemon::Quoted(w));
   if (!st.ok()) {
-    spdlog::error("event=reload_failed registry={} error={}", Quoted(registry_.dir()),
-                  Quoted(st.message()));
+    spdlog::error("event=reload_failed registry={} error={}", daemon::Quoted(registry_.dir()),
+                  daemon::Quoted(st.message()));
     warm_.Clear();
     return;
   }
@@ -358,10 +362,10 @@ void Server::ReloadRegistry() {
   // restart (docs/security.md). A bad file keeps the keys in use.
   if (!settings_.key_file.empty()) {
     if (Status keys = LoadKeys(); !keys.ok())
-      spdlog::error("event=reload_failed key_file={} error={}", Quoted(settings_.key_file),
-                    Quoted(keys.message()));
+      spdlog::error("event=reload_failed key_file={} error={}", daemon::Quoted(settings_.key_file),
+                    daemon::Quoted(keys.message()));
   }
-  spdlog::info("event=reloaded registry={} functions={}", Quoted(registry_.dir()),
+  spdlog::info("event=reloaded registry={} functions={}", daemon::Quoted(registry_.dir()),
                registry_.size());
 }
 
@@ -369,7 +373,7 @@ void Server::ReloadSettings(const Settings &fresh) {
   const Settings next = LiveSettings(settings_, fresh);
   // Launch rules are checked as at start: a bad combination keeps the old.
   if (Status st = CheckLaunches(next, cores_); !st.ok()) {
-    spdlog::error("event=reload_failed settings=launch error={}", Quoted(st.message()));
+    spdlog::error("event=reload_failed settings=launch error={}", daemon::Quoted(st.message()));
     return;
   }
   std::vector<std::string> applied, restart;
@@ -384,10 +388,11 @@ void Server::ReloadSettings(const Settings &fresh) {
   if (auto level = spdlog::level::from_str(settings_.log_level);
       level != spdlog::level::off || settings_.log_level == "off")
     spdlog::set_level(level);
-  spdlog::info("event=settings_reloaded applied={}", Quoted(joined(applied)));
+  spdlog::info("event=settings_reloaded applied={}", daemon::Quoted(joined(applied)));
   if (!restart.empty())
-    spdlog::warn("event=settings_need_restart keys={} message={}", Quoted(joined(restart)),
-                 Quoted("these keys changed but keep their running values until ninfd restarts"));
+    spdlog::warn(
+        "event=settings_need_restart keys={} message={}", daemon::Quoted(joined(restart)),
+        daemon::Quoted("these keys changed but keep their running values until ninfd restarts"));
 }
 
 void Server::Shutdown(std::function<void()> on_stopped) {
@@ -414,10 +419,10 @@ void Server::Shutdown(std::function<void()> on_stopped) {
   // Connections that are only reading requests go now; those finishing a
   // reply close on their own once it is delivered (bounded by their linger
   // timer), and parked ones belong to jobs.
-  std::vector<Connection *> idle;
+  std::vector<daemon::Connection *> idle;
   for (const auto &[c, owned] : connections_)
     if (c->reading()) idle.push_back(c);
-  for (Connection *c : idle) c->Close();
+  for (daemon::Connection *c : idle) c->Close();
   // Persistent executables between calls run nothing the grace period
   // should wait for.
   for (auto &[id, job] : jobs_)

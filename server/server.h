@@ -26,23 +26,26 @@
 #include <string>
 #include <unordered_map>
 
-#include "connection.h"
-#include "data_store.h"
-#include "job.h"
-#include "launch_broker.h"
-#include "launcher.h"
-#include "listener.h"
-#include "meta_reporter.h"
-#include "metrics_endpoint.h"
-#include "policy.h"
-#include "registry.h"
-#include "settings.h"
-#include "stats.h"
-#include "warm_pool.h"
+#include "daemon/connection.h"
+#include "daemon/listener.h"
+#include "daemon/metrics_endpoint.h"
+#include "server/data_store.h"
+#include "server/job.h"
+#include "server/launch_broker.h"
+#include "server/launcher.h"
+#include "server/meta_reporter.h"
+#include "server/policy.h"
+#include "server/registry.h"
+#include "server/settings.h"
+#include "server/stats.h"
+#include "server/warm_pool.h"
 
 namespace ninf::server {
 
-class Server : public Connection::Delegate, public JobEvents {
+// The job a connection was handed to (Connection::data), or null.
+inline Job *JobOf(const daemon::Connection &conn) { return static_cast<Job *>(conn.data()); }
+
+class Server : public daemon::Connection::Delegate, public JobEvents {
  public:
   Server(uv_loop_t *loop, const Settings &settings, Registry registry, int cores);
   ~Server() override;
@@ -74,13 +77,13 @@ class Server : public Connection::Delegate, public JobEvents {
 
  private:
   // Connection::Delegate
-  void OnRequest(Connection &conn, const FrameHeader &h, std::string_view body) override;
-  void OnProtocolError(Connection &conn, const Status &st) override;
-  void OnHangup(Connection &conn) override;
-  void OnPeerShutWrite(Connection &conn) override;
-  void OnClosed(Connection &conn) override;
-  void OnOutputFlushed(Connection &conn) override;
-  void OnInputArrived(Connection &conn) override;
+  void OnRequest(daemon::Connection &conn, const FrameHeader &h, std::string_view body) override;
+  void OnProtocolError(daemon::Connection &conn, const Status &st) override;
+  void OnHangup(daemon::Connection &conn) override;
+  void OnPeerShutWrite(daemon::Connection &conn) override;
+  void OnClosed(daemon::Connection &conn) override;
+  void OnOutputFlushed(daemon::Connection &conn) override;
+  void OnInputArrived(daemon::Connection &conn) override;
 
   // JobEvents
   void OnArgsReceived(Job &job, bool resumed) override;
@@ -89,9 +92,9 @@ class Server : public Connection::Delegate, public JobEvents {
   void OnClientGone(Job &job) override;
   void OnReleased(Job &job) override;
   void OnExit(Job &job) override;
-  void OnKeep(Job &job, const ControlMsg &msg, UniqueFd data) override;
+  void OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) override;
 
-  void Accept(UniqueFd fd, const std::string &peer);
+  void Accept(daemon::UniqueFd fd, const std::string &peer);
   // Makes room for a new connection from `address` under the connection
   // limits, replacing an open one if the policy names one. False: refuse.
   bool MakeRoomFor(const std::string &address);
@@ -105,27 +108,27 @@ class Server : public Connection::Delegate, public JobEvents {
   // (nothing to do without one); HandleAuth serves the frames of a
   // connection that has not proved it holds a key yet.
   Status LoadKeys();
-  void HandleAuth(Connection &conn, const FrameHeader &h, std::string_view body);
+  void HandleAuth(daemon::Connection &conn, const FrameHeader &h, std::string_view body);
   bool auth_required() const { return !keys_.keys.empty(); }
 
-  void HandleQuery(Connection &conn, std::string_view body);
-  void HandleList(Connection &conn);
-  void HandleStats(Connection &conn);
-  void HandleCall(Connection &conn, std::string_view body);
+  void HandleQuery(daemon::Connection &conn, std::string_view body);
+  void HandleList(daemon::Connection &conn);
+  void HandleStats(daemon::Connection &conn);
+  void HandleCall(daemon::Connection &conn, std::string_view body);
 
   // Kept data (server_store.cc, docs/transactions.md): the store entry of a
   // two-phase call, COLLECT/RELEASE from clients, FETCH from executables,
   // CTL_KEEP from executables, and the end of a two-phase job.
   Status ReserveResult(uint64_t keep_bytes, CallParams *params);
-  void HandleCollect(Connection &conn, std::string_view body);
-  void HandleRelease(Connection &conn, std::string_view body);
-  void HandleFetch(Connection &conn, std::string_view body);
+  void HandleCollect(daemon::Connection &conn, std::string_view body);
+  void HandleRelease(daemon::Connection &conn, std::string_view body);
+  void HandleFetch(daemon::Connection &conn, std::string_view body);
   // A two-phase job ends: a result never handed over becomes an ERROR
   // frame for its collector (or is dropped if the client was told already).
   void SettleResult(Job &job, const Status &why);
   // The key id a connection proved ("" without authentication): a store
   // entry's owner.
-  std::string OwnerOf(Connection &conn);
+  std::string OwnerOf(daemon::Connection &conn);
 
   // A new call asks admission for a slot only once its arguments have
   // begun to arrive (libninf sends them right behind the CALL): a client
@@ -195,16 +198,16 @@ class Server : public Connection::Delegate, public JobEvents {
   uint64_t store_served_bytes_ = 0;
   auth::KeyRing keys_;  // empty: no authentication
   WarmPool warm_;
-  Listener listener_;
-  Listener unix_listener_;  // the same-host path, when there is one
-  std::string unix_path_;   // its socket ("" if none)
+  daemon::Listener listener_;
+  daemon::Listener unix_listener_;  // the same-host path, when there is one
+  std::string unix_path_;           // its socket ("" if none)
   uv_timer_t grace_timer_{};
   bool grace_timer_open_ = false;
   uv_timer_t watch_timer_{};
   bool watch_timer_open_ = false;
   // Owned here; a connection is freed in OnClosed, once libuv has closed
   // its handles, a job in FinishJob.
-  std::unordered_map<Connection *, std::unique_ptr<Connection>> connections_;
+  std::unordered_map<daemon::Connection *, std::unique_ptr<daemon::Connection>> connections_;
   std::unordered_map<uint64_t, std::unique_ptr<Job>> jobs_;
   // Open connections per client address (max_connections_per_client),
   // kept as they open and close so that an accept does not scan them all.
@@ -215,10 +218,10 @@ class Server : public Connection::Delegate, public JobEvents {
   bool stopping_ = false;
   bool stopped_ = false;
   std::function<void()> on_stopped_;
-  std::string server_id_;                     // for the metaserver
-  std::unique_ptr<MetaReporter> reporter_;    // null without a metaserver
-  std::unique_ptr<MetricsEndpoint> metrics_;  // `metrics` set: the Prometheus endpoint
-  std::unique_ptr<LaunchBroker> broker_;      // launched executables' connect-back; on first use
+  std::string server_id_;                             // for the metaserver
+  std::unique_ptr<MetaReporter> reporter_;            // null without a metaserver
+  std::unique_ptr<daemon::MetricsEndpoint> metrics_;  // `metrics` set: the Prometheus endpoint
+  std::unique_ptr<LaunchBroker> broker_;  // launched executables' connect-back; on first use
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
 };
 

@@ -1,37 +1,10 @@
-// Server: authentication of connections (the exchange is in protocol/auth.h).
-//
-// With a key file, the first frame of a connection must be FRAME_AUTH and the
-// second FRAME_PROOF; anything else, an unknown key or a wrong proof ends the
-// connection with NINF_ERR_AUTH before a single request is served. The
-// executables need no check of their own: they only ever get connections
-// that passed here.
-#include "server_auth.h"
-
-#include <spdlog/spdlog.h>
-
-#include "log.h"
-#include "ninf.pb.h"
-#include "server.h"
+// Server: its keys and its connections' authentication (the handshake is
+// daemon/auth_handshake.h). The executables need no check of their own: they
+// only ever get connections that passed here.
+#include "daemon/auth_handshake.h"
+#include "server/server.h"
 
 namespace ninf::server {
-namespace {
-
-// Why a client was refused, for the log. The client is told less: only
-// that it failed and what a legitimate user should check.
-void Refuse(Connection &conn, uint64_t *failures, const std::string &why, const Status &tell) {
-  ++*failures;
-  RateLimitedWarn("auth_failed", "event=auth_failed conn={} peer={} reason={}", conn.id(),
-                  conn.peer(), Quoted(why));
-  conn.Fail(tell);
-}
-
-const Status kNeedsKey(NINF_ERR_AUTH,
-                       "this server requires authentication: give the client the server's key "
-                       "(NINF_KEY_FILE, or key_file in client.toml)");
-const Status kRefused(NINF_ERR_AUTH,
-                      "authentication failed: the client's key is not one of this server's");
-
-}  // namespace
 
 Status Server::LoadKeys() {
   if (settings_.key_file.empty()) return Status::Ok();
@@ -41,73 +14,10 @@ Status Server::LoadKeys() {
   return Status::Ok();
 }
 
-void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHeader &h,
-                    std::string_view body, uint64_t idle_timeout_ms, uint64_t *failures) {
-  Connection::AuthState &state = conn.auth();
-  if (keys.keys.empty()) {
-    // A client with a key asks; this daemon cannot prove anything. The
-    // client refuses it rather than call a server it cannot tell from an
-    // impostor.
-    Refuse(conn, failures, "authentication asked of a server without a key",
-           Status(NINF_ERR_AUTH,
-                  "this server does not authenticate (it has no key_file), so it cannot prove "
-                  "who it is: run it with the key, or call it without one"));
-    return;
-  }
-  if (state.authenticated) {
-    Status st(NINF_ERR_PROTOCOL, "already authenticated");
-    RateLimitedWarn("protocol_error", "event=protocol_error conn={} peer={} error={}", conn.id(),
-                    conn.peer(), Quoted(st.message()));
-    conn.Fail(st);
-    return;
-  }
-  if (!state.challenged) {
-    wire::AuthRequest request;
-    if (h.type != FRAME_AUTH) {
-      Refuse(conn, failures, std::string("first frame ") + FrameTypeName(h.type), kNeedsKey);
-      return;
-    }
-    if (!request.ParseFromArray(body.data(), static_cast<int>(body.size())) ||
-        !auth::ToNonce(request.client_nonce(), &state.client_nonce)) {
-      Refuse(conn, failures, "malformed AUTH", Status(NINF_ERR_PROTOCOL, "malformed AUTH message"));
-      return;
-    }
-    const auth::Key *key = keys.Find(request.key_id());
-    if (!key) {
-      Refuse(conn, failures, "unknown key id", kRefused);
-      return;
-    }
-    if (Status st = auth::MakeNonce(&state.server_nonce); !st.ok()) {
-      spdlog::error("event=auth_error conn={} error={}", conn.id(), Quoted(st.message()));
-      conn.Fail(st);
-      return;
-    }
-    state.key = *key;
-    state.challenged = true;
-    auth::Proof proof = auth::ServerProof(state.key, state.client_nonce, state.server_nonce);
-    wire::Challenge challenge;
-    challenge.set_server_nonce(state.server_nonce.data(), state.server_nonce.size());
-    challenge.set_server_proof(proof.data(), proof.size());
-    conn.Reply(FRAME_CHALLENGE, &challenge);
-    return;
-  }
-  wire::AuthProof answer;
-  if (h.type != FRAME_PROOF || !answer.ParseFromArray(body.data(), static_cast<int>(body.size())) ||
-      !auth::ProofMatches(auth::ClientProof(state.key, state.client_nonce, state.server_nonce),
-                          answer.client_proof())) {
-    Refuse(conn, failures, "wrong proof", kRefused);
-    return;
-  }
-  state.authenticated = true;
-  state.key_id = state.key.id;  // who owns what this connection keeps (server_store.cc)
-  state.key = {};               // the secret is not needed any more
-  conn.SetIdleTimeout(idle_timeout_ms);
-  spdlog::debug("event=authenticated conn={} peer={}", conn.id(), conn.peer());
-}
-
-void Server::HandleAuth(Connection &conn, const FrameHeader &h, std::string_view body) {
-  ServeAuthFrame(conn, keys_, h, body, static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000,
-                 &counters_.auth_failures);
+void Server::HandleAuth(daemon::Connection &conn, const FrameHeader &h, std::string_view body) {
+  daemon::ServeAuthFrame(conn, keys_, h, body,
+                         static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000,
+                         &counters_.auth_failures);
 }
 
 }  // namespace ninf::server

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "log.h"
+#include "daemon/log.h"
 #include "ninf.pb.h"
-#include "server.h"
+#include "server/server.h"
 
 namespace ninf::server {
 namespace {
@@ -24,7 +24,7 @@ std::string Sec(double s) {
 
 }  // namespace
 
-void Server::HandleCall(Connection &conn, std::string_view body) {
+void Server::HandleCall(daemon::Connection &conn, std::string_view body) {
   wire::CallRequest req;
   if (!req.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
     Status st(NINF_ERR_PROTOCOL, "malformed CALL message");
@@ -34,10 +34,11 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
   }
   const FunctionEntry *entry = registry_.Find(req.name());
   if (!entry) {
-    RateLimitedInfo("call_unknown", "event=call_unknown conn={} peer={} call={} function={}",
-                    conn.id(), conn.peer(), req.call_id(), Quoted(req.name()));
+    daemon::RateLimitedInfo("call_unknown",
+                            "event=call_unknown conn={} peer={} call={} function={}", conn.id(),
+                            conn.peer(), req.call_id(), daemon::Quoted(req.name()));
     conn.Fail(Status(NINF_ERR_FUNCTION_NOT_FOUND,
-                     "no function " + Quoted(req.name()) + " on this server"));
+                     "no function " + daemon::Quoted(req.name()) + " on this server"));
     return;
   }
   CallParams params;
@@ -63,7 +64,8 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
   if (req.submit()) {
     if (Status st = ReserveResult(req.keep_bytes(), &params); !st.ok()) {
       spdlog::info("event=submit_refused conn={} peer={} call={} function={} error={}", conn.id(),
-                   conn.peer(), req.call_id(), Quoted(req.name()), Quoted(st.message()));
+                   conn.peer(), req.call_id(), daemon::Quoted(req.name()),
+                   daemon::Quoted(st.message()));
       conn.Fail(st);
       return;
     }
@@ -71,7 +73,7 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
   ++counters_.calls_received;
   auto owned = std::make_unique<Job>(this, next_job_id_++, std::move(params), &conn);
   Job *job = owned.get();
-  conn.AttachJob(job);
+  conn.set_data(job);
   jobs_.emplace(job->id(), std::move(owned));
   if (stopping_) {
     FinishJob(*job, EndReason::kRefused);
@@ -87,8 +89,8 @@ void Server::HandleCall(Connection &conn, std::string_view body) {
   OfferJob(*job);
 }
 
-void Server::OnInputArrived(Connection &conn) {
-  Job *job = conn.job();
+void Server::OnInputArrived(daemon::Connection &conn) {
+  Job *job = JobOf(conn);
   if (!job || job->state() != JobState::kNew) return;
   if (!conn.InputWaiting()) {
     // Readable without bytes: the client closed its side. The arguments can
@@ -136,7 +138,7 @@ double Server::OpenBusyCoreSeconds() const {
 }
 
 void Server::OfferJob(Job &job) {
-  Connection &conn = *job.conn();
+  daemon::Connection &conn = *job.conn();
   int threads = 0;
   switch (admission_.Offer(DemandOf(job), SchedulerNow(), &threads)) {
     case Admission::Decision::kRun:
@@ -308,8 +310,8 @@ bool Server::HandoffCold(Job &job) {
   return true;
 }
 
-void Server::OnOutputFlushed(Connection &conn) {
-  if (conn.job() && conn.job()->state() == JobState::kStarting) StartJob(*conn.job());
+void Server::OnOutputFlushed(daemon::Connection &conn) {
+  if (JobOf(conn) && JobOf(conn)->state() == JobState::kStarting) StartJob(*JobOf(conn));
 }
 
 void Server::AdmitQueued() {
@@ -338,8 +340,8 @@ void Server::OnArgsReceived(Job &job, bool resumed) {
   if (job.two_phase() && job.conn()) {
     // The executable has sent the ticket: the client may leave, and its
     // leaving cancels nothing. The connection is finished gently.
-    Connection *conn = job.conn();
-    conn->DetachJob();
+    daemon::Connection *conn = job.conn();
+    conn->set_data(nullptr);
     job.detach_conn();
     conn->Finish();
   }
@@ -375,14 +377,14 @@ void Server::OnClientGone(Job &job) {
   job.Kill(KillReason::kClientGone);
 }
 
-void Server::OnPeerShutWrite(Connection &conn) {
-  Job *job = conn.job();
+void Server::OnPeerShutWrite(daemon::Connection &conn) {
+  Job *job = JobOf(conn);
   if (!job) return;
   // A half-close is no cancel: the client may still read its result. Ask
   // the side that writes to the socket now to send a heartbeat; a closed
   // peer answers it with a reset, which OnHangup then sees.
   job->CatchUpControl();
-  if (conn.job() != job) return;  // a two-phase call let its client go
+  if (JobOf(conn) != job) return;  // a two-phase call let its client go
   spdlog::debug("event=peer_shut_write job={} call={} state={}", job->id(), job->call_id(),
                 JobStateName(job->state()));
   if (job->state() == JobState::kQueued || job->state() == JobState::kStarting)
@@ -422,8 +424,8 @@ void Server::OnCallDone(Job &job, const ControlMsg &msg) {
 
 void Server::OnExit(Job &job) { FinishJob(job, EndReason::kExited); }
 
-void Server::OnHangup(Connection &conn) {
-  Job *job = conn.job();
+void Server::OnHangup(daemon::Connection &conn) {
+  Job *job = JobOf(conn);
   if (!job) return;
   if (job->state() == JobState::kNew || job->state() == JobState::kQueued ||
       job->state() == JobState::kStarting) {
@@ -433,7 +435,7 @@ void Server::OnHangup(Connection &conn) {
   // The hangup and the executable's last control messages may arrive in
   // the same loop turn; a client that leaves with its result is no cancel.
   job->CatchUpControl();
-  if (conn.job() != job) return;  // a two-phase call let its client go
+  if (JobOf(conn) != job) return;  // a two-phase call let its client go
   if (HangupCancels(job->state())) {
     spdlog::info("event=client_gone job={} call={} function={} peer={} pid={}", job->id(),
                  job->call_id(), job->function(), conn.peer(), job->pid());
@@ -442,7 +444,7 @@ void Server::OnHangup(Connection &conn) {
 }
 
 void Server::FinishJob(Job &job, EndReason reason, const Status &why) {
-  Connection *conn = job.conn();
+  daemon::Connection *conn = job.conn();
   const Ending ending = DescribeEnding(job.Facts(admission_.queued()), reason, why);
   const JobState before = job.state();
   if (before == JobState::kQueued) admission_.Withdraw(job.id());
@@ -457,17 +459,18 @@ void Server::FinishJob(Job &job, EndReason reason, const Status &why) {
         "event=call_end job={} call={} function={} peer={} outcome={} exit={} "
         "error={} wall_seconds={}",
         job.id(), job.call_id(), name, peer, CallOutcomeName(ending.outcome),
-        Quoted(job.exited() ? job.ExitDescription() : "-"), Quoted(ending.tell.message()),
-        Sec(SecondsBetween(job.arrived(), Clock::now())));
+        daemon::Quoted(job.exited() ? job.ExitDescription() : "-"),
+        daemon::Quoted(ending.tell.message()), Sec(SecondsBetween(job.arrived(), Clock::now())));
   else if (job.exited())
     spdlog::log(job.exit_status() == 0 && job.term_signal() == 0 ? spdlog::level::debug
                                                                  : spdlog::level::warn,
                 "event=job_exit job={} call={} function={} pid={} exit={} calls={}", job.id(),
-                job.call_id(), name, job.pid(), Quoted(job.ExitDescription()), job.calls_done());
+                job.call_id(), name, job.pid(), daemon::Quoted(job.ExitDescription()),
+                job.calls_done());
 
   SettleResult(job, ending.tell);
   if (conn) {
-    conn->DetachJob();
+    conn->set_data(nullptr);
     job.detach_conn();
     // Gently in both cases: a close with unread input would reset the
     // connection and could destroy what the client has not read yet.

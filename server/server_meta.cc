@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <random>
 
-#include "log.h"
-#include "server.h"
+#include "daemon/log.h"
+#include "server/server.h"
 
 namespace ninf::server {
 namespace {
@@ -75,7 +75,8 @@ Status Server::StartMetaReporter() {
   reporter_ = std::make_unique<MetaReporter>(std::move(config));
   reporter_->Start();
   spdlog::info("event=metaserver metaserver={} server={} advertise={}",
-               Quoted(settings_.metaserver), server_id_, Quoted(AdvertisedAddress()));
+               daemon::Quoted(settings_.metaserver), server_id_,
+               daemon::Quoted(AdvertisedAddress()));
   PublishLoad();
   return Status::Ok();
 }

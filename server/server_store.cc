@@ -12,10 +12,10 @@
 #include <cstring>
 #include <utility>
 
-#include "log.h"
+#include "daemon/log.h"
 #include "ninf.pb.h"
-#include "random_bytes.h"
-#include "server.h"
+#include "server/random_bytes.h"
+#include "server/server.h"
 
 namespace ninf::server {
 namespace {
@@ -40,14 +40,14 @@ Status ReadKept(int fd, uint64_t bytes, std::string *out) {
 }
 
 // A memfd holding `bytes`, for a result that ninfd writes itself.
-UniqueFd MemfdWith(const std::string &bytes) {
-  UniqueFd fd(::memfd_create("ninf-kept", MFD_CLOEXEC));
+daemon::UniqueFd MemfdWith(const std::string &bytes) {
+  daemon::UniqueFd fd(::memfd_create("ninf-kept", MFD_CLOEXEC));
   if (fd.get() < 0) return fd;
   std::size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return UniqueFd();
+    if (n <= 0) return daemon::UniqueFd();
     done += static_cast<std::size_t>(n);
   }
   return fd;
@@ -59,7 +59,7 @@ bool ParseKey(std::string_view body, wire::StoreKey *key) {
 
 }  // namespace
 
-std::string Server::OwnerOf(Connection &conn) {
+std::string Server::OwnerOf(daemon::Connection &conn) {
   return conn.auth().authenticated ? conn.auth().key_id : std::string();
 }
 
@@ -87,7 +87,7 @@ Status Server::ReserveResult(uint64_t keep_bytes, CallParams *params) {
   return Status::Ok();
 }
 
-void Server::HandleCollect(Connection &conn, std::string_view body) {
+void Server::HandleCollect(daemon::Connection &conn, std::string_view body) {
   wire::StoreKey key;
   if (!ParseKey(body, &key)) {
     conn.Fail(Status(NINF_ERR_PROTOCOL, "malformed COLLECT message"));
@@ -97,7 +97,7 @@ void Server::HandleCollect(Connection &conn, std::string_view body) {
   Status st = store_.Find(key.id(), key.token(), OwnerOf(conn), SchedulerNow(), &entry);
   if (!st.ok()) {
     spdlog::info("event=collect_refused conn={} peer={} id={} error={}", conn.id(), conn.peer(),
-                 key.id(), Quoted(st.message()));
+                 key.id(), daemon::Quoted(st.message()));
     conn.Fail(st);
     return;
   }
@@ -119,7 +119,7 @@ void Server::HandleCollect(Connection &conn, std::string_view body) {
   conn.ReplyBytes(std::move(frames));
 }
 
-void Server::HandleRelease(Connection &conn, std::string_view body) {
+void Server::HandleRelease(daemon::Connection &conn, std::string_view body) {
   wire::StoreKey key;
   if (!ParseKey(body, &key)) {
     conn.Fail(Status(NINF_ERR_PROTOCOL, "malformed RELEASE message"));
@@ -137,7 +137,7 @@ void Server::HandleRelease(Connection &conn, std::string_view body) {
   conn.Reply(FRAME_RELEASED, &reply);
 }
 
-void Server::HandleFetch(Connection &conn, std::string_view body) {
+void Server::HandleFetch(daemon::Connection &conn, std::string_view body) {
   wire::StoreKey key;
   if (!ParseKey(body, &key)) {
     conn.Fail(Status(NINF_ERR_PROTOCOL, "malformed FETCH message"));
@@ -155,7 +155,7 @@ void Server::HandleFetch(Connection &conn, std::string_view body) {
   }
   if (!st.ok()) {
     spdlog::info("event=fetch_refused conn={} peer={} id={} error={}", conn.id(), conn.peer(),
-                 key.id(), Quoted(st.message()));
+                 key.id(), daemon::Quoted(st.message()));
     conn.Fail(st);
     return;
   }
@@ -165,7 +165,7 @@ void Server::HandleFetch(Connection &conn, std::string_view body) {
   conn.ReplyBytes(std::move(frame));
 }
 
-void Server::OnKeep(Job &job, const ControlMsg &msg, UniqueFd data) {
+void Server::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) {
   struct stat sb {};
   const bool sized =
       ::fstat(data.get(), &sb) == 0 && static_cast<uint64_t>(sb.st_size) >= msg.bytes_out;
@@ -175,7 +175,7 @@ void Server::OnKeep(Job &job, const ControlMsg &msg, UniqueFd data) {
                       : Status(NINF_ERR_PROTOCOL, "the result's memfd is shorter than announced");
     spdlog::info("event=result_kept job={} call={} function={} id={} bytes={} error={}", job.id(),
                  job.call_id(), job.function(), job.params().store_id, msg.bytes_out,
-                 Quoted(st.ok() ? "-" : st.message()));
+                 daemon::Quoted(st.ok() ? "-" : st.message()));
     if (!st.ok()) SettleResult(job, st);
     return;
   }
@@ -189,7 +189,7 @@ void Server::OnKeep(Job &job, const ControlMsg &msg, UniqueFd data) {
   if (st.ok()) st = store_.Fill(id, std::move(data), msg.bytes_out);
   spdlog::debug("event=array_kept job={} call={} function={} param={} id={} bytes={} error={}",
                 job.id(), job.call_id(), job.function(), msg.param, id, msg.bytes_out,
-                Quoted(st.ok() ? "-" : st.message()));
+                daemon::Quoted(st.ok() ? "-" : st.message()));
   job.SendKept(st, id, token);
 }
 
@@ -207,7 +207,7 @@ void Server::SettleResult(Job &job, const Status &why) {
   AppendErrorFrame(&frame, why.ok() ? Status(NINF_ERR_EXECUTABLE,
                                              "the call ended without handing over its result")
                                     : why);
-  UniqueFd fd = MemfdWith(frame);
+  daemon::UniqueFd fd = MemfdWith(frame);
   if (fd.get() < 0 || !store_.Fill(id, std::move(fd), frame.size()).ok()) store_.Release(id);
 }
 

@@ -14,9 +14,9 @@
 #include <cstdio>
 #include <fstream>
 
-#include "log.h"
-#include "server.h"
-#include "tcp_progress.h"
+#include "daemon/log.h"
+#include "server/server.h"
+#include "server/tcp_progress.h"
 
 namespace ninf::server {
 namespace {
@@ -128,7 +128,7 @@ void Server::RunWatchdog() {
     if (it == jobs_.end()) continue;
     Job &job = *it->second;
     spdlog::info("event=watchdog_kill job={} call={} function={} pid={} reason={}", job.id(),
-                 job.call_id(), job.function(), job.pid(), Quoted(k.detail));
+                 job.call_id(), job.function(), job.pid(), daemon::Quoted(k.detail));
     job.Kill(k.reason, std::move(k.detail));
   }
   for (uint64_t id : no_arguments) {

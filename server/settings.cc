@@ -1,4 +1,4 @@
-#include "settings.h"
+#include "server/settings.h"
 
 #include <toml++/toml.h>
 
@@ -7,8 +7,8 @@
 #include <iterator>
 #include <variant>
 
-#include "install_paths.h"
-#include "metrics_endpoint.h"
+#include "daemon/metrics_endpoint.h"
+#include "protocol/install_paths.h"
 
 #ifndef NINF_VERSION
 #define NINF_VERSION "unknown"
@@ -20,160 +20,161 @@ namespace {
 constexpr int64_t kMaxInt = int64_t{1} << 62;
 
 const SettingSpec kTable[] = {
-    {"port", SettingKind::kInteger, "3000", 0, 65535,
+    {"port", daemon::SettingKind::kInteger, "3000", 0, 65535,
      "TCP port to listen on (0 picks any free port; see ready_file)", &Settings::port},
-    {"listen", SettingKind::kString, "127.0.0.1", 0, 0,
+    {"listen", daemon::SettingKind::kString, "127.0.0.1", 0, 0,
      "address to listen on (\"0.0.0.0\" or \"::\" for every interface)", &Settings::listen},
-    {"unix_socket", SettingKind::kString, "auto", 0, 0,
+    {"unix_socket", daemon::SettingKind::kString, "auto", 0, 0,
      "Unix-domain socket for clients on this host (arrays through shared memory, not TCP): "
      "a path, \"auto\" (/tmp/ninfd-PORT.sock if it can be made), or \"\" for none",
      &Settings::unix_socket},
-    {"registry", SettingKind::kString, "", 0, 0,
+    {"registry", daemon::SettingKind::kString, "", 0, 0,
      "folder of NAME.interface + NAME executables (\"\": the standard library)",
      &Settings::registry},
-    {"slots", SettingKind::kInteger, "0", 0, 4096,
+    {"slots", daemon::SettingKind::kInteger, "0", 0, 4096,
      "calls that run at once (0: one per core); later calls wait in the queue", &Settings::slots},
-    {"thread_budget", SettingKind::kString, "adaptive", 0, 0,
+    {"thread_budget", daemon::SettingKind::kString, "adaptive", 0, 0,
      "threads a call gets: \"adaptive\" (the free cores, shared with the recent demand: "
      "a lone call gets every core, concurrent calls split them), \"split\" (cores / slots "
      "each) or \"fixed\" (threads_per_job each, even if that oversubscribes the cores)",
      &Settings::thread_budget},
-    {"threads_per_job", SettingKind::kInteger, "0", 0, 4096,
+    {"threads_per_job", daemon::SettingKind::kInteger, "0", 0, 4096,
      "threads of every call under thread_budget = \"fixed\" (0: cores / slots)",
      &Settings::threads_per_job},
-    {"demand_window_ms", SettingKind::kInteger, "2000", 0, 3600 * 1000,
+    {"demand_window_ms", daemon::SettingKind::kInteger, "2000", 0, 3600 * 1000,
      "under thread_budget = \"adaptive\": how long a peak of concurrent calls still counts "
      "(a closed-loop client is between two calls for a moment only)",
      &Settings::demand_window_ms},
-    {"queue_order", SettingKind::kString, "fcfs", 0, 0,
+    {"queue_order", daemon::SettingKind::kString, "fcfs", 0, 0,
      "which waiting call starts next: \"fcfs\" (arrival order) or \"sjf\" (smallest "
      "arrival + predicted run time: shortest first, and a call is overtaken only by calls "
      "that arrived within sjf_aging x its own predicted run time)",
      &Settings::queue_order},
-    {"sjf_aging", SettingKind::kDecimal, "8", 100, 1000 * 1000,
+    {"sjf_aging", daemon::SettingKind::kDecimal, "8", 100, 1000 * 1000,
      "under queue_order = \"sjf\": a call is overtaken only by calls that arrive within "
      "sjf_aging x its predicted run time after it (larger: shorter calls first for longer, "
      "longer waits for large calls)",
      &Settings::sjf_aging},
-    {"queue_limit", SettingKind::kInteger, "1024", 0, 1 << 20,
+    {"queue_limit", daemon::SettingKind::kInteger, "1024", 0, 1 << 20,
      "calls that may wait for a slot; beyond that a call is refused", &Settings::queue_limit},
-    {"max_call_bytes", SettingKind::kBytes, "8G", 0, kMaxInt,
+    {"max_call_bytes", daemon::SettingKind::kBytes, "8G", 0, kMaxInt,
      "largest array data of one call, e.g. 512M or 8G (0: no limit)", &Settings::max_call_bytes},
-    {"max_connections", SettingKind::kInteger, "1024", 1, 1 << 20,
+    {"max_connections", daemon::SettingKind::kInteger, "1024", 1, 1 << 20,
      "open client connections, running calls included", &Settings::max_connections},
-    {"max_connections_per_client", SettingKind::kInteger, "64", 1, 1 << 20,
+    {"max_connections_per_client", daemon::SettingKind::kInteger, "64", 1, 1 << 20,
      "open connections from one client address; a new one over the limit replaces that "
      "client's oldest connection still sending a request, or is refused",
      &Settings::max_connections_per_client},
-    {"idle_timeout_seconds", SettingKind::kInteger, "60", 1, 86400,
+    {"idle_timeout_seconds", daemon::SettingKind::kInteger, "60", 1, 86400,
      "close a connection that sends nothing for this long before its call",
      &Settings::idle_timeout_seconds},
-    {"request_timeout_seconds", SettingKind::kInteger, "10", 1, 3600,
+    {"request_timeout_seconds", daemon::SettingKind::kInteger, "10", 1, 3600,
      "a request must arrive whole within this long of its first byte (slow senders are cut off)",
      &Settings::request_timeout_seconds},
-    {"transfer_timeout_seconds", SettingKind::kInteger, "60", 1, 86400,
+    {"transfer_timeout_seconds", daemon::SettingKind::kInteger, "60", 1, 86400,
      "kill a call whose arguments or result make no progress on the wire for this long",
      &Settings::transfer_timeout_seconds},
-    {"liveness_seconds", SettingKind::kInteger, "5", 1, 3600,
+    {"liveness_seconds", daemon::SettingKind::kInteger, "5", 1, 3600,
      "heartbeat period of every call (a client asking for a shorter one gets it); a client "
      "gone while its call waits or computes is noticed within about this long",
      &Settings::liveness_seconds},
-    {"call_wall_seconds", SettingKind::kInteger, "0", 0, kMaxInt,
+    {"call_wall_seconds", daemon::SettingKind::kInteger, "0", 0, kMaxInt,
      "wall-clock budget of one call, from its hand-off to its result; over it the executable "
      "is killed and the client told (0: none; [limits.NAME] in the config file overrides it)",
      &Settings::call_wall_seconds},
-    {"call_cpu_seconds", SettingKind::kInteger, "0", 0, kMaxInt,
+    {"call_cpu_seconds", daemon::SettingKind::kInteger, "0", 0, kMaxInt,
      "CPU-time budget of one call, all its threads together (0: none; [limits.NAME] overrides "
      "it)",
      &Settings::call_cpu_seconds},
-    {"handle_idle_seconds", SettingKind::kInteger, "600", 1, 31536000,
+    {"handle_idle_seconds", daemon::SettingKind::kInteger, "600", 1, 31536000,
      "stop a function handle's executable idle this long; the handle's next call starts a new "
      "one",
      &Settings::handle_idle_seconds},
-    {"max_idle_handles", SettingKind::kInteger, "64", 0, 1 << 20,
+    {"max_idle_handles", daemon::SettingKind::kInteger, "64", 0, 1 << 20,
      "idle function-handle executables kept; the longest idle ones beyond it are stopped",
      &Settings::max_idle_handles},
-    {"idle_handle_memory", SettingKind::kBytes, "4G", 0, kMaxInt,
+    {"idle_handle_memory", daemon::SettingKind::kBytes, "4G", 0, kMaxInt,
      "resident memory all idle function-handle executables may hold together; the longest "
      "idle ones beyond it are stopped",
      &Settings::idle_handle_memory},
-    {"grace_seconds", SettingKind::kInteger, "10", 0, 3600,
+    {"grace_seconds", daemon::SettingKind::kInteger, "10", 0, 3600,
      "on SIGTERM, how long running calls may take before they are killed",
      &Settings::grace_seconds},
-    {"store_bytes", SettingKind::kBytes, "1G", 0, kMaxInt,
+    {"store_bytes", daemon::SettingKind::kBytes, "1G", 0, kMaxInt,
      "memory for kept data: results of two-phase calls until they are collected, arrays of "
      "transaction blocks until a later call reads them (0: keep nothing)",
      &Settings::store_bytes},
-    {"result_keep_seconds", SettingKind::kInteger, "3600", 1, 30 * 86400,
+    {"result_keep_seconds", daemon::SettingKind::kInteger, "3600", 1, 30 * 86400,
      "how long a two-phase call's result waits to be collected", &Settings::result_keep_seconds},
-    {"data_keep_seconds", SettingKind::kInteger, "600", 1, 86400,
+    {"data_keep_seconds", daemon::SettingKind::kInteger, "600", 1, 86400,
      "how long an array a transaction block keeps here waits for its reader; a client that "
      "goes away without ending its block loses it after this",
      &Settings::data_keep_seconds},
-    {"warm_executables", SettingKind::kInteger, "1", 0, 64,
+    {"warm_executables", daemon::SettingKind::kInteger, "1", 0, 64,
      "idle executables kept started per function after its first call, so calls skip the "
      "executable's start-up (0: start one per call)",
      &Settings::warm_executables},
-    {"executable_max_calls", SettingKind::kInteger, "1000", 1, kMaxInt,
+    {"executable_max_calls", daemon::SettingKind::kInteger, "1000", 1, kMaxInt,
      "one-shot calls one executable process serves before it is replaced; between them it "
      "waits in the pool, its arrays cleared (1: a new process for every call; [limits.NAME] "
      "overrides it, and a routine declared Reuse \"no\" is never reused)",
      &Settings::executable_max_calls},
-    {"executable_max_seconds", SettingKind::kInteger, "3600", 0, kMaxInt,
+    {"executable_max_seconds", daemon::SettingKind::kInteger, "3600", 0, kMaxInt,
      "a reused executable process is replaced once it has lived this long (0: never)",
      &Settings::executable_max_seconds},
-    {"log_level", SettingKind::kLogLevel, "info", 0, 0,
+    {"log_level", daemon::SettingKind::kLogLevel, "info", 0, 0,
      "trace, debug, info, warn, error, critical or off", &Settings::log_level},
-    {"ready_file", SettingKind::kString, "", 0, 0,
+    {"ready_file", daemon::SettingKind::kString, "", 0, 0,
      "once listening, write the port number and a newline into this file", &Settings::ready_file},
-    {"key_file", SettingKind::kString, "", 0, 0,
+    {"key_file", daemon::SettingKind::kString, "", 0, 0,
      "file of shared keys (one per line, mode 0600) that clients must prove they hold before "
      "any request (docs/security.md); \"\": no authentication",
      &Settings::key_file},
-    {"insecure", SettingKind::kBool, "false", 0, 0,
+    {"insecure", daemon::SettingKind::kBool, "false", 0, 0,
      "serve a non-loopback listen address without a key_file: anyone who reaches the port may "
      "run the registry's functions",
      &Settings::insecure},
-    {"metaserver", SettingKind::kString, "", 0, 0,
+    {"metaserver", daemon::SettingKind::kString, "", 0, 0,
      "host:port of a ninf-meta to register with and report load to, so that its clients are "
      "placed here (docs/metaserver.md); \"\": none. Direct clients are served either way",
      &Settings::metaserver},
-    {"site", SettingKind::kString, "", 0, 0,
+    {"site", daemon::SettingKind::kString, "", 0, 0,
      "the site this server belongs to, as the metaserver shows it (\"\": the host name)",
      &Settings::site},
-    {"advertise", SettingKind::kString, "", 0, 0,
+    {"advertise", daemon::SettingKind::kString, "", 0, 0,
      "host:port the metaserver sends clients to (a host alone: with the port ninfd listens "
      "on; \"\": the listen address and port, with 0.0.0.0 the host name)",
      &Settings::advertise},
-    {"mpi_ranks", SettingKind::kInteger, "0", 0, 4096,
+    {"mpi_ranks", daemon::SettingKind::kInteger, "0", 0, 4096,
      "ranks of the MPI job a Backend \"MPI\" function runs as (0: one per core; "
      "[limits.NAME] ranks overrides it; docs/mpi.md)",
      &Settings::mpi_ranks},
-    {"mpirun", SettingKind::kString, "mpirun", 0, 0,
+    {"mpirun", daemon::SettingKind::kString, "mpirun", 0, 0,
      "the command that starts MPI jobs (looked up in PATH)", &Settings::mpirun},
-    {"mpirun_args", SettingKind::kString, "", 0, 0,
+    {"mpirun_args", daemon::SettingKind::kString, "", 0, 0,
      "more words for it, before the executable (e.g. \"--mca btl self,vader\")",
      &Settings::mpirun_args},
-    {"mpi_oversubscribe", SettingKind::kBool, "false", 0, 0,
+    {"mpi_oversubscribe", daemon::SettingKind::kBool, "false", 0, 0,
      "allow MPI jobs more ranks than cores (passes --oversubscribe); admission still holds "
      "at most every core for one",
      &Settings::mpi_oversubscribe},
-    {"launcher", SettingKind::kString, "local", 0, 0,
+    {"launcher", daemon::SettingKind::kString, "local", 0, 0,
      "how executables are started: \"local\" (ninfd starts them, mpirun for MPI ones) or "
      "\"slurm\" (srun, inside the allocation ninfd runs in; docs/cluster.md); [limits.NAME] "
      "launcher overrides it",
      &Settings::launcher},
-    {"srun", SettingKind::kString, "srun", 0, 0,
+    {"srun", daemon::SettingKind::kString, "srun", 0, 0,
      "the command that starts Slurm steps (looked up in PATH)", &Settings::srun},
-    {"srun_args", SettingKind::kString, "", 0, 0,
+    {"srun_args", daemon::SettingKind::kString, "", 0, 0,
      "more words for it, before the executable (e.g. \"--partition compute\")",
      &Settings::srun_args},
-    {"launch_address", SettingKind::kString, "", 0, 0,
+    {"launch_address", daemon::SettingKind::kString, "", 0, 0,
      "HOST or HOST:PORT of this host where launched executables (mpirun, srun) connect back "
      "over TCP, and then clients are redirected to them: for ranks on other hosts "
      "(docs/cluster.md); \"\": a Unix socket, rank 0 on this host",
      &Settings::launch_address},
-    {"metrics", SettingKind::kString, "", 0, 0, kMetricsSettingHelp, &Settings::metrics},
+    {"metrics", daemon::SettingKind::kString, "", 0, 0, daemon::kMetricsSettingHelp,
+     &Settings::metrics},
 };
 
 Status Invalid(const std::string &source, const std::string &what) {
@@ -255,7 +256,8 @@ bool AppliesLive(std::string_view key) {
 }
 
 std::vector<std::string> ChangedSettings(const Settings &a, const Settings &b) {
-  std::vector<std::string> changed = ChangedSettingKeys(std::span<const SettingSpec>(kTable), a, b);
+  std::vector<std::string> changed =
+      daemon::ChangedSettingKeys(std::span<const SettingSpec>(kTable), a, b);
   if (a.function_limits != b.function_limits) changed.emplace_back("limits");
   return changed;
 }
@@ -310,7 +312,8 @@ SchedulerConfig Settings::Scheduler(int cores) const {
   return c;
 }
 
-Status ParseInvocation(int argc, const char *const *argv, const EnvLookup &env, Invocation *out) {
+Status ParseInvocation(int argc, const char *const *argv, const daemon::EnvLookup &env,
+                       Invocation *out) {
   CLI::App app(
       "ninfd: the Ninf server daemon. It serves the functions of a registry folder "
       "and starts one executable per call.\nEvery setting is also read from the "
@@ -324,7 +327,7 @@ Status ParseInvocation(int argc, const char *const *argv, const EnvLookup &env, 
   app.add_option("--server", inv.status_server,
                  "host:port of the daemon --status and --list ask (default: listen:port)")
       ->type_name("HOST:PORT");
-  CommandLine cl;
+  daemon::CommandLine cl;
   cl.version_text = VersionText();
   cl.default_config_file = InstalledConfigFile("ninfd.toml");
   auto limits = [&inv](const std::string &path, std::string_view key, const toml::table &table,
@@ -334,7 +337,7 @@ Status ParseInvocation(int argc, const char *const *argv, const EnvLookup &env, 
     return ReadFunctionLimits(path, table, &inv.settings.function_limits);
   };
   NINF_RETURN_IF_ERROR(
-      ParseCommandLine<Settings>(app, kTable, argc, argv, env, limits, &cl, &inv.settings));
+      daemon::ParseCommandLine<Settings>(app, kTable, argc, argv, env, limits, &cl, &inv.settings));
   if (!cl.exit_now) NINF_RETURN_IF_ERROR(CheckScheduling(inv.settings));
   inv.config_file = cl.config_file;
   inv.exit_now = cl.exit_now;

@@ -13,10 +13,10 @@
 #include <variant>
 #include <vector>
 
-#include "address.h"
-#include "admission.h"
-#include "settings_table.h"
-#include "status.h"
+#include "daemon/settings_table.h"
+#include "protocol/address.h"
+#include "protocol/status.h"
+#include "server/admission.h"
 
 namespace ninf::server {
 
@@ -92,23 +92,23 @@ struct Settings {
   SchedulerConfig Scheduler(int cores) const;
 };
 
-using SettingSpec = SettingSpecOf<Settings>;
+using SettingSpec = daemon::SettingSpecOf<Settings>;
 
 // The table, in the order --help and the example config list the keys.
 std::span<const SettingSpec> SettingsTable();
 
 // "threads_per_job" -> "NINF_THREADS_PER_JOB".
-inline std::string EnvName(const SettingSpec &spec) { return SettingEnvName(spec.name); }
+inline std::string EnvName(const SettingSpec &spec) { return daemon::SettingEnvName(spec.name); }
 
 // "threads_per_job" -> "--threads-per-job".
-inline std::string FlagName(const SettingSpec &spec) { return SettingFlagName(spec.name); }
+inline std::string FlagName(const SettingSpec &spec) { return daemon::SettingFlagName(spec.name); }
 
 // Parses `raw` as the value of `spec`, checks its bounds and stores it in
 // *out. `source` says where the value came from ("--port", "NINF_PORT",
 // "ninfd.toml"), for the error message. Errors: NINF_ERR_INVALID_ARGUMENT.
 inline Status ApplySetting(const SettingSpec &spec, const std::string &raw,
                            const std::string &source, Settings *out) {
-  return ApplySettingOf(spec, raw, source, out);
+  return daemon::ApplySettingOf(spec, raw, source, out);
 }
 
 // SIGHUP (docs/server.md): the settings that take effect at once when the
@@ -144,6 +144,7 @@ Status CheckScheduling(const Settings &settings);
 // Builds the settings from argv, the environment and the config file.
 // Errors (NINF_ERR_INVALID_ARGUMENT) carry a message fit for the user:
 // unknown flag, unknown config key, unreadable file, bad value, bound.
-Status ParseInvocation(int argc, const char *const *argv, const EnvLookup &env, Invocation *out);
+Status ParseInvocation(int argc, const char *const *argv, const daemon::EnvLookup &env,
+                       Invocation *out);
 
 }  // namespace ninf::server

@@ -1,4 +1,4 @@
-#include "stats.h"
+#include "server/stats.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "tcp_progress.h"
+#include "server/tcp_progress.h"
 
 #include <linux/tcp.h>
 #include <netinet/in.h>

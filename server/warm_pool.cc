@@ -1,8 +1,8 @@
-#include "warm_pool.h"
+#include "server/warm_pool.h"
 
 #include <algorithm>
 
-#include "log.h"
+#include "daemon/log.h"
 
 namespace ninf::server {
 
@@ -85,7 +85,8 @@ bool WarmPool::SpawnOne(const std::string &name, Function &f) {
   Process *p = nullptr;
   Status st = hooks_.spawn(name, f.executable, this, &p);
   if (!st.ok()) {
-    spdlog::warn("event=warm_spawn_failed function={} error={}", name, Quoted(st.message()));
+    spdlog::warn("event=warm_spawn_failed function={} error={}", name,
+                 daemon::Quoted(st.message()));
     NoteGiveUp(name, f, f.restarts.OnSpawnFailed());
     return false;
   }
@@ -119,7 +120,7 @@ void WarmPool::Discard(Process *process) {
   process->Kill();
 }
 
-void WarmPool::OnControl(Process &process, const ControlMsg &msg, UniqueFd) {
+void WarmPool::OnControl(Process &process, const ControlMsg &msg, daemon::UniqueFd) {
   // A process waiting for its hand-off has nothing to say: it is broken.
   spdlog::warn("event=warm_unexpected_control function={} pid={} kind={}", process.function(),
                process.pid(), msg.kind);
@@ -143,10 +144,10 @@ void WarmPool::OnExit(Process &process) {
   process.Close();
   if (was_idle) {
     spdlog::warn("event=warm_exit function={} pid={} exit={} age_seconds={:.3f}", name, pid,
-                 Quoted(exit), std::chrono::duration<double>(age).count());
+                 daemon::Quoted(exit), std::chrono::duration<double>(age).count());
     NoteDeath(name, it->second, age);
   } else {  // killed on purpose: discarded, cleared or shut down
-    spdlog::debug("event=warm_end function={} pid={} exit={}", name, pid, Quoted(exit));
+    spdlog::debug("event=warm_end function={} pid={} exit={}", name, pid, daemon::Quoted(exit));
   }
   if (hooks_.reaped) hooks_.reaped();
 }

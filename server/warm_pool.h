@@ -40,8 +40,8 @@
 #include <string>
 #include <unordered_set>
 
-#include "policy.h"
-#include "process.h"
+#include "server/policy.h"
+#include "server/process.h"
 
 namespace ninf::server {
 
@@ -107,7 +107,7 @@ class WarmPool : public ProcessOwner {
   };
 
   // ProcessOwner
-  void OnControl(Process &process, const ControlMsg &msg, UniqueFd attached) override;
+  void OnControl(Process &process, const ControlMsg &msg, daemon::UniqueFd attached) override;
   void OnExit(Process &process) override;
 
   bool SpawnOne(const std::string &name, Function &f);

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <string>
 
-#include "address.h"
-#include "relay.h"
+#include "protocol/address.h"
+#include "sites/relay.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "relay.h"
+#include "sites/relay.h"
 
 #include <cstdlib>
 #include <deque>

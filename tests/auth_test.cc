@@ -1,7 +1,7 @@
 // protocol/auth.h on its own: key files and their permission checks, the
 // proofs, and the client side of the exchange against a hand-driven server
 // on a socket pair (the daemon's side is tested in tests/e2e/auth_test.cc).
-#include "auth.h"
+#include "protocol/auth.h"
 
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -14,9 +14,9 @@
 #include <string>
 #include <thread>
 
-#include "frame.h"
 #include "ninf.pb.h"
-#include "wire.h"
+#include "protocol/frame.h"
+#include "protocol/wire.h"
 
 using namespace ninf;
 using namespace ninf::auth;

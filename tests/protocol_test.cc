@@ -9,14 +9,14 @@
 #include <cstring>
 #include <thread>
 
-#include "control.h"
-#include "frame.h"
-#include "install_paths.h"
-#include "launch.h"
-#include "layout.h"
 #include "ninf.pb.h"
-#include "utf8.h"
-#include "wire.h"
+#include "protocol/control.h"
+#include "protocol/frame.h"
+#include "protocol/install_paths.h"
+#include "protocol/launch.h"
+#include "protocol/layout.h"
+#include "protocol/utf8.h"
+#include "protocol/wire.h"
 
 using namespace ninf;
 

@@ -1,13 +1,13 @@
 /* fortran_args.c - checks, conversions and copy-back of a Fortran call's
  * arguments (see fortran_args.h for the contract). */
-#include "fortran_args.h"
+#include "client/fortran/fortran_args.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fortran_types.h"
+#include "client/fortran/fortran_types.h"
 
 /* "argument 3 'a': expected a contiguous rank-2 REAL(8) array, got an INTEGER(4) scalar" */
 static int refuse_type(int index, const ninf_param_info *p, const CFI_cdesc_t *d, char *err,

@@ -1,6 +1,6 @@
 /* fortran_pending.c - the table of asynchronous calls with temporaries: a
  * short list under a mutex (a program has few calls in flight at once). */
-#include "fortran_pending.h"
+#include "client/fortran/fortran_pending.h"
 
 #include <pthread.h>
 #include <stdlib.h>

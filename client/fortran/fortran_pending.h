@@ -8,7 +8,7 @@
 #ifndef NINF_FORTRAN_PENDING_H
 #define NINF_FORTRAN_PENDING_H
 
-#include "fortran_args.h"
+#include "client/fortran/fortran_args.h"
 
 #ifdef __cplusplus
 extern "C" {

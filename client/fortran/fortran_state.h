@@ -12,7 +12,7 @@
 #ifndef NINF_FORTRAN_STATE_H
 #define NINF_FORTRAN_STATE_H
 
-#include "ninf.h"
+#include "client/ninf.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /* fortran_types.c - Fortran types against IDL types (see fortran_types.h). */
-#include "fortran_types.h"
+#include "client/fortran/fortran_types.h"
 
 #include <stdint.h>
 #include <stdio.h>

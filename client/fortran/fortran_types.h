@@ -10,7 +10,7 @@
 #include <ISO_Fortran_binding.h>
 #include <stddef.h>
 
-#include "ninf_binding.h"
+#include "client/ninf_binding.h"
 
 #ifdef __cplusplus
 extern "C" {

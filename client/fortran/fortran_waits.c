@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fortran_pending.h"
-#include "fortran_state.h"
-#include "grpc.h"
+#include "client/fortran/fortran_pending.h"
+#include "client/fortran/fortran_state.h"
+#include "client/grpc.h"
 
 static _Thread_local int t_code;
 static _Thread_local char t_detail[512];

@@ -8,8 +8,8 @@
  */
 #include <stdio.h>
 
-#include "grpc.h"
-#include "ninf.h"
+#include "client/grpc.h"
+#include "client/ninf.h"
 
 #define PRINT_CODE_(name, code, text) \
   printf("  integer(c_int), parameter, public :: %s = %d  ! %s\n", #name, code, text);

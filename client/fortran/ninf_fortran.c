@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fortran_args.h"
-#include "fortran_pending.h"
-#include "fortran_state.h"
-#include "fortran_types.h"
-#include "grpc.h"
-#include "ninf_binding.h"
+#include "client/fortran/fortran_args.h"
+#include "client/fortran/fortran_pending.h"
+#include "client/fortran/fortran_state.h"
+#include "client/fortran/fortran_types.h"
+#include "client/grpc.h"
+#include "client/ninf_binding.h"
 
 /* Sets up `call` for a call of the function named by the CHARACTER
  * descriptor `name`; returns the name as a C string (free it), or NULL

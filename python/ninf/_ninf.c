@@ -19,7 +19,7 @@
 #include <stdalign.h>
 #include <string.h>
 
-#include "ninf_binding.h"
+#include "client/ninf_binding.h"
 
 /* ----------------------------------------------------------------------
  * One call's arguments, kept until the call has been waited for.

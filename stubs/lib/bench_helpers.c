@@ -4,7 +4,7 @@
  * bare call, `echo` moves an array both ways, `sink` only in, `source` only
  * out. The stubs own the buffers; these functions only see them.
  */
-#include "ninf_stdlib.h"
+#include "stubs/lib/ninf_stdlib.h"
 
 void ninf_null(void) {}
 

@@ -4,7 +4,7 @@
  */
 #include <cblas.h>
 
-#include "ninf_stdlib.h"
+#include "stubs/lib/ninf_stdlib.h"
 
 void daxpy(long n, double alpha, const double *x, double *y) {
   if (n <= 0) return;

@@ -4,7 +4,7 @@
  */
 #include <cblas.h>
 
-#include "ninf_stdlib.h"
+#include "stubs/lib/ninf_stdlib.h"
 
 void dmmul(long n, const double *A, const double *B, double *C) {
   /* An empty product has nothing to write; a negative n never reaches here

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ninf_stdlib.h"
+#include "stubs/lib/ninf_stdlib.h"
 
 enum {
   kBatchLog2 = 16, /* pairs per batch, as in NAS EP (MK = 16) */

@@ -17,8 +17,8 @@
  */
 #include <mpi.h>
 
-#include "ninf_stdlib.h"
-#include "ninf_stdlib_mpi.h"
+#include "stubs/lib/ninf_stdlib.h"
+#include "stubs/lib/ninf_stdlib_mpi.h"
 
 enum { kReduced = 12 }; /* sx, sy, q[0..9]: one message for all of them */
 

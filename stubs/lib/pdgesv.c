@@ -37,7 +37,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#include "ninf_stdlib_mpi.h"
+#include "stubs/lib/ninf_stdlib_mpi.h"
 
 /* BLACS and ScaLAPACK, as Debian's libscalapack-openmpi exports them (it
  * ships no header). Int is the C int there. */

@@ -1,4 +1,4 @@
-#include "buffer.h"
+#include "stubs/runtime/buffer.h"
 
 #include <sys/mman.h>
 

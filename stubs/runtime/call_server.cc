@@ -1,4 +1,4 @@
-#include "call_server.h"
+#include "stubs/runtime/call_server.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,12 +13,12 @@
 #include <cstring>
 #include <vector>
 
-#include "buffer.h"
-#include "kept_data.h"
-#include "launch.h"
-#include "layout.h"
-#include "scalar_codec.h"
-#include "team.h"
+#include "protocol/launch.h"
+#include "protocol/layout.h"
+#include "protocol/scalar_codec.h"
+#include "stubs/runtime/buffer.h"
+#include "stubs/runtime/kept_data.h"
+#include "stubs/runtime/team.h"
 
 // The thread setters of OpenBLAS and OpenMP, if the routine's libraries
 // have them (CallServer::ApplyThreadBudget).

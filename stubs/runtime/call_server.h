@@ -12,16 +12,16 @@
 #include <mutex>
 #include <vector>
 
-#include "buffer.h"
-#include "control.h"
-#include "heartbeats.h"
-#include "layout.h"
 #include "ninf.pb.h"
-#include "ninf_stub.h"
-#include "scalar_codec.h"
-#include "shared_memory.h"
-#include "status.h"
-#include "wire.h"
+#include "protocol/control.h"
+#include "protocol/layout.h"
+#include "protocol/scalar_codec.h"
+#include "protocol/shared_memory.h"
+#include "protocol/status.h"
+#include "protocol/wire.h"
+#include "stubs/runtime/buffer.h"
+#include "stubs/runtime/heartbeats.h"
+#include "stubs/runtime/ninf_stub.h"
 
 namespace ninf::stub {
 

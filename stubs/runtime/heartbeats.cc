@@ -1,4 +1,4 @@
-#include "heartbeats.h"
+#include "stubs/runtime/heartbeats.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <system_error>
 
-#include "control.h"
 #include "ninf.pb.h"
+#include "protocol/control.h"
 
 namespace ninf::stub {
 

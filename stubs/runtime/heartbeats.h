@@ -28,7 +28,7 @@
 #include <mutex>
 #include <thread>
 
-#include "wire.h"
+#include "protocol/wire.h"
 
 namespace ninf::stub {
 

@@ -1,4 +1,4 @@
-#include "interface_text.h"
+#include "stubs/runtime/interface_text.h"
 
 #include <cstdio>
 

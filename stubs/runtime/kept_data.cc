@@ -1,4 +1,4 @@
-#include "kept_data.h"
+#include "stubs/runtime/kept_data.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -12,9 +12,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "address.h"
-#include "numeric_connect.h"
-#include "wire.h"
+#include "protocol/address.h"
+#include "protocol/numeric_connect.h"
+#include "protocol/wire.h"
 
 namespace ninf::stub {
 namespace {

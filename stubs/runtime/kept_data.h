@@ -14,10 +14,10 @@
 #include <span>
 #include <string>
 
-#include "control.h"
-#include "frame.h"
 #include "ninf.pb.h"
-#include "status.h"
+#include "protocol/control.h"
+#include "protocol/frame.h"
+#include "protocol/status.h"
 
 namespace ninf::stub {
 

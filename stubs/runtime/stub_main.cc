@@ -9,12 +9,12 @@
 #include <cstring>
 #include <string>
 
-#include "call_server.h"
-#include "interface_text.h"
-#include "launch.h"
-#include "layout.h"
-#include "ninf_stub.h"
-#include "team.h"
+#include "protocol/launch.h"
+#include "protocol/layout.h"
+#include "stubs/runtime/call_server.h"
+#include "stubs/runtime/interface_text.h"
+#include "stubs/runtime/ninf_stub.h"
+#include "stubs/runtime/team.h"
 
 namespace {
 

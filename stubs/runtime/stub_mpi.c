@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "ninf_stub_mpi.h"
+#include "stubs/runtime/ninf_stub_mpi.h"
 
 enum {
   kSpinNs = 2000000,     /* spin this long before the first sleep */

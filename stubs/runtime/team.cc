@@ -1,12 +1,12 @@
-#include "team.h"
+#include "stubs/runtime/team.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
-#include "buffer.h"
-#include "call_server.h"
-#include "scalar_codec.h"
+#include "protocol/scalar_codec.h"
+#include "stubs/runtime/buffer.h"
+#include "stubs/runtime/call_server.h"
 
 namespace ninf::stub {
 namespace {

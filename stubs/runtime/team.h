@@ -21,10 +21,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "layout.h"
 #include "ninf.pb.h"
-#include "ninf_stub.h"
-#include "status.h"
+#include "protocol/layout.h"
+#include "protocol/status.h"
+#include "stubs/runtime/ninf_stub.h"
 
 namespace ninf::stub {
 

@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "grpc.h"
-#include "ninf.h"
+#include "client/grpc.h"
+#include "client/ninf.h"
 
 TEST_CASE("client_env_bad_timeout_is_named", "[client]") {
   REQUIRE(std::string(std::getenv("NINF_TIMEOUT")) == "soon");  // set by meson.build

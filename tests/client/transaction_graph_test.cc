@@ -1,7 +1,7 @@
 // The dependency graph of a transaction block (client/transaction_graph.h):
 // hazards from overlapping extents, where each byte read comes from, and
 // the final values.
-#include "transaction_graph.h"
+#include "client/transaction_graph.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // The block planner (client/transaction_plan.h) on its own: the published
 // worked example of HEFT, slots, the client's links, and a case where a
 // link's bandwidth changes the plan.
-#include "transaction_plan.h"
+#include "client/transaction_plan.h"
 
 #include <catch2/catch.hpp>
 

@@ -21,12 +21,12 @@
 #include <thread>
 #include <vector>
 
-#include "e2e_fixture.h"
-#include "frame.h"
-#include "grpc.h"
-#include "ninf.h"
+#include "client/grpc.h"
+#include "client/ninf.h"
 #include "ninf.pb.h"
-#include "wire.h"
+#include "protocol/frame.h"
+#include "protocol/wire.h"
+#include "tests/e2e/e2e_fixture.h"
 
 using namespace ninf;
 using Clock = std::chrono::steady_clock;

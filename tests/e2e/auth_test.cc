@@ -7,7 +7,7 @@
 //
 // libninf reads NINF_KEY_FILE once per process, so each libninf client runs
 // in a child process of its own (this process never calls libninf itself).
-#include "auth.h"
+#include "protocol/auth.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -22,13 +22,13 @@
 #include <string>
 #include <thread>
 
-#include "daemon_fixture.h"
-#include "e2e_fixture.h"
-#include "frame.h"
-#include "grpc.h"
-#include "ninf.h"
+#include "client/grpc.h"
+#include "client/ninf.h"
 #include "ninf.pb.h"
-#include "wire.h"
+#include "protocol/frame.h"
+#include "protocol/wire.h"
+#include "tests/e2e/e2e_fixture.h"
+#include "tests/server/daemon_fixture.h"
 
 using namespace ninf;
 using ninf::test::TempDir;

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "e2e_fixture.h"
-#include "frame.h"
-#include "ninf.h"
+#include "client/ninf.h"
 #include "ninf.pb.h"
-#include "wire.h"
+#include "protocol/frame.h"
+#include "protocol/wire.h"
+#include "tests/e2e/e2e_fixture.h"
 
 using namespace ninf;
 

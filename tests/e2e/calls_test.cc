@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "e2e_fixture.h"
-#include "ninf.h"
+#include "client/ninf.h"
+#include "tests/e2e/e2e_fixture.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "e2e_fixture.h"
+#include "tests/e2e/e2e_fixture.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "test_client.h"
+#include "tests/server/test_client.h"
 
 E2EDaemon::~E2EDaemon() {
   if (!daemon_.external()) CHECK(daemon_.Stop() == 0);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon_fixture.h"
+#include "tests/server/daemon_fixture.h"
 
 // Runs `body` in a forked child whose NINF_KEY_FILE is `key_file` ("" =
 // unset) and returns what it returned (libninf reads its environment once

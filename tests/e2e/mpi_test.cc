@@ -19,10 +19,10 @@
 #include <thread>
 #include <vector>
 
-#include "e2e_fixture.h"
-#include "grpc.h"
-#include "ninf.h"
-#include "rank_pids.h"
+#include "client/grpc.h"
+#include "client/ninf.h"
+#include "tests/e2e/e2e_fixture.h"
+#include "tests/e2e/rank_pids.h"
 
 namespace fs = std::filesystem;
 

@@ -1,4 +1,4 @@
-#include "rank_pids.h"
+#include "tests/e2e/rank_pids.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "ninf.h"
+#include "client/ninf.h"
 
 bool ProcessAlive(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");

@@ -17,13 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "e2e_fixture.h"
-#include "frame.h"
-#include "grpc.h"
-#include "ninf.h"
+#include "client/grpc.h"
+#include "client/ninf.h"
 #include "ninf.pb.h"
-#include "rank_pids.h"
-#include "wire.h"
+#include "protocol/frame.h"
+#include "protocol/wire.h"
+#include "tests/e2e/e2e_fixture.h"
+#include "tests/e2e/rank_pids.h"
 
 namespace fs = std::filesystem;
 

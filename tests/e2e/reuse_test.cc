@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "e2e_fixture.h"
-#include "ninf.h"
+#include "client/ninf.h"
+#include "tests/e2e/e2e_fixture.h"
 
 namespace fs = std::filesystem;
 

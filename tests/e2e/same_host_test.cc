@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "e2e_fixture.h"
-#include "ninf.h"
+#include "client/ninf.h"
 #include "ninf.pb.h"
-#include "shared_memory.h"
-#include "wire.h"
+#include "protocol/shared_memory.h"
+#include "protocol/wire.h"
+#include "tests/e2e/e2e_fixture.h"
 
 namespace {
 

@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "daemon_fixture.h"
-#include "e2e_fixture.h"
-#include "ninf.h"
+#include "client/ninf.h"
+#include "tests/e2e/e2e_fixture.h"
+#include "tests/server/daemon_fixture.h"
 
 using ninf::test::TempDir;
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "fortran_args.h"
+#include "client/fortran/fortran_args.h"
 
 namespace {
 

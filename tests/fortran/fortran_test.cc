@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <string>
 
-#include "daemon_fixture.h"
+#include "tests/server/daemon_fixture.h"
 
 namespace {
 
@@ -67,7 +67,7 @@ end program user
 )";
 
 const char *kUserCProgram = R"(#include <stdio.h>
-#include "ninf.h"
+#include "client/ninf.h"
 int main(void) {
   double sx, sy, q[10];
   if (Ninf_call("ep", 16L, &sx, &sy, q) != 0) {

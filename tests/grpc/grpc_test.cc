@@ -1,6 +1,6 @@
 // GridRPC (GFD.52) conformance against a real ninfd: every function of
 // grpc.h and every error case the issue names.
-#include "grpc.h"
+#include "client/grpc.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "e2e_fixture.h"
-#include "ninf.h"
+#include "client/ninf.h"
+#include "tests/e2e/e2e_fixture.h"
 
 namespace {
 

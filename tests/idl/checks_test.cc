@@ -2,7 +2,7 @@
 // reported from one file in reading order.
 #include <catch2/catch.hpp>
 
-#include "idl_test_util.h"
+#include "tests/idl/idl_test_util.h"
 
 using ninf::idl::testing::Compile;
 

@@ -2,8 +2,8 @@
 // evaluator clients and executables use (ninf::EvalExpr).
 #include <catch2/catch.hpp>
 
-#include "idl_test_util.h"
-#include "layout.h"
+#include "protocol/layout.h"
+#include "tests/idl/idl_test_util.h"
 
 using ninf::idl::Compilation;
 using ninf::idl::testing::Compile;

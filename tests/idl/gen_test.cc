@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "gen_stub.h"
-#include "idl_test_util.h"
+#include "idl/gen_stub.h"
+#include "tests/idl/idl_test_util.h"
 
 using ninf::idl::Compilation;
 using ninf::idl::testing::Compile;

@@ -6,10 +6,10 @@
 #include <string_view>
 #include <vector>
 
-#include "diagnostics.h"
-#include "driver.h"
-#include "lexer.h"
-#include "parser.h"
+#include "idl/diagnostics.h"
+#include "idl/driver.h"
+#include "idl/lexer.h"
+#include "idl/parser.h"
 
 namespace ninf::idl::testing {
 

@@ -1,12 +1,12 @@
 // Install helpers and running programs: word splitting, command lines,
 // Required paths, the compiler command.
-#include "install.h"
+#include "idl/install.h"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "idl_test_util.h"
-#include "process.h"
+#include "idl/process.h"
+#include "tests/idl/idl_test_util.h"
 
 using namespace ninf::idl;
 using ninf::idl::testing::Compile;

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "idl_test_util.h"
+#include "tests/idl/idl_test_util.h"
 
 using namespace ninf::idl;
 using ninf::idl::testing::Lex;

@@ -2,7 +2,7 @@
 // error recovery.
 #include <catch2/catch.hpp>
 
-#include "idl_test_util.h"
+#include "tests/idl/idl_test_util.h"
 
 using namespace ninf::idl;
 using ninf::idl::testing::Parse;

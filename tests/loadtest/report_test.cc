@@ -1,9 +1,9 @@
 // The load test's records and summary (loadtest/report.h): pure functions.
-#include "report.h"
+#include "loadtest/report.h"
 
 #include <catch2/catch.hpp>
 
-#include "run.h"
+#include "loadtest/run.h"
 
 using namespace ninf::loadtest;
 

@@ -1,6 +1,6 @@
 // ninf-meta's forecasts (metaserver/forecast.h): the NWS-style ensemble
 // and the link model built on it.
-#include "forecast.h"
+#include "metaserver/forecast.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -15,11 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "daemon_fixture.h"
-#include "e2e_fixture.h"
-#include "grpc.h"
-#include "ninf.h"
-#include "test_client.h"
+#include "client/grpc.h"
+#include "client/ninf.h"
+#include "tests/e2e/e2e_fixture.h"
+#include "tests/server/daemon_fixture.h"
+#include "tests/server/test_client.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // ninf-meta's settings table (metaserver/meta_settings.h): defaults match
 // the struct, the shipped example documents every key and parses, the
 // policy is checked, the views are recognised.
-#include "meta_settings.h"
+#include "metaserver/meta_settings.h"
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -33,7 +33,7 @@ ninf::Status Parse(std::vector<std::string> args, MetaInvocation *inv,
 TEST_CASE("meta_settings_defaults_match_struct", "[meta_settings]") {
   MetaSettings from_table;
   for (const MetaSettingSpec &spec : MetaSettingsTable())
-    REQUIRE(ninf::server::ApplySettingOf(spec, spec.default_value, "default", &from_table).ok());
+    REQUIRE(ninf::daemon::ApplySettingOf(spec, spec.default_value, "default", &from_table).ok());
   MetaSettings plain;
   CHECK(from_table.port == plain.port);
   CHECK(from_table.policy == plain.policy);

@@ -1,6 +1,6 @@
 // ninf-meta's placement policy (metaserver/placement.h) against expectations
 // computed by hand.
-#include "placement.h"
+#include "metaserver/placement.h"
 
 #include <catch2/catch.hpp>
 #include <map>

@@ -1,7 +1,7 @@
 // Unit tests of ninf-meta's server table (metaserver/server_table.h):
 // leases, re-registration, reservations reconciled against reports, and the
 // candidates a placement sees.
-#include "server_table.h"
+#include "metaserver/server_table.h"
 
 #include <catch2/catch.hpp>
 

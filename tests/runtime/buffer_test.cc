@@ -2,7 +2,7 @@
 // routine, and so never send the client, memory that came from anything but
 // this buffer: what a routine leaves unwritten of an OUT array must not be
 // another array's bytes or anything else the process freed.
-#include "buffer.h"
+#include "stubs/runtime/buffer.h"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>

@@ -3,7 +3,7 @@
 // every field of FunctionInterface, including fields added after the
 // printer was written: the message below is filled through reflection, so a
 // new field the printer forgets makes this test fail.
-#include "interface_text.h"
+#include "stubs/runtime/interface_text.h"
 
 #include <google/protobuf/text_format.h>
 

@@ -3,7 +3,7 @@
 // ServeTeam, their `share` a queue of byte strings. Checks what reaches the
 // other ranks for each kind of parameter, under both distributions, and
 // how the team stops.
-#include "team.h"
+#include "stubs/runtime/team.h"
 
 #include <catch2/catch.hpp>
 #include <condition_variable>

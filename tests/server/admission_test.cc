@@ -1,5 +1,5 @@
 // Unit tests of the scheduler (server/admission.h): no sockets, no clock.
-#include "admission.h"
+#include "server/admission.h"
 
 #include <catch2/catch.hpp>
 #include <map>

@@ -15,9 +15,9 @@
 #include <future>
 #include <thread>
 
-#include "daemon_fixture.h"
-#include "fake_daemon.h"
-#include "test_client.h"
+#include "tests/server/daemon_fixture.h"
+#include "tests/server/fake_daemon.h"
+#include "tests/server/test_client.h"
 
 using namespace ninf;
 using namespace ninf::test;

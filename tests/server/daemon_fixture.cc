@@ -1,4 +1,4 @@
-#include "daemon_fixture.h"
+#include "tests/server/daemon_fixture.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -18,8 +18,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "address.h"
-#include "wire.h"
+#include "protocol/address.h"
+#include "protocol/wire.h"
 
 extern char **environ;
 

@@ -1,13 +1,13 @@
 // ninfd's store of kept data (server/data_store.h) on its own: the cap,
 // tokens and owners, expiry, and what the counts say.
-#include "data_store.h"
+#include "server/data_store.h"
 
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 
+using ninf::daemon::UniqueFd;
 using ninf::server::DataStore;
-using ninf::server::UniqueFd;
 
 namespace {
 

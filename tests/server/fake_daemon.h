@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "daemon_fixture.h"
-#include "test_client.h"
+#include "tests/server/daemon_fixture.h"
+#include "tests/server/test_client.h"
 
 namespace ninf::test {
 

@@ -34,9 +34,9 @@
 #include <thread>
 #include <vector>
 
-#include "control.h"
 #include "ninf.pb.h"
-#include "wire.h"
+#include "protocol/control.h"
+#include "protocol/wire.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // Unit tests of how ninfd starts executables (server/launcher.h): pure
 // functions of the settings.
-#include "launcher.h"
+#include "server/launcher.h"
 
 #include <catch2/catch.hpp>
 

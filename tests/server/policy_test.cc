@@ -2,11 +2,15 @@
 // admission or restarts: which job states hold a slot, when a hang-up
 // cancels, when warm executables are started, and what a job's end means for
 // its client and the statistics. No sockets, no processes.
-#include "policy.h"
+#include "server/policy.h"
 
 #include <catch2/catch.hpp>
 
+#include "daemon/exposure.h"
+
 using namespace ninf::server;
+using ninf::daemon::CheckExposure;
+using ninf::daemon::IsLoopbackAddress;
 
 namespace {
 

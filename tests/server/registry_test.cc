@@ -1,12 +1,12 @@
 // Unit tests of registry loading (server/registry.h) with good and broken
 // entries in a temporary folder.
-#include "registry.h"
+#include "server/registry.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "daemon_fixture.h"
-#include "test_client.h"
+#include "tests/server/daemon_fixture.h"
+#include "tests/server/test_client.h"
 
 using namespace ninf::server;
 using ninf::test::FakeInterface;

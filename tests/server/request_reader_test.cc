@@ -1,6 +1,6 @@
 // Unit tests of the incremental request reader (server/request_reader.h):
 // it must never ask for a byte past the current frame.
-#include "request_reader.h"
+#include "daemon/request_reader.h"
 
 #include <catch2/catch.hpp>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include "ninf.pb.h"
 
 using namespace ninf;
-using ninf::server::RequestReader;
+using ninf::daemon::RequestReader;
 
 namespace {
 
@@ -112,7 +112,7 @@ TEST_CASE("reader_rejects_bad_headers", "[reader]") {
   }
   SECTION("a header over the request limit") {
     std::string f = Frame(FRAME_QUERY_INTERFACE, "");
-    uint32_t big = server::kMaxRequestHeader + 1;
+    uint32_t big = daemon::kMaxRequestHeader + 1;
     for (int i = 0; i < 4; ++i) f[8 + i] = static_cast<char>(big >> (8 * i));
     RequestReader r;
     Feed(r, f, 100, &st);
@@ -130,7 +130,7 @@ TEST_CASE("reader_rejects_bad_headers", "[reader]") {
 TEST_CASE("reader_body_space_grows_with_data", "[reader]") {
   // A client announcing a large header gets buffer space in 64 KiB steps,
   // not the announced size at once.
-  std::string body(server::kMaxRequestHeader, 'x');
+  std::string body(daemon::kMaxRequestHeader, 'x');
   RequestReader r;
   Status st;
   Feed(r, Frame(FRAME_QUERY_INTERFACE, body).substr(0, kFrameHeaderSize), 100, &st);

@@ -2,7 +2,7 @@
 // rate limit, give-up after early deaths, and what ends a series.
 #include <catch2/catch.hpp>
 
-#include "policy.h"
+#include "server/policy.h"
 
 using namespace ninf::server;
 using namespace std::chrono_literals;

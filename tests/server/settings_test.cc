@@ -1,16 +1,17 @@
 // Unit tests of the settings table (server/settings.h): precedence
 // flag > environment > file > default, bounds, and error messages.
-#include "settings.h"
+#include "server/settings.h"
 
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <iterator>
 #include <map>
 
-#include "daemon_fixture.h"
-#include "metrics_endpoint.h"
+#include "daemon/metrics_endpoint.h"
+#include "tests/server/daemon_fixture.h"
 
 using namespace ninf::server;
+using ninf::daemon::ParseMetricsAddress;
 using ninf::test::TempDir;
 
 namespace {

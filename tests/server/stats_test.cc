@@ -1,12 +1,12 @@
 // Unit tests of the statistics, their stable text form (server/stats.h)
 // and their Prometheus form (server/metrics_text.h).
-#include "stats.h"
+#include "server/stats.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <sstream>
 
-#include "metrics_text.h"
+#include "server/metrics_text.h"
 
 using namespace ninf::server;
 

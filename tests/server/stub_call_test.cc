@@ -12,9 +12,9 @@
 #include <cstring>
 #include <thread>
 
-#include "daemon_fixture.h"
-#include "stub_fixture.h"
-#include "test_client.h"
+#include "tests/server/daemon_fixture.h"
+#include "tests/server/stub_fixture.h"
+#include "tests/server/test_client.h"
 
 using namespace ninf;
 using namespace ninf::test;

@@ -1,4 +1,4 @@
-#include "stub_fixture.h"
+#include "tests/server/stub_fixture.h"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "test_client.h"
+#include "tests/server/test_client.h"
 
 #ifndef STUB_SCALE_PATH
 #define STUB_SCALE_PATH "stub_scale"

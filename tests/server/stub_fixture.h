@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "daemon_fixture.h"
-#include "wire.h"
+#include "protocol/wire.h"
+#include "tests/server/daemon_fixture.h"
 
 namespace ninf::test {
 

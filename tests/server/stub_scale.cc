@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "ninf_stub.h"
+#include "stubs/runtime/ninf_stub.h"
 
 // Like ninf-gen's output, this program embeds its interface as serialized
 // protobuf bytes and does not link the protobuf classes itself (the runtime

@@ -1,4 +1,4 @@
-#include "test_client.h"
+#include "tests/server/test_client.h"
 
 #include <poll.h>
 #include <sys/socket.h>

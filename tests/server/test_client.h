@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "daemon_fixture.h"
-#include "frame.h"
 #include "ninf.pb.h"
-#include "status.h"
-#include "wire.h"
+#include "protocol/frame.h"
+#include "protocol/status.h"
+#include "protocol/wire.h"
+#include "tests/server/daemon_fixture.h"
 
 namespace ninf::test {
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "ninf_stdlib.h"
+#include "stubs/lib/ninf_stdlib.h"
 
 TEST_CASE("stdlib_null_returns", "[stdlib][bench]") {
   ninf_null();

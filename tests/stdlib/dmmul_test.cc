@@ -4,7 +4,7 @@
 #include <random>
 #include <vector>
 
-#include "ninf_stdlib.h"
+#include "stubs/lib/ninf_stdlib.h"
 
 namespace {
 

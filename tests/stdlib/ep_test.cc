@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ninf_stdlib.h"
+#include "stubs/lib/ninf_stdlib.h"
 
 namespace {
 

@@ -16,9 +16,9 @@
 #include <string>
 #include <string_view>
 
-#include "status.h"
+#include "protocol/status.h"
 
-namespace ninf::server {
+namespace ninf::daemon {
 
 // Installs the stderr logger with the key=value pattern and `level`
 // ("trace" ... "off"). Errors: NINF_ERR_INVALID_ARGUMENT for an unknown level.
@@ -63,4 +63,4 @@ void RateLimitedInfo(std::string_view kind, spdlog::format_string_t<Args...> fmt
 // "127.0.0.1:51234" or "[::1]:51234" for a socket address.
 std::string FormatAddress(const sockaddr *addr);
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

@@ -20,9 +20,9 @@
 #include <variant>
 #include <vector>
 
-#include "status.h"
+#include "protocol/status.h"
 
-namespace ninf::server {
+namespace ninf::daemon {
 
 enum class SettingKind {
   kInteger,  // decimal integer
@@ -142,4 +142,4 @@ Status ParseCommandLine(CLI::App &app, std::span<const SettingSpecOf<S>> table, 
   return Status::Ok();
 }
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

@@ -7,7 +7,7 @@
 
 #include <utility>
 
-namespace ninf::server {
+namespace ninf::daemon {
 
 class UniqueFd {
  public:
@@ -37,4 +37,4 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

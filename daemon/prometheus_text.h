@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace ninf::server {
+namespace ninf::daemon {
 
 class PrometheusText {
  public:
@@ -28,4 +28,4 @@ class PrometheusText {
   std::string out_;
 };
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

@@ -1,15 +1,15 @@
-// Authentication of a daemon's connections, shared by ninfd and ninf-meta
+// The authentication handshake of a daemon's connections, shared by ninfd and ninf-meta
 // (the exchange itself is in protocol/auth.h).
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 
-#include "auth.h"
-#include "connection.h"
-#include "frame.h"
+#include "daemon/connection.h"
+#include "protocol/auth.h"
+#include "protocol/frame.h"
 
-namespace ninf::server {
+namespace ninf::daemon {
 
 // Serves one frame of a connection that has not proved it holds a key:
 // FRAME_AUTH gets the challenge, FRAME_PROOF is checked; anything else, an
@@ -20,4 +20,4 @@ namespace ninf::server {
 void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHeader &h,
                     std::string_view body, uint64_t idle_timeout_ms, uint64_t *failures);
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

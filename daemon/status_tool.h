@@ -7,9 +7,9 @@
 
 #include <string>
 
-#include "status.h"
+#include "protocol/status.h"
 
-namespace ninf::server {
+namespace ninf::daemon {
 
 // Connects to host:port, proves it holds the first key of `key_file` when
 // one is given (the daemon's own key_file setting: --status asks with the
@@ -35,4 +35,4 @@ int PrintStats(const char *program, const std::string &listen, int port, const s
 int PrintFunctions(const char *program, const std::string &listen, int port,
                    const std::string &server, const std::string &key_file);
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

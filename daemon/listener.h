@@ -10,10 +10,10 @@
 #include <functional>
 #include <string>
 
-#include "status.h"
-#include "unique_fd.h"
+#include "daemon/unique_fd.h"
+#include "protocol/status.h"
 
-namespace ninf::server {
+namespace ninf::daemon {
 
 // Writes "PORT\n" into `path` under a temporary name and renames it, so that
 // a watcher (a test, a script waiting for --port 0) never reads a half-written
@@ -71,4 +71,4 @@ class Listener {
   bool closed_ = false;
 };
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

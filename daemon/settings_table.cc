@@ -1,4 +1,4 @@
-#include "settings_table.h"
+#include "daemon/settings_table.h"
 
 #include <algorithm>
 #include <array>
@@ -7,9 +7,9 @@
 #include <cmath>
 #include <filesystem>
 
-#include "near_miss.h"
+#include "protocol/near_miss.h"
 
-namespace ninf::server {
+namespace ninf::daemon {
 namespace {
 
 const std::array<const char *, 7> kLevels = {"trace", "debug",    "info", "warn",
@@ -309,4 +309,4 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
 }
 
 }  // namespace settings_detail
-}  // namespace ninf::server
+}  // namespace ninf::daemon

@@ -21,14 +21,14 @@
 #include <thread>
 #include <vector>
 
-#include "address.h"
-#include "status.h"
+#include "protocol/address.h"
+#include "protocol/status.h"
 
 namespace httplib {
 class Server;
 }
 
-namespace ninf::server {
+namespace ninf::daemon {
 
 // The `metrics` setting's help, the same in ninfd's and ninf-meta's tables.
 inline constexpr const char *kMetricsSettingHelp =
@@ -74,4 +74,4 @@ class MetricsEndpoint {
   bool closing_ = false;                                             // under mutex_
 };
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

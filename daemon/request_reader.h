@@ -21,10 +21,10 @@
 #include <string>
 #include <string_view>
 
-#include "frame.h"
-#include "status.h"
+#include "protocol/frame.h"
+#include "protocol/status.h"
 
-namespace ninf::server {
+namespace ninf::daemon {
 
 // Largest protobuf header of a request ninfd accepts.
 inline constexpr uint32_t kMaxRequestHeader = 64 * 1024;
@@ -87,4 +87,4 @@ class RequestReader {
   std::string scratch_;     // where they go
 };
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

@@ -1,4 +1,4 @@
-#include "connection.h"
+#include "daemon/connection.h"
 
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -7,10 +7,10 @@
 #include <cerrno>
 #include <cstring>
 
-#include "log.h"
+#include "daemon/log.h"
 #include "ninf.pb.h"
 
-namespace ninf::server {
+namespace ninf::daemon {
 namespace {
 
 // uv_timer_start and uv_timer_stop cannot fail on an initialized handle
@@ -376,4 +376,4 @@ bool Connection::UpdatePoll() {
   return true;
 }
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

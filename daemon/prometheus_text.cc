@@ -1,9 +1,9 @@
-#include "prometheus_text.h"
+#include "daemon/prometheus_text.h"
 
 #include <charconv>
 #include <cmath>
 
-namespace ninf::server {
+namespace ninf::daemon {
 
 void PrometheusText::Head(const char *name, const char *type, const char *help) {
   out_ += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
@@ -41,4 +41,4 @@ std::string PrometheusText::Number(double v) {
   return ec == std::errc() ? std::string(buf, end) : std::string("NaN");
 }
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

@@ -1,10 +1,10 @@
-#include "request_reader.h"
+#include "daemon/request_reader.h"
 
 #include <algorithm>
 #include <cassert>
 #include <limits>
 
-namespace ninf::server {
+namespace ninf::daemon {
 namespace {
 
 constexpr std::size_t kChunk = 64 * 1024;
@@ -104,4 +104,4 @@ void RequestReader::Reset() {
   drop_left_ = 0;
 }
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

@@ -1,4 +1,4 @@
-#include "listener.h"
+#include "daemon/listener.h"
 
 #include <netdb.h>
 #include <netinet/in.h>
@@ -12,9 +12,9 @@
 #include <cstdio>
 #include <cstring>
 
-#include "log.h"
+#include "daemon/log.h"
 
-namespace ninf::server {
+namespace ninf::daemon {
 namespace {
 
 constexpr int kBacklog = 4096;  // the kernel caps it at net.core.somaxconn
@@ -205,4 +205,4 @@ Status WritePortFile(const std::string &path, int port) {
   return Status::Ok();
 }
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

@@ -1,17 +1,17 @@
-#include "status_tool.h"
+#include "daemon/status_tool.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <vector>
 
-#include "address.h"
-#include "auth.h"
-#include "layout.h"
 #include "ninf.pb.h"
-#include "wire.h"
+#include "protocol/address.h"
+#include "protocol/auth.h"
+#include "protocol/layout.h"
+#include "protocol/wire.h"
 
-namespace ninf::server {
+namespace ninf::daemon {
 
 namespace {
 
@@ -118,4 +118,4 @@ int PrintFunctions(const char *program, const std::string &listen, int port,
   return 0;
 }
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

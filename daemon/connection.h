@@ -37,15 +37,13 @@
 #include <string>
 #include <string_view>
 
-#include "auth.h"
-#include "frame.h"
-#include "request_reader.h"
-#include "status.h"
-#include "unique_fd.h"
+#include "daemon/request_reader.h"
+#include "daemon/unique_fd.h"
+#include "protocol/auth.h"
+#include "protocol/frame.h"
+#include "protocol/status.h"
 
-namespace ninf::server {
-
-class Job;
+namespace ninf::daemon {
 
 class Connection {
  public:
@@ -159,11 +157,11 @@ class Connection {
   // when no request is under way.
   void SetIdleTimeout(uint64_t ms);
 
-  // The job the parked connection belongs to (attached and detached by the
-  // server; the job's state is the job's own).
-  Job *job() const { return job_; }
-  void AttachJob(Job *job) { job_ = job; }
-  void DetachJob() { job_ = nullptr; }
+  // What the daemon parks on this connection, as libuv's handle->data
+  // (ninfd: the job the connection was handed to, server/server.h JobOf).
+  // This layer never reads it.
+  void *data() const { return data_; }
+  void set_data(void *data) { data_ = data; }
 
  private:
   enum class State { kReading, kParked, kFinishing, kDraining, kClosed };
@@ -188,7 +186,7 @@ class Connection {
   uv_timer_t timer_{};
   UniqueFd fd_;
   uint64_t id_;
-  Job *job_ = nullptr;
+  void *data_ = nullptr;
   std::string peer_;
   Delegate *delegate_;
   Timeouts timeouts_;
@@ -210,4 +208,4 @@ class Connection {
   AuthState auth_;
 };
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

@@ -1,4 +1,4 @@
-#include "log.h"
+#include "daemon/log.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -8,7 +8,7 @@
 #include <chrono>
 #include <map>
 
-namespace ninf::server {
+namespace ninf::daemon {
 
 Status SetupLogging(const std::string &level) {
   spdlog::level::level_enum lvl = spdlog::level::from_str(level);
@@ -98,4 +98,4 @@ std::string FormatAddress(const sockaddr *addr) {
   return "unknown";
 }
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

@@ -1,12 +1,12 @@
-#include "metrics_endpoint.h"
+#include "daemon/metrics_endpoint.h"
 
 #include <httplib.h>
 
 #include <chrono>
 
-#include "log.h"
+#include "daemon/log.h"
 
-namespace ninf::server {
+namespace ninf::daemon {
 namespace {
 
 // How long a scrape waits for the loop: a loop busy this long is news the
@@ -113,4 +113,4 @@ void MetricsEndpoint::Close() {
   }
 }
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon
