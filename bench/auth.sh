@@ -86,43 +86,5 @@ for r in $(seq "$rounds"); do
   echo "auth.sh: round $r of $rounds done" >&2
 done
 
-python3 - "$raw" "$out" "$rounds" <<'PY'
-import re, statistics, sys
-raw, out, rounds = sys.argv[1], sys.argv[2], sys.argv[3]
-null = {"plain": [], "keyed": []}
-added = []
-bulk = {}
-for line in open(raw):
-    mode, _, rest = line.partition(" ")
-    f = dict(re.findall(r"(\w+)=([0-9.]+)", rest))
-    if rest.startswith("handshake") and "added_us" in f:
-        added.append(float(f["added_us"]))
-    elif rest.startswith("latency") and "null_us" in f:
-        null[mode].append(float(f["null_us"]))
-    elif rest.startswith("transfer ") and "size" in f:
-        bulk.setdefault(int(f["size"]), {"plain": [], "keyed": []})[mode].append(float(f["mb_s"]))
-med = statistics.median
-lines = ["# Authentication cost (bench/auth.sh)", "",
-         f"{rounds} rounds, each: one run against a ninfd without a key, then one against a ninfd",
-         "with a `key_file` (HMAC challenge-response per connection); medians of the per-run",
-         "medians. One-shot calls: every call opens a connection, so every call pays the handshake.", "",
-         "| measure | no key | key | key / no key |", "|---|---|---|---|"]
-p, k = med(null["plain"]), med(null["keyed"])
-lines.append(f"| one-shot `null`, us | {p:.0f} | {k:.0f} | {k / p:.3f} |")
-a = med(added)
-lines.append(f"| the handshake alone (connections alternated one by one), us added | - | {a:.0f} | "
-             f"{(p + a) / p:.3f} of the no-key `null` |")
-for size in sorted(bulk):
-    p, k = med(bulk[size]["plain"]), med(bulk[size]["keyed"])
-    lines.append(f"| one-shot `echo` {size // 1024} KiB, MB/s per direction | {p:.0f} | {k:.0f} | {k / p:.3f} |")
-lines += ["", "The `null` rows compare separate runs and move by tens of percent from run to run on",
-          "this shared machine; the handshake row alternates the two kinds of connection one by",
-          "one (connect, key file read, AUTH/CHALLENGE/PROOF, STATS; against connect, STATS), so",
-          "it is the cleaner figure of what a key adds to every connection.",
-          "", "Per-run handshake medians, us added: " + ", ".join(f"{v:.0f}" for v in added),
-          "", "Per-run `null` medians (us), in run order:", "",
-          "- no key: " + ", ".join(f"{v:.0f}" for v in null["plain"]),
-          "- key: " + ", ".join(f"{v:.0f}" for v in null["keyed"]), ""]
-open(out, "w").write("\n".join(lines))
-print("\n".join(lines))
-PY
+/usr/bin/python3 "$here/report.py" auth "$raw" "$rounds" >"$out"
+cat "$out"

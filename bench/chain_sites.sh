@@ -157,26 +157,6 @@ matrix=$((8 * n * n))
   echo
   echo "| K | round | forward s | return s | speed-up | forward up + down MB | return up + down MB | arrays up + down MB | servers (forward) |"
   echo "|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-  python3 - "$raw" "$matrix" <<'PY'
-import re, sys, statistics
-runs = {}
-for line in open(sys.argv[1]):
-    f = dict(re.findall(r'(\w+)=(\S+)', line))
-    runs.setdefault((int(f['length']), int(f['round'])), {})[f['forward']] = f
-matrix = int(sys.argv[2])
-ratios = {}
-mb = lambda b: int(b) / 1e6
-for (k, r), m in sorted(runs.items()):
-    fw, rt = m['1'], m['0']
-    ratio = float(rt['seconds']) / float(fw['seconds'])
-    ratios.setdefault(k, []).append(ratio)
-    print(f"| {k} | {r} | {fw['seconds']} | {rt['seconds']} | {ratio:.2f}x | "
-          f"{mb(fw['up']):.2f} + {mb(fw['down']):.2f} | {mb(rt['up']):.2f} + {mb(rt['down']):.2f} | "
-          f"{mb((k + 1) * matrix):.2f} + {mb(matrix):.2f} | {fw['servers'].replace(',', ', ')} |")
-print()
-for k, v in sorted(ratios.items()):
-    print(f"K = {k}: speed-up median {statistics.median(v):.2f}x, min {min(v):.2f}x, max {max(v):.2f}x "
-          f"over {len(v)} rounds (target >= 2x; transfer bound 3K/(K+2) = {3 * k / (k + 2):.2f}x).")
-PY
+  /usr/bin/python3 "$here/report.py" chain "$raw" "$matrix"
 } >"$out"
 echo "chain_sites.sh: wrote $out" >&2

@@ -8,7 +8,7 @@
 #
 # BUILD_DIR is an already built tree. Every line of the raw log (FILE with
 # .raw.txt) is a program's own output prefixed with the configuration it ran
-# under; bench/datapath_report.py turns the log into the tables.
+# under; `bench/report.py datapath` turns the log into the tables.
 set -euo pipefail
 
 usage() {
@@ -96,5 +96,5 @@ run dgesv_tcp $(tcp) -- "$build/bench/bench_dgesv" 1000 2000 4000
 run dgesv_shm "NINF_SERVER=unix:$(unix_path)" -- "$build/bench/bench_dgesv" 1000 2000 4000
 stop_daemon
 
-python3 "$here/datapath_report.py" "$raw_log" "$(date -u '+%Y-%m-%d %H:%M UTC')" >"$out"
+/usr/bin/python3 "$here/report.py" datapath "$raw_log" "$(date -u '+%Y-%m-%d %H:%M UTC')" >"$out"
 echo "datapath.sh: wrote $out (raw log $raw_log)" >&2

@@ -85,7 +85,7 @@ mkdir -p "$(dirname "$out")"
   echo "time (connection, arguments, result, round trips). Jobs: the server's running + queued calls,"
   echo "the study's \"load\" (processes running or waiting on the server)."
   echo
-  /usr/bin/python3 bench/grid_report.py ep "$work" "$rounds" "$clients"
+  /usr/bin/python3 bench/report.py ep "$work" "$rounds" "$clients"
   echo
   echo "Every run, in the Ninf study's table form:"
   echo

@@ -122,7 +122,7 @@ mkdir -p "$(dirname "$out")"
   echo "ninf-meta and the clients in the hub, every call placed by ninf-meta. Closed-loop"
   echo "clients, dgesv n = $size ($((size * size * 8 / 1000000)) MB each way), every answer checked, $duration s per point."
   echo
-  /usr/bin/python3 bench/grid_report.py meta "$work" "$rounds" "$clients"
+  /usr/bin/python3 bench/report.py meta "$work" "$rounds" "$clients"
   echo
   echo "Every run, in the Ninf study's table form:"
   echo

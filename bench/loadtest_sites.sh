@@ -101,7 +101,7 @@ plotted=yes
   echo "four emulated sites (\`ninf-sites\`), each behind its own $rate link with $delay ms added each way;"
   echo "closed-loop clients, dgesv n x n, every answer checked, $duration s per point."
   echo
-  /usr/bin/python3 bench/sites_report.py "$work" "$rounds" "$sizes" "$per_site"
+  /usr/bin/python3 bench/report.py sites "$work" "$rounds" "$sizes" "$per_site"
   echo
   if [ -n "$plotted" ]; then
     echo "Plot of round 1: \`$(basename "${out%.md}.png")\` (aggregate GF/s per run at each total c)."

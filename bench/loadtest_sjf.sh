@@ -82,7 +82,7 @@ done
   echo "T_wait is the server's queueing time of the call."
   echo
   # shellcheck disable=SC2086
-  /usr/bin/python3 bench/sjf_report.py "$work" "$rounds" $variants
+  /usr/bin/python3 bench/report.py sjf "$work" "$rounds" $variants
   echo
   echo "Every run, in the Ninf study's table form:"
   echo

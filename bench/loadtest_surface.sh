@@ -68,7 +68,7 @@ plotted=yes
   echo "call N threads; \`adaptive\`: the default budget. Closed-loop clients, dgesv n = $size,"
   echo "every answer checked, $duration s per point. Aggregate GF/s:"
   echo
-  /usr/bin/python3 bench/grid_report.py gflops "$work" "$rounds" "$clients"
+  /usr/bin/python3 bench/report.py gflops "$work" "$rounds" "$clients"
   echo
   [ -z "$plotted" ] || { echo "Heat map of round 1: \`$(basename "${out%.md}.png")\`."; echo; }
   echo "Every run, in the Ninf study's table form:"

@@ -129,6 +129,6 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
     "$(git -C "$here" rev-parse --short HEAD). Times are medians of $calls calls after a"
   echo "warm-up call that started the job; latencies medians of 2,000 calls."
   echo
-  python3 "$here/mpi_report.py" "$raw" "$slurm"
+  /usr/bin/python3 "$here/report.py" mpi "$raw" "$slurm"
 } >"$out"
 echo "mpi.sh: wrote $out" >&2

@@ -38,15 +38,6 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
   echo
   echo "| servers | policy | p50 µs | p99 µs | bare scan p50 µs | p50 / scan | target (p99) |"
   echo "|---:|---|---:|---:|---:|---:|---|"
-  awk '{
-    for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-    target = "-"
-    if (f["policy"] == "completion" && f["servers"] == 1000)
-      target = (f["p99_us"] <= 100 ? "<= 100 µs: met" : "<= 100 µs: not met")
-    if (f["policy"] == "completion" && f["servers"] == 10000)
-      target = (f["p99_us"] <= 1000 ? "<= 1 ms: met" : "<= 1 ms: not met")
-    printf "| %s | %s | %s | %s | %s | %.1f | %s |\n", f["servers"], f["policy"], f["p50_us"],
-      f["p99_us"], f["scan_p50_us"], f["p50_us"] / f["scan_p50_us"], target
-  }' "$raw_log"
+  /usr/bin/python3 "$here/report.py" placement "$raw_log"
 } >"$out"
 echo "placement.sh: wrote $out" >&2

@@ -46,25 +46,5 @@ for r in $(seq "$rounds"); do
 done
 stop_daemon
 
-python3 - "$raw" "$out" "$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')" <<'PY'
-import re, statistics, sys
-raw, out, commit = sys.argv[1:4]
-rows = {"echo": [], "echo-python": []}
-for line in open(raw):
-    m = re.search(r"what=(\S+) .* mb_per_s=([\d.]+)", line)
-    if m:
-        rows[m.group(1)].append(float(m.group(2)))
-c, p = rows["echo"], rows["echo-python"]
-ratio = statistics.median(p) / statistics.median(c)
-with open(out, "w") as f:
-    f.write(f"# Python client vs C client: 16 MiB echo (commit {commit})\n\n")
-    f.write("One thread, INOUT 16 MiB each way, one-shot calls against one ninfd on loopback;\n")
-    f.write("C: `bench_throughput --no-check`, Python: `bench/python_echo.py`, alternating.\n\n")
-    f.write("| round | C MB/s | Python MB/s | Python / C |\n|---:|---:|---:|---:|\n")
-    for i, (x, y) in enumerate(zip(c, p), 1):
-        f.write(f"| {i} | {x:.0f} | {y:.0f} | {y / x:.3f} |\n")
-    f.write(f"| median | {statistics.median(c):.0f} | {statistics.median(p):.0f} | "
-            f"**{ratio:.3f}** |\n\n")
-    f.write(f"Target: Python >= 0.95 x C: **{'met' if ratio >= 0.95 else 'missed'}**.\n")
-print(open(out).read())
-PY
+/usr/bin/python3 "$here/report.py" python "$raw" "$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')" >"$out"
+cat "$out"

@@ -95,6 +95,6 @@ for placement in $placements; do
 done
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
-awk -v cpu="$cpu" -v cores="$cores" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
-  -v kernel="$(uname -r)" -v quick="$quick" -f "$here/report.awk" "$raw_log" >"$out"
+/usr/bin/python3 "$here/report.py" core "$raw_log" "$cpu" "$cores" "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+  "$(uname -r)" "$quick" >"$out"
 echo "run.sh: wrote $out (raw log $raw_log)" >&2
