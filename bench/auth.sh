@@ -4,65 +4,33 @@
 # transfers, each against a ninfd without a key and one with a key_file,
 # alternated A B A B ... in one session so that both see the same machine.
 #
-#   bench/auth.sh BUILD_DIR [--out FILE] [--rounds N] [--max-size SIZE]
+#   bash bench/auth.sh BUILD_DIR [--out FILE] [--quick] [--rounds N]
+#       [--max-size SIZE]
 #
-# Writes FILE (default bench/results/auth.md) and its raw log FILE.raw.txt.
+# (bench/lib.sh: `-h` lists the options with their defaults and --quick
+# values; --out never writes over an existing file, and the default is a
+# new bench/results/auth-DATE.md.)
+#
+# Writes FILE and its raw log FILE.raw.txt.
 # Targets (issue 7): <= 5% on one-shot null, nothing measurable on bulk.
+# shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
 set -euo pipefail
 
-usage() {
-  echo "usage: $0 BUILD_DIR [--out FILE] [--rounds N] [--max-size SIZE]" >&2
-  exit 2
-}
-[[ $# -ge 1 ]] || usage
-build=$(cd "$1" && pwd) || usage
-shift
-here=$(cd "$(dirname "$0")" && pwd)
-out="$here/results/auth.md"
-rounds=5
-max_size=16M
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --out) [[ $# -ge 2 ]] || usage; out=$2; shift 2 ;;
-    --rounds) [[ $# -ge 2 ]] || usage; rounds=$2; shift 2 ;;
-    --max-size) [[ $# -ge 2 ]] || usage; max_size=$2; shift 2 ;;
-    *) usage ;;
-  esac
-done
-for prog in server/ninfd bench/bench_latency bench/bench_transfer bench/bench_handshake stubs/registry/null stubs/registry/echo; do
-  [[ -x "$build/$prog" ]] || { echo "auth.sh: $build/$prog is missing: build first" >&2; exit 1; }
-done
-
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-raw="${out%.md}.raw.txt"
+source "$(dirname "$0")/lib.sh"
+bench_declare auth "What a key costs one-shot calls: a ninfd without a key and one with, alternated."
+bench_option --rounds N rounds 5 1 "rounds of plain and keyed runs"
+bench_option --max-size SIZE max_size 16M 1M "the largest one-shot echo"
+bench_parse "$@"
+bench_need server/ninfd bench/bench_latency bench/bench_transfer bench/bench_handshake \
+  stubs/registry/null stubs/registry/echo
+raw=$raw_log
 : >"$raw"
-
-# start NAME [ninfd arguments]: a fresh ninfd; sets `port` to its port.
-start() {
-  local name=$1
-  shift
-  "$build/server/ninfd" --port 0 --ready-file "$work/$name.ready" \
-    --registry "$build/stubs/registry" --log-level warn "$@" >/dev/null 2>>"$work/ninfd.log" &
-  pids+=($!)
-  for _ in $(seq 100); do
-    [[ -s "$work/$name.ready" ]] && break
-    sleep 0.1
-  done
-  [[ -s "$work/$name.ready" ]] || { cat "$work/ninfd.log" >&2; exit 1; }
-  port=$(head -n1 "$work/$name.ready")
-}
 
 head -c 32 /dev/urandom | od -An -tx1 | tr -d " \n" >"$work/key"
 chmod 600 "$work/key"
-start plain
+start_daemon --
 plain_port=$port
-start keyed --key-file "$work/key"
+start_daemon -- --key-file "$work/key"
 keyed_port=$port
 
 # run MODE PROGRAM ARGS...: one run against the daemon of MODE (plain or
