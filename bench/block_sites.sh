@@ -3,16 +3,22 @@
 # benchmark (a)): a block of K independent dmmul on three servers against
 # the same K calls one by one, every call placed by ninf-meta.
 #
-#   bash bench/block_sites.sh BUILD_DIR [--out FILE] [--n N] [--calls K]
-#                             [--rounds R] [--rate RATE]
+#   bash bench/block_sites.sh BUILD_DIR [--out FILE] [--quick] [--n N]
+#       [--calls K] [--rounds R] [--rate RATE]
 #
-# Root (ip netns, tc). Topology, every address inside namespaces made here:
+# (bench/lib.sh: `-h` lists the options with their defaults and --quick
+# values; --out never writes over an existing file, and the default is a
+# new bench/results/block_sites-DATE.md.)
 #
-#         ninfk-client: ninf-meta, bench_block (NINF_METASERVER, TCP)
-#          10.78.1.1 k1       10.78.2.1 k2       10.78.3.1 k3
-#              | tbf RATE         | tbf RATE         | tbf RATE   (both ends)
-#          10.78.1.2          10.78.2.2          10.78.3.2
-#          ninfk-s1           ninfk-s2           ninfk-s3
+# Root (ninf-sites). Sites (ninf-sites; every address exists only inside
+# the namespaces it makes for this run, ninfsite-blockPID-*):
+#
+#         hub: ninf-meta, bench_block (NINF_METASERVER, TCP)
+#          10.79.1.1 l1       10.79.2.1 l2       10.79.3.1 l3
+#              | tbf RATE         | tbf RATE         | tbf RATE   (both ends,
+#              |                  |                  |  burst 64kb, no delay)
+#          10.79.1.2          10.79.2.2          10.79.3.2
+#          site s1            site s2            site s3
 #          ninfd :3000, 1 slot, 1 thread per call, each its own site
 #
 # A dmmul of n = 600 moves 3 x 2.9 MB over its server's link: ~0.75 s at
@@ -21,83 +27,41 @@
 # bound is ceil(K / 3) calls' time: 8 / 3 = 2.67x for K = 8. A warm-up
 # block first lets ninf-meta probe the links and the servers start their
 # executables, so that no round pays for that.
+# shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
 set -euo pipefail
 
-usage() {
-  echo "usage: $0 BUILD_DIR [--out FILE] [--n N] [--calls K] [--rounds R] [--rate RATE]" >&2
-  exit 2
-}
-[[ $# -ge 1 ]] || usage
-build=$(cd "$1" && pwd) || usage
-shift
-here=$(cd "$(dirname "$0")" && pwd)
-out="$here/results/block_sites.md"
-n=600
-calls=8
-rounds=4
-rate=100mbit
-while [[ $# -gt 0 ]]; do
-  [[ $# -ge 2 ]] || usage
-  case "$1" in
-    --out) out=$2 ;;
-    --n) n=$2 ;;
-    --calls) calls=$2 ;;
-    --rounds) rounds=$2 ;;
-    --rate) rate=$2 ;;
-    *) usage ;;
-  esac
-  shift 2
-done
-[[ $(id -u) -eq 0 ]] || { echo "$0: must run as root (ip netns, tc)" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
+bench_declare block_sites "Transaction blocks across sites: K independent dmmul as a block against one by one."
+bench_option --n N n 600 200 "dmmul n"
+bench_option --calls K calls 8 3 "calls per block"
+bench_option --rounds R rounds 4 1 "rounds (the order alternates)"
+bench_option --rate RATE rate 100mbit "" "each server's link (tc's spelling)"
+bench_parse "$@"
+bench_need_root "ninf-sites"
+bench_need server/ninfd metaserver/ninf-meta bench/bench_block stubs/registry/dmmul
 client="$build/bench/bench_block"
-[[ -x "$client" ]] || { echo "$0: $client is not built" >&2; exit 1; }
-
-ns_client=ninfk-client
 sites=(1 2 3)
-namespaces=("$ns_client" ninfk-s1 ninfk-s2 ninfk-s3)
-work=$(mktemp -d)
 raw="$work/rounds.txt"
 
-# shellcheck source=bench/lib.sh
-source "$here/lib.sh"
-remove_sites() { remove_namespaces "${namespaces[@]}"; }
-trap 'remove_sites; rm -rf "$work"' EXIT
-trap 'exit 130' INT TERM
-
-remove_sites
-ip netns add "$ns_client"
-ip -n "$ns_client" link set lo up
-for i in "${sites[@]}"; do
-  ip netns add "ninfk-s$i"
-  ip -n "ninfk-s$i" link set lo up
-  ip link add "k$i" netns "$ns_client" type veth peer name eth0 netns "ninfk-s$i"
-  ip -n "$ns_client" addr add "10.78.$i.1/24" dev "k$i"
-  ip -n "ninfk-s$i" addr add "10.78.$i.2/24" dev eth0
-  ip -n "$ns_client" link set "k$i" up
-  ip -n "ninfk-s$i" link set eth0 up
-  tc -n "$ns_client" qdisc add dev "k$i" root tbf rate "$rate" burst 64kb latency 50ms
-  tc -n "ninfk-s$i" qdisc add dev eth0 root tbf rate "$rate" burst 64kb latency 50ms
-done
-
-ip netns exec "$ns_client" "$build/metaserver/ninf-meta" --port 0 --ready-file "$work/meta.ready" \
-  --listen 0.0.0.0 --insecure --report-ms 500 --lease-ms 3000 --log-level warn 2>"$work/meta.log" &
-wait_file "$work/meta.ready"
+sites_up block --site s1:"$rate":0:64kb --site s2:"$rate":0:64kb --site s3:"$rate":0:64kb
+start_bg ninf-meta "$work/meta.ready" "$work/meta.log" in_site hub "$build/metaserver/ninf-meta" \
+  --port 0 --ready-file "$work/meta.ready" --listen 0.0.0.0 --insecure --report-ms 500 \
+  --lease-ms 3000 --log-level warn
 meta_port=$(head -n1 "$work/meta.ready")
 for i in "${sites[@]}"; do
-  ip netns exec "ninfk-s$i" "$build/server/ninfd" --port 3000 --ready-file "$work/s$i.ready" \
-    --registry "$build/stubs/registry" --unix-socket "" --slots 1 --thread-budget fixed \
-    --threads-per-job 1 --listen "10.78.$i.2" --insecure --metaserver "10.78.$i.1:$meta_port" \
-    --site "s$i" --advertise "10.78.$i.2:3000" --log-level warn 2>"$work/s$i.log" &
-  wait_file "$work/s$i.ready"
+  start_bg "ninfd s$i" "$work/s$i.ready" "$work/s$i.log" in_site "s$i" "$build/server/ninfd" \
+    --port 3000 --ready-file "$work/s$i.ready" --registry "$build/stubs/registry" --unix-socket "" \
+    --slots 1 --thread-budget fixed --threads-per-job 1 --listen "10.79.$i.2" --insecure \
+    --metaserver "10.79.$i.1:$meta_port" --site "s$i" --advertise "10.79.$i.2:3000" --log-level warn
 done
 for _ in $(seq 100); do
-  ip netns exec "$ns_client" "$build/metaserver/ninf-meta" --status --server "127.0.0.1:$meta_port" |
+  in_site hub "$build/metaserver/ninf-meta" --status --server "127.0.0.1:$meta_port" |
     grep -qx "servers:3" && break
   sleep 0.1
 done
 
 run_client() {
-  ip netns exec "$ns_client" env "NINF_METASERVER=127.0.0.1:$meta_port" NINF_SITE=client \
+  in_site hub env "NINF_METASERVER=127.0.0.1:$meta_port" NINF_SITE=client \
     NINF_TRANSPORT=tcp "$client" "$@"
 }
 echo "block_sites.sh: warm-up" >&2

@@ -6,122 +6,73 @@
 # intermediate through the client (NINF_FORWARD=0). Time, and the bytes
 # that crossed the client's link (its interface counters).
 #
-#   bash bench/chain_sites.sh BUILD_DIR [--out FILE] [--n N] [--lengths "3 8"]
-#                             [--rounds R] [--rate RATE] [--server-rate RATE]
+#   bash bench/chain_sites.sh BUILD_DIR [--out FILE] [--quick] [--n N]
+#       [--lengths K ...] [--rounds R] [--rate RATE] [--server-rate RATE]
 #
-# Root (ip netns, tc). Topology, every address inside namespaces made here:
+# (bench/lib.sh: `-h` lists the options with their defaults and --quick
+# values; --out never writes over an existing file, and the default is a
+# new bench/results/chain_sites-DATE.md.)
 #
-#   ninfc-client (bench_chain) 10.79.0.1 --RATE (the slow link)-- 10.79.0.2
-#   ninfc-hub: a router, and ninf-meta
-#     10.79.1.1 --SERVER-RATE-- 10.79.1.2 ninfc-s1   ninfd :3000
-#     10.79.2.1 --SERVER-RATE-- 10.79.2.2 ninfc-s2   ninfd :3000
-#     10.79.3.1 --SERVER-RATE-- 10.79.3.2 ninfc-s3   ninfd :3000
+# Root (ninf-sites). Sites (ninf-sites; every address exists only inside
+# the namespaces it makes for this run, ninfsite-chainPID-*), every link
+# shaped at both ends (tbf, burst 64kb), no delay:
+#
+#   site client (bench_chain) 10.79.4.2 --RATE (the slow link)-- 10.79.4.1
+#   hub: a router, and ninf-meta
+#     10.79.1.1 --SERVER-RATE-- 10.79.1.2 site s1   ninfd :3000
+#     10.79.2.1 --SERVER-RATE-- 10.79.2.2 site s2   ninfd :3000
+#     10.79.3.1 --SERVER-RATE-- 10.79.3.2 site s3   ninfd :3000
 #
 # Servers reach each other through the hub, never through the client's
 # link. Bound, for transfers only: forwarding moves K + 1 matrices up and
 # 1 down, returning moves 2K up and K down, so the speed-up tends to
 # 3K / (K + 2): 1.8x for K = 3, 2.4x for K = 8.
+# shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
 set -euo pipefail
 
-usage() {
-  echo "usage: $0 BUILD_DIR [--out FILE] [--n N] [--lengths \"K ...\"] [--rounds R]" \
-    "[--rate RATE] [--server-rate RATE]" >&2
-  exit 2
-}
-[[ $# -ge 1 ]] || usage
-build=$(cd "$1" && pwd) || usage
-shift
-here=$(cd "$(dirname "$0")" && pwd)
-out="$here/results/chain_sites.md"
-n=600
-lengths="3 8"
-rounds=3
-rate=50mbit
-server_rate=1gbit
-while [[ $# -gt 0 ]]; do
-  [[ $# -ge 2 ]] || usage
-  case "$1" in
-    --out) out=$2 ;;
-    --n) n=$2 ;;
-    --lengths) lengths=$2 ;;
-    --rounds) rounds=$2 ;;
-    --rate) rate=$2 ;;
-    --server-rate) server_rate=$2 ;;
-    *) usage ;;
-  esac
-  shift 2
-done
-[[ $(id -u) -eq 0 ]] || { echo "$0: must run as root (ip netns, tc)" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
+bench_declare chain_sites "A chain of products across sites: intermediates forwarded server to server or returned."
+bench_option --n N n 600 200 "dmmul n"
+bench_option --lengths "K ..." lengths "3 8" 3 "chain lengths"
+bench_option --rounds R rounds 3 1 "rounds per length (the order alternates)"
+bench_option --rate RATE rate 50mbit "" "the client's link (tc's spelling)"
+bench_option --server-rate RATE server_rate 1gbit "" "each server's link"
+bench_parse "$@"
+bench_need_root "ninf-sites"
+bench_need server/ninfd metaserver/ninf-meta bench/bench_chain stubs/registry/dmmul
 client="$build/bench/bench_chain"
-[[ -x "$client" ]] || { echo "$0: $client is not built" >&2; exit 1; }
-
-ns_client=ninfc-client
-ns_hub=ninfc-hub
 sites=(1 2 3)
-namespaces=("$ns_client" "$ns_hub" ninfc-s1 ninfc-s2 ninfc-s3)
-work=$(mktemp -d)
 raw="$work/runs.txt"
 
-# shellcheck source=bench/lib.sh
-source "$here/lib.sh"
-remove_sites() { remove_namespaces "${namespaces[@]}"; }
-trap 'remove_sites; rm -rf "$work"' EXIT
-trap 'exit 130' INT TERM
-
-shape() {  # NAMESPACE DEVICE RATE
-  tc -n "$1" qdisc add dev "$2" root tbf rate "$3" burst 64kb latency 50ms
-}
-
-remove_sites
-for ns in "${namespaces[@]}"; do
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-done
-ip netns exec "$ns_hub" sysctl -qw net.ipv4.ip_forward=1
-ip link add eth0 netns "$ns_client" type veth peer name c0 netns "$ns_hub"
-ip -n "$ns_client" addr add 10.79.0.1/24 dev eth0
-ip -n "$ns_hub" addr add 10.79.0.2/24 dev c0
-ip -n "$ns_client" link set eth0 up
-ip -n "$ns_hub" link set c0 up
-ip -n "$ns_client" route add default via 10.79.0.2
-shape "$ns_client" eth0 "$rate"
-shape "$ns_hub" c0 "$rate"
-for i in "${sites[@]}"; do
-  ip link add "s$i" netns "$ns_hub" type veth peer name eth0 netns "ninfc-s$i"
-  ip -n "$ns_hub" addr add "10.79.$i.1/24" dev "s$i"
-  ip -n "ninfc-s$i" addr add "10.79.$i.2/24" dev eth0
-  ip -n "$ns_hub" link set "s$i" up
-  ip -n "ninfc-s$i" link set eth0 up
-  ip -n "ninfc-s$i" route add default via "10.79.$i.1"
-  shape "$ns_hub" "s$i" "$server_rate"
-  shape "ninfc-s$i" eth0 "$server_rate"
-done
-
-ip netns exec "$ns_hub" "$build/metaserver/ninf-meta" --port 0 --ready-file "$work/meta.ready" \
-  --listen 0.0.0.0 --insecure --report-ms 500 --lease-ms 3000 --log-level warn 2>"$work/meta.log" &
-wait_file "$work/meta.ready"
+# The servers first, so that site i is 10.79.i.2; the client is the fourth.
+sites_up chain --site s1:"$server_rate":0:64kb --site s2:"$server_rate":0:64kb \
+  --site s3:"$server_rate":0:64kb --site client:"$rate":0:64kb
+client_addr=$(site_addr client)
+hub_for_client=${client_addr%.2}.1
+start_bg ninf-meta "$work/meta.ready" "$work/meta.log" in_site hub "$build/metaserver/ninf-meta" \
+  --port 0 --ready-file "$work/meta.ready" --listen 0.0.0.0 --insecure --report-ms 500 \
+  --lease-ms 3000 --log-level warn
 meta_port=$(head -n1 "$work/meta.ready")
 for i in "${sites[@]}"; do
-  ip netns exec "ninfc-s$i" "$build/server/ninfd" --port 3000 --ready-file "$work/s$i.ready" \
-    --registry "$build/stubs/registry" --unix-socket "" --slots 1 --thread-budget fixed \
-    --threads-per-job 1 --listen "10.79.$i.2" --insecure --metaserver "10.79.$i.1:$meta_port" \
-    --site "s$i" --advertise "10.79.$i.2:3000" --log-level warn 2>"$work/s$i.log" &
-  wait_file "$work/s$i.ready"
+  start_bg "ninfd s$i" "$work/s$i.ready" "$work/s$i.log" in_site "s$i" "$build/server/ninfd" \
+    --port 3000 --ready-file "$work/s$i.ready" --registry "$build/stubs/registry" --unix-socket "" \
+    --slots 1 --thread-budget fixed --threads-per-job 1 --listen "10.79.$i.2" --insecure \
+    --metaserver "10.79.$i.1:$meta_port" --site "s$i" --advertise "10.79.$i.2:3000" --log-level warn
 done
 for _ in $(seq 100); do
-  ip netns exec "$ns_hub" "$build/metaserver/ninf-meta" --status --server "127.0.0.1:$meta_port" |
+  in_site hub "$build/metaserver/ninf-meta" --status --server "127.0.0.1:$meta_port" |
     grep -qx "servers:3" && break
   sleep 0.1
 done
 
-counter() { ip netns exec "$ns_client" cat "/sys/class/net/eth0/statistics/$1"; }
+counter() { in_site client cat "/sys/class/net/eth0/statistics/$1"; }
 
 # One block: prints its line with the bytes the client's link carried.
 run_chain() {  # FORWARD LENGTH
   local up0 down0 line
   up0=$(counter tx_bytes)
   down0=$(counter rx_bytes)
-  line=$(ip netns exec "$ns_client" env "NINF_METASERVER=10.79.0.2:$meta_port" NINF_SITE=client \
+  line=$(in_site client env "NINF_METASERVER=$hub_for_client:$meta_port" NINF_SITE=client \
     NINF_TRANSPORT=tcp "NINF_FORWARD=$1" "$client" --length "$2" "$n")
   echo "$line up=$(($(counter tx_bytes) - up0)) down=$(($(counter rx_bytes) - down0))"
 }
@@ -157,26 +108,6 @@ matrix=$((8 * n * n))
   echo
   echo "| K | round | forward s | return s | speed-up | forward up + down MB | return up + down MB | arrays up + down MB | servers (forward) |"
   echo "|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-  python3 - "$raw" "$matrix" <<'PY'
-import re, sys, statistics
-runs = {}
-for line in open(sys.argv[1]):
-    f = dict(re.findall(r'(\w+)=(\S+)', line))
-    runs.setdefault((int(f['length']), int(f['round'])), {})[f['forward']] = f
-matrix = int(sys.argv[2])
-ratios = {}
-mb = lambda b: int(b) / 1e6
-for (k, r), m in sorted(runs.items()):
-    fw, rt = m['1'], m['0']
-    ratio = float(rt['seconds']) / float(fw['seconds'])
-    ratios.setdefault(k, []).append(ratio)
-    print(f"| {k} | {r} | {fw['seconds']} | {rt['seconds']} | {ratio:.2f}x | "
-          f"{mb(fw['up']):.2f} + {mb(fw['down']):.2f} | {mb(rt['up']):.2f} + {mb(rt['down']):.2f} | "
-          f"{mb((k + 1) * matrix):.2f} + {mb(matrix):.2f} | {fw['servers'].replace(',', ', ')} |")
-print()
-for k, v in sorted(ratios.items()):
-    print(f"K = {k}: speed-up median {statistics.median(v):.2f}x, min {min(v):.2f}x, max {max(v):.2f}x "
-          f"over {len(v)} rounds (target >= 2x; transfer bound 3K/(K+2) = {3 * k / (k + 2):.2f}x).")
-PY
+  /usr/bin/python3 "$here/report.py" chain "$raw" "$matrix"
 } >"$out"
 echo "chain_sites.sh: wrote $out" >&2

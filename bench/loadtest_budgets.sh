@@ -9,36 +9,26 @@
 # then a table of aggregate GF/s per c with adaptive / best(fixed, split),
 # the target being >= 0.95 at every c.
 #
-# Usage: bash bench/loadtest_budgets.sh [--sizes "600 1000"] [--clients "1 2 4 8 16"]
-#            [--budgets "fixed split adaptive"] [--interval S] [--probability P]
-#            [--duration SECONDS] [--out FILE]
+#   bash bench/loadtest_budgets.sh BUILD_DIR [--out FILE] [--quick]
+#       [--sizes LIST] [--clients LIST] [--budgets LIST] [--interval S]
+#       [--probability P] [--duration S]
+#
+# (bench/lib.sh: `-h` lists the options with their defaults and --quick
+# values; --out never writes over an existing file, and the default is a
+# new bench/results/loadtest_budgets-DATE.md.)
 # Run twice and commit both (these machines are noisy).
+# shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${BUILD:-build}
-sizes="1000"
-clients="1 2 4 8 16"
-duration=6
-budgets="fixed split adaptive"
-interval=0
-probability=1
-out=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --sizes) sizes=$2; shift 2 ;;
-    --clients) clients=$2; shift 2 ;;
-    --duration) duration=$2; shift 2 ;;
-    --budgets) budgets=$2; shift 2 ;;
-    --interval) interval=$2; shift 2 ;;
-    --probability) probability=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    *) echo "usage: $0 [--sizes LIST] [--clients LIST] [--budgets LIST] [--interval S] [--probability P] [--duration S] [--out FILE]" >&2; exit 2 ;;
-  esac
-done
-[ -x "$build/loadtest/ninf-loadtest" ] || bash scripts/build.sh >&2
-work=$(mktemp -d /tmp/ninf-bench-budgets.XXXXXX)
-source bench/lib.sh
-trap bench_cleanup EXIT
+source "$(dirname "$0")/lib.sh"
+bench_declare loadtest_budgets "Linpack load test on one server under each thread budget (Tables 3/4)."
+bench_option --sizes LIST sizes 1000 600 "dgesv sizes n"
+bench_option --clients LIST clients "1 2 4 8 16" "1 2" "client counts c"
+bench_option --budgets LIST budgets "fixed split adaptive" "" "thread budgets"
+bench_option --interval S interval 0 "" "seconds between a client's calls (0: closed loop)"
+bench_option --probability P probability 1 "" "probability of a call at each interval"
+bench_option --duration S duration 6 2 "seconds per point"
+bench_parse "$@"
+bench_need server/ninfd loadtest/ninf-loadtest stubs/registry/dgesv
 
 declare -A budget_args=(
   [fixed]="--slots 16 --thread-budget fixed --threads-per-job 2"
@@ -60,16 +50,14 @@ for n in $sizes; do
   done
 done
 
-if [ -n "$out" ]; then
-  /usr/bin/python3 loadtest/plot.py perf "$summary" "${out%.md}.png" ||
-    echo "$0: no plot (python3-matplotlib missing?)" >&2
-fi
+/usr/bin/python3 "$here/../loadtest/plot.py" perf "$summary" "${out%.md}.png" ||
+  echo "$0: no plot (python3-matplotlib missing?)" >&2
 {
   echo "# Linpack load test: thread budgets on one server"
   echo
-  echo "\`bash bench/loadtest_budgets.sh --sizes \"$sizes\" --clients \"$clients\" --budgets \"$budgets\" --interval $interval --probability $probability --duration $duration\`"
+  echo "\`bash bench/loadtest_budgets.sh $(basename "$build") --sizes \"$sizes\" --clients \"$clients\" --budgets \"$budgets\" --interval $interval --probability $probability --duration $duration\`"
   echo "on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
-  echo "$(date -u +%Y-%m-%d), $(git rev-parse --short HEAD 2>/dev/null || echo '?'). Clients call every $interval s with probability $probability (interval 0: closed loop), dgesv n x n with one right-hand"
+  echo "$(date -u +%Y-%m-%d), $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?'). Clients call every $interval s with probability $probability (interval 0: closed loop), dgesv n x n with one right-hand"
   echo "side, every answer checked; aggregate GF/s = operations of the completed calls / run time."
   echo "fixed = 16 slots x 2 threads (the naive setting), split = one slot per core x cores/slots"
   echo "threads (the former default), adaptive = the new default."
@@ -91,8 +79,10 @@ fi
       }' "$summary" | sort -t'|' -k2,2n -k3,3n
     echo
   fi
-  [ -z "$out" ] || { echo "Plot: \`$(basename "${out%.md}.png")\` (aggregate GF/s against c, per budget and n)."; echo; }
+  echo "Plot: \`$(basename "${out%.md}.png")\` (aggregate GF/s against c, per budget and n)."
+  echo
   echo "Every run, in the Ninf study's table form:"
   echo
   cat "$work/table.md"
-} > "${out:-/dev/stdout}"
+} >"$out"
+echo "$0: wrote $out" >&2

@@ -8,32 +8,23 @@
 # checks and the client library itself, i.e. an upper bound on the tool's
 # part). --rounds repeat the same points.
 #
-# Usage: bash bench/loadtest_cpu.sh [--m 16] [--clients "10 20"]
-#            [--intervals "3 0.3"] [--duration 30] [--rounds 2] [--out FILE]
+#   bash bench/loadtest_cpu.sh BUILD_DIR [--out FILE] [--quick] [--m M]
+#       [--clients LIST] [--intervals LIST] [--duration S] [--rounds N]
+#
+# (bench/lib.sh: `-h` lists the options with their defaults and --quick
+# values; --out never writes over an existing file, and the default is a
+# new bench/results/loadtest_cpu-DATE.md.)
+# shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${BUILD:-build}
-m=16
-clients="10 20"
-intervals="3 0.3"
-duration=30
-rounds=2
-out=bench/results/loadtest_cpu.md
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --m) m=$2; shift 2 ;;
-    --clients) clients=$2; shift 2 ;;
-    --intervals) intervals=$2; shift 2 ;;
-    --duration) duration=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    *) echo "usage: $0 [--m M] [--clients LIST] [--intervals LIST] [--duration S] [--rounds N] [--out FILE]" >&2; exit 2 ;;
-  esac
-done
-[ -x "$build/loadtest/ninf-loadtest" ] || bash scripts/build.sh >&2
-work=$(mktemp -d /tmp/ninf-bench-cpu.XXXXXX)
-source bench/lib.sh
-trap bench_cleanup EXIT
+source "$(dirname "$0")/lib.sh"
+bench_declare loadtest_cpu "What ninf-loadtest itself costs: its CPU per 10 clients."
+bench_option --m M m 16 "" "EP with 2^M pairs"
+bench_option --clients LIST clients "10 20" 10 "client counts c"
+bench_option --intervals LIST intervals "3 0.3" 0.3 "seconds between a client's calls"
+bench_option --duration S duration 30 3 "seconds per point"
+bench_option --rounds N rounds 2 1 "repeats of the same points"
+bench_parse "$@"
+bench_need server/ninfd loadtest/ninf-loadtest stubs/registry/ep
 
 start_daemon -- --unix-socket ""
 rows=$work/rows.md
@@ -57,13 +48,12 @@ for round in $(seq "$rounds"); do
 done
 stop_daemon
 
-mkdir -p "$(dirname "$out")"
 {
   echo "# What ninf-loadtest itself costs"
   echo
-  echo "\`bash bench/loadtest_cpu.sh --m $m --clients \"$clients\" --intervals \"$intervals\" --duration $duration --rounds $rounds\`"
+  echo "\`bash bench/loadtest_cpu.sh $(basename "$build") --m $m --clients \"$clients\" --intervals \"$intervals\" --duration $duration --rounds $rounds\`"
   echo "on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
-  echo "$(date -u +%Y-%m-%d), $(git rev-parse --short HEAD 2>/dev/null || echo '?'). EP with 2^$m pairs against one local ninfd, clients calling"
+  echo "$(date -u +%Y-%m-%d), $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?'). EP with 2^$m pairs against one local ninfd, clients calling"
   echo "every s seconds with probability 1/2, $duration s per point; % of one core over the run's wall time."
   echo "Clients: the client processes' whole CPU, the Ninf client library included."
   echo

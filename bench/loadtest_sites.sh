@@ -13,51 +13,34 @@
 # while the server's CPU stayed at 20-34 %: bandwidth, not server load,
 # limits Linpack over WAN.
 #
-# Usage: bash bench/loadtest_sites.sh [--sizes "600 1000"] [--per-site "1 4"]
-#            [--rate 40mbit] [--delay 10] [--duration 10] [--rounds 2] [--out FILE]
+#   bash bench/loadtest_sites.sh BUILD_DIR [--out FILE] [--quick]
+#       [--sizes LIST] [--per-site LIST] [--rate RATE] [--delay MS]
+#       [--duration S] [--rounds N]
+#
+# (bench/lib.sh: `-h` lists the options with their defaults and --quick
+# values; --out never writes over an existing file, and the default is a
+# new bench/results/loadtest_sites-DATE.md.)
 # Root (network namespaces). Also writes FILE's .png (the Fig. 8 bars).
+# shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${BUILD:-build}
-sizes="600 1000"
-per_site="1 4"
-rate=40mbit
-delay=10
-duration=10
-rounds=2
-out=bench/results/loadtest_sites.md
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --sizes) sizes=$2; shift 2 ;;
-    --per-site) per_site=$2; shift 2 ;;
-    --rate) rate=$2; shift 2 ;;
-    --delay) delay=$2; shift 2 ;;
-    --duration) duration=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    *) echo "usage: $0 [--sizes LIST] [--per-site LIST] [--rate R] [--delay MS] [--duration S] [--rounds N] [--out FILE]" >&2; exit 2 ;;
-  esac
-done
-[ "$(id -u)" -eq 0 ] || { echo "$0: must run as root (ninf-sites)" >&2; exit 1; }
-[ -x "$build/loadtest/ninf-loadtest" ] || bash scripts/build.sh >&2
-sites=$build/sites/ninf-sites
-set_name=fig8$$
-work=$(mktemp -d /tmp/ninf-bench-sites.XXXXXX)
-cleanup() {
-  "$sites" down "$set_name" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+source "$(dirname "$0")/lib.sh"
+bench_declare loadtest_sites "WAN Linpack, clients in one site against four (Fig. 8)."
+bench_option --sizes LIST sizes "600 1000" 300 "dgesv sizes n"
+bench_option --per-site LIST per_site "1 4" 1 "clients per site c"
+bench_option --rate RATE rate 40mbit "" "each site's link (tc's spelling)"
+bench_option --delay MS delay 10 "" "ms added each way on each link"
+bench_option --duration S duration 10 2 "seconds per point"
+bench_option --rounds N rounds 2 1 "rounds of the same points"
+bench_parse "$@"
+bench_need_root "ninf-sites"
+bench_need server/ninfd loadtest/ninf-loadtest stubs/registry/dgesv
 
-"$sites" up "$set_name" --forward 3000 \
-  --site a:"$rate":"$delay" --site b:"$rate":"$delay" --site c:"$rate":"$delay" --site d:"$rate":"$delay" >&2
-"$sites" exec "$set_name" hub "$build/server/ninfd" --port 3000 --listen 0.0.0.0 --insecure \
-  --unix-socket "" --registry "$build/stubs/registry" --ready-file "$work/ready" \
-  --log-level warn 2>>"$work/ninfd.log" &
-for _ in $(seq 100); do [ -s "$work/ready" ] && break; sleep 0.1; done
-[ -s "$work/ready" ] || { echo "$0: ninfd did not start: $(cat "$work/ninfd.log")" >&2; exit 1; }
-ns() { "$sites" netns "$set_name" "$1"; }
+sites_up fig8 --forward 3000 \
+  --site a:"$rate":"$delay" --site b:"$rate":"$delay" --site c:"$rate":"$delay" --site d:"$rate":"$delay"
+start_bg ninfd "$work/ready" "$work/ninfd.log" in_site hub "$build/server/ninfd" --port 3000 \
+  --listen 0.0.0.0 --insecure --unix-socket "" --registry "$build/stubs/registry" \
+  --ready-file "$work/ready" --log-level warn
+ns() { site_netns "$1"; }
 one_site=(--netns "$(ns a)")
 four_sites=(--netns "$(ns a)" --netns "$(ns b)" --netns "$(ns c)" --netns "$(ns d)")
 
@@ -65,7 +48,7 @@ four_sites=(--netns "$(ns a)" --netns "$(ns b)" --netns "$(ns c)" --netns "$(ns 
 run() {
   local label=$1 n=$2 c=$3 round=$4
   shift 4
-  "$sites" exec "$set_name" hub "$build/loadtest/ninf-loadtest" --server 127.0.0.1:3000 "$@" \
+  in_site hub "$build/loadtest/ninf-loadtest" --server 127.0.0.1:3000 "$@" \
     --workload linpack --size "$n" --clients "$c" --interval 0 --duration "$duration" -q \
     --label "$label" --summary "$work/summary-$round.csv" --table "$work/table.md" \
     --csv "$work/$label-$n-$c-$round.csv" >/dev/null ||
@@ -88,20 +71,19 @@ for round in $(seq "$rounds"); do
   done
 done
 
-mkdir -p "$(dirname "$out")"
 plotted=yes
-/usr/bin/python3 loadtest/plot.py sites "$work/summary-1.csv" "${out%.md}.png" 2>/dev/null ||
+/usr/bin/python3 "$here/../loadtest/plot.py" sites "$work/summary-1.csv" "${out%.md}.png" 2>/dev/null ||
   { plotted=""; echo "$0: no plot (python3-matplotlib missing?)" >&2; }
 {
   echo "# WAN Linpack: clients in one site against four (the Ninf study's Fig. 8)"
   echo
-  echo "\`bash bench/loadtest_sites.sh --sizes \"$sizes\" --per-site \"$per_site\" --rate $rate --delay $delay --duration $duration --rounds $rounds\`"
+  echo "\`bash bench/loadtest_sites.sh $(basename "$build") --sizes \"$sizes\" --per-site \"$per_site\" --rate $rate --delay $delay --duration $duration --rounds $rounds\`"
   echo "on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
-  echo "$(date -u +%Y-%m-%d), $(git rev-parse --short HEAD 2>/dev/null || echo '?'). One ninfd (default adaptive budget) in the hub of"
+  echo "$(date -u +%Y-%m-%d), $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?'). One ninfd (default adaptive budget) in the hub of"
   echo "four emulated sites (\`ninf-sites\`), each behind its own $rate link with $delay ms added each way;"
   echo "closed-loop clients, dgesv n x n, every answer checked, $duration s per point."
   echo
-  /usr/bin/python3 bench/sites_report.py "$work" "$rounds" "$sizes" "$per_site"
+  /usr/bin/python3 "$here/report.py" sites "$work" "$rounds" "$sizes" "$per_site"
   echo
   if [ -n "$plotted" ]; then
     echo "Plot of round 1: \`$(basename "${out%.md}.png")\` (aggregate GF/s per run at each total c)."

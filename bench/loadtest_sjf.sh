@@ -11,46 +11,33 @@
 # and the per-job comparison the target names: no job waits more than twice
 # its FCFS wait (jobs paired by client and step, which make the same call).
 #
-# Usage: bash bench/loadtest_sjf.sh [--sizes "300,2500"] [--mix "4,1"] [--clients 8]
-#            [--interval 0.2] [--probability 0.5] [--steps 300] [--rounds 2] [--aging "1 8 1000"]
-#            [--server-args "--slots 1"] [--out FILE]
+#   bash bench/loadtest_sjf.sh BUILD_DIR [--out FILE] [--quick] [--sizes A,B]
+#       [--mix WA,WB] [--clients C] [--interval S] [--probability P]
+#       [--steps N] [--rounds N] [--aging LIST] [--server-args ARGS]
+#
+# (bench/lib.sh: `-h` lists the options with their defaults and --quick
+# values; --out never writes over an existing file, and the default is a
+# new bench/results/loadtest_sjf-DATE.md.)
 #
 # The server runs one job at a time by default (--slots 1; each job gets
 # every core): a single queue, where the order is all that differs. With
 # several slots a small call that arrives while a large one holds the cores
 # waits for that call, not for the queue, and no order helps it.
+# shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${BUILD:-build}
-sizes="300,2500"
-mix="4,1"
-clients=8
-interval=0.2
-probability=0.5
-steps=300
-rounds=2
-aging="1 8 1000"
-server_args="--slots 1"
-out=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --sizes) sizes=$2; shift 2 ;;
-    --mix) mix=$2; shift 2 ;;
-    --clients) clients=$2; shift 2 ;;
-    --interval) interval=$2; shift 2 ;;
-    --probability) probability=$2; shift 2 ;;
-    --steps) steps=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --aging) aging=$2; shift 2 ;;
-    --server-args) server_args=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    *) echo "usage: $0 [--sizes A,B] [--mix WA,WB] [--clients C] [--interval S] [--probability P] [--steps N] [--rounds R] [--aging LIST] [--server-args ARGS] [--out FILE]" >&2; exit 2 ;;
-  esac
-done
-[ -x "$build/loadtest/ninf-loadtest" ] || bash scripts/build.sh >&2
-work=$(mktemp -d /tmp/ninf-bench-sjf.XXXXXX)
-source bench/lib.sh
-trap bench_cleanup EXIT
+source "$(dirname "$0")/lib.sh"
+bench_declare loadtest_sjf "FCFS against SJF on one server: mixed small and large dgesv."
+bench_option --sizes A,B sizes 300,2500 200,600 "the small and the large n"
+bench_option --mix WA,WB mix 4,1 "" "their weights"
+bench_option --clients C clients 8 4 "clients"
+bench_option --interval S interval 0.2 "" "seconds between a client's chances to call"
+bench_option --probability P probability 0.5 "" "probability of a call at each chance"
+bench_option --steps N steps 300 20 "ticks per run"
+bench_option --rounds N rounds 2 1 "rounds of every variant"
+bench_option --aging LIST aging "1 8 1000" 8 "sjf_aging factors, one variant each"
+bench_option --server-args ARGS server_args "--slots 1" "" "ninfd arguments"
+bench_parse "$@"
+bench_need server/ninfd loadtest/ninf-loadtest stubs/registry/dgesv
 
 variants="fcfs"
 for a in $aging; do variants="$variants sjf-$a"; done
@@ -73,18 +60,19 @@ done
 {
   echo "# FCFS against SJF: mixed small and large dgesv on one server"
   echo
-  echo "\`bash bench/loadtest_sjf.sh --sizes \"$sizes\" --mix \"$mix\" --clients $clients --interval $interval --probability $probability --steps $steps --rounds $rounds --aging \"$aging\" --server-args \"$server_args\"\`"
+  echo "\`bash bench/loadtest_sjf.sh $(basename "$build") --sizes \"$sizes\" --mix \"$mix\" --clients $clients --interval $interval --probability $probability --steps $steps --rounds $rounds --aging \"$aging\" --server-args \"$server_args\"\`"
   echo "on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
-  echo "$(date -u +%Y-%m-%d), $(git rev-parse --short HEAD 2>/dev/null || echo '?'). $clients clients; every $interval s each calls"
+  echo "$(date -u +%Y-%m-%d), $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?'). $clients clients; every $interval s each calls"
   echo "dgesv with probability $probability, n one of $sizes (weights $mix), $steps ticks. Every"
   echo "round runs the same calls under fcfs, then sjf with sjf_aging = each of $aging (sjf-A"
   echo "below), each on a fresh ninfd \`$server_args\` (default adaptive budget). Seconds;"
   echo "T_wait is the server's queueing time of the call."
   echo
   # shellcheck disable=SC2086
-  /usr/bin/python3 bench/sjf_report.py "$work" "$rounds" $variants
+  /usr/bin/python3 "$here/report.py" sjf "$work" "$rounds" $variants
   echo
   echo "Every run, in the Ninf study's table form:"
   echo
   cat "$work/table.md"
-} > "${out:-/dev/stdout}"
+} >"$out"
+echo "$0: wrote $out" >&2

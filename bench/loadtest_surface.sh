@@ -6,32 +6,23 @@
 # Closed-loop clients (interval 0), dgesv n x n; --rounds alternate the same
 # points. Writes FILE (tables) and FILE's .png (the heat map of round 1).
 #
-# Usage: bash bench/loadtest_surface.sh [--size 1000] [--threads "1 2 4"]
-#            [--clients "1 2 4 8 16"] [--duration 5] [--rounds 2] [--out FILE]
+#   bash bench/loadtest_surface.sh BUILD_DIR [--out FILE] [--quick] [--size N]
+#       [--threads LIST] [--clients LIST] [--duration S] [--rounds N]
+#
+# (bench/lib.sh: `-h` lists the options with their defaults and --quick
+# values; --out never writes over an existing file, and the default is a
+# new bench/results/loadtest_surface-DATE.md.)
+# shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${BUILD:-build}
-size=1000
-threads="1 2 4"
-clients="1 2 4 8 16"
-duration=5
-rounds=2
-out=bench/results/loadtest_surface.md
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --size) size=$2; shift 2 ;;
-    --threads) threads=$2; shift 2 ;;
-    --clients) clients=$2; shift 2 ;;
-    --duration) duration=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    *) echo "usage: $0 [--size N] [--threads LIST] [--clients LIST] [--duration S] [--rounds N] [--out FILE]" >&2; exit 2 ;;
-  esac
-done
-[ -x "$build/loadtest/ninf-loadtest" ] || bash scripts/build.sh >&2
-work=$(mktemp -d /tmp/ninf-bench-surface.XXXXXX)
-source bench/lib.sh
-trap bench_cleanup EXIT
+source "$(dirname "$0")/lib.sh"
+bench_declare loadtest_surface "Linpack over clients x threads per call (Fig. 6), next to adaptive."
+bench_option --size N size 1000 600 "dgesv n"
+bench_option --threads LIST threads "1 2 4" "1 2" "threads per call under fixed t"
+bench_option --clients LIST clients "1 2 4 8 16" "1 2" "client counts c"
+bench_option --duration S duration 5 2 "seconds per point"
+bench_option --rounds N rounds 2 1 "repeats of the same points"
+bench_parse "$@"
+bench_need server/ninfd loadtest/ninf-loadtest stubs/registry/dgesv
 
 # point LABEL ROUND NINFD-ARGS...: every c of --clients against one fresh ninfd.
 point() {
@@ -55,20 +46,19 @@ for round in $(seq "$rounds"); do
   point adaptive "$round" --thread-budget adaptive
 done
 
-mkdir -p "$(dirname "$out")"
 plotted=yes
-/usr/bin/python3 loadtest/plot.py surface "$work/summary-1.csv" "${out%.md}.png" ||
+/usr/bin/python3 "$here/../loadtest/plot.py" surface "$work/summary-1.csv" "${out%.md}.png" ||
   { plotted=""; echo "$0: no plot (python3-matplotlib missing?)" >&2; }
 {
   echo "# Linpack over clients x threads per call (the Ninf study's Fig. 6)"
   echo
-  echo "\`bash bench/loadtest_surface.sh --size $size --threads \"$threads\" --clients \"$clients\" --duration $duration --rounds $rounds\`"
+  echo "\`bash bench/loadtest_surface.sh $(basename "$build") --size $size --threads \"$threads\" --clients \"$clients\" --duration $duration --rounds $rounds\`"
   echo "on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
-  echo "$(date -u +%Y-%m-%d), $(git rev-parse --short HEAD 2>/dev/null || echo '?'). One ninfd on loopback; \`fixed t=N\`: 16 slots, every"
+  echo "$(date -u +%Y-%m-%d), $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?'). One ninfd on loopback; \`fixed t=N\`: 16 slots, every"
   echo "call N threads; \`adaptive\`: the default budget. Closed-loop clients, dgesv n = $size,"
   echo "every answer checked, $duration s per point. Aggregate GF/s:"
   echo
-  /usr/bin/python3 bench/grid_report.py gflops "$work" "$rounds" "$clients"
+  /usr/bin/python3 "$here/report.py" gflops "$work" "$rounds" "$clients"
   echo
   [ -z "$plotted" ] || { echo "Heat map of round 1: \`$(basename "${out%.md}.png")\`."; echo; }
   echo "Every run, in the Ninf study's table form:"

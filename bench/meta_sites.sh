@@ -3,26 +3,31 @@
 # 004: placing by server load alone fails for communication-heavy Linpack
 # over wide-area links). Three sites on one machine, network namespaces
 # joined by shaped veth pairs; each policy of ninf-meta places the same
-# calls; written up as bench/results/meta_sites.md (raw log next to it).
+# calls; written up as bench/results/meta_sites-DATE.md (raw log next to it).
 #
-#   bench/meta_sites.sh BUILD_DIR [--out FILE] [--calls K] [--large-calls K]
-#                       [--sizes "2000 4000"] [--ep-m M]
+#   bash bench/meta_sites.sh BUILD_DIR [--out FILE] [--quick] [--calls K]
+#       [--large-calls K] [--sizes N ...] [--ep-m M]
 #
-# Must run as root (namespaces, tc). BUILD_DIR is a built tree with
+# (bench/lib.sh: `-h` lists the options with their defaults and --quick
+# values; --out never writes over an existing file, and the default is a
+# new bench/results/meta_sites-DATE.md.)
+#
+# Must run as root (ninf-sites). BUILD_DIR is a built tree with
 # bench/bench_placed (BENCH_PLACED=PROGRAM runs another program with the
 # same arguments and output instead).
 #
-# Topology (every address lives only inside the namespaces made here):
+# Sites (ninf-sites; every address lives only inside the namespaces it
+# makes for this run, ninfsite-msitePID-*):
 #
-#                    ninfb-client   (site "client")
+#                    hub            (site "client")
 #        ninf-meta --listen 0.0.0.0 --policy P      bench_placed: the measured
 #        background client: EP, m = 26, in a loop   calls, NINF_METASERVER set,
-#        straight to ninf://10.77.2.2:3000/ep       bare names, one at a time
-#          10.77.1.1 c1                    c2 10.77.2.1
+#        straight to ninf://10.79.2.2:3000/ep       bare names, one at a time
+#          10.79.1.1 l1                    l2 10.79.2.1
 #                |  tbf 100 Mbit/s               |  tbf 1 Gbit/s
-#                |  (both ends)                  |  (both ends)
-#          10.77.1.2 eth0                  eth0 10.77.2.2
-#             ninfb-s1 (site s1)              ninfb-s2 (site s2)
+#                |  (both ends, burst 64kb)      |  (both ends, burst 256kb)
+#          10.79.1.2 eth0                  eth0 10.79.2.2
+#             site s1                         site s2
 #             ninfd :3000, CPU 0              ninfd :3000, CPU 1
 #             IDLE, slow link                 BUSY, fast link
 #
@@ -78,89 +83,39 @@
 # while the background call waits for the slot: a few percent of the
 # slow-link dgesv times, but enough to offset the wait of round-robin's EP
 # calls on s2.
+# shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
 set -euo pipefail
 
-usage() {
-  echo "usage: $0 BUILD_DIR [--out FILE] [--calls K] [--large-calls K] [--sizes \"N ...\"] [--ep-m M]" >&2
-  exit 2
-}
-[[ $# -ge 1 ]] || usage
-build=$(cd "$1" && pwd) || usage
-shift
-here=$(cd "$(dirname "$0")" && pwd)
-out="$here/results/meta_sites.md"
-calls=8          # per policy, dgesv below n = 4000 and EP
-large_calls=4    # per policy, dgesv at n >= 4000 (~24 s each on the slow link)
-sizes="2000 4000"
-ep_m=26          # ~0.7 s per call here; also the background load's call
-while [[ $# -gt 0 ]]; do
-  [[ $# -ge 2 ]] || usage
-  case "$1" in
-    --out) out=$2 ;;
-    --calls) calls=$2 ;;
-    --large-calls) large_calls=$2 ;;
-    --sizes) sizes=$2 ;;
-    --ep-m) ep_m=$2 ;;
-    *) usage ;;
-  esac
-  shift 2
-done
-[[ $(id -u) -eq 0 ]] || { echo "$0: must run as root (ip netns, tc)" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
+bench_declare meta_sites "Placement across sites: dgesv and EP placed by each ninf-meta policy over unequal links."
+bench_option --calls K calls 8 1 "calls per policy, dgesv below n = 4000 and EP"
+bench_option --large-calls K large_calls 4 1 "calls per policy, dgesv at n >= 4000"
+bench_option --sizes "N ..." sizes "2000 4000" 500 "dgesv sizes n"
+bench_option --ep-m M ep_m 26 20 "EP with 2^M pairs, also the background load's call"
+bench_parse "$@"
+bench_need_root "ninf-sites"
 [[ $(nproc) -ge 2 ]] || { echo "$0: needs 2 CPUs (one per server)" >&2; exit 1; }
+bench_need server/ninfd metaserver/ninf-meta
 client=${BENCH_PLACED:-$build/bench/bench_placed}
 [[ -x "$client" ]] || { echo "$0: $client is not built" >&2; exit 1; }
-raw_log="${out%.md}.raw.txt"
 policies=(completion load round-robin)
 
 # The sites. Index 1: the idle server behind the slow link; 2: the busy
 # server behind the fast one. Addresses exist only inside our namespaces.
-ns_client=ninfb-client
-ns=([1]=ninfb-s1 [2]=ninfb-s2)
-addr=([1]=10.77.1.2 [2]=10.77.2.2)  # the server's end
-gw=([1]=10.77.1.1 [2]=10.77.2.1)    # the client namespace's end
-dev=([1]=c1 [2]=c2)                 # the client namespace's end, by name
+addr=([1]=10.79.1.2 [2]=10.79.2.2)  # the server's end (ninf-sites: site i is 10.79.i.2)
+gw=([1]=10.79.1.1 [2]=10.79.2.1)    # the hub's end
 rate=([1]=100mbit [2]=1gbit)        # tc's spelling
 speed=([1]="100 Mbit/s" [2]="1 Gbit/s")
 burst=([1]=64kb [2]=256kb)          # >= one GSO packet (64 KiB) + slack
 cpu=([1]=0 [2]=1)
 server_port=3000                    # fixed: one ninfd per namespace
-namespaces=("$ns_client" "${ns[1]}" "${ns[2]}")
 
-work=$(mktemp -d)
-meta_pid="" meta_port="" bg_pid=""
+meta_pid="" meta_port="" background_pid=""
 server_pid=([1]="" [2]="")
 
-# Kills every process in our namespaces (TERM, then KILL after 5 s), then
-# deletes them, which deletes their veths. Safe to call any time.
-remove_sites() {
-  local n pids=() left=()
-  for n in "${namespaces[@]}"; do
-    if [[ -e "/run/netns/$n" ]]; then mapfile -t -O "${#pids[@]}" pids < <(ip netns pids "$n"); fi
-  done
-  if [[ ${#pids[@]} -gt 0 ]]; then
-    kill -TERM "${pids[@]}" 2>/dev/null || true
-    for _ in $(seq 50); do
-      mapfile -t left < <(ps -o pid= -p "$(IFS=,; echo "${pids[*]}")" | tr -d " " || true)
-      [[ ${#left[@]} -eq 0 ]] && break
-      sleep 0.1
-    done
-    if [[ ${#left[@]} -gt 0 ]]; then kill -KILL "${left[@]}" 2>/dev/null || true; fi
-  fi
-  wait 2>/dev/null || true
-  for n in "${namespaces[@]}"; do
-    if [[ -e "/run/netns/$n" ]]; then ip netns del "$n"; fi
-  done
-}
-cleanup() {
-  remove_sites
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# in_client CMD...: CMD in the client namespace. Daemons are started with
-# `ip netns exec` itself, which execs them, so that $! is the daemon's pid.
-in_client() { ip netns exec "$ns_client" "$@"; }
+# in_client CMD...: CMD in the hub, where the client, ninf-meta and the
+# background client run.
+in_client() { in_site hub "$@"; }
 
 # wait_until WHAT PID CMD...: polls CMD for 10 s; fails if PID dies first.
 wait_until() {
@@ -175,28 +130,9 @@ wait_until() {
   exit 1
 }
 
-# One veth pair client <-> server site i, shaped to rate[i] at both ends.
-link_site() {
-  local i=$1
-  ip netns add "${ns[i]}"
-  ip -n "${ns[i]}" link set lo up
-  ip link add "${dev[i]}" netns "$ns_client" type veth peer name eth0 netns "${ns[i]}"
-  ip -n "$ns_client" addr add "${gw[i]}/24" dev "${dev[i]}"
-  ip -n "${ns[i]}" addr add "${addr[i]}/24" dev eth0
-  ip -n "$ns_client" link set "${dev[i]}" up
-  ip -n "${ns[i]}" link set eth0 up
-  tc -n "$ns_client" qdisc add dev "${dev[i]}" root tbf rate "${rate[i]}" burst "${burst[i]}" latency 50ms
-  tc -n "${ns[i]}" qdisc add dev eth0 root tbf rate "${rate[i]}" burst "${burst[i]}" latency 50ms
-}
-
 setup_sites() {
-  # Leftovers of an interrupted run carry our names: remove them first.
-  remove_sites
-  ip netns add "$ns_client"
-  ip -n "$ns_client" link set lo up
-  link_site 1
-  link_site 2
-  echo "meta_sites.sh: sites up: ${ns[1]} ${speed[1]}, ${ns[2]} ${speed[2]}" >&2
+  sites_up msite --site s1:"${rate[1]}":0:"${burst[1]}" --site s2:"${rate[2]}":0:"${burst[2]}"
+  echo "meta_sites.sh: sites up: $(site_netns s1) ${speed[1]}, $(site_netns s2) ${speed[2]}" >&2
 }
 
 meta() { in_client "$build/metaserver/ninf-meta" "$@" --server "127.0.0.1:$meta_port"; }
@@ -214,54 +150,43 @@ settled_completed_on() {
 background_calls() { [[ $(wc -l <"$work/background.txt") -ge $1 ]]; }
 
 start_meta() {
-  rm -f "$work/meta.ready"
-  ip netns exec "$ns_client" "$build/metaserver/ninf-meta" --port 0 --ready-file "$work/meta.ready" \
-    --listen 0.0.0.0 --insecure --policy "$1" --report-ms 500 --lease-ms 3000 \
-    --log-level warn 2>>"$work/meta.log" &
-  meta_pid=$!
-  wait_until ninf-meta "$meta_pid" test -s "$work/meta.ready"
+  start_bg ninf-meta "$work/meta.ready" "$work/meta.log" in_site hub "$build/metaserver/ninf-meta" \
+    --port 0 --ready-file "$work/meta.ready" --listen 0.0.0.0 --insecure --policy "$1" \
+    --report-ms 500 --lease-ms 3000 --log-level warn
+  meta_pid=$bg_pid
   meta_port=$(head -n1 "$work/meta.ready")
 }
 
 # ninfd of site i: one slot, one thread per job, pinned to its own core,
-# registered with ninf-meta through the client namespace's end of its link.
+# registered with ninf-meta through the hub's end of its link.
 start_server() {
   local i=$1
-  rm -f "$work/s$i.ready"
-  ip netns exec "${ns[i]}" taskset -c "${cpu[i]}" "$build/server/ninfd" --port "$server_port" \
-    --ready-file "$work/s$i.ready" --registry "$build/stubs/registry" --unix-socket "" \
-    --slots 1 --thread-budget fixed --threads-per-job 1 --listen "${addr[i]}" --insecure \
-    --metaserver "${gw[i]}:$meta_port" --site "s$i" --advertise "${addr[i]}:$server_port" \
-    --log-level warn 2>>"$work/s$i.log" &
-  server_pid[i]=$!
-  wait_until "ninfd s$i" "${server_pid[i]}" test -s "$work/s$i.ready"
+  start_bg "ninfd s$i" "$work/s$i.ready" "$work/s$i.log" in_site "s$i" taskset -c "${cpu[i]}" \
+    "$build/server/ninfd" --port "$server_port" --ready-file "$work/s$i.ready" \
+    --registry "$build/stubs/registry" --unix-socket "" --slots 1 --thread-budget fixed \
+    --threads-per-job 1 --listen "${addr[i]}" --insecure --metaserver "${gw[i]}:$meta_port" \
+    --site "s$i" --advertise "${addr[i]}:$server_port" --log-level warn
+  server_pid[i]=$bg_pid
 }
 
 # The busy server's load: EP calls back to back, straight to s2. Waits for
 # 3 of them, so that s2 has learned EP's speed and reported its slot taken.
 start_background() {
   : >"$work/background.txt"
-  ip netns exec "$ns_client" env NINF_TRANSPORT=tcp "$client" --calls 0 \
-    --name "ninf://${addr[2]}:$server_port/ep" ep "$ep_m" \
-    >"$work/background.txt" 2>>"$work/background.log" &
-  bg_pid=$!
-  wait_until "background client" "$bg_pid" background_calls 3
-}
-
-stop_pid() {
-  if [[ -n "$1" ]] && kill -0 "$1" 2>/dev/null; then
-    kill -TERM "$1"
-    wait "$1" 2>/dev/null || true
-  fi
+  start_bg "background client" "" "$work/background.log" in_site hub env NINF_TRANSPORT=tcp \
+    "$client" --calls 0 --name "ninf://${addr[2]}:$server_port/ep" ep "$ep_m" \
+    >"$work/background.txt"
+  background_pid=$bg_pid
+  wait_until "background client" "$background_pid" background_calls 3
 }
 
 # The background client first, so that the busy ninfd has no call to wait for.
 stop_policy() {
-  stop_pid "$bg_pid"
-  stop_pid "${server_pid[1]}"
-  stop_pid "${server_pid[2]}"
-  stop_pid "$meta_pid"
-  bg_pid="" meta_pid="" server_pid=([1]="" [2]="")
+  bench_stop "$background_pid"
+  bench_stop "${server_pid[1]}"
+  bench_stop "${server_pid[2]}"
+  bench_stop "$meta_pid"
+  background_pid="" meta_pid="" server_pid=([1]="" [2]="")
 }
 
 # run_calls POLICY FN SIZE K: K placed calls, one line each into the raw

@@ -17,43 +17,30 @@
 # (tests/slurm/slurm.sh), inside one allocation; they are left out, and the
 # table says so, where Slurm cannot start.
 #
-#   bench/mpi.sh BUILD_DIR [--out FILE] [--calls K]
+#   bash bench/mpi.sh BUILD_DIR [--out FILE] [--quick] [--calls K]
 #
-# Writes FILE (default bench/results/mpi-DATE.md, never over an existing
-# one) and the raw lines next to it (.raw.txt).
+# (bench/lib.sh: `-h` lists the options with their defaults and --quick
+# values; --out never writes over an existing file, and the default is a
+# new bench/results/mpi-DATE.md.)
+#
+# The raw lines go next to the report (FILE with .raw.txt).
+# shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
 set -euo pipefail
 
-usage() {
-  echo "usage: $0 BUILD_DIR [--out FILE] [--calls K]" >&2
-  exit 2
-}
-[[ $# -ge 1 ]] || usage
-build=$(cd "$1" && pwd) || usage
-shift
-here=$(cd "$(dirname "$0")" && pwd)
-out="$here/results/mpi-$(date -u +%Y%m%d-%H%M%S).md"
-calls=3
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --out) [[ $# -ge 2 ]] || usage; out=$2; shift 2 ;;
-    --calls) [[ $# -ge 2 ]] || usage; calls=$2; shift 2 ;;
-    *) usage ;;
-  esac
-done
-[[ -e "$out" ]] && { echo "$0: $out exists; choose another --out" >&2; exit 2; }
-raw="${out%.md}.raw.txt"
-work=$(mktemp -d /tmp/ninf-bench-mpi.XXXXXX)
-source "$here/lib.sh"
+source "$(dirname "$0")/lib.sh"
+bench_declare mpi "Backend MPI and the Slurm launcher: EP, pdgesv, null_mpi latencies, srun reuse."
+bench_option --calls K calls 3 1 "timed calls per EP and Linpack row, after one warm-up call"
+bench_parse "$@"
+bench_need server/ninfd bench/bench_placed bench/bench_mpi_latency bench/bench_throughput
+raw=$raw_log
 slurm_job=""
 # Not under $work (mode 0700): munged refuses a socket folder others cannot enter.
 export NINF_SLURM_DIR=/tmp/ninf-slurm-bench-$$
-cleanup() {
-  stop_daemon
-  [[ -n "$slurm_job" ]] && scancel "$slurm_job" 2>/dev/null
+stop_slurm() {
+  [[ -z "$slurm_job" ]] || scancel "$slurm_job" 2>/dev/null
   bash "$here/../tests/slurm/slurm.sh" stop >/dev/null 2>&1 || true
-  rm -rf "$work"
 }
-trap cleanup EXIT
+bench_on_exit stop_slurm
 : >"$raw"
 
 # timed LABEL -- bench_placed arguments: K calls after one warm-up call, each
@@ -129,6 +116,6 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
     "$(git -C "$here" rev-parse --short HEAD). Times are medians of $calls calls after a"
   echo "warm-up call that started the job; latencies medians of 2,000 calls."
   echo
-  python3 "$here/mpi_report.py" "$raw" "$slurm"
+  /usr/bin/python3 "$here/report.py" mpi "$raw" "$slurm"
 } >"$out"
 echo "mpi.sh: wrote $out" >&2

@@ -2,29 +2,21 @@
 # bench/placement.sh - ninf-meta's placement latency (issue 9): p50 / p99
 # per decision against 10 ... 10,000 synthetic servers, for each policy,
 # with a bare scan of the same candidates as the same-run baseline; written
-# up as bench/results/placement.md (raw log next to it).
+# up as bench/results/placement-DATE.md (raw log next to it).
 #
-#   bench/placement.sh BUILD_DIR [--out FILE] [--decisions N]
+#   bash bench/placement.sh BUILD_DIR [--out FILE] [--quick] [--decisions N]
+#
+# (bench/lib.sh: `-h` lists the options with their defaults and --quick
+# values; --out never writes over an existing file, and the default is a
+# new bench/results/placement-DATE.md.)
+# shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
 set -euo pipefail
 
-usage() {
-  echo "usage: $0 BUILD_DIR [--out FILE] [--decisions N]" >&2
-  exit 2
-}
-[[ $# -ge 1 ]] || usage
-build=$(cd "$1" && pwd) || usage
-shift
-here=$(cd "$(dirname "$0")" && pwd)
-out="$here/results/placement.md"
-decisions=20000
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --out) [[ $# -ge 2 ]] || usage; out=$2; shift 2 ;;
-    --decisions) [[ $# -ge 2 ]] || usage; decisions=$2; shift 2 ;;
-    *) usage ;;
-  esac
-done
-raw_log="${out%.md}.raw.txt"
+source "$(dirname "$0")/lib.sh"
+bench_declare placement "ninf-meta's placement latency against 10 ... 10,000 synthetic servers."
+bench_option --decisions N decisions 20000 1000 "decisions per row"
+bench_parse "$@"
+bench_need bench/bench_placement
 "$build/bench/bench_placement" --decisions "$decisions" | tee "$raw_log" >&2
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
@@ -38,15 +30,6 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
   echo
   echo "| servers | policy | p50 µs | p99 µs | bare scan p50 µs | p50 / scan | target (p99) |"
   echo "|---:|---|---:|---:|---:|---:|---|"
-  awk '{
-    for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-    target = "-"
-    if (f["policy"] == "completion" && f["servers"] == 1000)
-      target = (f["p99_us"] <= 100 ? "<= 100 µs: met" : "<= 100 µs: not met")
-    if (f["policy"] == "completion" && f["servers"] == 10000)
-      target = (f["p99_us"] <= 1000 ? "<= 1 ms: met" : "<= 1 ms: not met")
-    printf "| %s | %s | %s | %s | %s | %.1f | %s |\n", f["servers"], f["policy"], f["p50_us"],
-      f["p99_us"], f["scan_p50_us"], f["p50_us"] / f["scan_p50_us"], target
-  }' "$raw_log"
+  /usr/bin/python3 "$here/report.py" placement "$raw_log"
 } >"$out"
 echo "placement.sh: wrote $out" >&2

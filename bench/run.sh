@@ -4,7 +4,11 @@
 # started here, written up as bench/results/core-DATE.md (or --out FILE,
 # never over an existing file).
 #
-#   bench/run.sh BUILD_DIR [--out FILE] [--max-size SIZE] [--quick]
+#   bash bench/run.sh BUILD_DIR [--out FILE] [--quick] [--max-size SIZE]
+#
+# (bench/lib.sh: `-h` lists the options with their defaults and --quick
+# values; --out never writes over an existing file, and the default is a
+# new bench/results/core-DATE.md.)
 #
 # BUILD_DIR is an already built tree (this script builds nothing). The
 # daemon is BUILD_DIR/server/ninfd: with default settings for the one-shot
@@ -14,35 +18,15 @@
 # log of every program lands next to the report (FILE with .raw.txt).
 # --max-size caps the transfer sizes (default 256M); --quick is a smoke run
 # (16M, fewer loops, dgesv n = 1000 only) whose numbers mean little.
+# shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
 set -euo pipefail
 
-usage() {
-  echo "usage: $0 BUILD_DIR [--out FILE] [--max-size SIZE] [--quick]" >&2
-  exit 2
-}
-
-[[ $# -ge 1 ]] || usage
-build=$(cd "$1" && pwd) || usage
-shift
-here=$(cd "$(dirname "$0")" && pwd)
-# A new file by default: committed results are never overwritten by accident.
-out="$here/results/core-$(date -u +%Y%m%d-%H%M%S).md"
-max_size=256M
-quick=0
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --out) [[ $# -ge 2 ]] || usage; out=$2; shift 2 ;;
-    --max-size) [[ $# -ge 2 ]] || usage; max_size=$2; shift 2 ;;
-    --quick) quick=1; max_size=16M; shift ;;
-    *) usage ;;
-  esac
-done
-[[ -e "$out" ]] && { echo "$0: $out exists; choose another --out" >&2; exit 2; }
-
-for prog in server/ninfd bench/raw_pingpong bench/bench_transfer bench/bench_latency \
-            bench/bench_handle bench/bench_dgesv stubs/registry/null stubs/registry/echo stubs/registry/dgesv; do
-  [[ -x "$build/$prog" ]] || { echo "run.sh: $build/$prog is missing: build first" >&2; exit 1; }
-done
+source "$(dirname "$0")/lib.sh"
+bench_declare core "The core benchmark: raw TCP, array transfer, call latency, remote dgesv, handles."
+bench_option --max-size SIZE max_size 256M 16M "the largest transfer"
+bench_parse "$@"
+bench_need server/ninfd bench/raw_pingpong bench/bench_transfer bench/bench_latency \
+  bench/bench_handle bench/bench_dgesv stubs/registry/null stubs/registry/echo stubs/registry/dgesv
 
 cores=$(nproc)
 export OPENBLAS_NUM_THREADS=$cores
@@ -50,13 +34,6 @@ export OPENBLAS_NUM_THREADS=$cores
 # same-host path, which a client takes by itself once it has seen ninfd on
 # loopback, is measured by bench/datapath.sh).
 export NINF_TRANSPORT=tcp
-mkdir -p "$(dirname "$out")"
-raw_log="${out%.md}.raw.txt"
-work=$(mktemp -d)
-# Daemon start and stop, and the cleanup on exit (bench/lib.sh).
-source "$here/lib.sh"
-trap bench_cleanup EXIT
-
 if [[ $quick -eq 1 ]]; then
   transfer_args=(--max-size "$max_size" --max-iters 50)
   latency_args=(--iters 50)
@@ -95,6 +72,6 @@ for placement in $placements; do
 done
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
-awk -v cpu="$cpu" -v cores="$cores" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
-  -v kernel="$(uname -r)" -v quick="$quick" -f "$here/report.awk" "$raw_log" >"$out"
+/usr/bin/python3 "$here/report.py" core "$raw_log" "$cpu" "$cores" "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+  "$(uname -r)" "$quick" >"$out"
 echo "run.sh: wrote $out (raw log $raw_log)" >&2

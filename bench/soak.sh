@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # bench/soak.sh - the soak and the under-attack run, against ninfd daemons
-# started here, written up as bench/results/soak.md (raw log: soak.raw.txt).
+# started here, written up as bench/results/soak-DATE.md (raw log next to it).
 #
-#   bench/soak.sh BUILD_DIR [--out FILE] [--threads N] [--calls N]
-#                 [--transfer-timeout S]
+#   bash bench/soak.sh BUILD_DIR [--out FILE] [--quick] [--threads N]
+#       [--calls N] [--transfer-timeout S]
+#
+# (bench/lib.sh: `-h` lists the options with their defaults and --quick
+# values; --out never writes over an existing file, and the default is a
+# new bench/results/soak-DATE.md.)
 #
 # BUILD_DIR is an already built tree (this script builds nothing; it needs
 # server/ninfd, bench/bench_soak, bench/attack and stubs/registry/echo).
@@ -28,59 +32,24 @@
 #    Under hogs a call waits about S for its slot, so those runs stop after
 #    a fixed time (--max-seconds) instead of a call count.
 # Everything started here is stopped on exit, whatever way the script ends.
+# shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
 set -euo pipefail
 
-usage() {
-  echo "usage: $0 BUILD_DIR [--out FILE] [--threads N] [--calls N] [--transfer-timeout S]" >&2
-  exit 2
-}
-
-[[ $# -ge 1 ]] || usage
-build=$(cd "$1" && pwd) || usage
-shift
-here=$(cd "$(dirname "$0")" && pwd)
-out="$here/results/soak.md"
-threads=64
-calls=20480
-transfer_timeout=5
-while [[ $# -gt 0 ]]; do
-  [[ $# -ge 2 ]] || usage
-  case "$1" in
-    --out) out=$2 ;;
-    --threads) threads=$2 ;;
-    --calls) calls=$2 ;;
-    --transfer-timeout) transfer_timeout=$2 ;;
-    *) usage ;;
-  esac
-  shift 2
-done
-
-for prog in server/ninfd bench/bench_soak bench/attack stubs/registry/echo; do
-  [[ -x "$build/$prog" ]] || { echo "soak.sh: $build/$prog is missing: build first" >&2; exit 1; }
-done
-
-mkdir -p "$(dirname "$out")"
-raw_log="${out%.md}.raw.txt"
+source "$(dirname "$0")/lib.sh"
+bench_declare soak "A 64-client soak, then a good client quiet and under four attacks."
+bench_option --threads N threads 64 4 "soak client threads"
+bench_option --calls N calls 20480 64 "soak calls in all"
+bench_option --transfer-timeout S transfer_timeout 5 1 "the attacked ninfd's transfer_timeout_seconds"
+bench_parse "$@"
+bench_need server/ninfd bench/bench_soak bench/attack stubs/registry/echo
 : >"$raw_log"
-work=$(mktemp -d)
 attack_pid=""
-# Daemon start and stop (bench/lib.sh).
-source "$here/lib.sh"
 
-# One cleanup path: the attacker, then the daemon (each by its pid), then
-# the temporary folder.
+# The attacker, by its pid (the cleanup stops it too if the script ends first).
 stop_attack() {
-  if [[ -n "$attack_pid" ]] && kill -0 "$attack_pid" 2>/dev/null; then
-    kill -TERM "$attack_pid"
-    wait "$attack_pid" 2>/dev/null || true
-  fi
+  [[ -z "$attack_pid" ]] || bench_stop "$attack_pid"
   attack_pid=""
 }
-cleanup() {
-  stop_attack
-  bench_cleanup
-}
-trap cleanup EXIT
 
 log() { echo "$*" | tee -a "$raw_log" >&2; }
 
@@ -172,12 +141,8 @@ attack_run() {
   rm -f "$work/attack_ready"
   "$build/bench/attack" --ready-file "$work/attack_ready" "$@" >>"$work/attack_$name.log" 2>&1 &
   attack_pid=$!
-  for _ in $(seq 300); do
-    [[ -s "$work/attack_ready" ]] && break
-    kill -0 "$attack_pid" 2>/dev/null || { cat "$work/attack_$name.log" >&2; exit 1; }
-    sleep 0.1
-  done
-  [[ -s "$work/attack_ready" ]] || { echo "soak.sh: attack $name never established" >&2; exit 1; }
+  bench_track "$attack_pid"
+  wait_ready "$work/attack_ready" "$attack_pid" "attack $name" 30
   sleep 1  # the hogs' calls are admitted, the slowloris sockets trickling
   log "attack name=$name args=\"$*\""
   stats "${name}_before"
