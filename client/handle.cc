@@ -2,6 +2,8 @@
 
 #include <poll.h>
 
+#include "connect.h"
+#include "exchange.h"
 #include "interfaces.h"
 #include "remote_call.h"
 

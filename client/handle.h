@@ -13,6 +13,7 @@
 #include "arguments.h"
 #include "cancel_token.h"
 #include "server_address.h"
+#include "wire.h"
 
 namespace ninf::client {
 

@@ -6,6 +6,8 @@
 #include <memory>
 #include <mutex>
 
+#include "connect.h"
+#include "exchange.h"
 #include "interfaces.h"
 #include "layout.h"
 #include "options.h"

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "cancel_token.h"
+#include "connect.h"
 #include "interfaces.h"
 #include "metaserver.h"
 #include "options.h"

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "c_boundary.h"
+#include "connect.h"
 #include "interfaces.h"
 #include "metaserver.h"
 #include "options.h"

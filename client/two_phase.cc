@@ -13,6 +13,8 @@
 #include <thread>
 
 #include "c_boundary.h"
+#include "connect.h"
+#include "exchange.h"
 #include "interfaces.h"
 #include "last_error.h"
 #include "ninf.h"
