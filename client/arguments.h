@@ -1,7 +1,10 @@
-// The argument list of one call: from an interface and the caller's values
-// (collected from C varargs, or handed over by a language binding) to the
-// ARGS frame and the iovecs of the arrays, and the one exchange of ARGS for
-// RESULT that one-shot calls and function handles share.
+// Marshalling: the argument list of one call, from an interface and the
+// caller's values (collected from C varargs, or handed over by a language
+// binding) to the ARGS message and the iovecs of the arrays. Sending and
+// receiving them is the wire exchange's (exchange.h).
+//
+// Builds on protocol/ (layout.h array sizes, scalar_codec.h, ninf.proto's
+// Args) and call_args.h (reading C varargs); no I/O.
 #pragma once
 
 #include <stdarg.h>
@@ -16,7 +19,6 @@
 #include "protocol/layout.h"
 #include "protocol/scalar_codec.h"
 #include "protocol/status.h"
-#include "protocol/wire.h"
 
 namespace ninf::client {
 
@@ -82,42 +84,5 @@ class ArgumentList {
 // Builds `list` from a language binding: it fills in the values from the
 // interface, then confirms every array is large enough (ninf_binding.h).
 Status BuildFromBinding(InterfacePtr iface, const ninf_binding_args *binding, ArgumentList *list);
-
-// Sends ARGS (after `preamble`, e.g. the CALL frame, if not null) and
-// receives the RESULT into the caller's arrays; heartbeat frames that arrive
-// meanwhile are skipped by Channel::RecvReply. On a Unix-domain connection
-// large arrays go through a shared segment instead of the socket
-// (shared_memory.h, ClientOptions::transport).
-//
-// `times` (may be null) gets what the metaserver learns from the call: the
-// bytes and time of the send and of the receive (from the first result byte
-// to the last), and whether any result byte reached the caller's arrays: if
-// not, the call may be retried elsewhere without the caller noticing.
-// Seconds on the monotonic clock: what the times below, and a placed
-// call's total, are measured with.
-double MonotonicSeconds();
-
-struct ExchangeTimes {
-  uint64_t in_bytes = 0;
-  double in_seconds = 0;
-  uint64_t out_bytes = 0;
-  double out_seconds = 0;
-  bool result_started = false;
-  wire::ServerTimes server;         // from the RESULT frame
-  std::vector<wire::DataRef> kept;  // the RESULT's kept arrays (ArgumentList::Keep)
-};
-Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::CallRequest *preamble,
-                         ExchangeTimes *times = nullptr);
-
-// A two-phase call's first half: CALL (with submit set) and ARGS, then the
-// ticket the executable answers once the arguments are in.
-Status SubmitArguments(Channel &ch, const ArgumentList &list, const wire::CallRequest &call,
-                       wire::Submitted *ticket);
-
-// Receives a RESULT frame (after the request that asks for it) into the
-// caller's OUT arrays: the second half of ExchangeArguments, and how a
-// two-phase call's result is collected. Sets times->server and, once a
-// result byte is written, times->result_started.
-Status ReceiveResult(Channel &ch, const ArgumentList &list, ExchangeTimes *times);
 
 }  // namespace ninf::client

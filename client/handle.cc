@@ -2,6 +2,8 @@
 
 #include <poll.h>
 
+#include "client/connect.h"
+#include "client/exchange.h"
 #include "client/interfaces.h"
 #include "client/remote_call.h"
 

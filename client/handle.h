@@ -13,6 +13,7 @@
 #include "client/arguments.h"
 #include "client/cancel_token.h"
 #include "client/server_address.h"
+#include "protocol/wire.h"
 
 namespace ninf::client {
 

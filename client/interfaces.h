@@ -1,6 +1,12 @@
-// Function interfaces, fetched from the server on first use and cached per
-// "host:port/name": a function's interface does not change while its server
-// runs, and the cache is what lets Ninf_call take a bare argument list.
+// The interface cache: function interfaces, fetched from the server on
+// first use and cached per "host:port/name": a function's interface does
+// not change while its server runs, and the cache is what lets Ninf_call
+// take a bare argument list. A server's reply may also name its same-host
+// socket, which connecting (connect.h) then takes.
+//
+// Builds on protocol/ (wire.h frames on a connection opened by connect.h,
+// layout.h's ValidateInterface), arguments.h (for InterfacePtr only) and
+// connect.h (where same-host paths are remembered).
 #pragma once
 
 #include <string>
@@ -19,11 +25,5 @@ Status GetInterface(const ServerAddress &server, const std::string &function, Ch
 
 // The cached interface, or null.
 InterfacePtr CachedInterface(const ServerAddress &server, const std::string &function);
-
-// Opens a connection to ninfd with the client's timeouts. `tcp_only`: over
-// TCP even when the server is known to offer a same-host path (link probes
-// measure the network).
-Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out,
-                       bool tcp_only = false);
 
 }  // namespace ninf::client

@@ -6,6 +6,8 @@
 #include <memory>
 #include <mutex>
 
+#include "client/connect.h"
+#include "client/exchange.h"
 #include "client/interfaces.h"
 #include "client/options.h"
 #include "protocol/layout.h"

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "client/cancel_token.h"
+#include "client/connect.h"
 #include "client/interfaces.h"
 #include "client/metaserver.h"
 #include "client/options.h"

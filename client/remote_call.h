@@ -8,8 +8,10 @@
 // With a metaserver (metaserver.h), Prepare asks it for the interface and
 // Execute for the server, retrying on the next-ranked one when a server
 // fails before any result byte.
-// Layering (STYLE, after Mercury): protocol/wire.h (frames) -> arguments.h
-// (marshalling) -> this file and handle.h (calls) -> api.cc, grpc_api.cc.
+// Layering (STYLE, after Mercury): protocol/wire.h (frames) -> connect.h
+// (connections) and arguments.h (marshalling) -> exchange.h (the wire
+// exchange of one call) and interfaces.h (the interface cache) -> this file
+// and handle.h (calls) -> api.cc, grpc_api.cc.
 #pragma once
 
 #include <stdarg.h>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "client/arguments.h"
+#include "client/exchange.h"
 #include "client/ninf.h"
 #include "client/server_address.h"
 

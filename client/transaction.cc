@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "client/c_boundary.h"
+#include "client/connect.h"
 #include "client/interfaces.h"
 #include "client/metaserver.h"
 #include "client/options.h"

@@ -13,6 +13,8 @@
 #include <thread>
 
 #include "client/c_boundary.h"
+#include "client/connect.h"
+#include "client/exchange.h"
 #include "client/interfaces.h"
 #include "client/last_error.h"
 #include "client/ninf.h"

@@ -17,6 +17,7 @@
 #include "protocol/layout.h"
 #include "protocol/scalar_codec.h"
 #include "stubs/runtime/buffer.h"
+#include "stubs/runtime/call_plan.h"
 #include "stubs/runtime/kept_data.h"
 #include "stubs/runtime/team.h"
 
@@ -151,182 +152,179 @@ void CallServer::FailCall(Channel &ch, uint64_t unread_bytes, const Status &st, 
   if (unread_bytes) DrainBeforeClose(ch, unread_bytes);
 }
 
-Status CallServer::CheckKeptData(const wire::Args &args, const CallLayout &layout,
-                                 std::vector<const wire::DataRef *> *refs, std::vector<bool> *keep,
-                                 uint64_t *ref_bytes) const {
-  const int nparams = iface_.params_size();
-  refs->assign(static_cast<std::size_t>(nparams), nullptr);
-  keep->assign(static_cast<std::size_t>(nparams), false);
-  *ref_bytes = 0;
-  for (const wire::DataRef &r : args.refs()) {
-    const int i = static_cast<int>(r.param());
-    if (r.param() >= static_cast<uint32_t>(nparams) || !IsArray(iface_.params(i)) ||
-        !SendsArray(iface_.params(i)) || (*refs)[i] || r.bytes() != layout.params[i].bytes)
-      return Status(NINF_ERR_ARGUMENT_MISMATCH,
-                    "a data reference for parameter " + std::to_string(r.param()) +
-                        " does not match an IN or INOUT array of its size");
-    (*refs)[i] = &r;
-    *ref_bytes += r.bytes();
-  }
-  for (uint32_t k : args.keep()) {
-    if (k >= static_cast<uint32_t>(nparams) || !IsArray(iface_.params(static_cast<int>(k))) ||
-        !ReturnsArray(iface_.params(static_cast<int>(k))))
-      return Status(NINF_ERR_ARGUMENT_MISMATCH,
-                    "only OUT and INOUT arrays can be kept (parameter " + std::to_string(k) + ")");
-    (*keep)[k] = true;
-  }
-  return Status::Ok();
-}
-
 Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done) {
   const double t_start = Now();
-  wire::Args args;
-  NINF_RETURN_IF_ERROR(ch.RecvMessage(h, &args));
-
-  // IN scalars: decode, and keep integer values for the dimensions.
-  const int nparams = iface_.params_size();
-  std::vector<ScalarSlot> slots;
-  std::vector<int64_t> values;
-  NINF_RETURN_IF_ERROR(DecodeInScalars(iface_, args, &slots, &values));
-
-  CallLayout layout;
-  NINF_RETURN_IF_ERROR(ComputeLayout(iface_, values, handoff_.max_call_bytes, &layout));
-  // The call's size in the IDL's CalcOrder, for ninfd's load reports to a
-  // metaserver (an expression that fails here only loses that figure).
-  if (int64_t order = 0; iface_.calc_order().nodes_size() > 0 &&
-                         EvalExpr(iface_, iface_.calc_order(), values, &order).ok())
-    done->work_flops = static_cast<double>(order);
-  const bool shared = args.shared_memory();
-  // Arrays that come from a server's store instead of the payload, and
-  // arrays that stay in this server's store instead of going back.
-  std::vector<const wire::DataRef *> refs;
-  std::vector<bool> keep;
-  uint64_t ref_bytes = 0;
-  NINF_RETURN_IF_ERROR(CheckKeptData(args, layout, &refs, &keep, &ref_bytes));
-  const bool two_phase = handoff_.store_id != 0;
-  if (shared && (ref_bytes > 0 || args.keep_size() > 0 || two_phase))
-    return Status(NINF_ERR_PROTOCOL, "kept data and shared memory cannot be combined");
-  // Kept arrays travel to ninfd's store as memory descriptors, which a TCP
-  // channel cannot carry.
-  if (redirect_listener_ >= 0 && (args.keep_size() > 0 || two_phase))
-    return Status(NINF_ERR_NOT_SUPPORTED,
-                  "'" + iface_.name() +
-                      "' runs on another host than ninfd (launch_address): it cannot keep "
-                      "arrays on the server or serve a two-phase call");
-  const uint64_t expected_payload = shared ? 0 : layout.send_bytes - ref_bytes;
-  if (h.payload_length != expected_payload)
-    return Status(NINF_ERR_ARGUMENT_MISMATCH, "client sent " + std::to_string(h.payload_length) +
-                                                  " bytes of arrays, the interface needs " +
-                                                  std::to_string(expected_payload));
-  SharedPlacement placement;
-  if (shared) {
-    placement = PlaceShared(iface_, layout);
-    NINF_RETURN_IF_ERROR(AttachSegment(ch, placement.bytes));
-  }
-
-  // Arrays go straight from the socket into their final buffers, which the
-  // calls of a function handle reuse (warm pages, no faults, no zeroing).
-  std::vector<Buffer> &buffers = buffers_;
-  buffers.resize(static_cast<std::size_t>(nparams));
-  std::vector<iovec> incoming, outgoing;
-  std::vector<void *> argv(static_cast<std::size_t>(nparams));
-  for (int i = 0; i < nparams; ++i) {
-    const wire::Param &p = iface_.params(i);
-    if (!IsArray(p)) {
-      argv[i] = slots[i].Pointer();
-      continue;
-    }
-    const uint64_t bytes = layout.params[i].bytes;
-    if (shared && InSharedSegment(p)) {  // in place, in the client's segment
-      argv[i] = segment_.data() + placement.offsets[i];
-      continue;
-    }
-    // What the routine leaves unwritten of an OUT array goes back as it is:
-    // zero, or this connection's own earlier result (buffer.h), never stale
-    // memory of the process.
-    if (!buffers[i].Reserve(bytes))
-      return Status(NINF_ERR_NO_MEMORY,
-                    "cannot allocate " + std::to_string(bytes) + " bytes for '" + p.name() + "'");
-    argv[i] = buffers[i].data();
-    // Bytes that a previous client of this process left: received over
-    // (IN, INOUT) or zeroed (OUT, WORK) before the routine runs. (A receive
-    // that fails half way fails the call, and a process whose call failed
-    // is never reused.)
-    if (SendsArray(p)) {
-      if (!refs[i]) incoming.push_back({buffers[i].data(), bytes});
-      buffers[i].Overwritten(bytes);
-    } else {
-      buffers[i].ClearUpTo(bytes);
-    }
-    if (ReturnsArray(p) && !keep[i]) outgoing.push_back({buffers[i].data(), bytes});
-  }
-  NINF_RETURN_IF_ERROR(ch.RecvPayload(incoming));
-  for (int i = 0; i < nparams; ++i)  // server to server, never through the client
-    if (refs[i]) NINF_RETURN_IF_ERROR(FetchKept(*refs[i], buffers[i].data()));
+  Call call;
+  NINF_RETURN_IF_ERROR(DecodeCall(ch, h, &call, done));
+  NINF_RETURN_IF_ERROR(ReceiveArrays(ch, &call));
   const double t_received = Now();
-  if (two_phase) {  // the ticket: the client may go now
-    wire::Submitted ticket;
-    ticket.set_id(handoff_.store_id);
-    ticket.set_token(handoff_.token, sizeof handoff_.token);
-    ticket.set_expires_seconds(handoff_.store_seconds);
-    NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_SUBMITTED, &ticket));
-    submitted_ = true;
-  }
+  if (call.plan.two_phase) NINF_RETURN_IF_ERROR(SendTicket(ch));
   Report({.kind = CTL_ARGS_RECEIVED, .work_flops = done->work_flops});
-
-  {
-    CpuBudget budget(handoff_.cpu_seconds);
-    heartbeats_.Start(ch, handoff_.heartbeat_ms);
-    Status shared_call = Status::Ok();
-    if (Shares(team_)) {  // the other ranks run the routine beside this one
-      wire::Args scalars;
-      *scalars.mutable_scalars() = args.scalars();
-      shared_call = ShareCall(team_, iface_, scalars, ThreadsPerRank(handoff_.threads, team_),
-                              calls_ == 0, argv, layout);
-    }
-    if (shared_call.ok()) invoke_(argv.data());
-    heartbeats_.Stop();
-    NINF_RETURN_IF_ERROR(shared_call);
-  }
+  NINF_RETURN_IF_ERROR(Invoke(ch, &call));
   const double t_computed = Now();
 
   wire::Result result;
-  for (int i = 0; i < nparams; ++i) {
-    if (!keep[i]) continue;
-    const uint64_t bytes = layout.params[i].bytes;
-    int fd = -1;
-    uint64_t id = 0;
-    std::string token;
-    NINF_RETURN_IF_ERROR(BytesToMemfd(buffers[i].data(), bytes, &fd));
-    NINF_RETURN_IF_ERROR(KeepOnServer(control_fd_, handoff_.call_id, static_cast<uint32_t>(i), fd,
-                                      bytes, &id, &token));
-    wire::DataRef *kept = result.add_kept();
-    kept->set_param(static_cast<uint32_t>(i));
-    kept->set_id(id);
-    kept->set_token(token);
-    kept->set_bytes(bytes);
-  }
-  if (!two_phase) Report({.kind = CTL_REPLYING});
-  result.set_shared_memory(shared);  // then `outgoing` is empty: the results are in place
+  NINF_RETURN_IF_ERROR(KeepResults(call, &result));
+  if (!call.plan.two_phase) Report({.kind = CTL_REPLYING});
   wire::ServerTimes *times = result.mutable_server_times();
   times->set_queue_seconds(handoff_.queue_seconds);
   times->set_recv_seconds(t_received - t_start);
   times->set_compute_seconds(t_computed - t_received);
   times->set_threads(handoff_.threads);
-  if (two_phase) {  // kept for the collector, exactly as it would have been sent
-    int fd = -1;
-    uint64_t bytes = 0;
-    NINF_RETURN_IF_ERROR(FrameToMemfd(FRAME_RESULT, result, outgoing, &fd, &bytes));
-    NINF_RETURN_IF_ERROR(
-        KeepOnServer(control_fd_, handoff_.call_id, kKeepWholeResult, fd, bytes, nullptr, nullptr));
-  } else {
-    NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_RESULT, &result, outgoing));
-  }
+  NINF_RETURN_IF_ERROR(Reply(ch, call, &result));
 
   done->recv_seconds = t_received - t_start;
   done->compute_seconds = t_computed - t_received;
   done->send_seconds = Now() - t_computed;
   return Status::Ok();
+}
+
+Status CallServer::DecodeCall(Channel &ch, const FrameHeader &h, Call *call, ControlMsg *done) {
+  NINF_RETURN_IF_ERROR(ch.RecvMessage(h, &call->args));
+  // IN scalars: decode, and keep integer values for the dimensions.
+  std::vector<int64_t> values;
+  NINF_RETURN_IF_ERROR(DecodeInScalars(iface_, call->args, &call->slots, &values));
+  NINF_RETURN_IF_ERROR(ComputeLayout(iface_, values, handoff_.max_call_bytes, &call->layout));
+  // The call's size in the IDL's CalcOrder, for ninfd's load reports to a
+  // metaserver (an expression that fails here only loses that figure).
+  if (int64_t order = 0; iface_.calc_order().nodes_size() > 0 &&
+                         EvalExpr(iface_, iface_.calc_order(), values, &order).ok())
+    done->work_flops = static_cast<double>(order);
+  const CallRequest request{.payload_bytes = h.payload_length,
+                            .two_phase = handoff_.store_id != 0,
+                            .redirected = redirect_listener_ >= 0,
+                            .team = Shares(team_)};
+  return PlanCall(iface_, call->layout, call->args, request, &call->plan);
+}
+
+Status CallServer::ReadyBuffer(int i, const ParamPlan &pp, std::vector<iovec> *incoming) {
+  Buffer &buffer = buffers_[static_cast<std::size_t>(i)];
+  // What the routine leaves unwritten of an OUT array goes back as it is:
+  // zero, or this connection's own earlier result (buffer.h), never stale
+  // memory of the process.
+  if (!buffer.Reserve(pp.bytes))
+    return Status(NINF_ERR_NO_MEMORY, "cannot allocate " + std::to_string(pp.bytes) +
+                                          " bytes for '" + iface_.params(i).name() + "'");
+  // Bytes that a previous client of this process left: received over
+  // (IN, INOUT) or zeroed (OUT, WORK) before the routine runs. (A receive
+  // that fails half way fails the call, and a process whose call failed
+  // is never reused.)
+  if (pp.source == Source::kBlank) {
+    buffer.ClearUpTo(pp.bytes);
+    return Status::Ok();
+  }
+  if (pp.source == Source::kSocket) incoming->push_back({buffer.data(), pp.bytes});
+  buffer.Overwritten(pp.bytes);
+  return Status::Ok();
+}
+
+Status CallServer::PlaceArguments(Call *call, std::vector<iovec> *incoming) {
+  const int nparams = iface_.params_size();
+  buffers_.resize(static_cast<std::size_t>(nparams));
+  call->argv.assign(static_cast<std::size_t>(nparams), nullptr);
+  for (int i = 0; i < nparams; ++i) {
+    const ParamPlan &pp = call->plan.params[i];
+    switch (pp.source) {
+      case Source::kScalar:
+        call->argv[i] = call->slots[i].Pointer();
+        break;
+      case Source::kSegment:  // in place, in the client's segment
+        call->argv[i] = segment_.data() + pp.segment_offset;
+        break;
+      case Source::kSocket:
+      case Source::kStoreRef:
+      case Source::kBlank:
+        NINF_RETURN_IF_ERROR(ReadyBuffer(i, pp, incoming));
+        call->argv[i] = buffers_[i].data();
+        break;
+    }
+  }
+  return Status::Ok();
+}
+
+Status CallServer::ReceiveArrays(Channel &ch, Call *call) {
+  if (call->plan.shared) NINF_RETURN_IF_ERROR(AttachSegment(ch, call->plan.segment_bytes));
+  // Arrays go straight from the socket into their final buffers, which the
+  // calls of a function handle reuse (warm pages, no faults, no zeroing).
+  std::vector<iovec> incoming;
+  NINF_RETURN_IF_ERROR(PlaceArguments(call, &incoming));
+  NINF_RETURN_IF_ERROR(ch.RecvPayload(incoming));
+  for (std::size_t i = 0; i < call->plan.params.size(); ++i) {
+    const ParamPlan &pp = call->plan.params[i];
+    // Server to server, never through the client.
+    if (pp.source == Source::kStoreRef)
+      NINF_RETURN_IF_ERROR(FetchKept(*pp.ref, buffers_[i].data()));
+  }
+  return Status::Ok();
+}
+
+Status CallServer::SendTicket(Channel &ch) {
+  wire::Submitted ticket;
+  ticket.set_id(handoff_.store_id);
+  ticket.set_token(handoff_.token, sizeof handoff_.token);
+  ticket.set_expires_seconds(handoff_.store_seconds);
+  NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_SUBMITTED, &ticket));
+  submitted_ = true;
+  return Status::Ok();
+}
+
+Status CallServer::Invoke(Channel &ch, Call *call) {
+  CpuBudget budget(handoff_.cpu_seconds);
+  heartbeats_.Start(ch, handoff_.heartbeat_ms);
+  Status shared_call = Status::Ok();
+  if (call->plan.team) {  // the other ranks run the routine beside this one
+    wire::Args scalars;
+    *scalars.mutable_scalars() = call->args.scalars();
+    shared_call = ShareCall(team_, iface_, scalars, ThreadsPerRank(handoff_.threads, team_),
+                            calls_ == 0, call->argv, call->layout);
+  }
+  if (shared_call.ok()) invoke_(call->argv.data());
+  heartbeats_.Stop();
+  return shared_call;
+}
+
+Status CallServer::KeepResults(const Call &call, wire::Result *result) {
+  for (std::size_t i = 0; i < call.plan.params.size(); ++i) {
+    const ParamPlan &pp = call.plan.params[i];
+    if (pp.destination != Destination::kKeep) continue;
+    int fd = -1;
+    uint64_t id = 0;
+    std::string token;
+    NINF_RETURN_IF_ERROR(BytesToMemfd(buffers_[i].data(), pp.bytes, &fd));
+    NINF_RETURN_IF_ERROR(KeepOnServer(control_fd_, handoff_.call_id, static_cast<uint32_t>(i), fd,
+                                      pp.bytes, &id, &token));
+    wire::DataRef *kept = result->add_kept();
+    kept->set_param(static_cast<uint32_t>(i));
+    kept->set_id(id);
+    kept->set_token(token);
+    kept->set_bytes(pp.bytes);
+  }
+  return Status::Ok();
+}
+
+Status CallServer::Reply(Channel &ch, const Call &call, wire::Result *result) {
+  std::vector<iovec> outgoing;
+  for (std::size_t i = 0; i < call.plan.params.size(); ++i) {
+    const ParamPlan &pp = call.plan.params[i];
+    switch (pp.destination) {
+      case Destination::kSocket:
+      case Destination::kCollector:
+        outgoing.push_back({buffers_[i].data(), pp.bytes});
+        break;
+      case Destination::kNone:
+      case Destination::kSegment:
+      case Destination::kKeep:
+        break;
+    }
+  }
+  // A shared call's `outgoing` is empty: the results are in place.
+  result->set_shared_memory(call.plan.shared);
+  if (!call.plan.two_phase) return ch.SendFrame(FRAME_RESULT, result, outgoing);
+  // Kept for the collector, exactly as it would have been sent.
+  int fd = -1;
+  uint64_t bytes = 0;
+  NINF_RETURN_IF_ERROR(FrameToMemfd(FRAME_RESULT, *result, outgoing, &fd, &bytes));
+  return KeepOnServer(control_fd_, handoff_.call_id, kKeepWholeResult, fd, bytes, nullptr, nullptr);
 }
 
 Status CallServer::AttachSegment(Channel &ch, uint64_t bytes) {
@@ -380,6 +378,17 @@ void CallServer::ApplyThreadBudget(uint32_t threads) {
   if (omp_set_num_threads) omp_set_num_threads(static_cast<int>(threads));
 }
 
+Status CallServer::ServeFrame(Channel &ch, const FrameHeader &h, ControlMsg *done) {
+  if (h.type != FRAME_ARGS)
+    return Status(NINF_ERR_PROTOCOL, std::string("expected ARGS, got ") + FrameTypeName(h.type));
+  // A handle's later calls take a job slot like any other call; the first
+  // one got its slot before the hand-off.
+  Status st = calls_ > 0 ? WaitForSlot(ch) : Status::Ok();
+  if (st.ok()) st = ServeCall(ch, h, done);
+  ++calls_;
+  return st;
+}
+
 int CallServer::Serve(int client_fd) {
   // ninfd keeps its sockets non-blocking; this process does blocking I/O.
   Channel ch(client_fd);  // owns it from here
@@ -414,15 +423,7 @@ int CallServer::Serve(int client_fd) {
     if (h.type == FRAME_END) break;
     ControlMsg done{.kind = CTL_CALL_DONE};
     submitted_ = false;
-    if (h.type != FRAME_ARGS) {
-      st = Status(NINF_ERR_PROTOCOL, std::string("expected ARGS, got ") + FrameTypeName(h.type));
-    } else {
-      // A handle's later calls take a job slot like any other call; the
-      // first one got its slot before the hand-off.
-      if (calls_ > 0) st = WaitForSlot(ch);
-      if (st.ok()) st = ServeCall(ch, h, &done);
-      ++calls_;
-    }
+    st = ServeFrame(ch, h, &done);
     if (!st.ok()) {
       // If the failure came before the arrays were read, they are still on
       // the wire: bytes received so far tell how much.

@@ -5,8 +5,12 @@
 // thread sends FRAME_HEARTBEAT that often while the routine runs, and is
 // stopped before the RESULT is written (heartbeats.h). Each call is held to the
 // CPU budget of CTL_HANDOFF.cpu_seconds, and a handle's later calls wait
-// for a job slot (control.h).
+// for a job slot (control.h). Each call is first planned as data
+// (call_plan.h: where each array comes from, where its result goes) and the
+// plan then run: decode -> plan -> receive -> invoke -> reply.
 #pragma once
+
+#include <sys/uio.h>
 
 #include <cstdint>
 #include <mutex>
@@ -20,6 +24,7 @@
 #include "protocol/status.h"
 #include "protocol/wire.h"
 #include "stubs/runtime/buffer.h"
+#include "stubs/runtime/call_plan.h"
 #include "stubs/runtime/heartbeats.h"
 #include "stubs/runtime/ninf_stub.h"
 
@@ -78,20 +83,53 @@ class CallServer {
   // earlier call of the connection; it must hold `bytes`.
   Status AttachSegment(Channel &ch, uint64_t bytes);
 
+  // One frame of the connection, other than FRAME_END, whose header `h` was
+  // just read: an ARGS frame is served (after a job slot, for a handle's
+  // later calls), anything else refused.
+  Status ServeFrame(Channel &ch, const FrameHeader &h, ControlMsg *done);
+
   // Serves one FRAME_ARGS whose frame header `h` was just read. A failure
-  // is returned, not reported: Run tells the client and ninfd.
+  // is returned, not reported: Run tells the client and ninfd. The steps
+  // below, in this order, run the call's plan (call_plan.h).
   Status ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done);
+
+  // One call as it goes through ServeCall's steps.
+  struct Call {
+    wire::Args args;
+    std::vector<ScalarSlot> slots;  // the IN scalars, decoded
+    CallLayout layout;
+    CallPlan plan;
+    std::vector<void *> argv;  // the routine's arguments
+  };
+  // Reads the ARGS message, decodes its scalars, sizes the arrays and plans
+  // the call; the CalcOrder goes to done->work_flops.
+  Status DecodeCall(Channel &ch, const FrameHeader &h, Call *call, ControlMsg *done);
+  // Points each argument at its memory as the plan says (the segment, a
+  // buffer of this process made ready for the call, a scalar's slot) and
+  // lists the buffers the payload fills, in parameter order.
+  Status PlaceArguments(Call *call, std::vector<iovec> *incoming);
+  // Makes buffers_[i] ready for parameter i's array as `pp` says: sized,
+  // and either listed in *incoming, about to be fetched, or cleared of what
+  // a previous client left.
+  Status ReadyBuffer(int i, const ParamPlan &pp, std::vector<iovec> *incoming);
+  // Attaches the segment, places the arguments, receives the payload and
+  // fetches the referenced arrays.
+  Status ReceiveArrays(Channel &ch, Call *call);
+  // A two-phase call's ticket: the client may go now.
+  Status SendTicket(Channel &ch);
+  // Runs the routine (beside the team's other ranks), under the CPU budget,
+  // with heartbeats.
+  Status Invoke(Channel &ch, Call *call);
+  // Hands the arrays the plan keeps to ninfd's store and names them in
+  // *result.
+  Status KeepResults(const Call &call, wire::Result *result);
+  // Sends the RESULT frame, or keeps it for the collector (two-phase).
+  Status Reply(Channel &ch, const Call &call, wire::Result *result);
 
   // Tells the client about `st` (reading away `unread_bytes` it is still
   // sending) and records the failure in *done.
   void FailCall(Channel &ch, uint64_t unread_bytes, const Status &st, ControlMsg *done);
 
-  // The call's data references (arrays fetched from a server's store) and
-  // kept arrays (left in this server's store), checked against the
-  // interface; *ref_bytes is what the payload does not carry.
-  Status CheckKeptData(const wire::Args &args, const CallLayout &layout,
-                       std::vector<const wire::DataRef *> *refs, std::vector<bool> *keep,
-                       uint64_t *ref_bytes) const;
   // A persistent executable's next call: asks ninfd for a job slot and
   // waits for the answer, sending the client heartbeats meanwhile.
   Status WaitForSlot(Channel &ch);

@@ -1,0 +1,86 @@
+#include "client/connect.h"
+
+#include <unistd.h>
+
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include "client/options.h"
+#include "ninf.pb.h"
+#include "protocol/auth.h"
+
+namespace ninf::client {
+namespace {
+
+// Same-host paths learned from servers reached over loopback TCP: their
+// Unix-domain socket and the pid that must be listening on it.
+struct SameHostPath {
+  std::string path;
+  int pid = 0;
+};
+
+std::mutex g_mutex;
+std::map<std::string, SameHostPath> g_same_host;
+
+// A connection to `path` whose peer is ninfd `pid` (the server named the
+// path itself; the pid check refuses a socket someone else put there).
+bool ConnectSameHost(const SameHostPath &same, int *fd) {
+  if (!ConnectUnix(same.path, fd).ok()) return false;
+  if (PeerPid(*fd) == same.pid) return true;
+  ::close(*fd);
+  return false;
+}
+
+}  // namespace
+
+void RememberSameHostPath(const ServerAddress &server, const std::string &path, int pid) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_same_host[server.Key()] = {path, pid};
+}
+
+Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out, bool tcp_only) {
+  ClientOptions o;
+  NINF_RETURN_IF_ERROR(CheckedOptions(&o));
+  auth::KeyRing keys;
+  if (!o.key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(o.key_file, &keys));
+  int fd = -1;
+  std::optional<SameHostPath> same;
+  if (o.transport != ClientOptions::Transport::kTcp && !tcp_only && server.unix_path.empty()) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (auto it = g_same_host.find(server.Key()); it != g_same_host.end()) same = it->second;
+  }
+  if (!server.unix_path.empty())
+    NINF_RETURN_IF_ERROR(ConnectUnix(server.unix_path, &fd));
+  else if (!same || !ConnectSameHost(*same, &fd))  // TCP also when the path fails
+    NINF_RETURN_IF_ERROR(ConnectTcp(server.host, server.port, o.connect_timeout_ms, &fd));
+  auto ch = std::make_unique<Channel>(fd, o.session_timeout_ms);
+  if (!keys.keys.empty()) {
+    Status st = auth::AuthenticateToServer(*ch, keys.keys[0]);
+    if (!st.ok())
+      return Status(st.code(), "authenticating to " + server.Key() + ": " + st.message());
+  }
+  *out = std::move(ch);
+  return Status::Ok();
+}
+
+Status FollowRedirect(Channel &ch) {
+  wire::Redirect redirect;
+  FrameHeader h;
+  NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_REDIRECT, 0, &redirect, &h));
+  if (redirect.port() == 0 || redirect.port() > 65535 || redirect.host().empty())
+    return Status(NINF_ERR_PROTOCOL, "ninfd redirected the call to no address");
+  const ClientOptions o = Options();
+  int fd = -1;
+  Status st =
+      ConnectTcp(redirect.host(), static_cast<int>(redirect.port()), o.connect_timeout_ms, &fd);
+  if (!st.ok())
+    return Status(st.code(), "connecting to the executable at " + redirect.host() + ":" +
+                                 std::to_string(redirect.port()) + ": " + st.message());
+  NINF_RETURN_IF_ERROR(ch.Replace(fd));
+  wire::Claim claim;
+  claim.set_token(redirect.token());
+  return ch.SendFrame(FRAME_CLAIM, &claim);
+}
+
+}  // namespace ninf::client

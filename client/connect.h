@@ -1,0 +1,38 @@
+// Connecting: a connection to ninfd with the client's timeouts and key
+// (auth.h), over the Unix-domain socket of a server on this host when one
+// is known (checked against the server's pid) or TCP, and the connection
+// to the executable that ninfd redirects a call to. Which servers are on
+// this host is learned from their interface replies (interfaces.cc) and
+// remembered here.
+//
+// Builds on protocol/ (wire.h: Channel, ConnectTcp, ConnectUnix, PeerPid),
+// auth.h (the key exchange), options.h (timeouts, transport, key file) and
+// server_address.h. Below the wire exchange (exchange.h) and the interface
+// cache (interfaces.h); knows nothing of argument lists.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "client/server_address.h"
+#include "protocol/status.h"
+#include "protocol/wire.h"
+
+namespace ninf::client {
+
+// Opens a connection to ninfd with the client's timeouts. `tcp_only`: over
+// TCP even when the server is known to offer a same-host path (link probes
+// measure the network).
+Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out,
+                       bool tcp_only = false);
+
+// `server`, reached over loopback TCP, also listens on the Unix-domain
+// socket `path` as process `pid`: later connections to it take that path.
+void RememberSameHostPath(const ServerAddress &server, const std::string &path, int pid);
+
+// The answer to FRAME_CALL of a function whose executables run where a
+// launcher puts them: ninfd names the executable, and `ch` becomes a
+// connection to it (protocol/ninf.proto, Redirect).
+Status FollowRedirect(Channel &ch);
+
+}  // namespace ninf::client
