@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "ninf.h"
-#include "ninf_stdlib.h"
+#include "stubs/lib/ninf_stdlib.h"
 
 /* ep_verify's answer in words. */
 static const char *verdict_text(int verdict) {

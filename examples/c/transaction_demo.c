@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "ninf.h"
-#include "ninf_stdlib.h"
+#include "stubs/lib/ninf_stdlib.h"
 
 static double *matrix(long n, unsigned seed) {
   double *m = malloc((size_t)(n * n) * sizeof *m);
