@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "protocol/default_ports.h"
 #include "protocol/near_miss.h"
 
 namespace ninf::client {
@@ -69,7 +70,7 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
   if (const toml::node *n = t.get("metaserver")) {
     std::optional<std::string> s = n->value<std::string>();
     if (!s) return ConfigError(At(path, *n), "'metaserver' must be a string \"host:port\"");
-    Status st = ParseHostPort(*s, HostPort{"", 3100}, &c.metaserver);
+    Status st = ParseHostPort(*s, HostPort{"", kMetaPort}, &c.metaserver);
     if (!st.ok()) return ConfigError(At(path, *n), "metaserver: " + st.message());
     c.has_metaserver = true;
   }

@@ -10,6 +10,7 @@
 #include "client/exchange.h"
 #include "client/interfaces.h"
 #include "client/options.h"
+#include "protocol/default_ports.h"
 #include "protocol/layout.h"
 
 namespace ninf::client {
@@ -94,7 +95,7 @@ bool ConfiguredMetaserver(ServerAddress *out, Status *error) {
   }
   const char *env = std::getenv("NINF_METASERVER");
   if (!env || !*env) return false;
-  Status st = ParseHostPort(env, HostPort{"", 3100}, out);
+  Status st = ParseHostPort(env, HostPort{"", kMetaPort}, out);
   if (!st.ok()) {
     *error = Status(NINF_ERR_CONFIG, std::string("NINF_METASERVER: ") + st.message());
     return false;

@@ -7,13 +7,14 @@
 #include <string>
 
 #include "protocol/address.h"
+#include "protocol/default_ports.h"
 #include "protocol/status.h"
 
 namespace ninf::client {
 
 using ServerAddress = HostPort;
 
-inline constexpr int kDefaultPort = 3000;
+inline constexpr int kDefaultPort = kNinfdPort;
 
 // Parses "host:port", "host" (port 3000) or "[v6addr]:port".
 inline Status ParseServerAddress(std::string_view text, ServerAddress *out) {

@@ -1,5 +1,7 @@
 #include "daemon/settings_table.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -7,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "daemon/log.h"
 #include "protocol/near_miss.h"
 
 namespace ninf::daemon {
@@ -309,4 +312,18 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
 }
 
 }  // namespace settings_detail
+void LogReload(std::string_view daemon, const std::vector<std::string> &applied,
+               const std::vector<std::string> &restart) {
+  auto joined = [](const std::vector<std::string> &keys) {
+    std::string out;
+    for (const std::string &k : keys) out += (out.empty() ? "" : ",") + k;
+    return out.empty() ? std::string("-") : out;
+  };
+  spdlog::info("event=settings_reloaded applied={}", Quoted(joined(applied)));
+  if (!restart.empty())
+    spdlog::warn("event=settings_need_restart keys={} message={}", Quoted(joined(restart)),
+                 Quoted("these keys changed but keep their running values until " +
+                        std::string(daemon) + " restarts"));
+}
+
 }  // namespace ninf::daemon

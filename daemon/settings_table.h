@@ -33,6 +33,13 @@ enum class SettingKind {
   kDecimal,   // a number with an optional fraction, stored in thousandths ("2.5" -> 2500)
 };
 
+// When a changed value takes effect on SIGHUP (Redis's IMMUTABLE_CONFIG is
+// the model): at once, because the daemon reads it per call, per process or
+// per check; or only when the daemon restarts (sockets, tables and pools
+// built from it at start), in which case the reload names it and keeps the
+// running value.
+enum class Reload { kRestart, kLive };
+
 // One row of a daemon's table; S is the daemon's settings struct.
 template <class S>
 struct SettingSpecOf {
@@ -43,6 +50,7 @@ struct SettingSpecOf {
   int64_t max;
   const char *help;
   std::variant<int64_t S::*, std::string S::*, bool S::*> field;
+  Reload reload = Reload::kRestart;
 };
 
 using SettingValue = std::variant<int64_t, std::string, bool>;
@@ -82,6 +90,31 @@ std::vector<std::string> ChangedSettingKeys(std::span<const SettingSpecOf<S>> ta
       changed.emplace_back(spec.name);
   return changed;
 }
+
+// Whether the row named `key` applies live; false for a name not in `table`.
+template <class S>
+bool AppliesLiveIn(std::span<const SettingSpecOf<S>> table, std::string_view key) {
+  for (const SettingSpecOf<S> &spec : table)
+    if (key == spec.name) return spec.reload == Reload::kLive;
+  return false;
+}
+
+// `fresh` with every row that needs a restart set back to its value in
+// `running`: what a reload applies.
+template <class S>
+S LiveSettingsOf(std::span<const SettingSpecOf<S>> table, const S &running, const S &fresh) {
+  S out = fresh;
+  for (const SettingSpecOf<S> &spec : table)
+    if (spec.reload == Reload::kRestart)
+      std::visit([&](auto field) { out.*field = running.*field; }, spec.field);
+  return out;
+}
+
+// Logs a reload: event=settings_reloaded with the keys applied ("-" for
+// none), and event=settings_need_restart with the changed keys that keep
+// their running values until `daemon` restarts.
+void LogReload(std::string_view daemon, const std::vector<std::string> &applied,
+               const std::vector<std::string> &restart);
 
 // Looks up an environment variable; returns null when it is not set.
 using EnvLookup = std::function<const char *(const char *name)>;

@@ -20,6 +20,7 @@
 
 #include "fuzz/fuzz_check.h"
 #include "protocol/address.h"
+#include "protocol/default_ports.h"
 #include "protocol/status.h"
 #include "server/settings.h"
 
@@ -130,7 +131,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
       break;
     case 3: {
       ninf::HostPort hp;
-      if (ninf::ParseHostPort(rest, ninf::HostPort{"localhost", 3000}, &hp).ok())
+      if (ninf::ParseHostPort(rest, ninf::HostPort{"localhost", ninf::kNinfdPort}, &hp).ok())
         FUZZ_CHECK(hp.port >= 1 && hp.port <= 65535 && !hp.host.empty(), "bad host:port");
       break;
     }

@@ -21,6 +21,7 @@
 
 #include "daemon/status_tool.h"
 #include "protocol/address.h"
+#include "protocol/default_ports.h"
 
 namespace ninf::loadtest {
 namespace {
@@ -166,7 +167,7 @@ class Progress {
 void Sample(const RunConfig &c, double t0, RunResult *r) {
   for (const std::string &server : c.sampled) {
     HostPort hp;
-    if (!ParseHostPort(server, HostPort("127.0.0.1", 3000), &hp).ok()) continue;
+    if (!ParseHostPort(server, HostPort("127.0.0.1", kNinfdPort), &hp).ok()) continue;
     std::string text;
     if (!daemon::QueryStats(hp.host, hp.port, 2000, c.key_file, &text).ok()) continue;
     r->samples[server].push_back(ParseSample(text, Now() - t0));

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "daemon/daemon_main.h"
 #include "daemon/descriptors.h"
@@ -27,10 +28,10 @@ using ninf::meta::MetaSettings;
 // Reads the command line, environment and config file again.
 using Reread = std::function<Status(MetaSettings *)>;
 
-// ninf-meta as the daemon layer runs it. SIGHUP: the log level changes at
-// once; any other changed key is reported and keeps its running value (the
-// server, its sockets and its forecasts were built from them). A broken
-// file changes nothing.
+// ninf-meta as the daemon layer runs it. SIGHUP: the rows marked live in
+// the table (the log level) change at once; any other changed key is
+// reported and keeps its running value (the server, its sockets and its
+// forecasts were built from them). A broken file changes nothing.
 class MetaDaemon : public ninf::daemon::Service {
  public:
   MetaDaemon(uv_loop_t *loop, const MetaSettings &settings, Reread reread)
@@ -44,21 +45,13 @@ class MetaDaemon : public ninf::daemon::Service {
       spdlog::error("event=reload_failed settings=config error={}", Quoted(st.message()));
       return;
     }
-    std::string applied = "-", restart;
-    for (const std::string &key : ninf::meta::ChangedMetaSettings(running_, fresh)) {
-      if (key == "log_level") {
-        running_.log_level = fresh.log_level;
-        spdlog::set_level(spdlog::level::from_str(fresh.log_level));
-        applied = key;
-      } else {
-        restart += (restart.empty() ? "" : ",") + key;
-      }
-    }
-    spdlog::info("event=settings_reloaded applied={}", Quoted(applied));
-    if (!restart.empty())
-      spdlog::warn("event=settings_need_restart keys={} message={}", Quoted(restart),
-                   Quoted("these keys changed but keep their running values until ninf-meta "
-                          "restarts"));
+    std::vector<std::string> applied, restart;
+    auto table = ninf::meta::MetaSettingsTable();
+    for (const std::string &key : ninf::meta::ChangedMetaSettings(running_, fresh))
+      (ninf::daemon::AppliesLiveIn(table, key) ? applied : restart).push_back(key);
+    running_ = ninf::daemon::LiveSettingsOf(table, running_, fresh);
+    spdlog::set_level(spdlog::level::from_str(running_.log_level));
+    ninf::daemon::LogReload("ninf-meta", applied, restart);
   }
 
  private:

@@ -2,6 +2,7 @@
 
 #include "daemon/metrics_endpoint.h"
 #include "metaserver/placement.h"
+#include "protocol/default_ports.h"
 #include "protocol/install_paths.h"
 
 #ifndef NINF_VERSION
@@ -16,7 +17,7 @@ using daemon::SettingKind;
 constexpr int64_t kMaxInt = int64_t{1} << 62;
 
 const MetaSettingSpec kTable[] = {
-    {"port", SettingKind::kInteger, "3100", 0, 65535,
+    {"port", SettingKind::kInteger, kMetaPortText, 0, 65535,
      "TCP port to listen on (0 picks any free port; see ready_file)", &MetaSettings::port},
     {"listen", SettingKind::kString, "127.0.0.1", 0, 0,
      "address to listen on (\"0.0.0.0\" or \"::\" for every interface)", &MetaSettings::listen},
@@ -61,7 +62,8 @@ const MetaSettingSpec kTable[] = {
      "a request must arrive whole within this long of its first byte",
      &MetaSettings::request_timeout_seconds},
     {"log_level", SettingKind::kLogLevel, "info", 0, 0,
-     "trace, debug, info, warn, error, critical or off", &MetaSettings::log_level},
+     "trace, debug, info, warn, error, critical or off", &MetaSettings::log_level,
+     daemon::Reload::kLive},
     {"ready_file", SettingKind::kString, "", 0, 0,
      "once listening, write the port number and a newline into this file",
      &MetaSettings::ready_file},

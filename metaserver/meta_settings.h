@@ -10,12 +10,13 @@
 #include <vector>
 
 #include "daemon/settings_table.h"
+#include "protocol/default_ports.h"
 #include "protocol/status.h"
 
 namespace ninf::meta {
 
 struct MetaSettings {
-  int64_t port = 3100;  // 0: any free port
+  int64_t port = kMetaPort;  // 0: any free port
   std::string listen = "127.0.0.1";
   std::string policy = "completion";
   int64_t report_ms = 1000;          // servers report at least this often

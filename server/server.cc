@@ -379,20 +379,11 @@ void Server::ReloadSettings(const Settings &fresh) {
   std::vector<std::string> applied, restart;
   for (const std::string &key : ChangedSettings(settings_, fresh))
     (AppliesLive(key) ? applied : restart).push_back(key);
-  auto joined = [](const std::vector<std::string> &keys) {
-    std::string out;
-    for (const std::string &k : keys) out += (out.empty() ? "" : ",") + k;
-    return out.empty() ? std::string("-") : out;
-  };
   settings_ = next;
   if (auto level = spdlog::level::from_str(settings_.log_level);
       level != spdlog::level::off || settings_.log_level == "off")
     spdlog::set_level(level);
-  spdlog::info("event=settings_reloaded applied={}", daemon::Quoted(joined(applied)));
-  if (!restart.empty())
-    spdlog::warn(
-        "event=settings_need_restart keys={} message={}", daemon::Quoted(joined(restart)),
-        daemon::Quoted("these keys changed but keep their running values until ninfd restarts"));
+  daemon::LogReload("ninfd", applied, restart);
 }
 
 void Server::Shutdown(std::function<void()> on_stopped) {

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "daemon/log.h"
+#include "protocol/default_ports.h"
 #include "server/server.h"
 
 namespace ninf::server {
@@ -62,7 +63,7 @@ wire::ServerRegistration Server::Registration() const {
 Status Server::StartMetaReporter() {
   if (settings_.metaserver.empty()) return Status::Ok();
   MetaReporter::Config config;
-  Status st = ParseHostPort(settings_.metaserver, HostPort{"", 3100}, &config.metaserver);
+  Status st = ParseHostPort(settings_.metaserver, HostPort{"", kMetaPort}, &config.metaserver);
   if (!st.ok()) return Status(NINF_ERR_CONFIG, "metaserver: " + st.message());
   HostPort self;
   if (!settings_.advertise.empty() &&

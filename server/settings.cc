@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "daemon/metrics_endpoint.h"
+#include "protocol/default_ports.h"
 #include "protocol/install_paths.h"
 
 #ifndef NINF_VERSION
@@ -17,164 +18,168 @@
 namespace ninf::server {
 namespace {
 
+using daemon::Reload;
+using daemon::SettingKind;
+
 constexpr int64_t kMaxInt = int64_t{1} << 62;
 
 const SettingSpec kTable[] = {
-    {"port", daemon::SettingKind::kInteger, "3000", 0, 65535,
+    {"port", SettingKind::kInteger, kNinfdPortText, 0, 65535,
      "TCP port to listen on (0 picks any free port; see ready_file)", &Settings::port},
-    {"listen", daemon::SettingKind::kString, "127.0.0.1", 0, 0,
+    {"listen", SettingKind::kString, "127.0.0.1", 0, 0,
      "address to listen on (\"0.0.0.0\" or \"::\" for every interface)", &Settings::listen},
-    {"unix_socket", daemon::SettingKind::kString, "auto", 0, 0,
+    {"unix_socket", SettingKind::kString, "auto", 0, 0,
      "Unix-domain socket for clients on this host (arrays through shared memory, not TCP): "
      "a path, \"auto\" (/tmp/ninfd-PORT.sock if it can be made), or \"\" for none",
      &Settings::unix_socket},
-    {"registry", daemon::SettingKind::kString, "", 0, 0,
+    {"registry", SettingKind::kString, "", 0, 0,
      "folder of NAME.interface + NAME executables (\"\": the standard library)",
      &Settings::registry},
-    {"slots", daemon::SettingKind::kInteger, "0", 0, 4096,
+    {"slots", SettingKind::kInteger, "0", 0, 4096,
      "calls that run at once (0: one per core); later calls wait in the queue", &Settings::slots},
-    {"thread_budget", daemon::SettingKind::kString, "adaptive", 0, 0,
+    {"thread_budget", SettingKind::kString, "adaptive", 0, 0,
      "threads a call gets: \"adaptive\" (the free cores, shared with the recent demand: "
      "a lone call gets every core, concurrent calls split them), \"split\" (cores / slots "
      "each) or \"fixed\" (threads_per_job each, even if that oversubscribes the cores)",
      &Settings::thread_budget},
-    {"threads_per_job", daemon::SettingKind::kInteger, "0", 0, 4096,
+    {"threads_per_job", SettingKind::kInteger, "0", 0, 4096,
      "threads of every call under thread_budget = \"fixed\" (0: cores / slots)",
      &Settings::threads_per_job},
-    {"demand_window_ms", daemon::SettingKind::kInteger, "2000", 0, 3600 * 1000,
+    {"demand_window_ms", SettingKind::kInteger, "2000", 0, 3600 * 1000,
      "under thread_budget = \"adaptive\": how long a peak of concurrent calls still counts "
      "(a closed-loop client is between two calls for a moment only)",
      &Settings::demand_window_ms},
-    {"queue_order", daemon::SettingKind::kString, "fcfs", 0, 0,
+    {"queue_order", SettingKind::kString, "fcfs", 0, 0,
      "which waiting call starts next: \"fcfs\" (arrival order) or \"sjf\" (smallest "
      "arrival + predicted run time: shortest first, and a call is overtaken only by calls "
      "that arrived within sjf_aging x its own predicted run time)",
      &Settings::queue_order},
-    {"sjf_aging", daemon::SettingKind::kDecimal, "8", 100, 1000 * 1000,
+    {"sjf_aging", SettingKind::kDecimal, "8", 100, 1000 * 1000,
      "under queue_order = \"sjf\": a call is overtaken only by calls that arrive within "
      "sjf_aging x its predicted run time after it (larger: shorter calls first for longer, "
      "longer waits for large calls)",
      &Settings::sjf_aging},
-    {"queue_limit", daemon::SettingKind::kInteger, "1024", 0, 1 << 20,
+    {"queue_limit", SettingKind::kInteger, "1024", 0, 1 << 20,
      "calls that may wait for a slot; beyond that a call is refused", &Settings::queue_limit},
-    {"max_call_bytes", daemon::SettingKind::kBytes, "8G", 0, kMaxInt,
-     "largest array data of one call, e.g. 512M or 8G (0: no limit)", &Settings::max_call_bytes},
-    {"max_connections", daemon::SettingKind::kInteger, "1024", 1, 1 << 20,
+    {"max_call_bytes", SettingKind::kBytes, "8G", 0, kMaxInt,
+     "largest array data of one call, e.g. 512M or 8G (0: no limit)", &Settings::max_call_bytes,
+     Reload::kLive},
+    {"max_connections", SettingKind::kInteger, "1024", 1, 1 << 20,
      "open client connections, running calls included", &Settings::max_connections},
-    {"max_connections_per_client", daemon::SettingKind::kInteger, "64", 1, 1 << 20,
+    {"max_connections_per_client", SettingKind::kInteger, "64", 1, 1 << 20,
      "open connections from one client address; a new one over the limit replaces that "
      "client's oldest connection still sending a request, or is refused",
      &Settings::max_connections_per_client},
-    {"idle_timeout_seconds", daemon::SettingKind::kInteger, "60", 1, 86400,
+    {"idle_timeout_seconds", SettingKind::kInteger, "60", 1, 86400,
      "close a connection that sends nothing for this long before its call",
      &Settings::idle_timeout_seconds},
-    {"request_timeout_seconds", daemon::SettingKind::kInteger, "10", 1, 3600,
+    {"request_timeout_seconds", SettingKind::kInteger, "10", 1, 3600,
      "a request must arrive whole within this long of its first byte (slow senders are cut off)",
      &Settings::request_timeout_seconds},
-    {"transfer_timeout_seconds", daemon::SettingKind::kInteger, "60", 1, 86400,
+    {"transfer_timeout_seconds", SettingKind::kInteger, "60", 1, 86400,
      "kill a call whose arguments or result make no progress on the wire for this long",
-     &Settings::transfer_timeout_seconds},
-    {"liveness_seconds", daemon::SettingKind::kInteger, "5", 1, 3600,
+     &Settings::transfer_timeout_seconds, Reload::kLive},
+    {"liveness_seconds", SettingKind::kInteger, "5", 1, 3600,
      "heartbeat period of every call (a client asking for a shorter one gets it); a client "
      "gone while its call waits or computes is noticed within about this long",
-     &Settings::liveness_seconds},
-    {"call_wall_seconds", daemon::SettingKind::kInteger, "0", 0, kMaxInt,
+     &Settings::liveness_seconds, Reload::kLive},
+    {"call_wall_seconds", SettingKind::kInteger, "0", 0, kMaxInt,
      "wall-clock budget of one call, from its hand-off to its result; over it the executable "
      "is killed and the client told (0: none; [limits.NAME] in the config file overrides it)",
-     &Settings::call_wall_seconds},
-    {"call_cpu_seconds", daemon::SettingKind::kInteger, "0", 0, kMaxInt,
+     &Settings::call_wall_seconds, Reload::kLive},
+    {"call_cpu_seconds", SettingKind::kInteger, "0", 0, kMaxInt,
      "CPU-time budget of one call, all its threads together (0: none; [limits.NAME] overrides "
      "it)",
-     &Settings::call_cpu_seconds},
-    {"handle_idle_seconds", daemon::SettingKind::kInteger, "600", 1, 31536000,
+     &Settings::call_cpu_seconds, Reload::kLive},
+    {"handle_idle_seconds", SettingKind::kInteger, "600", 1, 31536000,
      "stop a function handle's executable idle this long; the handle's next call starts a new "
      "one",
-     &Settings::handle_idle_seconds},
-    {"max_idle_handles", daemon::SettingKind::kInteger, "64", 0, 1 << 20,
+     &Settings::handle_idle_seconds, Reload::kLive},
+    {"max_idle_handles", SettingKind::kInteger, "64", 0, 1 << 20,
      "idle function-handle executables kept; the longest idle ones beyond it are stopped",
-     &Settings::max_idle_handles},
-    {"idle_handle_memory", daemon::SettingKind::kBytes, "4G", 0, kMaxInt,
+     &Settings::max_idle_handles, Reload::kLive},
+    {"idle_handle_memory", SettingKind::kBytes, "4G", 0, kMaxInt,
      "resident memory all idle function-handle executables may hold together; the longest "
      "idle ones beyond it are stopped",
-     &Settings::idle_handle_memory},
-    {"grace_seconds", daemon::SettingKind::kInteger, "10", 0, 3600,
-     "on SIGTERM, how long running calls may take before they are killed",
-     &Settings::grace_seconds},
-    {"store_bytes", daemon::SettingKind::kBytes, "1G", 0, kMaxInt,
+     &Settings::idle_handle_memory, Reload::kLive},
+    {"grace_seconds", SettingKind::kInteger, "10", 0, 3600,
+     "on SIGTERM, how long running calls may take before they are killed", &Settings::grace_seconds,
+     Reload::kLive},
+    {"store_bytes", SettingKind::kBytes, "1G", 0, kMaxInt,
      "memory for kept data: results of two-phase calls until they are collected, arrays of "
      "transaction blocks until a later call reads them (0: keep nothing)",
      &Settings::store_bytes},
-    {"result_keep_seconds", daemon::SettingKind::kInteger, "3600", 1, 30 * 86400,
-     "how long a two-phase call's result waits to be collected", &Settings::result_keep_seconds},
-    {"data_keep_seconds", daemon::SettingKind::kInteger, "600", 1, 86400,
+    {"result_keep_seconds", SettingKind::kInteger, "3600", 1, 30 * 86400,
+     "how long a two-phase call's result waits to be collected", &Settings::result_keep_seconds,
+     Reload::kLive},
+    {"data_keep_seconds", SettingKind::kInteger, "600", 1, 86400,
      "how long an array a transaction block keeps here waits for its reader; a client that "
      "goes away without ending its block loses it after this",
-     &Settings::data_keep_seconds},
-    {"warm_executables", daemon::SettingKind::kInteger, "1", 0, 64,
+     &Settings::data_keep_seconds, Reload::kLive},
+    {"warm_executables", SettingKind::kInteger, "1", 0, 64,
      "idle executables kept started per function after its first call, so calls skip the "
      "executable's start-up (0: start one per call)",
      &Settings::warm_executables},
-    {"executable_max_calls", daemon::SettingKind::kInteger, "1000", 1, kMaxInt,
+    {"executable_max_calls", SettingKind::kInteger, "1000", 1, kMaxInt,
      "one-shot calls one executable process serves before it is replaced; between them it "
      "waits in the pool, its arrays cleared (1: a new process for every call; [limits.NAME] "
      "overrides it, and a routine declared Reuse \"no\" is never reused)",
-     &Settings::executable_max_calls},
-    {"executable_max_seconds", daemon::SettingKind::kInteger, "3600", 0, kMaxInt,
+     &Settings::executable_max_calls, Reload::kLive},
+    {"executable_max_seconds", SettingKind::kInteger, "3600", 0, kMaxInt,
      "a reused executable process is replaced once it has lived this long (0: never)",
-     &Settings::executable_max_seconds},
-    {"log_level", daemon::SettingKind::kLogLevel, "info", 0, 0,
-     "trace, debug, info, warn, error, critical or off", &Settings::log_level},
-    {"ready_file", daemon::SettingKind::kString, "", 0, 0,
+     &Settings::executable_max_seconds, Reload::kLive},
+    {"log_level", SettingKind::kLogLevel, "info", 0, 0,
+     "trace, debug, info, warn, error, critical or off", &Settings::log_level, Reload::kLive},
+    {"ready_file", SettingKind::kString, "", 0, 0,
      "once listening, write the port number and a newline into this file", &Settings::ready_file},
-    {"key_file", daemon::SettingKind::kString, "", 0, 0,
+    {"key_file", SettingKind::kString, "", 0, 0,
      "file of shared keys (one per line, mode 0600) that clients must prove they hold before "
      "any request (docs/security.md); \"\": no authentication",
-     &Settings::key_file},
-    {"insecure", daemon::SettingKind::kBool, "false", 0, 0,
+     &Settings::key_file, Reload::kLive},
+    {"insecure", SettingKind::kBool, "false", 0, 0,
      "serve a non-loopback listen address without a key_file: anyone who reaches the port may "
      "run the registry's functions",
      &Settings::insecure},
-    {"metaserver", daemon::SettingKind::kString, "", 0, 0,
+    {"metaserver", SettingKind::kString, "", 0, 0,
      "host:port of a ninf-meta to register with and report load to, so that its clients are "
      "placed here (docs/metaserver.md); \"\": none. Direct clients are served either way",
      &Settings::metaserver},
-    {"site", daemon::SettingKind::kString, "", 0, 0,
+    {"site", SettingKind::kString, "", 0, 0,
      "the site this server belongs to, as the metaserver shows it (\"\": the host name)",
      &Settings::site},
-    {"advertise", daemon::SettingKind::kString, "", 0, 0,
+    {"advertise", SettingKind::kString, "", 0, 0,
      "host:port the metaserver sends clients to (a host alone: with the port ninfd listens "
      "on; \"\": the listen address and port, with 0.0.0.0 the host name)",
      &Settings::advertise},
-    {"mpi_ranks", daemon::SettingKind::kInteger, "0", 0, 4096,
+    {"mpi_ranks", SettingKind::kInteger, "0", 0, 4096,
      "ranks of the MPI job a Backend \"MPI\" function runs as (0: one per core; "
      "[limits.NAME] ranks overrides it; docs/mpi.md)",
-     &Settings::mpi_ranks},
-    {"mpirun", daemon::SettingKind::kString, "mpirun", 0, 0,
-     "the command that starts MPI jobs (looked up in PATH)", &Settings::mpirun},
-    {"mpirun_args", daemon::SettingKind::kString, "", 0, 0,
+     &Settings::mpi_ranks, Reload::kLive},
+    {"mpirun", SettingKind::kString, "mpirun", 0, 0,
+     "the command that starts MPI jobs (looked up in PATH)", &Settings::mpirun, Reload::kLive},
+    {"mpirun_args", SettingKind::kString, "", 0, 0,
      "more words for it, before the executable (e.g. \"--mca btl self,vader\")",
-     &Settings::mpirun_args},
-    {"mpi_oversubscribe", daemon::SettingKind::kBool, "false", 0, 0,
+     &Settings::mpirun_args, Reload::kLive},
+    {"mpi_oversubscribe", SettingKind::kBool, "false", 0, 0,
      "allow MPI jobs more ranks than cores (passes --oversubscribe); admission still holds "
      "at most every core for one",
-     &Settings::mpi_oversubscribe},
-    {"launcher", daemon::SettingKind::kString, "local", 0, 0,
+     &Settings::mpi_oversubscribe, Reload::kLive},
+    {"launcher", SettingKind::kString, "local", 0, 0,
      "how executables are started: \"local\" (ninfd starts them, mpirun for MPI ones) or "
      "\"slurm\" (srun, inside the allocation ninfd runs in; docs/cluster.md); [limits.NAME] "
      "launcher overrides it",
-     &Settings::launcher},
-    {"srun", daemon::SettingKind::kString, "srun", 0, 0,
-     "the command that starts Slurm steps (looked up in PATH)", &Settings::srun},
-    {"srun_args", daemon::SettingKind::kString, "", 0, 0,
+     &Settings::launcher, Reload::kLive},
+    {"srun", SettingKind::kString, "srun", 0, 0,
+     "the command that starts Slurm steps (looked up in PATH)", &Settings::srun, Reload::kLive},
+    {"srun_args", SettingKind::kString, "", 0, 0,
      "more words for it, before the executable (e.g. \"--partition compute\")",
-     &Settings::srun_args},
-    {"launch_address", daemon::SettingKind::kString, "", 0, 0,
+     &Settings::srun_args, Reload::kLive},
+    {"launch_address", SettingKind::kString, "", 0, 0,
      "HOST or HOST:PORT of this host where launched executables (mpirun, srun) connect back "
      "over TCP, and then clients are redirected to them: for ranks on other hosts "
      "(docs/cluster.md); \"\": a Unix socket, rank 0 on this host",
      &Settings::launch_address},
-    {"metrics", daemon::SettingKind::kString, "", 0, 0, daemon::kMetricsSettingHelp,
-     &Settings::metrics},
+    {"metrics", SettingKind::kString, "", 0, 0, daemon::kMetricsSettingHelp, &Settings::metrics},
 };
 
 Status Invalid(const std::string &source, const std::string &what) {
@@ -229,30 +234,8 @@ std::string VersionText() { return std::string("ninfd ") + NINF_VERSION + "\n"; 
 std::span<const SettingSpec> SettingsTable() { return kTable; }
 
 bool AppliesLive(std::string_view key) {
-  static constexpr std::string_view kLive[] = {"log_level",
-                                               "call_wall_seconds",
-                                               "call_cpu_seconds",
-                                               "executable_max_calls",
-                                               "executable_max_seconds",
-                                               "liveness_seconds",
-                                               "max_call_bytes",
-                                               "transfer_timeout_seconds",
-                                               "handle_idle_seconds",
-                                               "idle_handle_memory",
-                                               "max_idle_handles",
-                                               "result_keep_seconds",
-                                               "data_keep_seconds",
-                                               "key_file",
-                                               "grace_seconds",
-                                               "mpi_ranks",
-                                               "mpirun",
-                                               "mpirun_args",
-                                               "mpi_oversubscribe",
-                                               "launcher",
-                                               "srun",
-                                               "srun_args",
-                                               "limits"};
-  return std::find(std::begin(kLive), std::end(kLive), key) != std::end(kLive);
+  // "limits" stands for the [limits.NAME] tables, read per call.
+  return key == "limits" || daemon::AppliesLiveIn(std::span<const SettingSpec>(kTable), key);
 }
 
 std::vector<std::string> ChangedSettings(const Settings &a, const Settings &b) {
@@ -263,11 +246,8 @@ std::vector<std::string> ChangedSettings(const Settings &a, const Settings &b) {
 }
 
 Settings LiveSettings(const Settings &running, const Settings &fresh) {
-  Settings out = fresh;
-  for (const SettingSpec &spec : kTable)
-    if (!AppliesLive(spec.name))
-      std::visit([&](auto field) { out.*field = running.*field; }, spec.field);
-  return out;
+  // function_limits is no row: it comes from `fresh`, live.
+  return daemon::LiveSettingsOf(std::span<const SettingSpec>(kTable), running, fresh);
 }
 
 FunctionLimits Settings::LimitsOf(std::string_view function) const {

@@ -15,6 +15,7 @@
 
 #include "daemon/settings_table.h"
 #include "protocol/address.h"
+#include "protocol/default_ports.h"
 #include "protocol/status.h"
 #include "server/admission.h"
 
@@ -34,7 +35,7 @@ struct FunctionLimits {
 };
 
 struct Settings {
-  int64_t port = 3000;  // 0: any free port
+  int64_t port = kNinfdPort;  // 0: any free port
   std::string listen = "127.0.0.1";
   std::string unix_socket = "auto";        // same-host path: "auto", a path, or "" for none
   std::string registry;                    // "": the default registry

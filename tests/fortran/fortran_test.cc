@@ -67,7 +67,7 @@ end program user
 )";
 
 const char *kUserCProgram = R"(#include <stdio.h>
-#include "client/ninf.h"
+#include "ninf.h"
 int main(void) {
   double sx, sy, q[10];
   if (Ninf_call("ep", 16L, &sx, &sy, q) != 0) {
