@@ -5,7 +5,8 @@ which folder may include which.
 
 Fails, naming file:line, on an include that its folder's row does not
 allow, on a bare name that is neither a public header (installed flat) nor
-the generated ninf.pb.h, on an include of a file that does not exist, and on
+the generated ninf.pb.h, on a public header naming another by its folder
+(they are installed side by side), on an include of a file that does not exist, and on
 a source folder the table does not list.
 """
 import os
@@ -83,6 +84,10 @@ def main():
                         public_file or rows[folder] is None):
                     continue
                 problems.append(f'{where}: include by folder from the top of the tree')
+                continue
+            if public_file and os.path.basename(target) in PUBLIC:
+                problems.append(f'{where}: public headers are installed flat: include '
+                                f'"{os.path.basename(target)}"')
                 continue
             if not os.path.isfile(os.path.join(ROOT, target)):
                 problems.append(f'{where}: no such file from the top of the tree')
