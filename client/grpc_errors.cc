@@ -5,37 +5,19 @@
 namespace ninf::client {
 
 grpc_error_t ToGrpcError(const Status &st, bool at_handle_init) {
-  switch (st.code()) {
-    case NINF_OK:
-      return GRPC_NO_ERROR;
-    case NINF_ERR_CONNECT:
-      return at_handle_init ? GRPC_SERVER_NOT_FOUND : GRPC_COMMUNICATION_FAILED;
-    case NINF_ERR_FUNCTION_NOT_FOUND:
-      return GRPC_FUNCTION_NOT_FOUND;
-    case NINF_ERR_COMMUNICATION:
-    case NINF_ERR_TIMEOUT:
-    case NINF_ERR_PROTOCOL:
-    case NINF_ERR_VERSION:
-      return GRPC_COMMUNICATION_FAILED;
-    case NINF_ERR_EXECUTABLE:
-    case NINF_ERR_NO_MEMORY:
-    case NINF_ERR_LIMIT:
-    case NINF_ERR_EXPIRED:
-      return GRPC_SESSION_FAILED;
-    case NINF_ERR_SHUTTING_DOWN:
-    case NINF_ERR_SERVER:
-    case NINF_ERR_TOO_LARGE:
-    case NINF_ERR_AUTH:
-      return GRPC_RPC_REFUSED;
-    case NINF_ERR_INVALID_ID:
-      return GRPC_INVALID_SESSION_ID;
-    case NINF_ERR_NOT_READY:
-      return GRPC_NOT_COMPLETED;
-    case NINF_ERR_CANCELLED:
-      return GRPC_SESSION_CANCELLED;
-    default:
-      return GRPC_OTHER_ERROR_CODE;
+  // A server that cannot be reached when a handle is made was not found;
+  // later, the line to it failed.
+  if (st.code() == NINF_ERR_CONNECT && at_handle_init) return GRPC_SERVER_NOT_FOUND;
+  switch (st.code()) {  // the grpc column of NINF_ERROR_MAP
+#define GRPC_OF_(name, value, text, grpc, elsewhere) \
+  case name:                                         \
+    return GRPC_##grpc;
+    NINF_ERROR_MAP(GRPC_OF_)
+#undef GRPC_OF_
+    case NINF_ERR_COUNT_:
+      break;
   }
+  return GRPC_OTHER_ERROR_CODE;  // no code of the map
 }
 
 const char *GrpcErrorText(grpc_error_t code) {

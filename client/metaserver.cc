@@ -136,19 +136,16 @@ bool MetaserverUnreachable(const Status &st) {
 }
 
 bool RetryElsewhere(const Status &st) {
-  switch (st.code()) {
-    case NINF_ERR_CONNECT:
-    case NINF_ERR_COMMUNICATION:
-    case NINF_ERR_TIMEOUT:
-    case NINF_ERR_SERVER:
-    case NINF_ERR_SHUTTING_DOWN:
-    case NINF_ERR_FUNCTION_NOT_FOUND:
-    case NINF_ERR_EXECUTABLE:
-    case NINF_ERR_NO_MEMORY:
-      return true;
-    default:
-      return false;
+  switch (st.code()) {  // the elsewhere column of NINF_ERROR_MAP
+#define ELSEWHERE_OF_(name, value, text, grpc, elsewhere) \
+  case name:                                              \
+    return elsewhere;
+    NINF_ERROR_MAP(ELSEWHERE_OF_)
+#undef ELSEWHERE_OF_
+    case NINF_ERR_COUNT_:
+      break;
   }
+  return false;
 }
 
 Status MetaInterface(const ServerAddress &meta, const std::string &function, InterfacePtr *out) {

@@ -27,7 +27,7 @@ struct Table {
   std::mutex mutex;
   std::condition_variable changed;
   std::map<int, std::shared_ptr<Sessions::Entry>> running;
-  std::map<int, int> finished_codes;  // waited-for calls: id -> error code
+  std::map<int, ninf_error_t> finished_codes;  // waited-for calls: id -> error code
   int next_id = 0;
 };
 

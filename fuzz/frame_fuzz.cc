@@ -114,7 +114,7 @@ void FuzzStream(uint16_t expected, uint64_t max_payload, const uint8_t *data, st
 }
 
 // The one builder of error frames, decoded as a peer would.
-void FuzzErrorRoundTrip(int code, const std::string &message) {
+void FuzzErrorRoundTrip(ninf_error_t code, const std::string &message) {
   std::string frame;
   ninf::AppendErrorFrame(&frame, Status(code, message));
   FUZZ_CHECK(frame.size() >= ninf::kFrameHeaderSize, "short error frame");
@@ -155,6 +155,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
   if (stream_size >= 4) std::memcpy(&code, stream, 4);
   std::string message(reinterpret_cast<const char *>(stream), stream_size > 64 ? 64 : stream_size);
   for (char &c : message) c = static_cast<char>(c & 0x7f);
-  FuzzErrorRoundTrip(code, message);
+  FuzzErrorRoundTrip(ninf::ErrorFromWire(code), message);  // what a Status can hold
   return 0;
 }

@@ -4,8 +4,8 @@ namespace ninf {
 
 const char *ErrorText(int code) {
   switch (code) {
-#define NINF_ERROR_CASE_(name, value, text) \
-  case value:                               \
+#define NINF_ERROR_CASE_(name, value, text, grpc, elsewhere) \
+  case value:                                                \
     return text;
     NINF_ERROR_MAP(NINF_ERROR_CASE_)
 #undef NINF_ERROR_CASE_

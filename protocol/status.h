@@ -3,6 +3,7 @@
 // returns one; the public APIs turn it into their own error convention.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -14,24 +15,33 @@ namespace ninf {
 class NINF_PROTOCOL_API Status {
  public:
   Status() = default;
-  Status(int code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(ninf_error_t code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status Ok() { return Status(); }
 
   bool ok() const { return code_ == NINF_OK; }
-  int code() const { return code_; }
+  ninf_error_t code() const { return code_; }
   const std::string &message() const { return message_; }
 
   // "<text of code>: <message>", for logs and perror-style output.
   std::string ToString() const;
 
  private:
-  int code_ = NINF_OK;
+  ninf_error_t code_ = NINF_OK;
   std::string message_;
 };
 
-// The text of an error code, shared by Ninf_error_string and the daemon.
+// The text of an error code, shared by Ninf_error_string and the daemon;
+// null for a number that is no code.
 NINF_PROTOCOL_API const char *ErrorText(int code);
+
+// A failure's code as a peer sent it (FRAME_ERROR, a control message): one
+// of the map's failure codes, or NINF_ERR_SERVER for anything else (0, a
+// code this version does not know).
+inline ninf_error_t ErrorFromWire(int64_t code) {
+  return code > NINF_OK && code < NINF_ERR_COUNT_ ? static_cast<ninf_error_t>(code)
+                                                  : NINF_ERR_SERVER;
+}
 
 }  // namespace ninf
 

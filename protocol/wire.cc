@@ -206,9 +206,7 @@ Status Channel::RecvReply(FrameType expected, uint64_t max_payload,
     wire::Error err;
     NINF_RETURN_IF_ERROR(RecvMessage(*h, &err));
     if (h->payload_length) NINF_RETURN_IF_ERROR(Skip(h->payload_length));
-    int code = err.code();
-    if (code <= NINF_OK || code >= NINF_ERR_COUNT_) code = NINF_ERR_SERVER;
-    return Status(code, err.message());
+    return Status(ErrorFromWire(err.code()), err.message());
   }
   if (h->type != expected)
     return Status(NINF_ERR_PROTOCOL, std::string("expected ") + FrameTypeName(expected) +

@@ -823,7 +823,7 @@ PyMODINIT_FUNC PyInit__ninf(void) {
     Py_DECREF(m);
     return NULL;
   }
-#define ADD_CODE_(name, value, text) PyModule_AddIntConstant(m, #name, value);
+#define ADD_CODE_(name, value, text, grpc, elsewhere) PyModule_AddIntConstant(m, #name, value);
   NINF_ERROR_MAP(ADD_CODE_)
 #undef ADD_CODE_
   return m;

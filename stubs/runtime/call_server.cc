@@ -128,9 +128,9 @@ Status CallServer::WaitForSlot(Channel &ch) {
       return Status::Ok();
     }
     const int code = answer.error_code;
-    return Status(code > NINF_OK && code < NINF_ERR_COUNT_ ? code : NINF_ERR_SERVER,
-                  code == NINF_ERR_SHUTTING_DOWN ? "the server is shutting down"
-                                                 : "server busy: no job slot for the call");
+    return Status(ErrorFromWire(code), code == NINF_ERR_SHUTTING_DOWN
+                                           ? "the server is shutting down"
+                                           : "server busy: no job slot for the call");
   }
 }
 

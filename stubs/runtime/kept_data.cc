@@ -132,9 +132,9 @@ Status KeepOnServer(int control_fd, uint64_t call_id, uint32_t param, int fd, ui
     if (answer.kind != CTL_KEPT) continue;  // a late probe
     if (answer.error_code != NINF_OK) {
       const int code = answer.error_code;
-      return Status(code > NINF_OK && code < NINF_ERR_COUNT_ ? code : NINF_ERR_SERVER,
-                    code == NINF_ERR_LIMIT ? "the server's store for kept data is full"
-                                           : "the server could not keep the array");
+      return Status(ErrorFromWire(code), code == NINF_ERR_LIMIT
+                                             ? "the server's store for kept data is full"
+                                             : "the server could not keep the array");
     }
     *id = answer.store_id;
     token->assign(reinterpret_cast<const char *>(answer.token), sizeof answer.token);

@@ -44,7 +44,7 @@ Received RecvCounting(Channel &ch) {
     if (h.type == FRAME_ERROR) {
       wire::Error err;
       r.status = ch.RecvMessage(h, &err);
-      if (r.status.ok()) r.status = Status(err.code(), err.message());
+      if (r.status.ok()) r.status = Status(ErrorFromWire(err.code()), err.message());
       return r;
     }
     if (h.type != FRAME_RESULT) {
