@@ -25,7 +25,7 @@
 
 #include <stdarg.h>
 
-#include "protocol/ninf_errors.h" /* NINF_ERROR_MAP, ninf_error_t, NINF_EXPORT */
+#include "ninf_errors.h" /* NINF_ERROR_MAP, ninf_error_t, NINF_EXPORT */
 
 #ifdef __cplusplus
 extern "C" {

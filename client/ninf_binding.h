@@ -16,7 +16,7 @@
 
 #include "grpc.h"
 #include "ninf.h"
-#include "protocol/ninf_types.h" /* NINF_TYPE_*, NINF_MODE_*, ninf_binding_value */
+#include "ninf_types.h" /* NINF_TYPE_*, NINF_MODE_*, ninf_binding_value */
 
 #ifdef __cplusplus
 extern "C" {
