@@ -1,4 +1,4 @@
-// ninf-meta settings: one table (server/settings_table.h has the machinery)
+// ninf-meta settings: one table (daemon/settings_table.h has the machinery)
 // drives the flags, the NINF_<NAME> environment variables and the TOML
 // config file (config/ninf-meta.toml explains every key). Precedence,
 // highest first: flag > environment > config file > default.

@@ -1,5 +1,5 @@
 // "did you mean ...?": the one guess at a mistyped name, for the daemons'
-// flags and config keys (server/settings_table.cc) and the client's config
+// flags and config keys (daemon/settings_table.cc) and the client's config
 // file (client/client_config.cc).
 #pragma once
 

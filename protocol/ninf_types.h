@@ -3,7 +3,7 @@
  *
  * Everything that knows about types is derived from NINF_TYPE_MAP: the
  * NINF_TYPE_* codes (checked against ninf.proto's Type enum by
- * protocol/types.cc), element sizes and names (protocol/types.h), the IDL
+ * protocol/types.cc), element sizes and names (protocol/layout.cc), the IDL
  * keywords and the C types of generated stubs (idl/), how C varargs are
  * read (client/call_args.c), scalar encoding on the wire
  * (protocol/scalar_codec.cc) and the Fortran type matching

@@ -1,4 +1,4 @@
-// Unit tests of the incremental request reader (server/request_reader.h):
+// Unit tests of the incremental request reader (daemon/request_reader.h):
 // it must never ask for a byte past the current frame.
 #include "daemon/request_reader.h"
 
