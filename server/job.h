@@ -1,6 +1,6 @@
 // One call and the executable serving it: handing it the client's
 // connection, following its control channel, and noticing its exit. The job
-// has one state (JobState, policy.h), changed only by its own methods below;
+// has one state (JobState, job_state.h), changed only by its own methods below;
 // the server and the connection ask, they do not write it.
 //
 //   ninfd                                  executable (Process)
@@ -25,7 +25,8 @@
 
 #include "protocol/control.h"
 #include "protocol/status.h"
-#include "server/policy.h"
+#include "server/job_ending.h"
+#include "server/job_state.h"
 #include "server/process.h"
 #include "server/settings.h"
 

@@ -337,9 +337,9 @@ void Server::OnClosed(daemon::Connection &conn) {
     connections_per_address_.erase(it);
   connections_.erase(&conn);  // frees conn: not to be touched below
   // A socket error (often while writing a heartbeat) closes a connection
-  // whose call has not started yet: the call is cancelled.
-  if (job && (job->state() == JobState::kQueued || job->state() == JobState::kStarting))
-    FinishJob(*job, EndReason::kHangup);
+  // whose call has not started yet: the call is cancelled, as on a hang-up
+  // (ClientLossEndsCall).
+  if (job && ClientLossEndsCall(job->state())) FinishJob(*job, EndReason::kHangup);
   MaybeStopped();
 }
 
@@ -414,7 +414,7 @@ void Server::Shutdown(std::function<void()> on_stopped) {
   // So are calls whose arguments never began (they hold no slot yet).
   std::vector<Job *> awaiting;
   for (auto &[id, job] : jobs_)
-    if (job->state() == JobState::kNew) awaiting.push_back(job.get());
+    if (AwaitsArguments(job->state())) awaiting.push_back(job.get());
   for (Job *job : awaiting) FinishJob(*job, EndReason::kRefused);
   // Connections that are only reading requests go now; those finishing a
   // reply close on their own once it is delivered (bounded by their linger
@@ -450,7 +450,7 @@ void Server::KillAll(KillReason reason) {
   // to kill: it is refused instead.
   std::vector<Job *> unstarted;
   for (auto &[id, job] : jobs_) {
-    if (job->state() == JobState::kStarting || job->state() == JobState::kNew)
+    if (KillRefuses(job->state()))
       unstarted.push_back(job.get());
     else
       job->Kill(reason);

@@ -29,16 +29,22 @@
 #include "daemon/connection.h"
 #include "daemon/listener.h"
 #include "daemon/metrics_endpoint.h"
+#include "server/admission.h"
+#include "server/connection_policy.h"
 #include "server/data_store.h"
 #include "server/job.h"
+#include "server/job_ending.h"
+#include "server/job_state.h"
 #include "server/launch_broker.h"
 #include "server/launcher.h"
 #include "server/meta_reporter.h"
-#include "server/policy.h"
 #include "server/registry.h"
+#include "server/reuse_policy.h"
 #include "server/settings.h"
 #include "server/stats.h"
+#include "server/warm_policy.h"
 #include "server/warm_pool.h"
+#include "server/watch_policy.h"
 
 namespace ninf::server {
 

@@ -91,7 +91,7 @@ void Server::HandleCall(daemon::Connection &conn, std::string_view body) {
 
 void Server::OnInputArrived(daemon::Connection &conn) {
   Job *job = JobOf(conn);
-  if (!job || job->state() != JobState::kNew) return;
+  if (!job || !AwaitsArguments(job->state())) return;
   if (!conn.InputWaiting()) {
     // Readable without bytes: the client closed its side. The arguments can
     // no longer come.
@@ -131,7 +131,7 @@ double Server::OpenBusyCoreSeconds() const {
   double sum = 0;
   for (const auto &entry : jobs_) {
     const Job &job = *entry.second;
-    if (job.state() == JobState::kComputing && job.computing_since() <= now)
+    if (RoutineRuns(job.state()) && job.computing_since() <= now)
       sum += std::chrono::duration<double>(now - job.computing_since()).count() * job.threads();
   }
   return sum;
@@ -311,7 +311,7 @@ bool Server::HandoffCold(Job &job) {
 }
 
 void Server::OnOutputFlushed(daemon::Connection &conn) {
-  if (JobOf(conn) && JobOf(conn)->state() == JobState::kStarting) StartJob(*JobOf(conn));
+  if (JobOf(conn) && AwaitsHandoff(JobOf(conn)->state())) StartJob(*JobOf(conn));
 }
 
 void Server::AdmitQueued() {
@@ -387,10 +387,16 @@ void Server::OnPeerShutWrite(daemon::Connection &conn) {
   if (JobOf(conn) != job) return;  // a two-phase call let its client go
   spdlog::debug("event=peer_shut_write job={} call={} state={}", job->id(), job->call_id(),
                 JobStateName(job->state()));
-  if (job->state() == JobState::kQueued || job->state() == JobState::kStarting)
-    conn.Probe();
-  else if (job->state() == JobState::kComputing)
-    job->Probe();
+  switch (HeartbeatWriterIn(job->state())) {
+    case HeartbeatWriter::kDaemon:
+      conn.Probe();
+      break;
+    case HeartbeatWriter::kExecutable:
+      job->Probe();
+      break;
+    case HeartbeatWriter::kNone:
+      break;
+  }
 }
 
 void Server::OnCallDone(Job &job, const ControlMsg &msg) {
@@ -414,7 +420,7 @@ void Server::OnCallDone(Job &job, const ControlMsg &msg) {
       CallOutcomeName(outcome), msg.error_code, msg.bytes_in, msg.bytes_out, Sec(queue),
       Sec(msg.recv_seconds), Sec(msg.compute_seconds), Sec(msg.send_seconds),
       Sec(SecondsBetween(job.call_started(), Clock::now())));
-  if (job.state() == JobState::kIdle) {
+  if (IdleBetweenCalls(job.state())) {
     // Idle between calls, a persistent executable holds no slot.
     admission_.Release(job.threads());
     AdmitQueued();
@@ -427,8 +433,7 @@ void Server::OnExit(Job &job) { FinishJob(job, EndReason::kExited); }
 void Server::OnHangup(daemon::Connection &conn) {
   Job *job = JobOf(conn);
   if (!job) return;
-  if (job->state() == JobState::kNew || job->state() == JobState::kQueued ||
-      job->state() == JobState::kStarting) {
+  if (ClientLossEndsCall(job->state())) {
     FinishJob(*job, EndReason::kHangup);
     return;
   }
@@ -447,7 +452,7 @@ void Server::FinishJob(Job &job, EndReason reason, const Status &why) {
   daemon::Connection *conn = job.conn();
   const Ending ending = DescribeEnding(job.Facts(admission_.queued()), reason, why);
   const JobState before = job.state();
-  if (before == JobState::kQueued) admission_.Withdraw(job.id());
+  if (InQueue(before)) admission_.Withdraw(job.id());
   if (HoldsSlot(before)) admission_.Release(job.threads());
   job.End();
 

@@ -99,11 +99,10 @@ void Server::PublishLoad() {
   const auto now = std::chrono::steady_clock::now();
   double work = 0;
   for (const auto &[id, job] : jobs_) {
-    if (job->state() != JobState::kQueued && !HoldsSlot(job->state())) continue;
+    if (!CountsInLoad(job->state())) continue;
     auto f = counters_.functions.find(job->function());
     if (f == counters_.functions.end()) continue;
-    if (job->state() == JobState::kComputing && job->work_flops() > 0 &&
-        f->second.flops_per_second > 0) {
+    if (RoutineRuns(job->state()) && job->work_flops() > 0 && f->second.flops_per_second > 0) {
       double elapsed = std::chrono::duration<double>(now - job->call_started()).count();
       work += std::max(0.0, job->work_flops() / f->second.flops_per_second - elapsed);
     } else if (f->second.completed > 0) {

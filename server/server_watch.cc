@@ -35,7 +35,7 @@ int64_t MsBetween(Clock::time_point from, Clock::time_point to) {
 uint64_t BytesMoved(int fd, JobState state) {
   TcpProgress p;
   if (!ReadTcpProgress(fd, &p)) return 0;
-  return state == JobState::kReplying ? p.bytes_acked : p.bytes_received;
+  return WritingResult(state) ? p.bytes_acked : p.bytes_received;
 }
 
 // Resident bytes of a process (0 if it cannot be read).
@@ -66,7 +66,7 @@ void Server::RunWatchdog() {
   limits.handle_idle_ms = settings_.handle_idle_seconds * 1000;
   auto verdict = [&](Job &job) {
     const JobState state = job.state();
-    if (state == JobState::kReceiving || state == JobState::kReplying)
+    if (MovesCallData(state))
       job.NoteProgress(BytesMoved(job.conn() ? job.conn()->fd() : -1, state), now);
     limits.wall_ms = job.limits().wall_seconds * 1000;
     return Watch(WatchFacts{state, MsBetween(job.call_started(), now),
@@ -87,7 +87,7 @@ void Server::RunWatchdog() {
     auto it = jobs_.find(id);
     if (it == jobs_.end()) continue;
     Job &job = *it->second;
-    if (job.state() == JobState::kNew) {
+    if (AwaitsArguments(job.state())) {
       // A CALL whose arguments have not begun (Server::OfferJob): it holds
       // no slot, but its connection for no longer than a request may take.
       if (MsBetween(job.arrived(), now) > settings_.request_timeout_seconds * 1000)
@@ -105,11 +105,10 @@ void Server::RunWatchdog() {
       case Verdict::kKeep:
         break;
       case Verdict::kStalled:
-        kills.push_back(
-            {id, KillReason::kStalled,
-             std::string(job.state() == JobState::kReplying ? "the result" : "the arguments") +
-                 " of '" + job.function() + "' made no progress for " +
-                 Seconds(limits.transfer_ms) + " s (transfer_timeout_seconds)"});
+        kills.push_back({id, KillReason::kStalled,
+                         std::string(WritingResult(job.state()) ? "the result" : "the arguments") +
+                             " of '" + job.function() + "' made no progress for " +
+                             Seconds(limits.transfer_ms) + " s (transfer_timeout_seconds)"});
         break;
       case Verdict::kWallLimit:
         kills.push_back({id, KillReason::kWallLimit,
@@ -133,7 +132,7 @@ void Server::RunWatchdog() {
   }
   for (uint64_t id : no_arguments) {
     auto it = jobs_.find(id);
-    if (it == jobs_.end() || it->second->state() != JobState::kNew) continue;
+    if (it == jobs_.end() || !AwaitsArguments(it->second->state())) continue;
     FinishJob(*it->second, EndReason::kNoArguments,
               Status(NINF_ERR_TIMEOUT, "the call's arguments did not begin within " +
                                            std::to_string(settings_.request_timeout_seconds) +
@@ -145,7 +144,7 @@ void Server::RunWatchdog() {
 void Server::WatchIdleHandles(Clock::time_point now) {
   std::vector<IdleHandle> idle;
   for (auto &[id, job] : jobs_)
-    if (job->state() == JobState::kIdle && job->started() && !job->exited() &&
+    if (IdleBetweenCalls(job->state()) && job->started() && !job->exited() &&
         job->kill_reason() == KillReason::kNone)
       idle.push_back({id, MsBetween(job->idle_since(), now), ResidentBytes(job->pid())});
   if (idle.empty()) return;
