@@ -1,7 +1,7 @@
-// Server: the watchdog. Twice a second every job is held to its deadlines
-// and the idle function-handle executables to their budgets; the decisions
-// are the policy's (Watch, IdleHandlesToStop), this file only gathers the
-// facts and carries the verdicts out.
+// Scheduler: the watchdog. Twice a second every job is held to its
+// deadlines and the idle function-handle executables to their budgets; the
+// decisions are the policy's (watch_policy.h: Watch, IdleHandlesToStop),
+// this file only gathers the facts and carries the verdicts out.
 //
 // Transfer progress is read from the kernel, not from the executable: ninfd
 // keeps its own descriptor of the client socket, and TCP_INFO tells how many
@@ -13,15 +13,16 @@
 
 #include <cstdio>
 #include <fstream>
+#include <vector>
 
 #include "daemon/log.h"
-#include "server/server.h"
+#include "server/job_state.h"
+#include "server/scheduler.h"
 #include "server/tcp_progress.h"
+#include "server/watch_policy.h"
 
 namespace ninf::server {
 namespace {
-
-constexpr uint64_t kWatchPeriodMs = 500;
 
 int64_t MsBetween(Clock::time_point from, Clock::time_point to) {
   if (from == Clock::time_point() || to < from) return 0;
@@ -50,35 +51,9 @@ std::string Seconds(int64_t ms) { return std::to_string((ms + 999) / 1000); }
 
 }  // namespace
 
-void Server::StartWatchdog() {
-  uv_timer_start(
-      &watch_timer_, [](uv_timer_t *t) { static_cast<Server *>(t->data)->RunWatchdog(); },
-      kWatchPeriodMs, kWatchPeriodMs);
-}
-
-void Server::RunWatchdog() {
-  PublishLoad();  // what remains of running calls shrinks with time
-  if (std::size_t n = store_.Expire(SchedulerNow()); n > 0)
-    spdlog::info("event=kept_expired entries={}", n);
+void Scheduler::RunWatchdog() {
   const Clock::time_point now = Clock::now();
-  WatchLimits limits;
-  limits.transfer_ms = settings_.transfer_timeout_seconds * 1000;
-  limits.handle_idle_ms = settings_.handle_idle_seconds * 1000;
-  auto verdict = [&](Job &job) {
-    const JobState state = job.state();
-    if (MovesCallData(state))
-      job.NoteProgress(BytesMoved(job.conn() ? job.conn()->fd() : -1, state), now);
-    limits.wall_ms = job.limits().wall_seconds * 1000;
-    return Watch(WatchFacts{state, MsBetween(job.call_started(), now),
-                            MsBetween(job.progress_at(), now), MsBetween(job.idle_since(), now)},
-                 limits);
-  };
-  struct Kill {
-    uint64_t job;
-    KillReason reason;
-    std::string detail;
-  };
-  std::vector<Kill> kills;
+  std::vector<WatchKill> kills;
   std::vector<uint64_t> no_arguments;
   // By id: catching up on control messages may end or start other jobs.
   std::vector<uint64_t> ids;
@@ -88,41 +63,17 @@ void Server::RunWatchdog() {
     if (it == jobs_.end()) continue;
     Job &job = *it->second;
     if (AwaitsArguments(job.state())) {
-      // A CALL whose arguments have not begun (Server::OfferJob): it holds
+      // A CALL whose arguments have not begun (Scheduler::Submit): it holds
       // no slot, but its connection for no longer than a request may take.
       if (MsBetween(job.arrived(), now) > settings_.request_timeout_seconds * 1000)
         no_arguments.push_back(id);
       continue;
     }
     if (!job.started() || job.exited()) continue;
-    Verdict v = verdict(job);
-    if (v == Verdict::kKeep) continue;
-    // Before acting, take the control messages the executable has already
-    // sent (an ARGS_RECEIVED may be waiting): decide on its newest state.
-    job.CatchUpControl();
-    if (job.exited() || (v = verdict(job)) == Verdict::kKeep) continue;
-    switch (v) {
-      case Verdict::kKeep:
-        break;
-      case Verdict::kStalled:
-        kills.push_back({id, KillReason::kStalled,
-                         std::string(WritingResult(job.state()) ? "the result" : "the arguments") +
-                             " of '" + job.function() + "' made no progress for " +
-                             Seconds(limits.transfer_ms) + " s (transfer_timeout_seconds)"});
-        break;
-      case Verdict::kWallLimit:
-        kills.push_back({id, KillReason::kWallLimit,
-                         "'" + job.function() + "' exceeded its wall-clock limit of " +
-                             std::to_string(job.limits().wall_seconds) + " s"});
-        break;
-      case Verdict::kIdleExpired:
-        kills.push_back({id, KillReason::kIdleExpired,
-                         "the handle's executable was idle for " + Seconds(limits.handle_idle_ms) +
-                             " s (handle_idle_seconds) and was stopped"});
-        break;
-    }
+    WatchKill kill{id, KillReason::kNone, {}};
+    if (Judge(job, now, &kill)) kills.push_back(std::move(kill));
   }
-  for (Kill &k : kills) {
+  for (WatchKill &k : kills) {
     auto it = jobs_.find(k.job);
     if (it == jobs_.end()) continue;
     Job &job = *it->second;
@@ -130,18 +81,62 @@ void Server::RunWatchdog() {
                  job.call_id(), job.function(), job.pid(), daemon::Quoted(k.detail));
     job.Kill(k.reason, std::move(k.detail));
   }
-  for (uint64_t id : no_arguments) {
-    auto it = jobs_.find(id);
-    if (it == jobs_.end() || !AwaitsArguments(it->second->state())) continue;
-    FinishJob(*it->second, EndReason::kNoArguments,
-              Status(NINF_ERR_TIMEOUT, "the call's arguments did not begin within " +
-                                           std::to_string(settings_.request_timeout_seconds) +
-                                           " s of its CALL (request_timeout_seconds)"));
-  }
+  for (uint64_t id : no_arguments) EndWithoutArguments(id);
   WatchIdleHandles(now);
 }
 
-void Server::WatchIdleHandles(Clock::time_point now) {
+bool Scheduler::Judge(Job &job, Clock::time_point now, WatchKill *kill) {
+  WatchLimits limits;
+  limits.transfer_ms = settings_.transfer_timeout_seconds * 1000;
+  limits.handle_idle_ms = settings_.handle_idle_seconds * 1000;
+  auto verdict = [&] {
+    const JobState state = job.state();
+    if (MovesCallData(state))
+      job.NoteProgress(BytesMoved(job.conn() ? job.conn()->fd() : -1, state), now);
+    limits.wall_ms = job.limits().wall_seconds * 1000;
+    return Watch(WatchFacts{state, MsBetween(job.call_started(), now),
+                            MsBetween(job.progress_at(), now), MsBetween(job.idle_since(), now)},
+                 limits);
+  };
+  Verdict v = verdict();
+  if (v == Verdict::kKeep) return false;
+  // Before acting, take the control messages the executable has already
+  // sent (an ARGS_RECEIVED may be waiting): decide on its newest state.
+  job.CatchUpControl();
+  if (job.exited() || (v = verdict()) == Verdict::kKeep) return false;
+  switch (v) {
+    case Verdict::kKeep:
+      return false;
+    case Verdict::kStalled:
+      *kill = {job.id(), KillReason::kStalled,
+               std::string(WritingResult(job.state()) ? "the result" : "the arguments") + " of '" +
+                   job.function() + "' made no progress for " + Seconds(limits.transfer_ms) +
+                   " s (transfer_timeout_seconds)"};
+      return true;
+    case Verdict::kWallLimit:
+      *kill = {job.id(), KillReason::kWallLimit,
+               "'" + job.function() + "' exceeded its wall-clock limit of " +
+                   std::to_string(job.limits().wall_seconds) + " s"};
+      return true;
+    case Verdict::kIdleExpired:
+      *kill = {job.id(), KillReason::kIdleExpired,
+               "the handle's executable was idle for " + Seconds(limits.handle_idle_ms) +
+                   " s (handle_idle_seconds) and was stopped"};
+      return true;
+  }
+  return false;
+}
+
+void Scheduler::EndWithoutArguments(uint64_t id) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end() || !AwaitsArguments(it->second->state())) return;
+  FinishJob(*it->second, EndReason::kNoArguments,
+            Status(NINF_ERR_TIMEOUT, "the call's arguments did not begin within " +
+                                         std::to_string(settings_.request_timeout_seconds) +
+                                         " s of its CALL (request_timeout_seconds)"));
+}
+
+void Scheduler::WatchIdleHandles(Clock::time_point now) {
   std::vector<IdleHandle> idle;
   for (auto &[id, job] : jobs_)
     if (IdleBetweenCalls(job->state()) && job->started() && !job->exited() &&
