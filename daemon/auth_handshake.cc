@@ -89,7 +89,7 @@ void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHead
     return;
   }
   state.authenticated = true;
-  state.key_id = state.key.id;  // who owns what this connection keeps (server_store.cc)
+  state.key_id = state.key.id;  // who owns what this connection keeps (server/kept_data_service.cc)
   state.key = {};               // the secret is not needed any more
   conn.SetIdleTimeout(idle_timeout_ms);
   spdlog::debug("event=authenticated conn={} peer={}", conn.id(), conn.peer());

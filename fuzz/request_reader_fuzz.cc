@@ -71,8 +71,8 @@ void CheckQuoted(std::string_view value) {
                "a control character reached a log line");
 }
 
-// What Server::OnRequest does with a complete frame (server.cc,
-// server_jobs.cc), up to the point where it needs the registry.
+// What Server::OnRequest does with a complete frame (server_requests.cc,
+// scheduler.cc), up to the point where it needs the registry.
 void Dispatch(const ninf::FrameHeader &h, std::string_view body) {
   const int size = static_cast<int>(body.size());
   switch (h.type) {
@@ -137,7 +137,7 @@ void Dispatch(const ninf::FrameHeader &h, std::string_view body) {
     case ninf::FRAME_COLLECT:
     case ninf::FRAME_RELEASE:
     case ninf::FRAME_FETCH: {
-      // Kept data (server_store.cc): an id and a token, looked up in the
+      // Kept data (kept_data_service.cc): an id and a token, looked up in the
       // store; any bytes must parse or be refused, never crash.
       ninf::wire::StoreKey key;
       (void)key.ParseFromArray(body.data(), size);

@@ -22,13 +22,20 @@ Job::~Job() {
 }
 
 void Job::SetState(JobState next) {
+  // A move the table (job_state.h) does not allow is a bug in ninfd: caught
+  // in debug builds, logged in release ones (the job goes on as before).
+  if (!MayMove(state_, next)) {
+    spdlog::error("event=job_state_unexpected job={} call={} from={} to={}", id_, params_.call_id,
+                  JobStateName(state_), JobStateName(next));
+    assert(false && "a job state change the transition table does not allow");
+  }
   spdlog::trace("event=job_state job={} call={} from={} to={}", id_, params_.call_id,
                 JobStateName(state_), JobStateName(next));
   state_ = next;
   // Each state's transfer is watched from its start.
   progress_at_ = Clock::now();
   progress_moved_ = 0;
-  if (next == JobState::kIdle) idle_since_ = progress_at_;
+  if (IdleBetweenCalls(next)) idle_since_ = progress_at_;
 }
 
 void Job::NoteProgress(uint64_t moved, Clock::time_point now) {
@@ -38,12 +45,12 @@ void Job::NoteProgress(uint64_t moved, Clock::time_point now) {
 }
 
 void Job::Queue() {
-  assert(state_ == JobState::kNew);
+  assert(AwaitsArguments(state_));
   SetState(JobState::kQueued);
 }
 
 void Job::Admit(int threads) {
-  assert(state_ == JobState::kNew || state_ == JobState::kQueued);
+  assert(AwaitsArguments(state_) || InQueue(state_));
   admitted_ = Clock::now();
   threads_ = threads;
   if (!process_) {
@@ -62,19 +69,19 @@ double Job::QueueSeconds() const {
 }
 
 void Job::WantSlot() {
-  assert(state_ == JobState::kIdle);
+  assert(IdleBetweenCalls(state_));
   arrived_ = Clock::now();
   SetState(JobState::kQueued);
 }
 
 void Job::RefuseSlot(const Status &st) {
-  assert(state_ == JobState::kQueued || state_ == JobState::kIdle);
+  assert(InQueue(state_) || IdleBetweenCalls(state_));
   SetState(JobState::kIdle);
   SendSlotAnswer(st.code());
 }
 
 void Job::Probe() {
-  if (state_ != JobState::kComputing || !process_) return;
+  if (HeartbeatWriterIn(state_) != HeartbeatWriter::kExecutable || !process_) return;
   ControlMsg probe;
   probe.kind = CTL_PROBE;
   probe.call_id = params_.call_id;
@@ -94,10 +101,7 @@ void Job::SendSlotAnswer(int32_t code) {
                   daemon::Quoted(std::strerror(err)));
 }
 
-void Job::End() {
-  assert(state_ != JobState::kEnded);
-  SetState(JobState::kEnded);
-}
+void Job::End() { SetState(JobState::kEnded); }
 
 JobFacts Job::Facts(std::size_t queued) const {
   JobFacts f;
@@ -114,7 +118,7 @@ JobFacts Job::Facts(std::size_t queued) const {
 }
 
 bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
-  assert(!process_ && conn_ && state_ == JobState::kStarting);
+  assert(!process_ && conn_ && AwaitsHandoff(state_));
   // The executable shares this socket (same open file description), and its
   // receive path must block rather than spin; ninfd's own I/O on the socket
   // uses MSG_DONTWAIT and does not care.
@@ -193,7 +197,7 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       OnCallDone(msg);
       break;
     case CTL_WANT_SLOT:
-      if (state_ == JobState::kIdle && params_.persistent) {
+      if (IdleBetweenCalls(state_) && params_.persistent) {
         WantSlot();
         events_->OnWantSlot(*this);
       }
@@ -202,7 +206,7 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       if (CallOpen(state_)) events_->OnClientGone(*this);
       break;
     case CTL_RELEASED:
-      if (state_ == JobState::kDone && reusable_) {
+      if (OneShotDone(state_) && reusable_) {
         events_->OnReleased(*this);  // ends the job: nothing may follow here
         break;
       }
@@ -226,7 +230,7 @@ double Job::StartupSeconds(double recv_seconds) const {
 }
 
 void Job::OnArgsReceived() {
-  if (state_ != JobState::kReceiving) return;  // a duplicate: nothing changes
+  if (!ReadingArguments(state_)) return;  // a duplicate: nothing changes
   SetState(JobState::kComputing);
   events_->OnArgsReceived(*this, calls_done_ > 0);
 }
@@ -260,7 +264,7 @@ void Job::SendKept(const Status &st, uint64_t store_id, const std::string &token
 }
 
 Process *Job::ReleaseProcess() {
-  assert(process_ && !process_->exited() && state_ == JobState::kDone);
+  assert(process_ && !process_->exited() && OneShotDone(state_));
   return std::exchange(process_, nullptr);
 }
 

@@ -1,7 +1,7 @@
 // One call and the executable serving it: handing it the client's
 // connection, following its control channel, and noticing its exit. The job
-// has one state (JobState, policy.h), changed only by its own methods below;
-// the server and the connection ask, they do not write it.
+// has one state (JobState, job_state.h), changed only by its own methods below;
+// the scheduler and the connection ask, they do not write it.
 //
 //   ninfd                                  executable (Process)
 //     CTL_HANDOFF + client fd ──────────────>
@@ -14,7 +14,7 @@
 // warm pool; the job does not care which. It keeps the parked client
 // connection (ninfd's copy of the socket) and watches it for a hangup,
 // without reading, while a call is under way and before the executable
-// replies: a hangup then cancels the call. The server decides what each
+// replies: a hangup then cancels the call. The scheduler decides what each
 // event means (job.h knows no statistics or slot policy); the job only
 // reports it through JobEvents.
 #pragma once
@@ -25,7 +25,8 @@
 
 #include "protocol/control.h"
 #include "protocol/status.h"
-#include "server/policy.h"
+#include "server/job_ending.h"
+#include "server/job_state.h"
 #include "server/process.h"
 #include "server/settings.h"
 
@@ -46,17 +47,17 @@ class JobEvents {
   // CTL_CALL_DONE: one call finished (`msg` has its outcome and figures).
   virtual void OnCallDone(Job &job, const ControlMsg &msg) = 0;
   // CTL_WANT_SLOT: a persistent executable's client sent its next call,
-  // which needs a slot (the job is kQueued now). The server answers with
+  // which needs a slot (the job is kQueued now). The scheduler answers with
   // Admit() or RefuseSlot().
   virtual void OnWantSlot(Job &job) = 0;
   // CTL_CLIENT_GONE: the executable could not write a heartbeat to the client.
   virtual void OnClientGone(Job &job) = 0;
   // CTL_RELEASED: a reusable one-shot executable closed the client's
-  // connection after its call and waits for another. The server ends the job
+  // connection after its call and waits for another. The scheduler ends the job
   // and takes the process back (ReleaseProcess).
   virtual void OnReleased(Job &job) = 0;
   // The executable has exited and every control message it sent has been
-  // handled. The server ends the job (FinishJob) from here.
+  // handled. The scheduler ends the job (FinishJob) from here.
   virtual void OnExit(Job &job) = 0;
   // CTL_KEEP: the executable hands over data to keep (`data`, a memfd):
   // one array (answered with Job::SendKept) or a two-phase call's result.
@@ -117,7 +118,7 @@ class Job : public ProcessOwner {
   // After OnReleased: the process, no longer the job's (the caller owns it).
   Process *ReleaseProcess();
 
-  // Any state -> kEnded, once: the server has finished the job.
+  // Any state -> kEnded, once: the scheduler has finished the job.
   void End();
 
   // Sends SIGKILL to the executable's process group; OnExit follows.

@@ -1,5 +1,6 @@
-// Server: lifecycle, accepting, the non-call requests, shutdown.
-// (The call path, from FRAME_CALL to FinishJob, is in server_jobs.cc.)
+// Server: lifecycle, accepting, connection events, stats, reload and
+// shutdown. (The requests are in server_requests.cc; the calls themselves in
+// the scheduler, scheduler.h.)
 #include "server/server.h"
 
 #include <sys/socket.h>
@@ -23,12 +24,6 @@
 
 namespace ninf::server {
 namespace {
-
-void ReplyError(daemon::Connection &conn, const Status &st) {
-  wire::Error err;
-  EncodeError(st, &err);
-  conn.Reply(FRAME_ERROR, &err);
-}
 
 // Refuses a connection over the limit with one best-effort FRAME_ERROR; the
 // socket closes when `fd` goes out of scope.
@@ -55,20 +50,18 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
       settings_(settings),
       registry_(std::move(registry)),
       cores_(cores),
-      admission_(settings.Scheduler(cores)),
-      store_(static_cast<uint64_t>(settings.store_bytes)),
-      warm_(loop, static_cast<int>(settings.warm_executables), admission_.slots(),
-            {.spawn = [this](
-                          const std::string &function, const std::string &executable,
-                          ProcessOwner *owner,
-                          Process **out) { return SpawnProcess(function, executable, owner, out); },
-             .spawned = [this](const Process &) { ++counters_.executables_started; },
-             .reaped = [this] { MaybeStopped(); }}),
+      kept_(settings_, started_at_),
       listener_(loop, [this](daemon::UniqueFd fd,
                              const std::string &peer) { Accept(std::move(fd), peer); }),
-      unix_listener_(loop, [this](daemon::UniqueFd fd, const std::string &peer) {
-        Accept(std::move(fd), peer);
-      }) {
+      unix_listener_(loop, [this](daemon::UniqueFd fd,
+                                  const std::string &peer) { Accept(std::move(fd), peer); }),
+      scheduler_(
+          loop, settings_, registry_, cores, &counters_, started_at_,
+          {.publish_load = [this] { PublishLoad(); },
+           .maybe_stopped = [this] { MaybeStopped(); },
+           .keep = [this](Job &job, const ControlMsg &msg,
+                          daemon::UniqueFd data) { kept_.OnKeep(job, msg, std::move(data)); },
+           .settle = [this](Job &job, const Status &why) { kept_.SettleResult(job, why); }}) {
   (void)uv_timer_init(loop_, &grace_timer_);  // only fills the handle in
   grace_timer_.data = this;
   grace_timer_open_ = true;
@@ -80,21 +73,22 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
 Server::~Server() = default;
 
 Status Server::Start() {
+  const Admission &admission = scheduler_.admission();
   NINF_RETURN_IF_ERROR(LoadKeys());
   NINF_RETURN_IF_ERROR(CheckLaunches(settings_, cores_));
   NINF_RETURN_IF_ERROR(
       daemon::CheckExposure(settings_.listen, auth_required(), settings_.insecure));
   NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
   NINF_RETURN_IF_ERROR(StartUnixListener());
-  if (!settings_.launch_address.empty()) NINF_RETURN_IF_ERROR(OpenLaunchBroker());
+  if (!settings_.launch_address.empty()) NINF_RETURN_IF_ERROR(scheduler_.OpenLaunchBroker());
   if (!settings_.metrics.empty()) NINF_RETURN_IF_ERROR(StartMetrics());
   spdlog::info(
       "event=listening address={} port={} registry={} functions={} cores={} slots={} "
       "thread_budget={} threads_per_job={} queue_order={} queue_limit={} max_call_bytes={} "
       "warm_executables={} pid={} version={}",
       listener_.address(), listener_.port(), daemon::Quoted(registry_.dir()), registry_.size(),
-      cores_, admission_.slots(), ThreadBudgetName(admission_.config().budget),
-      LoneCallThreads(admission_.config()), QueueOrderName(admission_.config().order),
+      cores_, admission.slots(), ThreadBudgetName(admission.config().budget),
+      LoneCallThreads(admission.config()), QueueOrderName(admission.config().order),
       settings_.queue_limit, settings_.max_call_bytes, settings_.warm_executables, ::getpid(),
       NINF_VERSION);
   if (auth_required())
@@ -104,7 +98,7 @@ Status Server::Start() {
     spdlog::warn("event=authentication state=off address={} reason=insecure message={}",
                  daemon::Quoted(settings_.listen),
                  daemon::Quoted("anyone who reaches this port may run the registry's functions"));
-  const SchedulerConfig &sc = admission_.config();
+  const SchedulerConfig &sc = admission.config();
   if (sc.budget == ThreadBudget::kFixed && sc.fixed_threads * sc.slots > cores_)
     spdlog::warn("event=oversubscribed slots={} threads_per_job={} cores={}", sc.slots,
                  sc.fixed_threads, cores_);
@@ -194,129 +188,36 @@ void Server::Accept(daemon::UniqueFd fd, const std::string &peer) {
   spdlog::debug("event=connect conn={} peer={} connections={}", id, peer, connections_.size());
 }
 
-void Server::OnRequest(daemon::Connection &conn, const FrameHeader &h, std::string_view body) {
-  bool auth_frame = h.type == FRAME_AUTH || h.type == FRAME_PROOF;
-  // FETCH is authenticated by its token alone (server_store.cc): the
-  // executable of another server reads a block's array with it.
-  if (h.type == FRAME_FETCH) {
-    HandleFetch(conn, body);
-    return;
-  }
-  if (auth_frame || (auth_required() && !conn.auth().authenticated)) {
-    HandleAuth(conn, h, body);
-    return;
-  }
-  switch (h.type) {
-    case FRAME_QUERY_INTERFACE:
-      HandleQuery(conn, body);
-      break;
-    case FRAME_LIST:
-      HandleList(conn);
-      break;
-    case FRAME_STATS:
-      HandleStats(conn);
-      break;
-    case FRAME_CALL:
-      HandleCall(conn, body);
-      break;
-    case FRAME_COLLECT:
-      HandleCollect(conn, body);
-      break;
-    case FRAME_RELEASE:
-      HandleRelease(conn, body);
-      break;
-    case FRAME_PROBE:  // the payload was read and dropped: the answer is the measurement
-      conn.Reply(FRAME_PROBE_REPLY, nullptr);
-      break;
-    default:  // RequestReader lets only the request types through (h.type is a number).
-      conn.Fail(Status(NINF_ERR_INTERNAL, "unexpected request type"));
-  }
-}
-
 void Server::OnProtocolError(daemon::Connection &conn, const Status &st) {
   ++counters_.protocol_errors;
   daemon::RateLimitedWarn("protocol_error", "event=protocol_error conn={} peer={} code={} error={}",
                           conn.id(), conn.peer(), st.code(), daemon::Quoted(st.message()));
 }
 
-void Server::HandleQuery(daemon::Connection &conn, std::string_view body) {
-  wire::QueryInterface query;
-  if (!query.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
-    Status st(NINF_ERR_PROTOCOL, "malformed QUERY_INTERFACE message");
-    OnProtocolError(conn, st);
-    conn.Fail(st);
-    return;
-  }
-  const FunctionEntry *entry = registry_.Find(query.name());
-  spdlog::debug("event=query conn={} peer={} function={} found={}", conn.id(), conn.peer(),
-                daemon::Quoted(query.name()), entry != nullptr);
-  if (!entry) {
-    ReplyError(conn, Status(NINF_ERR_FUNCTION_NOT_FOUND,
-                            "no function '" + query.name() + "' on this server"));
-    return;
-  }
-  wire::InterfaceReply reply;
-  *reply.mutable_iface() = ServedInterface(*entry);
-  if (!unix_path_.empty()) {  // clients on this host may switch to it
-    reply.set_unix_socket(unix_path_);
-    reply.set_server_pid(static_cast<uint32_t>(::getpid()));
-  }
-  conn.Reply(FRAME_INTERFACE, &reply);
-}
-
-void Server::HandleList(daemon::Connection &conn) {
-  wire::ListReply reply;
-  for (const std::string &name : registry_.Names()) reply.add_names(name);
-  spdlog::debug("event=list conn={} peer={} functions={}", conn.id(), conn.peer(),
-                reply.names_size());
-  conn.Reply(FRAME_LIST_REPLY, &reply);
-}
-
-void Server::HandleStats(daemon::Connection &conn) {
-  wire::StatsReply reply;
-  reply.set_text(StatsText());
-  spdlog::debug("event=stats conn={} peer={}", conn.id(), conn.peer());
-  conn.Reply(FRAME_STATS_REPLY, &reply);
-}
-
 std::string Server::StatsText() const { return FormatStats(CurrentGauges(), counters_); }
 
 Gauges Server::CurrentGauges() const {
+  const Admission &admission = scheduler_.admission();
   Gauges g;
   g.version = NINF_VERSION;
   g.pid = ::getpid();
   g.uptime_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at_).count();
   g.cores = cores_;
-  g.slots = admission_.slots();
-  g.threads_per_job = LoneCallThreads(admission_.config());
-  g.thread_budget = ThreadBudgetName(admission_.config().budget);
-  g.queue_order = QueueOrderName(admission_.config().order);
-  g.threads_held = admission_.threads_held();
-  g.busy_core_seconds = counters_.busy_core_seconds + OpenBusyCoreSeconds();
-  g.running = admission_.running();
-  g.queued = admission_.queued();
-  g.jobs = jobs_.size() - admission_.queued();
+  g.slots = admission.slots();
+  g.threads_per_job = LoneCallThreads(admission.config());
+  g.thread_budget = ThreadBudgetName(admission.config().budget);
+  g.queue_order = QueueOrderName(admission.config().order);
   g.connections = connections_.size();
-  g.queue_limit = admission_.queue_limit();
+  g.queue_limit = admission.queue_limit();
   g.max_call_bytes = static_cast<uint64_t>(settings_.max_call_bytes);
   g.functions = registry_.size();
   g.served = registry_.Names();
   g.warm_executables = static_cast<uint64_t>(settings_.warm_executables);
-  g.warm_idle = warm_.idle();
-  for (const auto &[id, job] : jobs_)
-    if (job->persistent() && job->started() && !job->exited()) ++g.persistent_executables;
+  scheduler_.AddGauges(&g);
   double load[1] = {0};
   if (::getloadavg(load, 1) == 1) g.load_average_1 = load[0];
-  const DataStore::Counts &kept = store_.counts();
-  g.store_entries = kept.entries;
-  g.store_bytes = kept.bytes;
-  g.store_cap = store_.cap_bytes();
-  g.store_stored = kept.stored;
-  g.store_refused = kept.refused;
-  g.store_expired = kept.expired;
-  g.store_released = kept.released;
-  g.store_served_bytes = store_served_bytes_;
+  kept_.AddGauges(&g);
   return g;
 }
 
@@ -336,12 +237,17 @@ void Server::OnClosed(daemon::Connection &conn) {
       it != connections_per_address_.end() && --it->second == 0)
     connections_per_address_.erase(it);
   connections_.erase(&conn);  // frees conn: not to be touched below
-  // A socket error (often while writing a heartbeat) closes a connection
-  // whose call has not started yet: the call is cancelled.
-  if (job && (job->state() == JobState::kQueued || job->state() == JobState::kStarting))
-    FinishJob(*job, EndReason::kHangup);
+  if (job) scheduler_.OnConnectionClosed(*job);
   MaybeStopped();
 }
+
+void Server::OnHangup(daemon::Connection &conn) { scheduler_.OnHangup(conn); }
+
+void Server::OnPeerShutWrite(daemon::Connection &conn) { scheduler_.OnPeerShutWrite(conn); }
+
+void Server::OnOutputFlushed(daemon::Connection &conn) { scheduler_.OnOutputFlushed(conn); }
+
+void Server::OnInputArrived(daemon::Connection &conn) { scheduler_.OnInputArrived(conn); }
 
 void Server::ReloadRegistry() {
   Registry fresh;
@@ -352,12 +258,12 @@ void Server::ReloadRegistry() {
   if (!st.ok()) {
     spdlog::error("event=reload_failed registry={} error={}", daemon::Quoted(registry_.dir()),
                   daemon::Quoted(st.message()));
-    warm_.Clear();
+    scheduler_.ForgetWarm();
     return;
   }
   registry_ = std::move(fresh);
   if (reporter_) reporter_->UpdateRegistration(Registration());
-  warm_.Clear();
+  scheduler_.ForgetWarm();
   // The key file is read again too: that is how a key is rotated without a
   // restart (docs/security.md). A bad file keeps the keys in use.
   if (!settings_.key_file.empty()) {
@@ -388,25 +294,19 @@ void Server::ReloadSettings(const Settings &fresh) {
 
 void Server::Shutdown(std::function<void()> on_stopped) {
   if (stopping_) {
-    spdlog::warn("event=shutdown_now running={}", jobs_.size());
-    KillAll(KillReason::kShutdown);
+    spdlog::warn("event=shutdown_now running={}", scheduler_.jobs());
+    scheduler_.KillAll(KillReason::kShutdown);
     return;
   }
   stopping_ = true;
   on_stopped_ = std::move(on_stopped);
   if (reporter_) reporter_->Stop();  // the metaserver sees the connection close: no more calls
   spdlog::info("event=shutdown running={} queued={} connections={} grace_seconds={}",
-               admission_.running(), admission_.queued(), connections_.size(),
-               settings_.grace_seconds);
+               scheduler_.admission().running(), scheduler_.admission().queued(),
+               connections_.size(), settings_.grace_seconds);
   listener_.Close();
   unix_listener_.Close();
-  warm_.Close();
-  for (uint64_t id : admission_.TakeQueue()) FinishJob(*jobs_.at(id), EndReason::kRefused);
-  // So are calls whose arguments never began (they hold no slot yet).
-  std::vector<Job *> awaiting;
-  for (auto &[id, job] : jobs_)
-    if (job->state() == JobState::kNew) awaiting.push_back(job.get());
-  for (Job *job : awaiting) FinishJob(*job, EndReason::kRefused);
+  scheduler_.BeginShutdown();
   // Connections that are only reading requests go now; those finishing a
   // reply close on their own once it is delivered (bounded by their linger
   // timer), and parked ones belong to jobs.
@@ -414,43 +314,41 @@ void Server::Shutdown(std::function<void()> on_stopped) {
   for (const auto &[c, owned] : connections_)
     if (c->reading()) idle.push_back(c);
   for (daemon::Connection *c : idle) c->Close();
-  // Persistent executables between calls run nothing the grace period
-  // should wait for.
-  for (auto &[id, job] : jobs_)
-    if (job->persistent() && job->started() && !CallOpen(job->state()))
-      job->Kill(KillReason::kShutdown);
-  if (!jobs_.empty()) {
-    if (settings_.grace_seconds > 0)
-      uv_timer_start(
-          &grace_timer_,
-          [](uv_timer_t *t) {
-            auto *self = static_cast<Server *>(t->data);
-            spdlog::warn("event=grace_expired jobs={}", self->jobs_.size());
-            self->KillAll(KillReason::kShutdown);
-          },
-          static_cast<uint64_t>(settings_.grace_seconds) * 1000, 0);
-    else
-      KillAll(KillReason::kShutdown);
-  }
+  scheduler_.StopIdleHandles();
+  if (scheduler_.jobs() > 0) StartGracePeriod();
   MaybeStopped();
 }
 
-void Server::KillAll(KillReason reason) {
-  // A call admitted but not yet handed over (its client does not read the
-  // last heartbeat), or still waiting for its arguments, has no executable
-  // to kill: it is refused instead.
-  std::vector<Job *> unstarted;
-  for (auto &[id, job] : jobs_) {
-    if (job->state() == JobState::kStarting || job->state() == JobState::kNew)
-      unstarted.push_back(job.get());
-    else
-      job->Kill(reason);
+void Server::StartGracePeriod() {
+  if (settings_.grace_seconds <= 0) {
+    scheduler_.KillAll(KillReason::kShutdown);
+    return;
   }
-  for (Job *job : unstarted) FinishJob(*job, EndReason::kRefused);
+  uv_timer_start(
+      &grace_timer_,
+      [](uv_timer_t *t) {
+        auto *self = static_cast<Server *>(t->data);
+        spdlog::warn("event=grace_expired jobs={}", self->scheduler_.jobs());
+        self->scheduler_.KillAll(KillReason::kShutdown);
+      },
+      static_cast<uint64_t>(settings_.grace_seconds) * 1000, 0);
+}
+
+void Server::StartWatchdog() {
+  constexpr uint64_t kWatchPeriodMs = 500;
+  uv_timer_start(
+      &watch_timer_,
+      [](uv_timer_t *t) {
+        auto *self = static_cast<Server *>(t->data);
+        self->PublishLoad();  // what remains of running calls shrinks with time
+        self->kept_.Expire();
+        self->scheduler_.RunWatchdog();
+      },
+      kWatchPeriodMs, kWatchPeriodMs);
 }
 
 void Server::MaybeStopped() {
-  if (!stopping_ || stopped_ || !jobs_.empty() || !connections_.empty() || !warm_.empty()) return;
+  if (!stopping_ || stopped_ || !scheduler_.Stopped() || !connections_.empty()) return;
   stopped_ = true;
   if (grace_timer_open_) {
     uv_close(reinterpret_cast<uv_handle_t *>(&grace_timer_), nullptr);
@@ -460,7 +358,7 @@ void Server::MaybeStopped() {
     uv_close(reinterpret_cast<uv_handle_t *>(&watch_timer_), nullptr);
     watch_timer_open_ = false;
   }
-  if (broker_) broker_->Close();
+  scheduler_.CloseBroker();
   if (metrics_) metrics_->Close();
   spdlog::info("event=stopped completed={} failed={} cancelled={} rejected={}", counters_.completed,
                counters_.failed, counters_.cancelled, counters_.rejected);

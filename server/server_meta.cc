@@ -54,7 +54,7 @@ wire::ServerRegistration Server::Registration() const {
   reg.set_address(AdvertisedAddress());
   reg.set_site(settings_.site.empty() ? HostName() : settings_.site);
   reg.set_cores(static_cast<uint32_t>(cores_));
-  reg.set_slots(static_cast<uint32_t>(admission_.slots()));
+  reg.set_slots(static_cast<uint32_t>(scheduler_.admission().slots()));
   for (const std::string &name : registry_.Names())
     if (const FunctionEntry *e = registry_.Find(name)) *reg.add_functions() = ServedInterface(*e);
   return reg;
@@ -72,7 +72,7 @@ Status Server::StartMetaReporter() {
   server_id_ = MakeServerId(listener_.port());
   config.key_file = settings_.key_file;
   config.registration = Registration();
-  config.threads_per_job = LoneCallThreads(admission_.config());
+  config.threads_per_job = LoneCallThreads(scheduler_.admission().config());
   reporter_ = std::make_unique<MetaReporter>(std::move(config));
   reporter_->Start();
   spdlog::info("event=metaserver metaserver={} server={} advertise={}",
@@ -84,34 +84,16 @@ Status Server::StartMetaReporter() {
 
 void Server::PublishLoad() {
   if (!reporter_) return;
+  const Admission &admission = scheduler_.admission();
   wire::LoadReport load;
-  load.set_running(static_cast<uint32_t>(admission_.running()));
-  load.set_queued(static_cast<uint32_t>(admission_.queued()));
-  load.set_free_slots(
-      static_cast<uint32_t>(std::max(0, admission_.slots() - admission_.running())));
+  load.set_running(static_cast<uint32_t>(admission.running()));
+  load.set_queued(static_cast<uint32_t>(admission.queued()));
+  load.set_free_slots(static_cast<uint32_t>(std::max(0, admission.slots() - admission.running())));
   load.set_calls_admitted(counters_.calls_received);
   load.set_startup_seconds(counters_.startup_seconds);
   double loads[1] = {0};
   if (::getloadavg(loads, 1) == 1) load.set_load_average(loads[0]);
-  // Predicted work: a computing call whose size is known (its CalcOrder,
-  // reported when its arguments were in) counts what remains of it at the
-  // function's measured speed; any other running or queued call counts its
-  // function's mean service time (nothing before its first call).
-  const auto now = std::chrono::steady_clock::now();
-  double work = 0;
-  for (const auto &[id, job] : jobs_) {
-    if (job->state() != JobState::kQueued && !HoldsSlot(job->state())) continue;
-    auto f = counters_.functions.find(job->function());
-    if (f == counters_.functions.end()) continue;
-    if (job->state() == JobState::kComputing && job->work_flops() > 0 &&
-        f->second.flops_per_second > 0) {
-      double elapsed = std::chrono::duration<double>(now - job->call_started()).count();
-      work += std::max(0.0, job->work_flops() / f->second.flops_per_second - elapsed);
-    } else if (f->second.completed > 0) {
-      work += f->second.busy_seconds / static_cast<double>(f->second.completed);
-    }
-  }
-  load.set_work_seconds(work);
+  load.set_work_seconds(scheduler_.PredictedWorkSeconds());
   for (const auto &[name, f] : counters_.functions) {
     if (f.completed == 0) continue;
     wire::FunctionLoad *fl = load.add_functions();
@@ -119,7 +101,7 @@ void Server::PublishLoad() {
     fl->set_calls(f.completed);
     fl->set_mean_seconds(f.busy_seconds / static_cast<double>(f.completed));
     fl->set_flops_per_second(f.flops_per_second);
-    fl->set_warm(warm_.idle(name) > 0);
+    fl->set_warm(scheduler_.WarmIdle(name) > 0);
   }
   reporter_->Publish(load);
 }

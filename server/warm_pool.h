@@ -25,7 +25,7 @@
 // One that dies while idle is replaced, at most once per second per
 // function; after a few consecutive deaths soon after start the pool gives
 // the function up (a warning says so) and its calls start cold, so a program
-// that crashes at start-up never makes a fork loop (RestartPolicy in policy.h).
+// that crashes at start-up never makes a fork loop (RestartPolicy in warm_policy.h).
 // Clear() (registry reload) and Close() (shutdown) kill every idle process.
 //
 // Single-threaded, on the daemon's loop.
@@ -40,8 +40,8 @@
 #include <string>
 #include <unordered_set>
 
-#include "server/policy.h"
 #include "server/process.h"
+#include "server/warm_policy.h"
 
 namespace ninf::server {
 

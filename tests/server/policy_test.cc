@@ -1,12 +1,17 @@
-// The decisions of ninfd's policy unit (server/policy.h) that are not
-// admission or restarts: which job states hold a slot, when a hang-up
+// The decisions of ninfd's policy unit (server/job_state.h, watch_policy.h,
+// connection_policy.h, warm_policy.h, reuse_policy.h, job_ending.h) that are
+// not admission or restarts: which job states hold a slot, when a hang-up
 // cancels, when warm executables are started, and what a job's end means for
 // its client and the statistics. No sockets, no processes.
-#include "server/policy.h"
-
 #include <catch2/catch.hpp>
 
 #include "daemon/exposure.h"
+#include "server/connection_policy.h"
+#include "server/job_ending.h"
+#include "server/job_state.h"
+#include "server/reuse_policy.h"
+#include "server/warm_policy.h"
+#include "server/watch_policy.h"
 
 using namespace ninf::server;
 using ninf::daemon::CheckExposure;

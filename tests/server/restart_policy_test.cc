@@ -1,8 +1,8 @@
-// Unit tests of the warm pool's restart policy (server/restart_policy.h):
+// Unit tests of the warm pool's restart policy (server/warm_policy.h):
 // rate limit, give-up after early deaths, and what ends a series.
 #include <catch2/catch.hpp>
 
-#include "server/policy.h"
+#include "server/warm_policy.h"
 
 using namespace ninf::server;
 using namespace std::chrono_literals;

@@ -1,9 +1,7 @@
-// Server: kept data (docs/transactions.md). Two-phase calls reserve an
-// entry for their result at CALL and hand it over as a memfd (CTL_KEEP)
-// once computed; COLLECT sends it to whoever holds the ticket and the
-// submitter's key, RELEASE frees it. Transaction blocks keep arrays
-// (CTL_KEEP, answered CTL_KEPT) that another call's executable reads with
-// FETCH, server to server. The policy (cap, expiry, owners) is DataStore's.
+// KeptDataService: kept data over the DataStore (kept_data_service.h,
+// docs/transactions.md).
+#include "server/kept_data_service.h"
+
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,7 +13,6 @@
 #include "daemon/log.h"
 #include "ninf.pb.h"
 #include "server/random_bytes.h"
-#include "server/server.h"
 
 namespace ninf::server {
 namespace {
@@ -59,11 +56,34 @@ bool ParseKey(std::string_view body, wire::StoreKey *key) {
 
 }  // namespace
 
-std::string Server::OwnerOf(daemon::Connection &conn) {
+std::string OwnerOf(daemon::Connection &conn) {
   return conn.auth().authenticated ? conn.auth().key_id : std::string();
 }
 
-Status Server::ReserveResult(uint64_t keep_bytes, CallParams *params) {
+KeptDataService::KeptDataService(const Settings &settings, Clock::time_point epoch)
+    : settings_(settings), epoch_(epoch), store_(static_cast<uint64_t>(settings.store_bytes)) {}
+
+double KeptDataService::Now() const {
+  return std::chrono::duration<double>(Clock::now() - epoch_).count();
+}
+
+void KeptDataService::Expire() {
+  if (std::size_t n = store_.Expire(Now()); n > 0) spdlog::info("event=kept_expired entries={}", n);
+}
+
+void KeptDataService::AddGauges(Gauges *g) const {
+  const DataStore::Counts &kept = store_.counts();
+  g->store_entries = kept.entries;
+  g->store_bytes = kept.bytes;
+  g->store_cap = store_.cap_bytes();
+  g->store_stored = kept.stored;
+  g->store_refused = kept.refused;
+  g->store_expired = kept.expired;
+  g->store_released = kept.released;
+  g->store_served_bytes = served_bytes_;
+}
+
+Status KeptDataService::ReserveResult(uint64_t keep_bytes, CallParams *params) {
   if (params->persistent)
     return Status(NINF_ERR_INVALID_ARGUMENT, "a function handle's calls cannot be two-phase");
   const uint64_t limit = settings_.max_call_bytes > 0
@@ -78,8 +98,8 @@ Status Server::ReserveResult(uint64_t keep_bytes, CallParams *params) {
   if (token.empty()) return Status(NINF_ERR_INTERNAL, "no random bytes for a ticket");
   uint64_t id = 0;
   NINF_RETURN_IF_ERROR(store_.Reserve(params->owner, token, keep_bytes,
-                                      static_cast<double>(settings_.result_keep_seconds),
-                                      SchedulerNow(), &id));
+                                      static_cast<double>(settings_.result_keep_seconds), Now(),
+                                      &id));
   params->store_id = id;
   params->token = std::move(token);
   params->store_seconds = static_cast<double>(settings_.result_keep_seconds);
@@ -87,14 +107,14 @@ Status Server::ReserveResult(uint64_t keep_bytes, CallParams *params) {
   return Status::Ok();
 }
 
-void Server::HandleCollect(daemon::Connection &conn, std::string_view body) {
+void KeptDataService::HandleCollect(daemon::Connection &conn, std::string_view body) {
   wire::StoreKey key;
   if (!ParseKey(body, &key)) {
     conn.Fail(Status(NINF_ERR_PROTOCOL, "malformed COLLECT message"));
     return;
   }
   const DataStore::Entry *entry = nullptr;
-  Status st = store_.Find(key.id(), key.token(), OwnerOf(conn), SchedulerNow(), &entry);
+  Status st = store_.Find(key.id(), key.token(), OwnerOf(conn), Now(), &entry);
   if (!st.ok()) {
     spdlog::info("event=collect_refused conn={} peer={} id={} error={}", conn.id(), conn.peer(),
                  key.id(), daemon::Quoted(st.message()));
@@ -113,20 +133,20 @@ void Server::HandleCollect(daemon::Connection &conn, std::string_view body) {
     conn.Fail(st);
     return;
   }
-  store_served_bytes_ += frames.size();
+  served_bytes_ += frames.size();
   spdlog::info("event=collect conn={} peer={} id={} bytes={}", conn.id(), conn.peer(), key.id(),
                frames.size());
   conn.ReplyBytes(std::move(frames));
 }
 
-void Server::HandleRelease(daemon::Connection &conn, std::string_view body) {
+void KeptDataService::HandleRelease(daemon::Connection &conn, std::string_view body) {
   wire::StoreKey key;
   if (!ParseKey(body, &key)) {
     conn.Fail(Status(NINF_ERR_PROTOCOL, "malformed RELEASE message"));
     return;
   }
   const DataStore::Entry *entry = nullptr;
-  Status st = store_.Find(key.id(), key.token(), OwnerOf(conn), SchedulerNow(), &entry);
+  Status st = store_.Find(key.id(), key.token(), OwnerOf(conn), Now(), &entry);
   if (st.code() == NINF_ERR_AUTH) {
     conn.Fail(st);
     return;
@@ -137,14 +157,14 @@ void Server::HandleRelease(daemon::Connection &conn, std::string_view body) {
   conn.Reply(FRAME_RELEASED, &reply);
 }
 
-void Server::HandleFetch(daemon::Connection &conn, std::string_view body) {
+void KeptDataService::HandleFetch(daemon::Connection &conn, std::string_view body) {
   wire::StoreKey key;
   if (!ParseKey(body, &key)) {
     conn.Fail(Status(NINF_ERR_PROTOCOL, "malformed FETCH message"));
     return;
   }
   const DataStore::Entry *entry = nullptr;
-  Status st = store_.FindByToken(key.id(), key.token(), SchedulerNow(), &entry);
+  Status st = store_.FindByToken(key.id(), key.token(), Now(), &entry);
   if (st.ok() && entry->state == DataStore::State::kPending)
     st = Status(NINF_ERR_INVALID_ID, "kept data " + std::to_string(key.id()) + " is not ready");
   std::string frame;
@@ -159,13 +179,13 @@ void Server::HandleFetch(daemon::Connection &conn, std::string_view body) {
     conn.Fail(st);
     return;
   }
-  store_served_bytes_ += entry->bytes;
+  served_bytes_ += entry->bytes;
   spdlog::debug("event=fetch conn={} peer={} id={} bytes={}", conn.id(), conn.peer(), key.id(),
                 entry->bytes);
   conn.ReplyBytes(std::move(frame));
 }
 
-void Server::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) {
+void KeptDataService::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) {
   struct stat sb {};
   const bool sized =
       ::fstat(data.get(), &sb) == 0 && static_cast<uint64_t>(sb.st_size) >= msg.bytes_out;
@@ -182,10 +202,10 @@ void Server::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) {
   std::string token = RandomToken();
   uint64_t id = 0;
   Status st = !sized ? Status(NINF_ERR_PROTOCOL, "the kept array's memfd is shorter than announced")
-              : token.empty() ? Status(NINF_ERR_INTERNAL, "no random bytes for a token")
-                              : store_.Reserve(job.params().owner, token, msg.bytes_out,
-                                               static_cast<double>(settings_.data_keep_seconds),
-                                               SchedulerNow(), &id);
+              : token.empty()
+                  ? Status(NINF_ERR_INTERNAL, "no random bytes for a token")
+                  : store_.Reserve(job.params().owner, token, msg.bytes_out,
+                                   static_cast<double>(settings_.data_keep_seconds), Now(), &id);
   if (st.ok()) st = store_.Fill(id, std::move(data), msg.bytes_out);
   spdlog::debug("event=array_kept job={} call={} function={} param={} id={} bytes={} error={}",
                 job.id(), job.call_id(), job.function(), msg.param, id, msg.bytes_out,
@@ -193,7 +213,7 @@ void Server::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) {
   job.SendKept(st, id, token);
 }
 
-void Server::SettleResult(Job &job, const Status &why) {
+void KeptDataService::SettleResult(Job &job, const Status &why) {
   if (!job.two_phase()) return;
   const uint64_t id = job.params().store_id;
   const DataStore::Entry *entry = store_.Get(id);

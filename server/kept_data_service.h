@@ -1,0 +1,73 @@
+// Kept data (docs/transactions.md) served over the DataStore: two-phase
+// calls reserve an entry for their result at CALL and hand it over as a
+// memfd (CTL_KEEP) once computed; COLLECT sends it to whoever holds the
+// ticket and the submitter's key, RELEASE frees it. Transaction blocks keep
+// arrays (CTL_KEEP, answered CTL_KEPT) that another call's executable reads
+// with FETCH, server to server. The policy (cap, expiry, owners) is
+// DataStore's (data_store.h); this service reads requests and control
+// messages and answers them. Single-threaded, on the daemon's loop.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "daemon/connection.h"
+#include "daemon/unique_fd.h"
+#include "protocol/control.h"
+#include "protocol/status.h"
+#include "server/data_store.h"
+#include "server/job.h"
+#include "server/settings.h"
+#include "server/stats.h"
+
+namespace ninf::server {
+
+// The key id a connection proved ("" without authentication): a store
+// entry's owner.
+std::string OwnerOf(daemon::Connection &conn);
+
+class KeptDataService {
+ public:
+  // `settings` is the server's and outlives the service (reloads change it
+  // in place); the store's cap is its store_bytes now. `epoch` starts the
+  // store's clock.
+  KeptDataService(const Settings &settings, Clock::time_point epoch);
+  KeptDataService(const KeptDataService &) = delete;
+  KeptDataService &operator=(const KeptDataService &) = delete;
+
+  // A two-phase CALL: the store entry for its result, `keep_bytes` long,
+  // owned by params->owner; fills in the entry's id, token and lifetime.
+  // Errors: NINF_ERR_INVALID_ARGUMENT (a handle's call), NINF_ERR_TOO_LARGE,
+  // the store's refusals (over the cap), NINF_ERR_INTERNAL.
+  Status ReserveResult(uint64_t keep_bytes, CallParams *params);
+
+  // FRAME_COLLECT, FRAME_RELEASE (from clients) and FRAME_FETCH (from
+  // executables, authenticated by the token alone): answered on `conn`.
+  void HandleCollect(daemon::Connection &conn, std::string_view body);
+  void HandleRelease(daemon::Connection &conn, std::string_view body);
+  void HandleFetch(daemon::Connection &conn, std::string_view body);
+
+  // CTL_KEEP: `job`'s executable hands over `data` (a memfd): a two-phase
+  // call's result, or one array (answered with Job::SendKept).
+  void OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data);
+  // A two-phase job ends: a result never handed over becomes an ERROR
+  // frame for its collector (or is dropped if the client was told already).
+  void SettleResult(Job &job, const Status &why);
+
+  // The watchdog: frees the entries whose time is up.
+  void Expire();
+  // The store's part of the gauges.
+  void AddGauges(Gauges *g) const;
+
+ private:
+  // The store's clock: seconds since the server started.
+  double Now() const;
+
+  const Settings &settings_;
+  Clock::time_point epoch_;
+  DataStore store_;
+  uint64_t served_bytes_ = 0;
+};
+
+}  // namespace ninf::server

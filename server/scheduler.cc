@@ -1,0 +1,249 @@
+// Scheduler: the job table, admission and the queue, FinishJob (the one
+// place every job ends), and the shutdown of jobs. Starting calls is in
+// scheduler_start.cc, the executables' and connections' events in
+// scheduler_events.cc, the watchdog in scheduler_watch.cc.
+#include "server/scheduler.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "daemon/log.h"
+#include "server/durations.h"
+#include "server/job_state.h"
+
+namespace ninf::server {
+
+Scheduler::Scheduler(uv_loop_t *loop, const Settings &settings, const Registry &registry, int cores,
+                     Counters *counters, Clock::time_point epoch, Hooks hooks)
+    : loop_(loop),
+      settings_(settings),
+      registry_(registry),
+      cores_(cores),
+      counters_(*counters),
+      epoch_(epoch),
+      hooks_(std::move(hooks)),
+      admission_(settings.Scheduler(cores)),
+      warm_(loop, static_cast<int>(settings.warm_executables), admission_.slots(),
+            {.spawn = [this](
+                          const std::string &function, const std::string &executable,
+                          ProcessOwner *owner,
+                          Process **out) { return SpawnProcess(function, executable, owner, out); },
+             .spawned = [this](const Process &) { ++counters_.executables_started; },
+             .reaped = [this] { hooks_.maybe_stopped(); }}) {}
+
+Scheduler::~Scheduler() = default;
+
+void Scheduler::Submit(daemon::Connection &conn, CallParams params, bool redirected) {
+  ++counters_.calls_received;
+  auto owned = std::make_unique<Job>(this, next_job_id_++, std::move(params), &conn);
+  Job *job = owned.get();
+  conn.set_data(job);
+  jobs_.emplace(job->id(), std::move(owned));
+  if (stopping_) {
+    FinishJob(*job, EndReason::kRefused);
+    return;
+  }
+  // A redirected client sends its arguments to the executable, not here.
+  if (!redirected && !conn.InputWaiting()) {
+    spdlog::debug("event=call_awaiting_arguments job={} call={} function={} peer={}", job->id(),
+                  job->call_id(), job->function(), conn.peer());
+    conn.WatchInput(true);
+    return;
+  }
+  OfferJob(*job);
+}
+
+double Scheduler::SchedulerNow() const {
+  return std::chrono::duration<double>(Clock::now() - epoch_).count();
+}
+
+CallDemand Scheduler::DemandOf(const Job &job) const {
+  CallDemand d;
+  d.id = job.id();
+  // The client's CalcOrder over the function's measured speed; nothing
+  // known yet (or a persistent executable's next call, whose size only its
+  // executable sees) counts as instant.
+  auto it = counters_.functions.find(job.function());
+  if (it != counters_.functions.end() && it->second.flops_per_second > 0)
+    d.predicted_seconds = job.predicted_work() / it->second.flops_per_second;
+  if (it != counters_.functions.end() && it->second.single_threaded) d.max_threads = 1;
+  d.ranks = CoresHeld(LaunchOf(job.function()), cores_);
+  return d;
+}
+
+void Scheduler::AdmitJob(Job &job, int threads) {
+  job.Admit(threads);
+  counters_.RecordWait(job.function(), job.QueueSeconds());
+}
+
+double Scheduler::OpenBusyCoreSeconds() const {
+  const Clock::time_point now = Clock::now();
+  double sum = 0;
+  for (const auto &entry : jobs_) {
+    const Job &job = *entry.second;
+    if (RoutineRuns(job.state()) && job.computing_since() <= now)
+      sum += std::chrono::duration<double>(now - job.computing_since()).count() * job.threads();
+  }
+  return sum;
+}
+
+void Scheduler::OfferJob(Job &job) {
+  daemon::Connection &conn = *job.conn();
+  int threads = 0;
+  switch (admission_.Offer(DemandOf(job), SchedulerNow(), &threads)) {
+    case Admission::Decision::kRun:
+      AdmitJob(job, threads);
+      StartJob(job);
+      break;
+    case Admission::Decision::kQueue:
+      job.Queue();
+      conn.WatchHangup(true);
+      // ninfd owns the socket until the hand-off, so it proves the call
+      // alive itself while it waits (and learns so that the client is gone).
+      conn.StartHeartbeats(job.heartbeat_ms());
+      spdlog::info("event=call_queued job={} call={} function={} peer={} queued={}", job.id(),
+                   job.call_id(), job.function(), conn.peer(), admission_.queued());
+      break;
+    case Admission::Decision::kReject:
+      FinishJob(job, EndReason::kQueueFull);
+      break;
+  }
+  hooks_.publish_load();
+}
+
+void Scheduler::AdmitQueued() {
+  // Not re-entered: a start that fails ends its job, whose FinishJob lands
+  // here again; the outer loop then simply continues.
+  if (admitting_) return;
+  admitting_ = true;
+  while (std::optional<Grant> grant = admission_.Next(SchedulerNow())) {
+    Job &job = *jobs_.at(grant->id);
+    const bool resumed = job.started();  // a persistent executable's next call
+    AdmitJob(job, grant->threads);
+    // The hang-up watch stays on: a client leaving before the hand-off
+    // (while a last heartbeat is written) cancels its call.
+    if (!resumed) StartJob(job);
+  }
+  admitting_ = false;
+  hooks_.publish_load();
+}
+
+void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
+  daemon::Connection *conn = job.conn();
+  const Ending ending = DescribeEnding(job.Facts(admission_.queued()), reason, why);
+  const JobState before = job.state();
+  if (InQueue(before)) admission_.Withdraw(job.id());
+  if (HoldsSlot(before)) admission_.Release(job.threads());
+  job.End();
+
+  const std::string &name = job.function();
+  if (ending.counted) counters_.RecordCall(name, ending.outcome, 0, 0, 0);
+  LogEnding(job, ending, conn ? conn->peer() : "-");
+
+  hooks_.settle(job, ending.tell);
+  if (conn) {
+    conn->set_data(nullptr);
+    job.detach_conn();
+    // Gently in both cases: a close with unread input would reset the
+    // connection and could destroy what the client has not read yet.
+    if (!ending.tell.ok())
+      conn->Fail(ending.tell);
+    else
+      conn->Finish();
+  }
+  if (job.started()) warm_.Refill(name);  // see StartJob
+  jobs_.erase(job.id());                  // frees the job: not to be touched below
+  AdmitQueued();
+  hooks_.maybe_stopped();
+}
+
+void Scheduler::LogEnding(const Job &job, const Ending &ending, const std::string &peer) const {
+  const std::string &name = job.function();
+  if (ending.counted)
+    spdlog::warn(
+        "event=call_end job={} call={} function={} peer={} outcome={} exit={} "
+        "error={} wall_seconds={}",
+        job.id(), job.call_id(), name, peer, CallOutcomeName(ending.outcome),
+        daemon::Quoted(job.exited() ? job.ExitDescription() : "-"),
+        daemon::Quoted(ending.tell.message()), Sec(SecondsBetween(job.arrived(), Clock::now())));
+  else if (job.exited())
+    spdlog::log(job.exit_status() == 0 && job.term_signal() == 0 ? spdlog::level::debug
+                                                                 : spdlog::level::warn,
+                "event=job_exit job={} call={} function={} pid={} exit={} calls={}", job.id(),
+                job.call_id(), name, job.pid(), daemon::Quoted(job.ExitDescription()),
+                job.calls_done());
+}
+
+void Scheduler::BeginShutdown() {
+  stopping_ = true;
+  warm_.Close();
+  for (uint64_t id : admission_.TakeQueue()) FinishJob(*jobs_.at(id), EndReason::kRefused);
+  // So are calls whose arguments never began (they hold no slot yet).
+  std::vector<Job *> awaiting;
+  for (auto &[id, job] : jobs_)
+    if (AwaitsArguments(job->state())) awaiting.push_back(job.get());
+  for (Job *job : awaiting) FinishJob(*job, EndReason::kRefused);
+}
+
+void Scheduler::StopIdleHandles() {
+  // Persistent executables between calls run nothing the grace period
+  // should wait for.
+  for (auto &[id, job] : jobs_)
+    if (job->persistent() && job->started() && !CallOpen(job->state()))
+      job->Kill(KillReason::kShutdown);
+}
+
+void Scheduler::KillAll(KillReason reason) {
+  // A call admitted but not yet handed over (its client does not read the
+  // last heartbeat), or still waiting for its arguments, has no executable
+  // to kill: it is refused instead.
+  std::vector<Job *> unstarted;
+  for (auto &[id, job] : jobs_) {
+    if (KillRefuses(job->state()))
+      unstarted.push_back(job.get());
+    else
+      job->Kill(reason);
+  }
+  for (Job *job : unstarted) FinishJob(*job, EndReason::kRefused);
+}
+
+void Scheduler::CloseBroker() {
+  if (broker_) broker_->Close();
+}
+
+void Scheduler::AddGauges(Gauges *g) const {
+  g->threads_held = admission_.threads_held();
+  g->busy_core_seconds = counters_.busy_core_seconds + OpenBusyCoreSeconds();
+  g->running = admission_.running();
+  g->queued = admission_.queued();
+  g->jobs = jobs_.size() - admission_.queued();
+  g->warm_idle = warm_.idle();
+  for (const auto &[id, job] : jobs_)
+    if (job->persistent() && job->started() && !job->exited()) ++g->persistent_executables;
+}
+
+double Scheduler::PredictedWorkSeconds() const {
+  // Predicted work: a computing call whose size is known (its CalcOrder,
+  // reported when its arguments were in) counts what remains of it at the
+  // function's measured speed; any other running or queued call counts its
+  // function's mean service time (nothing before its first call).
+  const auto now = std::chrono::steady_clock::now();
+  double work = 0;
+  for (const auto &[id, job] : jobs_) {
+    if (!CountsInLoad(job->state())) continue;
+    auto f = counters_.functions.find(job->function());
+    if (f == counters_.functions.end()) continue;
+    if (RoutineRuns(job->state()) && job->work_flops() > 0 && f->second.flops_per_second > 0) {
+      double elapsed = std::chrono::duration<double>(now - job->call_started()).count();
+      work += std::max(0.0, job->work_flops() / f->second.flops_per_second - elapsed);
+    } else if (f->second.completed > 0) {
+      work += f->second.busy_seconds / static_cast<double>(f->second.completed);
+    }
+  }
+  return work;
+}
+
+}  // namespace ninf::server

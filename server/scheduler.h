@@ -1,0 +1,194 @@
+// The job table: every call from its CALL frame to its end. Owns the jobs,
+// admission (slots, threads, the queue), the warm pool and the launch
+// broker; starts calls (a warm executable or a cold spawn), follows their
+// executables' control events, holds them to their deadlines (the watchdog,
+// scheduler_watch.cc) and finishes them.
+//
+//   Server ──Submit(conn, params)──> Job: offered (once its arguments begin),
+//                                    queued or started
+//   WarmPool ──idle Process──> Job (or a cold spawn)
+//   Job ──ARGS_RECEIVED / CALL_DONE / exit──> Scheduler ──FinishJob──> slot
+//                                    freed, stats, next queued call
+//
+// Every way a job can end (normal exit, executable failure, spawn failure,
+// client gone, queue full, shutdown) goes through FinishJob(), the only place
+// that frees a slot, counts the call and admits the next one.
+//
+// Each decision is asked of the policy (admission.h, job_state.h,
+// warm_policy.h, watch_policy.h, reuse_policy.h, job_ending.h); each state
+// change is made by the job itself (job.h). The Server keeps the
+// connections and hands the scheduler the connection events that concern a
+// call. Single-threaded, on the daemon's loop.
+#pragma once
+
+#include <uv.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "daemon/connection.h"
+#include "server/admission.h"
+#include "server/job.h"
+#include "server/job_ending.h"
+#include "server/launch_broker.h"
+#include "server/launcher.h"
+#include "server/registry.h"
+#include "server/settings.h"
+#include "server/stats.h"
+#include "server/warm_pool.h"
+
+namespace ninf::server {
+
+// The job a connection was handed to (Connection::data), or null.
+inline Job *JobOf(const daemon::Connection &conn) { return static_cast<Job *>(conn.data()); }
+
+class Scheduler : public JobEvents {
+ public:
+  // What the scheduler needs from the daemon around it.
+  struct Hooks {
+    // A call was admitted, started or ended: the load the metaserver sees
+    // may have changed.
+    std::function<void()> publish_load;
+    // A job or a warm executable is gone: a shutdown may be complete.
+    std::function<void()> maybe_stopped;
+    // CTL_KEEP from a job's executable (kept data).
+    std::function<void(Job &, const ControlMsg &, daemon::UniqueFd)> keep;
+    // A job ends: a two-phase call's kept result is settled with `why`.
+    std::function<void(Job &, const Status &why)> settle;
+  };
+
+  // `settings`, `registry` and `counters` are the server's and outlive the
+  // scheduler (reloads change them in place); `epoch` starts the
+  // scheduler's clock.
+  Scheduler(uv_loop_t *loop, const Settings &settings, const Registry &registry, int cores,
+            Counters *counters, Clock::time_point epoch, Hooks hooks);
+  ~Scheduler() override;
+  Scheduler(const Scheduler &) = delete;
+  Scheduler &operator=(const Scheduler &) = delete;
+
+  // A CALL for a served function: the job is made and parked on `conn`. It
+  // asks admission for a slot only once its arguments have begun to arrive
+  // (libninf sends them right behind the CALL; a `redirected` client sends
+  // them to the executable): a client that sends CALL and then nothing holds
+  // no slot, only its connection, and is ended after request_timeout_seconds.
+  void Submit(daemon::Connection &conn, CallParams params, bool redirected);
+
+  // Connection events that concern the job parked on `conn`.
+  void OnInputArrived(daemon::Connection &conn);
+  void OnOutputFlushed(daemon::Connection &conn);
+  void OnHangup(daemon::Connection &conn);
+  void OnPeerShutWrite(daemon::Connection &conn);
+  // `job`'s connection was closed (and detached from it).
+  void OnConnectionClosed(Job &job);
+
+  // Twice a second: every job held to its deadlines (watch_policy.h Watch),
+  // the idle handles to their budgets.
+  void RunWatchdog();
+
+  // Shutdown, in the order Server::Shutdown calls them. BeginShutdown: no
+  // more calls (new ones are refused), the warm pool is closed, queued calls
+  // and calls whose arguments never began are refused. StopIdleHandles:
+  // persistent executables between calls are ended. KillAll: every running
+  // executable is killed; calls not handed over yet are refused.
+  void BeginShutdown();
+  void StopIdleHandles();
+  void KillAll(KillReason reason);
+  // No job and no warm executable is left.
+  bool Stopped() const { return jobs_.empty() && warm_.empty(); }
+  void CloseBroker();
+
+  // SIGHUP: idle warm executables are killed (their programs may have been
+  // replaced); each function is warmed again after its next call.
+  void ForgetWarm() { warm_.Clear(); }
+
+  // How `function`'s executable is started (launcher.h).
+  Launch LaunchOf(const std::string &function) const;
+  // Opens the launch broker: on first use, or at start with a
+  // launch_address (a port that cannot be had fails the start, not a call).
+  Status OpenLaunchBroker();
+
+  const Admission &admission() const { return admission_; }
+  std::size_t jobs() const { return jobs_.size(); }
+  // The job table's part of the gauges: calls, jobs, threads, warm pool.
+  void AddGauges(Gauges *g) const;
+  // Predicted seconds of work of the running and queued calls (the load
+  // the metaserver sees).
+  double PredictedWorkSeconds() const;
+  std::size_t WarmIdle(const std::string &function) const { return warm_.idle(function); }
+
+ private:
+  // JobEvents
+  void OnArgsReceived(Job &job, bool resumed) override;
+  void OnCallDone(Job &job, const ControlMsg &msg) override;
+  void OnWantSlot(Job &job) override;
+  void OnClientGone(Job &job) override;
+  void OnReleased(Job &job) override;
+  void OnExit(Job &job) override;
+  void OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) override;
+
+  void OfferJob(Job &job);
+  void StartJob(Job &job);
+  // Hands the job to a warm executable if one takes it; false if none did.
+  bool HandoffWarm(Job &job);
+  // Starts an executable for the job and hands it over; on failure the job
+  // is ended (and deleted) and the result is false.
+  bool HandoffCold(Job &job);
+  // After a hand-off: start replacement warm executables now, later or not.
+  void WarmAfter(const Job &job, bool warm, const std::string &function,
+                 const std::string &executable);
+  // Starts a process of `function` for `owner`: Process::Spawn with its
+  // launch, and the launch broker opened on first use.
+  Status SpawnProcess(const std::string &function, const std::string &executable,
+                      ProcessOwner *owner, Process **out);
+  // Whether `process` may serve another call after this one of `job`'s
+  // (reuse_policy.h MayReuse); `served` counts the calls including this one.
+  bool MayReuseAfter(const Job &job, const Process &process, uint64_t served) const;
+  void AdmitQueued();
+  void FinishJob(Job &job, EndReason reason, const Status &why = Status());
+  // FinishJob's log line: call_end for a counted call, job_exit otherwise.
+  void LogEnding(const Job &job, const Ending &ending, const std::string &peer) const;
+  // CALL_DONE's statistics and call_done log line.
+  void RecordCallDone(const Job &job, const ControlMsg &msg);
+
+  // The scheduler's clock: seconds since the server started.
+  double SchedulerNow() const;
+  // What admission needs to know of a call (its predicted run time).
+  CallDemand DemandOf(const Job &job) const;
+  // The call holds a slot and `threads` now; its wait is counted.
+  void AdmitJob(Job &job, int threads);
+  // Core-seconds of the routines running now, so far.
+  double OpenBusyCoreSeconds() const;
+
+  // The watchdog (scheduler_watch.cc).
+  struct WatchKill {
+    uint64_t job;
+    KillReason reason;
+    std::string detail;
+  };
+  // The kill `job` has earned, if any; catches up on its control first.
+  bool Judge(Job &job, Clock::time_point now, WatchKill *kill);
+  void EndWithoutArguments(uint64_t id);
+  void WatchIdleHandles(Clock::time_point now);
+
+  uv_loop_t *loop_;
+  const Settings &settings_;
+  const Registry &registry_;
+  int cores_;
+  Counters &counters_;
+  Clock::time_point epoch_;
+  Hooks hooks_;
+  Admission admission_;
+  WarmPool warm_;
+  // Owned here; a job is freed in FinishJob.
+  std::unordered_map<uint64_t, std::unique_ptr<Job>> jobs_;
+  uint64_t next_job_id_ = 1;
+  bool admitting_ = false;
+  bool stopping_ = false;
+  std::unique_ptr<LaunchBroker> broker_;  // launched executables' connect-back; on first use
+};
+
+}  // namespace ninf::server

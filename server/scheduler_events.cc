@@ -1,0 +1,179 @@
+// Scheduler: what the executables (JobEvents) and the clients' connections
+// (forwarded by the Server) tell about a call, and what each means for it.
+#include <cmath>
+
+#include "daemon/log.h"
+#include "server/durations.h"
+#include "server/job_state.h"
+#include "server/scheduler.h"
+
+namespace ninf::server {
+
+void Scheduler::OnInputArrived(daemon::Connection &conn) {
+  Job *job = JobOf(conn);
+  if (!job || !AwaitsArguments(job->state())) return;
+  if (!conn.InputWaiting()) {
+    // Readable without bytes: the client closed its side. The arguments can
+    // no longer come.
+    FinishJob(*job, EndReason::kNoArguments,
+              Status(NINF_ERR_PROTOCOL,
+                     "the client closed its side of the connection before the call's arguments"));
+    return;
+  }
+  OfferJob(*job);
+}
+
+void Scheduler::OnOutputFlushed(daemon::Connection &conn) {
+  if (JobOf(conn) && AwaitsHandoff(JobOf(conn)->state())) StartJob(*JobOf(conn));
+}
+
+void Scheduler::OnPeerShutWrite(daemon::Connection &conn) {
+  Job *job = JobOf(conn);
+  if (!job) return;
+  // A half-close is no cancel: the client may still read its result. Ask
+  // the side that writes to the socket now to send a heartbeat; a closed
+  // peer answers it with a reset, which OnHangup then sees.
+  job->CatchUpControl();
+  if (JobOf(conn) != job) return;  // a two-phase call let its client go
+  spdlog::debug("event=peer_shut_write job={} call={} state={}", job->id(), job->call_id(),
+                JobStateName(job->state()));
+  switch (HeartbeatWriterIn(job->state())) {
+    case HeartbeatWriter::kDaemon:
+      conn.Probe();
+      break;
+    case HeartbeatWriter::kExecutable:
+      job->Probe();
+      break;
+    case HeartbeatWriter::kNone:
+      break;
+  }
+}
+
+void Scheduler::OnHangup(daemon::Connection &conn) {
+  Job *job = JobOf(conn);
+  if (!job) return;
+  if (ClientLossEndsCall(job->state())) {
+    FinishJob(*job, EndReason::kHangup);
+    return;
+  }
+  // The hangup and the executable's last control messages may arrive in
+  // the same loop turn; a client that leaves with its result is no cancel.
+  job->CatchUpControl();
+  if (JobOf(conn) != job) return;  // a two-phase call let its client go
+  if (HangupCancels(job->state())) {
+    spdlog::info("event=client_gone job={} call={} function={} peer={} pid={}", job->id(),
+                 job->call_id(), job->function(), conn.peer(), job->pid());
+    job->Kill(KillReason::kClientGone);
+  }
+}
+
+void Scheduler::OnConnectionClosed(Job &job) {
+  // A socket error (often while writing a heartbeat) closes a connection
+  // whose call has not started yet: the call is cancelled, as on a hang-up
+  // (ClientLossEndsCall).
+  if (ClientLossEndsCall(job.state())) FinishJob(job, EndReason::kHangup);
+}
+
+void Scheduler::OnArgsReceived(Job &job, bool resumed) {
+  spdlog::debug("event=args_received job={} call={} function={} resumed={}", job.id(),
+                job.call_id(), job.function(), resumed);
+  // The client shut its write side while the arguments were read (which is
+  // normal for a client that sent everything): now the routine runs, a
+  // heartbeat can tell whether it is still there to read the result.
+  if (job.two_phase() && job.conn()) {
+    // The executable has sent the ticket: the client may leave, and its
+    // leaving cancels nothing. The connection is finished gently.
+    daemon::Connection *conn = job.conn();
+    conn->set_data(nullptr);
+    job.detach_conn();
+    conn->Finish();
+  }
+  if (job.conn() && job.conn()->peer_shut_write()) job.Probe();
+  hooks_.publish_load();  // the call's size is known now
+}
+
+void Scheduler::OnWantSlot(Job &job) {
+  // A persistent executable's next call waits for a slot like any other.
+  if (stopping_) {
+    job.RefuseSlot(Status(NINF_ERR_SHUTTING_DOWN, "the server is shutting down"));
+    return;
+  }
+  int threads = 0;
+  switch (admission_.Offer(DemandOf(job), SchedulerNow(), &threads)) {
+    case Admission::Decision::kRun:
+      AdmitJob(job, threads);
+      break;
+    case Admission::Decision::kQueue:
+      spdlog::info("event=call_queued job={} call={} function={} persistent=1 queued={}", job.id(),
+                   job.call_id(), job.function(), admission_.queued());
+      break;  // AdmitQueued grants it
+    case Admission::Decision::kReject:
+      ++counters_.rejected;
+      job.RefuseSlot(Status(NINF_ERR_SERVER, "server busy"));
+      break;
+  }
+}
+
+void Scheduler::OnClientGone(Job &job) {
+  spdlog::info("event=client_gone job={} call={} function={} pid={} reason=heartbeat_failed",
+               job.id(), job.call_id(), job.function(), job.pid());
+  job.Kill(KillReason::kClientGone);
+}
+
+void Scheduler::OnCallDone(Job &job, const ControlMsg &msg) {
+  RecordCallDone(job, msg);
+  if (IdleBetweenCalls(job.state())) {
+    // Idle between calls, a persistent executable holds no slot.
+    admission_.Release(job.threads());
+    AdmitQueued();
+  }
+  hooks_.publish_load();
+}
+
+void Scheduler::RecordCallDone(const Job &job, const ControlMsg &msg) {
+  CallOutcome outcome = msg.error_code == NINF_OK ? CallOutcome::kCompleted : CallOutcome::kFailed;
+  double busy = msg.recv_seconds + msg.compute_seconds + msg.send_seconds;
+  counters_.RecordCall(job.function(), outcome, std::isfinite(busy) ? busy : 0, msg.bytes_in,
+                       msg.bytes_out);
+  counters_.functions[job.function()].single_threaded = msg.threads == 1;
+  if (outcome == CallOutcome::kCompleted) {
+    counters_.RecordPhases(job.function(), msg.recv_seconds + msg.send_seconds, msg.compute_seconds,
+                           job.threads());
+    counters_.RecordSpeed(job.function(), msg.work_flops, msg.compute_seconds);
+    counters_.RecordStartup(job.StartupSeconds(msg.recv_seconds));
+  }
+  double queue = job.calls_done() == 1 ? SecondsBetween(job.arrived(), job.admitted()) : 0;
+  spdlog::info(
+      "event=call_done job={} call={} function={} peer={} outcome={} error={} "
+      "bytes_in={} bytes_out={} queue_seconds={} recv_seconds={} compute_seconds={} "
+      "send_seconds={} wall_seconds={}",
+      job.id(), msg.call_id, job.function(), job.conn() ? job.conn()->peer() : "-",
+      CallOutcomeName(outcome), msg.error_code, msg.bytes_in, msg.bytes_out, Sec(queue),
+      Sec(msg.recv_seconds), Sec(msg.compute_seconds), Sec(msg.send_seconds),
+      Sec(SecondsBetween(job.call_started(), Clock::now())));
+}
+
+void Scheduler::OnReleased(Job &job) {
+  Process *p = job.ReleaseProcess();
+  p->CountCall();
+  // Back in the pool before the job ends: ending it frees its slot, and a
+  // call of the same function waiting for one takes this process at once.
+  const int pid = p->pid();
+  const uint64_t calls = p->calls_served();
+  bool kept = false;
+  if (MayReuseAfter(job, *p, calls))
+    kept = warm_.Return(p);  // which retires it when it cannot keep it
+  else
+    warm_.Discard(p);
+  spdlog::debug("event=executable_{} job={} function={} pid={} calls={}",
+                kept ? "released" : "retired", job.id(), job.function(), pid, calls);
+  FinishJob(job, EndReason::kReleased);
+}
+
+void Scheduler::OnExit(Job &job) { FinishJob(job, EndReason::kExited); }
+
+void Scheduler::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) {
+  hooks_.keep(job, msg, std::move(data));
+}
+
+}  // namespace ninf::server

@@ -1,0 +1,157 @@
+// Scheduler: the watchdog. Twice a second every job is held to its
+// deadlines and the idle function-handle executables to their budgets; the
+// decisions are the policy's (watch_policy.h: Watch, IdleHandlesToStop),
+// this file only gathers the facts and carries the verdicts out.
+//
+// Transfer progress is read from the kernel, not from the executable: ninfd
+// keeps its own descriptor of the client socket, and TCP_INFO tells how many
+// bytes the socket has received (arguments) and had acknowledged (result).
+// So a stopped executable, a client that stopped sending or reading, or
+// data stuck in a socket after the client died all show as no progress,
+// whatever the executable itself could still report.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <vector>
+
+#include "daemon/log.h"
+#include "server/job_state.h"
+#include "server/scheduler.h"
+#include "server/tcp_progress.h"
+#include "server/watch_policy.h"
+
+namespace ninf::server {
+namespace {
+
+int64_t MsBetween(Clock::time_point from, Clock::time_point to) {
+  if (from == Clock::time_point() || to < from) return 0;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(to - from).count();
+}
+
+// Bytes the socket has moved in the direction `state` transfers: received
+// while the executable reads arguments, acknowledged by the client while it
+// writes the result. 0 when the socket cannot tell (then only the deadline
+// from the state's start applies).
+uint64_t BytesMoved(int fd, JobState state) {
+  TcpProgress p;
+  if (!ReadTcpProgress(fd, &p)) return 0;
+  return WritingResult(state) ? p.bytes_acked : p.bytes_received;
+}
+
+// Resident bytes of a process (0 if it cannot be read).
+uint64_t ResidentBytes(int pid) {
+  std::ifstream statm("/proc/" + std::to_string(pid) + "/statm");
+  uint64_t size = 0, resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+std::string Seconds(int64_t ms) { return std::to_string((ms + 999) / 1000); }
+
+}  // namespace
+
+void Scheduler::RunWatchdog() {
+  const Clock::time_point now = Clock::now();
+  std::vector<WatchKill> kills;
+  std::vector<uint64_t> no_arguments;
+  // By id: catching up on control messages may end or start other jobs.
+  std::vector<uint64_t> ids;
+  for (const auto &[id, owned] : jobs_) ids.push_back(id);
+  for (uint64_t id : ids) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) continue;
+    Job &job = *it->second;
+    if (AwaitsArguments(job.state())) {
+      // A CALL whose arguments have not begun (Scheduler::Submit): it holds
+      // no slot, but its connection for no longer than a request may take.
+      if (MsBetween(job.arrived(), now) > settings_.request_timeout_seconds * 1000)
+        no_arguments.push_back(id);
+      continue;
+    }
+    if (!job.started() || job.exited()) continue;
+    WatchKill kill{id, KillReason::kNone, {}};
+    if (Judge(job, now, &kill)) kills.push_back(std::move(kill));
+  }
+  for (WatchKill &k : kills) {
+    auto it = jobs_.find(k.job);
+    if (it == jobs_.end()) continue;
+    Job &job = *it->second;
+    spdlog::info("event=watchdog_kill job={} call={} function={} pid={} reason={}", job.id(),
+                 job.call_id(), job.function(), job.pid(), daemon::Quoted(k.detail));
+    job.Kill(k.reason, std::move(k.detail));
+  }
+  for (uint64_t id : no_arguments) EndWithoutArguments(id);
+  WatchIdleHandles(now);
+}
+
+bool Scheduler::Judge(Job &job, Clock::time_point now, WatchKill *kill) {
+  WatchLimits limits;
+  limits.transfer_ms = settings_.transfer_timeout_seconds * 1000;
+  limits.handle_idle_ms = settings_.handle_idle_seconds * 1000;
+  auto verdict = [&] {
+    const JobState state = job.state();
+    if (MovesCallData(state))
+      job.NoteProgress(BytesMoved(job.conn() ? job.conn()->fd() : -1, state), now);
+    limits.wall_ms = job.limits().wall_seconds * 1000;
+    return Watch(WatchFacts{state, MsBetween(job.call_started(), now),
+                            MsBetween(job.progress_at(), now), MsBetween(job.idle_since(), now)},
+                 limits);
+  };
+  Verdict v = verdict();
+  if (v == Verdict::kKeep) return false;
+  // Before acting, take the control messages the executable has already
+  // sent (an ARGS_RECEIVED may be waiting): decide on its newest state.
+  job.CatchUpControl();
+  if (job.exited() || (v = verdict()) == Verdict::kKeep) return false;
+  switch (v) {
+    case Verdict::kKeep:
+      return false;
+    case Verdict::kStalled:
+      *kill = {job.id(), KillReason::kStalled,
+               std::string(WritingResult(job.state()) ? "the result" : "the arguments") + " of '" +
+                   job.function() + "' made no progress for " + Seconds(limits.transfer_ms) +
+                   " s (transfer_timeout_seconds)"};
+      return true;
+    case Verdict::kWallLimit:
+      *kill = {job.id(), KillReason::kWallLimit,
+               "'" + job.function() + "' exceeded its wall-clock limit of " +
+                   std::to_string(job.limits().wall_seconds) + " s"};
+      return true;
+    case Verdict::kIdleExpired:
+      *kill = {job.id(), KillReason::kIdleExpired,
+               "the handle's executable was idle for " + Seconds(limits.handle_idle_ms) +
+                   " s (handle_idle_seconds) and was stopped"};
+      return true;
+  }
+  return false;
+}
+
+void Scheduler::EndWithoutArguments(uint64_t id) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end() || !AwaitsArguments(it->second->state())) return;
+  FinishJob(*it->second, EndReason::kNoArguments,
+            Status(NINF_ERR_TIMEOUT, "the call's arguments did not begin within " +
+                                         std::to_string(settings_.request_timeout_seconds) +
+                                         " s of its CALL (request_timeout_seconds)"));
+}
+
+void Scheduler::WatchIdleHandles(Clock::time_point now) {
+  std::vector<IdleHandle> idle;
+  for (auto &[id, job] : jobs_)
+    if (IdleBetweenCalls(job->state()) && job->started() && !job->exited() &&
+        job->kill_reason() == KillReason::kNone)
+      idle.push_back({id, MsBetween(job->idle_since(), now), ResidentBytes(job->pid())});
+  if (idle.empty()) return;
+  for (uint64_t id : IdleHandlesToStop(idle, static_cast<std::size_t>(settings_.max_idle_handles),
+                                       static_cast<uint64_t>(settings_.idle_handle_memory))) {
+    Job &job = *jobs_.at(id);
+    spdlog::info("event=idle_handle_stopped job={} function={} pid={} reason=budget", id,
+                 job.function(), job.pid());
+    job.Kill(KillReason::kIdleExpired,
+             "the server stopped the handle's idle executable to stay within its budget "
+             "(max_idle_handles, idle_handle_memory)");
+  }
+}
+
+}  // namespace ninf::server

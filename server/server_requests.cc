@@ -1,0 +1,165 @@
+// Server: the requests a connection sends. QUERY, LIST and STATS are
+// answered here; a CALL becomes a job of the scheduler, COLLECT, RELEASE and
+// FETCH go to the kept data.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "daemon/log.h"
+#include "ninf.pb.h"
+#include "server/server.h"
+#include "server/watch_policy.h"
+
+namespace ninf::server {
+namespace {
+
+void ReplyError(daemon::Connection &conn, const Status &st) {
+  wire::Error err;
+  EncodeError(st, &err);
+  conn.Reply(FRAME_ERROR, &err);
+}
+
+}  // namespace
+
+void Server::OnRequest(daemon::Connection &conn, const FrameHeader &h, std::string_view body) {
+  bool auth_frame = h.type == FRAME_AUTH || h.type == FRAME_PROOF;
+  // FETCH is authenticated by its token alone (kept_data_service.cc): the
+  // executable of another server reads a block's array with it.
+  if (h.type == FRAME_FETCH) {
+    kept_.HandleFetch(conn, body);
+    return;
+  }
+  if (auth_frame || (auth_required() && !conn.auth().authenticated)) {
+    HandleAuth(conn, h, body);
+    return;
+  }
+  switch (h.type) {
+    case FRAME_QUERY_INTERFACE:
+      HandleQuery(conn, body);
+      break;
+    case FRAME_LIST:
+      HandleList(conn);
+      break;
+    case FRAME_STATS:
+      HandleStats(conn);
+      break;
+    case FRAME_CALL:
+      HandleCall(conn, body);
+      break;
+    case FRAME_COLLECT:
+      kept_.HandleCollect(conn, body);
+      break;
+    case FRAME_RELEASE:
+      kept_.HandleRelease(conn, body);
+      break;
+    case FRAME_PROBE:  // the payload was read and dropped: the answer is the measurement
+      conn.Reply(FRAME_PROBE_REPLY, nullptr);
+      break;
+    default:  // RequestReader lets only the request types through (h.type is a number).
+      conn.Fail(Status(NINF_ERR_INTERNAL, "unexpected request type"));
+  }
+}
+
+void Server::HandleQuery(daemon::Connection &conn, std::string_view body) {
+  wire::QueryInterface query;
+  if (!query.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+    Status st(NINF_ERR_PROTOCOL, "malformed QUERY_INTERFACE message");
+    OnProtocolError(conn, st);
+    conn.Fail(st);
+    return;
+  }
+  const FunctionEntry *entry = registry_.Find(query.name());
+  spdlog::debug("event=query conn={} peer={} function={} found={}", conn.id(), conn.peer(),
+                daemon::Quoted(query.name()), entry != nullptr);
+  if (!entry) {
+    ReplyError(conn, Status(NINF_ERR_FUNCTION_NOT_FOUND,
+                            "no function '" + query.name() + "' on this server"));
+    return;
+  }
+  wire::InterfaceReply reply;
+  *reply.mutable_iface() = ServedInterface(*entry);
+  if (!unix_path_.empty()) {  // clients on this host may switch to it
+    reply.set_unix_socket(unix_path_);
+    reply.set_server_pid(static_cast<uint32_t>(::getpid()));
+  }
+  conn.Reply(FRAME_INTERFACE, &reply);
+}
+
+void Server::HandleList(daemon::Connection &conn) {
+  wire::ListReply reply;
+  for (const std::string &name : registry_.Names()) reply.add_names(name);
+  spdlog::debug("event=list conn={} peer={} functions={}", conn.id(), conn.peer(),
+                reply.names_size());
+  conn.Reply(FRAME_LIST_REPLY, &reply);
+}
+
+void Server::HandleStats(daemon::Connection &conn) {
+  wire::StatsReply reply;
+  reply.set_text(StatsText());
+  spdlog::debug("event=stats conn={} peer={}", conn.id(), conn.peer());
+  conn.Reply(FRAME_STATS_REPLY, &reply);
+}
+
+void Server::HandleCall(daemon::Connection &conn, std::string_view body) {
+  wire::CallRequest req;
+  if (!req.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+    Status st(NINF_ERR_PROTOCOL, "malformed CALL message");
+    OnProtocolError(conn, st);
+    conn.Fail(st);
+    return;
+  }
+  const FunctionEntry *entry = registry_.Find(req.name());
+  if (!entry) {
+    daemon::RateLimitedInfo("call_unknown",
+                            "event=call_unknown conn={} peer={} call={} function={}", conn.id(),
+                            conn.peer(), req.call_id(), daemon::Quoted(req.name()));
+    conn.Fail(Status(NINF_ERR_FUNCTION_NOT_FOUND,
+                     "no function " + daemon::Quoted(req.name()) + " on this server"));
+    return;
+  }
+  CallParams params = ParamsOf(req, *entry, conn);
+  const bool redirected = scheduler_.LaunchOf(req.name()).over_tcp;
+  if (req.submit() && redirected) {
+    conn.Fail(Status(NINF_ERR_NOT_SUPPORTED,
+                     "'" + req.name() +
+                         "' runs on another host than ninfd (launch_address): it cannot serve "
+                         "a two-phase call"));
+    return;
+  }
+  if (req.submit()) {
+    if (Status st = kept_.ReserveResult(req.keep_bytes(), &params); !st.ok()) {
+      spdlog::info("event=submit_refused conn={} peer={} call={} function={} error={}", conn.id(),
+                   conn.peer(), req.call_id(), daemon::Quoted(req.name()),
+                   daemon::Quoted(st.message()));
+      conn.Fail(st);
+      return;
+    }
+  }
+  scheduler_.Submit(conn, std::move(params), redirected);
+}
+
+CallParams Server::ParamsOf(const wire::CallRequest &req, const FunctionEntry &entry,
+                            daemon::Connection &conn) const {
+  CallParams params;
+  params.call_id = req.call_id();
+  params.function = req.name();
+  params.executable = entry.executable;
+  params.persistent = req.persistent();
+  params.reuse = !entry.iface.no_reuse();
+  params.heartbeat_ms = HeartbeatPeriodMs(req.heartbeat_ms(),
+                                          static_cast<uint32_t>(settings_.liveness_seconds * 1000));
+  params.limits = settings_.LimitsOf(req.name());
+  params.redirect_wait_ms = static_cast<uint32_t>(settings_.request_timeout_seconds * 1000);
+  params.work_flops = std::isfinite(req.work_flops()) ? std::max(0.0, req.work_flops()) : 0;
+  params.owner = OwnerOf(conn);
+  return params;
+}
+
+wire::FunctionInterface Server::ServedInterface(const FunctionEntry &entry) const {
+  wire::FunctionInterface iface = entry.iface;
+  iface.set_redirect(LaunchFor(entry.iface, settings_, cores_, ::geteuid() == 0).over_tcp);
+  return iface;
+}
+
+}  // namespace ninf::server
