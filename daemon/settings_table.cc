@@ -257,7 +257,8 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
   for (std::size_t i = 0; i < n; ++i) {
     const Row &row = rows[i];
     std::string help = std::string(row.help) + " [" + SettingEnvName(row.name) + ", default " +
-                       (*row.default_value ? row.default_value : "\"\"") + "]";
+                       (*row.default_value ? row.default_value : "\"\"") +
+                       (row.reload == Reload::kLive ? ", reloads on SIGHUP]" : "]");
     if (row.kind == SettingKind::kBool)  // --insecure alone means true
       flag_options[i] = app.add_flag(SettingFlagName(row.name) + "{true}", flag_values[i], help);
     else

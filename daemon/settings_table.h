@@ -143,6 +143,7 @@ struct Row {
   SettingKind kind;
   const char *default_value;
   const char *help;
+  Reload reload;
 };
 
 // The non-template part of ParseCommandLine: adds the table's flags and
@@ -166,7 +167,7 @@ Status ParseCommandLine(CLI::App &app, std::span<const SettingSpecOf<S>> table, 
   std::vector<settings_detail::Row> rows;
   rows.reserve(table.size());
   for (const SettingSpecOf<S> &spec : table)
-    rows.push_back({spec.name, spec.kind, spec.default_value, spec.help});
+    rows.push_back({spec.name, spec.kind, spec.default_value, spec.help, spec.reload});
   std::vector<std::pair<std::string, std::string>> values;  // raw value, source
   NINF_RETURN_IF_ERROR(settings_detail::Resolve(app, rows, argc, argv, env, extra, cl, &values));
   if (cl->exit_now) return Status::Ok();
