@@ -83,10 +83,10 @@ class Connection {
     uint64_t request_ms = 10000;  // first byte of a request to its last
   };
   // `rules` (which outlives the connection) says which requests the daemon
-  // takes: ninfd's by default, ninf-meta's for the metaserver.
+  // takes (its frame table, frame_table.h).
   static std::unique_ptr<Connection> Open(uv_loop_t *loop, UniqueFd fd, uint64_t id,
                                           std::string peer, Delegate *delegate, Timeouts timeouts,
-                                          const RequestRules &rules = NinfdRequestRules());
+                                          const RequestRules &rules);
   ~Connection() = default;
 
   // Queues one reply frame and writes as much as the socket takes now.

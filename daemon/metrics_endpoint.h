@@ -30,11 +30,6 @@ class Server;
 
 namespace ninf::daemon {
 
-// The `metrics` setting's help, the same in ninfd's and ninf-meta's tables.
-inline constexpr const char *kMetricsSettingHelp =
-    "PORT or HOST:PORT of a Prometheus endpoint, GET /metrics (docs/monitoring.md); a bare "
-    "port listens on 127.0.0.1; \"\": none";
-
 // Parses a `metrics` setting (ninfd's and ninf-meta's): "PORT" (on
 // 127.0.0.1) or "HOST:PORT"; port 0 takes any free one. Errors:
 // NINF_ERR_INVALID_ARGUMENT naming the setting.

@@ -11,15 +11,10 @@ constexpr std::size_t kChunk = 64 * 1024;
 
 }  // namespace
 
-bool IsRequestType(uint16_t type) {
-  return type == FRAME_QUERY_INTERFACE || type == FRAME_CALL || type == FRAME_STATS ||
-         type == FRAME_LIST || type == FRAME_AUTH || type == FRAME_PROOF || type == FRAME_PROBE ||
-         type == FRAME_COLLECT || type == FRAME_RELEASE || type == FRAME_FETCH;
-}
-
-const RequestRules &NinfdRequestRules() {
-  static const RequestRules rules{"ninfd", IsRequestType, kMaxRequestHeader};
-  return rules;
+const RequestRules::Frame *RequestRules::Find(uint16_t type) const {
+  for (const Frame &f : frames)
+    if (f.type == type) return &f;
+  return nullptr;
 }
 
 std::span<uint8_t> RequestReader::Space() {
@@ -72,20 +67,21 @@ Status RequestReader::FinishFixed() {
   // message below instead of "over the limit of 0".
   NINF_RETURN_IF_ERROR(DecodeFrameHeader(fixed_, std::numeric_limits<uint64_t>::max(), &header_));
   const std::string daemon = rules_->daemon;
-  if (!rules_->accepts(header_.type))
+  const RequestRules::Frame *rule = rules_->Find(header_.type);
+  if (!rule)
     return Status(NINF_ERR_PROTOCOL,
                   daemon + " does not accept " + FrameTypeName(header_.type) + " frames");
-  const uint64_t max_payload = header_.type == FRAME_PROBE ? kMaxProbePayload : 0;
+  const uint64_t max_payload = rule->max_payload;
   if (header_.payload_length > max_payload)
     return Status(NINF_ERR_PROTOCOL,
                   std::string(FrameTypeName(header_.type)) + " frame with a payload of " +
                       std::to_string(header_.payload_length) + " bytes; requests to " + daemon +
                       (max_payload ? " carry at most " + std::to_string(max_payload)
                                    : std::string(" carry none")));
-  if (header_.header_length > rules_->max_header)
+  if (header_.header_length > rule->max_header)
     return Status(NINF_ERR_PROTOCOL, "request header of " + std::to_string(header_.header_length) +
                                          " bytes is over " + daemon + "'s limit of " +
-                                         std::to_string(rules_->max_header));
+                                         std::to_string(rule->max_header));
   body_.clear();
   body_filled_ = 0;
   if (header_.header_length == 0)

@@ -1,4 +1,4 @@
-// Incremental reader of the frames a client sends to ninfd.
+// Incremental reader of the frames a client sends to a daemon.
 //
 // The daemon must never read past the frame it is working on: a client
 // pipelines its FRAME_ARGS (and the arrays) right behind FRAME_CALL, and
@@ -7,12 +7,13 @@
 // of the current frame), the caller reads at most that many into Space(),
 // and Commit() validates the 24-byte header as soon as it is complete.
 //
-// Requests carry no payload (but for FRAME_PROBE, whose bytes are read and
-// dropped), and to ninfd their protobuf header is a name at most, so a frame
-// with a payload or a header over the daemon's limit is a protocol error.
-// Which frames a daemon accepts, and how large, are its RequestRules
-// (ninf-meta takes server registrations, which carry interfaces). Pure
-// logic, no sockets.
+// Requests carry no payload (but for ninfd's FRAME_PROBE, whose bytes are
+// read and dropped), and their protobuf header is small, so a frame with a
+// payload or a header over the row's limit is a protocol error. Which frames
+// a daemon accepts, and how large, are its RequestRules, derived from its
+// frame table (frame_table.h: ninfd's requests are a name at most, ninf-meta
+// takes server registrations, which carry interfaces). Pure logic, no
+// sockets.
 #pragma once
 
 #include <cstddef>
@@ -20,31 +21,31 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "protocol/frame.h"
 #include "protocol/status.h"
 
 namespace ninf::daemon {
 
-// Largest protobuf header of a request ninfd accepts.
-inline constexpr uint32_t kMaxRequestHeader = 64 * 1024;
-
-// Whether ninfd accepts a frame of this type from a client.
-bool IsRequestType(uint16_t type);
-
-// What a daemon accepts.
+// What a daemon accepts, derived from its frame table (frame_table.h).
 struct RequestRules {
-  const char *daemon;                    // "ninfd", for the messages
-  bool (*accepts)(uint16_t frame_type);  // request types
-  uint32_t max_header;                   // largest protobuf header
-};
+  struct Frame {
+    uint16_t type;
+    uint32_t max_header;   // largest protobuf header
+    uint64_t max_payload;  // bytes after the header, read and dropped; 0: none
+  };
+  const char *daemon;  // "ninfd", for the messages
+  std::vector<Frame> frames;
 
-// ninfd's: IsRequestType, kMaxRequestHeader.
-const RequestRules &NinfdRequestRules();
+  // The row of `type`, or null when the daemon does not accept it.
+  const Frame *Find(uint16_t type) const;
+};
 
 class RequestReader {
  public:
-  explicit RequestReader(const RequestRules &rules = NinfdRequestRules()) : rules_(&rules) {}
+  // `rules` outlives the reader.
+  explicit RequestReader(const RequestRules &rules) : rules_(&rules) {}
 
   // Where the next read goes: never larger than what remains of the current
   // frame (and at most 64 KiB at a time, so memory follows the bytes that

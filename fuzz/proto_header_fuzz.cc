@@ -110,13 +110,11 @@ void FuzzCall(const uint8_t *data, std::size_t size) {
 }
 
 // The reply path of the client: an Error frame's code becomes a Status
-// (Channel::RecvReply clamps codes outside the list).
+// (ErrorFromWire, as Channel::RecvReply does, clamps codes outside the list).
 void FuzzError(const uint8_t *data, std::size_t size) {
   wire::Error err;
   if (!ParseMessage(data, size, &err)) return;
-  int code = err.code();
-  if (code <= NINF_OK || code >= NINF_ERR_COUNT_) code = NINF_ERR_SERVER;
-  Status st(code, err.message());
+  Status st(ninf::ErrorFromWire(err.code()), err.message());
   CheckStatus(st);
   (void)st.ToString();
 }

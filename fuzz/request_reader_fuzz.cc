@@ -1,5 +1,5 @@
 // ninfd's request path without sockets: the bytes a client sends, cut into
-// reads of sizes taken from the input, through server::RequestReader
+// reads of sizes taken from the input, through daemon::RequestReader with ninfd's rules
 // (Space/Commit/complete/Reset), then each complete frame's body parsed as
 // Server::OnRequest does, and the replies built from what the client sent
 // checked to be decodable by a client.
@@ -22,6 +22,7 @@
 #include "protocol/frame.h"
 #include "protocol/status.h"
 #include "server/registry.h"
+#include "server/server.h"
 
 namespace {
 
@@ -161,7 +162,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
   const uint8_t *stream = data + 1;
   const std::size_t total = size - 1;
 
-  RequestReader reader;
+  RequestReader reader(ninf::server::NinfdRequestRules());
   std::size_t pos = 0;
   std::size_t frame_bytes = 0;  // committed since the frame began
   while (pos < total) {
@@ -194,8 +195,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
     FUZZ_CHECK(h.payload_length == 0 ||
                    (h.type == ninf::FRAME_PROBE && h.payload_length <= ninf::kMaxProbePayload),
                "a request with a payload was accepted");
-    FUZZ_CHECK(h.header_length <= ninf::daemon::kMaxRequestHeader, "oversized request accepted");
-    FUZZ_CHECK(ninf::daemon::IsRequestType(h.type), "not a request type");
+    FUZZ_CHECK(h.header_length <= ninf::server::kMaxRequestHeader, "oversized request accepted");
+    FUZZ_CHECK(ninf::server::NinfdRequestRules().Find(h.type) != nullptr, "not a request type");
     FUZZ_CHECK(reader.Space().empty(), "a complete frame wants more bytes");
     FUZZ_CHECK(reader.Commit(0).ok(), "Commit(0) on a complete frame failed");
     Dispatch(h, reader.body());

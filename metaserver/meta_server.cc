@@ -23,24 +23,6 @@ namespace {
 using daemon::Connection;
 using daemon::Quoted;
 
-bool IsMetaRequest(uint16_t type) {
-  switch (type) {
-    case FRAME_QUERY_INTERFACE:
-    case FRAME_STATS:
-    case FRAME_LIST:
-    case FRAME_AUTH:
-    case FRAME_PROOF:
-    case FRAME_META_REGISTER:
-    case FRAME_META_LOAD:
-    case FRAME_META_PLACE:
-    case FRAME_META_OUTCOME:
-    case FRAME_META_PROBED:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Client-named sites: names up to this long, links up to this many.
 constexpr std::size_t kMaxSiteName = 128;
 constexpr std::size_t kMaxLinks = 100000;
@@ -71,10 +53,9 @@ std::string Fixed(double v, int decimals) {
 }  // namespace
 
 const daemon::RequestRules &MetaRequestRules() {
-  static const daemon::RequestRules rules{"ninf-meta", IsMetaRequest, kMaxMetaRequestHeader};
+  static const daemon::RequestRules rules = daemon::RulesOf("ninf-meta", MetaServer::Requests());
   return rules;
 }
-
 MetaServer::MetaServer(uv_loop_t *loop, const MetaSettings &settings)
     : loop_(loop),
       settings_(settings),
@@ -189,42 +170,62 @@ void MetaServer::OnClosed(Connection &conn) {
   MaybeStopped();
 }
 
+std::span<const daemon::FrameRoute<MetaServer>> MetaServer::Requests() {
+  using daemon::FrameAccess;
+  using Route = daemon::FrameRoute<MetaServer>;
+  constexpr uint32_t kHeader = kMaxMetaRequestHeader;
+  static const Route kRoutes[] = {
+      {FRAME_AUTH, FrameAccess::kHandshake, kHeader, 0,
+       [](MetaServer &m, Connection &c, const FrameHeader &h, std::string_view b) {
+         m.ServeHandshake(c, h, b);
+       }},
+      {FRAME_PROOF, FrameAccess::kHandshake, kHeader, 0,
+       [](MetaServer &m, Connection &c, const FrameHeader &h, std::string_view b) {
+         m.ServeHandshake(c, h, b);
+       }},
+      {FRAME_META_REGISTER, FrameAccess::kAuthenticated, kHeader, 0,
+       [](MetaServer &m, Connection &c, const FrameHeader &, std::string_view b) {
+         m.HandleRegister(c, b);
+       }},
+      {FRAME_META_LOAD, FrameAccess::kAuthenticated, kHeader, 0,
+       [](MetaServer &m, Connection &c, const FrameHeader &, std::string_view b) {
+         m.HandleLoad(c, b);
+       }},
+      {FRAME_QUERY_INTERFACE, FrameAccess::kAuthenticated, kHeader, 0,
+       [](MetaServer &m, Connection &c, const FrameHeader &, std::string_view b) {
+         m.HandleQuery(c, b);
+       }},
+      {FRAME_LIST, FrameAccess::kAuthenticated, kHeader, 0,
+       [](MetaServer &m, Connection &c, const FrameHeader &, std::string_view) {
+         m.HandleList(c);
+       }},
+      {FRAME_META_PLACE, FrameAccess::kAuthenticated, kHeader, 0,
+       [](MetaServer &m, Connection &c, const FrameHeader &, std::string_view b) {
+         m.HandlePlace(c, b);
+       }},
+      {FRAME_META_OUTCOME, FrameAccess::kAuthenticated, kHeader, 0,
+       [](MetaServer &m, Connection &c, const FrameHeader &, std::string_view b) {
+         m.HandleOutcome(c, b);
+       }},
+      {FRAME_META_PROBED, FrameAccess::kAuthenticated, kHeader, 0,
+       [](MetaServer &m, Connection &c, const FrameHeader &, std::string_view b) {
+         m.HandleProbed(c, b);
+       }},
+      {FRAME_STATS, FrameAccess::kAuthenticated, kHeader, 0,
+       [](MetaServer &m, Connection &c, const FrameHeader &, std::string_view b) {
+         m.HandleStats(c, b);
+       }},
+  };
+  return kRoutes;
+}
+
+void MetaServer::ServeHandshake(Connection &conn, const FrameHeader &h, std::string_view body) {
+  ServeAuthFrame(conn, keys_, h, body, static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000,
+                 &counters_.auth_failures);
+}
+
 void MetaServer::OnRequest(Connection &conn, const FrameHeader &h, std::string_view body) {
-  bool auth_frame = h.type == FRAME_AUTH || h.type == FRAME_PROOF;
-  if (auth_frame || (!keys_.keys.empty() && !conn.auth().authenticated)) {
-    ServeAuthFrame(conn, keys_, h, body,
-                   static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000,
-                   &counters_.auth_failures);
-    return;
-  }
-  switch (h.type) {
-    case FRAME_META_REGISTER:
-      HandleRegister(conn, body);
-      break;
-    case FRAME_META_LOAD:
-      HandleLoad(conn, body);
-      break;
-    case FRAME_QUERY_INTERFACE:
-      HandleQuery(conn, body);
-      break;
-    case FRAME_LIST:
-      HandleList(conn);
-      break;
-    case FRAME_META_PLACE:
-      HandlePlace(conn, body);
-      break;
-    case FRAME_META_OUTCOME:
-      HandleOutcome(conn, body);
-      break;
-    case FRAME_META_PROBED:
-      HandleProbed(conn, body);
-      break;
-    case FRAME_STATS:
-      HandleStats(conn, body);
-      break;
-    default:  // MetaRequestRules lets only the types above through
-      conn.Fail(Status(NINF_ERR_INTERNAL, "unexpected request type"));
-  }
+  daemon::Dispatch(*this, Requests(), !keys_.keys.empty(), conn, h, body);
 }
 
 void MetaServer::Ack(Connection &conn, bool register_again) {

@@ -18,10 +18,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 
 #include "daemon/connection.h"
+#include "daemon/frame_table.h"
 #include "daemon/listener.h"
 #include "daemon/metrics_endpoint.h"
 #include "metaserver/meta_settings.h"
@@ -62,6 +64,12 @@ class MetaServer : public daemon::Connection::Delegate {
   void OnInputArrived(daemon::Connection &) override {}
 
   void Accept(daemon::UniqueFd fd, const std::string &peer);
+  // ninf-meta's frame table, the only list of what a peer may send
+  // (MetaRequestRules derives the reader's).
+  static std::span<const daemon::FrameRoute<MetaServer>> Requests();
+  friend const daemon::RequestRules &MetaRequestRules();
+  // The authentication handshake (daemon/auth_handshake.h) with ninf-meta's keys.
+  void ServeHandshake(daemon::Connection &conn, const FrameHeader &h, std::string_view body);
   void HandleRegister(daemon::Connection &conn, std::string_view body);
   void HandleLoad(daemon::Connection &conn, std::string_view body);
   void HandleQuery(daemon::Connection &conn, std::string_view body);

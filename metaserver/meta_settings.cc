@@ -1,6 +1,6 @@
 #include "metaserver/meta_settings.h"
 
-#include "daemon/metrics_endpoint.h"
+#include "daemon/common_settings.h"
 #include "metaserver/placement.h"
 #include "protocol/default_ports.h"
 #include "protocol/install_paths.h"
@@ -17,10 +17,8 @@ using daemon::SettingKind;
 constexpr int64_t kMaxInt = int64_t{1} << 62;
 
 const MetaSettingSpec kTable[] = {
-    {"port", SettingKind::kInteger, kMetaPortText, 0, 65535,
-     "TCP port to listen on (0 picks any free port; see ready_file)", &MetaSettings::port},
-    {"listen", SettingKind::kString, "127.0.0.1", 0, 0,
-     "address to listen on (\"0.0.0.0\" or \"::\" for every interface)", &MetaSettings::listen},
+    daemon::PortRow<MetaSettings>(kMetaPortText),
+    daemon::ListenRow<MetaSettings>(),
     {"policy", SettingKind::kString, "completion", 0, 0,
      "how calls are placed: completion (earliest predicted finish: queue, link, compute), "
      "load (least loaded server only), round-robin, random",
@@ -58,15 +56,9 @@ const MetaSettingSpec kTable[] = {
      "open connections, servers' and clients' together", &MetaSettings::max_connections},
     {"idle_timeout_seconds", SettingKind::kInteger, "60", 1, 86400,
      "close a connection that sends nothing for this long", &MetaSettings::idle_timeout_seconds},
-    {"request_timeout_seconds", SettingKind::kInteger, "10", 1, 3600,
-     "a request must arrive whole within this long of its first byte",
-     &MetaSettings::request_timeout_seconds},
-    {"log_level", SettingKind::kLogLevel, "info", 0, 0,
-     "trace, debug, info, warn, error, critical or off", &MetaSettings::log_level,
-     daemon::Reload::kLive},
-    {"ready_file", SettingKind::kString, "", 0, 0,
-     "once listening, write the port number and a newline into this file",
-     &MetaSettings::ready_file},
+    daemon::RequestTimeoutRow<MetaSettings>(),
+    daemon::LogLevelRow<MetaSettings>(),
+    daemon::ReadyFileRow<MetaSettings>(),
     {"key_file", SettingKind::kString, "", 0, 0,
      "file of shared keys (one per line, mode 0600) that servers and clients must prove they "
      "hold (docs/security.md); \"\": no authentication",
@@ -75,8 +67,7 @@ const MetaSettingSpec kTable[] = {
      "serve a non-loopback listen address without a key_file: anyone who reaches the port may "
      "register a server and be sent calls",
      &MetaSettings::insecure},
-    {"metrics", SettingKind::kString, "", 0, 0, daemon::kMetricsSettingHelp,
-     &MetaSettings::metrics},
+    daemon::MetricsRow<MetaSettings>(),
 };
 
 }  // namespace

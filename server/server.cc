@@ -179,7 +179,7 @@ void Server::Accept(daemon::UniqueFd fd, const std::string &peer) {
   // start a request than to finish one.
   if (auth_required()) timeouts.idle_ms = std::min(timeouts.idle_ms, timeouts.request_ms);
   std::unique_ptr<daemon::Connection> conn =
-      daemon::Connection::Open(loop_, std::move(fd), id, peer, this, timeouts);
+      daemon::Connection::Open(loop_, std::move(fd), id, peer, this, timeouts, NinfdRequestRules());
   if (!conn) return;
   daemon::Connection *raw = conn.get();
   connections_.emplace(raw, std::move(conn));

@@ -22,10 +22,12 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 
 #include "daemon/connection.h"
+#include "daemon/frame_table.h"
 #include "daemon/listener.h"
 #include "daemon/metrics_endpoint.h"
 #include "ninf.pb.h"
@@ -38,6 +40,12 @@
 #include "server/stats.h"
 
 namespace ninf::server {
+
+// Largest protobuf header of a request ninfd accepts: a name at most.
+inline constexpr uint32_t kMaxRequestHeader = 64 * 1024;
+
+// What ninfd's connections accept: its frame table's rules (server_requests.cc).
+const daemon::RequestRules &NinfdRequestRules();
 
 class Server : public daemon::Connection::Delegate {
  public:
@@ -94,7 +102,10 @@ class Server : public daemon::Connection::Delegate {
   void HandleAuth(daemon::Connection &conn, const FrameHeader &h, std::string_view body);
   bool auth_required() const { return !keys_.keys.empty(); }
 
-  // The requests (server_requests.cc).
+  // The requests (server_requests.cc): ninfd's frame table, the only list
+  // of what a client may send (NinfdRequestRules derives the reader's).
+  static std::span<const daemon::FrameRoute<Server>> Requests();
+  friend const daemon::RequestRules &NinfdRequestRules();
   void HandleQuery(daemon::Connection &conn, std::string_view body);
   void HandleList(daemon::Connection &conn);
   void HandleStats(daemon::Connection &conn);

@@ -22,43 +22,65 @@ void ReplyError(daemon::Connection &conn, const Status &st) {
 
 }  // namespace
 
+std::span<const daemon::FrameRoute<Server>> Server::Requests() {
+  using daemon::FrameAccess;
+  using Route = daemon::FrameRoute<Server>;
+  constexpr uint32_t kHeader = kMaxRequestHeader;
+  static const Route kRoutes[] = {
+      {FRAME_AUTH, FrameAccess::kHandshake, kHeader, 0,
+       [](Server &s, daemon::Connection &c, const FrameHeader &h, std::string_view b) {
+         s.HandleAuth(c, h, b);
+       }},
+      {FRAME_PROOF, FrameAccess::kHandshake, kHeader, 0,
+       [](Server &s, daemon::Connection &c, const FrameHeader &h, std::string_view b) {
+         s.HandleAuth(c, h, b);
+       }},
+      // FETCH is authenticated by its token alone (kept_data_service.cc): the
+      // executable of another server reads a block's array with it.
+      {FRAME_FETCH, FrameAccess::kToken, kHeader, 0,
+       [](Server &s, daemon::Connection &c, const FrameHeader &, std::string_view b) {
+         s.kept_.HandleFetch(c, b);
+       }},
+      {FRAME_QUERY_INTERFACE, FrameAccess::kAuthenticated, kHeader, 0,
+       [](Server &s, daemon::Connection &c, const FrameHeader &, std::string_view b) {
+         s.HandleQuery(c, b);
+       }},
+      {FRAME_LIST, FrameAccess::kAuthenticated, kHeader, 0,
+       [](Server &s, daemon::Connection &c, const FrameHeader &, std::string_view) {
+         s.HandleList(c);
+       }},
+      {FRAME_STATS, FrameAccess::kAuthenticated, kHeader, 0,
+       [](Server &s, daemon::Connection &c, const FrameHeader &, std::string_view) {
+         s.HandleStats(c);
+       }},
+      {FRAME_CALL, FrameAccess::kAuthenticated, kHeader, 0,
+       [](Server &s, daemon::Connection &c, const FrameHeader &, std::string_view b) {
+         s.HandleCall(c, b);
+       }},
+      {FRAME_COLLECT, FrameAccess::kAuthenticated, kHeader, 0,
+       [](Server &s, daemon::Connection &c, const FrameHeader &, std::string_view b) {
+         s.kept_.HandleCollect(c, b);
+       }},
+      {FRAME_RELEASE, FrameAccess::kAuthenticated, kHeader, 0,
+       [](Server &s, daemon::Connection &c, const FrameHeader &, std::string_view b) {
+         s.kept_.HandleRelease(c, b);
+       }},
+      // The payload was read and dropped: the answer is the measurement.
+      {FRAME_PROBE, FrameAccess::kAuthenticated, kHeader, kMaxProbePayload,
+       [](Server &, daemon::Connection &c, const FrameHeader &, std::string_view) {
+         c.Reply(FRAME_PROBE_REPLY, nullptr);
+       }},
+  };
+  return kRoutes;
+}
+
+const daemon::RequestRules &NinfdRequestRules() {
+  static const daemon::RequestRules rules = daemon::RulesOf("ninfd", Server::Requests());
+  return rules;
+}
+
 void Server::OnRequest(daemon::Connection &conn, const FrameHeader &h, std::string_view body) {
-  bool auth_frame = h.type == FRAME_AUTH || h.type == FRAME_PROOF;
-  // FETCH is authenticated by its token alone (kept_data_service.cc): the
-  // executable of another server reads a block's array with it.
-  if (h.type == FRAME_FETCH) {
-    kept_.HandleFetch(conn, body);
-    return;
-  }
-  if (auth_frame || (auth_required() && !conn.auth().authenticated)) {
-    HandleAuth(conn, h, body);
-    return;
-  }
-  switch (h.type) {
-    case FRAME_QUERY_INTERFACE:
-      HandleQuery(conn, body);
-      break;
-    case FRAME_LIST:
-      HandleList(conn);
-      break;
-    case FRAME_STATS:
-      HandleStats(conn);
-      break;
-    case FRAME_CALL:
-      HandleCall(conn, body);
-      break;
-    case FRAME_COLLECT:
-      kept_.HandleCollect(conn, body);
-      break;
-    case FRAME_RELEASE:
-      kept_.HandleRelease(conn, body);
-      break;
-    case FRAME_PROBE:  // the payload was read and dropped: the answer is the measurement
-      conn.Reply(FRAME_PROBE_REPLY, nullptr);
-      break;
-    default:  // RequestReader lets only the request types through (h.type is a number).
-      conn.Fail(Status(NINF_ERR_INTERNAL, "unexpected request type"));
-  }
+  daemon::Dispatch(*this, Requests(), auth_required(), conn, h, body);
 }
 
 void Server::HandleQuery(daemon::Connection &conn, std::string_view body) {

@@ -7,7 +7,7 @@
 #include <iterator>
 #include <variant>
 
-#include "daemon/metrics_endpoint.h"
+#include "daemon/common_settings.h"
 #include "protocol/default_ports.h"
 #include "protocol/install_paths.h"
 
@@ -24,10 +24,8 @@ using daemon::SettingKind;
 constexpr int64_t kMaxInt = int64_t{1} << 62;
 
 const SettingSpec kTable[] = {
-    {"port", SettingKind::kInteger, kNinfdPortText, 0, 65535,
-     "TCP port to listen on (0 picks any free port; see ready_file)", &Settings::port},
-    {"listen", SettingKind::kString, "127.0.0.1", 0, 0,
-     "address to listen on (\"0.0.0.0\" or \"::\" for every interface)", &Settings::listen},
+    daemon::PortRow<Settings>(kNinfdPortText),
+    daemon::ListenRow<Settings>(),
     {"unix_socket", SettingKind::kString, "auto", 0, 0,
      "Unix-domain socket for clients on this host (arrays through shared memory, not TCP): "
      "a path, \"auto\" (/tmp/ninfd-PORT.sock if it can be made), or \"\" for none",
@@ -73,9 +71,7 @@ const SettingSpec kTable[] = {
     {"idle_timeout_seconds", SettingKind::kInteger, "60", 1, 86400,
      "close a connection that sends nothing for this long before its call",
      &Settings::idle_timeout_seconds},
-    {"request_timeout_seconds", SettingKind::kInteger, "10", 1, 3600,
-     "a request must arrive whole within this long of its first byte (slow senders are cut off)",
-     &Settings::request_timeout_seconds},
+    daemon::RequestTimeoutRow<Settings>(),
     {"transfer_timeout_seconds", SettingKind::kInteger, "60", 1, 86400,
      "kill a call whose arguments or result make no progress on the wire for this long",
      &Settings::transfer_timeout_seconds, Reload::kLive},
@@ -128,10 +124,8 @@ const SettingSpec kTable[] = {
     {"executable_max_seconds", SettingKind::kInteger, "3600", 0, kMaxInt,
      "a reused executable process is replaced once it has lived this long (0: never)",
      &Settings::executable_max_seconds, Reload::kLive},
-    {"log_level", SettingKind::kLogLevel, "info", 0, 0,
-     "trace, debug, info, warn, error, critical or off", &Settings::log_level, Reload::kLive},
-    {"ready_file", SettingKind::kString, "", 0, 0,
-     "once listening, write the port number and a newline into this file", &Settings::ready_file},
+    daemon::LogLevelRow<Settings>(),
+    daemon::ReadyFileRow<Settings>(),
     {"key_file", SettingKind::kString, "", 0, 0,
      "file of shared keys (one per line, mode 0600) that clients must prove they hold before "
      "any request (docs/security.md); \"\": no authentication",
@@ -179,7 +173,7 @@ const SettingSpec kTable[] = {
      "over TCP, and then clients are redirected to them: for ranks on other hosts "
      "(docs/cluster.md); \"\": a Unix socket, rank 0 on this host",
      &Settings::launch_address},
-    {"metrics", SettingKind::kString, "", 0, 0, daemon::kMetricsSettingHelp, &Settings::metrics},
+    daemon::MetricsRow<Settings>(),
 };
 
 Status Invalid(const std::string &source, const std::string &what) {

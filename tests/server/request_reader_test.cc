@@ -6,9 +6,20 @@
 #include <cstring>
 
 #include "ninf.pb.h"
+#include "server/server.h"
 
 using namespace ninf;
-using ninf::daemon::RequestReader;
+
+namespace {
+
+// ninfd's reader: the rules of its frame table (server_requests.cc).
+class RequestReader : public daemon::RequestReader {
+ public:
+  RequestReader() : daemon::RequestReader(server::NinfdRequestRules()) {}
+  using daemon::RequestReader::RequestReader;
+};
+
+}  // namespace
 
 namespace {
 
@@ -112,7 +123,7 @@ TEST_CASE("reader_rejects_bad_headers", "[reader]") {
   }
   SECTION("a header over the request limit") {
     std::string f = Frame(FRAME_QUERY_INTERFACE, "");
-    uint32_t big = daemon::kMaxRequestHeader + 1;
+    uint32_t big = server::kMaxRequestHeader + 1;
     for (int i = 0; i < 4; ++i) f[8 + i] = static_cast<char>(big >> (8 * i));
     RequestReader r;
     Feed(r, f, 100, &st);
@@ -130,7 +141,7 @@ TEST_CASE("reader_rejects_bad_headers", "[reader]") {
 TEST_CASE("reader_body_space_grows_with_data", "[reader]") {
   // A client announcing a large header gets buffer space in 64 KiB steps,
   // not the announced size at once.
-  std::string body(daemon::kMaxRequestHeader, 'x');
+  std::string body(server::kMaxRequestHeader, 'x');
   RequestReader r;
   Status st;
   Feed(r, Frame(FRAME_QUERY_INTERFACE, body).substr(0, kFrameHeaderSize), 100, &st);
