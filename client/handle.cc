@@ -6,6 +6,7 @@
 #include "client/exchange.h"
 #include "client/interfaces.h"
 #include "client/remote_call.h"
+#include "protocol/ask.h"
 
 namespace ninf::client {
 
@@ -17,11 +18,8 @@ Status FunctionHandle::Init(const ServerAddress &server, const std::string &func
   // that its server is there and serves the function.
   std::unique_ptr<Channel> ch;
   NINF_RETURN_IF_ERROR(ConnectToServer(server_, &ch));
-  wire::ListRequest req;
-  NINF_RETURN_IF_ERROR(ch->SendFrame(FRAME_LIST, &req));
   wire::ListReply list;
-  FrameHeader h;
-  NINF_RETURN_IF_ERROR(ch->RecvReply(FRAME_LIST_REPLY, 0, &list, &h));
+  NINF_RETURN_IF_ERROR(Ask(*ch, wire::ListRequest(), &list));
   bool served = false;
   for (const std::string &name : list.names()) served = served || name == function_;
   if (!served)

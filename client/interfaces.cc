@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "client/connect.h"
+#include "protocol/ask.h"
 
 namespace ninf::client {
 namespace {
@@ -28,10 +29,8 @@ Status GetInterface(const ServerAddress &server, const std::string &function, Ch
   if ((*out = CachedInterface(server, function))) return Status::Ok();
   wire::QueryInterface q;
   q.set_name(function);
-  NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_QUERY_INTERFACE, &q));
   wire::InterfaceReply reply;
-  FrameHeader h;
-  NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_INTERFACE, 0, &reply, &h));
+  NINF_RETURN_IF_ERROR(Ask(ch, q, &reply));
   Status st = ValidateInterface(reply.iface());
   if (!st.ok())
     return Status(st.code(), "server sent a bad interface for '" + function + "': " + st.message());

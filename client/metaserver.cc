@@ -10,6 +10,7 @@
 #include "client/exchange.h"
 #include "client/interfaces.h"
 #include "client/options.h"
+#include "protocol/ask.h"
 #include "protocol/default_ports.h"
 #include "protocol/layout.h"
 
@@ -44,17 +45,15 @@ void GiveBack(const ServerAddress &meta, std::unique_ptr<Channel> ch) {
 // One request/reply with the metaserver, on a pooled connection if one is
 // idle (the metaserver may have closed it meanwhile: then once more on a
 // new one).
-Status Exchange(const ServerAddress &meta, FrameType type,
-                const google::protobuf::MessageLite &request, FrameType expected,
-                google::protobuf::MessageLite *reply) {
+template <class Request>
+Status Exchange(const ServerAddress &meta, const Request &request,
+                typename Rpc<Request>::Reply *reply) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::unique_ptr<Channel> ch = attempt == 0 ? TakePooled(meta) : nullptr;
     const bool pooled = ch != nullptr;
     if (!ch) NINF_RETURN_IF_ERROR(ConnectToServer(meta, &ch));
     ch->set_timeout_ms(kMetaTimeoutMs);
-    FrameHeader h;
-    Status st = ch->SendFrame(type, &request);
-    if (st.ok()) st = ch->RecvReply(expected, 0, reply, &h);
+    Status st = Ask(*ch, request, reply);
     if (st.ok()) {
       GiveBack(meta, std::move(ch));
       return st;
@@ -160,7 +159,7 @@ Status MetaInterface(const ServerAddress &meta, const std::string &function, Int
 
 Status MetaPlace(const ServerAddress &meta, wire::PlaceRequest request, wire::Placement *out) {
   if (request.site().empty()) request.set_site(ClientSite());
-  NINF_RETURN_IF_ERROR(Exchange(meta, FRAME_META_PLACE, request, FRAME_META_PLACEMENT, out));
+  NINF_RETURN_IF_ERROR(Exchange(meta, request, out));
   if (out->probe_size() == 0) return Status::Ok();
   for (const wire::PlacementTarget &t : out->probe()) {
     ServerAddress server;
@@ -173,16 +172,16 @@ Status MetaPlace(const ServerAddress &meta, wire::PlaceRequest request, wire::Pl
     probe.set_site(out->site());
     probe.set_server_id(t.server_id());
     wire::MetaAck ack;
-    (void)Exchange(meta, FRAME_META_PROBED, probe, FRAME_META_ACK, &ack);
+    (void)Exchange(meta, probe, &ack);
   }
   request.set_no_probe(true);
   out->Clear();
-  return Exchange(meta, FRAME_META_PLACE, request, FRAME_META_PLACEMENT, out);
+  return Exchange(meta, request, out);
 }
 
 void MetaReportOutcome(const ServerAddress &meta, const wire::CallOutcome &outcome) {
   wire::MetaAck ack;
-  (void)Exchange(meta, FRAME_META_OUTCOME, outcome, FRAME_META_ACK, &ack);
+  (void)Exchange(meta, outcome, &ack);
 }
 
 Status ProbeLink(const ServerAddress &server, uint64_t small, uint64_t large,

@@ -7,6 +7,7 @@
 
 #include "ninf.pb.h"
 #include "protocol/address.h"
+#include "protocol/ask.h"
 #include "protocol/auth.h"
 #include "protocol/layout.h"
 #include "protocol/wire.h"
@@ -62,10 +63,8 @@ Status QueryStats(const std::string &host, int port, int timeout_ms, const std::
   return WithDaemon(host, port, timeout_ms, key_file, [&](Channel &channel) {
     wire::StatsRequest request;
     request.set_view(view);
-    NINF_RETURN_IF_ERROR(channel.SendFrame(FRAME_STATS, &request));
     wire::StatsReply reply;
-    FrameHeader h;
-    NINF_RETURN_IF_ERROR(channel.RecvReply(FRAME_STATS_REPLY, 0, &reply, &h));
+    NINF_RETURN_IF_ERROR(Ask(channel, request, &reply));
     *text = reply.text();
     return Status::Ok();
   });
@@ -92,17 +91,13 @@ int PrintFunctions(const char *program, const std::string &listen, int port,
   if (!Target(program, listen, port, server, &target)) return 1;
   std::vector<std::string> lines;
   Status st = WithDaemon(target.host, target.port, kTimeoutMs, key_file, [&](Channel &channel) {
-    wire::ListRequest list;
-    NINF_RETURN_IF_ERROR(channel.SendFrame(FRAME_LIST, &list));
     wire::ListReply names;
-    FrameHeader h;
-    NINF_RETURN_IF_ERROR(channel.RecvReply(FRAME_LIST_REPLY, 0, &names, &h));
+    NINF_RETURN_IF_ERROR(Ask(channel, wire::ListRequest(), &names));
     for (const std::string &name : names.names()) {
       wire::QueryInterface query;
       query.set_name(name);
-      NINF_RETURN_IF_ERROR(channel.SendFrame(FRAME_QUERY_INTERFACE, &query));
       wire::InterfaceReply reply;
-      NINF_RETURN_IF_ERROR(channel.RecvReply(FRAME_INTERFACE, 0, &reply, &h));
+      NINF_RETURN_IF_ERROR(Ask(channel, query, &reply));
       NINF_RETURN_IF_ERROR(ValidateInterface(reply.iface()));
       lines.push_back(FunctionLine(reply.iface()));
     }

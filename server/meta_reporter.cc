@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "daemon/log.h"
+#include "protocol/ask.h"
 #include "protocol/auth.h"
 #include "protocol/wire.h"
 
@@ -139,7 +140,6 @@ Status MetaReporter::Session() {
   uint64_t sequence = 0;
   for (;;) {
     wire::MetaAck ack;
-    FrameHeader h;
     if (must_register) {
       wire::ServerRegistration reg;
       {
@@ -147,8 +147,7 @@ Status MetaReporter::Session() {
         reg = config_.registration;
         registration_changed_ = false;
       }
-      NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_META_REGISTER, &reg));
-      NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_META_ACK, 0, &ack, &h));
+      NINF_RETURN_IF_ERROR(Ask(ch, reg, &ack));
       spdlog::info(
           "event=metaserver_registered metaserver={}:{} server={} site={} functions={} "
           "flops_per_second={:.3g}",
@@ -175,8 +174,7 @@ Status MetaReporter::Session() {
     }
     report.set_server_id(id);
     report.set_sequence(++sequence);
-    NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_META_LOAD, &report));
-    NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_META_ACK, 0, &ack, &h));
+    NINF_RETURN_IF_ERROR(Ask(ch, report, &ack));
     if (ack.register_again()) must_register = true;
     period = std::chrono::milliseconds(std::max<uint32_t>(50, ack.report_ms()));
     std::this_thread::sleep_for(kMinGap);
