@@ -464,6 +464,17 @@ def summaries(work, rounds):
     return out, labels
 
 
+def points(work, rounds, clients):
+    """Each (label, round, c, summary row) that ran, labels in the order they ran."""
+    by_round, labels = summaries(work, rounds)
+    for label in labels:
+        for rnd in range(1, rounds + 1):
+            for c in clients:
+                s = by_round[rnd].get((label, c))
+                if s:
+                    yield label, rnd, c, s
+
+
 def gf(row):
     return float(row["aggregate_gflops"])
 
@@ -506,28 +517,22 @@ def gflops(work, rounds, clients):
 def ep(work, rounds, clients):
     """The Ninf study's Table 8 form per label and c (bench/loadtest_ep.sh); the calls of
     each point in WORK/LABEL-CLIENTS-ROUND.csv."""
-    by_round, labels = summaries(work, rounds)
     print("| run | round | c | calls | Mflops max / min / mean | communication s max / min / mean | "
           "T_wait mean s | server utilization % | jobs (running + queued) | load average (1 min) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for label in labels:
-        for rnd in range(1, rounds + 1):
-            for c in clients:
-                s = by_round[rnd].get((label, c))
-                if not s:
-                    continue
-                calls = [r for r in load(f"{work}/{label}-{c}-{rnd}.csv") if r["outcome"] == "ok"]
-                # What the client waited for besides the queue and the routine:
-                # connection, arguments, result, round trips.
-                comm = [float(r["response_s"]) - float(r["wait_s"]) - float(r["compute_s"])
-                        for r in calls]
-                comm_text = (f"{max(comm):.3f} / {min(comm):.3f} / {sum(comm) / len(comm):.3f}"
-                             if comm else "-")
-                print(f"| {label} | {rnd} | {c} | {s['calls']} | "
-                      f"{float(s['mflops_max']):.0f} / {float(s['mflops_min']):.0f} / "
-                      f"{float(s['mflops_mean']):.0f} | {comm_text} | {float(s['wait_mean']):.3f} | "
-                      f"{100 * float(s['utilization_mean']):.1f} | {float(s['jobs_mean']):.2f} | "
-                      f"{float(s['load_mean']):.2f} |")
+    for label, rnd, c, s in points(work, rounds, clients):
+        calls = [r for r in load(f"{work}/{label}-{c}-{rnd}.csv") if r["outcome"] == "ok"]
+        # What the client waited for besides the queue and the routine:
+        # connection, arguments, result, round trips.
+        comm = [float(r["response_s"]) - float(r["wait_s"]) - float(r["compute_s"])
+                for r in calls]
+        comm_text = (f"{max(comm):.3f} / {min(comm):.3f} / {sum(comm) / len(comm):.3f}"
+                     if comm else "-")
+        print(f"| {label} | {rnd} | {c} | {s['calls']} | "
+              f"{float(s['mflops_max']):.0f} / {float(s['mflops_min']):.0f} / "
+              f"{float(s['mflops_mean']):.0f} | {comm_text} | {float(s['wait_mean']):.3f} | "
+              f"{100 * float(s['utilization_mean']):.1f} | {float(s['jobs_mean']):.2f} | "
+              f"{float(s['load_mean']):.2f} |")
 
 
 def meta(work, rounds, clients):
@@ -538,17 +543,12 @@ def meta(work, rounds, clients):
     print("| policy | round | c | calls | on s1 (slow) · s2 (fast) | aggregate GF/s | "
           "T_response mean / p95 s | T_wait mean s |")
     print("|---|---|---|---|---|---|---|---|")
-    for label in labels:
-        for rnd in range(1, rounds + 1):
-            for c in clients:
-                s = by_round[rnd].get((label, c))
-                if not s:
-                    continue
-                calls = load(f"{work}/{label}-{c}-{rnd}.csv")
-                on = [sum(1 for r in calls if r["server"].startswith(f"10.79.{i}.2:")) for i in (1, 2)]
-                print(f"| {label} | {rnd} | {c} | {s['calls']} | {on[0]} · {on[1]} | "
-                      f"{float(s['aggregate_gflops']):.2f} | {float(s['response_mean']):.3f} / "
-                      f"{float(s['response_p95']):.3f} | {float(s['wait_mean']):.3f} |")
+    for label, rnd, c, s in points(work, rounds, clients):
+        calls = load(f"{work}/{label}-{c}-{rnd}.csv")
+        on = [sum(1 for r in calls if r["server"].startswith(f"10.79.{i}.2:")) for i in (1, 2)]
+        print(f"| {label} | {rnd} | {c} | {s['calls']} | {on[0]} · {on[1]} | "
+              f"{float(s['aggregate_gflops']):.2f} | {float(s['response_mean']):.3f} / "
+              f"{float(s['response_p95']):.3f} | {float(s['wait_mean']):.3f} |")
     if "completion" not in labels:
         return
     print()

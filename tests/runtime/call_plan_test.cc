@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "protocol/shared_memory.h"
+#include "tests/runtime/sample_interface.h"
 
 namespace wire = ninf::wire;
 using ninf::CallLayout;
@@ -25,26 +26,7 @@ namespace {
 // f(IN long n, IN double x[n], INOUT double z[n], OUT double y[n], WORK double w[n])
 constexpr uint32_t kN = 0, kX = 1, kZ = 2, kY = 3, kW = 4;
 
-wire::FunctionInterface Iface() {
-  wire::FunctionInterface iface;
-  iface.set_name("f");
-  const std::pair<const char *, wire::Mode> params[] = {{"n", wire::MODE_IN},
-                                                        {"x", wire::MODE_IN},
-                                                        {"z", wire::MODE_INOUT},
-                                                        {"y", wire::MODE_OUT},
-                                                        {"w", wire::MODE_WORK}};
-  for (const auto &[name, mode] : params) {
-    wire::Param *p = iface.add_params();
-    p->set_name(name);
-    p->set_mode(mode);
-    p->set_type(std::string(name) == "n" ? wire::TYPE_LONG : wire::TYPE_DOUBLE);
-    if (std::string(name) == "n") continue;
-    wire::ExprNode *node = p->add_dims()->add_nodes();
-    node->set_op(wire::ExprNode::PARAM);
-    node->set_value(kN);
-  }
-  return iface;
-}
+wire::FunctionInterface Iface() { return ninf::test::SampleInterface(); }
 
 // One call of f with n = `n`: its Args and layout, planned on request.
 struct Call {

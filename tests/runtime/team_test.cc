@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/runtime/sample_interface.h"
+
 namespace wire = ninf::wire;
 using ninf::stub::ServeTeam;
 using ninf::stub::ShareCall;
@@ -49,25 +51,9 @@ int ShareRank1(void *c, void *b, size_t n, int idle) { return Share(c, b, n, idl
 
 // f(IN long n, IN double x[n], INOUT double z[n], OUT double y[n], WORK double w[n])
 wire::FunctionInterface Iface(const char *distribute) {
-  wire::FunctionInterface iface;
-  iface.set_name("f");
+  wire::FunctionInterface iface = ninf::test::SampleInterface();
   iface.set_backend("MPI");
   iface.set_distribute(distribute);
-  const std::pair<const char *, wire::Mode> params[] = {{"n", wire::MODE_IN},
-                                                        {"x", wire::MODE_IN},
-                                                        {"z", wire::MODE_INOUT},
-                                                        {"y", wire::MODE_OUT},
-                                                        {"w", wire::MODE_WORK}};
-  for (const auto &[name, mode] : params) {
-    wire::Param *p = iface.add_params();
-    p->set_name(name);
-    p->set_mode(mode);
-    p->set_type(std::string(name) == "n" ? wire::TYPE_LONG : wire::TYPE_DOUBLE);
-    if (std::string(name) == "n") continue;
-    wire::ExprNode *node = p->add_dims()->add_nodes();
-    node->set_op(wire::ExprNode::PARAM);
-    node->set_value(0);
-  }
   return iface;
 }
 
