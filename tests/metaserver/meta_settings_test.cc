@@ -4,11 +4,16 @@
 #include "metaserver/meta_settings.h"
 
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
+
+#include "daemon/request_reader.h"
+#include "metaserver/meta_server.h"
 
 using namespace ninf::meta;
 
@@ -72,4 +77,45 @@ TEST_CASE("meta_settings_precedence_policy_and_views", "[meta_settings]") {
   REQUIRE(Parse({"--help"}, &inv).ok());
   CHECK(inv.exit_now);
   CHECK_THAT(inv.output, Catch::Contains("NINF_PROBE_SECONDS"));
+}
+
+// What a peer may send ninf-meta, from its frame table: the metaserver's own
+// requests and the shared queries, never a call, a probe, kept data or a
+// payload; a registration may carry 4 MiB of interfaces, nothing more.
+TEST_CASE("meta_requests_table_refuses_what_is_not_its_own", "[meta_settings]") {
+  const ninf::daemon::RequestRules &rules = ninf::meta::MetaRequestRules();
+  const ninf::FrameType accepted[] = {ninf::FRAME_QUERY_INTERFACE,
+                                      ninf::FRAME_STATS,
+                                      ninf::FRAME_LIST,
+                                      ninf::FRAME_AUTH,
+                                      ninf::FRAME_PROOF,
+                                      ninf::FRAME_META_REGISTER,
+                                      ninf::FRAME_META_LOAD,
+                                      ninf::FRAME_META_PLACE,
+                                      ninf::FRAME_META_OUTCOME,
+                                      ninf::FRAME_META_PROBED};
+  CHECK(rules.frames.size() == std::size(accepted));
+  for (ninf::FrameType t : accepted) {
+    const ninf::daemon::RequestRules::Frame *f = rules.Find(t);
+    REQUIRE(f);
+    CHECK(f->max_header == (4u << 20));
+    CHECK(f->max_payload == 0);
+  }
+  for (ninf::FrameType t : {ninf::FRAME_CALL, ninf::FRAME_PROBE, ninf::FRAME_FETCH,
+                            ninf::FRAME_COLLECT, ninf::FRAME_RELEASE, ninf::FRAME_ARGS})
+    CHECK(rules.Find(t) == nullptr);
+
+  // A PROBE with its payload, sent to ninf-meta, is refused from its header.
+  ninf::daemon::RequestReader reader(rules);
+  ninf::FrameHeader h;
+  h.type = ninf::FRAME_PROBE;
+  h.payload_length = 1024;
+  uint8_t fixed[ninf::kFrameHeaderSize];
+  ninf::EncodeFrameHeader(h, fixed);
+  std::span<uint8_t> space = reader.Space();
+  REQUIRE(space.size() == sizeof fixed);
+  std::memcpy(space.data(), fixed, sizeof fixed);
+  ninf::Status st = reader.Commit(sizeof fixed);
+  CHECK(st.code() == NINF_ERR_PROTOCOL);
+  CHECK_THAT(st.message(), Catch::Contains("ninf-meta does not accept"));
 }

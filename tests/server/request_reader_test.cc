@@ -169,3 +169,25 @@ TEST_CASE("reader_drops_probe_payload_and_stops_at_its_end", "[reader]") {
     CHECK(st.code() == NINF_ERR_PROTOCOL);
   }
 }
+
+// The whitelist ninfd's frame table derives is the one it always had: these
+// ten request types and no other, a name-sized header, a payload for PROBE
+// alone.
+TEST_CASE("request_reader_ninfd_table_accepts_exactly_its_requests", "[request_reader]") {
+  const daemon::RequestRules &rules = server::NinfdRequestRules();
+  const FrameType accepted[] = {
+      FRAME_QUERY_INTERFACE, FRAME_CALL,  FRAME_STATS,   FRAME_LIST,    FRAME_AUTH,
+      FRAME_PROOF,           FRAME_PROBE, FRAME_COLLECT, FRAME_RELEASE, FRAME_FETCH};
+  CHECK(rules.frames.size() == std::size(accepted));
+  for (FrameType t : accepted) {
+    const daemon::RequestRules::Frame *f = rules.Find(t);
+    REQUIRE(f);
+    CHECK(f->max_header == server::kMaxRequestHeader);
+    CHECK(f->max_payload == (t == FRAME_PROBE ? kMaxProbePayload : 0));
+  }
+  for (uint16_t t = 0; t < 256; ++t) {
+    bool listed = false;
+    for (FrameType a : accepted) listed = listed || a == t;
+    if (!listed) CHECK(rules.Find(t) == nullptr);
+  }
+}
