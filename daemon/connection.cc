@@ -116,6 +116,10 @@ void Connection::Probe() {
   uv_timer_start(&timer_, OnTimer, kProbeMs, heartbeat_ms_);
 }
 
+void Connection::BeatForExecutable() {
+  if (state_ == State::kParked) SendHeartbeat();
+}
+
 void Connection::NotifyWhenFlushed() {
   if (state_ != State::kParked) return;
   notify_flushed_ = true;

@@ -120,6 +120,11 @@ class Connection {
   // While ninfd sends heartbeats: one now and the next soon, to learn
   // quickly whether the peer is still there (see OnPeerShutWrite).
   void Probe();
+  // Parked only, while the executable owns the socket but cannot write (it
+  // is stopped): one FRAME_HEARTBEAT from ninfd, whose reset tells whether
+  // a client that shut its side is gone. The caller makes sure the stream
+  // is at a frame boundary.
+  void BeatForExecutable();
 
   // Whether reply bytes wait to be written.
   bool output_pending() const { return out_sent_ < out_.size(); }

@@ -127,6 +127,12 @@ class Job : public ProcessOwner {
 
   // kComputing: asks the executable for a heartbeat now (CTL_PROBE).
   void Probe();
+  // Since when the client has said nothing (it shut its write side; a
+  // default time point: it has not); the watchdog moves it on each time
+  // ninfd beats in the executable's place (watch_policy.h:
+  // DaemonBeatsForExecutable).
+  Clock::time_point client_quiet_since() const { return client_quiet_since_; }
+  void set_client_quiet_since(Clock::time_point at) { client_quiet_since_ = at; }
   // Answers CTL_KEEP with the entry that now holds the array, or `st`.
   void SendKept(const Status &st, uint64_t store_id, const std::string &token);
   bool two_phase() const { return params_.store_id != 0; }
@@ -225,6 +231,7 @@ class Job : public ProcessOwner {
   double work_flops_ = 0;
   bool cold_start_ = false;
   Clock::time_point args_at_{};  // ARGS_RECEIVED of the current call
+  Clock::time_point client_quiet_since_{};
   bool reusable_ = false;
   int threads_ = 0;
 };

@@ -173,6 +173,9 @@ class Scheduler : public JobEvents {
   bool Judge(Job &job, Clock::time_point now, WatchKill *kill);
   void EndWithoutArguments(uint64_t id);
   void WatchIdleHandles(Clock::time_point now);
+  // DaemonBeatsForExecutable (watch_policy.h): writes the heartbeat a
+  // stopped executable cannot write to a client that shut its side.
+  void BeatForStoppedExecutable(Job &job, Clock::time_point now);
 
   uv_loop_t *loop_;
   const Settings &settings_;

@@ -35,6 +35,7 @@ void Scheduler::OnPeerShutWrite(daemon::Connection &conn) {
   // peer answers it with a reset, which OnHangup then sees.
   job->CatchUpControl();
   if (JobOf(conn) != job) return;  // a two-phase call let its client go
+  job->set_client_quiet_since(Clock::now());
   spdlog::debug("event=peer_shut_write job={} call={} state={}", job->id(), job->call_id(),
                 JobStateName(job->state()));
   switch (HeartbeatWriterIn(job->state())) {

@@ -9,6 +9,8 @@
 // So a stopped executable, a client that stopped sending or reading, or
 // data stuck in a socket after the client died all show as no progress,
 // whatever the executable itself could still report.
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -47,6 +49,23 @@ uint64_t ResidentBytes(int pid) {
   return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
+// Whether a process is stopped (SIGSTOP, a debugger): state T or t in
+// /proc/PID/stat, after the command name in parentheses.
+bool ProcessStopped(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (pid <= 0 || !std::getline(stat, line)) return false;
+  const std::size_t paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() &&
+         (line[paren + 2] == 'T' || line[paren + 2] == 't');
+}
+
+// Whether bytes written to the socket still wait to be sent.
+bool OutputQueued(int fd) {
+  int n = 0;
+  return ::ioctl(fd, SIOCOUTQ, &n) != 0 || n > 0;
+}
+
 std::string Seconds(int64_t ms) { return std::to_string((ms + 999) / 1000); }
 
 }  // namespace
@@ -71,7 +90,10 @@ void Scheduler::RunWatchdog() {
     }
     if (!job.started() || job.exited()) continue;
     WatchKill kill{id, KillReason::kNone, {}};
-    if (Judge(job, now, &kill)) kills.push_back(std::move(kill));
+    if (Judge(job, now, &kill))
+      kills.push_back(std::move(kill));
+    else
+      BeatForStoppedExecutable(job, now);
   }
   for (WatchKill &k : kills) {
     auto it = jobs_.find(k.job);
@@ -125,6 +147,22 @@ bool Scheduler::Judge(Job &job, Clock::time_point now, WatchKill *kill) {
       return true;
   }
   return false;
+}
+
+void Scheduler::BeatForStoppedExecutable(Job &job, Clock::time_point now) {
+  daemon::Connection *conn = job.conn();
+  if (!conn || job.client_quiet_since() == Clock::time_point()) return;
+  BeatFacts facts{job.state(), conn->peer_shut_write(), MsBetween(job.client_quiet_since(), now),
+                  false, false};
+  const int64_t liveness_ms = settings_.liveness_seconds * 1000;
+  if (facts.client_quiet_ms < liveness_ms) return;  // the cheap facts first
+  facts.executable_stopped = ProcessStopped(job.pid());
+  facts.output_queued = OutputQueued(conn->fd());
+  if (!DaemonBeatsForExecutable(facts, liveness_ms)) return;
+  spdlog::info("event=beat_for_stopped_executable job={} call={} function={} pid={}", job.id(),
+               job.call_id(), job.function(), job.pid());
+  job.set_client_quiet_since(now);
+  conn->BeatForExecutable();  // a reset comes back as OnHangup
 }
 
 void Scheduler::EndWithoutArguments(uint64_t id) {

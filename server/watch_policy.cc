@@ -32,6 +32,13 @@ Verdict Watch(const WatchFacts &job, const WatchLimits &limits) {
   return Verdict::kKeep;
 }
 
+bool DaemonBeatsForExecutable(const BeatFacts &job, int64_t liveness_ms) {
+  const bool executable_silent =
+      job.state == JobState::kReceiving || job.state == JobState::kComputing;
+  return executable_silent && job.peer_shut_write && job.client_quiet_ms >= liveness_ms &&
+         job.executable_stopped && !job.output_queued;
+}
+
 std::vector<uint64_t> IdleHandlesToStop(std::vector<IdleHandle> idle, std::size_t max_count,
                                         uint64_t max_bytes) {
   std::sort(idle.begin(), idle.end(),

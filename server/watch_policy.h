@@ -43,6 +43,26 @@ enum class Verdict {
 };
 Verdict Watch(const WatchFacts &job, const WatchLimits &limits);
 
+// Once the executable has the socket, only its writes learn whether a
+// client that shut its write side is gone (a reset) or only half-closed:
+// ninfd asks it for a heartbeat then (CTL_PROBE, while the routine runs).
+// A stopped executable (SIGSTOP, a debugger) writes nothing, and its call
+// would hold its slot until the transfer timeout, or forever while it
+// computes. So when the client has been quiet for the liveness period and
+// the executable, reading arguments or computing, is stopped with nothing
+// queued in the socket (a stopped process is inside no send(), and in
+// these states it writes nothing but whole heartbeats, so the stream is at
+// a frame boundary), ninfd writes the beat itself: a gone client's reset
+// ends the call, a half-closed one reads one more heartbeat.
+struct BeatFacts {
+  JobState state = JobState::kNew;
+  bool peer_shut_write = false;
+  int64_t client_quiet_ms = -1;  // since the client shut its side, or the last beat (-1: not)
+  bool executable_stopped = false;
+  bool output_queued = false;  // bytes written to the socket but not yet sent
+};
+bool DaemonBeatsForExecutable(const BeatFacts &job, int64_t liveness_ms);
+
 // Idle persistent executables beyond the budgets: which to stop so that at
 // most `max_count` stay and their resident memory is at most `max_bytes`.
 // The longest idle go first (the least likely to be called again soon).

@@ -94,6 +94,34 @@ TEST_CASE("policy_watch_holds_each_state_to_its_deadline", "[policy]") {
   CHECK(verdict(JobState::kQueued, 0, 1 << 30, 0) == Verdict::kKeep);
 }
 
+TEST_CASE("policy_daemon_beats_only_for_a_stopped_executable_of_a_quiet_client", "[policy]") {
+  const BeatFacts owes{JobState::kComputing, true, 1000, true, false};
+  CHECK(DaemonBeatsForExecutable(owes, 1000));
+  BeatFacts f = owes;
+  f.client_quiet_ms = 999;  // the executable still has time to answer
+  CHECK_FALSE(DaemonBeatsForExecutable(f, 1000));
+  f = owes;
+  f.client_quiet_ms = -1;  // the client did not shut its side
+  CHECK_FALSE(DaemonBeatsForExecutable(f, 1000));
+  f = owes;
+  f.state = JobState::kReceiving;  // stopped while reading the arguments: no write in flight
+  CHECK(DaemonBeatsForExecutable(f, 1000));
+  f = owes;
+  f.executable_stopped = false;  // a running executable writes its own beats
+  CHECK_FALSE(DaemonBeatsForExecutable(f, 1000));
+  f = owes;
+  f.output_queued = true;  // the stream may be inside a frame
+  CHECK_FALSE(DaemonBeatsForExecutable(f, 1000));
+  f = owes;
+  f.peer_shut_write = false;  // nothing to learn
+  CHECK_FALSE(DaemonBeatsForExecutable(f, 1000));
+  for (JobState s : {JobState::kReplying, JobState::kQueued, JobState::kIdle, JobState::kDone}) {
+    f = owes;
+    f.state = s;  // the executable writes its result, or ninfd its own beats
+    CHECK_FALSE(DaemonBeatsForExecutable(f, 1000));
+  }
+}
+
 TEST_CASE("policy_idle_handles_beyond_the_budget_stop_longest_idle_first", "[policy]") {
   std::vector<IdleHandle> idle = {{1, 100, 10}, {2, 900, 10}, {3, 500, 10}};
   CHECK(IdleHandlesToStop(idle, 3, 1000).empty());

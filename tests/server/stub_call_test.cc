@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <thread>
 
 #include "tests/server/daemon_fixture.h"
@@ -131,6 +132,32 @@ TEST_CASE("stub_client_gone_cancels", "[stub]") {
   }
   REQUIRE(WaitStat(*fx.daemon, "cancelled", 1));
   CHECK(fx.daemon->WaitChildren(1, 3000));  // the warm one stays
+}
+
+TEST_CASE("stub_stopped_executable_client_gone_reclaimed", "[stub]") {
+  // A stopped executable cannot write the heartbeat whose reset would tell
+  // that its client left: ninfd writes it once the probe it asked for has
+  // gone unanswered for the liveness period, well before the transfer
+  // timeout (watch_policy.h: DaemonBeatsForExecutable).
+  Fixture fx(
+      {"--liveness-seconds", "1", "--transfer-timeout-seconds", "120", "--warm-executables", "0"});
+  auto ch = std::make_unique<Channel>(fx.daemon->Connect(), 10000);
+  SendScale(*ch, 4, 10, 1.0, 60000);
+  REQUIRE(WaitStat(*fx.daemon, "running", 1));
+  std::vector<pid_t> children = fx.daemon->Children();
+  REQUIRE(children.size() == 1);
+  REQUIRE(::kill(children[0], SIGSTOP) == 0);
+  // Read what already came (heartbeats), so that the close is a FIN and not
+  // a reset: the client leaves the way a finished program does.
+  char scratch[4096];
+  while (::recv(ch->fd(), scratch, sizeof scratch, MSG_DONTWAIT) > 0) {
+  }
+  ch.reset();
+  const auto left = std::chrono::steady_clock::now();
+  REQUIRE(WaitStat(*fx.daemon, "cancelled", 1, 10000));
+  CHECK(std::chrono::steady_clock::now() - left < std::chrono::seconds(10));
+  CHECK(fx.daemon->WaitChildren(0, 3000));
+  CHECK(Stat(GetStats(*fx.daemon), "running") == 0);
 }
 
 TEST_CASE("stub_argument_mismatch_from_executable", "[stub]") {
