@@ -63,6 +63,15 @@ void MetaReporter::UpdateRegistration(const wire::ServerRegistration &registrati
   wake_.notify_all();
 }
 
+void MetaReporter::UpdateKeyFile(const std::string &key_file) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (key_file == config_.key_file) return;
+  config_.key_file = key_file;
+  key_changed_ = true;
+  wake_.notify_all();
+  if (session_fd_ >= 0) ::shutdown(session_fd_, SHUT_RDWR);  // the next session uses it
+}
+
 bool MetaReporter::Significant(const wire::LoadReport &now, const wire::LoadReport &sent) const {
   if (now.running() != sent.running() || now.queued() != sent.queued()) return true;
   double a = now.work_seconds(), b = sent.work_seconds();
@@ -108,15 +117,23 @@ void MetaReporter::Run() {
                             "event=metaserver_unreachable metaserver={}:{} error={} retry_ms={}",
                             config_.metaserver.host, config_.metaserver.port,
                             daemon::Quoted(st.ToString()), backoff.count());
-    wake_.wait_for(lock, backoff, [this] { return stopping_; });
+    // A new key file is worth a try at once.
+    wake_.wait_for(lock, backoff, [this] { return stopping_ || key_changed_; });
     if (stopping_) return;
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
+    backoff = key_changed_ ? std::chrono::milliseconds(500)
+                           : std::min(backoff * 2, std::chrono::milliseconds(5000));
+    key_changed_ = false;
   }
 }
 
 Status MetaReporter::Session() {
+  std::string key_file;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    key_file = config_.key_file;
+  }
   auth::KeyRing keys;
-  if (!config_.key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(config_.key_file, &keys));
+  if (!key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(key_file, &keys));
   int fd = -1;
   NINF_RETURN_IF_ERROR(
       ConnectTcp(config_.metaserver.host, config_.metaserver.port, kTimeoutMs, &fd));

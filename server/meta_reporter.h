@@ -52,6 +52,10 @@ class MetaReporter {
   void Publish(const wire::LoadReport &load);
   // A new registry (SIGHUP): registers again with the new function list.
   void UpdateRegistration(const wire::ServerRegistration &registration);
+  // The daemon's key file after SIGHUP: a changed path ends the current
+  // session, and the next one authenticates with the new file (the file
+  // itself is read at every connect, so a key rotated in place needs none).
+  void UpdateKeyFile(const std::string &key_file);
 
   // Calls' speed on this host: a short dense matrix product on one thread
   // (about 50 ms), times the threads one call may use. Flop/s.
@@ -69,6 +73,7 @@ class MetaReporter {
   std::condition_variable wake_;
   bool stopping_ = false;
   bool registration_changed_ = false;
+  bool key_changed_ = false;  // UpdateKeyFile: retry without waiting out the backoff
   bool load_changed_ = false;
   wire::LoadReport load_;  // the latest snapshot
   wire::LoadReport sent_;  // the last one sent

@@ -271,6 +271,7 @@ void Server::ReloadRegistry() {
       spdlog::error("event=reload_failed key_file={} error={}", daemon::Quoted(settings_.key_file),
                     daemon::Quoted(keys.message()));
   }
+  if (reporter_) reporter_->UpdateKeyFile(settings_.key_file);
   spdlog::info("event=reloaded registry={} functions={}", daemon::Quoted(registry_.dir()),
                registry_.size());
 }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# key_reload_test.sh NINF_META NINFD - a key_file given to ninfd by SIGHUP
+# reaches its metaserver session: ninf-meta requires a key, ninfd starts
+# without one (its registration is refused), the key is added to ninfd's
+# config file and SIGHUP sent, and ninfd registers within seconds, without
+# a restart.
+set -euo pipefail
+meta=$1
+ninfd=$2
+dir=$(mktemp -d)
+meta_pid=
+ninfd_pid=
+cleanup() {
+  [[ -n "$ninfd_pid" ]] && kill "$ninfd_pid" 2>/dev/null && wait "$ninfd_pid" 2>/dev/null
+  [[ -n "$meta_pid" ]] && kill "$meta_pid" 2>/dev/null && wait "$meta_pid" 2>/dev/null
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  echo "--- ninfd:" >&2
+  cat "$dir/ninfd.log" >&2
+  echo "--- ninf-meta:" >&2
+  cat "$dir/meta.log" >&2
+  exit 1
+}
+wait_for() {  # FILE PATTERN SECONDS: until FILE has PATTERN
+  for _ in $(seq $(($3 * 10))); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  fail "no '$2' in $1 within $3 s"
+}
+
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/key"
+chmod 600 "$dir/key"
+"$meta" --port 0 --key-file "$dir/key" --ready-file "$dir/meta.ready" 2>"$dir/meta.log" &
+meta_pid=$!
+wait_for "$dir/meta.ready" '^[0-9]' 10
+meta_port=$(cat "$dir/meta.ready")
+
+printf 'metaserver = "127.0.0.1:%s"\nunix_socket = ""\nwarm_executables = 0\n' "$meta_port" \
+  >"$dir/ninfd.toml"
+"$ninfd" --port 0 --config "$dir/ninfd.toml" --ready-file "$dir/ninfd.ready" \
+  2>"$dir/ninfd.log" &
+ninfd_pid=$!
+wait_for "$dir/ninfd.log" 'event=metaserver_unreachable' 15
+grep -q 'event=metaserver_registered' "$dir/ninfd.log" && fail "registered without a key"
+
+printf 'key_file = "%s"\n' "$dir/key" >>"$dir/ninfd.toml"
+kill -HUP "$ninfd_pid"
+wait_for "$dir/ninfd.log" 'event=settings_reloaded applied="\?[a-z_ ]*key_file' 5
+# At most one backoff period (5 s) after the reload: in practice at once.
+wait_for "$dir/ninfd.log" 'event=metaserver_registered' 8
+
+kill -0 "$ninfd_pid" 2>/dev/null || fail "ninfd died on SIGHUP"
+echo "ok"
