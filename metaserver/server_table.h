@@ -108,8 +108,8 @@ struct ServerEntry {
 inline constexpr uint32_t kMaxSlots = 1u << 16;
 inline constexpr uint32_t kMaxCalls = 1u << 20;         // running, queued
 inline constexpr double kMaxFlopsPerSecond = 1e18;      // an exaflop machine
-inline constexpr double kMaxSeconds = 7 * 24 * 3600.0;  // startup, a call's mean time, lease
-inline constexpr double kMaxWorkSeconds = 1e9;          // queued work
+inline constexpr double kMaxSeconds = 1e7;  // startup, a call's mean time, lease
+inline constexpr double kMaxWorkSeconds = 1e12;          // queued work
 inline constexpr double kMaxLoadAverage = 1e6;
 
 // "" when usable, else "FIELD: why" (FIELD as in ninf.proto).
