@@ -16,12 +16,13 @@
 //   h7  127.0.0.3: a registered fake server sending LOADs of 5,000 new
 //       function names each
 //   h9  127.0.0.4: PROBED with a new site name each
-// Prints one line:
+// The attackers run at nice 10 (see Paced). Prints one line:
 //   meta_attack attacks=.. placements=.. p50_us=.. p99_us=.. max_us=..
 //     correct=.. (placed first on s0) errors=.. attack_requests=..
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -38,6 +39,7 @@
 
 #include "ninf.pb.h"
 #include "protocol/ask.h"
+#include "protocol/frame.h"
 #include "protocol/wire.h"
 
 namespace {
@@ -100,9 +102,13 @@ wire::ProbeOutcome Probe(const std::string &site, const std::string &server, dou
   return p;
 }
 
-// Runs `step` `rate` times a second until stopped.
+// Runs `step` `rate` times a second until stopped, at nice 10: the
+// attackers' own CPU (they share the 2 vCPUs with the good clients here,
+// where a real attacker has machines of its own) should not be what slows
+// the good clients; ninf-meta's work on their requests should.
 template <class Step>
 void Paced(double rate, Step step) {
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
   const auto period = std::chrono::duration<double>(1.0 / rate);
   auto next = Clock::now();
   while (!g_stop) {
@@ -136,18 +142,31 @@ void AttackH7(double rate) {
   if (!ch) return;
   wire::MetaAck ack;
   if (!ninf::Ask(*ch, Registration("evil", 9), &ack).ok()) return;
-  uint64_t round = 0;
-  Paced(rate, [&] {
+  // 64 reports of 5,000 names each, encoded before the attack (the encoding
+  // is the attacker's cost, not ninf-meta's), sent in turn.
+  std::vector<std::string> frames;
+  for (int round = 0; round < 64; ++round) {
     wire::LoadReport load;
     load.set_server_id("evil");
-    load.set_calls_admitted(round);
+    load.set_calls_admitted(static_cast<uint64_t>(round));
     for (int i = 0; i < 5000; ++i) {
       wire::FunctionLoad *f = load.add_functions();
       f->set_name("junk_" + std::to_string(round) + "_" + std::to_string(i));
       f->set_calls(1);
     }
-    ++round;
-    return ninf::Ask(*ch, load, &ack).ok();
+    frames.emplace_back();
+    ninf::AppendFrame(&frames.back(), ninf::FRAME_META_LOAD, &load);
+  }
+  std::size_t next = 0;
+  Paced(rate, [&] {
+    const std::string &frame = frames[next++ % frames.size()];
+    for (std::size_t at = 0; at < frame.size();) {
+      ssize_t n = ::send(ch->fd(), frame.data() + at, frame.size() - at, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      at += static_cast<std::size_t>(n);
+    }
+    ninf::FrameHeader h;
+    return ch->RecvReply(ninf::FRAME_META_ACK, 0, &ack, &h).ok();
   });
 }
 

@@ -344,8 +344,17 @@ void MetaServer::HandleLoad(Connection &conn, std::string_view body) {
   s.load_average = msg.load_average();
   s.calls_admitted = msg.calls_admitted();
   s.startup_seconds = msg.startup_seconds();
-  for (const wire::FunctionLoad &f : msg.functions())
+  // Only samples of the server's registered functions are taken (the table
+  // would drop the rest): a report padded with names costs its parse only.
+  const ServerEntry *entry = table_.Find(msg.server_id());
+  std::size_t unregistered = 0;
+  for (const wire::FunctionLoad &f : msg.functions()) {
+    if (entry && !entry->Serves(f.name())) {
+      ++unregistered;
+      continue;
+    }
     s.functions.push_back({f.name(), f.calls(), f.mean_seconds(), f.flops_per_second(), f.warm()});
+  }
   ++counters_.reports;
   if (std::string bad = CheckLoad(s); !bad.empty()) {
     ++counters_.reports_refused;
@@ -360,6 +369,7 @@ void MetaServer::HandleLoad(Connection &conn, std::string_view body) {
   std::size_t ignored = 0;
   bool known = owner != registered_by_.end() && owner->second == &conn &&
                table_.Report(msg.server_id(), std::move(s), Now(), &ignored);
+  ignored += unregistered;
   if (!known)
     spdlog::info("event=unknown_server server={} peer={} action=register_again",
                  Quoted(msg.server_id()), conn.peer());
