@@ -106,10 +106,10 @@ struct ServerEntry {
 // anything outside (a NaN, an infinity, 2^32-1 calls queued) is refused with
 // the field named, rather than ranked.
 inline constexpr uint32_t kMaxSlots = 1u << 16;
-inline constexpr uint32_t kMaxCalls = 1u << 20;         // running, queued
-inline constexpr double kMaxFlopsPerSecond = 1e18;      // an exaflop machine
-inline constexpr double kMaxSeconds = 1e7;  // startup, a call's mean time, lease
-inline constexpr double kMaxWorkSeconds = 1e12;          // queued work
+inline constexpr uint32_t kMaxCalls = 1u << 20;     // running, queued
+inline constexpr double kMaxFlopsPerSecond = 1e18;  // an exaflop machine
+inline constexpr double kMaxSeconds = 1e7;          // startup, a call's mean time, lease
+inline constexpr double kMaxWorkSeconds = 1e12;     // queued work
 inline constexpr double kMaxLoadAverage = 1e6;
 
 // "" when usable, else "FIELD: why" (FIELD as in ninf.proto).
