@@ -116,6 +116,38 @@ struct Ep {
   double sx = 0, sy = 0, q[10] = {};
 };
 
+// A loopback port free a moment ago (the kernel's pick for port 0).
+int FreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) != 0)
+    throw std::runtime_error("no free port");
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+// The body and headers of GET /metrics on 127.0.0.1:port.
+std::string Scrape(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0)
+    throw std::runtime_error("cannot connect to /metrics");
+  ninf::test::WriteAll(fd, "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+  std::string out;
+  char buf[65536];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
+    out.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return out;
+}
+
 long RssKiB(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   for (std::string line; std::getline(in, line);)
@@ -278,7 +310,8 @@ TEST_CASE("meta_h7_load_reports_cannot_grow_the_table", "[meta][hostile]") {
 }
 
 TEST_CASE("meta_h9_site_flood_is_bounded_and_never_freezes_the_link_table", "[meta][hostile]") {
-  auto meta = StartMeta();
+  const int metrics_port = FreePort();
+  auto meta = StartMeta({"--metrics", "127.0.0.1:" + std::to_string(metrics_port)});
   auto server = ConnectFrom(*meta, "127.0.0.1");
   REQUIRE(Register(*server, Registration("s", 10, {Iface("f", 1)})).ok());
   auto probe = [](const std::string &site) {
@@ -323,6 +356,11 @@ TEST_CASE("meta_h9_site_flood_is_bounded_and_never_freezes_the_link_table", "[me
   CHECK_THAT(links.text(), Catch::Contains("\neast 127.0.0.1:10 "));
   CHECK_THAT(links.text(), Catch::Contains("flood2999 127.0.0.1:10 "));  // the newest: taken
   CHECK(links.text().size() < 64 * 1024);  // the view shows the most recent links only
+  // So does /metrics, with the count of all of them.
+  const std::string scrape = Scrape(metrics_port);
+  CHECK_THAT(scrape, Catch::Contains("ninf_meta_link_latency_seconds{site=\"east\""));
+  CHECK_THAT(scrape, Catch::Contains("\nninf_meta_links 1025"));
+  CHECK(scrape.size() < 256 * 1024);
 }
 
 TEST_CASE("meta_h11_out_of_range_registration_and_load_are_refused_by_field", "[meta][hostile]") {
