@@ -5,7 +5,7 @@
 //
 // reads the standard library's IDL (stubs/idl) and config/ninfd.toml under
 // SOURCE_ROOT and writes OUT_DIR/<target>/<name> for frame_fuzz,
-// request_reader_fuzz, proto_header_fuzz and settings_fuzz. The text seeds
+// request_reader_fuzz, proto_header_fuzz, settings_fuzz and meta_request_fuzz. The text seeds
 // of idl_fuzz and dim_expr_fuzz are plain files kept in the tree.
 #include <google/protobuf/message_lite.h>
 
@@ -194,6 +194,72 @@ void SettingsSeeds(const fs::path &root) {
   Write("settings_fuzz", "host_port", Byte(3) + "example.org:4000");
 }
 
+// meta_request_fuzz: byte 0 picks the peer (bit 0) and the cutting (bits
+// 1-2); the rest is a client's or a server's stream of requests.
+void MetaSeeds(const wire::FunctionInterface &iface) {
+  wire::ServerRegistration reg;
+  reg.set_server_id("s1");
+  reg.set_address("127.0.0.1:3000");
+  reg.set_site("east");
+  reg.set_cores(4);
+  reg.set_slots(2);
+  reg.set_flops_per_second(1e9);
+  reg.set_lease_ms(5000);
+  *reg.add_functions() = iface;
+  wire::LoadReport load;
+  load.set_server_id("s1");
+  load.set_running(1);
+  load.set_queued(2);
+  load.set_work_seconds(3.5);
+  load.set_calls_admitted(7);
+  wire::FunctionLoad *f = load.add_functions();
+  f->set_name(iface.name());
+  f->set_calls(3);
+  f->set_mean_seconds(0.25);
+  f->set_flops_per_second(2e9);
+  wire::PlaceRequest place;
+  place.set_function(iface.name());
+  place.set_site("east");
+  place.set_in_bytes(1 << 20);
+  place.set_limit(2);
+  wire::PlaceRequest breakdown = place;
+  breakdown.set_breakdown(true);
+  breakdown.set_no_probe(true);
+  wire::ProbeOutcome probed;
+  probed.set_site("east");
+  probed.set_server_id("s1");
+  probed.set_small_bytes(1024);
+  probed.set_small_seconds(0.001);
+  probed.set_large_bytes(1 << 20);
+  probed.set_large_seconds(0.011);
+  wire::CallOutcome outcome;
+  outcome.set_ticket(1);
+  outcome.set_server_id("s1");
+  outcome.set_site("east");
+  outcome.set_out_bytes(1 << 20);
+  outcome.set_out_seconds(0.01);
+  wire::QueryInterface query;
+  query.set_name(iface.name());
+  wire::StatsRequest links;
+  links.set_view("links");
+  wire::StatsRequest servers;
+  servers.set_view("servers");
+  wire::ListRequest list;
+  const std::string server =
+      Frame(ninf::FRAME_META_REGISTER, &reg) + Frame(ninf::FRAME_META_LOAD, &load);
+  const std::string client = Frame(ninf::FRAME_META_PROBED, &probed) +
+                             Frame(ninf::FRAME_META_PLACE, &place) +
+                             Frame(ninf::FRAME_META_OUTCOME, &outcome);
+  Write("meta_request_fuzz", "server_register_load", Byte(0) + server);
+  Write("meta_request_fuzz", "server_then_client", Byte(0) + server + client);
+  Write("meta_request_fuzz", "server_then_client_bytewise", Byte(2) + server + client);
+  Write("meta_request_fuzz", "client_other_host", Byte(5) + client);
+  Write("meta_request_fuzz", "queries",
+        Byte(4) + server + Frame(ninf::FRAME_QUERY_INTERFACE, &query) +
+            Frame(ninf::FRAME_LIST, &list) + Frame(ninf::FRAME_STATS, &links) +
+            Frame(ninf::FRAME_STATS, &servers) + Frame(ninf::FRAME_META_PLACE, &breakdown));
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -212,5 +278,6 @@ int main(int argc, char **argv) {
   RequestSeeds();
   ProtoSeeds(ifaces);
   SettingsSeeds(root);
+  MetaSeeds(ifaces.at(0));
   return 0;
 }

@@ -82,27 +82,50 @@ Forecaster::Forecast Forecaster::Predict() const {
 
 bool LinkModel::AddProbe(uint64_t small_bytes, double small_seconds, uint64_t large_bytes,
                          double large_seconds, double now) {
-  if (!(large_bytes > small_bytes) || !(small_seconds > 0) || !(large_seconds > small_seconds))
+  if (!(large_bytes > small_bytes) || !(small_seconds > 0) || !(large_seconds > small_seconds) ||
+      !std::isfinite(large_seconds))
     return false;
   // t = L + bytes / B through both points.
   const double bandwidth =
       static_cast<double>(large_bytes - small_bytes) / (large_seconds - small_seconds);
   const double latency =
       std::max(0.0, small_seconds - static_cast<double>(small_bytes) / bandwidth);
-  latency_.Add(latency);
+  AddLatency(latency, now);
   AddBandwidth(bandwidth, now);
-  last_sample_at_ = now;
   return true;
 }
 
-void LinkModel::AddTransfer(uint64_t bytes, double seconds, double now) {
-  if (!(seconds > 0)) return;
+bool LinkModel::Admit(const Forecaster &series, double value, int &streak) {
+  if (!std::isfinite(value)) return false;
+  const Forecaster::Forecast f = series.Predict();
+  if (series.samples() < kOutlierMinSamples || !f.valid) return true;
+  const double band = kOutlierBand * std::max(f.error, 0.1 * std::fabs(f.value));
+  const double off = value - f.value;
+  if (std::fabs(off) <= band) {
+    streak = 0;
+    return true;
+  }
+  // Consecutive outliers on the same side are a change of the link.
+  const int side = off > 0 ? 1 : -1;
+  streak = streak * side > 0 ? streak + side : side;
+  if (streak * side >= kOutlierRepeats) return true;
+  ++rejected_;
+  return false;
+}
+
+void LinkModel::AddLatency(double seconds, double now) {
+  if (!Admit(latency_, seconds, latency_streak_)) return;
+  latency_.Add(seconds);
   last_sample_at_ = now;
+}
+
+void LinkModel::AddTransfer(uint64_t bytes, double seconds, double now) {
+  if (!(seconds > 0) || !std::isfinite(seconds)) return;
   const Forecaster::Forecast bw = bandwidth_.Predict();
   if (bytes < kSmallBytes) {
     // Mostly latency; take off what the bytes themselves took, if known.
     const double payload = bw.valid && bw.value > 0 ? static_cast<double>(bytes) / bw.value : 0;
-    latency_.Add(std::max(0.0, seconds - payload));
+    AddLatency(std::max(0.0, seconds - payload), now);
     return;
   }
   // Mostly bandwidth; take off the latency, but never most of the time (a
@@ -114,8 +137,10 @@ void LinkModel::AddTransfer(uint64_t bytes, double seconds, double now) {
 }
 
 void LinkModel::AddBandwidth(double bytes_per_second, double now) {
+  if (!Admit(bandwidth_, bytes_per_second, bandwidth_streak_)) return;
   bandwidth_.Add(bytes_per_second);
   last_bandwidth_at_ = now;
+  last_sample_at_ = now;
 }
 
 LinkModel::Estimate LinkModel::Current() const {
@@ -132,6 +157,7 @@ LinkModel::Estimate LinkModel::Current() const {
     e.bandwidth_method = bw.method;
   }
   e.samples = bandwidth_.samples();
+  e.rejected = rejected_;
   e.last_sample_at = last_sample_at_;
   return e;
 }

@@ -10,6 +10,12 @@
 // metaserver asks for when a pair has no fresh sample (two sizes, so that
 // latency and bandwidth separate: t = L + bytes / B). Pure: time is passed
 // in, nothing here reads a clock.
+//
+// Outliers (issue 28, H6): once a series has kOutlierMinSamples samples, one
+// farther from its forecast than kOutlierBand times the forecast's error
+// (at least a tenth of the forecast) is counted but not folded in, unless
+// it is the kOutlierRepeats-th in a row on the same side: a real change of
+// the link is taken within three samples, a lone forged or freak one never.
 #pragma once
 
 #include <cstddef>
@@ -63,14 +69,19 @@ class LinkModel {
     std::string_view latency_method = "-";  // the forecaster answering each
     std::string_view bandwidth_method = "-";
     std::size_t samples = 0;  // bandwidth samples so far
+    uint64_t rejected = 0;    // samples refused as outliers
   };
 
   // Transfers below this many bytes measure latency; above it, bandwidth.
   static constexpr uint64_t kSmallBytes = 64 * 1024;
+  static constexpr std::size_t kOutlierMinSamples = 5;
+  static constexpr double kOutlierBand = 8;
+  static constexpr int kOutlierRepeats = 3;
 
   // A probe of two sizes (small < large) at `now`: both parts at once.
   // Returns false (and records nothing) when the sizes or times are
-  // unusable (not increasing, not positive).
+  // unusable (not increasing, not positive); true otherwise, even when a
+  // part was refused as an outlier (Estimate::rejected counts those).
   bool AddProbe(uint64_t small_bytes, double small_seconds, uint64_t large_bytes,
                 double large_seconds, double now);
   // One real transfer: `bytes` moved one way in `seconds`. Small ones feed
@@ -83,10 +94,17 @@ class LinkModel {
   bool NeedsProbe(double now, double max_age_seconds) const;
 
  private:
+  // Whether `value` may join `series` (see Outliers above); `streak` is
+  // the series' run of outliers, positive above the forecast, negative below.
+  bool Admit(const Forecaster &series, double value, int &streak);
+  void AddLatency(double seconds, double now);
   void AddBandwidth(double bytes_per_second, double now);
 
   Forecaster latency_;
   Forecaster bandwidth_;
+  int latency_streak_ = 0;
+  int bandwidth_streak_ = 0;
+  uint64_t rejected_ = 0;
   double last_sample_at_ = -1;
   double last_bandwidth_at_ = -1;
 };

@@ -1,10 +1,15 @@
 // ninf-meta's statistics in the Prometheus text format (docs/monitoring.md):
 // its counters, each server's load and placements, and each link's
-// forecast latency and bandwidth with the forecaster's error.
+// forecast latency and bandwidth with the forecaster's error. Per-link
+// series only for the kMetricsLinks most recently used links (a flood of
+// client sites cannot make a scrape large); ninf_meta_links counts them all.
 #include "daemon/prometheus_text.h"
 #include "metaserver/meta_server.h"
 
 namespace ninf::meta {
+namespace {
+constexpr std::size_t kMetricsLinks = 256;
+}  // namespace
 
 std::string MetaServer::MetricsText() const {
   using P = daemon::PrometheusText;
@@ -51,7 +56,19 @@ std::string MetaServer::MetricsText() const {
   for (const auto &[id, e] : table_.servers())
     out.Sample("ninf_meta_server_slots", server_labels(id, e), e.Load().slots);
 
-  // Per link (client site, server): the forecasts placement uses.
+  out.Metric("ninf_meta_links", "gauge", "Links (client site, reporter, server) known.",
+             static_cast<double>(table_.link_count()));
+  out.Metric("ninf_meta_links_evicted_total", "counter",
+             "Links evicted, least recently used first, to keep the table bounded.",
+             static_cast<double>(table_.links_evicted()));
+  out.Metric("ninf_meta_refused_total", "counter",
+             "Registrations, load reports and outcomes refused (a figure out of range, "
+             "another client's ticket).",
+             static_cast<double>(counters_.registrations_refused + counters_.reports_refused +
+                                 counters_.outcomes_refused));
+
+  // Per link (client site, reporter, server), the most recently used: the
+  // forecasts placement uses.
   struct Family {
     const char *name, *help;
     double (*value)(const LinkModel::Estimate &);
@@ -71,9 +88,15 @@ std::string MetaServer::MetricsText() const {
   };
   for (const Family &f : families) {
     out.Head(f.name, "gauge", f.help);
-    for (const auto &[key, link] : table_.links())
-      out.Sample(f.name, P::Label("site", key.first) + "," + P::Label("server", key.second),
-                 f.value(link.Current()));
+    std::size_t shown = 0;
+    for (const LinkKey &key : table_.links_by_use()) {
+      if (shown++ == kMetricsLinks) break;
+      const auto &[site, reporter, server] = key;
+      out.Sample(f.name,
+                 P::Label("site", site) + "," + P::Label("reporter", reporter) + "," +
+                     P::Label("server", server),
+                 f.value(table_.LinkAt(key).Current()));
+    }
   }
   return out.Take();
 }

@@ -1,6 +1,7 @@
 #include "metaserver/meta_server.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,9 +24,29 @@ namespace {
 using daemon::Connection;
 using daemon::Quoted;
 
-// Client-named sites: names up to this long, links up to this many.
+// Client-named sites: names up to this long. Links: up to this many in
+// all and per reporting client, the least recently used evicted beyond
+// (ServerTable::LinkTo), so the table is never full for a new client.
 constexpr std::size_t kMaxSiteName = 128;
 constexpr std::size_t kMaxLinks = 100000;
+constexpr std::size_t kMaxLinksPerReporter = 1024;
+// The --links view and /metrics show this many links, the most recently
+// used; the rest are counted (a scrape stays small however many clients).
+constexpr std::size_t kShownLinks = 256;
+
+// A ticket nobody can guess from the ones they were given (issue 28, H6).
+uint64_t RandomTicket() {
+  uint64_t t = 0;
+  while (t == 0) {
+    if (::getrandom(&t, sizeof t, 0) != static_cast<ssize_t>(sizeof t)) {
+      // No entropy source: the address space layout and the clock still
+      // vary; getrandom does not fail on Linux >= 3.17 in practice.
+      t = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+          reinterpret_cast<uintptr_t>(&t);
+    }
+  }
+  return t;
+}
 
 // A registration carries every interface of its server: a standard library
 // is ~10 KiB, so this leaves room for registries of thousands of functions.
@@ -64,6 +85,7 @@ MetaServer::MetaServer(uv_loop_t *loop, const MetaSettings &settings)
         Accept(std::move(fd), peer);
       }) {
   table_.set_reservation_seconds(static_cast<double>(settings.reservation_seconds));
+  table_.set_link_caps(kMaxLinks, kMaxLinksPerReporter);
   (void)uv_timer_init(loop_, &lease_timer_);
   lease_timer_.data = this;
   lease_timer_open_ = true;
@@ -250,36 +272,60 @@ void MetaServer::HandleRegister(Connection &conn, std::string_view body) {
   reg.id = msg.server_id();
   reg.address = msg.address();
   reg.site = msg.site();
-  reg.cores = static_cast<int>(std::max<uint32_t>(1, msg.cores()));
-  reg.slots = static_cast<int>(std::clamp<uint32_t>(msg.slots(), 1, 1u << 16));
-  reg.flops_per_second = std::max(0.0, msg.flops_per_second());
-  reg.startup_seconds = std::max(0.0, msg.startup_seconds());
+  reg.cores = std::max<uint32_t>(1, msg.cores());
+  reg.slots = std::max<uint32_t>(1, msg.slots());  // 0: not said
+  reg.flops_per_second = msg.flops_per_second();
+  reg.startup_seconds = msg.startup_seconds();
   // The server's lease, but never shorter than two of its report periods.
-  uint32_t lease = msg.lease_ms() ? msg.lease_ms() : static_cast<uint32_t>(settings_.lease_ms);
-  lease = std::max<uint32_t>(lease, 2 * static_cast<uint32_t>(settings_.report_ms));
-  reg.lease_seconds = lease / 1000.0;
+  uint64_t lease = msg.lease_ms() ? msg.lease_ms() : static_cast<uint64_t>(settings_.lease_ms);
+  lease = std::max<uint64_t>(lease, 2 * static_cast<uint64_t>(settings_.report_ms));
+  reg.lease_seconds = static_cast<double>(lease) / 1000.0;
+  // Figures outside their range would be ranked as they are (a NaN load,
+  // 2^32-1 slots): refused, with the field named.
+  if (std::string bad = CheckRegistration(reg); !bad.empty()) {
+    ++counters_.registrations_refused;
+    daemon::RateLimitedWarn("registration_refused",
+                            "event=registration_refused server={} peer={} reason={}",
+                            Quoted(reg.id), conn.peer(), Quoted(bad));
+    ReplyError(conn, Status(NINF_ERR_INVALID_ARGUMENT, "REGISTER: " + bad));
+    return;
+  }
   for (const wire::FunctionInterface &iface : msg.functions()) {
     if (!ValidateInterface(iface).ok()) continue;
-    auto [it, fresh] = interfaces_.try_emplace(iface.name(), iface);
-    if (!fresh && it->second.SerializeAsString() != iface.SerializeAsString()) {
-      ++counters_.interface_conflicts;
-      daemon::RateLimitedWarn("interface_conflict",
-                              "event=interface_conflict server={} function={} message={}", reg.id,
-                              Quoted(iface.name()),
-                              Quoted("another server registered a different interface first; "
-                                     "this server is not sent calls of it"));
-      continue;
-    }
     reg.functions.push_back(iface.name());
+    reg.interfaces[iface.name()] = iface.SerializeAsString();
   }
   const std::string id = reg.id;
   const std::size_t functions = reg.functions.size();
+  // One server per connection: a connection registering another id stands
+  // for a restarted server, whose old entry goes (so one peer cannot hold
+  // more than one entry, and its functions, per connection).
+  for (auto it = registered_by_.begin(); it != registered_by_.end();) {
+    if (it->second == &conn && it->first != id) {
+      table_.Drop(it->first);
+      it = registered_by_.erase(it);
+    } else {
+      ++it;
+    }
+  }
   const bool replaced = table_.Register(std::move(reg), Now());
   // Entries the table replaced (same address) are not this connection's.
   for (auto it = registered_by_.begin(); it != registered_by_.end();)
     it = table_.Find(it->first) ? std::next(it) : registered_by_.erase(it);
   registered_by_[id] = &conn;
   ++counters_.registrations;
+  // A function another live server registered first with another interface
+  // is not sent calls here while that server lives (a client must see one
+  // signature per name); it is once that server leaves.
+  for (const std::string &f : table_.Conflicts(id)) {
+    ++counters_.interface_conflicts;
+    const ServerEntry *owner = table_.InterfaceOwner(f);
+    daemon::RateLimitedWarn(
+        "interface_conflict", "event=interface_conflict server={} function={} owner={} message={}",
+        id, Quoted(f), owner ? owner->reg.id : "-",
+        Quoted("a live server registered a different interface first; this server is not sent "
+               "calls of it until that server leaves or registers the same interface"));
+  }
   spdlog::info(
       "event=server_registered server={} address={} site={} slots={} functions={} "
       "flops_per_second={:.3g} replaced={} servers={}",
@@ -292,39 +338,65 @@ void MetaServer::HandleLoad(Connection &conn, std::string_view body) {
   wire::LoadReport msg;
   if (!Parse(conn, body, &msg, "LOAD")) return;
   LoadSample s;
-  s.running = static_cast<int>(msg.running());
-  s.queued = static_cast<int>(msg.queued());
-  s.work_seconds = std::max(0.0, msg.work_seconds());
+  s.running = msg.running();
+  s.queued = msg.queued();
+  s.work_seconds = msg.work_seconds();
   s.load_average = msg.load_average();
   s.calls_admitted = msg.calls_admitted();
-  s.startup_seconds = std::max(0.0, msg.startup_seconds());
-  for (const wire::FunctionLoad &f : msg.functions())
-    s.functions.push_back({f.name(), f.calls(), std::max(0.0, f.mean_seconds()),
-                           std::max(0.0, f.flops_per_second()), f.warm()});
+  s.startup_seconds = msg.startup_seconds();
+  // Only samples of the server's registered functions are taken (the table
+  // would drop the rest): a report padded with names costs its parse only.
+  const ServerEntry *entry = table_.Find(msg.server_id());
+  std::size_t unregistered = 0;
+  for (const wire::FunctionLoad &f : msg.functions()) {
+    if (entry && !entry->Serves(f.name())) {
+      ++unregistered;
+      continue;
+    }
+    s.functions.push_back({f.name(), f.calls(), f.mean_seconds(), f.flops_per_second(), f.warm()});
+  }
   ++counters_.reports;
+  if (std::string bad = CheckLoad(s); !bad.empty()) {
+    ++counters_.reports_refused;
+    daemon::RateLimitedWarn("report_refused", "event=report_refused server={} peer={} reason={}",
+                            Quoted(msg.server_id()), conn.peer(), Quoted(bad));
+    ReplyError(conn, Status(NINF_ERR_INVALID_ARGUMENT, "LOAD: " + bad));
+    return;
+  }
   // A report on another connection than the registration's (the server
   // reconnected without registering) is refused too: registration first.
   auto owner = registered_by_.find(msg.server_id());
+  std::size_t ignored = 0;
   bool known = owner != registered_by_.end() && owner->second == &conn &&
-               table_.Report(msg.server_id(), std::move(s), Now());
+               table_.Report(msg.server_id(), std::move(s), Now(), &ignored);
+  ignored += unregistered;
   if (!known)
     spdlog::info("event=unknown_server server={} peer={} action=register_again",
                  Quoted(msg.server_id()), conn.peer());
+  if (ignored > 0) {
+    // Functions it never registered: dropped, and counted as the protocol
+    // error they are (issue 28, H7: they once grew the table without end).
+    counters_.report_functions_refused += ignored;
+    ++counters_.protocol_errors;
+    daemon::RateLimitedWarn("report_functions_refused",
+                            "event=report_functions_refused server={} peer={} functions={}",
+                            Quoted(msg.server_id()), conn.peer(), ignored);
+  }
   Ack(conn, !known);
 }
 
 void MetaServer::HandleQuery(Connection &conn, std::string_view body) {
   wire::QueryInterface q;
   if (!Parse(conn, body, &q, "QUERY_INTERFACE")) return;
-  auto it = interfaces_.find(q.name());
-  if (it == interfaces_.end() ||
-      table_.Candidates(q.name(), "", {}, Link{0, 1}).candidates.empty()) {
+  const ServerEntry *owner = table_.InterfaceOwner(q.name());
+  wire::InterfaceReply reply;
+  const std::string_view iface = owner ? owner->InterfaceOf(q.name()) : std::string_view();
+  if (!owner ||
+      !reply.mutable_iface()->ParseFromArray(iface.data(), static_cast<int>(iface.size()))) {
     ReplyError(conn, Status(NINF_ERR_FUNCTION_NOT_FOUND,
                             "no server registered with ninf-meta serves '" + q.name() + "'"));
     return;
   }
-  wire::InterfaceReply reply;
-  *reply.mutable_iface() = it->second;
   conn.Reply(FRAME_INTERFACE, &reply);
 }
 
@@ -344,18 +416,23 @@ std::string MetaServer::SiteOf(const Connection &conn, const std::string &said) 
   return colon == std::string::npos ? peer : peer.substr(0, colon);
 }
 
-LinkModel *MetaServer::LinkFor(const Connection &conn, const std::string &said,
+std::string MetaServer::Reporter(Connection &conn) {
+  const std::string &peer = conn.peer();
+  std::size_t colon = peer.rfind(':');
+  std::string host = colon == std::string::npos ? peer : peer.substr(0, colon);
+  if (!conn.auth().authenticated) return host;
+  return conn.auth().key_id + "@" + host;
+}
+
+LinkModel *MetaServer::LinkFor(Connection &conn, const std::string &said,
                                const std::string &address) {
   const std::string site = SiteOf(conn, said);
-  // Sites are named by clients: a bounded name, and a bounded number of
-  // links, so that no client can grow the table without end.
+  // Sites are named by clients: a bounded name. The link is the reporter's
+  // own (its key and address), so a client claiming another's site name
+  // changes only what it itself is told; the table evicts the least
+  // recently used links beyond its caps.
   if (site.size() > kMaxSiteName) return nullptr;
-  if (table_.links().size() >= kMaxLinks && !table_.links().count({site, address})) {
-    daemon::RateLimitedWarn("links_full", "event=links_full links={} site={}", kMaxLinks,
-                            Quoted(site));
-    return nullptr;
-  }
-  return &table_.LinkTo(site, address);
+  return &table_.LinkTo(site, Reporter(conn), address);
 }
 
 void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
@@ -371,7 +448,9 @@ void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
   const std::vector<std::string> exclude(req.exclude().begin(), req.exclude().end());
   const Link fallback{static_cast<double>(settings_.default_latency_us) / 1e6,
                       static_cast<double>(settings_.default_bandwidth)};
-  ServerTable::Choices choices = table_.Candidates(req.function(), site, exclude, fallback);
+  const std::string reporter = Reporter(conn);
+  ServerTable::Choices choices =
+      table_.Candidates(req.function(), site, exclude, fallback, reporter);
   if (choices.candidates.empty()) {
     ++counters_.placements_unserved;
     bool anywhere = !table_.Candidates(req.function(), site, {}, fallback).candidates.empty();
@@ -391,9 +470,8 @@ void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
   if (policy_ == Policy::kCompletion && !req.no_probe()) {
     for (std::size_t i = 0; i < choices.servers.size(); ++i) {
       const ServerEntry &e = *choices.servers[i];
-      auto link = table_.links().find({site, e.reg.address});
-      bool stale = link == table_.links().end() ||
-                   link->second.NeedsProbe(now, static_cast<double>(settings_.probe_seconds));
+      const LinkModel *link = table_.FindLink(site, reporter, e.reg.address);
+      bool stale = !link || link->NeedsProbe(now, static_cast<double>(settings_.probe_seconds));
       if (!stale) continue;
       wire::PlacementTarget *t = reply.add_probe();
       t->set_server_id(e.reg.id);
@@ -436,12 +514,12 @@ void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
     conn.Reply(FRAME_META_PLACEMENT, &reply);
     return;
   }
-  const uint64_t ticket = next_ticket_++;
+  const uint64_t ticket = RandomTicket();
   reply.set_ticket(ticket);
   const Candidate &first = choices.candidates[ranked.front()];
   const std::string first_id = choices.servers[ranked.front()]->reg.id;
   Prediction p = Predict(first, shape);
-  table_.Reserve(first_id, ticket, p.compute + p.startup, now);
+  table_.Reserve(first_id, ticket, p.compute + p.startup, now, reporter);
   ++counters_.placements;
   spdlog::debug(
       "event=placed ticket={} function={} site={} server={} predicted_seconds={:.4f} "
@@ -464,7 +542,16 @@ std::vector<uint32_t> MetaServer::PreferPlan(const wire::PlaceRequest &req,
 void MetaServer::HandleOutcome(Connection &conn, std::string_view body) {
   wire::CallOutcome msg;
   if (!Parse(conn, body, &msg, "OUTCOME")) return;
-  table_.Release(msg.server_id(), msg.ticket());
+  // Only the client given the ticket may end its reservation (a ticket of
+  // another's is refused and its figures not used).
+  if (table_.Release(msg.server_id(), msg.ticket(), Reporter(conn)) ==
+      ServerTable::Released::kNotYours) {
+    ++counters_.outcomes_refused;
+    daemon::RateLimitedWarn("outcome_refused", "event=outcome_refused peer={} server={}",
+                            conn.peer(), Quoted(msg.server_id()));
+    ReplyError(conn, Status(NINF_ERR_INVALID_ID, "OUTCOME: the ticket was not given to you"));
+    return;
+  }
   if (msg.error_code() == NINF_OK) {
     ++counters_.outcomes_ok;
     const ServerEntry *e = table_.Find(msg.server_id());
@@ -544,8 +631,12 @@ std::string MetaServer::StatsText() const {
   line("uptime_seconds", Fixed(Now(), 1));
   line("policy", std::string(PolicyName(policy_)));
   line("servers", std::to_string(table_.size()));
-  line("functions", std::to_string(interfaces_.size()));
-  line("links", std::to_string(table_.links().size()));
+  std::set<std::string_view> functions;
+  for (const auto &[id, e] : table_.servers())
+    functions.insert(e.reg.functions.begin(), e.reg.functions.end());
+  line("functions", std::to_string(functions.size()));
+  line("links", std::to_string(table_.link_count()));
+  line("links_evicted", std::to_string(table_.links_evicted()));
   line("connections", std::to_string(connections_.size()));
   line("connections_accepted", std::to_string(counters_.connections_accepted));
   line("registrations", std::to_string(counters_.registrations));
@@ -559,6 +650,10 @@ std::string MetaServer::StatsText() const {
   line("outcomes_ok", std::to_string(counters_.outcomes_ok));
   line("outcomes_failed", std::to_string(counters_.outcomes_failed));
   line("interface_conflicts", std::to_string(counters_.interface_conflicts));
+  line("registrations_refused", std::to_string(counters_.registrations_refused));
+  line("reports_refused", std::to_string(counters_.reports_refused));
+  line("report_functions_refused", std::to_string(counters_.report_functions_refused));
+  line("outcomes_refused", std::to_string(counters_.outcomes_refused));
   line("protocol_errors", std::to_string(counters_.protocol_errors));
   line("auth_failures", std::to_string(counters_.auth_failures));
   return out;
@@ -586,18 +681,25 @@ std::string MetaServer::ServersText() const {
 std::string MetaServer::LinksText() const {
   std::string out =
       "site server latency_ms latency_err_ms latency_method bandwidth_MBps bandwidth_err_MBps "
-      "bandwidth_method samples sample_s_ago\n";
+      "bandwidth_method samples sample_s_ago rejected reporter\n";
   const double now = Now();
-  for (const auto &[key, link] : table_.links()) {
-    LinkModel::Estimate e = link.Current();
-    char buf[512];
-    std::snprintf(buf, sizeof buf, "%s %s %.3f %.3f %.*s %.2f %.2f %.*s %zu %.1f\n",
-                  key.first.c_str(), key.second.c_str(), e.latency_seconds * 1e3,
-                  e.latency_error * 1e3, static_cast<int>(e.latency_method.size()),
-                  e.latency_method.data(), e.bandwidth_bytes_per_second / 1e6,
-                  e.bandwidth_error / 1e6, static_cast<int>(e.bandwidth_method.size()),
-                  e.bandwidth_method.data(), e.samples,
-                  e.last_sample_at < 0 ? -1.0 : now - e.last_sample_at);
+  std::size_t shown = 0;
+  for (const LinkKey &key : table_.links_by_use()) {
+    if (shown++ == kShownLinks) {
+      out += "# " + std::to_string(table_.link_count() - kShownLinks) +
+             " less recently used links not shown\n";
+      break;
+    }
+    const auto &[site, reporter, server] = key;
+    LinkModel::Estimate e = table_.LinkAt(key).Current();
+    char buf[768];
+    std::snprintf(buf, sizeof buf, "%s %s %.3f %.3f %.*s %.2f %.2f %.*s %zu %.1f %llu %s\n",
+                  site.c_str(), server.c_str(), e.latency_seconds * 1e3, e.latency_error * 1e3,
+                  static_cast<int>(e.latency_method.size()), e.latency_method.data(),
+                  e.bandwidth_bytes_per_second / 1e6, e.bandwidth_error / 1e6,
+                  static_cast<int>(e.bandwidth_method.size()), e.bandwidth_method.data(), e.samples,
+                  e.last_sample_at < 0 ? -1.0 : now - e.last_sample_at,
+                  static_cast<unsigned long long>(e.rejected), reporter.c_str());
     out += buf;
   }
   return out;

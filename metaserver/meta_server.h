@@ -54,6 +54,11 @@ class MetaServer : public daemon::Connection::Delegate {
 
   int port() const { return listener_.port(); }
 
+  // Serves an already connected stream socket as if it had been accepted
+  // from `peer` ("host:port"): the in-process way into the request path
+  // (fuzz/meta_request_fuzz.cc drives it over a socketpair).
+  void Serve(daemon::UniqueFd fd, const std::string &peer) { Accept(std::move(fd), peer); }
+
  private:
   void OnRequest(daemon::Connection &conn, const FrameHeader &h, std::string_view body) override;
   void OnProtocolError(daemon::Connection &conn, const Status &st) override;
@@ -93,10 +98,13 @@ class MetaServer : public daemon::Connection::Delegate {
 
   // A client's site: what it says, else its address without the port.
   static std::string SiteOf(const daemon::Connection &conn, const std::string &said);
-  // The link model of (the client's site, server address); null when the
-  // site name is too long or the table is full.
-  LinkModel *LinkFor(const daemon::Connection &conn, const std::string &said,
-                     const std::string &address);
+  // Who reports on this connection: its address without the port, and the
+  // id of the key it proved ("KEY@HOST") when it authenticated. Link
+  // samples and tickets belong to a reporter, not to a claimed site.
+  static std::string Reporter(daemon::Connection &conn);
+  // The link model of (the client's site, the reporter, server address);
+  // null when the site name is too long.
+  LinkModel *LinkFor(daemon::Connection &conn, const std::string &said, const std::string &address);
   double Now() const;
 
   std::string StatsText() const;
@@ -110,10 +118,6 @@ class MetaServer : public daemon::Connection::Delegate {
   Policy policy_;
   PolicyState policy_state_;
   ServerTable table_;
-  // The interface of each function, as the first server to register it
-  // gave it; a server giving another one for the same name does not serve
-  // that name here (a client must see one signature per name).
-  std::map<std::string, wire::FunctionInterface, std::less<>> interfaces_;
   // Which connection registered each server: only that connection's close
   // removes it (a server that reconnected has a new one).
   std::unordered_map<std::string, daemon::Connection *> registered_by_;
@@ -125,7 +129,6 @@ class MetaServer : public daemon::Connection::Delegate {
   bool lease_timer_closed_ = false;
   std::unordered_map<daemon::Connection *, std::unique_ptr<daemon::Connection>> connections_;
   uint64_t next_connection_id_ = 1;
-  uint64_t next_ticket_ = 1;
   bool stopping_ = false;
   std::function<void()> on_stopped_;
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
@@ -142,6 +145,10 @@ class MetaServer : public daemon::Connection::Delegate {
     uint64_t outcomes_ok = 0;
     uint64_t outcomes_failed = 0;
     uint64_t interface_conflicts = 0;
+    uint64_t registrations_refused = 0;     // a figure out of range
+    uint64_t reports_refused = 0;           // a figure out of range
+    uint64_t report_functions_refused = 0;  // samples of functions not registered
+    uint64_t outcomes_refused = 0;          // another client's ticket
     uint64_t protocol_errors = 0;
     uint64_t auth_failures = 0;
     uint64_t connections_accepted = 0;

@@ -13,7 +13,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_TARGETS=(frame_fuzz request_reader_fuzz proto_header_fuzz dim_expr_fuzz idl_fuzz settings_fuzz)
+ALL_TARGETS=(frame_fuzz request_reader_fuzz proto_header_fuzz dim_expr_fuzz idl_fuzz settings_fuzz
+  meta_request_fuzz)
 BUILD=${NINF_FUZZ_BUILD:-build-fuzz}
 
 seconds=20

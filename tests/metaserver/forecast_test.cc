@@ -100,3 +100,25 @@ TEST_CASE("link_passive_transfers_take_the_latency_off", "[forecast]") {
   stale.AddTransfer(1'000'000, 0.5, 1);
   CHECK(stale.Current().bandwidth_bytes_per_second == Approx(4e6));
 }
+
+TEST_CASE("link_lone_outlier_is_counted_not_folded_in", "[forecast]") {
+  // A steady 1 ms / 100 MB/s link; one forged report of 99,000 s.
+  LinkModel link;
+  for (int i = 0; i < 10; ++i) REQUIRE(link.AddProbe(1000, 0.00101, 1000000, 0.01099, i));
+  const auto before = link.Current();
+  REQUIRE(link.AddProbe(1000, 99000, 1000000, 99120, 11));
+  link.AddTransfer(10'000'000, 1e6, 12);
+  const auto after = link.Current();
+  CHECK(after.latency_seconds == Approx(before.latency_seconds));
+  CHECK(after.bandwidth_bytes_per_second == Approx(before.bandwidth_bytes_per_second));
+  CHECK(after.rejected == 3);
+}
+
+TEST_CASE("link_outliers_repeated_on_one_side_are_a_real_change", "[forecast]") {
+  LinkModel link;
+  for (int i = 0; i < 10; ++i) link.AddProbe(1000, 0.00101, 1000000, 0.01099, i);
+  // The link became 100 times slower and stays so: taken on the third.
+  for (int i = 0; i < 12; ++i) link.AddProbe(1000, 0.101, 1000000, 1.099, 20 + i);
+  CHECK(link.Current().bandwidth_bytes_per_second == Approx(1e6).epsilon(0.05));
+  CHECK(link.Current().rejected == 4);  // two of latency, two of bandwidth
+}

@@ -4,6 +4,8 @@
 #include "metaserver/server_table.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
 
 using namespace ninf::meta;
 
@@ -129,4 +131,139 @@ TEST_CASE("table_function_reports_refine_speed_and_warmth", "[table]") {
   Candidate e = t.Candidates("ep", "s", {}, kFallback).candidates.at(0);
   CHECK(e.flops_per_second == 1e9);  // not measured yet: the calibration
   CHECK_FALSE(e.warm);
+}
+
+// Issue 28 (hostile peers): what one server or client adds is bounded and
+// goes with it.
+
+namespace {
+
+Registration Echo(const std::string &id, const std::string &address, const std::string &iface) {
+  Registration r = Reg(id, address);
+  r.functions = {"echo", "ep"};
+  r.interfaces = {{"echo", iface}, {"ep", "ep-interface"}};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("table_interface_goes_with_the_lease_of_its_last_server", "[table]") {
+  ServerTable t;
+  t.Register(Echo("fake", "h:9", "echo(IN int x)"), 0);
+  REQUIRE(t.InterfaceOwner("echo") == t.Find("fake"));
+  CHECK(t.Expire(10) == std::vector<std::string>{"fake"});
+  // A real server registering later with another interface is served.
+  t.Register(Echo("real", "h:1", "echo(IN double x)"), 11);
+  REQUIRE(t.InterfaceOwner("echo") == t.Find("real"));
+  CHECK(t.Conflicts("real").empty());
+  CHECK(t.Candidates("echo", "s", {}, kFallback).candidates.size() == 1);
+}
+
+TEST_CASE("table_conflicting_interface_of_a_live_server_is_refused_for_that_function", "[table]") {
+  ServerTable t;
+  t.Register(Echo("first", "h:9", "echo(IN int x)"), 0);
+  t.Register(Echo("second", "h:1", "echo(IN double x)"), 1);
+  CHECK(t.Conflicts("second") == std::vector<std::string>{"echo"});
+  CHECK(t.Conflicts("first").empty());
+  ServerTable::Choices echo = t.Candidates("echo", "s", {}, kFallback);
+  REQUIRE(echo.servers.size() == 1);
+  CHECK(echo.servers[0]->reg.id == "first");
+  CHECK(t.Candidates("ep", "s", {}, kFallback).candidates.size() == 2);  // only echo
+  // The first leaves: the second's interface reigns at once.
+  CHECK(t.Drop("first"));
+  echo = t.Candidates("echo", "s", {}, kFallback);
+  REQUIRE(echo.servers.size() == 1);
+  CHECK(echo.servers[0]->reg.id == "second");
+}
+
+TEST_CASE("table_reregistered_server_replaces_its_interface", "[table]") {
+  ServerTable t;
+  t.Register(Echo("a", "h:1", "echo(IN int x)"), 0);
+  t.Register(Echo("a", "h:1", "echo(IN double x)"), 1);  // same id: a redeploy
+  CHECK(t.Find("a")->InterfaceOf("echo") == "echo(IN double x)");
+  t.Register(Echo("a2", "h:1", "echo(IN long x)"), 2);  // restarted: same address
+  CHECK(t.size() == 1);
+  CHECK(t.InterfaceOwner("echo")->InterfaceOf("echo") == "echo(IN long x)");
+}
+
+TEST_CASE("table_report_keeps_only_registered_functions", "[table]") {
+  ServerTable t;
+  t.Register(Reg("a", "h:1"), 0);
+  LoadSample s;
+  s.functions.push_back({"dgesv", 1, 0.5, 1e9, false});
+  for (int i = 0; i < 1000; ++i)
+    s.functions.push_back({"junk" + std::to_string(i), 1, 1, 1, false});
+  std::size_t ignored = 0;
+  REQUIRE(t.Report("a", s, 1, &ignored));
+  CHECK(ignored == 1000);
+  CHECK(t.Find("a")->functions.size() == 1);
+  CHECK(t.Find("a")->last.functions.empty());
+}
+
+TEST_CASE("table_registration_and_load_figures_are_checked", "[table]") {
+  Registration r = Reg("a", "h:1");
+  CHECK(CheckRegistration(r).empty());
+  r.slots = 0xffffffffu;
+  CHECK(CheckRegistration(r).rfind("slots:", 0) == 0);
+  r = Reg("a", "h:1");
+  r.flops_per_second = std::nan("");
+  CHECK(CheckRegistration(r).rfind("flops_per_second:", 0) == 0);
+  r = Reg("a", "h:1");
+  r.startup_seconds = std::numeric_limits<double>::infinity();
+  CHECK(CheckRegistration(r).rfind("startup_seconds:", 0) == 0);
+
+  LoadSample s;
+  CHECK(CheckLoad(s).empty());
+  s.queued = 0xffffffffu;
+  CHECK(CheckLoad(s).rfind("queued:", 0) == 0);
+  s = LoadSample{};
+  s.running = kMaxCalls + 1;
+  CHECK(CheckLoad(s).rfind("running:", 0) == 0);
+  s = LoadSample{};
+  s.load_average = std::nan("");
+  CHECK(CheckLoad(s).rfind("load_average:", 0) == 0);
+  s = LoadSample{};
+  s.work_seconds = -1;
+  CHECK(CheckLoad(s).rfind("work_seconds:", 0) == 0);
+  s = LoadSample{};
+  s.functions.push_back({"ep", 1, std::numeric_limits<double>::infinity(), 1, false});
+  CHECK(CheckLoad(s).rfind("functions.mean_seconds:", 0) == 0);
+}
+
+TEST_CASE("table_reservation_is_released_only_by_its_owner", "[table]") {
+  ServerTable t;
+  t.Register(Reg("a", "h:1"), 0);
+  t.Reserve("a", 77, 2.0, 1, "alice@10.0.0.1");
+  CHECK(t.Release("a", 77, "mallory@10.0.0.2") == ServerTable::Released::kNotYours);
+  CHECK(t.Find("a")->Load().reserved_calls == 1);
+  CHECK(t.Release("a", 78, "alice@10.0.0.1") == ServerTable::Released::kUnknown);
+  CHECK(t.Release("a", 77, "alice@10.0.0.1") == ServerTable::Released::kYes);
+  CHECK(t.Find("a")->Load().reserved_calls == 0);
+}
+
+TEST_CASE("table_links_are_per_reporter_and_evicted_least_recently_used", "[table]") {
+  ServerTable t;
+  t.set_link_caps(10, 4);
+  t.Register(Reg("a", "h:1"), 0);
+  // A good client's link, then a flood of sites from one reporter.
+  REQUIRE(t.LinkTo("east", "good", "h:1").AddProbe(1000, 0.002, 1000000, 0.012, 1));
+  for (int i = 0; i < 1000; ++i) t.LinkTo("site" + std::to_string(i), "flood", "h:1");
+  CHECK(t.link_count() == 5);  // the flood holds its 4, the good link stays
+  CHECK(t.FindLink("east", "good", "h:1") != nullptr);
+  CHECK(t.FindLink("site999", "flood", "h:1") != nullptr);  // the newest: never frozen
+  CHECK(t.FindLink("site0", "flood", "h:1") == nullptr);
+  CHECK(t.links_evicted() == 996);
+  // The same site claimed by another reporter is another link: the good
+  // client's forecast is untouched by what the other says of "east".
+  LinkModel &forged = t.LinkTo("east", "mallory", "h:1");
+  forged.AddProbe(1000, 99, 1000000, 99.5, 2);
+  ServerTable::Choices good = t.Candidates("dgesv", "east", {}, kFallback, "good");
+  REQUIRE(good.link_known[0]);
+  CHECK(good.candidates[0].link.latency_seconds < 0.01);
+  // Beyond the total cap, the least recently used of all goes.
+  for (int r = 0; r < 6; ++r) t.LinkTo("x", "r" + std::to_string(r), "h:1");
+  CHECK(t.link_count() == 10);
+  t.LinkTo("x", "r6", "h:1");
+  CHECK(t.link_count() == 10);
+  CHECK(t.links_by_use().front() == LinkKey{"x", "r6", "h:1"});
 }
