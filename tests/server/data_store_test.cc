@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+using ninf::Status;
 using ninf::daemon::UniqueFd;
 using ninf::server::DataStore;
 
