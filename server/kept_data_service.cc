@@ -125,6 +125,7 @@ void KeptDataService::AddGauges(Gauges *g) const {
   g->store_expired = kept.expired;
   g->store_released = kept.released;
   g->store_served_bytes = served_bytes_;
+  g->store_descriptors = kept.descriptors;
 }
 
 Status KeptDataService::ReserveResult(uint64_t keep_bytes, CallParams *params) {

@@ -368,6 +368,7 @@ TEST_CASE("kept_data_uncollected_results_hold_no_descriptor_each", "[e2e][kept_d
   for (int i = 0; i < kSubmissions; ++i) REQUIRE(Submit(d.port(), "", &t).ok());
   REQUIRE(d.WaitForStat("function.echo.calls", kSubmissions + 1) == kSubmissions + 1);
   CHECK(d.Stat("store_entries") == kSubmissions + 1);
+  CHECK(d.Stat("store_descriptors") == 0);  // small results are held in memory
   CHECK(d.OpenFds() < before + 20);
   // A normal call still works, and the last result is still there.
   auto ch = Connect(d.port(), "");
