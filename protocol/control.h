@@ -40,6 +40,17 @@
 //     |<-- CTL_KEEP (+ memfd) --------|   param = kKeepWholeResult: the
 //                                     |   two-phase call's frame (no answer)
 //
+// A call whose arguments name kept data on a ninfd (Args.refs) fetches it
+// there itself, server to server. With keys, that connection authenticates
+// with the key the call's client proved (ninfd's HANDOFF names its id,
+// flag kHandoffKeyed), but the key never leaves ninfd: the executable sends
+// FRAME_AUTH, and hands the daemon's CHALLENGE to ninfd, which checks the
+// daemon's proof and makes the executable's. Nothing of the call is sent to
+// an address whose listener has not proved that it holds the caller's key:
+//
+//     |<-- CTL_PROVE -----------------|   client and server nonce, server proof
+//     |--- CTL_PROVED --------------->|   the client proof, or error_code
+//
 // CTL_PROBE (ninfd -> executable, while the routine runs): the client shut
 // its write side; send a heartbeat now, so that a closed client answers with
 // a reset. CTL_CLIENT_GONE: a heartbeat to the client failed; ninfd kills
@@ -77,6 +88,8 @@ enum ControlKind : uint32_t {
   CTL_RELEASED = 9,
   CTL_KEEP = 10,
   CTL_KEPT = 11,
+  CTL_PROVE = 12,
+  CTL_PROVED = 13,
 };
 
 inline constexpr std::size_t kStoreTokenSize = 16;
@@ -86,6 +99,12 @@ inline constexpr uint32_t kKeepWholeResult = 0xffffffffu;
 inline constexpr uint32_t kHandoffPersistent = 0x1;
 // After this one-shot call, wait for another hand-off instead of exiting.
 inline constexpr uint32_t kHandoffReusable = 0x2;
+// The call's client authenticated with the key whose id is HANDOFF's key_id.
+inline constexpr uint32_t kHandoffKeyed = 0x4;
+// Sizes of the authentication exchange (protocol/auth.h), which the
+// executables do not link.
+inline constexpr std::size_t kControlKeyIdSize = 8;
+inline constexpr std::size_t kControlNonceSize = 32;
 
 struct ControlMsg {
   uint32_t kind = 0;
@@ -109,7 +128,11 @@ struct ControlMsg {
   uint8_t token[kStoreTokenSize] = {};           // HANDOFF (two-phase), KEPT: the entry's token
   double store_seconds = 0;                      // HANDOFF (two-phase): how long the result is kept
   uint8_t redirect_token[kStoreTokenSize] = {};  // HANDOFF over TCP: the client's FRAME_CLAIM
-  uint32_t redirect_wait_ms = 0;  // HANDOFF over TCP: how long the client may take to come
+  uint32_t redirect_wait_ms = 0;           // HANDOFF over TCP: how long the client may take to come
+  uint8_t key_id[kControlKeyIdSize] = {};  // HANDOFF (kHandoffKeyed): the caller's key id
+  uint8_t client_nonce[kControlNonceSize] = {};  // PROVE
+  uint8_t server_nonce[kControlNonceSize] = {};  // PROVE
+  uint8_t proof[kControlNonceSize] = {};         // PROVE: the daemon's; PROVED: the executable's
 };
 
 // Sends one message; attaches `pass_fd` when it is >= 0.

@@ -1,5 +1,7 @@
 #include "server/data_store.h"
 
+#include <utility>
+
 namespace ninf::server {
 namespace {
 
@@ -14,60 +16,100 @@ bool SameToken(const std::string &a, const std::string &b) {
 
 }  // namespace
 
-Status DataStore::Reserve(const std::string &owner, const std::string &token, uint64_t bytes,
-                          double ttl_seconds, double now, uint64_t *id) {
+Status DataStore::CheckCaps(const std::string &owner, uint64_t bytes) const {
+  if (bytes > cap_ || counts_.bytes > cap_ - bytes)
+    return Status(NINF_ERR_LIMIT, "keeping " + std::to_string(bytes) + " bytes would exceed the " +
+                                      "store's cap of " + std::to_string(cap_) +
+                                      " bytes (store_bytes; " + std::to_string(counts_.bytes) +
+                                      " in use)");
+  Usage used;
+  if (auto it = owners_.find(owner); it != owners_.end()) used = it->second;
+  // The owner's share: one key cannot crowd out the others.
+  if (owner_caps_.entries > 0 && used.entries >= owner_caps_.entries)
+    return Status(NINF_ERR_LIMIT, "this key keeps " + std::to_string(used.entries) +
+                                      " entries already, the cap per key (store_entries_per_owner "
+                                      "= " +
+                                      std::to_string(owner_caps_.entries) +
+                                      "): collect or release some first");
+  if (owner_caps_.bytes > 0 &&
+      (bytes > owner_caps_.bytes || used.bytes > owner_caps_.bytes - bytes))
+    return Status(NINF_ERR_LIMIT, "keeping " + std::to_string(bytes) +
+                                      " bytes would exceed the cap per key (store_bytes_per_owner "
+                                      "= " +
+                                      std::to_string(owner_caps_.bytes) + "; " +
+                                      std::to_string(used.bytes) + " in use by this key)");
+  return Status::Ok();
+}
+
+Status DataStore::Reserve(const std::string &owner, const std::string &token, Kind kind,
+                          uint64_t bytes, double ttl_seconds, double now, uint64_t *id) {
   if (token.empty()) return Status(NINF_ERR_INVALID_ARGUMENT, "a stored entry needs a token");
   if (!(ttl_seconds > 0))
     return Status(NINF_ERR_INVALID_ARGUMENT, "a stored entry needs a ttl > 0");
   Expire(now);
-  if (bytes > cap_ || counts_.bytes > cap_ - bytes) {
+  if (Status st = CheckCaps(owner, bytes); !st.ok()) {
     ++counts_.refused;
-    return Status(NINF_ERR_LIMIT, "keeping " + std::to_string(bytes) + " bytes would exceed the " +
-                                      "store's cap of " + std::to_string(cap_) + " bytes (" +
-                                      std::to_string(counts_.bytes) + " in use)");
+    return st;
   }
   Entry e;
   e.id = next_id_++;
   e.token = token;
   e.owner = owner;
+  e.kind = kind;
   e.bytes = bytes;
   e.expires_at = now + ttl_seconds;
   *id = e.id;
   entries_.emplace(e.id, std::move(e));
+  Usage &used = owners_[owner];
+  ++used.entries;
+  used.bytes += bytes;
   ++counts_.entries;
   ++counts_.stored;
   counts_.bytes += bytes;
   return Status::Ok();
 }
 
-Status DataStore::Fill(uint64_t id, daemon::UniqueFd data, uint64_t bytes) {
-  auto it = entries_.find(id);
-  if (it == entries_.end() || it->second.state != State::kPending)
+// Finds the pending entry `id` for data of `bytes` bytes and gives back the
+// room it does not need; *it is end() after an error.
+Status DataStore::Ready(std::map<uint64_t, Entry>::iterator *it, uint64_t id, uint64_t bytes) {
+  *it = entries_.find(id);
+  if (*it == entries_.end() || (*it)->second.state != State::kPending) {
+    *it = entries_.end();
     return Status(NINF_ERR_INVALID_ID, "no pending stored entry " + std::to_string(id));
-  if (bytes > it->second.bytes) {
-    const uint64_t reserved = it->second.bytes;
-    Erase(it);
+  }
+  Entry &e = (*it)->second;
+  if (bytes > e.bytes) {
+    const uint64_t reserved = e.bytes;
+    Erase(*it);
+    *it = entries_.end();
     ++counts_.released;
     return Status(NINF_ERR_TOO_LARGE, "stored entry " + std::to_string(id) + " got " +
                                           std::to_string(bytes) + " bytes, reserved " +
                                           std::to_string(reserved));
   }
-  Entry &e = it->second;
   counts_.bytes -= e.bytes - bytes;  // the room not needed goes back
+  owners_[e.owner].bytes -= e.bytes - bytes;
   e.bytes = bytes;
-  e.data = std::move(data);
   e.state = State::kReady;
   return Status::Ok();
 }
 
-Status DataStore::Find(uint64_t id, const std::string &token, const std::string &owner, double now,
-                       const Entry **out) {
-  return Lookup(id, token, &owner, now, out);
+Status DataStore::Fill(uint64_t id, std::string memory) {
+  std::map<uint64_t, Entry>::iterator it;
+  NINF_RETURN_IF_ERROR(Ready(&it, id, memory.size()));
+  it->second.memory = std::move(memory);
+  return Status::Ok();
 }
 
-Status DataStore::FindByToken(uint64_t id, const std::string &token, double now,
-                              const Entry **out) {
-  return Lookup(id, token, nullptr, now, out);
+Status DataStore::Fill(uint64_t id, daemon::UniqueFd file, uint64_t bytes) {
+  if (!HasDescriptorRoom())
+    return Status(NINF_ERR_LIMIT, "the store holds " + std::to_string(counts_.descriptors) +
+                                      " descriptors already, its cap");
+  std::map<uint64_t, Entry>::iterator it;
+  NINF_RETURN_IF_ERROR(Ready(&it, id, bytes));
+  it->second.file = std::move(file);
+  ++counts_.descriptors;
+  return Status::Ok();
 }
 
 const DataStore::Entry *DataStore::Get(uint64_t id) const {
@@ -75,8 +117,8 @@ const DataStore::Entry *DataStore::Get(uint64_t id) const {
   return it == entries_.end() ? nullptr : &it->second;
 }
 
-Status DataStore::Lookup(uint64_t id, const std::string &token, const std::string *owner,
-                         double now, const Entry **out) {
+Status DataStore::Find(uint64_t id, const std::string &token, const std::string &owner, Kind kind,
+                       double now, const Entry **out) {
   auto it = entries_.find(id);
   if (it == entries_.end()) {
     // Say "expired" to whoever proves it was theirs: the clearer error.
@@ -84,7 +126,9 @@ Status DataStore::Lookup(uint64_t id, const std::string &token, const std::strin
     if (gone != expired_.end() && SameToken(gone->second, token))
       return Status(NINF_ERR_EXPIRED, "stored entry " + std::to_string(id) + " expired");
   }
-  if (it == entries_.end() || !SameToken(it->second.token, token))
+  // Another kind is answered as an unknown entry: a two-phase result is
+  // not a kept array, whoever holds its token.
+  if (it == entries_.end() || !SameToken(it->second.token, token) || it->second.kind != kind)
     return Status(NINF_ERR_INVALID_ID, "no stored entry " + std::to_string(id) +
                                            " with this token (unknown, collected or expired)");
   if (it->second.expires_at <= now) {
@@ -93,7 +137,7 @@ Status DataStore::Lookup(uint64_t id, const std::string &token, const std::strin
     ++counts_.expired;
     return Status(NINF_ERR_EXPIRED, "stored entry " + std::to_string(id) + " expired");
   }
-  if (owner && it->second.owner != *owner)
+  if (it->second.owner != owner)
     return Status(NINF_ERR_AUTH, "stored entry " + std::to_string(id) +
                                      " belongs to another key than this connection's");
   *out = &it->second;
@@ -140,8 +184,15 @@ void DataStore::RememberExpired(const Entry &e) {
 }
 
 void DataStore::Erase(std::map<uint64_t, Entry>::iterator it) {
-  counts_.bytes -= it->second.bytes;
+  const Entry &e = it->second;
+  counts_.bytes -= e.bytes;
   --counts_.entries;
+  if (e.file.get() >= 0) --counts_.descriptors;
+  auto used = owners_.find(e.owner);
+  if (used != owners_.end()) {
+    used->second.bytes -= e.bytes;
+    if (--used->second.entries == 0) owners_.erase(used);
+  }
   entries_.erase(it);
 }
 

@@ -135,8 +135,11 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   handoff.call_id = params_.call_id;
   handoff.max_call_bytes = max_call_bytes;
   reusable_ = reusable && !params_.persistent;
-  handoff.flags =
-      (params_.persistent ? kHandoffPersistent : 0) | (reusable_ ? kHandoffReusable : 0);
+  handoff.flags = (params_.persistent ? kHandoffPersistent : 0) |
+                  (reusable_ ? kHandoffReusable : 0) | (params_.owner.empty() ? 0 : kHandoffKeyed);
+  // The key its data references are fetched with (control.h: CTL_PROVE).
+  std::memcpy(handoff.key_id, params_.owner.data(),
+              std::min(params_.owner.size(), sizeof handoff.key_id));
   handoff.threads = static_cast<uint32_t>(threads_);
   handoff.queue_seconds = QueueSeconds();
   handoff.heartbeat_ms = params_.heartbeat_ms;
@@ -185,6 +188,16 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       if (msg.param != kKeepWholeResult)
         SendKept(Status(NINF_ERR_PROTOCOL, "unexpected KEEP"), 0, {});
       break;
+    case CTL_PROVE:
+      // Only while the call reads its arguments, which is when it fetches.
+      if (ReadingArguments(state_)) {
+        events_->OnProve(*this, msg);
+        break;
+      }
+      spdlog::warn("event=control_unexpected job={} call={} function={} kind=prove state={}", id_,
+                   params_.call_id, params_.function, JobStateName(state_));
+      SendProved(Status(NINF_ERR_PROTOCOL, "unexpected PROVE"), nullptr);
+      break;
     case CTL_ARGS_RECEIVED:
       work_flops_ = msg.work_flops;
       args_at_ = Clock::now();
@@ -217,6 +230,7 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
     case CTL_HANDOFF:  // only ninfd sends these
     case CTL_SLOT:
     case CTL_KEPT:
+    case CTL_PROVED:
     case CTL_PROBE:
     default:
       spdlog::warn("event=control_unexpected job={} call={} function={} kind={} state={}", id_,
@@ -260,6 +274,16 @@ void Job::SendKept(const Status &st, uint64_t store_id, const std::string &token
   answer.error_code = st.code();
   answer.store_id = store_id;
   std::memcpy(answer.token, token.data(), std::min(token.size(), sizeof answer.token));
+  (void)process_->Send(answer);  // a dead executable's exit ends the job anyway
+}
+
+void Job::SendProved(const Status &st, const uint8_t *proof) {
+  if (!process_) return;
+  ControlMsg answer;
+  answer.kind = CTL_PROVED;
+  answer.call_id = params_.call_id;
+  answer.error_code = st.code();
+  if (proof) std::memcpy(answer.proof, proof, sizeof answer.proof);
   (void)process_->Send(answer);  // a dead executable's exit ends the job anyway
 }
 

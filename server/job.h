@@ -62,6 +62,9 @@ class JobEvents {
   // CTL_KEEP: the executable hands over data to keep (`data`, a memfd):
   // one array (answered with Job::SendKept) or a two-phase call's result.
   virtual void OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) = 0;
+  // CTL_PROVE: the executable authenticates to the ninfd of a data
+  // reference with the caller's key (answered with Job::SendProved).
+  virtual void OnProve(Job &job, const ControlMsg &msg) = 0;
 };
 
 // What the client asked for in its CALL frame.
@@ -135,6 +138,8 @@ class Job : public ProcessOwner {
   void set_client_quiet_since(Clock::time_point at) { client_quiet_since_ = at; }
   // Answers CTL_KEEP with the entry that now holds the array, or `st`.
   void SendKept(const Status &st, uint64_t store_id, const std::string &token);
+  // CTL_PROVED: the client proof (kControlNonceSize bytes), or st's error.
+  void SendProved(const Status &st, const uint8_t *proof);
   bool two_phase() const { return params_.store_id != 0; }
   const CallParams &params() const { return params_; }
 

@@ -2,10 +2,11 @@
 // docs/transactions.md).
 #include "server/kept_data_service.h"
 
-#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -20,8 +21,25 @@ namespace {
 // A token is the capability to read an entry: unguessable bytes.
 std::string RandomToken() { return RandomBytes(kStoreTokenSize); }
 
-// Appends the first `bytes` bytes of a kept memfd to *out.
-Status ReadKept(int fd, uint64_t bytes, std::string *out) {
+static_assert(kControlKeyIdSize == auth::kKeyIdSize);
+static_assert(kControlNonceSize == auth::kNonceSize && kControlNonceSize == auth::kProofSize);
+
+// Entries up to this size are read into ninfd's memory at once, and their
+// memfd closed: the bytes cost the same memory either way (a memfd is
+// memory too), and a descriptor less. Larger ones stay memfds while the
+// descriptor budget lasts, so that the loop does not copy them.
+constexpr uint64_t kInMemoryBytes = uint64_t{1} << 20;
+
+// How many entries may hold a descriptor: a quarter of the descriptor
+// limit, so that kept data never takes the descriptors calls need.
+uint64_t DescriptorBudget() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return 1024;
+  return std::max<uint64_t>(8, static_cast<uint64_t>(lim.rlim_cur) / 4);
+}
+
+// Reads `bytes` bytes of a memfd from offset 0, appended to *out.
+Status ReadFd(int fd, uint64_t bytes, std::string *out) {
   const std::size_t at = out->size();
   out->resize(at + bytes);
   uint64_t done = 0;
@@ -36,18 +54,13 @@ Status ReadKept(int fd, uint64_t bytes, std::string *out) {
   return Status::Ok();
 }
 
-// A memfd holding `bytes`, for a result that ninfd writes itself.
-daemon::UniqueFd MemfdWith(const std::string &bytes) {
-  daemon::UniqueFd fd(::memfd_create("ninf-kept", MFD_CLOEXEC));
-  if (fd.get() < 0) return fd;
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return daemon::UniqueFd();
-    done += static_cast<std::size_t>(n);
+// Appends a ready entry's bytes to *out.
+Status ReadKept(const DataStore::Entry &e, std::string *out) {
+  if (e.file.get() < 0) {
+    out->append(e.memory);
+    return Status::Ok();
   }
-  return fd;
+  return ReadFd(e.file.get(), e.bytes, out);
 }
 
 bool ParseKey(std::string_view body, wire::StoreKey *key) {
@@ -60,8 +73,39 @@ std::string OwnerOf(daemon::Connection &conn) {
   return conn.auth().authenticated ? conn.auth().key_id : std::string();
 }
 
-KeptDataService::KeptDataService(const Settings &settings, Clock::time_point epoch)
-    : settings_(settings), epoch_(epoch), store_(static_cast<uint64_t>(settings.store_bytes)) {}
+KeptDataService::KeptDataService(const Settings &settings, const auth::KeyRing &keys,
+                                 Clock::time_point epoch)
+    : settings_(settings),
+      keys_(keys),
+      epoch_(epoch),
+      store_(static_cast<uint64_t>(settings.store_bytes), DescriptorBudget()) {}
+
+Status KeptDataService::Reserve(const std::string &owner, const std::string &token,
+                                DataStore::Kind kind, uint64_t bytes, double ttl_seconds,
+                                uint64_t *id) {
+  store_.set_owner_caps({.entries = static_cast<uint64_t>(settings_.store_entries_per_owner),
+                         .bytes = static_cast<uint64_t>(settings_.store_bytes_per_owner)});
+  return store_.Reserve(owner, token, kind, bytes, ttl_seconds, Now(), id);
+}
+
+Status KeptDataService::FillFrom(uint64_t id, daemon::UniqueFd data, uint64_t bytes) {
+  // More than was reserved is refused before anything is copied.
+  if (const DataStore::Entry *e = store_.Get(id); e && bytes > e->bytes) {
+    Status st(NINF_ERR_TOO_LARGE, "kept data " + std::to_string(id) + " got " +
+                                      std::to_string(bytes) + " bytes, reserved " +
+                                      std::to_string(e->bytes));
+    store_.Release(id);
+    return st;
+  }
+  if (bytes > kInMemoryBytes && store_.HasDescriptorRoom())
+    return store_.Fill(id, std::move(data), bytes);
+  std::string memory;
+  if (Status st = ReadFd(data.get(), bytes, &memory); !st.ok()) {
+    store_.Release(id);
+    return st;
+  }
+  return store_.Fill(id, std::move(memory));
+}
 
 double KeptDataService::Now() const {
   return std::chrono::duration<double>(Clock::now() - epoch_).count();
@@ -81,6 +125,7 @@ void KeptDataService::AddGauges(Gauges *g) const {
   g->store_expired = kept.expired;
   g->store_released = kept.released;
   g->store_served_bytes = served_bytes_;
+  g->store_descriptors = kept.descriptors;
 }
 
 Status KeptDataService::ReserveResult(uint64_t keep_bytes, CallParams *params) {
@@ -97,9 +142,8 @@ Status KeptDataService::ReserveResult(uint64_t keep_bytes, CallParams *params) {
   std::string token = RandomToken();
   if (token.empty()) return Status(NINF_ERR_INTERNAL, "no random bytes for a ticket");
   uint64_t id = 0;
-  NINF_RETURN_IF_ERROR(store_.Reserve(params->owner, token, keep_bytes,
-                                      static_cast<double>(settings_.result_keep_seconds), Now(),
-                                      &id));
+  NINF_RETURN_IF_ERROR(Reserve(params->owner, token, DataStore::Kind::kResult, keep_bytes,
+                               static_cast<double>(settings_.result_keep_seconds), &id));
   params->store_id = id;
   params->token = std::move(token);
   params->store_seconds = static_cast<double>(settings_.result_keep_seconds);
@@ -114,7 +158,8 @@ void KeptDataService::HandleCollect(daemon::Connection &conn, std::string_view b
     return;
   }
   const DataStore::Entry *entry = nullptr;
-  Status st = store_.Find(key.id(), key.token(), OwnerOf(conn), Now(), &entry);
+  Status st =
+      store_.Find(key.id(), key.token(), OwnerOf(conn), DataStore::Kind::kResult, Now(), &entry);
   if (!st.ok()) {
     spdlog::info("event=collect_refused conn={} peer={} id={} error={}", conn.id(), conn.peer(),
                  key.id(), daemon::Quoted(st.message()));
@@ -129,10 +174,13 @@ void KeptDataService::HandleCollect(daemon::Connection &conn, std::string_view b
     return;
   }
   std::string frames;
-  if (st = ReadKept(entry->data.get(), entry->bytes, &frames); !st.ok()) {
+  if (st = ReadKept(*entry, &frames); !st.ok()) {
     conn.Fail(st);
     return;
   }
+  // A result is collected once (docs/transactions.md): the entry is freed
+  // as it is sent, and a second COLLECT finds nothing.
+  store_.Release(key.id());
   served_bytes_ += frames.size();
   spdlog::info("event=collect conn={} peer={} id={} bytes={}", conn.id(), conn.peer(), key.id(),
                frames.size());
@@ -145,8 +193,9 @@ void KeptDataService::HandleRelease(daemon::Connection &conn, std::string_view b
     conn.Fail(Status(NINF_ERR_PROTOCOL, "malformed RELEASE message"));
     return;
   }
-  const DataStore::Entry *entry = nullptr;
-  Status st = store_.Find(key.id(), key.token(), OwnerOf(conn), Now(), &entry);
+  const DataStore::Entry *entry = store_.Get(key.id());
+  const DataStore::Kind kind = entry ? entry->kind : DataStore::Kind::kArray;
+  Status st = store_.Find(key.id(), key.token(), OwnerOf(conn), kind, Now(), &entry);
   if (st.code() == NINF_ERR_AUTH) {
     conn.Fail(st);
     return;
@@ -164,14 +213,15 @@ void KeptDataService::HandleFetch(daemon::Connection &conn, std::string_view bod
     return;
   }
   const DataStore::Entry *entry = nullptr;
-  Status st = store_.FindByToken(key.id(), key.token(), Now(), &entry);
+  Status st =
+      store_.Find(key.id(), key.token(), OwnerOf(conn), DataStore::Kind::kArray, Now(), &entry);
   if (st.ok() && entry->state == DataStore::State::kPending)
     st = Status(NINF_ERR_INVALID_ID, "kept data " + std::to_string(key.id()) + " is not ready");
   std::string frame;
   if (st.ok()) {
     wire::Data data;
     AppendFrame(&frame, FRAME_DATA, &data, entry->bytes);
-    st = ReadKept(entry->data.get(), entry->bytes, &frame);  // the payload, behind its header
+    st = ReadKept(*entry, &frame);  // the payload, behind its header
   }
   if (!st.ok()) {
     spdlog::info("event=fetch_refused conn={} peer={} id={} error={}", conn.id(), conn.peer(),
@@ -191,7 +241,7 @@ void KeptDataService::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd d
       ::fstat(data.get(), &sb) == 0 && static_cast<uint64_t>(sb.st_size) >= msg.bytes_out;
   if (msg.param == kKeepWholeResult) {
     if (!job.two_phase()) return;
-    Status st = sized ? store_.Fill(job.params().store_id, std::move(data), msg.bytes_out)
+    Status st = sized ? FillFrom(job.params().store_id, std::move(data), msg.bytes_out)
                       : Status(NINF_ERR_PROTOCOL, "the result's memfd is shorter than announced");
     spdlog::info("event=result_kept job={} call={} function={} id={} bytes={} error={}", job.id(),
                  job.call_id(), job.function(), job.params().store_id, msg.bytes_out,
@@ -204,9 +254,9 @@ void KeptDataService::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd d
   Status st = !sized ? Status(NINF_ERR_PROTOCOL, "the kept array's memfd is shorter than announced")
               : token.empty()
                   ? Status(NINF_ERR_INTERNAL, "no random bytes for a token")
-                  : store_.Reserve(job.params().owner, token, msg.bytes_out,
-                                   static_cast<double>(settings_.data_keep_seconds), Now(), &id);
-  if (st.ok()) st = store_.Fill(id, std::move(data), msg.bytes_out);
+                  : Reserve(job.params().owner, token, DataStore::Kind::kArray, msg.bytes_out,
+                            static_cast<double>(settings_.data_keep_seconds), &id);
+  if (st.ok()) st = FillFrom(id, std::move(data), msg.bytes_out);
   spdlog::debug("event=array_kept job={} call={} function={} param={} id={} bytes={} error={}",
                 job.id(), job.call_id(), job.function(), msg.param, id, msg.bytes_out,
                 daemon::Quoted(st.ok() ? "-" : st.message()));
@@ -227,8 +277,33 @@ void KeptDataService::SettleResult(Job &job, const Status &why) {
   AppendErrorFrame(&frame, why.ok() ? Status(NINF_ERR_EXECUTABLE,
                                              "the call ended without handing over its result")
                                     : why);
-  daemon::UniqueFd fd = MemfdWith(frame);
-  if (fd.get() < 0 || !store_.Fill(id, std::move(fd), frame.size()).ok()) store_.Release(id);
+  if (!store_.Fill(id, std::move(frame)).ok()) store_.Release(id);
+}
+
+void KeptDataService::OnProve(Job &job, const ControlMsg &msg) {
+  const std::string &owner = job.params().owner;
+  const auth::Key *key = owner.empty() ? nullptr : keys_.Find(owner);
+  auth::Nonce cn{}, sn{};
+  std::memcpy(cn.data(), msg.client_nonce, cn.size());
+  std::memcpy(sn.data(), msg.server_nonce, sn.size());
+  Status st =
+      !key ? Status(NINF_ERR_AUTH, owner.empty() ? "the call has no key to authenticate with"
+                                                 : "the call's key is no longer this server's")
+      : !auth::ProofMatches(
+            auth::ServerProof(*key, cn, sn),
+            std::string_view(reinterpret_cast<const char *>(msg.proof), sizeof msg.proof))
+          ? Status(NINF_ERR_AUTH,
+                   "the server named by the data reference did not prove that it "
+                   "holds the caller's key")
+          : Status::Ok();
+  spdlog::debug("event=fetch_prove job={} call={} function={} error={}", job.id(), job.call_id(),
+                job.function(), daemon::Quoted(st.ok() ? "-" : st.message()));
+  if (!st.ok()) {
+    job.SendProved(st, nullptr);
+    return;
+  }
+  const auth::Proof proof = auth::ClientProof(*key, cn, sn);
+  job.SendProved(st, proof.data());
 }
 
 }  // namespace ninf::server

@@ -1,11 +1,16 @@
 // Kept data (docs/transactions.md) served over the DataStore: two-phase
 // calls reserve an entry for their result at CALL and hand it over as a
-// memfd (CTL_KEEP) once computed; COLLECT sends it to whoever holds the
-// ticket and the submitter's key, RELEASE frees it. Transaction blocks keep
-// arrays (CTL_KEEP, answered CTL_KEPT) that another call's executable reads
-// with FETCH, server to server. The policy (cap, expiry, owners) is
-// DataStore's (data_store.h); this service reads requests and control
-// messages and answers them. Single-threaded, on the daemon's loop.
+// memfd (CTL_KEEP) once computed; COLLECT sends it, once, to whoever holds
+// the ticket and the submitter's key, RELEASE frees it. Transaction blocks
+// keep arrays (CTL_KEEP, answered CTL_KEPT) that another call's executable
+// reads with FETCH, server to server, authenticated with the block's key
+// (CTL_PROVE: this service makes the proof for its own executables). The
+// policy (caps, expiry, owners, kinds) is DataStore's (data_store.h); this
+// service reads requests and control messages and answers them, and decides
+// whether an entry's bytes are kept in memory or as a descriptor (small
+// ones, and all once the descriptor budget is spent, in memory: a store of
+// many small results costs no descriptor each). Single-threaded, on the
+// daemon's loop.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +19,7 @@
 
 #include "daemon/connection.h"
 #include "daemon/unique_fd.h"
+#include "protocol/auth.h"
 #include "protocol/control.h"
 #include "protocol/status.h"
 #include "server/data_store.h"
@@ -31,8 +37,9 @@ class KeptDataService {
  public:
   // `settings` is the server's and outlives the service (reloads change it
   // in place); the store's cap is its store_bytes now. `epoch` starts the
-  // store's clock.
-  KeptDataService(const Settings &settings, Clock::time_point epoch);
+  // store's clock. `keys` are the daemon's (reloads replace them in place;
+  // empty: no authentication).
+  KeptDataService(const Settings &settings, const auth::KeyRing &keys, Clock::time_point epoch);
   KeptDataService(const KeptDataService &) = delete;
   KeptDataService &operator=(const KeptDataService &) = delete;
 
@@ -43,7 +50,9 @@ class KeptDataService {
   Status ReserveResult(uint64_t keep_bytes, CallParams *params);
 
   // FRAME_COLLECT, FRAME_RELEASE (from clients) and FRAME_FETCH (from
-  // executables, authenticated by the token alone): answered on `conn`.
+  // executables, with the owner's key): answered on `conn`. Each needs the
+  // entry's token and its owner's key; COLLECT reads only two-phase
+  // results (and frees one it has sent), FETCH only kept arrays.
   void HandleCollect(daemon::Connection &conn, std::string_view body);
   void HandleRelease(daemon::Connection &conn, std::string_view body);
   void HandleFetch(daemon::Connection &conn, std::string_view body);
@@ -51,6 +60,12 @@ class KeptDataService {
   // CTL_KEEP: `job`'s executable hands over `data` (a memfd): a two-phase
   // call's result, or one array (answered with Job::SendKept).
   void OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data);
+  // CTL_PROVE: `job`'s executable authenticates to the ninfd a data
+  // reference names, with the key of the job's client. Answered with
+  // Job::SendProved: the client proof once the daemon's proof is right;
+  // NINF_ERR_AUTH when it is not (not a ninfd holding the caller's key),
+  // for a call without a key, or when the key is no longer this daemon's.
+  void OnProve(Job &job, const ControlMsg &msg);
   // A two-phase job ends: a result never handed over becomes an ERROR
   // frame for its collector (or is dropped if the client was told already).
   void SettleResult(Job &job, const Status &why);
@@ -63,8 +78,16 @@ class KeptDataService {
  private:
   // The store's clock: seconds since the server started.
   double Now() const;
+  // Reserves an entry under the owner caps of the settings now.
+  Status Reserve(const std::string &owner, const std::string &token, DataStore::Kind kind,
+                 uint64_t bytes, double ttl_seconds, uint64_t *id);
+  // Fills entry `id` from the memfd `data` of `bytes` bytes: copied into
+  // memory (and the memfd closed) when small or when the descriptor budget
+  // is spent, else kept as the descriptor.
+  Status FillFrom(uint64_t id, daemon::UniqueFd data, uint64_t bytes);
 
   const Settings &settings_;
+  const auth::KeyRing &keys_;
   Clock::time_point epoch_;
   DataStore store_;
   uint64_t served_bytes_ = 0;

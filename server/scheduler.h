@@ -59,6 +59,8 @@ class Scheduler : public JobEvents {
     std::function<void(Job &, const ControlMsg &, daemon::UniqueFd)> keep;
     // A job ends: a two-phase call's kept result is settled with `why`.
     std::function<void(Job &, const Status &why)> settle;
+    // CTL_PROVE from a job's executable (kept data, server to server).
+    std::function<void(Job &, const ControlMsg &)> prove;
   };
 
   // `settings`, `registry` and `counters` are the server's and outlive the
@@ -129,6 +131,7 @@ class Scheduler : public JobEvents {
   void OnReleased(Job &job) override;
   void OnExit(Job &job) override;
   void OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) override;
+  void OnProve(Job &job, const ControlMsg &msg) override;
 
   void OfferJob(Job &job);
   void StartJob(Job &job);

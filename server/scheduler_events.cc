@@ -177,4 +177,12 @@ void Scheduler::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) {
   hooks_.keep(job, msg, std::move(data));
 }
 
+void Scheduler::OnProve(Job &job, const ControlMsg &msg) {
+  if (hooks_.prove) {
+    hooks_.prove(job, msg);
+    return;
+  }
+  job.SendProved(Status(NINF_ERR_AUTH, "this server cannot authenticate for its calls"), nullptr);
+}
+
 }  // namespace ninf::server

@@ -50,7 +50,7 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
       settings_(settings),
       registry_(std::move(registry)),
       cores_(cores),
-      kept_(settings_, started_at_),
+      kept_(settings_, keys_, started_at_),
       listener_(loop, [this](daemon::UniqueFd fd,
                              const std::string &peer) { Accept(std::move(fd), peer); }),
       unix_listener_(loop, [this](daemon::UniqueFd fd,
@@ -61,7 +61,8 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
            .maybe_stopped = [this] { MaybeStopped(); },
            .keep = [this](Job &job, const ControlMsg &msg,
                           daemon::UniqueFd data) { kept_.OnKeep(job, msg, std::move(data)); },
-           .settle = [this](Job &job, const Status &why) { kept_.SettleResult(job, why); }}) {
+           .settle = [this](Job &job, const Status &why) { kept_.SettleResult(job, why); },
+           .prove = [this](Job &job, const ControlMsg &msg) { kept_.OnProve(job, msg); }}) {
   (void)uv_timer_init(loop_, &grace_timer_);  // only fills the handle in
   grace_timer_.data = this;
   grace_timer_open_ = true;

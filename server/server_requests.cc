@@ -35,9 +35,10 @@ std::span<const daemon::FrameRoute<Server>> Server::Requests() {
        [](Server &s, daemon::Connection &c, const FrameHeader &h, std::string_view b) {
          s.HandleAuth(c, h, b);
        }},
-      // FETCH is authenticated by its token alone (kept_data_service.cc): the
-      // executable of another server reads a block's array with it.
-      {FRAME_FETCH, FrameAccess::kToken, kHeader, 0,
+      // FETCH: the executable of a call of the block reads a kept array,
+      // authenticated with the block's key like any client (control.h:
+      // CTL_PROVE), and holding the entry's token.
+      {FRAME_FETCH, FrameAccess::kAuthenticated, kHeader, 0,
        [](Server &s, daemon::Connection &c, const FrameHeader &, std::string_view b) {
          s.kept_.HandleFetch(c, b);
        }},

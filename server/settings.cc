@@ -105,6 +105,13 @@ const SettingSpec kTable[] = {
      "memory for kept data: results of two-phase calls until they are collected, arrays of "
      "transaction blocks until a later call reads them (0: keep nothing)",
      &Settings::store_bytes},
+    {"store_entries_per_owner", SettingKind::kInteger, "1024", 1, kMaxInt,
+     "entries (two-phase results, block arrays) one key may keep at once; a daemon without "
+     "keys has one owner",
+     &Settings::store_entries_per_owner, Reload::kLive},
+    {"store_bytes_per_owner", SettingKind::kBytes, "0", 0, kMaxInt,
+     "bytes of kept data one key may hold at once (0: no cap of its own, store_bytes holds)",
+     &Settings::store_bytes_per_owner, Reload::kLive},
     {"result_keep_seconds", SettingKind::kInteger, "3600", 1, 30 * 86400,
      "how long a two-phase call's result waits to be collected", &Settings::result_keep_seconds,
      Reload::kLive},

@@ -63,6 +63,8 @@ struct Settings {
   int64_t executable_max_calls = 1000;     // one-shot calls one process serves (1: no reuse)
   int64_t executable_max_seconds = 3600;   // a reused process retires after this (0: never)
   int64_t store_bytes = int64_t{1} << 30;  // kept data (two-phase results, block arrays)
+  int64_t store_entries_per_owner = 1024;  // entries one key may keep at once
+  int64_t store_bytes_per_owner = 0;       // bytes one key may keep at once (0: store_bytes)
   int64_t result_keep_seconds = 3600;      // a two-phase result waits this long for COLLECT
   int64_t data_keep_seconds = 600;         // a block's kept array waits this long for its reader
   std::string log_level = "info";

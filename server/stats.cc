@@ -154,6 +154,7 @@ std::string FormatStats(const Gauges &g, const Counters &c) {
   Line(&out, "store_expired", g.store_expired);
   Line(&out, "store_released", g.store_released);
   Line(&out, "store_served_bytes", g.store_served_bytes);
+  Line(&out, "store_descriptors", g.store_descriptors);
   char load[32];
   std::snprintf(load, sizeof load, "%.2f", g.load_average_1);
   Line(&out, "load_average_1", load);

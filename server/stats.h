@@ -126,6 +126,7 @@ struct Gauges {
   uint64_t store_entries = 0, store_bytes = 0, store_cap = 0, store_stored = 0, store_refused = 0,
            store_expired = 0, store_released = 0;
   uint64_t store_served_bytes = 0;  // sent by COLLECT and FETCH (not in bytes_out)
+  uint64_t store_descriptors = 0;   // entries held as a memfd (the rest are in memory)
 };
 
 // The reply text: global lines first, then function.NAME.* lines sorted by

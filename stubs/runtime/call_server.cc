@@ -253,9 +253,16 @@ Status CallServer::ReceiveArrays(Channel &ch, Call *call) {
     const ParamPlan &pp = call->plan.params[i];
     // Server to server, never through the client.
     if (pp.source == Source::kStoreRef)
-      NINF_RETURN_IF_ERROR(FetchKept(*pp.ref, buffers_[i].data()));
+      NINF_RETURN_IF_ERROR(FetchKept(*pp.ref, FetchAuthority(), buffers_[i].data()));
   }
   return Status::Ok();
+}
+
+FetchAuth CallServer::FetchAuthority() const {
+  FetchAuth auth{.control_fd = control_fd_, .call_id = handoff_.call_id, .key_id = {}};
+  if (handoff_.flags & kHandoffKeyed)
+    auth.key_id.assign(reinterpret_cast<const char *>(handoff_.key_id), sizeof handoff_.key_id);
+  return auth;
 }
 
 Status CallServer::SendTicket(Channel &ch) {

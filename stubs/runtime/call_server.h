@@ -26,6 +26,7 @@
 #include "stubs/runtime/buffer.h"
 #include "stubs/runtime/call_plan.h"
 #include "stubs/runtime/heartbeats.h"
+#include "stubs/runtime/kept_data.h"
 #include "stubs/runtime/ninf_stub.h"
 
 namespace ninf::stub {
@@ -115,6 +116,9 @@ class CallServer {
   // Attaches the segment, places the arguments, receives the payload and
   // fetches the referenced arrays.
   Status ReceiveArrays(Channel &ch, Call *call);
+  // Who fetches this call's data references: its control channel and the
+  // key its client proved (HANDOFF).
+  FetchAuth FetchAuthority() const;
   // A two-phase call's ticket: the client may go now.
   Status SendTicket(Channel &ch);
   // Runs the routine (beside the team's other ranks), under the CPU budget,

@@ -5,6 +5,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -21,6 +22,9 @@ namespace {
 
 // How long a fetch may take to connect and to answer between bytes.
 constexpr int kFetchTimeoutMs = 30000;
+// How long the listener may take to prove it is a ninfd: a ninfd answers
+// at once, and a call should not hang on something else.
+constexpr int kHandshakeTimeoutMs = 10000;
 
 // A Unix-domain connection (not wire.h's ConnectUnix: connect.cc would pull
 // getaddrinfo into the statically linked executable).
@@ -53,9 +57,75 @@ Status WriteAll(int fd, const void *data, uint64_t bytes) {
   return Status::Ok();
 }
 
+Status FillRandom(uint8_t *p, std::size_t n) {
+  while (n > 0) {
+    const ssize_t got = ::getrandom(p, n, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return Status(NINF_ERR_INTERNAL, "no random bytes for a nonce");
+    p += got;
+    n -= static_cast<std::size_t>(got);
+  }
+  return Status::Ok();
+}
+
+// ninfd's answer to CTL_PROVE: the client proof in *proof, or its refusal.
+Status AskProof(const FetchAuth &auth, ControlMsg *prove) {
+  prove->kind = CTL_PROVE;
+  prove->call_id = auth.call_id;
+  if (SendControl(auth.control_fd, *prove) != 0)
+    return Status(NINF_ERR_SERVER, "ninfd went away during the fetch");
+  for (;;) {
+    ControlMsg answer;
+    const int got = RecvControl(auth.control_fd, &answer, nullptr);
+    if (got < 0 && errno == EINTR) continue;
+    if (got != 1) return Status(NINF_ERR_SERVER, "ninfd went away during the fetch");
+    if (answer.kind != CTL_PROVED) continue;  // a late probe
+    if (answer.error_code != NINF_OK)
+      return Status(NINF_ERR_AUTH,
+                    "it did not prove that it is a ninfd holding the caller's key, and is "
+                    "refused (a data reference may name only such a server)");
+    std::memcpy(prove->proof, answer.proof, sizeof prove->proof);
+    return Status::Ok();
+  }
+}
+
+// The authentication exchange as the call's client (protocol/auth.h), with
+// ninfd holding the key: FRAME_AUTH out, the CHALLENGE checked by ninfd,
+// FRAME_PROOF back. Only the key id and a fresh nonce reach the listener
+// before it has proved itself.
+Status Authenticate(Channel &ch, const FetchAuth &auth) {
+  ControlMsg prove;
+  NINF_RETURN_IF_ERROR(FillRandom(prove.client_nonce, sizeof prove.client_nonce));
+  wire::AuthRequest request;
+  request.set_key_id(auth.key_id);
+  request.set_client_nonce(prove.client_nonce, sizeof prove.client_nonce);
+  NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_AUTH, &request));
+  wire::Challenge challenge;
+  FrameHeader h;
+  NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_CHALLENGE, 0, &challenge, &h));
+  if (challenge.server_nonce().size() != sizeof prove.server_nonce ||
+      challenge.server_proof().size() != sizeof prove.proof)
+    return Status(NINF_ERR_AUTH, "its CHALLENGE is malformed: not a ninfd");
+  std::memcpy(prove.server_nonce, challenge.server_nonce().data(), sizeof prove.server_nonce);
+  std::memcpy(prove.proof, challenge.server_proof().data(), sizeof prove.proof);
+  NINF_RETURN_IF_ERROR(AskProof(auth, &prove));
+  wire::AuthProof answer;
+  answer.set_client_proof(prove.proof, sizeof prove.proof);
+  return ch.SendFrame(FRAME_PROOF, &answer);
+}
+
+// Without keys nothing can be proved; the listener must at least answer a
+// PROBE as a ninfd does before it hears the entry's id and token.
+Status CheckIsNinfd(Channel &ch) {
+  NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_PROBE, nullptr));
+  FrameHeader h;
+  wire::Data empty;  // PROBE_REPLY has no message
+  return ch.RecvReply(FRAME_PROBE_REPLY, 0, &empty, &h);
+}
+
 }  // namespace
 
-Status FetchKept(const wire::DataRef &ref, void *into) {
+Status FetchKept(const wire::DataRef &ref, const FetchAuth &auth, void *into) {
   const std::string &where = ref.address();
   int fd = -1;
   HostPort at;
@@ -64,7 +134,13 @@ Status FetchKept(const wire::DataRef &ref, void *into) {
                   ? Status(NINF_ERR_INVALID_ARGUMENT, "not host:port")
                   : ConnectNumeric(at.host, at.port, kFetchTimeoutMs, &fd);
   if (!st.ok()) return Status(NINF_ERR_CONNECT, "kept data at " + where + ": " + st.message());
-  Channel ch(fd, kFetchTimeoutMs);
+  Channel ch(fd, kHandshakeTimeoutMs);
+  st = auth.key_id.empty() ? CheckIsNinfd(ch) : Authenticate(ch, auth);
+  if (!st.ok())
+    return Status(
+        st.code() == NINF_ERR_CONNECT ? NINF_ERR_CONNECT : NINF_ERR_AUTH,
+        "kept data at " + where + ": not a ninfd this call may read from: " + st.message());
+  ch.set_timeout_ms(kFetchTimeoutMs);
   wire::StoreKey key;
   key.set_id(ref.id());
   key.set_token(ref.token());
