@@ -20,7 +20,6 @@ namespace ninf::daemon {
 enum class FrameAccess {
   kHandshake,      // the authentication handshake itself (FRAME_AUTH, FRAME_PROOF)
   kAuthenticated,  // with keys configured, only a connection that proved one
-  kToken,          // proved by the token it carries: served before any handshake
 };
 
 // One request a daemon D accepts. `serve` runs on the loop's thread for a
