@@ -15,12 +15,15 @@
 # 1. Soak: a ninfd with --slots 2 --max-connections-per-client 256. The 64
 #    client threads all come from 127.0.0.1 and each holds a handle's
 #    connection plus a one-shot call's: up to 128 connections from one
-#    address, which the default cap of 64 meant for attackers would refuse
-#    or replace. ninfd's RSS, descriptors and children are read before the
+#    address. ninfd's RSS, descriptors and children are read before the
 #    run and 2 s after it.
+#    1b. The same soak against a ninfd at its default settings (no flag at
+#    all): issue 28's H3, where the old per-address cap of 64 and its
+#    replacement of connections whose request had already arrived lost a
+#    third of the calls.
 # 2. Under attack: a fresh ninfd with --slots 2 --transfer-timeout-seconds S
 #    (default 5; ninfd's own default is 60) and every other setting at its
-#    default, max_connections_per_client 64 included. A good client
+#    default, max_connections_per_client (256) included. A good client
 #    (bench_soak --mode good: sequential one-shot 8-byte echo calls) runs
 #    alone (the quiet p99), then under each attack of bench/attack:
 #      A1  1,000 slowloris sockets + 2 slot hogs (as many as the slots),
@@ -166,6 +169,20 @@ sample soak_after
 stats soak_after
 stop_daemon
 
+# Phase 1b: the soak at the default settings.
+start_soak_daemon
+sample soak_default_before
+soak_default_cpu=$(daemon_cpu)
+soak_default_line=$(run "$build/bench/bench_soak" --threads "$threads" --calls "$calls")
+soak_default_cpu=$(awk -v a="$(daemon_cpu)" -v b="$soak_default_cpu" 'BEGIN { printf "%.2f", a - b }')
+log "soak_default ninfd_cpu_s=$soak_default_cpu"
+sleep 2
+sample soak_default_after
+stats soak_default_after
+stop_daemon
+grep -E 'event=(connection_replaced|connection_refused|log_suppressed)' "$work/ninfd.log" |
+  sed 's/^/ninfd (defaults): /' | tail -n 20 >>"$raw_log" || true
+
 # Phase 2: the good client, quiet and under attack.
 start_soak_daemon --slots 2 --transfer-timeout-seconds "$transfer_timeout"
 good_run quiet
@@ -206,6 +223,8 @@ attack_ok() {  # attack_ok LINE: p99 within 2 x quiet and nothing lost or wrong
 
 soak_lost=$(field "$soak_line" lost)
 soak_wrong=$(field "$soak_line" wrong)
+soak_default_lost=$(field "$soak_default_line" lost)
+soak_default_wrong=$(field "$soak_default_line" wrong)
 dirty=""
 git -C "$here/.." diff --quiet HEAD 2>/dev/null || dirty=" (working tree with uncommitted changes)"
 {
@@ -235,10 +254,28 @@ git -C "$here/.." diff --quiet HEAD 2>/dev/null || dirty=" (working tree with un
   echo "| ninfd open fds before / after | $fds_soak_before / $fds_soak_after |"
   echo "| ninfd children before / after | $children_soak_before / $children_soak_after |"
   echo
+  echo "## Soak at the default settings"
+  echo
+  echo "The same $threads threads and $(field "$soak_default_line" calls) calls against a fresh ninfd started with no"
+  echo "setting at all (\`max_connections_per_client\` 256, slots = cores)."
+  echo
+  echo "| what | value |"
+  echo "|---|---|"
+  echo "| calls | $(field "$soak_default_line" calls) in $(field "$soak_default_line" seconds) s |"
+  echo "| calls/s | $(field "$soak_default_line" calls_per_s) ($(field "$soak_default_line" mb_per_s) MB/s each way) |"
+  echo "| latency p50 / p99 / max | $(ms "$(field "$soak_default_line" p50_ms)") / $(ms "$(field "$soak_default_line" p99_ms)") / $(ms "$(field "$soak_default_line" max_ms)") ms |"
+  echo "| p99 one-shot / handle | $(ms "$(field "$soak_default_line" oneshot_p99_ms)") / $(ms "$(field "$soak_default_line" handle_p99_ms)") ms |"
+  echo "| ninfd CPU (user + system) | $soak_default_cpu s |"
+  echo "| lost (error returned) | $soak_default_lost |"
+  echo "| wrong (result differs) | $soak_default_wrong |"
+  echo "| ninfd RSS before / after | $(mib "$rss_soak_default_before") / $(mib "$rss_soak_default_after") MiB |"
+  echo "| ninfd open fds before / after | $fds_soak_default_before / $fds_soak_default_after |"
+  echo "| ninfd children before / after | $children_soak_default_before / $children_soak_default_after |"
+  echo
   echo "## A good client, quiet and under attack"
   echo
   echo "A fresh ninfd \`--slots 2 --transfer-timeout-seconds $transfer_timeout\`, every other setting default"
-  echo "(\`max_connections_per_client\` 64, \`request_timeout_seconds\` 10). The good client makes"
+  echo "(\`max_connections_per_client\` 256, \`request_timeout_seconds\` 10). The good client makes"
   echo "sequential one-shot 8-byte \`echo\` calls from 127.0.0.1: 500, or as many as fit in"
   echo "$attack_seconds s (A1, A2) / 60 s (S1, S2). Slowloris: 1,000 sockets sending one byte of a CALL"
   echo "frame per second, reopened when closed; hogs: a CALL of \`echo\` and then silence, reopened at"
@@ -266,6 +303,7 @@ git -C "$here/.." diff --quiet HEAD 2>/dev/null || dirty=" (working tree with un
   echo "| target | measured | |"
   echo "|---|---|---|"
   echo "| soak: 0 lost, 0 wrong | $soak_lost lost, $soak_wrong wrong | $(verdict "$((soak_lost + soak_wrong == 0))") |"
+  echo "| soak at defaults: 0 lost, 0 wrong | $soak_default_lost lost, $soak_default_wrong wrong | $(verdict "$((soak_default_lost + soak_default_wrong == 0))") |"
   for name in A1 A2 S1 S2; do
     line_var="good_$name"
     line=${!line_var}

@@ -29,6 +29,23 @@ SettingSpecOf<S> ListenRow() {
           &S::listen};
 }
 
+// 256: a 64-thread client holding a handle and making one-shot calls has
+// up to 2 connections per thread, plus ones closing; max_connections (1024)
+// sets the descriptor budget, so this only says how much of it one address
+// may take (a quarter).
+template <class S>
+SettingSpecOf<S> MaxConnectionsPerClientRow() {
+  return {"max_connections_per_client",
+          SettingKind::kInteger,
+          "256",
+          1,
+          1 << 20,
+          "open connections from one client address; a new one over the limit replaces that "
+          "address's oldest connection that sent nothing or stalled in its request, else is "
+          "refused naming this setting",
+          &S::max_connections_per_client};
+}
+
 template <class S>
 SettingSpecOf<S> RequestTimeoutRow() {
   return {"request_timeout_seconds",

@@ -47,6 +47,7 @@ std::unique_ptr<Connection> Connection::Open(uv_loop_t *loop, UniqueFd fd, uint6
   (void)uv_timer_init(loop, &conn->timer_);
   conn->poll_.data = conn.get();
   conn->timer_.data = conn.get();
+  conn->opened_ms_ = uv_now(loop);
   (void)uv_timer_start(&conn->timer_, OnTimer, timeouts.idle_ms, 0);
   conn->UpdatePoll();  // on failure it closes: OnClosed follows from the close callbacks
   return conn;
@@ -282,6 +283,14 @@ void Connection::WatchInput(bool on) {
 bool Connection::InputWaiting() const {
   int n = 0;
   return ::ioctl(fd_.get(), FIONREAD, &n) == 0 && n > 0;
+}
+
+Connection::Unread Connection::PeekInput() const {
+  char c;
+  ssize_t n = ::recv(fd_.get(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (n > 0) return Unread::kBytes;
+  if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return Unread::kEnd;
+  return Unread::kNothing;
 }
 
 void Connection::SetIdleTimeout(uint64_t ms) {

@@ -111,6 +111,10 @@ class Connection {
   void WatchInput(bool on);
   // Whether unread bytes wait in the socket.
   bool InputWaiting() const;
+  // What waits unread in the socket, without reading it: bytes, the peer's
+  // close (or a reset), or nothing yet. One syscall.
+  enum class Unread { kNothing, kBytes, kEnd };
+  Unread PeekInput() const;
 
   // Parked only: sends an empty FRAME_HEARTBEAT every `period_ms` until
   // StopHeartbeats(). A beat is skipped while the previous one is still
@@ -142,6 +146,12 @@ class Connection {
   int fd() const { return fd_.get(); }
   const std::string &peer() const { return peer_; }
   bool reading() const { return state_ == State::kReading; }
+  // Reading, with bytes of a request read but not all of it yet.
+  bool request_started() const { return state_ == State::kReading && in_request_; }
+  // The last reply is out and the write side shut: only the peer's close is awaited.
+  bool draining() const { return state_ == State::kDraining; }
+  // uv_now() of the loop when the connection was opened.
+  uint64_t opened_ms() const { return opened_ms_; }
   bool parked() const { return state_ == State::kParked; }
   bool closing() const { return state_ == State::kClosed; }
 
@@ -191,6 +201,7 @@ class Connection {
   uv_timer_t timer_{};
   UniqueFd fd_;
   uint64_t id_;
+  uint64_t opened_ms_ = 0;
   void *data_ = nullptr;
   std::string peer_;
   Delegate *delegate_;

@@ -1,32 +1,37 @@
-// The Prometheus endpoint of ninfd (`metrics` setting, off by default):
-// GET /metrics answers with FormatPrometheus (metrics_text.h) of the
+// The Prometheus endpoint of both daemons (`metrics` setting, off by
+// default): GET /metrics answers with the text `render` gives of the
 // daemon's state at that moment.
 //
-// cpp-httplib serves HTTP on a thread of its own; the daemon's state
-// belongs to the event loop. So a request asks the loop (uv_async) and
-// waits for its answer: the text is always rendered on the loop, and the
-// HTTP thread never touches the daemon's objects.
+// Served on the daemon's own loop (no thread, no worker pool a slow client
+// could exhaust): an exchange is one HTTP/1.1 request on a connection that
+// then closes. A request's head must arrive whole within kHeadMs of the
+// connect (a scrape sends it at once; a client sending one header line per
+// second is cut off), at most kMaxExchanges are open (8 per client
+// address), and a newcomer over that replaces the oldest one that stalled
+// in its head (the same policy as the daemons' connections,
+// connection_policy.h). When none can go yet (they have just connected and
+// their bytes are not read), the newcomer waits, its socket unread, and is
+// tried again every kRetryMs until kHeadMs have passed (then 503). The port
+// is bound without SO_REUSEPORT: a second daemon given the same port fails
+// to start.
 //
-//   HTTP thread: GET /metrics ─ queue a promise, uv_async_send ─ wait (5 s)
-//   loop:        OnAsync ─ render once ─ fulfil every queued promise
+//   listener ─accept─> Exchange: read the head ─ render on the loop ─ write ─ close
 #pragma once
 
 #include <uv.h>
 
+#include <cstddef>
+#include <cstdint>
+#include <deque>
 #include <functional>
-#include <future>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
-#include <vector>
+#include <unordered_map>
 
+#include "daemon/listener.h"
+#include "daemon/unique_fd.h"
 #include "protocol/address.h"
 #include "protocol/status.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace ninf::daemon {
 
@@ -37,36 +42,64 @@ Status ParseMetricsAddress(const std::string &text, HostPort *out);
 
 class MetricsEndpoint {
  public:
-  // `render` runs on `loop`'s thread.
-  MetricsEndpoint(uv_loop_t *loop, std::function<std::string()> render);
+  // A request head is read within this long of the connect, or the
+  // connection is closed.
+  static constexpr uint64_t kHeadMs = 2000;
+  // Exchanges open at once.
+  static constexpr std::size_t kMaxExchanges = 64;
+  // Largest request head (a scrape's is a few hundred bytes).
+  static constexpr std::size_t kMaxHead = 8192;
+  // How often a waiting newcomer is tried again.
+  static constexpr uint64_t kRetryMs = 50;
+
+  // `render` runs on `loop`'s thread; `daemon` names it in the index page.
+  MetricsEndpoint(uv_loop_t *loop, std::string daemon, std::function<std::string()> render);
   ~MetricsEndpoint();
   MetricsEndpoint(const MetricsEndpoint &) = delete;
   MetricsEndpoint &operator=(const MetricsEndpoint &) = delete;
 
   // Binds `at` (port 0: any free one) and starts serving. Errors:
-  // NINF_ERR_SERVER naming the address.
+  // NINF_ERR_SERVER naming the address (in use, cannot be resolved).
   Status Start(const HostPort &at);
   // "host:port" it listens on.
   const std::string &address() const { return address_; }
 
-  // Stops serving and joins the HTTP thread; requests waiting get 503. The
-  // loop must run once more for the async handle to close.
+  // Stops accepting and closes every exchange. The loop must run once more
+  // for the handles to close; the object must live until then.
   void Close();
 
  private:
-  static void OnAsync(uv_async_t *handle);
-  void StopHttp();
+  class Exchange;
+  friend class Exchange;
+
+  void Accept(UniqueFd fd, const std::string &peer);
+  // Opens the exchange of a newcomer that has room.
+  void Open(UniqueFd fd, const std::string &peer);
+  // Tries the waiting newcomers again, oldest first (the retry timer).
+  void AdmitWaiting();
+  static void OnRetry(uv_timer_t *timer);
+  // Room for one more exchange from `peer`: replaces the oldest stalled
+  // one (of its address, when that is what is full) if need be.
+  bool MakeRoom(const std::string &peer);
+  // The response to a complete head.
+  std::string Respond(const std::string &head);
 
   uv_loop_t *loop_;
+  std::string daemon_;
   std::function<std::string()> render_;
-  std::unique_ptr<httplib::Server> http_;
-  std::thread thread_;
-  uv_async_t async_{};
-  bool async_open_ = false;
+  Listener listener_;
   std::string address_;
-  std::mutex mutex_;
-  std::vector<std::shared_ptr<std::promise<std::string>>> waiting_;  // under mutex_
-  bool closing_ = false;                                             // under mutex_
+  uint64_t next_id_ = 1;
+  std::unordered_map<Exchange *, std::unique_ptr<Exchange>> exchanges_;
+  // Newcomers that found no room yet, oldest first (at most kMaxExchanges).
+  struct Waiting {
+    UniqueFd fd;
+    std::string peer;
+    uint64_t since_ms;
+  };
+  std::deque<Waiting> waiting_;
+  uv_timer_t retry_{};
+  bool retry_open_ = false;
 };
 
 }  // namespace ninf::daemon

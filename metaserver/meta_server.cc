@@ -81,9 +81,9 @@ MetaServer::MetaServer(uv_loop_t *loop, const MetaSettings &settings)
     : loop_(loop),
       settings_(settings),
       policy_(ParsePolicy(settings.policy).value_or(Policy::kCompletion)),
-      listener_(loop, [this](daemon::UniqueFd fd, const std::string &peer) {
-        Accept(std::move(fd), peer);
-      }) {
+      listener_(loop, [this](daemon::UniqueFd fd,
+                             const std::string &peer) { Accept(std::move(fd), peer); }),
+      connections_(loop) {
   table_.set_reservation_seconds(static_cast<double>(settings.reservation_seconds));
   table_.set_link_caps(kMaxLinks, kMaxLinksPerReporter);
   (void)uv_timer_init(loop_, &lease_timer_);
@@ -116,7 +116,8 @@ Status MetaServer::Start() {
   if (!settings_.metrics.empty()) {
     HostPort at;
     NINF_RETURN_IF_ERROR(daemon::ParseMetricsAddress(settings_.metrics, &at));
-    metrics_ = std::make_unique<daemon::MetricsEndpoint>(loop_, [this] { return MetricsText(); });
+    metrics_ = std::make_unique<daemon::MetricsEndpoint>(loop_, "ninf-meta",
+                                                         [this] { return MetricsText(); });
     NINF_RETURN_IF_ERROR(metrics_->Start(at));
   }
   if (!settings_.ready_file.empty())
@@ -130,7 +131,7 @@ void MetaServer::Shutdown(std::function<void()> on_stopped) {
   on_stopped_ = std::move(on_stopped);
   listener_.Close();
   if (metrics_) metrics_->Close();
-  for (auto &[raw, conn] : connections_) conn->Close();
+  for (Connection *conn : connections_.List()) conn->Close();
   if (lease_timer_open_) {
     lease_timer_open_ = false;
     uv_close(reinterpret_cast<uv_handle_t *>(&lease_timer_), [](uv_handle_t *h) {
@@ -150,10 +151,14 @@ void MetaServer::MaybeStopped() {
 
 void MetaServer::Accept(daemon::UniqueFd fd, const std::string &peer) {
   if (stopping_) return;
-  if (connections_.size() >= static_cast<std::size_t>(settings_.max_connections)) {
-    daemon::RateLimitedWarn("connection_refused", "event=connection_refused peer={} reason={}",
-                            peer, "max_connections");
-    return;  // fd closes here
+  // The same limits and replacement as ninfd's (daemon/connection_set.h):
+  // idle sockets cannot hold the room servers and clients need.
+  const daemon::ConnectionSet::Limits limits{
+      .total = static_cast<std::size_t>(settings_.max_connections),
+      .per_address = static_cast<std::size_t>(settings_.max_connections_per_client)};
+  if (Status room = connections_.MakeRoom(peer, limits, !keys_.keys.empty()); !room.ok()) {
+    daemon::RefuseConnection(std::move(fd), peer, room);
+    return;
   }
   Connection::Timeouts timeouts;
   timeouts.idle_ms = static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000;
@@ -162,8 +167,7 @@ void MetaServer::Accept(daemon::UniqueFd fd, const std::string &peer) {
   std::unique_ptr<Connection> conn = Connection::Open(loop_, std::move(fd), next_connection_id_++,
                                                       peer, this, timeouts, MetaRequestRules());
   if (!conn) return;
-  Connection *raw = conn.get();
-  connections_.emplace(raw, std::move(conn));
+  connections_.Add(std::move(conn));
   ++counters_.connections_accepted;
 }
 
@@ -188,7 +192,7 @@ void MetaServer::OnClosed(Connection &conn) {
     }
     it = registered_by_.erase(it);
   }
-  connections_.erase(&conn);
+  connections_.Remove(conn);  // frees conn
   MaybeStopped();
 }
 

@@ -23,6 +23,7 @@
 #include <unordered_map>
 
 #include "daemon/connection.h"
+#include "daemon/connection_set.h"
 #include "daemon/frame_table.h"
 #include "daemon/listener.h"
 #include "daemon/metrics_endpoint.h"
@@ -127,7 +128,8 @@ class MetaServer : public daemon::Connection::Delegate {
   uv_timer_t lease_timer_{};
   bool lease_timer_open_ = false;
   bool lease_timer_closed_ = false;
-  std::unordered_map<daemon::Connection *, std::unique_ptr<daemon::Connection>> connections_;
+  // Under max_connections and max_connections_per_client.
+  daemon::ConnectionSet connections_;
   uint64_t next_connection_id_ = 1;
   bool stopping_ = false;
   std::function<void()> on_stopped_;

@@ -54,6 +54,7 @@ const MetaSettingSpec kTable[] = {
      &MetaSettings::reservation_seconds},
     {"max_connections", SettingKind::kInteger, "4096", 1, 1 << 20,
      "open connections, servers' and clients' together", &MetaSettings::max_connections},
+    daemon::MaxConnectionsPerClientRow<MetaSettings>(),
     {"idle_timeout_seconds", SettingKind::kInteger, "60", 1, 86400,
      "close a connection that sends nothing for this long", &MetaSettings::idle_timeout_seconds},
     daemon::RequestTimeoutRow<MetaSettings>(),

@@ -29,6 +29,7 @@ struct MetaSettings {
   int64_t default_latency_us = 1000;
   int64_t reservation_seconds = 60;
   int64_t max_connections = 4096;
+  int64_t max_connections_per_client = 256;
   int64_t idle_timeout_seconds = 60;
   int64_t request_timeout_seconds = 10;
   std::string log_level = "info";

@@ -23,27 +23,6 @@
 #endif
 
 namespace ninf::server {
-namespace {
-
-// Refuses a connection over the limit with one best-effort FRAME_ERROR; the
-// socket closes when `fd` goes out of scope.
-void RefuseConnection(daemon::UniqueFd fd, const std::string &peer, const std::string &why) {
-  std::string frame;
-  AppendErrorFrame(&frame, Status(NINF_ERR_SERVER, "too many connections (" + why + ")"));
-  // Best effort: a peer that does not read in time just sees the close.
-  (void)::send(fd.get(), frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-  daemon::RateLimitedWarn("connection_refused", "event=connection_refused peer={} reason={}", peer,
-                          daemon::Quoted(why));
-}
-
-// "10.0.0.7:51234" -> "10.0.0.7", "[::1]:3000" -> "[::1]": connections are
-// counted per client address.
-std::string AddressOf(const std::string &peer) {
-  std::size_t colon = peer.rfind(':');
-  return colon == std::string::npos ? peer : peer.substr(0, colon);
-}
-
-}  // namespace
 
 Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int cores)
     : loop_(loop),
@@ -55,6 +34,7 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
                              const std::string &peer) { Accept(std::move(fd), peer); }),
       unix_listener_(loop, [this](daemon::UniqueFd fd,
                                   const std::string &peer) { Accept(std::move(fd), peer); }),
+      connections_(loop),
       scheduler_(
           loop, settings_, registry_, cores, &counters_, started_at_,
           {.publish_load = [this] { PublishLoad(); },
@@ -130,46 +110,13 @@ Status Server::WriteReadyFile() const {
   return daemon::WritePortFile(settings_.ready_file, listener_.port());
 }
 
-bool Server::MakeRoomFor(const std::string &address) {
-  const auto total_limit = static_cast<std::size_t>(settings_.max_connections);
-  const auto client_limit = static_cast<std::size_t>(settings_.max_connections_per_client);
-  auto counted = connections_per_address_.find(address);
-  const bool client_full =
-      counted != connections_per_address_.end() && counted->second >= client_limit;
-  if (!client_full && connections_.size() < total_limit) return true;
-  // Full: the newcomer may replace a connection that has not managed a
-  // single request yet (of its own address when that is what is full).
-  std::vector<ConnectionFacts> candidates;
-  std::unordered_map<uint64_t, daemon::Connection *> by_id;
-  for (const auto &[c, owned] : connections_)
-    if (!c->closing() && (!client_full || AddressOf(c->peer()) == address)) {
-      // Authentication frames are requests, but a connection that has not
-      // proved a key has done nothing the newcomer could not.
-      uint64_t requests = auth_required() && !c->auth().authenticated ? 0 : c->requests();
-      candidates.push_back({c->id(), c->reading(), requests, c->id()});
-      by_id[c->id()] = c;
-    }
-  std::optional<uint64_t> victim = ConnectionToReplace(candidates);
-  if (!victim) return false;
-  daemon::Connection *c = by_id.at(*victim);
-  daemon::RateLimitedWarn("connection_replaced",
-                          "event=connection_replaced conn={} peer={} reason={}", c->id(), c->peer(),
-                          client_full ? "max_connections_per_client" : "max_connections");
-  // The error goes out if the socket takes it at once; the close does not
-  // wait, so the newcomer's room is there now.
-  c->Fail(Status(NINF_ERR_SERVER,
-                 "connection closed: no request arrived and a new connection needed room"));
-  c->Close();
-  return true;
-}
-
 void Server::Accept(daemon::UniqueFd fd, const std::string &peer) {
   if (stopping_) return;  // fd closes here
-  if (!MakeRoomFor(AddressOf(peer))) {
-    RefuseConnection(std::move(fd), peer,
-                     "max_connections = " + std::to_string(settings_.max_connections) +
-                         ", max_connections_per_client = " +
-                         std::to_string(settings_.max_connections_per_client));
+  const daemon::ConnectionSet::Limits limits{
+      .total = static_cast<std::size_t>(settings_.max_connections),
+      .per_address = static_cast<std::size_t>(settings_.max_connections_per_client)};
+  if (Status room = connections_.MakeRoom(peer, limits, auth_required()); !room.ok()) {
+    daemon::RefuseConnection(std::move(fd), peer, room);
     return;
   }
   uint64_t id = next_connection_id_++;
@@ -182,9 +129,7 @@ void Server::Accept(daemon::UniqueFd fd, const std::string &peer) {
   std::unique_ptr<daemon::Connection> conn =
       daemon::Connection::Open(loop_, std::move(fd), id, peer, this, timeouts, NinfdRequestRules());
   if (!conn) return;
-  daemon::Connection *raw = conn.get();
-  connections_.emplace(raw, std::move(conn));
-  ++connections_per_address_[AddressOf(peer)];
+  connections_.Add(std::move(conn));
   ++counters_.connections_accepted;
   spdlog::debug("event=connect conn={} peer={} connections={}", id, peer, connections_.size());
 }
@@ -226,7 +171,7 @@ Status Server::StartMetrics() {
   HostPort at;
   NINF_RETURN_IF_ERROR(daemon::ParseMetricsAddress(settings_.metrics, &at));
   metrics_ = std::make_unique<daemon::MetricsEndpoint>(
-      loop_, [this] { return FormatPrometheus(CurrentGauges(), counters_); });
+      loop_, "ninfd", [this] { return FormatPrometheus(CurrentGauges(), counters_); });
   return metrics_->Start(at);
 }
 
@@ -234,10 +179,7 @@ void Server::OnClosed(daemon::Connection &conn) {
   Job *job = JobOf(conn);
   if (job) job->detach_conn();
   spdlog::debug("event=disconnect conn={} peer={}", conn.id(), conn.peer());
-  if (auto it = connections_per_address_.find(AddressOf(conn.peer()));
-      it != connections_per_address_.end() && --it->second == 0)
-    connections_per_address_.erase(it);
-  connections_.erase(&conn);  // frees conn: not to be touched below
+  connections_.Remove(conn);  // frees conn: not to be touched below
   if (job) scheduler_.OnConnectionClosed(*job);
   MaybeStopped();
 }
@@ -312,10 +254,8 @@ void Server::Shutdown(std::function<void()> on_stopped) {
   // Connections that are only reading requests go now; those finishing a
   // reply close on their own once it is delivered (bounded by their linger
   // timer), and parked ones belong to jobs.
-  std::vector<daemon::Connection *> idle;
-  for (const auto &[c, owned] : connections_)
-    if (c->reading()) idle.push_back(c);
-  for (daemon::Connection *c : idle) c->Close();
+  for (daemon::Connection *c : connections_.List())
+    if (c->reading()) c->Close();
   scheduler_.StopIdleHandles();
   if (scheduler_.jobs() > 0) StartGracePeriod();
   MaybeStopped();

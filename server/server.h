@@ -27,11 +27,11 @@
 #include <unordered_map>
 
 #include "daemon/connection.h"
+#include "daemon/connection_set.h"
 #include "daemon/frame_table.h"
 #include "daemon/listener.h"
 #include "daemon/metrics_endpoint.h"
 #include "ninf.pb.h"
-#include "server/connection_policy.h"
 #include "server/kept_data_service.h"
 #include "server/meta_reporter.h"
 #include "server/registry.h"
@@ -88,9 +88,6 @@ class Server : public daemon::Connection::Delegate {
   void OnInputArrived(daemon::Connection &conn) override;
 
   void Accept(daemon::UniqueFd fd, const std::string &peer);
-  // Makes room for a new connection from `address` under the connection
-  // limits, replacing an open one if the policy names one. False: refuse.
-  bool MakeRoomFor(const std::string &address);
 
   // The watchdog's timer: twice a second the kept data expires and the
   // scheduler holds its jobs to their deadlines.
@@ -154,14 +151,11 @@ class Server : public daemon::Connection::Delegate {
   bool grace_timer_open_ = false;
   uv_timer_t watch_timer_{};
   bool watch_timer_open_ = false;
-  // Owned here; a connection is freed in OnClosed, once libuv has closed
-  // its handles.
-  std::unordered_map<daemon::Connection *, std::unique_ptr<daemon::Connection>> connections_;
+  // Owned here, under max_connections and max_connections_per_client; a
+  // connection is freed in OnClosed, once libuv has closed its handles.
+  daemon::ConnectionSet connections_;
   // The jobs (after the connections: destroyed before them).
   Scheduler scheduler_;
-  // Open connections per client address (max_connections_per_client),
-  // kept as they open and close so that an accept does not scan them all.
-  std::unordered_map<std::string, std::size_t> connections_per_address_;
   uint64_t next_connection_id_ = 1;
   bool stopping_ = false;
   bool stopped_ = false;

@@ -64,10 +64,7 @@ const SettingSpec kTable[] = {
      Reload::kLive},
     {"max_connections", SettingKind::kInteger, "1024", 1, 1 << 20,
      "open client connections, running calls included", &Settings::max_connections},
-    {"max_connections_per_client", SettingKind::kInteger, "64", 1, 1 << 20,
-     "open connections from one client address; a new one over the limit replaces that "
-     "client's oldest connection still sending a request, or is refused",
-     &Settings::max_connections_per_client},
+    daemon::MaxConnectionsPerClientRow<Settings>(),
     {"idle_timeout_seconds", SettingKind::kInteger, "60", 1, 86400,
      "close a connection that sends nothing for this long before its call",
      &Settings::idle_timeout_seconds},

@@ -48,7 +48,7 @@ struct Settings {
   int64_t queue_limit = 1024;
   int64_t max_call_bytes = int64_t{8} << 30;  // 0: no limit
   int64_t max_connections = 1024;
-  int64_t max_connections_per_client = 64;
+  int64_t max_connections_per_client = 256;
   int64_t idle_timeout_seconds = 60;
   int64_t request_timeout_seconds = 10;
   int64_t transfer_timeout_seconds = 60;

@@ -2,7 +2,9 @@
 // library, one per row F1-F9 of the reliability issue: the attack, then a
 // good client that must be served within a bound, then the daemon's
 // resources back where they were (slots, children, descriptors).
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -17,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,6 +30,7 @@
 #include "protocol/frame.h"
 #include "protocol/wire.h"
 #include "tests/e2e/e2e_fixture.h"
+#include "tests/server/test_client.h"
 
 using namespace ninf;
 using Clock = std::chrono::steady_clock;
@@ -177,7 +181,7 @@ TEST_CASE("abuse_f2_slowloris_cannot_fill_the_server", "[abuse]") {
     socks.push_back(fd);
   }
   CHECK(TimedGoodCall(d) < 3.0);
-  CHECK(d.Stat("connections") <= 64 + 2);  // max_connections_per_client, and the stats query
+  CHECK(d.Stat("connections") <= 256 + 2);  // max_connections_per_client, and the stats query
   for (int round = 0; round < 2; ++round) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     for (int fd : socks) {
@@ -424,4 +428,109 @@ TEST_CASE("abuse_f9_client_strings_cannot_flood_the_log", "[abuse]") {
     std::remove(log.c_str());
     ::rmdir(dir);
   }
+}
+
+// Issue 28, H3: a threaded client is an ordinary client. 64 threads each
+// keep a handle (one parked connection, one executable) and alternate its
+// calls with one-shot calls (a connection each): up to 128 connections from
+// one address, plus ones closing. At the default settings nothing is lost
+// (the per-address cap was 64, and its replacement closed connections
+// whose request had already been sent).
+TEST_CASE("abuse_h3_64_threads_with_handles_lose_nothing_at_defaults", "[abuse]") {
+  RaiseFdLimit(4096);
+  E2EDaemon d;
+  REQUIRE(grpc_initialize(nullptr) == GRPC_NO_ERROR);
+  constexpr int kThreads = 64, kCalls = 8;
+  const std::string server = "127.0.0.1:" + std::to_string(d.port());
+  const std::string one_shot = d.Name("echo");
+  std::atomic<int> lost{0}, wrong{0};
+  std::mutex first_lock;
+  std::string first_error;
+  auto fail = [&](const std::string &what) {
+    ++lost;
+    std::lock_guard<std::mutex> lock(first_lock);
+    if (first_error.empty()) first_error = what;
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      grpc_function_handle_t h;
+      std::string s = server;
+      if (grpc_function_handle_init(&h, s.data(), const_cast<char *>("echo")) != GRPC_NO_ERROR) {
+        fail(std::string("handle_init: ") + Ninf_get_error_detail());
+        lost += kCalls - 1;
+        return;
+      }
+      for (int c = 0; c < kCalls; ++c) {
+        double a[4] = {double(t), double(c), 1, 2};
+        const bool handle = c % 2 == 1;
+        const bool ok = handle ? grpc_call(&h, 4L, a) == GRPC_NO_ERROR
+                               : Ninf_call(one_shot.c_str(), 4L, a) == 0;
+        if (!ok)
+          fail(std::string(handle ? "handle: " : "one-shot: ") + Ninf_get_error_detail());
+        else if (a[0] != double(t) || a[1] != double(c) || a[3] != 2)
+          ++wrong;
+      }
+      grpc_function_handle_destruct(&h);
+    });
+  for (auto &th : threads) th.join();
+  INFO("first failure: " << first_error);
+  CHECK(lost == 0);
+  CHECK(wrong == 0);
+  CHECK(grpc_finalize() == GRPC_NO_ERROR);
+  CHECK(StatDownTo(d, "persistent_executables", 0));
+  CHECK(d.ZombieChildren() == 0);
+}
+
+// A stats line of `d` asked from 127.0.0.2, which ninfd does not count with
+// 127.0.0.1's connections (-1 when it cannot be read).
+long StatFromElsewhere(const E2EDaemon &d, const std::string &name) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  ::inet_pton(AF_INET, "127.0.0.2", &addr.sin_addr);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0);
+  ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  addr.sin_port = htons(static_cast<uint16_t>(d.port()));
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0);
+  Channel ch(fd, 5000);
+  std::string text;
+  if (!ninf::test::GetStatsText(ch, &text).ok()) return -1;
+  const std::string key = "\n" + name + ":";
+  const std::size_t at = ("\n" + text).find(key);
+  return at == std::string::npos ? -1 : std::atol(text.c_str() + at + key.size() - 1);
+}
+
+// H3: when every connection of an address holds a call, a newcomer is
+// refused with the limit and its setting named (never a silent loss, never
+// a handle's connection closed under it).
+TEST_CASE("abuse_h3_a_full_address_is_refused_naming_the_setting", "[abuse]") {
+  E2EDaemon d({"--max-connections-per-client", "2"});
+  REQUIRE(grpc_initialize(nullptr) == GRPC_NO_ERROR);
+  std::string server = "127.0.0.1:" + std::to_string(d.port());
+  grpc_function_handle_t h[2];
+  for (auto &handle : h) {
+    REQUIRE(grpc_function_handle_init(&handle, server.data(), const_cast<char *>("echo")) ==
+            GRPC_NO_ERROR);
+    double a[1] = {1};
+    REQUIRE(grpc_call(&handle, 1L, a) == GRPC_NO_ERROR);  // its connection is parked now
+  }
+  // The handles' interface queries have closed: two connections are left
+  // (and the one asking, from another address).
+  for (int i = 0; i < 100 && StatFromElsewhere(d, "connections") != 3; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(StatFromElsewhere(d, "connections") == 3);
+  double a[1] = {1};
+  CHECK(Ninf_call(d.Name("echo").c_str(), 1L, a) == -1);
+  CHECK_THAT(Ninf_get_error_detail(), Catch::Contains("per-address connection limit 2") &&
+                                          Catch::Contains("max_connections_per_client"));
+  // The handles were not touched.
+  for (auto &handle : h) {
+    a[0] = 7;
+    CHECK(grpc_call(&handle, 1L, a) == GRPC_NO_ERROR);
+    CHECK(a[0] == 7);
+  }
+  for (auto &handle : h) CHECK(grpc_function_handle_destruct(&handle) == GRPC_NO_ERROR);
+  CHECK(grpc_finalize() == GRPC_NO_ERROR);
 }

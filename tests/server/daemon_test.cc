@@ -221,7 +221,8 @@ TEST_CASE("daemon_connection_limit", "[daemon]") {
     FrameHeader h;
     Status st = c.RecvReply(FRAME_LIST_REPLY, 0, &unused, &h);
     CHECK(st.code() == NINF_ERR_SERVER);
-    CHECK_THAT(st.message(), Catch::Contains("too many connections"));
+    CHECK_THAT(st.message(), Catch::Contains("too many connections: connection limit 2") &&
+                                 Catch::Contains("(setting max_connections)"));
   }
   ::shutdown(a.fd(), SHUT_RDWR);
   // Once one closes, a new client gets in.

@@ -1,12 +1,12 @@
 // The decisions of ninfd's policy unit (server/job_state.h, watch_policy.h,
-// connection_policy.h, warm_policy.h, reuse_policy.h, job_ending.h) that are
-// not admission or restarts: which job states hold a slot, when a hang-up
-// cancels, when warm executables are started, and what a job's end means for
-// its client and the statistics. No sockets, no processes.
+// daemon/connection_policy.h (ninf-meta's too), warm_policy.h, reuse_policy.h, job_ending.h) that
+// are not admission or restarts: which job states hold a slot, when a hang-up cancels, when warm
+// executables are started, and what a job's end means for its client and the statistics. No
+// sockets, no processes.
 #include <catch2/catch.hpp>
 
+#include "daemon/connection_policy.h"
 #include "daemon/exposure.h"
-#include "server/connection_policy.h"
 #include "server/job_ending.h"
 #include "server/job_state.h"
 #include "server/reuse_policy.h"
@@ -15,7 +15,11 @@
 
 using namespace ninf::server;
 using ninf::daemon::CheckExposure;
+using ninf::daemon::ConnectionFacts;
+using ninf::daemon::ConnectionToReplace;
 using ninf::daemon::IsLoopbackAddress;
+using ninf::daemon::kNewcomerGraceMs;
+using ninf::daemon::ReplacementOrder;
 
 namespace {
 
@@ -132,17 +136,72 @@ TEST_CASE("policy_idle_handles_beyond_the_budget_stop_longest_idle_first", "[pol
   CHECK(IdleHandlesToStop(idle, 0, 1000).size() == 3);
 }
 
-TEST_CASE("policy_a_new_connection_replaces_the_oldest_that_sent_no_request", "[policy]") {
-  // {id, reading, requests, opened_seq}
+namespace {
+
+using Phase = ConnectionFacts::Phase;
+
+ConnectionFacts Conn(uint64_t id, Phase phase, uint64_t requests, bool started, bool unread,
+                     uint64_t age_ms, bool gone = false) {
+  return {.id = id,
+          .phase = phase,
+          .requests = requests,
+          .started = started,
+          .input_waiting = unread,
+          .peer_gone = gone,
+          .age_ms = age_ms,
+          .opened_seq = id};
+}
+
+}  // namespace
+
+TEST_CASE("policy_a_new_connection_replaces_the_oldest_stalled_sender", "[policy]") {
+  const uint64_t old = kNewcomerGraceMs + 1;
   std::vector<ConnectionFacts> open = {
-      {1, true, 1, 1},   // a working client between requests
-      {2, false, 1, 2},  // a call is parked
-      {3, true, 0, 3},   // nothing complete yet
-      {4, true, 0, 4},
+      Conn(1, Phase::kReading, 1, false, false, old),  // a working client between requests
+      Conn(2, Phase::kBusy, 1, false, false, old),     // a call is parked (a handle)
+      Conn(3, Phase::kReading, 0, true, false, 5),     // began a request and stalled
+      Conn(4, Phase::kReading, 0, false, false, old),  // an idle socket
   };
   CHECK(ConnectionToReplace(open) == 3u);
-  open.erase(open.begin() + 2, open.end());
+  open.erase(open.begin() + 2);
+  CHECK(ConnectionToReplace(open) == 4u);
+  open.pop_back();
   CHECK_FALSE(ConnectionToReplace(open).has_value());  // nobody to replace: refuse
+}
+
+TEST_CASE("policy_a_connection_whose_request_arrived_is_never_replaced", "[policy]") {
+  const uint64_t old = kNewcomerGraceMs * 10;
+  // Its request waits unread in the socket (accepted, not read yet): it
+  // has arrived, whatever its age or stage.
+  CHECK_FALSE(ConnectionToReplace({Conn(1, Phase::kReading, 0, false, true, old)}).has_value());
+  CHECK_FALSE(ConnectionToReplace({Conn(1, Phase::kReading, 0, true, true, old)}).has_value());
+  // Nothing yet, but only just accepted: its client may not have had the
+  // chance to send.
+  CHECK_FALSE(ConnectionToReplace({Conn(1, Phase::kReading, 0, false, false, 0)}).has_value());
+  CHECK_FALSE(ConnectionToReplace({Conn(1, Phase::kReading, 0, false, false, kNewcomerGraceMs - 1)})
+                  .has_value());
+  CHECK(ConnectionToReplace({Conn(1, Phase::kReading, 0, false, false, kNewcomerGraceMs)}) == 1u);
+  // A complete request, a call held, a reply being written: never.
+  CHECK_FALSE(ConnectionToReplace({Conn(1, Phase::kReading, 2, false, false, old)}).has_value());
+  CHECK_FALSE(ConnectionToReplace({Conn(1, Phase::kBusy, 0, false, false, old)}).has_value());
+}
+
+TEST_CASE("policy_an_answered_connection_goes_before_a_stalled_sender", "[policy]") {
+  std::vector<ConnectionFacts> open = {
+      Conn(1, Phase::kReading, 0, true, false, 5),    // stalled, and the oldest
+      Conn(2, Phase::kDraining, 1, false, true, 5),   // answered, but its peer sent more
+      Conn(3, Phase::kDraining, 1, false, false, 5),  // answered: only its close is awaited
+  };
+  CHECK(ConnectionToReplace(open) == 3u);
+  open.pop_back();
+  CHECK(ConnectionToReplace(open) == 1u);
+  // A client that closed after its last reply, its close not yet read: as
+  // good as answered. A call whose client left is the scheduler's business.
+  open.push_back(Conn(4, Phase::kReading, 3, false, false, 5, true));
+  open.push_back(Conn(5, Phase::kBusy, 1, false, false, 5, true));
+  CHECK(ConnectionToReplace(open) == 4u);
+  // Sockets are looked at in this order, and the parked call never.
+  CHECK(ReplacementOrder(open) == std::vector<uint64_t>{2, 4, 1});
 }
 
 TEST_CASE("policy_warm_replacements_wait_while_every_core_is_busy", "[policy]") {

@@ -1,0 +1,112 @@
+#include "daemon/connection_set.h"
+
+#include <sys/socket.h>
+
+#include <utility>
+
+#include "daemon/connection_policy.h"
+#include "daemon/log.h"
+
+namespace ninf::daemon {
+namespace {
+
+ConnectionFacts::Phase PhaseOf(const Connection &c) {
+  if (c.reading()) return ConnectionFacts::Phase::kReading;
+  if (c.draining()) return ConnectionFacts::Phase::kDraining;
+  return ConnectionFacts::Phase::kBusy;
+}
+
+}  // namespace
+
+std::string AddressOf(const std::string &peer) {
+  std::size_t colon = peer.rfind(':');
+  return colon == std::string::npos ? peer : peer.substr(0, colon);
+}
+
+void RefuseConnection(UniqueFd fd, const std::string &peer, const Status &why) {
+  std::string frame;
+  AppendErrorFrame(&frame, why);
+  // Best effort: a peer that does not read in time just sees the close.
+  (void)::send(fd.get(), frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  RateLimitedWarn("connection_refused", "event=connection_refused peer={} reason={}", peer,
+                  Quoted(why.message()));
+}
+
+Status ConnectionSet::MakeRoom(const std::string &peer, const Limits &limits, bool auth_required) {
+  const std::string address = AddressOf(peer);
+  auto counted = per_address_.find(address);
+  const bool address_full = counted != per_address_.end() && counted->second >= limits.per_address;
+  if (!address_full && connections_.size() < limits.total) return Status::Ok();
+  // Full: the newcomer may replace a connection that holds nothing (of its
+  // own address when that is what is full).
+  const uint64_t now = uv_now(loop_);
+  std::vector<ConnectionFacts> candidates;
+  std::unordered_map<uint64_t, std::pair<Connection *, std::size_t>> by_id;
+  for (const auto &[c, owned] : connections_) {
+    if (c->closing() || (address_full && AddressOf(c->peer()) != address)) continue;
+    // Authentication frames are requests, but a connection that has not
+    // proved a key has done nothing the newcomer could not.
+    const uint64_t requests = auth_required && !c->auth().authenticated ? 0 : c->requests();
+    by_id[c->id()] = {c, candidates.size()};
+    candidates.push_back({.id = c->id(),
+                          .phase = PhaseOf(*c),
+                          .requests = requests,
+                          .started = c->request_started(),
+                          .age_ms = now - c->opened_ms(),
+                          .opened_seq = c->id()});
+  }
+  // Sockets are looked at (one syscall each) in the policy's order, until
+  // one can go: under a flood of slow senders that is the first.
+  for (uint64_t id : ReplacementOrder(candidates)) {
+    auto [c, index] = by_id.at(id);
+    ConnectionFacts &facts = candidates[index];
+    const Connection::Unread unread = c->PeekInput();
+    facts.input_waiting = unread == Connection::Unread::kBytes;
+    facts.peer_gone = unread == Connection::Unread::kEnd && !c->output_pending();
+    if (!Replaceable(facts)) continue;
+    const char *setting = address_full ? "max_connections_per_client" : "max_connections";
+    RateLimitedWarn("connection_replaced", "event=connection_replaced conn={} peer={} reason={}",
+                    c->id(), c->peer(), setting);
+    // The error goes out if the socket takes it at once (an answered
+    // connection gets none); the close does not wait, so the newcomer's
+    // room is there now.
+    if (c->reading() && c->requests() == 0 && !facts.peer_gone)
+      c->Fail(Status(NINF_ERR_SERVER, std::string("connection closed: it sent no request and a "
+                                                  "new connection needed room (setting ") +
+                                          setting + ")"));
+    c->Close();
+    return Status::Ok();
+  }
+  if (address_full)
+    return Status(NINF_ERR_SERVER,
+                  "too many connections: per-address connection limit " +
+                      std::to_string(limits.per_address) + " reached for " + address +
+                      " (setting max_connections_per_client): every open connection from it has a "
+                      "request under way or holds a call");
+  return Status(NINF_ERR_SERVER, "too many connections: connection limit " +
+                                     std::to_string(limits.total) +
+                                     " reached (setting max_connections): every open connection "
+                                     "has a request under way or holds a call");
+}
+
+void ConnectionSet::Add(std::unique_ptr<Connection> conn) {
+  ++per_address_[AddressOf(conn->peer())];
+  Connection *raw = conn.get();
+  connections_.emplace(raw, std::move(conn));
+}
+
+void ConnectionSet::Remove(Connection &conn) {
+  if (auto it = per_address_.find(AddressOf(conn.peer()));
+      it != per_address_.end() && --it->second == 0)
+    per_address_.erase(it);
+  connections_.erase(&conn);
+}
+
+std::vector<Connection *> ConnectionSet::List() const {
+  std::vector<Connection *> all;
+  all.reserve(connections_.size());
+  for (const auto &[c, owned] : connections_) all.push_back(c);
+  return all;
+}
+
+}  // namespace ninf::daemon
