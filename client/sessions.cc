@@ -17,6 +17,9 @@ struct Sessions::Entry {
   std::thread worker;
   bool done = false;
   bool cancelled = false;
+  // Claimed by one wait: the others that waited with it (or come later)
+  // are told so and never touch `worker` or `result`.
+  bool collected = false;
   Status result;
 };
 
@@ -36,13 +39,19 @@ Table &T() {
   return *t;
 }
 
-// Takes a finished entry out of the table; the caller holds the lock.
-Status Collect(int id, std::unique_lock<std::mutex> &lock) {
+// Takes finished entry `e` (call `id`) out of the table for this waiter; the
+// caller holds the lock and has checked that no other wait claimed it. Only
+// the claiming waiter joins the thread and reads the result, so neither is
+// ever touched twice.
+Status Collect(int id, const std::shared_ptr<Sessions::Entry> &e,
+               std::unique_lock<std::mutex> &lock) {
   Table &t = T();
+  e->collected = true;
   auto it = t.running.find(id);
-  std::shared_ptr<Sessions::Entry> e = it->second;
-  t.running.erase(it);
+  if (it != t.running.end() && it->second == e) t.running.erase(it);
   t.finished_codes[id] = e->result.code();
+  // Other waits on this id (or on a set holding it) re-check now.
+  t.changed.notify_all();
   lock.unlock();
   e->worker.join();
   return e->result;
@@ -50,6 +59,12 @@ Status Collect(int id, std::unique_lock<std::mutex> &lock) {
 
 Status UnknownId(int id) {
   return Status(NINF_ERR_INVALID_ID, "no outstanding call with id " + std::to_string(id));
+}
+
+// The error of every wait but the one that got the result (docs/client.md).
+Status CollectedElsewhere(int id) {
+  return Status(NINF_ERR_INVALID_ID,
+                "call " + std::to_string(id) + " was already collected by another wait");
 }
 
 // The session thread's body: an exception from the call must end the call,
@@ -104,10 +119,14 @@ Status Sessions::Wait(int id) {
   Table &t = T();
   std::unique_lock<std::mutex> lock(t.mutex);
   auto it = t.running.find(id);
-  if (it == t.running.end()) return UnknownId(id);
+  if (it == t.running.end())
+    return t.finished_codes.count(id) ? CollectedElsewhere(id) : UnknownId(id);
   std::shared_ptr<Entry> e = it->second;
-  t.changed.wait(lock, [&] { return e->done; });
-  return Collect(id, lock);
+  // Every waiter of this id wakes when it ends; the first to take the lock
+  // claims it, the others see `collected`.
+  t.changed.wait(lock, [&] { return e->done || e->collected; });
+  if (e->collected) return CollectedElsewhere(id);
+  return Collect(id, e, lock);
 }
 
 Status Sessions::WaitAny(const std::vector<int> &ids, int *id) {
@@ -117,22 +136,35 @@ Status Sessions::WaitAny(const std::vector<int> &ids, int *id) {
   std::vector<int> watched = ids;
   if (watched.empty())
     for (auto &kv : t.running) watched.push_back(kv.first);
-  bool any = false;
-  for (int w : watched) any = any || t.running.count(w);
-  if (!any) return Status(NINF_ERR_INVALID_ID, "no outstanding calls");
+  // Collected entries leave `running` at once, so "none of the set is
+  // still there" means that other waits took them all: this one would
+  // otherwise wait forever.
+  bool any_left = false;
   int found = -1;
-  t.changed.wait(lock, [&] {
+  std::shared_ptr<Entry> e;
+  auto ready = [&] {
+    any_left = false;
     for (int w : watched) {
       auto it = t.running.find(w);
-      if (it != t.running.end() && it->second->done) {
+      if (it == t.running.end()) continue;
+      any_left = true;
+      if (it->second->done) {
         found = w;
+        e = it->second;
         return true;
       }
     }
-    return false;
-  });
+    return !any_left;
+  };
+  if (!ready()) {
+    t.changed.wait(lock, ready);
+  } else if (found < 0) {
+    return Status(NINF_ERR_INVALID_ID, "no outstanding calls");
+  }
+  if (found < 0)
+    return Status(NINF_ERR_INVALID_ID, "the calls waited for were collected by other waits");
   *id = found;
-  return Collect(found, lock);
+  return Collect(found, e, lock);
 }
 
 Status Sessions::Probe(int id, bool *done) {

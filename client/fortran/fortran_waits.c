@@ -38,9 +38,17 @@ int fortran_finish_pending(int id, int succeeded) {
   return rc;
 }
 
+/* True when a wait failed because another wait (another thread's, or
+ * grpc_finalize's) collected the call: the record is that wait's to finish,
+ * copy-back included, or grpc_finalize's to free. */
+static int collected_elsewhere(int rc) {
+  return rc != 0 && Ninf_get_error() == NINF_ERR_INVALID_ID;
+}
+
 NINF_EXPORT int ninf__fortran_wait(int id) {
   ninf__fortran_clear_error();
   int rc = Ninf_wait(id);
+  if (collected_elsewhere(rc)) return rc;
   if (fortran_finish_pending(id, rc == 0) != 0) rc = -1;
   return rc;
 }
@@ -65,6 +73,7 @@ NINF_EXPORT int ninf__fortran_wait_all(void) {
   int *ids = fortran_pending_ids(&n);
   for (int i = 0; i < n; i++) {
     int rc = Ninf_wait(ids[i]);
+    if (collected_elsewhere(rc)) continue;
     int code = rc == 0 ? NINF_OK : Ninf_get_error();
     const char *detail = Ninf_get_error_detail();
     if (fortran_finish_pending(ids[i], rc == 0) != 0) code = t_code, detail = t_detail;
@@ -85,6 +94,7 @@ NINF_EXPORT int ninf__fortran_wait_all(void) {
 NINF_EXPORT int ninf__fortran_grpc_wait(int id) {
   ninf__fortran_clear_error();
   grpc_error_t e = grpc_wait(id);
+  if (e == GRPC_INVALID_SESSION_ID) return e; /* as collected_elsewhere() */
   if (fortran_finish_pending(id, e == GRPC_NO_ERROR) != 0) e = GRPC_OTHER_ERROR_CODE;
   return e;
 }
@@ -107,6 +117,7 @@ NINF_EXPORT int ninf__fortran_grpc_wait_all(void) {
   int *ids = fortran_pending_ids(&n);
   for (int i = 0; i < n; i++) {
     grpc_error_t e = grpc_wait(ids[i]);
+    if (e == GRPC_INVALID_SESSION_ID) continue; /* as collected_elsewhere() */
     if (fortran_finish_pending(ids[i], e == GRPC_NO_ERROR) != 0) e = GRPC_OTHER_ERROR_CODE;
     if (e != GRPC_NO_ERROR && e != GRPC_INVALID_SESSION_ID) failed = 1;
   }

@@ -576,9 +576,9 @@ static int handle_usable(HandleObject *h) {
 
 typedef struct {
   PyObject_HEAD py_call call;
-  int id;           /* Ninf or GridRPC session id */
-  int grpc;         /* started through a handle: waited with grpc_wait */
+  int id;           /* Ninf or GridRPC session id (one table: Ninf_wait waits for both) */
   int finished;     /* waited for: the buffers are released */
+  int waiting;      /* wait() calls in progress (they drop the GIL) */
   PyObject *handle; /* held so that the handle outlives the call */
 } PendingObject;
 
@@ -647,6 +647,7 @@ static PyObject *py_call_start(PyObject *self, PyObject *args, PyObject *kw) {
   if (!p) return NULL;
   memset(&p->call, 0, sizeof p->call); /* PyObject_New leaves the fields unset */
   p->finished = 1;                     /* until started: nothing to wait for */
+  p->waiting = 0;
   p->handle = NULL;
   if (prepare(&p->call, name, tuple) != 0) return Py_DECREF(p), NULL;
   ninf_binding_args b = binding_of(&p->call);
@@ -663,7 +664,6 @@ static PyObject *py_call_start(PyObject *self, PyObject *args, PyObject *kw) {
     return NULL;
   }
   p->id = id;
-  p->grpc = handle != NULL;
   p->handle = handle ? Py_NewRef((PyObject *)handle) : NULL;
   p->finished = 0;
   return (PyObject *)p;
@@ -673,11 +673,29 @@ static PyObject *Pending_wait(PendingObject *self, PyObject *unused) {
   (void)unused;
   if (self->finished) return raise_error(NINF_ERR_INVALID_ID, "the call was already waited for");
   int failed;
+  self->waiting++;
   Py_BEGIN_ALLOW_THREADS;
-  failed = self->grpc ? grpc_wait(self->id) != GRPC_NO_ERROR : Ninf_wait(self->id) != 0;
+  /* Ninf_wait also for a handle's call: it reports the call's own error,
+   * and still works after ninf.finalize ended the GridRPC state. */
+  failed = Ninf_wait(self->id) != 0;
   Py_END_ALLOW_THREADS;
+  self->waiting--;
+  /* Two threads may wait on one call, and grpc_finalize (ninf.finalize)
+   * waits for every call: libninf gives the result to one wait and
+   * NINF_ERR_INVALID_ID to the others. A failed wait leaves the buffers to
+   * a wait() of this object still running, which may be the one that got
+   * the result and reads it. */
+  if (failed) {
+    PyObject *none = raise_last();
+    if (self->waiting == 0) {
+      self->finished = 1;
+      call_release(&self->call);
+      Py_CLEAR(self->handle);
+    }
+    return none;
+  }
+  PyObject *result = call_results(&self->call);
   self->finished = 1;
-  PyObject *result = failed ? raise_last() : call_results(&self->call);
   call_release(&self->call);
   Py_CLEAR(self->handle);
   return result;
@@ -701,10 +719,7 @@ static void Pending_dealloc(PendingObject *self) {
    * buffers, so it is waited for before they are let go. */
   if (!self->finished) {
     Py_BEGIN_ALLOW_THREADS;
-    if (self->grpc)
-      grpc_wait(self->id);
-    else
-      Ninf_wait(self->id);
+    Ninf_wait(self->id);
     Py_END_ALLOW_THREADS;
   }
   call_release(&self->call);
@@ -738,9 +753,14 @@ static PyObject *py_initialize(PyObject *self, PyObject *args) {
                      detail && *detail ? detail : grpc_error_string(e));
 }
 
+/* grpc_finalize cancels every call and waits for them: without the GIL, so
+ * that a call that needs it (its arguments are read again when it is
+ * retried) can end, and the futures' threads go on meanwhile. */
 static PyObject *py_finalize(PyObject *self, PyObject *unused) {
   (void)self, (void)unused;
+  Py_BEGIN_ALLOW_THREADS;
   grpc_finalize();
+  Py_END_ALLOW_THREADS;
   Py_RETURN_NONE;
 }
 
