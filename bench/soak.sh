@@ -34,6 +34,9 @@
 #      S2  the 1,000 slowloris sockets alone, from 16 other addresses
 #    Under hogs a call waits about S for its slot, so those runs stop after
 #    a fixed time (--max-seconds) instead of a call count.
+# 3. ninf-meta under attack: bench/meta_attack.sh (good clients' placements,
+#    quiet and under the H6, H7, H9 attacks), written up next to this report
+#    as FILE-meta.md and summed up here.
 # Everything started here is stopped on exit, whatever way the script ends.
 # shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
 set -euo pipefail
@@ -44,7 +47,7 @@ bench_option --threads N threads 64 4 "soak client threads"
 bench_option --calls N calls 20480 64 "soak calls in all"
 bench_option --transfer-timeout S transfer_timeout 5 1 "the attacked ninfd's transfer_timeout_seconds"
 bench_parse "$@"
-bench_need server/ninfd bench/bench_soak bench/attack stubs/registry/echo
+bench_need server/ninfd bench/bench_soak bench/attack stubs/registry/echo metaserver/ninf-meta bench/meta_attack
 : >"$raw_log"
 attack_pid=""
 
@@ -199,6 +202,13 @@ stop_daemon
 grep -E 'event=(connection_replaced|connection_refused|log_suppressed)' "$work/ninfd.log" |
   sed 's/^/ninfd: /' | tail -n 20 >>"$raw_log" || true
 
+# Phase 3: ninf-meta under attack, in its own report next to this one.
+meta_out="${out%.md}-meta.md"
+meta_args=()
+[[ $quick -eq 1 ]] && meta_args+=(--quick)
+bash "$here/meta_attack.sh" "$build" --out "$meta_out" "${meta_args[@]}" >>"$raw_log" 2>&1 ||
+  echo "soak.sh: bench/meta_attack.sh failed (its output is in $raw_log)" >&2
+
 # ---- the report ----------------------------------------------------------
 ms() { printf '%.1f' "$1"; }
 mib() { awk -v kb="$1" 'BEGIN { printf "%.1f", kb / 1024 }'; }
@@ -297,6 +307,12 @@ git -C "$here/.." diff --quiet HEAD 2>/dev/null || dirty=" (working tree with un
   echo "ninfd during A1 / A2 / S1 / S2: RSS $(mib "$rss_A1") / $(mib "$rss_A2") / $(mib "$rss_S1") / $(mib "$rss_S2") MiB,"
   echo "open fds $fds_A1 / $fds_A2 / $fds_S1 / $fds_S2; before the attacks $(mib "$rss_attack_before") MiB and $fds_attack_before fds,"
   echo "2 s after the last $(mib "$rss_attack_after") MiB and $fds_attack_after fds."
+  echo
+  echo "## ninf-meta under attack"
+  echo
+  echo "\`bench/meta_attack.sh\` in the same run, written up in \`$(basename "$meta_out")\`:"
+  echo
+  grep -E '^- round [0-9]+:' "$meta_out" 2>/dev/null || echo "- (no result: see the raw log)"
   echo
   echo "## Targets"
   echo
