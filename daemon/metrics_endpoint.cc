@@ -1,6 +1,7 @@
 #include "daemon/metrics_endpoint.h"
 
 #include <microhttpd.h>
+#include <sys/socket.h>
 
 #include <cstdarg>
 #include <cstdio>
@@ -36,9 +37,40 @@ struct MetricsEndpoint::Callbacks {
                               const char * /*upload_data*/, std::size_t * /*upload_data_size*/,
                               void ** /*request*/) {
     // Answered at once, on the first call: a body (of a POST, say) is not
-    // read; MHD closes such a connection after the response.
+    // read; MHD closes such a connection after the response. This first
+    // call is the head's arrival: its deadline no longer applies.
     auto *self = static_cast<MetricsEndpoint *>(cls);
+    if (HeadClock *clock = ClockOf(connection)) clock->head_done = true;
     return self->Answer(connection, url, method) ? MHD_YES : MHD_NO;
+  }
+
+  // A connection opened or closed (inside MHD_run or MHD_stop_daemon, on
+  // the loop): its head clock starts at the connect, and goes with it.
+  static void OnConnection(void *cls, MHD_Connection *connection, void **socket_context,
+                           MHD_ConnectionNotificationCode code) {
+    auto *self = static_cast<MetricsEndpoint *>(cls);
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+      const MHD_ConnectionInfo *info =
+          MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+      if (!info) return;  // untimed; MHD's idle timeout still applies
+      auto it = self->heads_
+                    .insert_or_assign(connection, HeadClock{info->connect_fd, uv_now(self->loop_)})
+                    .first;
+      *socket_context = &it->second;  // unordered_map entries stay put
+      if (self->handles_open_ && !uv_is_active(reinterpret_cast<uv_handle_t *>(&self->head_timer_)))
+        (void)uv_timer_start(&self->head_timer_, OnHeadTimer, kHeadCheckMs, kHeadCheckMs);
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+      *socket_context = nullptr;
+      self->heads_.erase(connection);
+      self->closed_in_run_ = true;
+      if (self->heads_.empty() && self->handles_open_) (void)uv_timer_stop(&self->head_timer_);
+    }
+  }
+
+  static HeadClock *ClockOf(MHD_Connection *connection) {
+    const MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? static_cast<HeadClock *>(info->socket_context) : nullptr;
   }
 
   // MHD's own messages (a connection refused at a limit, a socket error):
@@ -95,16 +127,19 @@ Status MetricsEndpoint::Start(const HostPort &at) {
                           // The logger first, or MHD prints what comes before it to stderr.
                           MHD_OPTION_EXTERNAL_LOGGER, &Callbacks::Log, this,  //
                           MHD_OPTION_LISTEN_SOCKET, fd.release(),             //
-                          MHD_OPTION_CONNECTION_TIMEOUT, kIdleSeconds,        //
-                          MHD_OPTION_CONNECTION_LIMIT, kMaxConnections,       //
+                          MHD_OPTION_NOTIFY_CONNECTION, &Callbacks::OnConnection, this,
+                          MHD_OPTION_CONNECTION_TIMEOUT, kIdleSeconds,   //
+                          MHD_OPTION_CONNECTION_LIMIT, kMaxConnections,  //
                           MHD_OPTION_PER_IP_CONNECTION_LIMIT, kMaxPerAddress, MHD_OPTION_END);
   if (!mhd_) return Status(NINF_ERR_SERVER, "metrics: cannot start the HTTP server on " + address_);
   const MHD_DaemonInfo *info = MHD_get_daemon_info(mhd_, MHD_DAEMON_INFO_EPOLL_FD);
   if (!info || uv_poll_init(loop_, &poll_, info->epoll_fd) != 0)
     return Status(NINF_ERR_SERVER, "metrics: cannot watch the HTTP server on " + address_);
   (void)uv_timer_init(loop_, &timer_);  // only fills the handle in
+  (void)uv_timer_init(loop_, &head_timer_);
   poll_.data = this;
   timer_.data = this;
+  head_timer_.data = this;
   handles_open_ = true;
   if (uv_poll_start(&poll_, UV_READABLE, OnPoll) != 0)
     return Status(NINF_ERR_SERVER, "metrics: cannot watch the HTTP server on " + address_);
@@ -118,6 +153,7 @@ void MetricsEndpoint::Close() {
     // libuv lets go of the epoll fd here, before MHD closes it.
     uv_close(reinterpret_cast<uv_handle_t *>(&poll_), nullptr);
     uv_close(reinterpret_cast<uv_handle_t *>(&timer_), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t *>(&head_timer_), nullptr);
     handles_open_ = false;
   }
   if (mhd_) MHD_stop_daemon(mhd_);  // closes the socket and every connection
@@ -133,14 +169,40 @@ void MetricsEndpoint::OnTimer(uv_timer_t *timer) {
   static_cast<MetricsEndpoint *>(timer->data)->Run();
 }
 
+void MetricsEndpoint::OnHeadTimer(uv_timer_t *timer) {
+  auto *self = static_cast<MetricsEndpoint *>(timer->data);
+  const std::uint64_t now = uv_now(self->loop_);
+  bool cut = false;
+  for (auto &[connection, clock] : self->heads_) {
+    if (clock.head_done || clock.cut || now - clock.since_ms < kHeadSeconds * 1000ull) continue;
+    // Shut down, not closed: the fd stays MHD's. MHD sees the end of the
+    // stream, closes the connection and frees its slot (NOTIFY_CLOSED).
+    (void)::shutdown(clock.fd, SHUT_RDWR);
+    clock.cut = true;
+    cut = true;
+    RateLimitedInfo(
+        "metrics_head_timeout",
+        "event=metrics_head_timeout seconds={} detail=\"request head not whole in time\"",
+        kHeadSeconds);
+  }
+  // Not inside the loop above: MHD_run erases closed connections' entries.
+  if (cut) self->Run();
+}
+
 void MetricsEndpoint::Run() {
   if (!mhd_ || !handles_open_) return;
+  closed_in_run_ = false;
   (void)MHD_run(mhd_);  // does what is ready, never blocks
   // MHD's next deadline: a connection's idle timeout, or 0 when it has
   // more to do at once (data it left unread); none when it has no
-  // connection.
+  // connection. At its connection limit MHD stops watching the listening
+  // socket, and takes it back only in the MHD_run after the one that freed
+  // a slot: without that run, connects would wait in the backlog until
+  // some other event came (none, once every connection is gone).
   MHD_UNSIGNED_LONG_LONG ms = 0;
-  if (MHD_get_timeout(mhd_, &ms) == MHD_YES)
+  if (closed_in_run_)
+    (void)uv_timer_start(&timer_, OnTimer, 0, 0);
+  else if (MHD_get_timeout(mhd_, &ms) == MHD_YES)
     (void)uv_timer_start(&timer_, OnTimer, ms, 0);
   else
     (void)uv_timer_stop(&timer_);

@@ -5,13 +5,21 @@
 // HTTP is GNU libmicrohttpd's, driven from the daemon's own loop (MHD runs
 // no thread of its own): a uv_poll_t watches MHD's epoll fd and a uv_timer_t
 // MHD's next timeout, and each calls MHD_run, so `render` runs on the loop
-// thread and a scrape never sees a half-updated state. Slow clients cannot
-// hold up a scrape: MHD serves every connection from the one loop without
-// blocking, closes one idle for kIdleSeconds (a head, or reading a
-// response, that stops moving), and opens at most kMaxConnections
-// (kMaxPerAddress from one client address; more are closed unanswered).
-// A client that keeps trickling bytes holds its slot, so it is the
-// per-address cap that keeps one address from filling the endpoint. The
+// thread and a scrape never sees a half-updated state; MHD's callbacks run
+// inside MHD_run, on the loop too, so nothing here needs a lock. Slow
+// clients cannot hold up a scrape: MHD serves every connection from the one
+// loop without blocking, closes one idle for kIdleSeconds (a head, or
+// reading a response, that stops moving), and opens at most
+// kMaxConnections (further connects wait in the listen backlog for a free
+// one) and kMaxPerAddress from one client address (more are closed
+// unanswered). MHD's timeout is one of idleness, so a client
+// trickling a header line every second would keep its slot for good: the
+// endpoint therefore times each request head itself (NOTIFY_CONNECTION
+// tracks each connection, the first call of the access handler marks its
+// head done) and shuts down a connection whose head is not whole
+// kHeadSeconds after its connect. A connection carries one request (MHD
+// closes it after a response queued on the head's call), so this is every
+// head's deadline, and a slow sender holds a slot for at most that long. The
 // port is bound here without SO_REUSEPORT (ListenTcp): a second daemon
 // given the same port fails to start.
 //
@@ -21,8 +29,10 @@
 #include <uv.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <unordered_map>
 
 #include "protocol/address.h"
 #include "protocol/status.h"
@@ -44,6 +54,10 @@ class MetricsEndpoint {
   // Connections open at once, and from one client address.
   static constexpr unsigned kMaxConnections = 64;
   static constexpr unsigned kMaxPerAddress = 8;
+  // A request head must be whole this long after the connect, idle or not.
+  static constexpr unsigned kHeadSeconds = 2;
+  // How often heads are checked against that deadline (while any is open).
+  static constexpr unsigned kHeadCheckMs = 250;
 
   // `render` runs on `loop`'s thread; `daemon` names it in the index page.
   MetricsEndpoint(uv_loop_t *loop, std::string daemon, std::function<std::string()> render);
@@ -67,6 +81,8 @@ class MetricsEndpoint {
   static void OnTimer(uv_timer_t *timer);
   // MHD_run, then the timer armed for MHD's next deadline.
   void Run();
+  // Shuts down every connection whose head is past kHeadSeconds.
+  static void OnHeadTimer(uv_timer_t *timer);
   // MHD's callbacks (defined with MHD's types in the .cc).
   struct Callbacks;
   friend struct Callbacks;
@@ -81,7 +97,19 @@ class MetricsEndpoint {
   MHD_Daemon *mhd_ = nullptr;
   uv_poll_t poll_{};
   uv_timer_t timer_{};
+  uv_timer_t head_timer_{};
   bool handles_open_ = false;
+  // A connection closed during this MHD_run (Run runs MHD once more).
+  bool closed_in_run_ = false;
+  // Each open connection's head clock (MHD's socket_context points at its
+  // entry); at most kMaxConnections, MHD's NOTIFY_CLOSED erases them.
+  struct HeadClock {
+    int fd;
+    std::uint64_t since_ms;  // uv_now at the connect
+    bool head_done = false;
+    bool cut = false;  // shut down, MHD has yet to close it
+  };
+  std::unordered_map<MHD_Connection *, HeadClock> heads_;
 };
 
 }  // namespace ninf::daemon
