@@ -37,7 +37,8 @@ Listener::Listener(uv_loop_t *loop, AcceptFn on_accept)
 // of a Start() that failed half way closes with fd_.
 Listener::~Listener() = default;
 
-Status Listener::Start(const std::string &host, int port) {
+Status ListenTcp(const std::string &host, int port, UniqueFd *out, std::string *address,
+                 int *bound_port) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -48,6 +49,7 @@ Status Listener::Start(const std::string &host, int port) {
   if (rc != 0)
     return Status(NINF_ERR_SERVER,
                   "cannot resolve listen address '" + host + "': " + gai_strerror(rc));
+  UniqueFd bound_fd;
   Status st = BindError("no address for", host, port, EADDRNOTAVAIL);
   for (addrinfo *ai = res; ai; ai = ai->ai_next) {
     UniqueFd fd(
@@ -62,19 +64,26 @@ Status Listener::Start(const std::string &host, int port) {
       st = BindError("cannot listen on", host, port, errno);
       continue;
     }
-    fd_ = std::move(fd);
+    bound_fd = std::move(fd);
     break;
   }
   ::freeaddrinfo(res);
-  if (!fd_.valid()) return st;
+  if (!bound_fd.valid()) return st;
 
   sockaddr_storage bound{};
   socklen_t len = sizeof bound;
-  if (::getsockname(fd_.get(), reinterpret_cast<sockaddr *>(&bound), &len) != 0)
+  if (::getsockname(bound_fd.get(), reinterpret_cast<sockaddr *>(&bound), &len) != 0)
     return BindError("cannot read the address of", host, port, errno);
-  address_ = FormatAddress(reinterpret_cast<sockaddr *>(&bound));
-  port_ = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6 *>(&bound)->sin6_port)
-                                      : ntohs(reinterpret_cast<sockaddr_in *>(&bound)->sin_port);
+  *address = FormatAddress(reinterpret_cast<sockaddr *>(&bound));
+  *bound_port = bound.ss_family == AF_INET6
+                    ? ntohs(reinterpret_cast<sockaddr_in6 *>(&bound)->sin6_port)
+                    : ntohs(reinterpret_cast<sockaddr_in *>(&bound)->sin_port);
+  *out = std::move(bound_fd);
+  return Status::Ok();
+}
+
+Status Listener::Start(const std::string &host, int port) {
+  if (Status st = ListenTcp(host, port, &fd_, &address_, &port_); !st.ok()) return st;
   return Watch();
 }
 

@@ -20,6 +20,14 @@ namespace ninf::daemon {
 // number. Errors: NINF_ERR_SERVER with the reason.
 Status WritePortFile(const std::string &path, int port);
 
+// A listening TCP socket (non-blocking, close-on-exec, SO_REUSEADDR, never
+// SO_REUSEPORT: a second daemon given the same port fails here) bound to
+// host:port (port 0: any free one). `*address` gets "host:port" as bound,
+// `*port` the port. Errors: NINF_ERR_SERVER naming the address and the
+// reason ("cannot listen on 127.0.0.1:9464: Address already in use").
+Status ListenTcp(const std::string &host, int port, UniqueFd *fd, std::string *address,
+                 int *bound_port);
+
 class Listener {
  public:
   // Called for each accepted connection with its fd (non-blocking,

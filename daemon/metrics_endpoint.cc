@@ -1,222 +1,16 @@
 #include "daemon/metrics_endpoint.h"
 
-#include <sys/ioctl.h>
+#include <microhttpd.h>
 #include <sys/socket.h>
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <optional>
-#include <vector>
+#include <cstdarg>
+#include <cstdio>
 
-#include "daemon/connection_policy.h"
-#include "daemon/connection_set.h"
+#include "daemon/listener.h"
 #include "daemon/log.h"
+#include "daemon/unique_fd.h"
 
 namespace ninf::daemon {
-namespace {
-
-// Exchanges open at once from one client address: a scraper from elsewhere
-// never meets a full endpoint, and one from the same address replaces a
-// stalled one.
-constexpr std::size_t kMaxPerAddress = 8;
-
-// Writing a response (metrics text can be megabytes) to a reader this slow
-// is given up.
-constexpr uint64_t kWriteMs = 10000;
-
-// After the response: how long, and how much, to read and drop what the
-// peer still sends before closing, so that the close does not reset the
-// connection before the peer has read the response.
-constexpr uint64_t kLingerMs = 1000;
-constexpr std::size_t kMaxDrainBytes = 64 * 1024;
-
-std::string HttpResponse(int status, const char *reason, const std::string &type,
-                         const std::string &body, bool with_body, const char *extra = "") {
-  std::string out = "HTTP/1.1 " + std::to_string(status) + " " + reason +
-                    "\r\nContent-Type: " + type +
-                    "\r\nContent-Length: " + std::to_string(body.size()) +
-                    "\r\nConnection: close\r\n" + extra + "\r\n";
-  if (with_body) out += body;
-  return out;
-}
-
-// Where a request head ends ("\r\n\r\n", or bare newlines), or npos.
-std::size_t HeadEnd(const std::string &in) {
-  std::size_t crlf = in.find("\r\n\r\n");
-  std::size_t lf = in.find("\n\n");
-  if (crlf != std::string::npos && (lf == std::string::npos || crlf + 2 < lf)) return crlf + 4;
-  return lf == std::string::npos ? std::string::npos : lf + 2;
-}
-
-}  // namespace
-
-// One HTTP exchange: the request head, the response, the close. Its own
-// handles; freed by the endpoint once they are closed.
-class MetricsEndpoint::Exchange {
- public:
-  enum class Stage { kHead, kWriting, kDraining, kClosed };
-
-  Exchange(MetricsEndpoint *owner, UniqueFd fd, uint64_t id, std::string peer)
-      : owner_(owner), fd_(std::move(fd)), id_(id), peer_(std::move(peer)) {}
-
-  // False if libuv cannot watch the socket (nothing was opened then).
-  bool Open(uv_loop_t *loop) {
-    if (uv_poll_init(loop, &poll_, fd_.get()) != 0) return false;
-    (void)uv_timer_init(loop, &timer_);  // only fills the handle in
-    poll_.data = this;
-    timer_.data = this;
-    opened_ms_ = uv_now(loop);
-    (void)uv_timer_start(&timer_, OnTimer, kHeadMs, 0);
-    Watch(UV_READABLE | UV_DISCONNECT);
-    return true;
-  }
-
-  void Close() {
-    if (stage_ == Stage::kClosed) return;
-    stage_ = Stage::kClosed;
-    uv_close(reinterpret_cast<uv_handle_t *>(&poll_), OnHandleClosed);
-    uv_close(reinterpret_cast<uv_handle_t *>(&timer_), OnHandleClosed);
-  }
-
-  // What the replacement policy knows of it. A response that has waited
-  // kHeadMs for its reader is a stalled exchange like a head that did.
-  ConnectionFacts Facts(uint64_t now) const {
-    using Phase = ConnectionFacts::Phase;
-    const uint64_t age = now - opened_ms_;
-    ConnectionFacts f{.id = id_, .age_ms = age, .opened_seq = id_};
-    int unread = 0;
-    f.input_waiting =
-        stage_ == Stage::kHead && ::ioctl(fd_.get(), FIONREAD, &unread) == 0 && unread > 0;
-    switch (stage_) {
-      case Stage::kHead:
-        f.started = !in_.empty();
-        break;
-      case Stage::kWriting:
-        f.phase = age >= kHeadMs ? Phase::kReading : Phase::kBusy;
-        f.started = true;
-        break;
-      case Stage::kDraining:
-        f.phase = Phase::kDraining;
-        break;
-      case Stage::kClosed:
-        f.phase = Phase::kBusy;
-        break;
-    }
-    return f;
-  }
-
-  uint64_t id() const { return id_; }
-  const std::string &peer() const { return peer_; }
-  bool closed() const { return stage_ == Stage::kClosed; }
-
- private:
-  static void OnPoll(uv_poll_t *handle, int status, int events) {
-    auto *self = static_cast<Exchange *>(handle->data);
-    if (status < 0) return self->Close();
-    switch (self->stage_) {
-      case Stage::kHead:
-        if (events & (UV_READABLE | UV_DISCONNECT)) self->ReadHead();
-        break;
-      case Stage::kWriting:
-        if (events & UV_WRITABLE) self->Flush();
-        break;
-      case Stage::kDraining:
-        if (events & (UV_READABLE | UV_DISCONNECT)) self->Drain();
-        break;
-      case Stage::kClosed:
-        break;
-    }
-  }
-
-  static void OnTimer(uv_timer_t *timer) {
-    auto *self = static_cast<Exchange *>(timer->data);
-    if (self->stage_ == Stage::kHead)
-      RateLimitedInfo("metrics_timeout", "event=metrics_timeout peer={} ms={}", self->peer_,
-                      kHeadMs);
-    self->Close();
-  }
-
-  static void OnHandleClosed(uv_handle_t *handle) {
-    auto *self = static_cast<Exchange *>(handle->data);
-    if (--self->open_handles_ > 0) return;
-    self->owner_->exchanges_.erase(self);  // frees self: not to be touched below
-  }
-
-  void ReadHead() {
-    char buf[2048];
-    for (;;) {
-      const std::size_t room = kMaxHead + 1 - in_.size();
-      ssize_t n = ::recv(fd_.get(), buf, std::min(room, sizeof buf), MSG_DONTWAIT);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-      if (n <= 0) return Close();  // an error, or the peer left before its head was whole
-      in_.append(buf, static_cast<std::size_t>(n));
-      if (std::size_t end = HeadEnd(in_); end != std::string::npos) {
-        in_.resize(end);
-        return Answer(owner_->Respond(in_));
-      }
-      if (in_.size() > kMaxHead)
-        return Answer(HttpResponse(431, "Request Header Fields Too Large", "text/plain",
-                                   "request head over 8 KiB\n", true));
-    }
-  }
-
-  void Answer(std::string response) {
-    out_ = std::move(response);
-    stage_ = Stage::kWriting;
-    (void)uv_timer_start(&timer_, OnTimer, kWriteMs, 0);
-    Flush();
-  }
-
-  void Flush() {
-    while (sent_ < out_.size()) {
-      ssize_t n =
-          ::send(fd_.get(), out_.data() + sent_, out_.size() - sent_, MSG_DONTWAIT | MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Watch(UV_WRITABLE);
-      if (n < 0) return Close();
-      sent_ += static_cast<std::size_t>(n);
-    }
-    out_.clear();
-    (void)::shutdown(fd_.get(), SHUT_WR);  // best effort: the peer may be gone
-    stage_ = Stage::kDraining;
-    (void)uv_timer_start(&timer_, OnTimer, kLingerMs, 0);
-    Watch(UV_READABLE | UV_DISCONNECT);
-  }
-
-  void Drain() {
-    char scratch[4096];
-    for (;;) {
-      ssize_t n = ::recv(fd_.get(), scratch, sizeof scratch, MSG_DONTWAIT);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-      drained_ += n > 0 ? static_cast<std::size_t>(n) : 0;
-      if (n <= 0 || drained_ > kMaxDrainBytes) return Close();
-    }
-  }
-
-  void Watch(int events) {
-    if (stage_ == Stage::kClosed || events == events_) return;
-    if (uv_poll_start(&poll_, events, OnPoll) != 0) return Close();
-    events_ = events;
-  }
-
-  MetricsEndpoint *owner_;
-  UniqueFd fd_;
-  uint64_t id_;
-  std::string peer_;
-  uint64_t opened_ms_ = 0;
-  uv_poll_t poll_{};
-  uv_timer_t timer_{};
-  int open_handles_ = 2;
-  int events_ = 0;
-  Stage stage_ = Stage::kHead;
-  std::string in_;
-  std::string out_;
-  std::size_t sent_ = 0;
-  std::size_t drained_ = 0;
-};
 
 Status ParseMetricsAddress(const std::string &text, HostPort *out) {
   int port = 0;
@@ -234,136 +28,202 @@ Status ParseMetricsAddress(const std::string &text, HostPort *out) {
                 "metrics = \"" + text + "\": expected PORT or HOST:PORT (e.g. 9464)");
 }
 
+// MHD's callbacks, with MHD's types (the header names none of them).
+struct MetricsEndpoint::Callbacks {
+  // Called once the request head has arrived (MHD reads it, within its
+  // limits: a head over its memory limit is answered 431 by MHD).
+  static MHD_Result OnRequest(void *cls, MHD_Connection *connection, const char *url,
+                              const char *method, const char * /*version*/,
+                              const char * /*upload_data*/, std::size_t * /*upload_data_size*/,
+                              void ** /*request*/) {
+    // Answered at once, on the first call: a body (of a POST, say) is not
+    // read; MHD closes such a connection after the response. This first
+    // call is the head's arrival: its deadline no longer applies.
+    auto *self = static_cast<MetricsEndpoint *>(cls);
+    if (HeadClock *clock = ClockOf(connection)) clock->head_done = true;
+    return self->Answer(connection, url, method) ? MHD_YES : MHD_NO;
+  }
+
+  // A connection opened or closed (inside MHD_run or MHD_stop_daemon, on
+  // the loop): its head clock starts at the connect, and goes with it.
+  static void OnConnection(void *cls, MHD_Connection *connection, void **socket_context,
+                           MHD_ConnectionNotificationCode code) {
+    auto *self = static_cast<MetricsEndpoint *>(cls);
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+      const MHD_ConnectionInfo *info =
+          MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+      if (!info) return;  // untimed; MHD's idle timeout still applies
+      auto it = self->heads_
+                    .insert_or_assign(connection, HeadClock{info->connect_fd, uv_now(self->loop_)})
+                    .first;
+      *socket_context = &it->second;  // unordered_map entries stay put
+      if (self->handles_open_ && !uv_is_active(reinterpret_cast<uv_handle_t *>(&self->head_timer_)))
+        (void)uv_timer_start(&self->head_timer_, OnHeadTimer, kHeadCheckMs, kHeadCheckMs);
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+      *socket_context = nullptr;
+      self->heads_.erase(connection);
+      self->closed_in_run_ = true;
+      if (self->heads_.empty() && self->handles_open_) (void)uv_timer_stop(&self->head_timer_);
+    }
+  }
+
+  static HeadClock *ClockOf(MHD_Connection *connection) {
+    const MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? static_cast<HeadClock *>(info->socket_context) : nullptr;
+  }
+
+  // MHD's own messages (a connection refused at a limit, a socket error):
+  // rate-limited, a flood of refused connects must not flood the log.
+  static void Log(void * /*cls*/, const char *format, va_list args) {
+    char text[512];
+    std::vsnprintf(text, sizeof text, format, args);
+    std::string message(text);
+    while (!message.empty() && (message.back() == '\n' || message.back() == '\r'))
+      message.pop_back();
+    RateLimitedInfo("metrics_http", "event=metrics_http message=\"{}\"", message);
+  }
+};
+
+namespace {
+
+// Queues a response with a body MHD copies; HEAD gets the headers only
+// (MHD leaves the body out).
+bool Send(MHD_Connection *connection, unsigned status, const char *type, const std::string &body,
+          const char *allow = nullptr) {
+  MHD_Response *response = MHD_create_response_from_buffer(
+      body.size(), const_cast<char *>(body.data()), MHD_RESPMEM_MUST_COPY);
+  if (!response) return false;
+  bool ok = MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, type) == MHD_YES &&
+            (!allow || MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow) == MHD_YES);
+  ok = ok && MHD_queue_response(connection, status, response) == MHD_YES;
+  MHD_destroy_response(response);  // MHD keeps its own reference while it sends
+  return ok;
+}
+
+}  // namespace
+
 MetricsEndpoint::MetricsEndpoint(uv_loop_t *loop, std::string daemon,
                                  std::function<std::string()> render)
-    : loop_(loop),
-      daemon_(std::move(daemon)),
-      render_(std::move(render)),
-      listener_(loop,
-                [this](UniqueFd fd, const std::string &peer) { Accept(std::move(fd), peer); }) {}
+    : loop_(loop), daemon_(std::move(daemon)), render_(std::move(render)) {}
 
-// Close() and a turn of the loop come first (the daemons' shutdown).
-MetricsEndpoint::~MetricsEndpoint() = default;
+// Close() and a turn of the loop come first (the daemons' shutdown); this
+// only stops an MHD whose Start() failed half way.
+MetricsEndpoint::~MetricsEndpoint() {
+  if (mhd_ && !handles_open_) MHD_stop_daemon(mhd_);
+}
 
 Status MetricsEndpoint::Start(const HostPort &at) {
-  if (Status st = listener_.Start(at.host, at.port); !st.ok())
+  UniqueFd fd;
+  int port = 0;
+  if (Status st = ListenTcp(at.host, at.port, &fd, &address_, &port); !st.ok())
     return Status(NINF_ERR_SERVER, "metrics: " + st.message());
-  (void)uv_timer_init(loop_, &retry_);  // only fills the handle in
-  retry_.data = this;
-  retry_open_ = true;
-  address_ = at.host + ":" + std::to_string(listener_.port());
+  address_ = at.host + ":" + std::to_string(port);
+  // No MHD_USE_INTERNAL_POLLING_THREAD: MHD runs only inside MHD_run, on
+  // this loop. The socket is MHD's from here (MHD_stop_daemon closes it;
+  // should MHD fail to start, it may stay open: the daemon exits then).
+  mhd_ = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, nullptr, nullptr,
+                          &Callbacks::OnRequest, this,
+                          // The logger first, or MHD prints what comes before it to stderr.
+                          MHD_OPTION_EXTERNAL_LOGGER, &Callbacks::Log, this,  //
+                          MHD_OPTION_LISTEN_SOCKET, fd.release(),             //
+                          MHD_OPTION_NOTIFY_CONNECTION, &Callbacks::OnConnection, this,
+                          MHD_OPTION_CONNECTION_TIMEOUT, kIdleSeconds,   //
+                          MHD_OPTION_CONNECTION_LIMIT, kMaxConnections,  //
+                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, kMaxPerAddress, MHD_OPTION_END);
+  if (!mhd_) return Status(NINF_ERR_SERVER, "metrics: cannot start the HTTP server on " + address_);
+  const MHD_DaemonInfo *info = MHD_get_daemon_info(mhd_, MHD_DAEMON_INFO_EPOLL_FD);
+  if (!info || uv_poll_init(loop_, &poll_, info->epoll_fd) != 0)
+    return Status(NINF_ERR_SERVER, "metrics: cannot watch the HTTP server on " + address_);
+  (void)uv_timer_init(loop_, &timer_);  // only fills the handle in
+  (void)uv_timer_init(loop_, &head_timer_);
+  poll_.data = this;
+  timer_.data = this;
+  head_timer_.data = this;
+  handles_open_ = true;
+  if (uv_poll_start(&poll_, UV_READABLE, OnPoll) != 0)
+    return Status(NINF_ERR_SERVER, "metrics: cannot watch the HTTP server on " + address_);
+  Run();
   spdlog::info("event=metrics_listening address={}", address_);
   return Status::Ok();
 }
 
 void MetricsEndpoint::Close() {
-  listener_.Close();
-  waiting_.clear();  // their sockets close unanswered
-  if (retry_open_) {
-    uv_close(reinterpret_cast<uv_handle_t *>(&retry_), nullptr);
-    retry_open_ = false;
+  if (handles_open_) {
+    // libuv lets go of the epoll fd here, before MHD closes it.
+    uv_close(reinterpret_cast<uv_handle_t *>(&poll_), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t *>(&timer_), nullptr);
+    uv_close(reinterpret_cast<uv_handle_t *>(&head_timer_), nullptr);
+    handles_open_ = false;
   }
-  std::vector<Exchange *> open;
-  for (const auto &[e, owned] : exchanges_) open.push_back(e);
-  for (Exchange *e : open) e->Close();
+  if (mhd_) MHD_stop_daemon(mhd_);  // closes the socket and every connection
+  mhd_ = nullptr;
 }
 
-void MetricsEndpoint::Accept(UniqueFd fd, const std::string &peer) {
-  if (MakeRoom(peer)) return Open(std::move(fd), peer);
-  if (waiting_.size() >= kMaxExchanges) {
-    RateLimitedWarn("metrics_refused", "event=metrics_refused peer={} reason={}", peer,
-                    "too many connections");
-    std::string busy = HttpResponse(503, "Service Unavailable", "text/plain",
-                                    daemon_ + " metrics: too many connections\n", true);
-    (void)::send(fd.get(), busy.data(), busy.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-    return;  // fd closes here
+void MetricsEndpoint::OnPoll(uv_poll_t *handle, int /*status*/, int /*events*/) {
+  // An error on the epoll fd too: MHD_run finds out what it is.
+  static_cast<MetricsEndpoint *>(handle->data)->Run();
+}
+
+void MetricsEndpoint::OnTimer(uv_timer_t *timer) {
+  static_cast<MetricsEndpoint *>(timer->data)->Run();
+}
+
+void MetricsEndpoint::OnHeadTimer(uv_timer_t *timer) {
+  auto *self = static_cast<MetricsEndpoint *>(timer->data);
+  const std::uint64_t now = uv_now(self->loop_);
+  bool cut = false;
+  for (auto &[connection, clock] : self->heads_) {
+    if (clock.head_done || clock.cut || now - clock.since_ms < kHeadSeconds * 1000ull) continue;
+    // Shut down, not closed: the fd stays MHD's. MHD sees the end of the
+    // stream, closes the connection and frees its slot (NOTIFY_CLOSED).
+    (void)::shutdown(clock.fd, SHUT_RDWR);
+    clock.cut = true;
+    cut = true;
+    RateLimitedInfo(
+        "metrics_head_timeout",
+        "event=metrics_head_timeout seconds={} detail=\"request head not whole in time\"",
+        kHeadSeconds);
   }
-  waiting_.push_back({std::move(fd), peer, uv_now(loop_)});
-  if (retry_open_ && !uv_is_active(reinterpret_cast<uv_handle_t *>(&retry_)))
-    (void)uv_timer_start(&retry_, OnRetry, kRetryMs, kRetryMs);
+  // Not inside the loop above: MHD_run erases closed connections' entries.
+  if (cut) self->Run();
 }
 
-void MetricsEndpoint::OnRetry(uv_timer_t *timer) {
-  static_cast<MetricsEndpoint *>(timer->data)->AdmitWaiting();
+void MetricsEndpoint::Run() {
+  if (!mhd_ || !handles_open_) return;
+  closed_in_run_ = false;
+  (void)MHD_run(mhd_);  // does what is ready, never blocks
+  // MHD's next deadline: a connection's idle timeout, or 0 when it has
+  // more to do at once (data it left unread); none when it has no
+  // connection. At its connection limit MHD stops watching the listening
+  // socket, and takes it back only in the MHD_run after the one that freed
+  // a slot: without that run, connects would wait in the backlog until
+  // some other event came (none, once every connection is gone).
+  MHD_UNSIGNED_LONG_LONG ms = 0;
+  if (closed_in_run_)
+    (void)uv_timer_start(&timer_, OnTimer, 0, 0);
+  else if (MHD_get_timeout(mhd_, &ms) == MHD_YES)
+    (void)uv_timer_start(&timer_, OnTimer, ms, 0);
+  else
+    (void)uv_timer_stop(&timer_);
 }
 
-void MetricsEndpoint::AdmitWaiting() {
-  // Every one is tried, oldest first: one address's waiting newcomers do
-  // not hold up another's.
-  const uint64_t now = uv_now(loop_);
-  std::deque<Waiting> still;
-  for (Waiting &w : waiting_) {
-    if (MakeRoom(w.peer)) {
-      Open(std::move(w.fd), w.peer);
-    } else if (now - w.since_ms >= kHeadMs) {
-      RateLimitedWarn("metrics_refused", "event=metrics_refused peer={} reason={}", w.peer,
-                      "every exchange is under way");
-      std::string busy = HttpResponse(503, "Service Unavailable", "text/plain",
-                                      daemon_ + " metrics: too many connections\n", true);
-      (void)::send(w.fd.get(), busy.data(), busy.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-    } else {
-      still.push_back(std::move(w));
-    }
-  }
-  waiting_ = std::move(still);
-  if (waiting_.empty()) (void)uv_timer_stop(&retry_);
-}
-
-void MetricsEndpoint::Open(UniqueFd fd, const std::string &peer) {
-  auto exchange = std::make_unique<Exchange>(this, std::move(fd), next_id_++, peer);
-  if (!exchange->Open(loop_)) return;
-  Exchange *raw = exchange.get();
-  exchanges_.emplace(raw, std::move(exchange));
-}
-
-bool MetricsEndpoint::MakeRoom(const std::string &peer) {
-  const std::string address = AddressOf(peer);
-  std::size_t from_address = 0, open = 0;
-  for (const auto &[e, owned] : exchanges_) {
-    if (e->closed()) continue;
-    ++open;
-    from_address += AddressOf(e->peer()) == address;
-  }
-  const bool address_full = from_address >= kMaxPerAddress;
-  if (!address_full && open < kMaxExchanges) return true;
-  const uint64_t now = uv_now(loop_);
-  std::vector<ConnectionFacts> candidates;
-  std::unordered_map<uint64_t, Exchange *> by_id;
-  for (const auto &[e, owned] : exchanges_)
-    if (!e->closed() && (!address_full || AddressOf(e->peer()) == address)) {
-      candidates.push_back(e->Facts(now));
-      by_id[e->id()] = e;
-    }
-  std::optional<uint64_t> victim = ConnectionToReplace(candidates);
-  if (!victim) return false;
-  by_id.at(*victim)->Close();
-  return true;
-}
-
-std::string MetricsEndpoint::Respond(const std::string &head) {
-  // The request line: METHOD TARGET HTTP/1.x
-  const std::string line = head.substr(0, head.find_first_of("\r\n"));
-  const std::size_t sp1 = line.find(' ');
-  const std::size_t sp2 = sp1 == std::string::npos ? sp1 : line.find(' ', sp1 + 1);
-  if (sp2 == std::string::npos || line.compare(sp2 + 1, 7, "HTTP/1.") != 0)
-    return HttpResponse(400, "Bad Request", "text/plain", "not an HTTP/1 request line\n", true);
-  const std::string method = line.substr(0, sp1);
-  std::string target = line.substr(sp1 + 1, sp2 - sp1 - 1);
-  target = target.substr(0, target.find('?'));
-  const bool head_only = method == "HEAD";
-  if (method != "GET" && !head_only)
-    return HttpResponse(405, "Method Not Allowed", "text/plain", "GET /metrics\n", true,
-                        "Allow: GET, HEAD\r\n");
-  if (target == "/metrics") {
+bool MetricsEndpoint::Answer(MHD_Connection *connection, const std::string &url,
+                             const std::string &method) {
+  const bool get = method == MHD_HTTP_METHOD_GET || method == MHD_HTTP_METHOD_HEAD;
+  if (!get)
+    return Send(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "GET /metrics\n",
+                "GET, HEAD");
+  if (url == "/metrics") {
     std::string text = render_();
     if (text.empty())
-      return HttpResponse(503, "Service Unavailable", "text/plain", daemon_ + " is stopping\n",
-                          !head_only);
-    return HttpResponse(200, "OK", "text/plain; version=0.0.4; charset=utf-8", text, !head_only);
+      return Send(connection, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
+                  daemon_ + " is stopping\n");
+    return Send(connection, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", text);
   }
-  if (target == "/")
-    return HttpResponse(200, "OK", "text/plain", daemon_ + " metrics: GET /metrics\n", !head_only);
-  return HttpResponse(404, "Not Found", "text/plain", "GET /metrics\n", !head_only);
+  if (url == "/")
+    return Send(connection, MHD_HTTP_OK, "text/plain", daemon_ + " metrics: GET /metrics\n");
+  return Send(connection, MHD_HTTP_NOT_FOUND, "text/plain", "GET /metrics\n");
 }
 
 }  // namespace ninf::daemon

@@ -2,36 +2,43 @@
 // default): GET /metrics answers with the text `render` gives of the
 // daemon's state at that moment.
 //
-// Served on the daemon's own loop (no thread, no worker pool a slow client
-// could exhaust): an exchange is one HTTP/1.1 request on a connection that
-// then closes. A request's head must arrive whole within kHeadMs of the
-// connect (a scrape sends it at once; a client sending one header line per
-// second is cut off), at most kMaxExchanges are open (8 per client
-// address), and a newcomer over that replaces the oldest one that stalled
-// in its head (the same policy as the daemons' connections,
-// connection_policy.h). When none can go yet (they have just connected and
-// their bytes are not read), the newcomer waits, its socket unread, and is
-// tried again every kRetryMs until kHeadMs have passed (then 503). The port
-// is bound without SO_REUSEPORT: a second daemon given the same port fails
-// to start.
+// HTTP is GNU libmicrohttpd's, driven from the daemon's own loop (MHD runs
+// no thread of its own): a uv_poll_t watches MHD's epoll fd and a uv_timer_t
+// MHD's next timeout, and each calls MHD_run, so `render` runs on the loop
+// thread and a scrape never sees a half-updated state; MHD's callbacks run
+// inside MHD_run, on the loop too, so nothing here needs a lock. Slow
+// clients cannot hold up a scrape: MHD serves every connection from the one
+// loop without blocking, closes one idle for kIdleSeconds (a head, or
+// reading a response, that stops moving), and opens at most
+// kMaxConnections (further connects wait in the listen backlog for a free
+// one) and kMaxPerAddress from one client address (more are closed
+// unanswered). MHD's timeout is one of idleness, so a client
+// trickling a header line every second would keep its slot for good: the
+// endpoint therefore times each request head itself (NOTIFY_CONNECTION
+// tracks each connection, the first call of the access handler marks its
+// head done) and shuts down a connection whose head is not whole
+// kHeadSeconds after its connect. A connection carries one request (MHD
+// closes it after a response queued on the head's call), so this is every
+// head's deadline, and a slow sender holds a slot for at most that long. The
+// port is bound here without SO_REUSEPORT (ListenTcp): a second daemon
+// given the same port fails to start.
 //
-//   listener ─accept─> Exchange: read the head ─ render on the loop ─ write ─ close
+//   ListenTcp ─fd─> MHD ─ poll/timer on the loop ─ MHD_run ─ Answer ─ render
 #pragma once
 
 #include <uv.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <memory>
 #include <string>
 #include <unordered_map>
 
-#include "daemon/listener.h"
-#include "daemon/unique_fd.h"
 #include "protocol/address.h"
 #include "protocol/status.h"
+
+struct MHD_Daemon;
+struct MHD_Connection;
 
 namespace ninf::daemon {
 
@@ -42,15 +49,15 @@ Status ParseMetricsAddress(const std::string &text, HostPort *out);
 
 class MetricsEndpoint {
  public:
-  // A request head is read within this long of the connect, or the
-  // connection is closed.
-  static constexpr uint64_t kHeadMs = 2000;
-  // Exchanges open at once.
-  static constexpr std::size_t kMaxExchanges = 64;
-  // Largest request head (a scrape's is a few hundred bytes).
-  static constexpr std::size_t kMaxHead = 8192;
-  // How often a waiting newcomer is tried again.
-  static constexpr uint64_t kRetryMs = 50;
+  // A connection that sends or takes nothing for this long is closed.
+  static constexpr unsigned kIdleSeconds = 2;
+  // Connections open at once, and from one client address.
+  static constexpr unsigned kMaxConnections = 64;
+  static constexpr unsigned kMaxPerAddress = 8;
+  // A request head must be whole this long after the connect, idle or not.
+  static constexpr unsigned kHeadSeconds = 2;
+  // How often heads are checked against that deadline (while any is open).
+  static constexpr unsigned kHeadCheckMs = 250;
 
   // `render` runs on `loop`'s thread; `daemon` names it in the index page.
   MetricsEndpoint(uv_loop_t *loop, std::string daemon, std::function<std::string()> render);
@@ -64,42 +71,45 @@ class MetricsEndpoint {
   // "host:port" it listens on.
   const std::string &address() const { return address_; }
 
-  // Stops accepting and closes every exchange. The loop must run once more
-  // for the handles to close; the object must live until then.
+  // Stops serving: closes the listening socket and every connection. The
+  // loop must run once more for the handles to close; the object must live
+  // until then.
   void Close();
 
  private:
-  class Exchange;
-  friend class Exchange;
-
-  void Accept(UniqueFd fd, const std::string &peer);
-  // Opens the exchange of a newcomer that has room.
-  void Open(UniqueFd fd, const std::string &peer);
-  // Tries the waiting newcomers again, oldest first (the retry timer).
-  void AdmitWaiting();
-  static void OnRetry(uv_timer_t *timer);
-  // Room for one more exchange from `peer`: replaces the oldest stalled
-  // one (of its address, when that is what is full) if need be.
-  bool MakeRoom(const std::string &peer);
-  // The response to a complete head.
-  std::string Respond(const std::string &head);
+  static void OnPoll(uv_poll_t *handle, int status, int events);
+  static void OnTimer(uv_timer_t *timer);
+  // MHD_run, then the timer armed for MHD's next deadline.
+  void Run();
+  // Shuts down every connection whose head is past kHeadSeconds.
+  static void OnHeadTimer(uv_timer_t *timer);
+  // MHD's callbacks (defined with MHD's types in the .cc).
+  struct Callbacks;
+  friend struct Callbacks;
+  // Queues the response to a request whose head has arrived; false if MHD
+  // could not (it then closes the connection).
+  bool Answer(MHD_Connection *connection, const std::string &url, const std::string &method);
 
   uv_loop_t *loop_;
   std::string daemon_;
   std::function<std::string()> render_;
-  Listener listener_;
   std::string address_;
-  uint64_t next_id_ = 1;
-  std::unordered_map<Exchange *, std::unique_ptr<Exchange>> exchanges_;
-  // Newcomers that found no room yet, oldest first (at most kMaxExchanges).
-  struct Waiting {
-    UniqueFd fd;
-    std::string peer;
-    uint64_t since_ms;
+  MHD_Daemon *mhd_ = nullptr;
+  uv_poll_t poll_{};
+  uv_timer_t timer_{};
+  uv_timer_t head_timer_{};
+  bool handles_open_ = false;
+  // A connection closed during this MHD_run (Run runs MHD once more).
+  bool closed_in_run_ = false;
+  // Each open connection's head clock (MHD's socket_context points at its
+  // entry); at most kMaxConnections, MHD's NOTIFY_CLOSED erases them.
+  struct HeadClock {
+    int fd;
+    std::uint64_t since_ms;  // uv_now at the connect
+    bool head_done = false;
+    bool cut = false;  // shut down, MHD has yet to close it
   };
-  std::deque<Waiting> waiting_;
-  uv_timer_t retry_{};
-  bool retry_open_ = false;
+  std::unordered_map<MHD_Connection *, HeadClock> heads_;
 };
 
 }  // namespace ninf::daemon
