@@ -20,12 +20,15 @@
 #include "client/ninf.h"
 #include "protocol/wire.h"
 #include "tests/e2e/e2e_fixture.h"
+#include "tests/metaserver/meta_stats.h"
 #include "tests/server/daemon_fixture.h"
 #include "tests/server/test_client.h"
 
 namespace {
 
 using ninf::test::Daemon;
+using ninf::test::MetaStat;
+using ninf::test::WaitForServers;
 
 std::string MetaPath() {
   const char *env = std::getenv("NINF_META");
@@ -42,20 +45,6 @@ std::unique_ptr<Daemon> StartMeta(const std::string &policy, int port = 0) {
 std::unique_ptr<E2EDaemon> StartServer(const Daemon &meta, const std::string &site, int slots) {
   return std::make_unique<E2EDaemon>(std::vector<std::string>{
       "--metaserver", meta.address(), "--site", site, "--slots", std::to_string(slots)});
-}
-
-long MetaStat(const Daemon &meta, const std::string &name) {
-  return ninf::test::Stat(ninf::test::GetStats(meta), name);
-}
-
-// Waits up to `seconds` until the metaserver counts `servers` servers.
-bool WaitForServers(const Daemon &meta, long servers, double seconds = 10) {
-  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < until) {
-    if (MetaStat(meta, "servers") == servers) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
 }
 
 struct UseMetaserver {

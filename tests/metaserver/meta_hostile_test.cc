@@ -25,6 +25,7 @@
 #include "protocol/ask.h"
 #include "protocol/wire.h"
 #include "tests/e2e/e2e_fixture.h"
+#include "tests/metaserver/meta_stats.h"
 #include "tests/server/daemon_fixture.h"
 #include "tests/server/test_client.h"
 
@@ -32,6 +33,8 @@ namespace {
 
 using ninf::Status;
 using ninf::test::Daemon;
+using ninf::test::MetaStat;
+using ninf::test::WaitForServers;
 namespace wire = ninf::wire;
 
 std::string MetaPath() {
@@ -43,19 +46,6 @@ std::unique_ptr<Daemon> StartMeta(std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"--policy", "completion", "--report-ms", "200"};
   args.insert(args.end(), extra.begin(), extra.end());
   return std::make_unique<Daemon>(args, std::vector<std::string>{}, "", MetaPath());
-}
-
-long MetaStat(const Daemon &meta, const std::string &name) {
-  return ninf::test::Stat(ninf::test::GetStats(meta), name);
-}
-
-bool WaitForServers(const Daemon &meta, long servers, double seconds = 10) {
-  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < until) {
-    if (MetaStat(meta, "servers") == servers) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
 }
 
 // A connection to `meta` from `source` (another loopback address is
