@@ -231,6 +231,26 @@ attack_ok() {  # attack_ok LINE: p99 within 2 x quiet and nothing lost or wrong
     -v w="$(field "$1" wrong)" 'BEGIN { print (p <= 2 * q && l == 0 && w == 0) }'
 }
 
+# soak_table NAME: the table of one soak phase, from NAME_line, NAME_cpu,
+# NAME_lost, NAME_wrong and the samples rss_/fds_/children_NAME_before/after.
+soak_table() {
+  local line_var="$1_line" cpu_var="$1_cpu" lost_var="$1_lost" wrong_var="$1_wrong"
+  local line=${!line_var} rss_b="rss_$1_before" rss_a="rss_$1_after" fds_b="fds_$1_before"
+  local fds_a="fds_$1_after" ch_b="children_$1_before" ch_a="children_$1_after"
+  echo "| what | value |"
+  echo "|---|---|"
+  echo "| calls | $(field "$line" calls) in $(field "$line" seconds) s |"
+  echo "| calls/s | $(field "$line" calls_per_s) ($(field "$line" mb_per_s) MB/s each way) |"
+  echo "| latency p50 / p99 / max | $(ms "$(field "$line" p50_ms)") / $(ms "$(field "$line" p99_ms)") / $(ms "$(field "$line" max_ms)") ms |"
+  echo "| p99 one-shot / handle | $(ms "$(field "$line" oneshot_p99_ms)") / $(ms "$(field "$line" handle_p99_ms)") ms |"
+  echo "| ninfd CPU (user + system) | ${!cpu_var} s |"
+  echo "| lost (error returned) | ${!lost_var} |"
+  echo "| wrong (result differs) | ${!wrong_var} |"
+  echo "| ninfd RSS before / after | $(mib "${!rss_b}") / $(mib "${!rss_a}") MiB |"
+  echo "| ninfd open fds before / after | ${!fds_b} / ${!fds_a} |"
+  echo "| ninfd children before / after | ${!ch_b} / ${!ch_a} |"
+}
+
 soak_lost=$(field "$soak_line" lost)
 soak_wrong=$(field "$soak_line" wrong)
 soak_default_lost=$(field "$soak_default_line" lost)
@@ -251,36 +271,14 @@ git -C "$here/.." diff --quiet HEAD 2>/dev/null || dirty=" (working tree with un
   echo "keeps; sizes cycle 8 B, 64 B, 1 KiB, 16 KiB, 256 KiB, 1 MiB (1 MiB is 1 call in 16); every"
   echo "returned byte is checked against a pattern of (thread, call, word)."
   echo
-  echo "| what | value |"
-  echo "|---|---|"
-  echo "| calls | $(field "$soak_line" calls) in $(field "$soak_line" seconds) s |"
-  echo "| calls/s | $(field "$soak_line" calls_per_s) ($(field "$soak_line" mb_per_s) MB/s each way) |"
-  echo "| latency p50 / p99 / max | $(ms "$(field "$soak_line" p50_ms)") / $(ms "$(field "$soak_line" p99_ms)") / $(ms "$(field "$soak_line" max_ms)") ms |"
-  echo "| p99 one-shot / handle | $(ms "$(field "$soak_line" oneshot_p99_ms)") / $(ms "$(field "$soak_line" handle_p99_ms)") ms |"
-  echo "| ninfd CPU (user + system) | $soak_cpu s |"
-  echo "| lost (error returned) | $soak_lost |"
-  echo "| wrong (result differs) | $soak_wrong |"
-  echo "| ninfd RSS before / after | $(mib "$rss_soak_before") / $(mib "$rss_soak_after") MiB |"
-  echo "| ninfd open fds before / after | $fds_soak_before / $fds_soak_after |"
-  echo "| ninfd children before / after | $children_soak_before / $children_soak_after |"
+  soak_table soak
   echo
   echo "## Soak at the default settings"
   echo
   echo "The same $threads threads and $(field "$soak_default_line" calls) calls against a fresh ninfd started with no"
   echo "setting at all (\`max_connections_per_client\` 256, slots = cores)."
   echo
-  echo "| what | value |"
-  echo "|---|---|"
-  echo "| calls | $(field "$soak_default_line" calls) in $(field "$soak_default_line" seconds) s |"
-  echo "| calls/s | $(field "$soak_default_line" calls_per_s) ($(field "$soak_default_line" mb_per_s) MB/s each way) |"
-  echo "| latency p50 / p99 / max | $(ms "$(field "$soak_default_line" p50_ms)") / $(ms "$(field "$soak_default_line" p99_ms)") / $(ms "$(field "$soak_default_line" max_ms)") ms |"
-  echo "| p99 one-shot / handle | $(ms "$(field "$soak_default_line" oneshot_p99_ms)") / $(ms "$(field "$soak_default_line" handle_p99_ms)") ms |"
-  echo "| ninfd CPU (user + system) | $soak_default_cpu s |"
-  echo "| lost (error returned) | $soak_default_lost |"
-  echo "| wrong (result differs) | $soak_default_wrong |"
-  echo "| ninfd RSS before / after | $(mib "$rss_soak_default_before") / $(mib "$rss_soak_default_after") MiB |"
-  echo "| ninfd open fds before / after | $fds_soak_default_before / $fds_soak_default_after |"
-  echo "| ninfd children before / after | $children_soak_default_before / $children_soak_default_after |"
+  soak_table soak_default
   echo
   echo "## A good client, quiet and under attack"
   echo
