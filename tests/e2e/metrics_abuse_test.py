@@ -210,7 +210,7 @@ def main():
         time.sleep(1)  # the flood holds all 64 slots
         try:
             status, waited = scrape_with_retries(port, 5)
-            time.sleep(1)  # every connection has lived past its deadline
+            time.sleep(HEAD_SECONDS + 0.5)  # the first 64 have all lived past their deadline
         finally:
             stop.set()
             slow.join()

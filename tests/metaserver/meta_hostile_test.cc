@@ -294,7 +294,12 @@ TEST_CASE("meta_h7_load_reports_cannot_grow_the_table", "[meta][hostile]") {
   }
   const long after = RssKiB(meta->pid());
   INFO("RSS " << before << " KiB -> " << after << " KiB");
+#if !defined(__SANITIZE_ADDRESS__)
+  // Under AddressSanitizer freed memory waits in its quarantine (256 MB by
+  // default), so the resident size tells nothing of the table there; the
+  // counts below do in every build.
   CHECK(after - before < 16 * 1024);  // 300,000 names stored took ~60 MB
+#endif
   CHECK(MetaStat(*meta, "report_functions_refused") == long{kReports} * kNames);
   CHECK(MetaStat(*meta, "functions") == 1);
 }
