@@ -9,6 +9,7 @@
 // they saw, and the main thread checks it after joining them.
 #include <catch2/catch.hpp>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -64,7 +65,30 @@ struct Outcome {
   int id = -1;  // the call a wait-any collected
 };
 
-void Join(std::vector<std::thread> &threads) {
+// kCalls asynchronous ep(m) calls into `calls`; their ids.
+std::vector<int> StartEps(const std::string &ep, long m, std::vector<EpCall> &calls) {
+  calls.assign(kCalls, EpCall{});
+  std::vector<int> ids(kCalls);
+  for (int i = 0; i < kCalls; ++i) {
+    ids[i] = Ninf_call_async(ep.c_str(), m, &calls[i].sx, &calls[i].sy, calls[i].q);
+    REQUIRE(ids[i] >= 0);
+  }
+  return ids;
+}
+
+// Runs waiter(t) on kThreads threads let go together; `meanwhile` runs on
+// this thread once they are let go, before they are joined.
+void RaceWaiters(const std::function<void(int)> &waiter,
+                 const std::function<void()> &meanwhile = {}) {
+  Gate gate;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      gate.Pass();
+      waiter(t);
+    });
+  gate.Open();
+  if (meanwhile) meanwhile();
   for (std::thread &t : threads) t.join();
 }
 
@@ -74,28 +98,18 @@ TEST_CASE("wait_race_ninf_wait_same_ids", "[waitrace]") {
   E2EDaemon d;
   const std::string ep = d.Name("ep");
   for (int round = 0; round < kRounds; ++round) {
-    std::vector<EpCall> calls(kCalls);
-    std::vector<int> ids(kCalls);
-    for (int i = 0; i < kCalls; ++i) {
-      ids[i] = Ninf_call_async(ep.c_str(), kShortEp, &calls[i].sx, &calls[i].sy, calls[i].q);
-      REQUIRE(ids[i] >= 0);
-    }
+    std::vector<EpCall> calls;
+    const std::vector<int> ids = StartEps(ep, kShortEp, calls);
     // seen[thread][call]: every thread waits for every call, each starting
     // at another one.
     std::vector<std::vector<Outcome>> seen(kThreads, std::vector<Outcome>(kCalls));
-    Gate gate;
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t)
-      threads.emplace_back([&, t] {
-        gate.Pass();
-        for (int k = 0; k < kCalls; ++k) {
-          const int i = (t + k) % kCalls;
-          seen[t][i].rc = Ninf_wait(ids[i]);
-          seen[t][i].error = Ninf_get_error();
-        }
-      });
-    gate.Open();
-    Join(threads);
+    RaceWaiters([&](int t) {
+      for (int k = 0; k < kCalls; ++k) {
+        const int i = (t + k) % kCalls;
+        seen[t][i].rc = Ninf_wait(ids[i]);
+        seen[t][i].error = Ninf_get_error();
+      }
+    });
     for (int i = 0; i < kCalls; ++i) {
       int results = 0;
       for (int t = 0; t < kThreads; ++t) {
@@ -122,46 +136,36 @@ TEST_CASE("wait_race_ninf_wait_any_all_and_one", "[waitrace]") {
   E2EDaemon d;
   const std::string ep = d.Name("ep");
   for (int round = 0; round < kRounds; ++round) {
-    std::vector<EpCall> calls(kCalls);
-    std::vector<int> ids(kCalls);
-    for (int i = 0; i < kCalls; ++i) {
-      ids[i] = Ninf_call_async(ep.c_str(), kShortEp, &calls[i].sx, &calls[i].sy, calls[i].q);
-      REQUIRE(ids[i] >= 0);
-    }
+    std::vector<EpCall> calls;
+    const std::vector<int> ids = StartEps(ep, kShortEp, calls);
     // Threads 0, 3, 6: Ninf_wait_any until nothing is left; 1, 4, 7:
     // Ninf_wait_all; 2, 5: Ninf_wait on every id.
     std::vector<std::vector<Outcome>> seen(kThreads);
-    Gate gate;
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t)
-      threads.emplace_back([&, t] {
-        gate.Pass();
-        std::vector<Outcome> &mine = seen[t];
-        if (t % 3 == 0) {
-          for (;;) {
-            Outcome o;
-            o.rc = Ninf_wait_any(&o.id);
-            o.error = Ninf_get_error();
-            mine.push_back(o);
-            if (o.rc != 0) break;
-          }
-        } else if (t % 3 == 1) {
+    RaceWaiters([&](int t) {
+      std::vector<Outcome> &mine = seen[t];
+      if (t % 3 == 0) {
+        for (;;) {
           Outcome o;
-          o.rc = Ninf_wait_all();
+          o.rc = Ninf_wait_any(&o.id);
           o.error = Ninf_get_error();
           mine.push_back(o);
-        } else {
-          for (int i : ids) {
-            Outcome o;
-            o.id = i;
-            o.rc = Ninf_wait(i);
-            o.error = Ninf_get_error();
-            mine.push_back(o);
-          }
+          if (o.rc != 0) break;
         }
-      });
-    gate.Open();
-    Join(threads);
+      } else if (t % 3 == 1) {
+        Outcome o;
+        o.rc = Ninf_wait_all();
+        o.error = Ninf_get_error();
+        mine.push_back(o);
+      } else {
+        for (int i : ids) {
+          Outcome o;
+          o.id = i;
+          o.rc = Ninf_wait(i);
+          o.error = Ninf_get_error();
+          mine.push_back(o);
+        }
+      }
+    });
     // No call is reported collected twice; the failures are the defined one.
     std::multiset<int> collected;
     for (int t = 0; t < kThreads; ++t)
@@ -198,46 +202,40 @@ TEST_CASE("wait_race_grpc_waits", "[waitrace]") {
     // Thread t % 5: 0 grpc_wait on each, 1 grpc_wait_and, 2 grpc_wait_or
     // until refused, 3 grpc_wait_all, 4 grpc_wait_any until none is left.
     std::vector<std::vector<Outcome>> seen(kThreads);
-    Gate gate;
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t)
-      threads.emplace_back([&, t] {
-        gate.Pass();
-        std::vector<Outcome> &mine = seen[t];
-        std::vector<grpc_sessionid_t> set = ids;
-        Outcome o;
-        switch (t % 5) {
-          case 0:
-            for (grpc_sessionid_t id : ids) {
-              o.id = id;
-              o.rc = grpc_wait(id);
-              mine.push_back(o);
-            }
-            break;
-          case 1:
-            o.rc = grpc_wait_and(set.data(), set.size());
+    RaceWaiters([&](int t) {
+      std::vector<Outcome> &mine = seen[t];
+      std::vector<grpc_sessionid_t> set = ids;
+      Outcome o;
+      switch (t % 5) {
+        case 0:
+          for (grpc_sessionid_t id : ids) {
+            o.id = id;
+            o.rc = grpc_wait(id);
             mine.push_back(o);
-            break;
-          case 2:
-            do {
-              o.rc = grpc_wait_or(set.data(), set.size(), &o.id);
-              mine.push_back(o);
-            } while (o.rc == GRPC_NO_ERROR);
-            break;
-          case 3:
-            o.rc = grpc_wait_all();
+          }
+          break;
+        case 1:
+          o.rc = grpc_wait_and(set.data(), set.size());
+          mine.push_back(o);
+          break;
+        case 2:
+          do {
+            o.rc = grpc_wait_or(set.data(), set.size(), &o.id);
             mine.push_back(o);
-            break;
-          default:
-            do {
-              o.rc = grpc_wait_any(&o.id);
-              mine.push_back(o);
-            } while (o.id != GRPC_SESSIONID_VOID);
-            break;
-        }
-      });
-    gate.Open();
-    Join(threads);
+          } while (o.rc == GRPC_NO_ERROR);
+          break;
+        case 3:
+          o.rc = grpc_wait_all();
+          mine.push_back(o);
+          break;
+        default:
+          do {
+            o.rc = grpc_wait_any(&o.id);
+            mine.push_back(o);
+          } while (o.id != GRPC_SESSIONID_VOID);
+          break;
+      }
+    });
     std::multiset<int> collected;
     for (int t = 0; t < kThreads; ++t)
       for (const Outcome &o : seen[t]) {
@@ -288,45 +286,41 @@ TEST_CASE("wait_race_finalize_during_waits", "[waitrace]") {
     // Thread t % 4: 0 grpc_wait on each, 1 Ninf_wait on each, 2
     // grpc_wait_all, 3 Ninf_wait_any until refused.
     std::vector<std::vector<Outcome>> seen(kThreads);
-    Gate gate;
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t)
-      threads.emplace_back([&, t] {
-        gate.Pass();
-        std::vector<Outcome> &mine = seen[t];
-        Outcome o;
-        switch (t % 4) {
-          case 0:
-            for (int id : ids) {
-              o.id = id;
-              o.rc = grpc_wait(id);
+    grpc_error_t finalized = static_cast<grpc_error_t>(-1);  // set by the finalize below
+    RaceWaiters(
+        [&](int t) {
+          std::vector<Outcome> &mine = seen[t];
+          Outcome o;
+          switch (t % 4) {
+            case 0:
+              for (int id : ids) {
+                o.id = id;
+                o.rc = grpc_wait(id);
+                mine.push_back(o);
+              }
+              break;
+            case 1:
+              for (int id : ids) {
+                o.id = id;
+                o.rc = Ninf_wait(id);
+                o.error = Ninf_get_error();
+                mine.push_back(o);
+              }
+              break;
+            case 2:
+              o.rc = grpc_wait_all();
               mine.push_back(o);
-            }
-            break;
-          case 1:
-            for (int id : ids) {
-              o.id = id;
-              o.rc = Ninf_wait(id);
-              o.error = Ninf_get_error();
-              mine.push_back(o);
-            }
-            break;
-          case 2:
-            o.rc = grpc_wait_all();
-            mine.push_back(o);
-            break;
-          default:
-            do {
-              o.rc = Ninf_wait_any(&o.id);
-              o.error = Ninf_get_error();
-              mine.push_back(o);
-            } while (o.rc == 0 || o.error == NINF_ERR_CANCELLED);
-            break;
-        }
-      });
-    gate.Open();
-    const grpc_error_t finalized = grpc_finalize();
-    Join(threads);
+              break;
+            default:
+              do {
+                o.rc = Ninf_wait_any(&o.id);
+                o.error = Ninf_get_error();
+                mine.push_back(o);
+              } while (o.rc == 0 || o.error == NINF_ERR_CANCELLED);
+              break;
+          }
+        },
+        [&] { finalized = grpc_finalize(); });
     CHECK(finalized == GRPC_NO_ERROR);
     // A wait that got a call's outcome (its result or its cancellation)
     // names it; no call has two.
