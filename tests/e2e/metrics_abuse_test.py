@@ -27,7 +27,7 @@ import threading
 import time
 import urllib.request
 
-from metrics_test import free_port, wait_for
+from metrics_test import free_port, stop_all, wait_for
 
 SLOW_CLIENTS = 16
 # The slow clients' address. The per-address cap (8, daemon/metrics_endpoint.h)
@@ -241,13 +241,7 @@ def main():
               f"second daemons refused the port")
         return 0
     finally:
-        for p in reversed(procs):
-            p.terminate()
-            try:
-                p.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        stop_all(procs)
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -40,6 +40,17 @@ def wait_for(what, probe, seconds=30):
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def stop_all(procs):
+    """Stops the daemons a test started, the last started first."""
+    for p in reversed(procs):
+        p.terminate()
+        try:
+            p.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
 def http_get(url):
     try:
         with urllib.request.urlopen(url, timeout=5) as r:
@@ -141,13 +152,7 @@ def main():
               f"{bandwidth / 1e6:.1f} MB/s")
         return 0
     finally:
-        for p in reversed(procs):
-            p.terminate()
-            try:
-                p.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        stop_all(procs)
         shutil.rmtree(work, ignore_errors=True)
 
 
