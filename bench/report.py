@@ -5,6 +5,7 @@
     report.py datapath RAW [WHEN]                        bench/datapath.sh, the whole report
     report.py mpi RAW SLURM(yes|no)                      bench/mpi.sh
     report.py auth RAW ROUNDS                            bench/auth.sh, the whole report
+    report.py tls RAW ROUNDS                             bench/tls.sh, the whole report
     report.py python RAW COMMIT                          bench/python.sh, the whole report
     report.py placement RAW                              bench/placement.sh, the table rows
     report.py chain RAW MATRIX_BYTES                     bench/chain_sites.sh, rows and summary
@@ -386,6 +387,66 @@ def auth(raw, rounds):
     sys.stdout.write("\n".join(lines))
 
 
+def tls(raw, rounds):
+    """bench/tls.sh: plaintext, TLS, TLS without resumption and mutual TLS; lines prefixed by mode."""
+    modes = ("plain", "tls", "tls-full", "mtls")
+    rows = {}  # measure -> mode -> [per-run values]
+
+    def add(measure, mode, value):
+        rows.setdefault(measure, {m: [] for m in modes})[mode].append(float(value))
+
+    for line in open(raw):
+        mode, _, rest = line.partition(" ")
+        if mode not in modes:
+            continue
+        f = dict(re.findall(r"(\w+)=([0-9.]+)", rest))
+        if rest.startswith("latency ") and "null_us" in f:
+            add("one-shot `null`, us", mode, f["null_us"])
+        elif rest.startswith("handle_latency ") and "null_us" in f:
+            add("handle `null`, us", mode, f["null_us"])
+        elif rest.startswith("transfer ") and "size" in f:
+            add(f"one-shot `echo` {human_size(int(f['size']))}, MB/s per direction", mode, f["mb_s"])
+        elif rest.startswith("dgesv ") and "remote_gflops" in f:
+            add(f"remote dgesv n = {f['n']}, GFLOP/s", mode, f["remote_gflops"])
+    med = statistics.median
+
+    def cell(values):
+        return f"{med(values):.1f}" if values else "-"
+
+    def ratio(measure, mode):
+        base, got = rows[measure]["plain"], rows[measure][mode]
+        if not base or not got:
+            return "-"
+        return f"{med(got) / med(base):.3f}"
+
+    lines = ["# TLS cost (bench/tls.sh)", "",
+             f"{rounds} rounds, each running every measure against a plaintext ninfd, a TLS ninfd",
+             "(`tls_cert`) and a mutual-TLS ninfd (`tls_client_ca`), alternated; medians of the per-run",
+             "medians. All over loopback TCP (`NINF_TRANSPORT=tcp`), daemons on CPU 1, clients on CPU 0.",
+             "`tls-full` is TLS with session resumption off (`NINF_TLS_RESUME=0`): every one-shot call",
+             "pays a full handshake. Ratios are against plaintext in the same rounds; for times (us) a",
+             "ratio above 1 is slower, for rates (MB/s, GFLOP/s) below 1 is slower.", "",
+             "| measure | plaintext | TLS | TLS full handshake | mutual TLS | TLS / plain | full / plain "
+             "| mutual / plain |",
+             "|---|---|---|---|---|---|---|---|"]
+    for measure, by_mode in rows.items():
+        lines.append(f"| {measure} | " + " | ".join(cell(by_mode[m]) for m in modes) + " | " +
+                     " | ".join(ratio(measure, m) for m in ("tls", "tls-full", "mtls")) + " |")
+    lines += ["", "Targets (issue 29): TLS `echo` >= 0.80 of plaintext from 1 MiB up; one-shot `null` with",
+              "resumption <= 1.5x plaintext.", "", "Per-run `null` medians (us), in run order:", ""]
+    for m in modes:
+        values = rows.get("one-shot `null`, us", {}).get(m, [])
+        lines.append(f"- {m}: " + ", ".join(f"{v:.0f}" for v in values))
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def human_size(size):
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return f"{size >> shift} {unit}"
+    return f"{size} B"
+
+
 def python(raw, commit):
     """bench/python.sh: C and Python echo rounds, alternated."""
     rows = {"echo": [], "echo-python": []}
@@ -718,6 +779,7 @@ KINDS = {
     "datapath": (datapath, (1, 2)),
     "mpi": (mpi, 2),
     "auth": (auth, 2),
+    "tls": (tls, 2),
     "python": (python, 2),
     "placement": (placement, 1),
     "chain": (chain, 2),
