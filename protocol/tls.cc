@@ -198,6 +198,8 @@ Status Handshake(SSL *ssl, int fd, Role role, int timeout_ms, const std::string 
         return Status(NINF_ERR_COMMUNICATION, std::string("poll: ") + std::strerror(errno));
       }
       if (sniff && err == SSL_ERROR_WANT_READ) {
+        // The session reads from an empty memory buffer until now (Connect),
+        // so no byte of the answer has been taken from the socket yet.
         sniff = false;
         unsigned char first[4];
         const ssize_t n = ::recv(fd, first, sizeof first, MSG_PEEK | MSG_DONTWAIT);
@@ -207,6 +209,9 @@ Status Handshake(SSL *ssl, int fd, Role role, int timeout_ms, const std::string 
                                               " does not speak TLS (it answered in plaintext); "
                                               "unset tls_ca (NINF_TLS_CA) for this server");
         }
+        BIO *socket_bio = BIO_new_socket(fd, BIO_NOCLOSE);
+        if (!socket_bio) return Status(NINF_ERR_INTERNAL, "BIO_new_socket failed");
+        SSL_set0_rbio(ssl, socket_bio);
       }
       continue;
     }
@@ -225,7 +230,13 @@ Status Handshake(SSL *ssl, int fd, Role role, int timeout_ms, const std::string 
 
 }  // namespace
 
-void SslFree::operator()(ssl_st *ssl) const { SSL_free(ssl); }
+void SslFree::operator()(ssl_st *ssl) const {
+  // Marked as shut down (nothing is sent): OpenSSL would otherwise take a
+  // session freed without a close_notify as bad and its ticket as spent,
+  // and a hand-over frees ninfd's session exactly so.
+  if (ssl) SSL_set_shutdown(ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+  SSL_free(ssl);
+}
 
 std::string TakeErrors(const char *fallback) {
   std::string text;
@@ -302,8 +313,19 @@ Status Connect(const Context &ctx, int fd, const std::string &host, int port, in
   if (plaintext_server) *plaintext_server = false;
   const std::string server = host + ":" + std::to_string(port);
   SslPtr ssl(SSL_new(ctx.get()));
-  if (!ssl || SSL_set_fd(ssl.get(), fd) != 1)
+  // The ClientHello goes to the socket; the answer is first read from an
+  // empty buffer, so that the handshake waits (WANT_READ) before it takes
+  // a byte: a plaintext server's answer then stays whole in the socket,
+  // where it is recognised (Handshake) and read as a frame.
+  BIO *wbio = BIO_new_socket(fd, BIO_NOCLOSE);
+  BIO *rbio = BIO_new(BIO_s_mem());
+  if (!ssl || !wbio || !rbio) {
+    BIO_free(wbio);
+    BIO_free(rbio);
     return Status(NINF_ERR_INTERNAL, "SSL_new: " + TakeErrors("failed"));
+  }
+  BIO_set_mem_eof_return(rbio, -1);  // empty: "retry", not end of stream
+  SSL_set_bio(ssl.get(), rbio, wbio);
   // By IP when the client dialled one, else by name (with SNI).
   if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl.get()), host.c_str()) != 1) {
     ERR_clear_error();

@@ -72,7 +72,7 @@ def run_op(np, ninf, op):
         info = ninf.call("dgesv", n, 1, a, n, ipiv, b, n, None)
         x = np.linalg.solve(a0, b0)
         return {"info": int(info), "max_error": float(np.max(np.abs(b - x)))}
-    if op.startswith("handle"):
+    if op.startswith("handle "):
         calls = int(op.split()[1])
         results = []
         with ninf.Handle("echo") as h:
@@ -415,7 +415,8 @@ def check_sighup_reloads_certificate_while_a_handle_goes_on(ctx):
         env=client_env(ctx.certs, "ca.pem"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         text=True)
     try:
-        assert json.loads(client.stdout.readline())["op"] == "paused"
+        line = client.stdout.readline()
+        assert json.loads(line)["op"] == "paused", line
         shutil.copy(ctx.path("server2.pem"), cert)
         shutil.copy(ctx.path("server2.key"), key)
         d.proc.send_signal(signal.SIGHUP)
