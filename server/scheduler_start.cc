@@ -22,7 +22,10 @@ void Scheduler::StartJob(Job &job) {
   // Over TLS the client waits for the hand-over key, sent as the last frame
   // of ninfd's session; once it is out, the session is freed and the
   // executable gets the key with the socket (Job::Handoff).
-  if (job.conn()->tls_active() && !job.conn()->handover_sent()) {
+  // (A redirected call is not handed over: its REDIRECT goes inside
+  // ninfd's session and the client connects to the executable itself.)
+  const bool hand_over_tls = job.conn()->tls_active() && !LaunchOf(job.function()).over_tcp;
+  if (hand_over_tls && !job.conn()->handover_sent()) {
     if (Status st = job.conn()->SendHandover(); !st.ok()) {
       FinishJob(job, EndReason::kRefused, st);
       return;
@@ -32,7 +35,7 @@ void Scheduler::StartJob(Job &job) {
     job.conn()->NotifyWhenFlushed();
     return;
   }
-  if (job.conn()->tls_active()) job.conn()->SealTls();
+  if (hand_over_tls) job.conn()->SealTls();
   // Off the call path, the pool makes sure the next call finds an
   // executable waiting (WarmAfterHandoff decides when). A function's first
   // call arms its warming, whether or not that call could start (the pool's

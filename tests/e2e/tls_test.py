@@ -72,6 +72,10 @@ def run_op(np, ninf, op):
         info = ninf.call("dgesv", n, 1, a, n, ipiv, b, n, None)
         x = np.linalg.solve(a0, b0)
         return {"info": int(info), "max_error": float(np.max(np.abs(b - x)))}
+    if op.startswith("ep "):
+        q = np.zeros(10)
+        sx, sy = ninf.call("ep", int(op.split()[1]), None, None, q)
+        return "done"
     if op.startswith("handle "):
         calls = int(op.split()[1])
         results = []
@@ -475,6 +479,46 @@ def check_two_phase_submit_and_collect_over_tls(ctx):
     sub = subprocess.run([demo, "submit", "60"], env=env, capture_output=True, text=True,
                          timeout=60)
     assert sub.returncode != 0 and "requires TLS" in sub.stderr, sub.stderr
+
+
+def check_queued_call_gets_heartbeats_then_the_handover(ctx):
+    d = ctx.daemon("oneslot", "--slots", "1", "--tls-cert", ctx.path("server.pem"), "--tls-key",
+                   ctx.path("server.key"))
+    env = client_env(ctx.certs, "ca.pem")
+    env["NINF_HEARTBEAT"] = "0.2"
+    spec = json.dumps({"server": d.address, "ops": ["ep 27"]})
+    long_call = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--client", spec],
+                                 env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 10
+        while "event=call_start" not in d.text():
+            assert time.monotonic() < deadline, "the long call did not start"
+            time.sleep(0.02)
+        # This one waits for the slot: ninfd's heartbeats, then HANDOVER.
+        assert expect_ok(run_client(d.address, ["echo 3000"], env)) == ["same"]
+        assert "event=call_queued" in d.text(), "the second call was never queued"
+        out = long_call.communicate(timeout=60)[0]
+        assert json.loads(out.splitlines()[-1])["ok"], out
+    finally:
+        if long_call.poll() is None:
+            long_call.kill()
+
+
+def check_executable_killed_after_handover_gets_a_close_not_plaintext(ctx):
+    # call_wall_seconds kills the routine; on a plaintext connection ninfd
+    # tells the client why in a frame of its own, on a TLS one (the socket
+    # carries the client's session with the executable) it closes.
+    flags = ["--call-wall-seconds", "1"]
+    plain = ctx.daemon("wall-plain", *flags)
+    err = expect_error(run_client(plain.address, ["ep 34"], client_env(ctx.certs)),
+                       "wall-clock limit")
+    d = ctx.daemon("wall-tls", *flags, "--tls-cert", ctx.path("server.pem"), "--tls-key",
+                   ctx.path("server.key"))
+    err = expect_error(run_client(d.address, ["ep 34"], client_env(ctx.certs, "ca.pem")), "closed")
+    # A plaintext frame inside the TLS stream would show as a TLS error.
+    assert "TLS" not in err, err
+    assert d.alive()
+    expect_ok(run_client(d.address, ["null"], client_env(ctx.certs, "ca.pem")))
 
 
 CHECKS = [v for k, v in list(globals().items()) if k.startswith("check_")]
