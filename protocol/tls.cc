@@ -22,6 +22,8 @@ constexpr const char *kSuites =
 // to pick it; a fixed one lets a stranger's handshake fail plainly.
 constexpr unsigned char kPskIdentity[] = "ninf-handover";
 constexpr unsigned char kPskSuite[2] = {0x13, 0x01};  // TLS_AES_128_GCM_SHA256
+// Tickets kept by a client process, one per server.
+constexpr std::size_t kMaxSessions = 1024;
 // A read fills this much at once (read-ahead): fewer recv calls for arrays.
 constexpr std::size_t kReadBuffer = 64 * 1024;
 
@@ -82,6 +84,12 @@ int OnNewSession(SSL *ssl, SSL_SESSION *session) {
   auto *key = static_cast<std::string *>(SSL_get_ex_data(ssl, KeyIndex()));
   if (!key) return 0;
   std::lock_guard<std::mutex> lock(g_sessions_mu);
+  // Bounded: a client that has talked to very many servers forgets the
+  // tickets of some (their next connection is a full handshake).
+  if (g_sessions->size() >= kMaxSessions && !g_sessions->count(*key)) {
+    SSL_SESSION_free(g_sessions->begin()->second);
+    g_sessions->erase(g_sessions->begin());
+  }
   SSL_SESSION *&slot = (*g_sessions)[*key];
   if (slot) SSL_SESSION_free(slot);
   slot = session;

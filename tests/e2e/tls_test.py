@@ -521,6 +521,20 @@ def check_executable_killed_after_handover_gets_a_close_not_plaintext(ctx):
     expect_ok(run_client(d.address, ["null"], client_env(ctx.certs, "ca.pem")))
 
 
+def check_key_file_authentication_runs_inside_tls(ctx):
+    key = ctx.path("shared.key")
+    with open(key, "w") as f:
+        f.write(os.urandom(32).hex() + "\n")
+    os.chmod(key, 0o600)
+    d = ctx.daemon("keyed", "--key-file", key, "--tls-cert", ctx.path("server.pem"),
+                   "--tls-key", ctx.path("server.key"))
+    env = client_env(ctx.certs, "ca.pem")
+    env["NINF_KEY_FILE"] = key
+    assert expect_ok(run_client(d.address, ["echo 2000", "handle 2"], env)) == ["same", "same"]
+    # TLS alone does not replace the key: without it the call is refused.
+    expect_error(run_client(d.address, ["null"], client_env(ctx.certs, "ca.pem")), "auth")
+
+
 CHECKS = [v for k, v in list(globals().items()) if k.startswith("check_")]
 
 
