@@ -49,10 +49,9 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
                            std::to_string(e.source().begin.column),
                        std::string(e.description()));
   }
-  static const std::vector<std::string> kKnown = {"default_server",  "servers",   "connect_timeout",
-                                                  "session_timeout", "heartbeat", "key_file",
-                                                  "metaserver",      "tls_ca",    "tls_cert",
-                                                  "tls_key"};
+  static const std::vector<std::string> kKnown = {
+      "default_server", "servers",    "connect_timeout", "session_timeout", "heartbeat",
+      "key_file",       "metaserver", "tls_ca",          "tls_cert",        "tls_key"};
   for (auto &&[key, node] : t) {
     const std::string name(key.str());
     if (std::find(kKnown.begin(), kKnown.end(), name) != kKnown.end()) continue;
@@ -113,7 +112,8 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
     if (const toml::node *n = t.get(f.key)) {
       std::optional<std::string> s = n->value<std::string>();
       if (!s)
-        return ConfigError(At(path, *n), std::string("'") + f.key + "' must be a string (a PEM file)");
+        return ConfigError(At(path, *n),
+                           std::string("'") + f.key + "' must be a string (a PEM file)");
       *f.field = *s;
     }
   }

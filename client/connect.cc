@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cstring>
-
 #include <map>
 #include <mutex>
 #include <optional>
@@ -52,7 +51,8 @@ Status StartTls(const ClientOptions &o, const ServerAddress &server, int fd,
   NINF_RETURN_IF_ERROR(TlsContextFor(o, &ctx));
   tls::SslPtr ssl;
   bool plaintext = false;
-  Status st = tls::Connect(ctx, fd, server.host, server.port, o.connect_timeout_ms, &ssl, &plaintext);
+  Status st =
+      tls::Connect(ctx, fd, server.host, server.port, o.connect_timeout_ms, &ssl, &plaintext);
   if (st.ok()) {
     (*ch)->UseTls(std::move(ssl));
     return st;

@@ -87,21 +87,22 @@ SettingSpecOf<S> MetricsRow() {
 // a reload that fails keeps the old ones.
 template <class S>
 SettingSpecOf<S> TlsCertRow() {
-  return {"tls_cert",
-          SettingKind::kString,
-          "",
-          0,
-          0,
-          "PEM certificate (chain) of this daemon: with it, TCP connections are TLS 1.3 only; \"\": "
-          "plaintext",
-          &S::tls_cert,
-          Reload::kLive};
+  return {
+      "tls_cert",
+      SettingKind::kString,
+      "",
+      0,
+      0,
+      "PEM certificate (chain) of this daemon: with it, TCP connections are TLS 1.3 only; \"\": "
+      "plaintext",
+      &S::tls_cert,
+      Reload::kLive};
 }
 
 template <class S>
 SettingSpecOf<S> TlsKeyRow() {
-  return {"tls_key", SettingKind::kString, "", 0, 0, "PEM private key of tls_cert",
-          &S::tls_key, Reload::kLive};
+  return {"tls_key", SettingKind::kString,          "",          0,
+          0,         "PEM private key of tls_cert", &S::tls_key, Reload::kLive};
 }
 
 template <class S>

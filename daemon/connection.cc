@@ -487,7 +487,7 @@ bool Connection::Flush() {
     out_sent_ = 0;
     if (state_ == State::kFinishing) {
       if (ssl_) (void)SSL_shutdown(ssl_.get());  // close_notify, best effort
-      (void)::shutdown(fd_.get(), SHUT_WR);  // best effort: the peer may be gone
+      (void)::shutdown(fd_.get(), SHUT_WR);      // best effort: the peer may be gone
       state_ = State::kDraining;
     } else if (state_ == State::kParked && call_pending_) {
       UpdatePoll();

@@ -180,9 +180,8 @@ void MetaServer::Accept(daemon::UniqueFd fd, const std::string &peer) {
   timeouts.idle_ms = static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000;
   timeouts.request_ms = static_cast<uint64_t>(settings_.request_timeout_seconds) * 1000;
   if (!keys_.keys.empty()) timeouts.idle_ms = std::min(timeouts.idle_ms, timeouts.request_ms);
-  std::unique_ptr<Connection> conn = Connection::Open(loop_, std::move(fd), next_connection_id_++,
-                                                      peer, this, timeouts, MetaRequestRules(),
-                                                      tls_);
+  std::unique_ptr<Connection> conn = Connection::Open(
+      loop_, std::move(fd), next_connection_id_++, peer, this, timeouts, MetaRequestRules(), tls_);
   if (!conn) return;
   connections_.Add(std::move(conn));
   ++counters_.connections_accepted;

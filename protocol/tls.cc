@@ -76,7 +76,8 @@ void FreeKey(void *, void *ptr, CRYPTO_EX_DATA *, int, long, void *) {
 
 int KeyIndex() {
   static std::once_flag once;
-  std::call_once(once, [] { g_key_index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, FreeKey); });
+  std::call_once(once,
+                 [] { g_key_index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, FreeKey); });
   return g_key_index;
 }
 
@@ -160,9 +161,8 @@ Status VerifyFailure(long code, const std::string &server) {
   std::string why = X509_verify_cert_error_string(code);
   switch (code) {
     case X509_V_ERR_CERT_HAS_EXPIRED:
-      return Status(NINF_ERR_AUTH, "TLS: the certificate of server " + server +
-                                       " has expired (" + why +
-                                       "): the server's operator must renew its tls_cert");
+      return Status(NINF_ERR_AUTH, "TLS: the certificate of server " + server + " has expired (" +
+                                       why + "): the server's operator must renew its tls_cert");
     case X509_V_ERR_CERT_NOT_YET_VALID:
       return Status(NINF_ERR_AUTH, "TLS: the certificate of server " + server +
                                        " is not valid yet (" + why +
@@ -192,8 +192,8 @@ enum class Role { kConnect, kAccept };
 
 // Runs the handshake of `ssl` on `fd` to its end. `sniff`: before the first
 // bytes of the peer are read, look whether they are a plaintext Ninf frame.
-Status Handshake(SSL *ssl, int fd, Role role, int timeout_ms, const std::string &peer,
-                 bool sniff, bool *plaintext) {
+Status Handshake(SSL *ssl, int fd, Role role, int timeout_ms, const std::string &peer, bool sniff,
+                 bool *plaintext) {
   const int wait_ms = timeout_ms < 0 ? -1 : timeout_ms;
   for (;;) {
     ERR_clear_error();
@@ -277,7 +277,8 @@ Status MakeClientContext(const ClientFiles &files, Context *out) {
     if (SSL_CTX_check_private_key(ctx.get()) != 1)
       return ConfigError("tls_key (NINF_TLS_KEY) " + files.key + " does not match tls_cert");
   }
-  SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+  SSL_CTX_set_session_cache_mode(ctx.get(),
+                                 SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
   SSL_CTX_sess_set_new_cb(ctx.get(), OnNewSession);
   *out = std::move(ctx);
   return Status::Ok();

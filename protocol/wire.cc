@@ -97,12 +97,14 @@ Status Channel::TlsWait(int r, const char *what) {
   // TLS 1.3 lets the client finish its handshake before the server checks
   // the client's certificate: its refusal comes as the first read's alert.
   if (detail.find("certificate required") != std::string::npos)
-    detail += " (the server requires a client certificate: set tls_cert and tls_key, or "
-              "NINF_TLS_CERT and NINF_TLS_KEY)";
+    detail +=
+        " (the server requires a client certificate: set tls_cert and tls_key, or "
+        "NINF_TLS_CERT and NINF_TLS_KEY)";
   else if (detail.find("unknown ca") != std::string::npos ||
            detail.find("bad certificate") != std::string::npos)
-    detail += " (the server refused the client certificate: tls_cert must be signed by the "
-              "server's tls_client_ca)";
+    detail +=
+        " (the server refused the client certificate: tls_cert must be signed by the "
+        "server's tls_client_ca)";
   return Status(NINF_ERR_COMMUNICATION, std::string("TLS ") + what + ": " + detail);
 }
 

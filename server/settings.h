@@ -85,7 +85,7 @@ struct Settings {
   std::string metrics;             // "[HOST:]PORT" of the Prometheus endpoint; "": none
   std::string tls_cert;            // PEM files (docs/security.md); "": plaintext TCP
   std::string tls_key;
-  std::string tls_client_ca;       // "": no client certificate asked
+  std::string tls_client_ca;  // "": no client certificate asked
   // Per-function overrides of call_wall_seconds, call_cpu_seconds,
   // executable_max_calls, mpi_ranks and launcher, from the config file's
   // [limits.NAME] tables.
