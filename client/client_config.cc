@@ -49,9 +49,9 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
                            std::to_string(e.source().begin.column),
                        std::string(e.description()));
   }
-  static const std::vector<std::string> kKnown = {"default_server",  "servers",   "connect_timeout",
-                                                  "session_timeout", "heartbeat", "key_file",
-                                                  "metaserver"};
+  static const std::vector<std::string> kKnown = {
+      "default_server", "servers",    "connect_timeout", "session_timeout", "heartbeat",
+      "key_file",       "metaserver", "tls_ca",          "tls_cert",        "tls_key"};
   for (auto &&[key, node] : t) {
     const std::string name(key.str());
     if (std::find(kKnown.begin(), kKnown.end(), name) != kKnown.end()) continue;
@@ -98,6 +98,24 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
     std::optional<std::string> s = n->value<std::string>();
     if (!s) return ConfigError(At(path, *n), "'key_file' must be a string (a file name)");
     c.options.key_file = *s;
+  }
+  // TLS files (docs/client.md): the file's win over NINF_TLS_CA,
+  // NINF_TLS_CERT and NINF_TLS_KEY, which apply without them.
+  const struct {
+    const char *key, *env;
+    std::string *field;
+  } tls_files[] = {{"tls_ca", "NINF_TLS_CA", &c.options.tls_ca},
+                   {"tls_cert", "NINF_TLS_CERT", &c.options.tls_cert},
+                   {"tls_key", "NINF_TLS_KEY", &c.options.tls_key}};
+  for (const auto &f : tls_files) {
+    if (const char *env = std::getenv(f.env)) *f.field = env;
+    if (const toml::node *n = t.get(f.key)) {
+      std::optional<std::string> s = n->value<std::string>();
+      if (!s)
+        return ConfigError(At(path, *n),
+                           std::string("'") + f.key + "' must be a string (a PEM file)");
+      *f.field = *s;
+    }
   }
   if (c.options.session_timeout_ms > 0 && c.options.session_timeout_ms < 2 * HeartbeatMs(c.options))
     return ConfigError(path, "session_timeout must be at least twice the heartbeat interval");

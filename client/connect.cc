@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -22,6 +23,51 @@ struct SameHostPath {
 
 std::mutex g_mutex;
 std::map<std::string, SameHostPath> g_same_host;
+
+// One TLS context per set of files, for the life of the process: loading
+// the trust anchors costs more than a resumed handshake. (The tickets of
+// resumed sessions are kept in protocol/tls.cc, per server.)
+std::map<std::string, tls::Context> g_tls_contexts;
+
+Status TlsContextFor(const ClientOptions &o, tls::Context *out) {
+  const std::string key = o.tls_ca + '\n' + o.tls_cert + '\n' + o.tls_key;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_tls_contexts.find(key);
+  if (it == g_tls_contexts.end()) {
+    tls::Context ctx;
+    NINF_RETURN_IF_ERROR(
+        tls::MakeClientContext({.ca = o.tls_ca, .cert = o.tls_cert, .key = o.tls_key}, &ctx));
+    it = g_tls_contexts.emplace(key, std::move(ctx)).first;
+  }
+  *out = it->second;
+  return Status::Ok();
+}
+
+// The TLS handshake with ninfd on `fd`, into *ch. A server that answered
+// in plaintext has its own message shown.
+Status StartTls(const ClientOptions &o, const ServerAddress &server, int fd,
+                std::unique_ptr<Channel> *ch) {
+  tls::Context ctx;
+  NINF_RETURN_IF_ERROR(TlsContextFor(o, &ctx));
+  tls::SslPtr ssl;
+  bool plaintext = false;
+  Status st =
+      tls::Connect(ctx, fd, server.host, server.port, o.connect_timeout_ms, &ssl, &plaintext);
+  if (st.ok()) {
+    (*ch)->UseTls(std::move(ssl));
+    return st;
+  }
+  if (plaintext) {
+    // Its answer is a plaintext FRAME_ERROR (daemon/connection.h).
+    (*ch)->set_timeout_ms(1000);
+    FrameHeader h;
+    wire::Error err;
+    if ((*ch)->RecvHeader(1 << 20, &h).ok() && h.type == FRAME_ERROR &&
+        (*ch)->RecvMessage(h, &err).ok())
+      return Status(st.code(), st.message() + "; it said: " + err.message());
+  }
+  return st;
+}
 
 // A connection to `path` whose peer is ninfd `pid` (the server named the
 // path itself; the pid check refuses a socket someone else put there).
@@ -55,12 +101,29 @@ Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *ou
   else if (!same || !ConnectSameHost(*same, &fd))  // TCP also when the path fails
     NINF_RETURN_IF_ERROR(ConnectTcp(server.host, server.port, o.connect_timeout_ms, &fd));
   auto ch = std::make_unique<Channel>(fd, o.session_timeout_ms);
+  if (!o.tls_ca.empty() && !ch->local()) NINF_RETURN_IF_ERROR(StartTls(o, server, fd, &ch));
   if (!keys.keys.empty()) {
     Status st = auth::AuthenticateToServer(*ch, keys.keys[0]);
     if (!st.ok())
       return Status(st.code(), "authenticating to " + server.Key() + ": " + st.message());
   }
   *out = std::move(ch);
+  return Status::Ok();
+}
+
+Status TakeHandover(Channel &ch) {
+  wire::Handover handover;
+  FrameHeader h;
+  NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_HANDOVER, 0, &handover, &h));
+  if (h.payload_length != 0 || handover.psk().size() != tls::kPskSize)
+    return Status(NINF_ERR_PROTOCOL, "ninfd's HANDOVER carries no valid key");
+  tls::Psk psk;
+  std::memcpy(psk.data(), handover.psk().data(), psk.size());
+  tls::SslPtr ssl;
+  Status st = tls::PskConnect(ch.fd(), psk, ch.timeout_ms(), &ssl);
+  std::memset(psk.data(), 0, psk.size());
+  if (!st.ok()) return Status(st.code(), "TLS with the executable: " + st.message());
+  ch.UseTls(std::move(ssl));  // ninfd's session is done with, without a close_notify
   return Status::Ok();
 }
 

@@ -35,4 +35,10 @@ void RememberSameHostPath(const ServerAddress &server, const std::string &path, 
 // connection to it (protocol/ninf.proto, Redirect).
 Status FollowRedirect(Channel &ch);
 
+// The answer to FRAME_CALL on a TLS connection: ninfd's FRAME_HANDOVER
+// (after heartbeats while the call waits, or an ERROR), whose key then
+// authenticates a new TLS session with the executable on the same socket
+// (docs/protocol.md). The call's frames go through that session.
+Status TakeHandover(Channel &ch);
+
 }  // namespace ninf::client

@@ -67,6 +67,10 @@ Status ExchangeArguments(Channel &ch, const ArgumentList &list, const wire::Call
   if (preamble) st = ch.SendFrame(FRAME_CALL, preamble);
   // Refused before a redirect (busy, shutting down): the error is the answer.
   if (st.ok() && preamble && list.iface().redirect()) NINF_RETURN_IF_ERROR(FollowRedirect(ch));
+  // Over TLS the arguments wait for the hand-over (they go to the executable
+  // through a session of its own).
+  if (st.ok() && preamble && !list.iface().redirect() && ch.tls())
+    NINF_RETURN_IF_ERROR(TakeHandover(ch));
   if (st.ok() && shared) {
     wire::Args args = list.args();
     args.set_shared_memory(true);
@@ -135,6 +139,7 @@ Status ReceiveResult(Channel &ch, const ArgumentList &list, ExchangeTimes *times
 Status SubmitArguments(Channel &ch, const ArgumentList &list, const wire::CallRequest &call,
                        wire::Submitted *ticket) {
   Status st = ch.SendFrame(FRAME_CALL, &call);
+  if (st.ok() && ch.tls()) NINF_RETURN_IF_ERROR(TakeHandover(ch));
   if (st.ok()) st = ch.SendFrame(FRAME_ARGS, &list.args(), list.SendArrays());
   FrameHeader h;
   // Refused before the arguments were read: the reason is more useful than

@@ -39,6 +39,9 @@ void LoadFromEnvironment() {
   if (st.ok()) st = SecondsFromEnv("NINF_TIMEOUT", -1, &o.session_timeout_ms);
   if (st.ok()) st = SecondsFromEnv("NINF_HEARTBEAT", 0, &o.heartbeat_ms);
   if (const char *key = std::getenv("NINF_KEY_FILE")) o.key_file = key;
+  if (const char *ca = std::getenv("NINF_TLS_CA")) o.tls_ca = ca;
+  if (const char *cert = std::getenv("NINF_TLS_CERT")) o.tls_cert = cert;
+  if (const char *key = std::getenv("NINF_TLS_KEY")) o.tls_key = key;
   if (const char *t = std::getenv("NINF_TRANSPORT"); st.ok() && t && *t) {
     const std::string v = t;
     if (v == "auto")

@@ -1,7 +1,8 @@
 // Client-wide settings: timeouts, heartbeats, the key and the transport.
 // Defaults come from the environment (NINF_CONNECT_TIMEOUT, NINF_TIMEOUT,
 // NINF_HEARTBEAT, all in seconds, NINF_TIMEOUT=0 waits forever;
-// NINF_KEY_FILE; NINF_TRANSPORT); grpc_initialize() may replace them from
+// NINF_KEY_FILE; NINF_TRANSPORT; NINF_TLS_CA, NINF_TLS_CERT,
+// NINF_TLS_KEY); grpc_initialize() may replace them from
 // its config file.
 #pragma once
 
@@ -26,6 +27,14 @@ struct ClientOptions {
   // server must prove it too. Read again for every connection, so that a
   // rotated key takes effect without restarting the program.
   std::string key_file;
+  // TLS (docs/client.md): with trust anchors (a PEM file of CA
+  // certificates), every TCP connection to ninfd speaks TLS 1.3 and
+  // verifies the server's certificate for the host name or IP dialled; the
+  // same-host Unix socket stays plaintext. tls_cert and tls_key: the
+  // client's certificate, for servers that require one (mutual TLS).
+  std::string tls_ca;
+  std::string tls_cert;
+  std::string tls_key;
   // How arrays travel to a server on this host (NINF_TRANSPORT):
   //   kAuto    its Unix-domain socket when it offers one, and shared memory
   //            for calls whose arrays reach shared_memory_min_bytes;

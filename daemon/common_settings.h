@@ -81,4 +81,41 @@ SettingSpecOf<S> MetricsRow() {
   return {"metrics", SettingKind::kString, "", 0, 0, kMetricsSettingHelp, &S::metrics};
 }
 
+// TLS (docs/security.md): PEM files. With tls_cert, every TCP connection of
+// the listener speaks TLS 1.3 only (the same-host Unix socket stays
+// plaintext). Live: SIGHUP reads the files again for new connections, and
+// a reload that fails keeps the old ones.
+template <class S>
+SettingSpecOf<S> TlsCertRow() {
+  return {
+      "tls_cert",
+      SettingKind::kString,
+      "",
+      0,
+      0,
+      "PEM certificate (chain) of this daemon: with it, TCP connections are TLS 1.3 only; \"\": "
+      "plaintext",
+      &S::tls_cert,
+      Reload::kLive};
+}
+
+template <class S>
+SettingSpecOf<S> TlsKeyRow() {
+  return {"tls_key", SettingKind::kString,          "",          0,
+          0,         "PEM private key of tls_cert", &S::tls_key, Reload::kLive};
+}
+
+template <class S>
+SettingSpecOf<S> TlsClientCaRow() {
+  return {"tls_client_ca",
+          SettingKind::kString,
+          "",
+          0,
+          0,
+          "PEM CA certificates: TLS clients must show a certificate signed by one (mutual TLS); "
+          "\"\": none asked",
+          &S::tls_client_ca,
+          Reload::kLive};
+}
+
 }  // namespace ninf::daemon

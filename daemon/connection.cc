@@ -1,5 +1,8 @@
 #include "daemon/connection.h"
 
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -36,9 +39,21 @@ constexpr uint64_t kProbeMs = 200;
 
 std::unique_ptr<Connection> Connection::Open(uv_loop_t *loop, UniqueFd fd, uint64_t id,
                                              std::string peer, Delegate *delegate,
-                                             Timeouts timeouts, const RequestRules &rules) {
+                                             Timeouts timeouts, const RequestRules &rules,
+                                             const tls::Context &tls) {
   std::unique_ptr<Connection> conn(
       new Connection(std::move(fd), id, std::move(peer), delegate, timeouts, rules));
+  if (tls) {
+    conn->tls_ = true;
+    conn->ssl_.reset(SSL_new(tls.get()));
+    if (!conn->ssl_ || SSL_set_fd(conn->ssl_.get(), conn->fd()) != 1) {
+      spdlog::error("event=connection_error conn={} error={}", id,
+                    Quoted(tls::TakeErrors("SSL_new failed")));
+      return nullptr;
+    }
+    SSL_set_accept_state(conn->ssl_.get());
+    conn->state_ = State::kHandshake;
+  }
   if (int rc = uv_poll_init(loop, &conn->poll_, conn->fd()); rc != 0) {
     spdlog::error("event=connection_error conn={} error={}", id, Quoted(uv_strerror(rc)));
     return nullptr;  // no handle was opened: the object and its fd go now
@@ -48,7 +63,9 @@ std::unique_ptr<Connection> Connection::Open(uv_loop_t *loop, UniqueFd fd, uint6
   conn->poll_.data = conn.get();
   conn->timer_.data = conn.get();
   conn->opened_ms_ = uv_now(loop);
-  (void)uv_timer_start(&conn->timer_, OnTimer, timeouts.idle_ms, 0);
+  // A handshake must end within the request timeout, as a request must.
+  (void)uv_timer_start(&conn->timer_, OnTimer, conn->ssl_ ? timeouts.request_ms : timeouts.idle_ms,
+                       0);
   conn->UpdatePoll();  // on failure it closes: OnClosed follows from the close callbacks
   return conn;
 }
@@ -63,13 +80,15 @@ Connection::Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *del
       reader_(rules) {}
 
 void Connection::Reply(FrameType type, const google::protobuf::MessageLite *msg) {
-  if (state_ == State::kClosed || state_ == State::kDraining) return;
+  // Sealed: the socket carries the client's TLS session with the
+  // executable; a plaintext frame of ours would break it.
+  if (state_ == State::kClosed || state_ == State::kDraining || sealed_) return;
   AppendFrame(&out_, type, msg);
   Flush();
 }
 
 void Connection::ReplyBytes(std::string frames) {
-  if (state_ == State::kClosed || state_ == State::kDraining) return;
+  if (state_ == State::kClosed || state_ == State::kDraining || sealed_) return;
   if (out_.empty())
     out_ = std::move(frames);  // kept data can be large: no second copy
   else
@@ -79,7 +98,7 @@ void Connection::ReplyBytes(std::string frames) {
 
 void Connection::Fail(const Status &st) {
   if (state_ == State::kClosed || state_ == State::kFinishing || state_ == State::kDraining) return;
-  AppendErrorFrame(&out_, st);
+  if (!sealed_) AppendErrorFrame(&out_, st);  // sealed: the close is the only answer
   Finish();
 }
 
@@ -130,10 +149,127 @@ void Connection::NotifyWhenFlushed() {
 void Connection::SendHeartbeat() {
   // The previous beat still on its way is proof of life enough; never queue
   // a second frame behind it.
-  if (out_sent_ < out_.size()) return;
+  if (out_sent_ < out_.size() || sealed_) return;
   wire::Heartbeat beat;
   AppendFrame(&out_, FRAME_HEARTBEAT, &beat);
   Flush();
+}
+
+Status Connection::SendHandover() {
+  if (!ssl_ || state_ != State::kParked || handover_sent_)
+    return Status(NINF_ERR_INTERNAL, "no TLS session to hand over");
+  NINF_RETURN_IF_ERROR(tls::RandomPsk(&psk_));
+  wire::Handover msg;
+  msg.set_psk(psk_.data(), psk_.size());
+  handover_sent_ = true;
+  Reply(FRAME_HANDOVER, &msg);
+  OPENSSL_cleanse(msg.mutable_psk()->data(), msg.psk().size());
+  return Status::Ok();
+}
+
+void Connection::SealTls() {
+  // No SSL_shutdown: a close_notify would land in the middle of the
+  // client's handshake with the executable.
+  ssl_.reset();
+  sealed_ = true;
+  heartbeat_ms_ = 0;
+}
+
+ssize_t Connection::ReadSome(void *buf, std::size_t n) {
+  if (!ssl_) return ::recv(fd_.get(), buf, n, MSG_DONTWAIT);
+  ERR_clear_error();
+  std::size_t got = 0;
+  const int r = SSL_read_ex(ssl_.get(), buf, n, &got);
+  if (r == 1) return static_cast<ssize_t>(got);
+  switch (SSL_get_error(ssl_.get(), r)) {
+    case SSL_ERROR_WANT_READ:
+    case SSL_ERROR_WANT_WRITE:
+      errno = EAGAIN;
+      return -1;
+    case SSL_ERROR_ZERO_RETURN:
+      return 0;
+    case SSL_ERROR_SYSCALL:
+      if (errno == 0 || errno == EAGAIN) return 0;
+      return -1;
+    default:
+      spdlog::debug("event=tls_error conn={} peer={} error={}", id_, peer_,
+                    Quoted(tls::TakeErrors("TLS error")));
+      errno = EPROTO;
+      return -1;
+  }
+}
+
+ssize_t Connection::WriteSome(const void *buf, std::size_t n) {
+  if (!ssl_) return ::send(fd_.get(), buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+  ERR_clear_error();
+  std::size_t put = 0;
+  const int r = SSL_write_ex(ssl_.get(), buf, n, &put);
+  if (r == 1) return static_cast<ssize_t>(put);
+  switch (SSL_get_error(ssl_.get(), r)) {
+    case SSL_ERROR_WANT_READ:
+    case SSL_ERROR_WANT_WRITE:
+      errno = EAGAIN;
+      return -1;
+    case SSL_ERROR_SYSCALL:
+      if (errno == 0) errno = EPIPE;
+      return -1;
+    default:
+      spdlog::debug("event=tls_error conn={} peer={} error={}", id_, peer_,
+                    Quoted(tls::TakeErrors("TLS error")));
+      errno = EPROTO;
+      return -1;
+  }
+}
+
+void Connection::ContinueHandshake() {
+  if (!sniffed_) {
+    // A plaintext client speaks first with a frame: tell it, in plaintext,
+    // what it must set, rather than leave it with a handshake failure.
+    unsigned char first[4];
+    const ssize_t n = ::recv(fd_.get(), first, sizeof first, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+    if (n <= 0) {
+      Close();
+      return;
+    }
+    if (static_cast<std::size_t>(n) < sizeof first && std::memcmp(first, "NINF", n) == 0)
+      return;  // perhaps the start of a frame: wait for the rest
+    sniffed_ = true;
+    if (std::memcmp(first, "NINF", sizeof first) == 0) {
+      spdlog::info("event=tls_required conn={} peer={}", id_, peer_);
+      ssl_.reset();
+      state_ = State::kReading;
+      Fail(Status(NINF_ERR_AUTH,
+                  "this server requires TLS: set tls_ca in the client's config file (or "
+                  "NINF_TLS_CA) to the CA that signed the server's certificate"));
+      return;
+    }
+  }
+  ERR_clear_error();
+  const int r = SSL_do_handshake(ssl_.get());
+  if (r == 1) {
+    peer_subject_ = tls::PeerSubject(ssl_.get());
+    spdlog::debug("event=tls_established conn={} peer={} resumed={} subject={}", id_, peer_,
+                  SSL_session_reused(ssl_.get()) ? 1 : 0, Quoted(peer_subject_));
+    state_ = State::kReading;
+    handshake_wants_write_ = false;
+    uv_timer_start(&timer_, OnTimer, timeouts_.idle_ms, 0);
+    UpdatePoll();
+    ReadRequests();  // read-ahead may already hold the first request
+    return;
+  }
+  const int err = SSL_get_error(ssl_.get(), r);
+  if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+    handshake_wants_write_ = err == SSL_ERROR_WANT_WRITE;
+    UpdatePoll();
+    return;
+  }
+  const long verify = SSL_get_verify_result(ssl_.get());
+  spdlog::info("event=tls_handshake_failed conn={} peer={} error={}", id_, peer_,
+               Quoted(verify != X509_V_OK ? X509_verify_cert_error_string(verify)
+                                          : tls::TakeErrors("the peer closed the connection")));
+  ERR_clear_error();
+  Close();
 }
 
 void Connection::Close() {
@@ -167,10 +303,19 @@ void Connection::OnPoll(uv_poll_t *handle, int status, int events) {
     self->Close();
     return;
   }
+  if (self->state_ == State::kHandshake) {
+    self->ContinueHandshake();
+    return;
+  }
   if ((events & UV_WRITABLE) && !self->Flush()) return;
   switch (self->state_) {
+    case State::kHandshake:  // handled above
+      break;
     case State::kReading:
-      if (events & UV_READABLE) self->ReadRequests();
+      // Decrypted bytes may wait inside the TLS session, where poll does
+      // not see them.
+      if ((events & UV_READABLE) || (self->ssl_ && SSL_has_pending(self->ssl_.get())))
+        self->ReadRequests();
       break;
     case State::kDraining:
       if (events & (UV_READABLE | UV_DISCONNECT)) self->Drain();
@@ -201,7 +346,11 @@ void Connection::OnPoll(uv_poll_t *handle, int status, int events) {
 
 void Connection::OnTimer(uv_timer_t *timer) {
   auto *self = static_cast<Connection *>(timer->data);
-  if (self->state_ == State::kReading && self->in_request_) {
+  if (self->state_ == State::kHandshake) {
+    spdlog::info("event=tls_handshake_timeout conn={} peer={} seconds={}", self->id_, self->peer_,
+                 self->timeouts_.request_ms / 1000);
+    self->Close();
+  } else if (self->state_ == State::kReading && self->in_request_) {
     spdlog::info("event=request_timeout conn={} peer={} seconds={}", self->id_, self->peer_,
                  self->timeouts_.request_ms / 1000);
     self->Fail(Status(NINF_ERR_TIMEOUT, "request not complete within " +
@@ -221,10 +370,13 @@ void Connection::OnTimer(uv_timer_t *timer) {
 }
 
 void Connection::ReadRequests() {
-  for (int frames = 0; state_ == State::kReading && frames < kFramesPerWakeup;) {
+  // Over TLS the limit gives way while decrypted bytes wait in the session
+  // (poll would not wake for them); read-ahead bounds those.
+  for (int frames = 0; state_ == State::kReading &&
+                       (frames < kFramesPerWakeup || (ssl_ && SSL_has_pending(ssl_.get())));) {
     if (out_.size() - out_sent_ > kMaxPendingOutput) break;
     std::span<uint8_t> space = reader_.Space();
-    ssize_t n = ::recv(fd_.get(), space.data(), space.size(), MSG_DONTWAIT);
+    ssize_t n = ReadSome(space.data(), space.size());
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
@@ -245,6 +397,16 @@ void Connection::ReadRequests() {
         Close();
       }
       return;
+    }
+    if (!tls_ && !sniffed_ && requests_ == 0) {
+      sniffed_ = true;
+      if (n >= 2 && tls::LooksLikeClientHello(space.data())) {
+        spdlog::info("event=tls_refused conn={} peer={}", id_, peer_);
+        Fail(Status(NINF_ERR_CONNECT,
+                    "this server does not speak TLS: unset tls_ca (NINF_TLS_CA) for it, or give "
+                    "the server a tls_cert"));
+        return;
+      }
     }
     if (!in_request_) {  // a request begins: its whole must arrive in time
       in_request_ = true;
@@ -308,8 +470,7 @@ void Connection::DispatchFrame() {
 
 bool Connection::Flush() {
   while (out_sent_ < out_.size()) {
-    ssize_t n = ::send(fd_.get(), out_.data() + out_sent_, out_.size() - out_sent_,
-                       MSG_DONTWAIT | MSG_NOSIGNAL);
+    ssize_t n = WriteSome(out_.data() + out_sent_, out_.size() - out_sent_);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
@@ -321,10 +482,12 @@ bool Connection::Flush() {
     out_sent_ += static_cast<std::size_t>(n);
   }
   if (out_sent_ == out_.size()) {
+    if (handover_sent_ && !sealed_) OPENSSL_cleanse(out_.data(), out_.size());  // the key
     out_.clear();
     out_sent_ = 0;
     if (state_ == State::kFinishing) {
-      (void)::shutdown(fd_.get(), SHUT_WR);  // best effort: the peer may be gone
+      if (ssl_) (void)SSL_shutdown(ssl_.get());  // close_notify, best effort
+      (void)::shutdown(fd_.get(), SHUT_WR);      // best effort: the peer may be gone
       state_ = State::kDraining;
     } else if (state_ == State::kParked && call_pending_) {
       UpdatePoll();
@@ -359,6 +522,9 @@ bool Connection::UpdatePoll() {
   bool pending = out_sent_ < out_.size();
   int events = 0;
   switch (state_) {
+    case State::kHandshake:
+      events = handshake_wants_write_ ? UV_WRITABLE : UV_READABLE;
+      break;
     case State::kReading:
       if (out_.size() - out_sent_ <= kMaxPendingOutput) events |= UV_READABLE;
       if (pending) events |= UV_WRITABLE;

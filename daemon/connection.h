@@ -2,6 +2,11 @@
 // after FRAME_CALL parks the socket for the executable that takes it over.
 //
 // States:
+//   handshake a TLS connection (a listener with tls_cert) runs its TLS
+//             handshake, driven by the same poll (non-blocking SSL_accept)
+//             and bounded by the request timeout: a client stalling in it
+//             is closed. A first frame in plaintext ("NINF") gets one
+//             plaintext FRAME_ERROR saying the server requires TLS.
 //   reading   polls for input (and output while replies are pending). One
 //             timer bounds it: a connection that starts no request within
 //             the idle timeout is closed, and a request must arrive whole
@@ -27,6 +32,15 @@
 //
 // All socket I/O uses MSG_DONTWAIT, so it never blocks even after the
 // socket was switched to blocking mode for the executable.
+//
+// Over TLS, requests are read and replies written through the session.
+// Before the hand-over the connection sends FRAME_HANDOVER with a fresh key
+// (SendHandover) and, once it is out, frees its session without a
+// close_notify (SealTls): from then on the client and the executable speak
+// their own TLS session on the socket, and this connection writes nothing
+// more on it (heartbeats and error frames are dropped; Fail only closes).
+// A plaintext connection whose first bytes are a TLS ClientHello gets one
+// FRAME_ERROR saying that this server does not speak TLS.
 #pragma once
 
 #include <google/protobuf/message_lite.h>
@@ -42,6 +56,7 @@
 #include "protocol/auth.h"
 #include "protocol/frame.h"
 #include "protocol/status.h"
+#include "protocol/tls.h"
 
 namespace ninf::daemon {
 
@@ -84,9 +99,10 @@ class Connection {
   };
   // `rules` (which outlives the connection) says which requests the daemon
   // takes (its frame table, frame_table.h).
+  // `tls`: the listener's TLS context (null: plaintext).
   static std::unique_ptr<Connection> Open(uv_loop_t *loop, UniqueFd fd, uint64_t id,
                                           std::string peer, Delegate *delegate, Timeouts timeouts,
-                                          const RequestRules &rules);
+                                          const RequestRules &rules, const tls::Context &tls = {});
   ~Connection() = default;
 
   // Queues one reply frame and writes as much as the socket takes now.
@@ -140,6 +156,24 @@ class Connection {
   // Closes at once (pending output is dropped). Safe to call repeatedly.
   void Close();
 
+  // TLS. Whether the connection came through a TLS listener; whether
+  // ninfd's own session still runs (before SealTls).
+  bool tls() const { return tls_; }
+  bool tls_active() const { return ssl_ != nullptr; }
+  // The verified client certificate's subject (RFC 2253, "CN=alice,O=site");
+  // empty without TLS or without a client certificate.
+  const std::string &peer_subject() const { return peer_subject_; }
+  // Parked, TLS active: queues FRAME_HANDOVER with a fresh key. Errors:
+  // NINF_ERR_INTERNAL (no randomness).
+  Status SendHandover();
+  bool handover_sent() const { return handover_sent_; }
+  // Once FRAME_HANDOVER is out: frees the session without a close_notify;
+  // the connection writes nothing more.
+  void SealTls();
+  // The key FRAME_HANDOVER carried (for CTL_HANDOFF).
+  const tls::Psk &handover_psk() const { return psk_; }
+  bool sealed() const { return sealed_; }
+
   uint64_t id() const { return id_; }              // also the order of acceptance
   uint64_t requests() const { return requests_; }  // complete requests read
   bool peer_shut_write() const { return peer_shut_write_; }
@@ -147,7 +181,10 @@ class Connection {
   const std::string &peer() const { return peer_; }
   bool reading() const { return state_ == State::kReading; }
   // Reading, with bytes of a request read but not all of it yet.
-  bool request_started() const { return state_ == State::kReading && in_request_; }
+  // A TLS handshake under way counts as a request started.
+  bool request_started() const {
+    return (state_ == State::kReading && in_request_) || state_ == State::kHandshake;
+  }
   // The last reply is out and the write side shut: only the peer's close is awaited.
   bool draining() const { return state_ == State::kDraining; }
   // uv_now() of the loop when the connection was opened.
@@ -179,7 +216,7 @@ class Connection {
   void set_data(void *data) { data_ = data; }
 
  private:
-  enum class State { kReading, kParked, kFinishing, kDraining, kClosed };
+  enum class State { kHandshake, kReading, kParked, kFinishing, kDraining, kClosed };
 
   Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate, Timeouts timeouts,
              const RequestRules &rules);
@@ -189,6 +226,11 @@ class Connection {
   static void OnHandleClosed(uv_handle_t *handle);
 
   void ReadRequests();
+  void ContinueHandshake();
+  // One read or write of the connection's bytes, through TLS when it is
+  // on: bytes moved, 0 for the peer's end, -1 with errno (EAGAIN: not now).
+  ssize_t ReadSome(void *buf, std::size_t n);
+  ssize_t WriteSome(const void *buf, std::size_t n);
   void Drain();
   bool Flush();
   void SendHeartbeat();
@@ -222,6 +264,14 @@ class Connection {
   int poll_events_ = 0;  // what uv_poll currently watches
   int open_handles_ = 2;
   AuthState auth_;
+  bool tls_ = false;
+  tls::SslPtr ssl_;
+  bool sniffed_ = false;  // the first bytes were looked at (plaintext or TLS?)
+  bool handshake_wants_write_ = false;
+  bool handover_sent_ = false;
+  bool sealed_ = false;
+  tls::Psk psk_{};
+  std::string peer_subject_;
 };
 
 }  // namespace ninf::daemon

@@ -49,7 +49,16 @@ class MetaDaemon : public ninf::daemon::Service {
     auto table = ninf::meta::MetaSettingsTable();
     for (const std::string &key : ninf::meta::ChangedMetaSettings(running_, fresh))
       (ninf::daemon::AppliesLiveIn(table, key) ? applied : restart).push_back(key);
+    const MetaSettings previous = running_;
     running_ = ninf::daemon::LiveSettingsOf(table, running_, fresh);
+    // The TLS files are read again (a renewed certificate keeps its path);
+    // a failure keeps the ones in use.
+    if (Status st = server_.LoadTls(running_); !st.ok()) {
+      spdlog::error("event=reload_failed settings=tls error={}", Quoted(st.message()));
+      running_.tls_cert = previous.tls_cert;
+      running_.tls_key = previous.tls_key;
+      running_.tls_client_ca = previous.tls_client_ca;
+    }
     spdlog::set_level(spdlog::level::from_str(running_.log_level));
     ninf::daemon::LogReload("ninf-meta", applied, restart);
   }

@@ -100,6 +100,7 @@ double MetaServer::Now() const {
 Status MetaServer::Start() {
   if (!settings_.key_file.empty())
     NINF_RETURN_IF_ERROR(auth::LoadKeyFile(settings_.key_file, &keys_));
+  NINF_RETURN_IF_ERROR(LoadTls(settings_));
   NINF_RETURN_IF_ERROR(
       daemon::CheckExposure(settings_.listen, !keys_.keys.empty(), settings_.insecure));
   NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
@@ -149,6 +150,21 @@ void MetaServer::MaybeStopped() {
   done();
 }
 
+Status MetaServer::LoadTls(const MetaSettings &s) {
+  if (s.tls_cert.empty()) {
+    if (!s.tls_key.empty() || !s.tls_client_ca.empty())
+      return Status(NINF_ERR_CONFIG, "tls_key and tls_client_ca need tls_cert");
+    tls_.reset();
+    return Status::Ok();
+  }
+  tls::Context fresh;
+  NINF_RETURN_IF_ERROR(tls::MakeServerContext(
+      {.cert = s.tls_cert, .key = s.tls_key, .client_ca = s.tls_client_ca}, &fresh));
+  tls_ = std::move(fresh);  // running connections keep the context they were made with
+  spdlog::info("event=tls state=on cert={}", daemon::Quoted(s.tls_cert));
+  return Status::Ok();
+}
+
 void MetaServer::Accept(daemon::UniqueFd fd, const std::string &peer) {
   if (stopping_) return;
   // The same limits and replacement as ninfd's (daemon/connection_set.h):
@@ -164,8 +180,8 @@ void MetaServer::Accept(daemon::UniqueFd fd, const std::string &peer) {
   timeouts.idle_ms = static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000;
   timeouts.request_ms = static_cast<uint64_t>(settings_.request_timeout_seconds) * 1000;
   if (!keys_.keys.empty()) timeouts.idle_ms = std::min(timeouts.idle_ms, timeouts.request_ms);
-  std::unique_ptr<Connection> conn = Connection::Open(loop_, std::move(fd), next_connection_id_++,
-                                                      peer, this, timeouts, MetaRequestRules());
+  std::unique_ptr<Connection> conn = Connection::Open(
+      loop_, std::move(fd), next_connection_id_++, peer, this, timeouts, MetaRequestRules(), tls_);
   if (!conn) return;
   connections_.Add(std::move(conn));
   ++counters_.connections_accepted;

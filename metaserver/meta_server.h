@@ -49,6 +49,10 @@ class MetaServer : public daemon::Connection::Delegate {
   // Loads the keys, listens, starts the lease timer, writes the ready file.
   // Errors: NINF_ERR_CONFIG (key file), NINF_ERR_SERVER (cannot listen).
   Status Start();
+  // Builds the TLS context of the listener from `s`'s tls_cert, tls_key and
+  // tls_client_ca (none without tls_cert): at start and on SIGHUP, where a
+  // failure keeps the context in use (and is returned).
+  Status LoadTls(const MetaSettings &s);
   // Closes the listener, every connection and the timer; `on_stopped` runs
   // once they are closed.
   void Shutdown(std::function<void()> on_stopped);
@@ -123,6 +127,7 @@ class MetaServer : public daemon::Connection::Delegate {
   // removes it (a server that reconnected has a new one).
   std::unordered_map<std::string, daemon::Connection *> registered_by_;
   auth::KeyRing keys_;
+  tls::Context tls_;  // null: plaintext TCP
   daemon::Listener listener_;
   std::unique_ptr<daemon::MetricsEndpoint> metrics_;  // `metrics` set
   uv_timer_t lease_timer_{};

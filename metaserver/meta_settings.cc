@@ -69,6 +69,9 @@ const MetaSettingSpec kTable[] = {
      "register a server and be sent calls",
      &MetaSettings::insecure},
     daemon::MetricsRow<MetaSettings>(),
+    daemon::TlsCertRow<MetaSettings>(),
+    daemon::TlsKeyRow<MetaSettings>(),
+    daemon::TlsClientCaRow<MetaSettings>(),
 };
 
 }  // namespace

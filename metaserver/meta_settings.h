@@ -37,6 +37,10 @@ struct MetaSettings {
   std::string key_file;
   bool insecure = false;
   std::string metrics;  // "[HOST:]PORT" of the Prometheus endpoint; "": none
+  std::string
+      tls_cert;  // PEM files (docs/security.md); "": plaintext TCP (ninf-meta: not yet used)
+  std::string tls_key;
+  std::string tls_client_ca;
 };
 
 using MetaSettingSpec = daemon::SettingSpecOf<MetaSettings>;

@@ -101,6 +101,11 @@ inline constexpr uint32_t kHandoffPersistent = 0x1;
 inline constexpr uint32_t kHandoffReusable = 0x2;
 // The call's client authenticated with the key whose id is HANDOFF's key_id.
 inline constexpr uint32_t kHandoffKeyed = 0x4;
+// The client's connection is TLS: ninfd has sent it FRAME_HANDOVER with
+// HANDOFF's psk, and the executable accepts the client's TLS handshake
+// authenticated by that key before it reads a frame (protocol/tls.h).
+inline constexpr uint32_t kHandoffTls = 0x8;
+inline constexpr std::size_t kControlPskSize = 32;
 // Sizes of the authentication exchange (protocol/auth.h), which the
 // executables do not link.
 inline constexpr std::size_t kControlKeyIdSize = 8;
@@ -133,6 +138,7 @@ struct ControlMsg {
   uint8_t client_nonce[kControlNonceSize] = {};  // PROVE
   uint8_t server_nonce[kControlNonceSize] = {};  // PROVE
   uint8_t proof[kControlNonceSize] = {};         // PROVE: the daemon's; PROVED: the executable's
+  uint8_t psk[kControlPskSize] = {};             // HANDOFF (kHandoffTls): the hand-over key
 };
 
 // Sends one message; attaches `pass_fd` when it is >= 0.

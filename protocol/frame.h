@@ -77,7 +77,8 @@ inline constexpr uint64_t kMaxProbePayload = uint64_t{16} << 20;
   X(FRAME_FETCH, 29)          /* executable -> ninfd  StoreKey */        \
   X(FRAME_DATA, 30)           /* ninfd -> executable  Data + bytes */    \
   X(FRAME_REDIRECT, 31)       /* ninfd -> client      Redirect */        \
-  X(FRAME_CLAIM, 32)          /* client -> executable Claim */
+  X(FRAME_CLAIM, 32)          /* client -> executable Claim */           \
+  X(FRAME_HANDOVER, 33)       /* ninfd -> client      Handover */
 
 enum FrameType : uint16_t {
 #define NINF_FRAME_ENUM_(name, value) name = value,

@@ -1,6 +1,8 @@
 #include "protocol/wire.h"
 
 #include <fcntl.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -19,6 +21,11 @@ namespace ninf {
 namespace {
 
 constexpr int kIovBatch = 64;
+
+// Over TLS, payload pieces below this are gathered with the headers into
+// one SSL_write (one record, one send) rather than a record each; larger
+// ones are encrypted straight from the caller's memory.
+constexpr std::size_t kTlsGather = 16 * 1024;
 
 Status IoError(const char *what, int err) {
   if (err == 0)
@@ -48,6 +55,7 @@ Channel::Channel(int fd, int timeout_ms) : fd_(fd), timeout_ms_(timeout_ms) {
 }
 
 Channel::~Channel() {
+  ssl_.reset();  // before the socket it uses
   if (fd_ >= 0) ::close(fd_);
   if (received_fd_ >= 0) ::close(received_fd_);
 }
@@ -62,6 +70,77 @@ Status Channel::Replace(int fd) {
   local_ = ::getsockname(fd_, reinterpret_cast<sockaddr *>(&addr), &len) == 0 &&
            addr.ss_family == AF_UNIX;
   if (received_fd_ >= 0) ::close(std::exchange(received_fd_, -1));
+  ssl_.reset();  // the session was the old connection's
+  return Status::Ok();
+}
+
+void Channel::UseTls(tls::SslPtr ssl) {
+  // Freed, not shut down: no close_notify may follow on this socket.
+  ssl_ = std::move(ssl);
+  if (ssl_) {
+    const int flags = ::fcntl(fd_, F_GETFL);
+    if (flags >= 0 && !(flags & O_NONBLOCK)) (void)::fcntl(fd_, F_SETFL, flags | O_NONBLOCK);
+  }
+}
+
+Status Channel::TlsWait(int r, const char *what) {
+  const int err = SSL_get_error(ssl_.get(), r);
+  if (err == SSL_ERROR_WANT_READ) return WaitReady(POLLIN);
+  if (err == SSL_ERROR_WANT_WRITE) return WaitReady(POLLOUT);
+  if (err == SSL_ERROR_ZERO_RETURN) return IoError(what, 0);
+  if (err == SSL_ERROR_SYSCALL) {
+    const int e = errno;
+    ERR_clear_error();
+    return IoError(what, e == EAGAIN ? 0 : e);
+  }
+  std::string detail = tls::TakeErrors("TLS error");
+  // TLS 1.3 lets the client finish its handshake before the server checks
+  // the client's certificate: its refusal comes as the first read's alert.
+  if (detail.find("certificate required") != std::string::npos)
+    detail +=
+        " (the server requires a client certificate: set tls_cert and tls_key, or "
+        "NINF_TLS_CERT and NINF_TLS_KEY)";
+  else if (detail.find("unknown ca") != std::string::npos ||
+           detail.find("bad certificate") != std::string::npos)
+    detail +=
+        " (the server refused the client certificate: tls_cert must be signed by the "
+        "server's tls_client_ca)";
+  return Status(NINF_ERR_COMMUNICATION, std::string("TLS ") + what + ": " + detail);
+}
+
+Status Channel::TlsWrite(const void *data, std::size_t n) {
+  const char *p = static_cast<const char *>(data);
+  while (n > 0) {
+    ERR_clear_error();
+    std::size_t written = 0;
+    // Bounded so that a multi-GiB array still sees the timeout between steps.
+    const std::size_t take = std::min<std::size_t>(n, std::size_t{1} << 30);
+    const int r = SSL_write_ex(ssl_.get(), p, take, &written);
+    if (r == 1) {
+      p += written;
+      n -= written;
+      bytes_sent_ += written;
+      continue;
+    }
+    NINF_RETURN_IF_ERROR(TlsWait(r, "send"));
+  }
+  return Status::Ok();
+}
+
+Status Channel::TlsRead(void *data, std::size_t n) {
+  char *p = static_cast<char *>(data);
+  while (n > 0) {
+    ERR_clear_error();
+    std::size_t got = 0;
+    const int r = SSL_read_ex(ssl_.get(), p, n, &got);
+    if (r == 1) {
+      p += got;
+      n -= got;
+      bytes_received_ += got;
+      continue;
+    }
+    NINF_RETURN_IF_ERROR(TlsWait(r, "receive"));
+  }
   return Status::Ok();
 }
 
@@ -94,6 +173,24 @@ Status Channel::SendFrame(FrameType type, const google::protobuf::MessageLite *m
   for (const iovec &v : payload) h.payload_length += v.iov_len;
   uint8_t fixed[kFrameHeaderSize];
   EncodeFrameHeader(h, fixed);
+
+  if (ssl_) {
+    // The headers and small pieces go together; a large piece flushes what
+    // was gathered and is encrypted from where it lies.
+    std::string gathered(reinterpret_cast<const char *>(fixed), sizeof fixed);
+    gathered += header_bytes;
+    for (const iovec &v : payload) {
+      if (v.iov_len < kTlsGather) {
+        gathered.append(static_cast<const char *>(v.iov_base), v.iov_len);
+        continue;
+      }
+      if (!gathered.empty()) NINF_RETURN_IF_ERROR(TlsWrite(gathered.data(), gathered.size()));
+      gathered.clear();
+      NINF_RETURN_IF_ERROR(TlsWrite(v.iov_base, v.iov_len));
+    }
+    if (!gathered.empty()) NINF_RETURN_IF_ERROR(TlsWrite(gathered.data(), gathered.size()));
+    return Status::Ok();
+  }
 
   std::vector<iovec> iov;
   iov.reserve(payload.size() + 2);
@@ -132,6 +229,10 @@ Status Channel::ReadFully(void *buf, std::size_t n) {
 }
 
 Status Channel::RecvPayload(std::span<const iovec> into) {
+  if (ssl_) {
+    for (const iovec &v : into) NINF_RETURN_IF_ERROR(TlsRead(v.iov_base, v.iov_len));
+    return Status::Ok();
+  }
   std::vector<iovec> iov(into.begin(), into.end());
   std::size_t first = 0;
   Consume(iov, first, 0);

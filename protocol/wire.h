@@ -6,6 +6,13 @@
 // header, the protobuf header and the caller's array pointers into one
 // sendmsg() (writev), and RecvPayload reads straight into the destination
 // buffers (readv). Lengths are 64-bit; transfers over 2 GiB are looped.
+//
+// Over TLS (UseTls) the same calls encrypt and decrypt: each large payload
+// piece is handed to SSL_write straight from the caller's memory (only the
+// small pieces, the frame and protobuf headers, are gathered into one
+// record), and RecvPayload decrypts into the destination buffers. The
+// socket is then non-blocking and every step still waits in poll, so the
+// timeout keeps its meaning.
 #pragma once
 
 #include <google/protobuf/message_lite.h>
@@ -20,6 +27,7 @@
 #include "protocol/frame.h"
 #include "protocol/protocol_export.h"
 #include "protocol/status.h"
+#include "protocol/tls.h"
 
 namespace ninf {
 
@@ -42,6 +50,16 @@ class NINF_PROTOCOL_API Channel {
   // closed, the old connection is kept).
   Status Replace(int fd);
   void set_timeout_ms(int ms) { timeout_ms_ = ms; }
+  int timeout_ms() const { return timeout_ms_; }
+
+  // From now on the frames go through the TLS session `ssl` (established
+  // on this channel's socket), in place of plaintext or of the session
+  // before it, which is freed without a close_notify: on a hand-over the
+  // socket's next bytes belong to the executable's handshake. Null goes
+  // back to plaintext the same way.
+  void UseTls(tls::SslPtr ssl);
+  bool tls() const { return ssl_ != nullptr; }
+  ssl_st *ssl() const { return ssl_.get(); }
 
   // Sends one frame: header message `msg` (may be null for an empty header)
   // followed by the payload pieces, all in one gathered write. `pass_fd` >= 0
@@ -89,6 +107,11 @@ class NINF_PROTOCOL_API Channel {
   // Takes the SCM_RIGHTS descriptor of a received message into received_fd_.
   void KeepReceivedFd(msghdr *mh);
   Status ReadFully(void *buf, std::size_t n);
+  Status TlsWrite(const void *data, std::size_t n);
+  Status TlsRead(void *data, std::size_t n);
+  // What an SSL call that returned `r` means: wait and retry (Ok), or the
+  // error.
+  Status TlsWait(int r, const char *what);
 
   int fd_;
   int timeout_ms_;
@@ -96,6 +119,7 @@ class NINF_PROTOCOL_API Channel {
   int received_fd_ = -1;
   uint64_t bytes_sent_ = 0;
   uint64_t bytes_received_ = 0;
+  tls::SslPtr ssl_;
 };
 
 // Opens a TCP connection to host:port (name resolution included) with

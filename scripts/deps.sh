@@ -14,7 +14,7 @@ NINF_PACKAGES=(
   libuv1-dev libprotobuf-dev protobuf-compiler catch2
   libopenblas-dev liblapacke-dev libopenmpi-dev openmpi-bin libscalapack-openmpi-dev
   slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
-  libspdlog-dev libtomlplusplus-dev libcli11-dev libssl-dev libmicrohttpd-dev prometheus
+  libspdlog-dev libtomlplusplus-dev libcli11-dev libssl-dev openssl libmicrohttpd-dev prometheus
   procps iproute2 util-linux clang-format git
   clang libclang-rt-dev
   python3-matplotlib

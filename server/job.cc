@@ -140,6 +140,10 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   // The key its data references are fetched with (control.h: CTL_PROVE).
   std::memcpy(handoff.key_id, params_.owner.data(),
               std::min(params_.owner.size(), sizeof handoff.key_id));
+  if (conn_->sealed()) {  // TLS: the key the client got in FRAME_HANDOVER
+    handoff.flags |= kHandoffTls;
+    std::memcpy(handoff.psk, conn_->handover_psk().data(), sizeof handoff.psk);
+  }
   handoff.threads = static_cast<uint32_t>(threads_);
   handoff.queue_seconds = QueueSeconds();
   handoff.heartbeat_ms = params_.heartbeat_ms;

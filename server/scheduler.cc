@@ -46,8 +46,9 @@ void Scheduler::Submit(daemon::Connection &conn, CallParams params, bool redirec
     FinishJob(*job, EndReason::kRefused);
     return;
   }
-  // A redirected client sends its arguments to the executable, not here.
-  if (!redirected && !conn.InputWaiting()) {
+  // A redirected client sends its arguments to the executable, not here; a
+  // TLS client sends them only after the hand-over (FRAME_HANDOVER).
+  if (!redirected && !conn.tls() && !conn.InputWaiting()) {
     spdlog::debug("event=call_awaiting_arguments job={} call={} function={} peer={}", job->id(),
                   job->call_id(), job->function(), conn.peer());
     conn.WatchInput(true);

@@ -19,10 +19,23 @@ void Scheduler::StartJob(Job &job) {
   // A heartbeat still on its way must be out before the executable shares
   // the socket, or its frames would interleave with ours.
   job.conn()->StopHeartbeats();
+  // Over TLS the client waits for the hand-over key, sent as the last frame
+  // of ninfd's session; once it is out, the session is freed and the
+  // executable gets the key with the socket (Job::Handoff).
+  // (A redirected call is not handed over: its REDIRECT goes inside
+  // ninfd's session and the client connects to the executable itself.)
+  const bool hand_over_tls = job.conn()->tls_active() && !LaunchOf(job.function()).over_tcp;
+  if (hand_over_tls && !job.conn()->handover_sent()) {
+    if (Status st = job.conn()->SendHandover(); !st.ok()) {
+      FinishJob(job, EndReason::kRefused, st);
+      return;
+    }
+  }
   if (job.conn()->output_pending()) {  // OnOutputFlushed starts it again
     job.conn()->NotifyWhenFlushed();
     return;
   }
+  if (hand_over_tls) job.conn()->SealTls();
   // Off the call path, the pool makes sure the next call finds an
   // executable waiting (WarmAfterHandoff decides when). A function's first
   // call arms its warming, whether or not that call could start (the pool's

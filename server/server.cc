@@ -31,9 +31,9 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
       cores_(cores),
       kept_(settings_, keys_, started_at_),
       listener_(loop, [this](daemon::UniqueFd fd,
-                             const std::string &peer) { Accept(std::move(fd), peer); }),
+                             const std::string &peer) { Accept(std::move(fd), peer, true); }),
       unix_listener_(loop, [this](daemon::UniqueFd fd,
-                                  const std::string &peer) { Accept(std::move(fd), peer); }),
+                                  const std::string &peer) { Accept(std::move(fd), peer, false); }),
       connections_(loop),
       scheduler_(
           loop, settings_, registry_, cores, &counters_, started_at_,
@@ -56,6 +56,7 @@ Server::~Server() = default;
 Status Server::Start() {
   const Admission &admission = scheduler_.admission();
   NINF_RETURN_IF_ERROR(LoadKeys());
+  NINF_RETURN_IF_ERROR(LoadTls());
   NINF_RETURN_IF_ERROR(CheckLaunches(settings_, cores_));
   NINF_RETURN_IF_ERROR(
       daemon::CheckExposure(settings_.listen, auth_required(), settings_.insecure));
@@ -72,6 +73,9 @@ Status Server::Start() {
       LoneCallThreads(admission.config()), QueueOrderName(admission.config().order),
       settings_.queue_limit, settings_.max_call_bytes, settings_.warm_executables, ::getpid(),
       NINF_VERSION);
+  if (tls_)
+    spdlog::info("event=tls state=on cert={} client_ca={}", daemon::Quoted(settings_.tls_cert),
+                 daemon::Quoted(settings_.tls_client_ca));
   if (auth_required())
     spdlog::info("event=authentication state=on key_file={} keys={}", daemon::Quoted(keys_.path),
                  keys_.keys.size());
@@ -110,7 +114,22 @@ Status Server::WriteReadyFile() const {
   return daemon::WritePortFile(settings_.ready_file, listener_.port());
 }
 
-void Server::Accept(daemon::UniqueFd fd, const std::string &peer) {
+Status Server::LoadTls() {
+  if (settings_.tls_cert.empty()) {
+    if (!settings_.tls_key.empty() || !settings_.tls_client_ca.empty())
+      return Status(NINF_ERR_CONFIG, "tls_key and tls_client_ca need tls_cert");
+    tls_.reset();
+    return Status::Ok();
+  }
+  tls::Context fresh;
+  NINF_RETURN_IF_ERROR(tls::MakeServerContext(
+      {.cert = settings_.tls_cert, .key = settings_.tls_key, .client_ca = settings_.tls_client_ca},
+      &fresh));
+  tls_ = std::move(fresh);  // running connections keep the context they were made with
+  return Status::Ok();
+}
+
+void Server::Accept(daemon::UniqueFd fd, const std::string &peer, bool tcp) {
   if (stopping_) return;  // fd closes here
   const daemon::ConnectionSet::Limits limits{
       .total = static_cast<std::size_t>(settings_.max_connections),
@@ -127,7 +146,8 @@ void Server::Accept(daemon::UniqueFd fd, const std::string &peer) {
   // start a request than to finish one.
   if (auth_required()) timeouts.idle_ms = std::min(timeouts.idle_ms, timeouts.request_ms);
   std::unique_ptr<daemon::Connection> conn =
-      daemon::Connection::Open(loop_, std::move(fd), id, peer, this, timeouts, NinfdRequestRules());
+      daemon::Connection::Open(loop_, std::move(fd), id, peer, this, timeouts, NinfdRequestRules(),
+                               tcp ? tls_ : tls::Context());
   if (!conn) return;
   connections_.Add(std::move(conn));
   ++counters_.connections_accepted;
@@ -229,7 +249,18 @@ void Server::ReloadSettings(const Settings &fresh) {
   std::vector<std::string> applied, restart;
   for (const std::string &key : ChangedSettings(settings_, fresh))
     (AppliesLive(key) ? applied : restart).push_back(key);
+  const Settings previous = settings_;
   settings_ = next;
+  // The TLS files are read again at every SIGHUP (a renewed certificate
+  // keeps its path); a reload that fails keeps the files in use.
+  if (Status st = LoadTls(); !st.ok()) {
+    spdlog::error("event=reload_failed settings=tls error={}", daemon::Quoted(st.message()));
+    settings_.tls_cert = previous.tls_cert;
+    settings_.tls_key = previous.tls_key;
+    settings_.tls_client_ca = previous.tls_client_ca;
+  } else if (tls_) {
+    spdlog::info("event=tls_reloaded cert={}", daemon::Quoted(settings_.tls_cert));
+  }
   if (auto level = spdlog::level::from_str(settings_.log_level);
       level != spdlog::level::off || settings_.log_level == "off")
     spdlog::set_level(level);

@@ -87,7 +87,12 @@ class Server : public daemon::Connection::Delegate {
   void OnOutputFlushed(daemon::Connection &conn) override;
   void OnInputArrived(daemon::Connection &conn) override;
 
-  void Accept(daemon::UniqueFd fd, const std::string &peer);
+  // `tcp`: from the TCP listener (TLS when tls_cert is set), not the
+  // same-host Unix socket.
+  void Accept(daemon::UniqueFd fd, const std::string &peer, bool tcp);
+  // Builds the TLS context from tls_cert, tls_key and tls_client_ca (none
+  // without tls_cert). On error the context in use stays.
+  Status LoadTls();
 
   // The watchdog's timer: twice a second the kept data expires and the
   // scheduler holds its jobs to their deadlines.
@@ -144,6 +149,7 @@ class Server : public daemon::Connection::Delegate {
   Counters counters_;
   KeptDataService kept_;
   auth::KeyRing keys_;  // empty: no authentication
+  tls::Context tls_;    // null: plaintext TCP
   daemon::Listener listener_;
   daemon::Listener unix_listener_;  // the same-host path, when there is one
   std::string unix_path_;           // its socket ("" if none)

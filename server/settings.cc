@@ -178,6 +178,9 @@ const SettingSpec kTable[] = {
      "(docs/cluster.md); \"\": a Unix socket, rank 0 on this host",
      &Settings::launch_address},
     daemon::MetricsRow<Settings>(),
+    daemon::TlsCertRow<Settings>(),
+    daemon::TlsKeyRow<Settings>(),
+    daemon::TlsClientCaRow<Settings>(),
 };
 
 Status Invalid(const std::string &source, const std::string &what) {

@@ -83,6 +83,9 @@ struct Settings {
   std::string srun_args;           // more words for it
   std::string launch_address;      // "HOST[:PORT]": launched executables connect back over TCP
   std::string metrics;             // "[HOST:]PORT" of the Prometheus endpoint; "": none
+  std::string tls_cert;            // PEM files (docs/security.md); "": plaintext TCP
+  std::string tls_key;
+  std::string tls_client_ca;  // "": no client certificate asked
   // Per-function overrides of call_wall_seconds, call_cpu_seconds,
   // executable_max_calls, mpi_ranks and launcher, from the config file's
   // [limits.NAME] tables.

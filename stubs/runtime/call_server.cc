@@ -29,6 +29,10 @@ extern "C" void omp_set_num_threads(int) __attribute__((weak));
 namespace ninf::stub {
 namespace {
 
+// How long the client may take for its hand-over handshake (it starts it
+// as soon as it has read FRAME_HANDOVER).
+constexpr int kHandoverHandshakeMs = 10000;
+
 double Now() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
@@ -399,10 +403,30 @@ Status CallServer::ServeFrame(Channel &ch, const FrameHeader &h, ControlMsg *don
 int CallServer::Serve(int client_fd) {
   // ninfd keeps its sockets non-blocking; this process does blocking I/O.
   Channel ch(client_fd);  // owns it from here
+  const bool tls = handoff_.flags & kHandoffTls;
+  // Over TLS the channel polls a non-blocking socket (wire.h).
   const int flags = ::fcntl(client_fd, F_GETFL);
-  if (flags < 0 || ::fcntl(client_fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+  if (flags < 0 ||
+      ::fcntl(client_fd, F_SETFL, tls ? flags | O_NONBLOCK : flags & ~O_NONBLOCK) < 0) {
     std::perror("ninf executable: fcntl on the client socket");
     return 2;
+  }
+  if (tls) {
+    // ninfd gave the client the same key inside its own TLS session
+    // (FRAME_HANDOVER); the client's handshake comes next on this socket.
+    tls::Psk psk;
+    std::memcpy(psk.data(), handoff_.psk, psk.size());
+    std::memset(handoff_.psk, 0, sizeof handoff_.psk);  // used once
+    tls::SslPtr ssl;
+    Status st = tls::PskAccept(client_fd, psk, kHandoverHandshakeMs, &ssl);
+    std::memset(psk.data(), 0, psk.size());
+    if (!st.ok()) {
+      std::fprintf(stderr, "ninf executable %s: %s\n", iface_.name().c_str(),
+                   st.ToString().c_str());
+      Report({.kind = CTL_CALL_DONE, .error_code = st.code()});
+      return 1;
+    }
+    ch.UseTls(std::move(ssl));
   }
   const bool persistent = handoff_.flags & kHandoffPersistent;
   const uint64_t max_payload = handoff_.max_call_bytes ? handoff_.max_call_bytes : UINT64_MAX;

@@ -1,0 +1,402 @@
+#include "protocol/tls.h"
+
+#include <openssl/err.h>
+#include <openssl/rand.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cstring>
+#include <map>
+#include <mutex>
+
+namespace ninf::tls {
+namespace {
+
+// AES-128-GCM first: the fastest suite on hosts with AES-NI (6 GB/s a core
+// on the development VM, above what loopback TCP carries).
+constexpr const char *kSuites =
+    "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
+// The hand-over PSK's identity: one key per hand-over, so no name is needed
+// to pick it; a fixed one lets a stranger's handshake fail plainly.
+constexpr unsigned char kPskIdentity[] = "ninf-handover";
+constexpr unsigned char kPskSuite[2] = {0x13, 0x01};  // TLS_AES_128_GCM_SHA256
+// Tickets kept by a client process, one per server.
+constexpr std::size_t kMaxSessions = 1024;
+// A read fills this much at once (read-ahead): fewer recv calls for arrays.
+constexpr std::size_t kReadBuffer = 64 * 1024;
+
+Status Timeout(int timeout_ms) {
+  return Status(NINF_ERR_TIMEOUT,
+                "no progress in the TLS handshake for " + std::to_string(timeout_ms) + " ms");
+}
+
+// Waits for `events` on `fd`; false on timeout or error (errno says which).
+bool WaitFor(int fd, short events, int timeout_ms) {
+  pollfd p{fd, events, 0};
+  for (;;) {
+    int r = ::poll(&p, 1, timeout_ms);
+    if (r > 0) return true;
+    if (r == 0) {
+      errno = ETIMEDOUT;
+      return false;
+    }
+    if (errno != EINTR) return false;
+  }
+}
+
+void CommonSetup(SSL_CTX *ctx) {
+  SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION);
+  SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION);
+  SSL_CTX_set_ciphersuites(ctx, kSuites);
+  SSL_CTX_set_read_ahead(ctx, 1);
+  SSL_CTX_set_default_read_buffer_len(ctx, kReadBuffer);
+  SSL_CTX_set_mode(ctx, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  // A peer that closes without close_notify reads as a plain end of stream:
+  // the frames carry their own lengths, so a truncated frame is still
+  // caught, and ninfd's hand-over must end its session without one.
+  SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_RENEGOTIATION);
+}
+
+Status ConfigError(const std::string &what) {
+  return Status(NINF_ERR_CONFIG, what + ": " + TakeErrors("unknown OpenSSL error"));
+}
+
+// The client's session cache: the newest ticket of each server, so that a
+// one-shot call resumes (one ticket per server: tickets are meant to be
+// used once, and a new one comes with every resumed connection).
+std::mutex g_sessions_mu;
+std::map<std::string, SSL_SESSION *> *g_sessions = new std::map<std::string, SSL_SESSION *>;
+int g_key_index = -1;  // SSL ex_data: the std::string server key
+
+void FreeKey(void *, void *ptr, CRYPTO_EX_DATA *, int, long, void *) {
+  delete static_cast<std::string *>(ptr);
+}
+
+int KeyIndex() {
+  static std::once_flag once;
+  std::call_once(once,
+                 [] { g_key_index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, FreeKey); });
+  return g_key_index;
+}
+
+int OnNewSession(SSL *ssl, SSL_SESSION *session) {
+  auto *key = static_cast<std::string *>(SSL_get_ex_data(ssl, KeyIndex()));
+  if (!key) return 0;
+  std::lock_guard<std::mutex> lock(g_sessions_mu);
+  // Bounded: a client that has talked to very many servers forgets the
+  // tickets of some (their next connection is a full handshake).
+  if (g_sessions->size() >= kMaxSessions && !g_sessions->count(*key)) {
+    SSL_SESSION_free(g_sessions->begin()->second);
+    g_sessions->erase(g_sessions->begin());
+  }
+  SSL_SESSION *&slot = (*g_sessions)[*key];
+  if (slot) SSL_SESSION_free(slot);
+  slot = session;
+  return 1;  // the cache keeps the reference
+}
+
+// The external PSK as a session (TLS 1.3, AES-128-GCM-SHA256).
+SSL_SESSION *PskSession(SSL *ssl, const Psk &psk) {
+  const SSL_CIPHER *cipher = SSL_CIPHER_find(ssl, kPskSuite);
+  if (!cipher) return nullptr;
+  SSL_SESSION *s = SSL_SESSION_new();
+  if (!s) return nullptr;
+  if (!SSL_SESSION_set1_master_key(s, psk.data(), psk.size()) ||
+      !SSL_SESSION_set_cipher(s, cipher) || !SSL_SESSION_set_protocol_version(s, TLS1_3_VERSION)) {
+    SSL_SESSION_free(s);
+    return nullptr;
+  }
+  return s;
+}
+
+int UsePsk(SSL *ssl, const EVP_MD *md, const unsigned char **id, size_t *idlen,
+           SSL_SESSION **sess) {
+  const auto *psk = static_cast<const Psk *>(SSL_get_app_data(ssl));
+  const SSL_CIPHER *cipher = SSL_CIPHER_find(ssl, kPskSuite);
+  *sess = nullptr;
+  *id = nullptr;
+  *idlen = 0;
+  if (!psk || !cipher) return 0;
+  if (md && md != SSL_CIPHER_get_handshake_digest(cipher)) return 1;  // no PSK for this suite
+  *sess = PskSession(ssl, *psk);
+  if (!*sess) return 0;
+  *id = kPskIdentity;
+  *idlen = sizeof kPskIdentity - 1;
+  return 1;
+}
+
+int FindPsk(SSL *ssl, const unsigned char *id, size_t idlen, SSL_SESSION **sess) {
+  const auto *psk = static_cast<const Psk *>(SSL_get_app_data(ssl));
+  *sess = nullptr;
+  if (!psk) return 0;
+  if (idlen != sizeof kPskIdentity - 1 || std::memcmp(id, kPskIdentity, idlen) != 0) return 1;
+  *sess = PskSession(ssl, *psk);
+  return *sess ? 1 : 0;
+}
+
+SSL_CTX *PskContext(bool server) {
+  static SSL_CTX *contexts[2] = {};
+  static std::once_flag once[2];
+  std::call_once(once[server], [server] {
+    SSL_CTX *ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
+    if (!ctx) return;
+    CommonSetup(ctx);
+    SSL_CTX_set_ciphersuites(ctx, "TLS_AES_128_GCM_SHA256");
+    if (server) {
+      SSL_CTX_set_num_tickets(ctx, 0);  // the key is used once: nothing to resume
+      SSL_CTX_set_psk_find_session_callback(ctx, FindPsk);
+    } else {
+      SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);  // the PSK authenticates
+      SSL_CTX_set_psk_use_session_callback(ctx, UsePsk);
+    }
+    contexts[server] = ctx;
+  });
+  return contexts[server];
+}
+
+// Why a certificate was refused, and what fixes it.
+Status VerifyFailure(long code, const std::string &server) {
+  std::string why = X509_verify_cert_error_string(code);
+  switch (code) {
+    case X509_V_ERR_CERT_HAS_EXPIRED:
+      return Status(NINF_ERR_AUTH, "TLS: the certificate of server " + server + " has expired (" +
+                                       why + "): the server's operator must renew its tls_cert");
+    case X509_V_ERR_CERT_NOT_YET_VALID:
+      return Status(NINF_ERR_AUTH, "TLS: the certificate of server " + server +
+                                       " is not valid yet (" + why +
+                                       "): check the clocks, or the server's tls_cert");
+    case X509_V_ERR_HOSTNAME_MISMATCH:
+    case X509_V_ERR_IP_ADDRESS_MISMATCH:
+      return Status(NINF_ERR_AUTH,
+                    "TLS: the certificate of server " + server + " is for another host (" + why +
+                        "): connect by a name or address the certificate lists, or give the "
+                        "server a tls_cert for this one");
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+    case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+    case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+    case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    case X509_V_ERR_CERT_SIGNATURE_FAILURE:
+      return Status(NINF_ERR_AUTH,
+                    "TLS: the certificate of server " + server + " is untrusted (" + why +
+                        "): it is not signed by a CA in the client's tls_ca (NINF_TLS_CA)");
+    default:
+      return Status(NINF_ERR_AUTH,
+                    "TLS: the certificate of server " + server + " was refused: " + why);
+  }
+}
+
+enum class Role { kConnect, kAccept };
+
+// Runs the handshake of `ssl` on `fd` to its end. `sniff`: before the first
+// bytes of the peer are read, look whether they are a plaintext Ninf frame.
+Status Handshake(SSL *ssl, int fd, Role role, int timeout_ms, const std::string &peer, bool sniff,
+                 bool *plaintext) {
+  const int wait_ms = timeout_ms < 0 ? -1 : timeout_ms;
+  for (;;) {
+    ERR_clear_error();
+    const int r = role == Role::kConnect ? SSL_connect(ssl) : SSL_accept(ssl);
+    if (r == 1) return Status::Ok();
+    const int err = SSL_get_error(ssl, r);
+    if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+      if (!WaitFor(fd, err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, wait_ms)) {
+        if (errno == ETIMEDOUT) return Timeout(timeout_ms);
+        return Status(NINF_ERR_COMMUNICATION, std::string("poll: ") + std::strerror(errno));
+      }
+      if (sniff && err == SSL_ERROR_WANT_READ) {
+        // The session reads from an empty memory buffer until now (Connect),
+        // so no byte of the answer has been taken from the socket yet.
+        sniff = false;
+        unsigned char first[4];
+        const ssize_t n = ::recv(fd, first, sizeof first, MSG_PEEK | MSG_DONTWAIT);
+        if (n == static_cast<ssize_t>(sizeof first) && std::memcmp(first, "NINF", 4) == 0) {
+          if (plaintext) *plaintext = true;
+          return Status(NINF_ERR_CONNECT, "server " + peer +
+                                              " does not speak TLS (it answered in plaintext); "
+                                              "unset tls_ca (NINF_TLS_CA) for this server");
+        }
+        BIO *socket_bio = BIO_new_socket(fd, BIO_NOCLOSE);
+        if (!socket_bio) return Status(NINF_ERR_INTERNAL, "BIO_new_socket failed");
+        SSL_set0_rbio(ssl, socket_bio);
+      }
+      continue;
+    }
+    if (role == Role::kConnect) {
+      const long verify = SSL_get_verify_result(ssl);
+      if (verify != X509_V_OK) return VerifyFailure(verify, peer);
+    }
+    std::string detail = TakeErrors("");
+    if (detail.empty())
+      detail = err == SSL_ERROR_SYSCALL || err == SSL_ERROR_ZERO_RETURN
+                   ? "the peer closed the connection"
+                   : "handshake failed";
+    return Status(NINF_ERR_COMMUNICATION, "TLS handshake with " + peer + " failed: " + detail);
+  }
+}
+
+}  // namespace
+
+void SslFree::operator()(ssl_st *ssl) const {
+  // Marked as shut down (nothing is sent): OpenSSL would otherwise take a
+  // session freed without a close_notify as bad and its ticket as spent,
+  // and a hand-over frees ninfd's session exactly so.
+  if (ssl) SSL_set_shutdown(ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+  SSL_free(ssl);
+}
+
+std::string TakeErrors(const char *fallback) {
+  std::string text;
+  while (unsigned long e = ERR_get_error()) {
+    char buf[256];
+    ERR_error_string_n(e, buf, sizeof buf);
+    if (!text.empty()) text += "; ";
+    // The last field is the reason: "error:0A000086:SSL routines::certificate verify failed".
+    const char *reason = std::strrchr(buf, ':');
+    text += reason && reason[1] ? reason + 1 : buf;
+  }
+  return text.empty() ? fallback : text;
+}
+
+Status MakeClientContext(const ClientFiles &files, Context *out) {
+  Context ctx(SSL_CTX_new(TLS_client_method()), SSL_CTX_free);
+  if (!ctx) return ConfigError("TLS client context");
+  CommonSetup(ctx.get());
+  if (SSL_CTX_load_verify_locations(ctx.get(), files.ca.c_str(), nullptr) != 1)
+    return ConfigError("tls_ca (NINF_TLS_CA) " + files.ca);
+  SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
+  if (files.cert.empty() != files.key.empty())
+    return Status(NINF_ERR_CONFIG,
+                  "tls_cert and tls_key (NINF_TLS_CERT, NINF_TLS_KEY) come together: set both");
+  if (!files.cert.empty()) {
+    if (SSL_CTX_use_certificate_chain_file(ctx.get(), files.cert.c_str()) != 1)
+      return ConfigError("tls_cert (NINF_TLS_CERT) " + files.cert);
+    if (SSL_CTX_use_PrivateKey_file(ctx.get(), files.key.c_str(), SSL_FILETYPE_PEM) != 1)
+      return ConfigError("tls_key (NINF_TLS_KEY) " + files.key);
+    if (SSL_CTX_check_private_key(ctx.get()) != 1)
+      return ConfigError("tls_key (NINF_TLS_KEY) " + files.key + " does not match tls_cert");
+  }
+  SSL_CTX_set_session_cache_mode(ctx.get(),
+                                 SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+  SSL_CTX_sess_set_new_cb(ctx.get(), OnNewSession);
+  *out = std::move(ctx);
+  return Status::Ok();
+}
+
+Status MakeServerContext(const ServerFiles &files, Context *out) {
+  Context ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
+  if (!ctx) return ConfigError("TLS server context");
+  CommonSetup(ctx.get());
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE);
+  if (SSL_CTX_use_certificate_chain_file(ctx.get(), files.cert.c_str()) != 1)
+    return ConfigError("tls_cert " + files.cert);
+  if (SSL_CTX_use_PrivateKey_file(ctx.get(), files.key.c_str(), SSL_FILETYPE_PEM) != 1)
+    return ConfigError("tls_key " + files.key);
+  if (SSL_CTX_check_private_key(ctx.get()) != 1)
+    return ConfigError("tls_key " + files.key + " does not match tls_cert");
+  if (!files.client_ca.empty()) {
+    if (SSL_CTX_load_verify_locations(ctx.get(), files.client_ca.c_str(), nullptr) != 1)
+      return ConfigError("tls_client_ca " + files.client_ca);
+    STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(files.client_ca.c_str());
+    if (names) SSL_CTX_set_client_CA_list(ctx.get(), names);
+    SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+  }
+  // Resumption (tickets) needs a session id context once clients are
+  // verified; one ticket per connection is enough for the next one.
+  static const unsigned char kContext[] = "ninfd";
+  SSL_CTX_set_session_id_context(ctx.get(), kContext, sizeof kContext - 1);
+  SSL_CTX_set_num_tickets(ctx.get(), 1);
+  *out = std::move(ctx);
+  return Status::Ok();
+}
+
+Status RandomPsk(Psk *out) {
+  if (RAND_bytes(out->data(), static_cast<int>(out->size())) != 1)
+    return Status(NINF_ERR_INTERNAL, "RAND_bytes: " + TakeErrors("no randomness"));
+  return Status::Ok();
+}
+
+Status Connect(const Context &ctx, int fd, const std::string &host, int port, int timeout_ms,
+               SslPtr *out, bool *plaintext_server) {
+  if (plaintext_server) *plaintext_server = false;
+  const std::string server = host + ":" + std::to_string(port);
+  SslPtr ssl(SSL_new(ctx.get()));
+  // The ClientHello goes to the socket; the answer is first read from an
+  // empty buffer, so that the handshake waits (WANT_READ) before it takes
+  // a byte: a plaintext server's answer then stays whole in the socket,
+  // where it is recognised (Handshake) and read as a frame.
+  BIO *wbio = BIO_new_socket(fd, BIO_NOCLOSE);
+  BIO *rbio = BIO_new(BIO_s_mem());
+  if (!ssl || !wbio || !rbio) {
+    BIO_free(wbio);
+    BIO_free(rbio);
+    return Status(NINF_ERR_INTERNAL, "SSL_new: " + TakeErrors("failed"));
+  }
+  BIO_set_mem_eof_return(rbio, -1);  // empty: "retry", not end of stream
+  SSL_set_bio(ssl.get(), rbio, wbio);
+  // By IP when the client dialled one, else by name (with SNI).
+  if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl.get()), host.c_str()) != 1) {
+    ERR_clear_error();
+    SSL_set_tlsext_host_name(ssl.get(), host.c_str());
+    if (SSL_set1_host(ssl.get(), host.c_str()) != 1)
+      return Status(NINF_ERR_INTERNAL, "SSL_set1_host: " + TakeErrors("failed"));
+  }
+  SSL_set_ex_data(ssl.get(), KeyIndex(), new std::string(server));
+  {
+    std::lock_guard<std::mutex> lock(g_sessions_mu);
+    auto it = g_sessions->find(server);
+    if (it != g_sessions->end()) {
+      SSL_set_session(ssl.get(), it->second);
+      // Used once: the connection brings a fresh ticket.
+      SSL_SESSION_free(it->second);
+      g_sessions->erase(it);
+    }
+  }
+  NINF_RETURN_IF_ERROR(
+      Handshake(ssl.get(), fd, Role::kConnect, timeout_ms, server, true, plaintext_server));
+  *out = std::move(ssl);
+  return Status::Ok();
+}
+
+namespace {
+
+Status PskHandshake(int fd, const Psk &psk, int timeout_ms, Role role, SslPtr *out) {
+  SSL_CTX *ctx = PskContext(role == Role::kAccept);
+  if (!ctx) return Status(NINF_ERR_INTERNAL, "TLS context: " + TakeErrors("failed"));
+  SslPtr ssl(SSL_new(ctx));
+  if (!ssl || SSL_set_fd(ssl.get(), fd) != 1)
+    return Status(NINF_ERR_INTERNAL, "SSL_new: " + TakeErrors("failed"));
+  SSL_set_app_data(ssl.get(), const_cast<Psk *>(&psk));
+  Status st = Handshake(ssl.get(), fd, role, timeout_ms,
+                        role == Role::kAccept ? "the client" : "the executable", false, nullptr);
+  SSL_set_app_data(ssl.get(), nullptr);  // the key is the caller's and goes with the handshake
+  NINF_RETURN_IF_ERROR(st);
+  *out = std::move(ssl);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status PskConnect(int fd, const Psk &psk, int timeout_ms, SslPtr *out) {
+  return PskHandshake(fd, psk, timeout_ms, Role::kConnect, out);
+}
+
+Status PskAccept(int fd, const Psk &psk, int timeout_ms, SslPtr *out) {
+  return PskHandshake(fd, psk, timeout_ms, Role::kAccept, out);
+}
+
+std::string PeerSubject(ssl_st *ssl) {
+  X509 *cert = SSL_get0_peer_certificate(ssl);
+  if (!cert) return {};
+  BIO *bio = BIO_new(BIO_s_mem());
+  if (!bio) return {};
+  X509_NAME_print_ex(bio, X509_get_subject_name(cert), 0, XN_FLAG_RFC2253);
+  char *data = nullptr;
+  const long n = BIO_get_mem_data(bio, &data);
+  std::string subject(data, n > 0 ? static_cast<std::size_t>(n) : 0);
+  BIO_free(bio);
+  return subject;
+}
+
+}  // namespace ninf::tls

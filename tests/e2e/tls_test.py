@@ -1,0 +1,603 @@
+#!/usr/bin/env python3
+"""TLS 1.3 between the client, ninfd and the executables (docs/security.md).
+
+Makes a site CA and certificates with the openssl command line (a server
+certificate for 127.0.0.1, an expired one, one for another host, an
+untrusted self-signed one, a client certificate), starts real ninfd
+daemons with and without tls_cert, and runs the Python client (libninf) in
+subprocesses, one per client configuration (NINF_TLS_CA, NINF_TLS_CERT,
+NINF_TLS_KEY are read once per process), over TCP (NINF_TRANSPORT=tcp).
+Each check is a function named after what it checks; all run, failures are
+listed at the end.
+
+    tls_test.py NINFD          (PYTHONPATH: the build tree's python folder)
+"""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+REQUEST_TIMEOUT = 2  # seconds, the daemons' request_timeout_seconds
+# A recognisable array: if these bytes show on the wire, the arrays travel
+# in the clear.
+PATTERN = b"SECRET-ARRAY-PATTERN-0123456789!"  # 32 bytes = 4 doubles
+
+
+# ---------------------------------------------------------------- client side
+# Run as `tls_test.py --client JSON`: one client process, its TLS settings
+# in the environment; prints one JSON line per operation.
+
+def client_main(spec):
+    import numpy as np
+    import ninf
+    ninf.set_server(spec["server"])
+    out = []
+    for op in spec["ops"]:
+        try:
+            out.append({"op": op, "ok": True, "value": run_op(np, ninf, op)})
+        except Exception as e:  # the error's text is what is checked
+            out.append({"op": op, "ok": False, "error": str(e)})
+        print(json.dumps(out[-1]), flush=True)
+
+
+def pattern_array(np, n):
+    raw = (PATTERN * (n * 8 // len(PATTERN) + 1))[:n * 8]
+    return np.frombuffer(bytearray(raw), dtype=np.float64).copy()
+
+
+def run_op(np, ninf, op):
+    if op == "null":
+        ninf.call("null")
+        return "done"
+    if op.startswith("echo"):
+        n = int(op.split()[1])
+        a = pattern_array(np, n)
+        before = a.tobytes()
+        ninf.call("echo", n, a)
+        return "same" if a.tobytes() == before else "differs"
+    if op == "dgesv":
+        n = 200
+        rng = np.random.default_rng(7)
+        a0 = rng.standard_normal((n, n)) + n * np.eye(n)
+        b0 = rng.standard_normal(n)
+        a = np.asfortranarray(a0.copy())
+        b = np.array(b0, order="F")
+        ipiv = np.empty(n, dtype=np.int32)
+        info = ninf.call("dgesv", n, 1, a, n, ipiv, b, n, None)
+        x = np.linalg.solve(a0, b0)
+        return {"info": int(info), "max_error": float(np.max(np.abs(b - x)))}
+    if op.startswith("ep "):
+        q = np.zeros(10)
+        sx, sy = ninf.call("ep", int(op.split()[1]), None, None, q)
+        return "done"
+    if op.startswith("handle "):
+        calls = int(op.split()[1])
+        results = []
+        with ninf.Handle("echo") as h:
+            for i in range(calls):
+                a = pattern_array(np, 1000 + i)
+                before = a.tobytes()
+                h.call(1000 + i, a)
+                results.append(a.tobytes() == before)
+        return "same" if all(results) else "differs"
+    if op == "handle-paused":
+        # One call, then wait for the test's go (a line on stdin), then two more.
+        with ninf.Handle("echo") as h:
+            a = pattern_array(np, 100)
+            h.call(100, a)
+            print(json.dumps({"op": "paused"}), flush=True)
+            sys.stdin.readline()
+            for n in (200, 300):
+                a = pattern_array(np, n)
+                before = a.tobytes()
+                h.call(n, a)
+                if a.tobytes() != before:
+                    return "differs"
+        return "same"
+    raise ValueError("unknown op " + op)
+
+
+# ---------------------------------------------------------------- test side
+
+def sh(*cmd, cwd):
+    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def make_certificates(d):
+    """The site CA and the certificates the checks need, in folder d."""
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    sh("openssl", "req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "30",
+       "-subj", "/CN=Test Site CA", cwd=d)
+
+    def signed(name, subject, san, days="30", usage="serverAuth"):
+        sh("openssl", "req", *ec, "-keyout", name + ".key", "-out", name + ".csr",
+           "-subj", subject, cwd=d)
+        with open(os.path.join(d, name + ".ext"), "w") as f:
+            f.write(f"subjectAltName={san}\nextendedKeyUsage={usage}\n" if san else
+                    f"extendedKeyUsage={usage}\n")
+        sh("openssl", "x509", "-req", "-in", name + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+           "-CAcreateserial", "-out", name + ".pem", "-days", days, "-extfile", name + ".ext",
+           cwd=d)
+
+    signed("server", "/CN=ninfd-test", "IP:127.0.0.1")
+    signed("server2", "/CN=ninfd-test-renewed", "IP:127.0.0.1")
+    signed("expired", "/CN=ninfd-expired", "IP:127.0.0.1", days="-1")
+    signed("wronghost", "/CN=elsewhere", "DNS:elsewhere.example,IP:10.9.9.9")
+    signed("alice", "/O=site/CN=alice", None, usage="clientAuth")
+    sh("openssl", "req", "-x509", *ec, "-keyout", "selfsigned.key", "-out", "selfsigned.pem",
+       "-days", "30", "-subj", "/CN=self", "-addext", "subjectAltName=IP:127.0.0.1", cwd=d)
+    # A second CA that signed nothing the server trusts.
+    sh("openssl", "req", "-x509", *ec, "-keyout", "other-ca.key", "-out", "other-ca.pem",
+       "-days", "30", "-subj", "/CN=Other CA", cwd=d)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Daemon:
+    def __init__(self, ninfd, workdir, name, *flags):
+        self.port = free_port()
+        self.address = f"127.0.0.1:{self.port}"
+        self.log_path = os.path.join(workdir, f"ninfd-{name}.log")
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            [ninfd, "--port", str(self.port), "--request-timeout-seconds", str(REQUEST_TIMEOUT),
+             "--log-level", "debug", *flags],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"ninfd {name} exited:\n" + self.text())
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise AssertionError(f"ninfd {name} did not listen:\n" + self.text())
+
+    def text(self):
+        self.log.flush()
+        with open(self.log_path) as f:
+            return f.read()
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+def client_env(certs, ca=None, cert=None, key=None):
+    env = dict(os.environ)
+    env["NINF_TRANSPORT"] = "tcp"
+    env["NINF_TIMEOUT"] = "20"
+    for var in ("NINF_TLS_CA", "NINF_TLS_CERT", "NINF_TLS_KEY", "NINF_SERVER"):
+        env.pop(var, None)
+    if ca:
+        env["NINF_TLS_CA"] = os.path.join(certs, ca)
+    if cert:
+        env["NINF_TLS_CERT"] = os.path.join(certs, cert)
+        env["NINF_TLS_KEY"] = os.path.join(certs, key)
+    return env
+
+
+def run_client(server, ops, env, timeout=60):
+    spec = json.dumps({"server": server, "ops": ops})
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--client", spec], env=env,
+                       capture_output=True, text=True, timeout=timeout)
+    results = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+    if len(results) != len(ops):
+        raise AssertionError(f"client ended early (status {p.returncode}):\n{p.stdout}\n{p.stderr}")
+    return results
+
+
+def expect_ok(results):
+    for r in results:
+        assert r["ok"], f"{r['op']} failed: {r.get('error')}"
+    return [r["value"] for r in results]
+
+
+def expect_error(results, *words):
+    assert len(results) == 1
+    r = results[0]
+    assert not r["ok"], f"{r['op']} succeeded, expected an error naming {words}"
+    for w in words:
+        assert w in r["error"], f"error does not say {w!r}: {r['error']}"
+    return r["error"]
+
+
+class Forwarder:
+    """A TCP forwarder on 127.0.0.1 that records the bytes of both directions."""
+
+    def __init__(self, target_port):
+        self.target = target_port
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.port = self.listener.getsockname()[1]
+        self.to_server = bytearray()
+        self.to_client = bytearray()
+        self.lock = threading.Lock()
+        self.threads = []
+        t = threading.Thread(target=self.accept_loop, daemon=True)
+        t.start()
+
+    def accept_loop(self):
+        while True:
+            try:
+                c, _ = self.listener.accept()
+            except OSError:
+                return
+            s = socket.create_connection(("127.0.0.1", self.target))
+            for src, dst, buf in ((c, s, self.to_server), (s, c, self.to_client)):
+                t = threading.Thread(target=self.pump, args=(src, dst, buf), daemon=True)
+                t.start()
+                self.threads.append(t)
+
+    def pump(self, src, dst, buf):
+        try:
+            while True:
+                data = src.recv(1 << 16)
+                if not data:
+                    break
+                with self.lock:
+                    buf.extend(data)
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            try:
+                dst.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+    def close(self):
+        self.listener.close()
+
+
+# ---------------------------------------------------------------- the checks
+
+def check_calls_over_tls_equal_plaintext(ctx):
+    ops = ["null", "echo 1000", "echo 300000", "dgesv", "handle 3"]
+    plain = expect_ok(run_client(ctx.plain.address, ops, client_env(ctx.certs)))
+    secure = expect_ok(run_client(ctx.tls.address, ops, client_env(ctx.certs, "ca.pem")))
+    assert plain[:3] == ["done", "same", "same"], plain
+    assert secure[:3] == ["done", "same", "same"], secure
+    for res in (plain[3], secure[3]):
+        assert res["info"] == 0 and res["max_error"] < 1e-9, res
+    assert plain[4] == secure[4] == "same"
+    # The calls really went through TLS: handshakes in ninfd's log.
+    assert "event=tls_established" in ctx.tls.text()
+
+
+def check_one_shot_calls_resume_the_session(ctx):
+    before = ctx.tls.text().count("resumed=1")
+    expect_ok(run_client(ctx.tls.address, ["null", "null", "null"], client_env(ctx.certs, "ca.pem")))
+    time.sleep(0.2)
+    after = ctx.tls.text().count("resumed=1")
+    # The first connection of the process is a full handshake; the next two
+    # resume with the ticket the one before brought.
+    assert after - before >= 2, f"{after - before} resumed handshakes"
+
+
+def check_wire_capture_holds_no_array_and_no_frame(ctx):
+    fwd = Forwarder(ctx.tls.port)
+    try:
+        expect_ok(run_client(f"127.0.0.1:{fwd.port}", ["echo 200000", "handle 2", "null"],
+                             client_env(ctx.certs, "ca.pem")))
+    finally:
+        fwd.close()
+    time.sleep(0.3)
+    wire = bytes(fwd.to_server) + bytes(fwd.to_client)
+    assert len(fwd.to_server) > 200000 * 8, f"only {len(fwd.to_server)} bytes captured"
+    assert PATTERN[:16] not in wire, "array content on the wire"
+    # Every frame, HANDOVER and its key included, went encrypted: not one
+    # plaintext frame header on the wire.
+    assert b"NINF\x01" not in wire, "a plaintext frame on the wire"
+    assert fwd.to_server[:2] == b"\x16\x03", "the client did not start with a TLS ClientHello"
+    # The private key of the server never travels either.
+    with open(os.path.join(ctx.certs, "server.key"), "rb") as f:
+        key_pem = f.read()
+    assert key_pem[40:80] not in wire
+    # The same capture of a plaintext server sees the pattern (the check can fail).
+    fwd = Forwarder(ctx.plain.port)
+    try:
+        expect_ok(run_client(f"127.0.0.1:{fwd.port}", ["echo 1000"], client_env(ctx.certs)))
+    finally:
+        fwd.close()
+    time.sleep(0.3)
+    assert PATTERN[:16] in bytes(fwd.to_server), "the plaintext capture misses the pattern"
+
+
+def check_mutual_tls_requires_a_client_certificate(ctx):
+    err = expect_error(run_client(ctx.mtls.address, ["null"], client_env(ctx.certs, "ca.pem")),
+                       "certificate")
+    assert "NINF_TLS_CERT" in err or "tls_cert" in err, err
+    ok = expect_ok(run_client(ctx.mtls.address, ["null", "echo 5000", "handle 2"],
+                              client_env(ctx.certs, "ca.pem", "alice.pem", "alice.key")))
+    assert ok == ["done", "same", "same"]
+    assert 'subject="CN=alice,O=site"' in ctx.mtls.text(), "the client's subject is not seen"
+
+
+def check_expired_certificate_is_refused_naming_it(ctx):
+    d = ctx.daemon("expired", "--tls-cert", ctx.path("expired.pem"), "--tls-key",
+                   ctx.path("expired.key"))
+    expect_error(run_client(d.address, ["null"], client_env(ctx.certs, "ca.pem")), "expired",
+                 d.address, "tls_cert")
+
+
+def check_wrong_host_certificate_is_refused_naming_it(ctx):
+    d = ctx.daemon("wronghost", "--tls-cert", ctx.path("wronghost.pem"), "--tls-key",
+                   ctx.path("wronghost.key"))
+    expect_error(run_client(d.address, ["null"], client_env(ctx.certs, "ca.pem")),
+                 "another host", d.address)
+
+
+def check_untrusted_certificate_is_refused_naming_it(ctx):
+    d = ctx.daemon("selfsigned", "--tls-cert", ctx.path("selfsigned.pem"), "--tls-key",
+                   ctx.path("selfsigned.key"))
+    expect_error(run_client(d.address, ["null"], client_env(ctx.certs, "ca.pem")), "untrusted",
+                 "NINF_TLS_CA")
+    # And a good server under a CA the client does not trust.
+    expect_error(run_client(ctx.tls.address, ["null"], client_env(ctx.certs, "other-ca.pem")),
+                 "untrusted")
+
+
+def check_plaintext_client_to_tls_server_is_told_to_set_tls_ca(ctx):
+    expect_error(run_client(ctx.tls.address, ["null"], client_env(ctx.certs)), "requires TLS",
+                 "NINF_TLS_CA")
+
+
+def check_tls_client_to_plaintext_server_is_told_it_does_not_speak_tls(ctx):
+    expect_error(run_client(ctx.plain.address, ["null"], client_env(ctx.certs, "ca.pem")),
+                 "does not speak TLS", ctx.plain.address)
+
+
+def check_stalled_handshake_is_closed_and_others_served(ctx):
+    s = socket.create_connection(("127.0.0.1", ctx.tls.port))
+    # The first bytes of a ClientHello record announcing more than follows.
+    s.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")
+    started = time.monotonic()
+    # Served meanwhile.
+    expect_ok(run_client(ctx.tls.address, ["echo 1000"], client_env(ctx.certs, "ca.pem")))
+    s.settimeout(REQUEST_TIMEOUT + 5)
+    try:
+        data = s.recv(100)
+    except ConnectionResetError:
+        data = b""
+    waited = time.monotonic() - started
+    s.close()
+    assert data == b"", f"got {data!r} instead of a close"
+    assert REQUEST_TIMEOUT - 0.5 <= waited <= REQUEST_TIMEOUT + 3, f"closed after {waited:.1f} s"
+    assert "event=tls_handshake_timeout" in ctx.tls.text()
+
+
+def check_garbage_instead_of_client_hello_is_closed(ctx):
+    for junk in (b"\x00" * 64, os.urandom(300), b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+                 b"\x16\x03\x01\x00\x05hello"):
+        s = socket.create_connection(("127.0.0.1", ctx.tls.port))
+        s.sendall(junk)
+        s.settimeout(REQUEST_TIMEOUT + 3)
+        started = time.monotonic()
+        try:
+            while s.recv(4096):  # an alert at most, then the close
+                pass
+        except ConnectionResetError:
+            pass
+        assert time.monotonic() - started < REQUEST_TIMEOUT + 2
+        s.close()
+    assert ctx.tls.alive()
+    expect_ok(run_client(ctx.tls.address, ["null"], client_env(ctx.certs, "ca.pem")))
+
+
+def check_sighup_reloads_certificate_while_a_handle_goes_on(ctx):
+    import shutil
+    import ssl
+    cert, key = ctx.path("live.pem"), ctx.path("live.key")
+    shutil.copy(ctx.path("server.pem"), cert)
+    shutil.copy(ctx.path("server.key"), key)
+    d = ctx.daemon("reload", "--tls-cert", cert, "--tls-key", key)
+    client = subprocess.Popen(
+        [sys.executable, os.path.abspath(__file__), "--client",
+         json.dumps({"server": d.address, "ops": ["handle-paused"]})],
+        env=client_env(ctx.certs, "ca.pem"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        text=True)
+    try:
+        line = client.stdout.readline()
+        assert json.loads(line)["op"] == "paused", line
+        shutil.copy(ctx.path("server2.pem"), cert)
+        shutil.copy(ctx.path("server2.key"), key)
+        d.proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while "event=tls_reloaded" not in d.text():
+            assert time.monotonic() < deadline, "no reload logged"
+            time.sleep(0.05)
+        # A new connection gets the new certificate.
+        context = ssl.create_default_context(cafile=ctx.path("ca.pem"))
+        with socket.create_connection(("127.0.0.1", d.port)) as raw:
+            with context.wrap_socket(raw, server_hostname="127.0.0.1") as t:
+                subject = dict(x[0] for x in t.getpeercert()["subject"])
+        assert subject["commonName"] == "ninfd-test-renewed", subject
+        client.stdin.write("go\n")
+        client.stdin.flush()
+        result = json.loads(client.stdout.readline())
+        assert result["ok"] and result["value"] == "same", result
+        assert client.wait(timeout=30) == 0
+    finally:
+        if client.poll() is None:
+            client.kill()
+    # A reload with a broken certificate keeps the one in use.
+    with open(cert, "w") as f:
+        f.write("not a certificate\n")
+    d.proc.send_signal(signal.SIGHUP)
+    deadline = time.monotonic() + 10
+    while "event=reload_failed settings=tls" not in d.text():
+        assert time.monotonic() < deadline, "no reload_failed logged"
+        time.sleep(0.05)
+    expect_ok(run_client(d.address, ["echo 100"], client_env(ctx.certs, "ca.pem")))
+
+
+def check_two_phase_submit_and_collect_over_tls(ctx):
+    demo = os.environ.get("TWO_PHASE_DEMO")
+    assert demo and os.path.exists(demo), "TWO_PHASE_DEMO names no program"
+    fwd = Forwarder(ctx.tls.port)
+    try:
+        env = client_env(ctx.certs, "ca.pem")
+        env["NINF_SERVER"] = f"127.0.0.1:{fwd.port}"
+        sub = subprocess.run([demo, "submit", "60"], env=env, capture_output=True, text=True,
+                             timeout=60)
+        assert sub.returncode == 0, sub.stderr
+        ticket = sub.stdout.strip()
+        col = subprocess.run([demo, "collect", ticket, "60"], env=env, capture_output=True,
+                             text=True, timeout=60)
+        assert col.returncode == 0 and "VERIFIED" in col.stdout, col.stdout + col.stderr
+    finally:
+        fwd.close()
+    time.sleep(0.3)
+    wire = bytes(fwd.to_server) + bytes(fwd.to_client)
+    assert len(wire) > 2 * 60 * 60 * 8, f"only {len(wire)} bytes captured"
+    assert b"NINF\x01" not in wire, "a plaintext frame on the wire"
+    # And without TLS the same program is refused with the advice.
+    env = client_env(ctx.certs)
+    env["NINF_SERVER"] = ctx.tls.address
+    sub = subprocess.run([demo, "submit", "60"], env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert sub.returncode != 0 and "requires TLS" in sub.stderr, sub.stderr
+
+
+def check_queued_call_gets_heartbeats_then_the_handover(ctx):
+    d = ctx.daemon("oneslot", "--slots", "1", "--tls-cert", ctx.path("server.pem"), "--tls-key",
+                   ctx.path("server.key"))
+    env = client_env(ctx.certs, "ca.pem")
+    env["NINF_HEARTBEAT"] = "0.2"
+    spec = json.dumps({"server": d.address, "ops": ["ep 27"]})
+    long_call = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--client", spec],
+                                 env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 10
+        while "event=call_start" not in d.text():
+            assert time.monotonic() < deadline, "the long call did not start"
+            time.sleep(0.02)
+        # This one waits for the slot: ninfd's heartbeats, then HANDOVER.
+        assert expect_ok(run_client(d.address, ["echo 3000"], env)) == ["same"]
+        assert "event=call_queued" in d.text(), "the second call was never queued"
+        out = long_call.communicate(timeout=60)[0]
+        assert json.loads(out.splitlines()[-1])["ok"], out
+    finally:
+        if long_call.poll() is None:
+            long_call.kill()
+
+
+def check_executable_killed_after_handover_gets_a_close_not_plaintext(ctx):
+    # call_wall_seconds kills the routine; on a plaintext connection ninfd
+    # tells the client why in a frame of its own, on a TLS one (the socket
+    # carries the client's session with the executable) it closes.
+    flags = ["--call-wall-seconds", "1"]
+    plain = ctx.daemon("wall-plain", *flags)
+    err = expect_error(run_client(plain.address, ["ep 34"], client_env(ctx.certs)),
+                       "wall-clock limit")
+    d = ctx.daemon("wall-tls", *flags, "--tls-cert", ctx.path("server.pem"), "--tls-key",
+                   ctx.path("server.key"))
+    err = expect_error(run_client(d.address, ["ep 34"], client_env(ctx.certs, "ca.pem")), "closed")
+    # A plaintext frame inside the TLS stream would show as a TLS error.
+    assert "TLS" not in err, err
+    assert d.alive()
+    expect_ok(run_client(d.address, ["null"], client_env(ctx.certs, "ca.pem")))
+
+
+def check_key_file_authentication_runs_inside_tls(ctx):
+    key = ctx.path("shared.key")
+    with open(key, "w") as f:
+        f.write(os.urandom(32).hex() + "\n")
+    os.chmod(key, 0o600)
+    d = ctx.daemon("keyed", "--key-file", key, "--tls-cert", ctx.path("server.pem"),
+                   "--tls-key", ctx.path("server.key"))
+    env = client_env(ctx.certs, "ca.pem")
+    env["NINF_KEY_FILE"] = key
+    assert expect_ok(run_client(d.address, ["echo 2000", "handle 2"], env)) == ["same", "same"]
+    # TLS alone does not replace the key: without it the call is refused.
+    expect_error(run_client(d.address, ["null"], client_env(ctx.certs, "ca.pem")), "auth")
+
+
+CHECKS = [v for k, v in list(globals().items()) if k.startswith("check_")]
+
+
+class Context:
+    def __init__(self, ninfd, workdir):
+        self.ninfd = ninfd
+        self.workdir = workdir
+        self.certs = os.path.join(workdir, "certs")
+        os.mkdir(self.certs)
+        make_certificates(self.certs)
+        self.daemons = []
+        self.plain = self.daemon("plain")
+        self.tls = self.daemon("tls", "--tls-cert", self.path("server.pem"), "--tls-key",
+                               self.path("server.key"))
+        self.mtls = self.daemon("mtls", "--tls-cert", self.path("server.pem"), "--tls-key",
+                                self.path("server.key"), "--tls-client-ca", self.path("ca.pem"))
+
+    def path(self, name):
+        return os.path.join(self.certs, name)
+
+    def daemon(self, name, *flags):
+        d = Daemon(self.ninfd, self.workdir, name, *flags)
+        self.daemons.append(d)
+        return d
+
+    def stop(self):
+        for d in self.daemons:
+            d.stop()
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--client":
+        client_main(json.loads(sys.argv[2]))
+        return 0
+    ninfd = sys.argv[1]
+    only = sys.argv[2:]
+    failed = []
+    ran = 0
+    with tempfile.TemporaryDirectory(prefix="ninf-tls-") as workdir:
+        ctx = Context(ninfd, workdir)
+        try:
+            for check in CHECKS:
+                if only and check.__name__ not in only:
+                    continue
+                started = time.monotonic()
+                ran += 1
+                try:
+                    check(ctx)
+                    print(f"ok   {check.__name__} ({time.monotonic() - started:.1f} s)", flush=True)
+                except Exception:
+                    failed.append(check.__name__)
+                    print(f"FAIL {check.__name__}\n{traceback.format_exc()}", flush=True)
+            for d in ctx.daemons:
+                if not d.alive():
+                    failed.append(f"ninfd {d.log_path} died")
+        finally:
+            if failed:
+                for d in ctx.daemons:
+                    print(f"--- {d.log_path} (last lines)\n" + "\n".join(d.text().splitlines()[-30:]))
+            ctx.stop()
+    print("failed: " + ", ".join(failed) if failed else f"all {ran} checks passed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
