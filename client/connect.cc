@@ -46,7 +46,9 @@ Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *ou
   if (!o.key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(o.key_file, &keys));
   int fd = -1;
   std::optional<SameHostPath> same;
-  if (o.transport != ClientOptions::Transport::kTcp && !tcp_only && server.unix_path.empty()) {
+  // A server behind a relay has no same-host path of its own to offer.
+  if (o.transport != ClientOptions::Transport::kTcp && !tcp_only && server.unix_path.empty() &&
+      server.relay_name.empty()) {
     std::lock_guard<std::mutex> lock(g_mutex);
     if (auto it = g_same_host.find(server.Key()); it != g_same_host.end()) same = it->second;
   }
@@ -55,6 +57,17 @@ Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *ou
   else if (!same || !ConnectSameHost(*same, &fd))  // TCP also when the path fails
     NINF_RETURN_IF_ERROR(ConnectTcp(server.host, server.port, o.connect_timeout_ms, &fd));
   auto ch = std::make_unique<Channel>(fd, o.session_timeout_ms);
+  if (!server.relay_name.empty()) {
+    // The relay's one frame: which server. From here on the bytes go to
+    // that server and back; a relay that cannot join us answers FRAME_ERROR
+    // in place of the server's first reply (docs/relay.md).
+    wire::RelayOpen open;
+    open.set_name(server.relay_name);
+    if (Status st = ch->SendFrame(FRAME_RELAY_OPEN, &open); !st.ok())
+      return Status(st.code(), "asking the relay " + server.host + ":" +
+                                   std::to_string(server.port) + " for '" + server.relay_name +
+                                   "': " + st.message());
+  }
   if (!keys.keys.empty()) {
     Status st = auth::AuthenticateToServer(*ch, keys.keys[0]);
     if (!st.ok())
