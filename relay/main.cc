@@ -3,7 +3,10 @@
 // relay_server.h has the map; docs/relay.md the picture.
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "daemon/daemon_main.h"
 #include "daemon/descriptors.h"
@@ -15,19 +18,39 @@ namespace {
 
 using ninf::Status;
 
-// ninf-relay as the daemon layer runs it. SIGHUP reads the key file again
-// (a key is rotated without dropping the bridges); other settings need a
-// restart.
+// Reads the command line, environment and config file again.
+using Reread = std::function<Status(ninf::relay::RelaySettings *)>;
+
+// ninf-relay as the daemon layer runs it. SIGHUP applies the rows marked
+// live (the log level) and reads the key file again (a key is rotated
+// without dropping the bridges); other changed settings need a restart.
 class RelayDaemon : public ninf::daemon::Service {
  public:
-  RelayDaemon(uv_loop_t *loop, const ninf::relay::RelaySettings &settings)
-      : server_(loop, settings) {}
+  RelayDaemon(uv_loop_t *loop, const ninf::relay::RelaySettings &settings, Reread reread)
+      : server_(loop, settings), running_(settings), reread_(std::move(reread)) {}
   Status Start() override { return server_.Start(); }
   void Shutdown(std::function<void()> stopped) override { server_.Shutdown(std::move(stopped)); }
-  void Reload() override { server_.ReloadKeys(); }
+  void Reload() override {
+    ninf::relay::RelaySettings fresh;
+    if (Status st = reread_(&fresh); !st.ok()) {
+      spdlog::error("event=reload_failed settings=config error={}",
+                    ninf::daemon::Quoted(st.message()));
+    } else {
+      auto table = ninf::relay::RelaySettingsTable();
+      std::vector<std::string> applied, restart;
+      for (const std::string &key : ninf::daemon::ChangedSettingKeys(table, running_, fresh))
+        (ninf::daemon::AppliesLiveIn(table, key) ? applied : restart).push_back(key);
+      running_ = ninf::daemon::LiveSettingsOf(table, running_, fresh);
+      spdlog::set_level(spdlog::level::from_str(running_.log_level));
+      ninf::daemon::LogReload("ninf-relay", applied, restart);
+    }
+    server_.ReloadKeys();
+  }
 
  private:
   ninf::relay::RelayServer server_;
+  ninf::relay::RelaySettings running_;
+  Reread reread_;
 };
 
 }  // namespace
@@ -54,7 +77,14 @@ int main(int argc, char **argv) {
   // (four descriptors), counted against max_connections twice over.
   const ninf::daemon::DaemonSpec spec{.max_connections = inv.settings.max_connections,
                                       .fds_per_connection = 4};
+  auto reread = [argc, argv](ninf::relay::RelaySettings *out) {
+    ninf::relay::RelayInvocation again;
+    NINF_RETURN_IF_ERROR(ninf::relay::ParseRelayInvocation(
+        argc, argv, [](const char *name) { return std::getenv(name); }, &again));
+    *out = again.settings;
+    return Status::Ok();
+  };
   return ninf::daemon::RunDaemon(spec, [&](uv_loop_t *loop) {
-    return std::make_unique<RelayDaemon>(loop, inv.settings);
+    return std::make_unique<RelayDaemon>(loop, inv.settings, reread);
   });
 }

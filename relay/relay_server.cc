@@ -303,8 +303,8 @@ void RelayServer::StartBridge(Pending pending, daemon::Connection &data) {
     spdlog::error("event=bridge_failed server={} error={}", pending.server, Quoted(st.message()));
     return;
   }
-  // Opening may have finished it already (both ends closed at once): then
-  // OnBridgeClosed ran before the entry existed and nothing is counted.
+  // Even a bridge that finished while opening reports it from a close
+  // callback, which the loop runs later: the entry below exists by then.
   Bridge *raw = bridge.get();
   if (auto s = servers_.find(pending.server); s != servers_.end()) ++s->second.bridges;
   spdlog::info("event=bridged server={} client={} server_peer={} bridges={}", pending.server,
@@ -314,7 +314,7 @@ void RelayServer::StartBridge(Pending pending, daemon::Connection &data) {
 
 void RelayServer::OnBridgeClosed(Bridge &bridge, const std::string &why) {
   auto it = bridges_.find(&bridge);
-  if (it == bridges_.end()) return;  // see StartBridge
+  if (it == bridges_.end()) return;
   spdlog::info("event=bridge_closed server={} to_server={} to_client={} error={}",
                it->second.server, bridge.bytes_to_server(), bridge.bytes_to_client(),
                Quoted(why.empty() ? "-" : why));

@@ -56,8 +56,9 @@ def read_reply(s, seconds=5.0):
         if not chunk:
             break
         body += chunk
-    if kind == FRAME_ERROR:
-        return ("error", body.decode("utf-8", "replace"))
+    if kind == FRAME_ERROR:  # Error{code = 1 (varint), message = 2}: the message
+        at = body.find(b"\x12")
+        return ("error", body[at + 2:].decode("utf-8", "replace") if at >= 0 else "")
     return ("frame", kind)
 
 
