@@ -10,7 +10,7 @@
 # Everything on loopback over TCP (NINF_TRANSPORT=tcp), both ninfds with a
 # key (clients authenticate to ninfd through the bridge). Placement: both
 # ninfds and their executables on CPU 0, the client on CPU 1, the relay on
-# CPU 1 (taskset; this machine has 2 vCPUs). Writes FILE and its raw log
+# --relay-cpus (taskset; default either CPU; this machine has 2 vCPUs). Writes FILE and its raw log
 # FILE.raw.txt. Target (issue 29): relayed bulk >= 0.80 of direct.
 # shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
 set -euo pipefail
@@ -19,6 +19,7 @@ source "$(dirname "$0")/lib.sh"
 bench_declare relay "Relayed (ninf-relay, splice) vs direct one-shot echo over TCP."
 bench_option --rounds N rounds 3 1 "rounds of direct and relayed runs"
 bench_option --max-size SIZE max_size 256M 4M "the largest one-shot echo"
+bench_option --relay-cpus CPUS relay_cpus 0-1 "" "where ninf-relay runs (taskset -c; 0-1: either CPU)"
 bench_parse "$@"
 bench_need server/ninfd relay/ninf-relay bench/bench_transfer stubs/registry/null stubs/registry/echo
 raw=$raw_log
@@ -31,7 +32,7 @@ chmod 600 "$work/key" "$work/relay.key"
 start_daemon 0 -- --key-file "$work/key"
 direct_port=$port
 start_bg ninf-relay "$work/relay.ready" "$work/relay.log" \
-  taskset -c 1 "$build/relay/ninf-relay" --port 0 --key-file "$work/relay.key" \
+  taskset -c "$relay_cpus" "$build/relay/ninf-relay" --port 0 --key-file "$work/relay.key" \
   --ready-file "$work/relay.ready" --log-level warn
 relay_port=$(cat "$work/relay.ready")
 start_bg "reverse ninfd" "" "$work/reverse.log" \
@@ -59,24 +60,6 @@ for r in $(seq "$rounds"); do
   echo "relay.sh: round $r of $rounds done" >&2
 done
 
-/usr/bin/python3 - "$raw" "$rounds" "$(nproc)" "$(uname -r)" >"$out" <<'PY'
-import re, statistics, sys
-raw, rounds, cpus, kernel = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
-runs = {}
-for line in open(raw):
-    m = re.match(r'(\w+) transfer size=(\d+) iters=\d+ call_us=([\d.]+) mb_s=([\d.]+) bulk_mb_s=([\d.]+)', line)
-    if m:
-        runs.setdefault((m.group(1), int(m.group(2))), []).append(float(m.group(4)))
-print(f"# Relayed vs direct one-shot echo over TCP\n")
-print(f"{rounds} rounds, direct and relayed alternated; medians of the rounds. MB/s per direction")
-print(f"= size / (call time / 2), each call a whole one-shot call (connect, dial-back when relayed,")
-print(f"authentication, executable start, both transfers). Loopback, {cpus} vCPUs, kernel {kernel};")
-print("taskset: both ninfds and their executables on CPU 0, client and ninf-relay on CPU 1.\n")
-print("| size | direct MB/s | relayed MB/s | relayed / direct |")
-print("|---:|---:|---:|---:|")
-for size in sorted({s for _, s in runs}):
-    d = statistics.median(runs.get(("direct", size), [0]))
-    r = statistics.median(runs.get(("relayed", size), [0]))
-    print(f"| {size >> 20} MiB | {d:.0f} | {r:.0f} | {r / d if d else 0:.2f} |")
-PY
+/usr/bin/python3 "$here/relay_report.py" "$raw" "$rounds" "$(nproc)" "$(uname -r)" \
+  "$relay_cpus" >"$out"
 cat "$out"

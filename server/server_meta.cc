@@ -63,8 +63,13 @@ Status Server::StartRelayLink() {
 }
 
 std::string Server::AdvertisedAddress() const {
-  if (HostPort relay; settings_.reverse &&
-                      ParseHostPort(settings_.relay, HostPort{"", kRelayPort}, &relay).ok())
+  // A reverse server is called through its relay: at `advertise` when the
+  // clients reach the relay at another address than this server does.
+  if (HostPort relay;
+      settings_.reverse &&
+      ParseHostPort(settings_.advertise.empty() ? settings_.relay : settings_.advertise,
+                    HostPort{"", kRelayPort}, &relay)
+          .ok())
     return RelayName() + "@" + relay.Key();
   // "host" alone (or "host:0") takes the port ninfd listens on: with --port 0
   // only the daemon knows it.

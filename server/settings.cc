@@ -147,7 +147,8 @@ const SettingSpec kTable[] = {
      &Settings::site},
     {"advertise", SettingKind::kString, "", 0, 0,
      "host:port the metaserver sends clients to (a host alone: with the port ninfd listens "
-     "on; \"\": the listen address and port, with 0.0.0.0 the host name)",
+     "on; \"\": the listen address and port, with 0.0.0.0 the host name); with reverse, the "
+     "relay's host:port as clients reach it (\"\": relay)",
      &Settings::advertise},
     {"reverse", SettingKind::kBool, "false", 0, 0,
      "serve from behind a firewall: listen on no TCP port, keep a connection out to the relay "

@@ -8,7 +8,9 @@
 # so a call from the client reaches ninfd only through the relay, which
 # ninfd dialed out to. Checked here: calls with arrays (echo of a pattern,
 # 8 MiB) and null calls; ninfd listens on no TCP port (ss -ltn in its
-# namespace); the client's key cannot register a server at the relay; a
+# namespace); ninf-meta (in the relay's namespace) places a client's call
+# on the reverse server in its relayed form; the client's key cannot
+# register a server at the relay; a
 # stopped ninfd and a stopped relay give clear errors within bounded time,
 # and ninfd comes back by itself when the relay does; hostile input to the
 # relay (garbage, an unknown server, a client that never sends its first
@@ -18,9 +20,9 @@
 # namespaces go. Exit status 77 (Meson: skipped) where namespaces or
 # nftables cannot be used.
 #
-#   relay_netns.sh NINF_RELAY NINFD RELAY_CLIENT REGISTRY
+#   relay_netns.sh NINF_RELAY NINFD RELAY_CLIENT REGISTRY NINF_META
 set -uo pipefail
-relay=$1 ninfd=$2 client=$3 registry=$4
+relay=$1 ninfd=$2 client=$3 registry=$4 meta=$5
 
 tag=$$
 ns_c=ninf-rc-$tag ns_r=ninf-rr-$tag ns_s=ninf-rs-$tag
@@ -87,6 +89,7 @@ start_relay() {
 start_ninfd() {
   : >"$work/ninfd.log"
   ip netns exec "$ns_s" "$ninfd" --reverse --relay "$rs_ip:3200" --relay-name site-b \
+    --metaserver "$rs_ip:3100" --advertise "$rc_ip:3200" \
     --relay-key-file "$work/relay.key" --key-file "$work/client.key" \
     --registry "$registry" --log-level debug 2>>"$work/ninfd.log" &
   ninfd_pid=$!
@@ -100,6 +103,10 @@ call() {
 }
 relay_fds() { ls "/proc/$relay_pid/fd" | wc -l; }
 
+ip netns exec "$ns_r" "$meta" --listen 0.0.0.0 --port 3100 --key-file "$work/client.key" \
+  --ready-file "$work/meta.ready" 2>>"$work/meta.log" &
+for _ in $(seq 100); do [ -s "$work/meta.ready" ] && break; sleep 0.05; done
+[ -s "$work/meta.ready" ] || fail "ninf-meta did not start"
 start_relay
 start_ninfd
 
@@ -126,6 +133,16 @@ grep -q 'event=bridge_closed server=site-b to_server=[1-9]' "$work/relay.log" ||
   fail "the relay logged no bytes moved"
 # ninfd saw the calls come from the relay.
 grep -q 'peer=relay:' "$work/ninfd.log" || fail "ninfd did not log relayed peers"
+
+# --- placed by ninf-meta: the client is sent the relayed address --------------
+wait_for "$work/ninfd.log" 'event=metaserver_registered' 10 || fail "ninfd did not register with ninf-meta"
+grep -q "advertise=\"\?site-b@$rc_ip:3200" "$work/ninfd.log" ||
+  fail "ninfd does not advertise its relayed address"
+bridges=$(grep -c 'event=bridged server=site-b' "$work/relay.log")
+out=$(in_c env NINF_METASERVER="$rc_ip:3100" NINF_KEY_FILE="$work/client.key" NINF_TRANSPORT=tcp \
+  timeout 30 "$client" 1000 2>&1) || fail "a call placed by ninf-meta: $out"
+[ "$(grep -c 'event=bridged server=site-b' "$work/relay.log")" -gt "$bridges" ] ||
+  fail "the placed call did not go through the relay"
 
 # --- hostile input to the relay ----------------------------------------------
 sleep 0.5
