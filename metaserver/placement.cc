@@ -69,8 +69,8 @@ std::string_view PolicyName(Policy policy) {
 Link RelayedLink(const Candidate &c) {
   if (!c.relayed) return c.link;
   Link path = c.link;
-  path.latency_seconds = std::max(0.0, c.link.latency_seconds) +
-                         std::max(0.0, c.relay_leg.latency_seconds);
+  path.latency_seconds =
+      std::max(0.0, c.link.latency_seconds) + std::max(0.0, c.relay_leg.latency_seconds);
   if (c.relay_leg.bandwidth_bytes_per_second > 0)
     path.bandwidth_bytes_per_second =
         std::min(c.link.bandwidth_bytes_per_second, c.relay_leg.bandwidth_bytes_per_second);

@@ -27,8 +27,8 @@ bool ParsePort(std::string_view s, int *port) {
 bool IsRelayName(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
   for (char c : name)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-          c == '.' || c == '_' || c == '-'))
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '_' || c == '-'))
       return false;
   return true;
 }

@@ -2,8 +2,8 @@
 
 #include <bit>
 #include <cstring>
-#include <string_view>
 #include <string>
+#include <string_view>
 
 #include "ninf.pb.h"
 

@@ -53,9 +53,8 @@ Status Bridge::Open(uv_loop_t *loop, daemon::UniqueFd client, daemon::UniqueFd s
         raw->open_handles_ = 1;
         raw->closing_ = true;
         raw->ends_[0].poll.data = raw;
-        uv_close(reinterpret_cast<uv_handle_t *>(&raw->ends_[0].poll), [](uv_handle_t *h) {
-          delete static_cast<Bridge *>(h->data);
-        });
+        uv_close(reinterpret_cast<uv_handle_t *>(&raw->ends_[0].poll),
+                 [](uv_handle_t *h) { delete static_cast<Bridge *>(h->data); });
       }
       return Status(NINF_ERR_SERVER, std::string("cannot watch a socket: ") + uv_strerror(rc));
     }

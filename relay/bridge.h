@@ -75,8 +75,8 @@ class Bridge {
   void UpdatePolls();
 
   uv_loop_t *loop_;
-  End ends_[2];         // 0: the client, 1: the server
-  Direction dirs_[2];   // 0: client -> server, 1: server -> client
+  End ends_[2];        // 0: the client, 1: the server
+  Direction dirs_[2];  // 0: client -> server, 1: server -> client
   ClosedFn closed_;
   std::string why_;
   bool closing_ = false;

@@ -27,7 +27,8 @@ constexpr uint64_t kSweepMs = 250;
 Status DupSocket(int fd, daemon::UniqueFd *out) {
   int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
   if (copy < 0)
-    return Status(NINF_ERR_SERVER, std::string("cannot duplicate a socket: ") + std::strerror(errno));
+    return Status(NINF_ERR_SERVER,
+                  std::string("cannot duplicate a socket: ") + std::strerror(errno));
   out->reset(copy);
   return Status::Ok();
 }
@@ -95,9 +96,8 @@ Status RelayServer::Start() {
   spdlog::info(
       "event=listening address={} port={} authentication={} max_servers={} "
       "max_pending_dials={} max_bridges_per_server={} pid={}",
-      listener_.address(), listener_.port(), auth_required() ? "on" : "off",
-      settings_.max_servers, settings_.max_pending_dials, settings_.max_bridges_per_server,
-      ::getpid());
+      listener_.address(), listener_.port(), auth_required() ? "on" : "off", settings_.max_servers,
+      settings_.max_pending_dials, settings_.max_bridges_per_server, ::getpid());
   if (settings_.ready_file.empty()) return Status::Ok();
   return daemon::WritePortFile(settings_.ready_file, listener_.port());
 }
@@ -136,8 +136,7 @@ void RelayServer::Accept(daemon::UniqueFd fd, const std::string &peer) {
   connections_.Add(std::move(conn));
 }
 
-void RelayServer::OnRequest(daemon::Connection &conn, const FrameHeader &h,
-                            std::string_view body) {
+void RelayServer::OnRequest(daemon::Connection &conn, const FrameHeader &h, std::string_view body) {
   daemon::Dispatch(*this, Requests(), auth_required(), conn, h, body);
 }
 
@@ -161,8 +160,7 @@ void RelayServer::Refuse(daemon::Connection &conn, const Status &why, const char
 
 void RelayServer::HandleRegister(daemon::Connection &conn, std::string_view body) {
   wire::RelayRegister req;
-  if (!req.ParseFromArray(body.data(), static_cast<int>(body.size())) ||
-      !IsRelayName(req.name())) {
+  if (!req.ParseFromArray(body.data(), static_cast<int>(body.size())) || !IsRelayName(req.name())) {
     Refuse(conn,
            Status(NINF_ERR_INVALID_ARGUMENT,
                   "RELAY_REGISTER needs a server name of 1 to 64 of A-Z a-z 0-9 . _ -"),
@@ -189,11 +187,11 @@ void RelayServer::HandleRegister(daemon::Connection &conn, std::string_view body
     old->Fail(Status(NINF_ERR_SERVER, "replaced by a newer registration of '" + name + "'"));
   } else if (found == servers_.end() &&
              servers_.size() >= static_cast<std::size_t>(settings_.max_servers)) {
-    Refuse(conn,
-           Status(NINF_ERR_SERVER, "the relay has max_servers (" +
-                                       std::to_string(settings_.max_servers) +
-                                       ") servers registered"),
-           "register_refused");
+    Refuse(
+        conn,
+        Status(NINF_ERR_SERVER, "the relay has max_servers (" +
+                                    std::to_string(settings_.max_servers) + ") servers registered"),
+        "register_refused");
     return;
   }
   const bool fresh = control_.find(&conn) == control_.end();
@@ -211,8 +209,7 @@ void RelayServer::HandleRegister(daemon::Connection &conn, std::string_view body
 
 void RelayServer::HandleOpen(daemon::Connection &conn, std::string_view body) {
   wire::RelayOpen req;
-  if (!req.ParseFromArray(body.data(), static_cast<int>(body.size())) ||
-      !IsRelayName(req.name())) {
+  if (!req.ParseFromArray(body.data(), static_cast<int>(body.size())) || !IsRelayName(req.name())) {
     Refuse(conn,
            Status(NINF_ERR_INVALID_ARGUMENT,
                   "RELAY_OPEN needs a server name of 1 to 64 of A-Z a-z 0-9 . _ -"),
@@ -230,17 +227,18 @@ void RelayServer::HandleOpen(daemon::Connection &conn, std::string_view body) {
   }
   Server &server = it->second;
   if (server.pending >= static_cast<std::size_t>(settings_.max_pending_dials) ||
-      server.pending + server.bridges >= static_cast<std::size_t>(settings_.max_bridges_per_server)) {
+      server.pending + server.bridges >=
+          static_cast<std::size_t>(settings_.max_bridges_per_server)) {
     const bool dials = server.pending >= static_cast<std::size_t>(settings_.max_pending_dials);
-    Refuse(conn,
-           Status(NINF_ERR_SERVER,
-                  "server '" + req.name() + "' has " +
-                      (dials ? std::to_string(server.pending) +
-                                   " clients waiting for it (max_pending_dials)"
-                             : std::to_string(server.bridges) +
-                                   " relayed connections (max_bridges_per_server)") +
-                      " at this relay: try again later"),
-           "open_refused");
+    Refuse(
+        conn,
+        Status(NINF_ERR_SERVER, "server '" + req.name() + "' has " +
+                                    (dials ? std::to_string(server.pending) +
+                                                 " clients waiting for it (max_pending_dials)"
+                                           : std::to_string(server.bridges) +
+                                                 " relayed connections (max_bridges_per_server)") +
+                                    " at this relay: try again later"),
+        "open_refused");
     return;
   }
   auth::Nonce nonce;
@@ -249,8 +247,9 @@ void RelayServer::HandleOpen(daemon::Connection &conn, std::string_view body) {
     return;
   }
   std::string token(reinterpret_cast<const char *>(nonce.data()), nonce.size());
-  pending_[token] = Pending{req.name(), &conn,
-                            uv_now(loop_) + static_cast<uint64_t>(settings_.dial_timeout_seconds) * 1000};
+  pending_[token] =
+      Pending{req.name(), &conn,
+              uv_now(loop_) + static_cast<uint64_t>(settings_.dial_timeout_seconds) * 1000};
   waiting_[&conn] = token;
   ++server.pending;
   conn.WatchHangup(true);  // a client that gives up frees its place at once
@@ -268,8 +267,9 @@ void RelayServer::HandleData(daemon::Connection &conn, std::string_view body) {
   if (it == pending_.end()) {
     ++auth_failures_;
     Refuse(conn,
-           Status(NINF_ERR_AUTH, "unknown or expired dial token (a dial-back is accepted once, "
-                                 "within dial_timeout_seconds of the relay asking for it)"),
+           Status(NINF_ERR_AUTH,
+                  "unknown or expired dial token (a dial-back is accepted once, "
+                  "within dial_timeout_seconds of the relay asking for it)"),
            "dial_refused");
     return;
   }

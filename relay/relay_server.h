@@ -99,10 +99,10 @@ class RelayServer : public daemon::Connection::Delegate {
   daemon::ConnectionSet connections_;
   uv_timer_t sweep_{};  // expires dial-backs that never came
   bool sweep_open_ = false;
-  std::unordered_map<std::string, Server> servers_;                       // by name
-  std::unordered_map<const daemon::Connection *, std::string> control_;   // -> server name
-  std::unordered_map<std::string, Pending> pending_;                      // by token
-  std::unordered_map<const daemon::Connection *, std::string> waiting_;   // client -> token
+  std::unordered_map<std::string, Server> servers_;                      // by name
+  std::unordered_map<const daemon::Connection *, std::string> control_;  // -> server name
+  std::unordered_map<std::string, Pending> pending_;                     // by token
+  std::unordered_map<const daemon::Connection *, std::string> waiting_;  // client -> token
   std::unordered_map<const Bridge *, BridgeEntry> bridges_;
   uint64_t next_connection_id_ = 1;
   uint64_t auth_failures_ = 0;

@@ -21,12 +21,12 @@ struct RelaySettings {
   bool insecure = false;
   int64_t max_connections = 1024;  // connections not yet bridged
   int64_t max_connections_per_client = 256;
-  int64_t max_servers = 256;              // registered reverse servers
-  int64_t max_pending_dials = 16;         // per server: clients waiting for a dial-back
-  int64_t max_bridges_per_server = 256;   // per server: bridged calls at once
-  int64_t dial_timeout_seconds = 10;      // a dial-back must arrive within this
-  int64_t idle_timeout_seconds = 60;      // a control connection silent this long is dropped
-  int64_t request_timeout_seconds = 10;   // a first frame must arrive whole within this
+  int64_t max_servers = 256;             // registered reverse servers
+  int64_t max_pending_dials = 16;        // per server: clients waiting for a dial-back
+  int64_t max_bridges_per_server = 256;  // per server: bridged calls at once
+  int64_t dial_timeout_seconds = 10;     // a dial-back must arrive within this
+  int64_t idle_timeout_seconds = 60;     // a control connection silent this long is dropped
+  int64_t request_timeout_seconds = 10;  // a first frame must arrive whole within this
   std::string log_level = "info";
   std::string ready_file;
 };

@@ -35,8 +35,8 @@ Status SendAll(int fd, const std::string &bytes) {
     ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
-      return Status(NINF_ERR_COMMUNICATION, std::string("sending to the relay: ") +
-                                                std::strerror(n < 0 ? errno : EPIPE));
+      return Status(NINF_ERR_COMMUNICATION,
+                    std::string("sending to the relay: ") + std::strerror(n < 0 ? errno : EPIPE));
     sent += static_cast<std::size_t>(n);
   }
   return Status::Ok();
@@ -51,8 +51,8 @@ RelayLink::~RelayLink() { Stop(); }
 
 Status RelayLink::Start() {
   if (int rc = uv_async_init(loop_, &async_, OnDialed); rc != 0)
-    return Status(NINF_ERR_SERVER, std::string("relay: cannot make a wake-up handle: ") +
-                                       uv_strerror(rc));
+    return Status(NINF_ERR_SERVER,
+                  std::string("relay: cannot make a wake-up handle: ") + uv_strerror(rc));
   async_.data = this;
   async_open_ = true;
   thread_ = std::thread([this] { Run(); });
@@ -92,8 +92,7 @@ void RelayLink::Run() {
     std::unique_lock<std::mutex> lock(mutex_);
     if (stopping_) return;
     spdlog::warn("event=relay_state state=lost relay={} name={} error={} retry_ms={}",
-                 config_.relay.Key(), config_.name, daemon::Quoted(st.ToString()),
-                 backoff.count());
+                 config_.relay.Key(), config_.name, daemon::Quoted(st.ToString()), backoff.count());
     wake_.wait_for(lock, backoff, [this] { return stopping_; });
     if (stopping_) return;
     backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
@@ -164,8 +163,8 @@ Status RelayLink::Session() {
       NINF_RETURN_IF_ERROR(ch.RecvMessage(h, &error));
       return Status(static_cast<ninf_error_t>(error.code()), "the relay said: " + error.message());
     } else {
-      return Status(NINF_ERR_PROTOCOL, std::string("unexpected frame from the relay: ") +
-                                           FrameTypeName(h.type));
+      return Status(NINF_ERR_PROTOCOL,
+                    std::string("unexpected frame from the relay: ") + FrameTypeName(h.type));
     }
   }
 }

@@ -69,7 +69,7 @@ class RelayLink {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
-  int session_fd_ = -1;                // the control connection, shut down by Stop()
+  int session_fd_ = -1;                  // the control connection, shut down by Stop()
   std::deque<daemon::UniqueFd> dialed_;  // for the loop
 };
 

@@ -53,8 +53,10 @@ Status Server::StartRelayLink() {
                                        "' is not 1 to 64 of A-Z a-z 0-9 . _ - (set relay_name)");
   // Anyone who reaches the relay reaches this server: as with listening
   // beyond loopback, that needs a key unless the operator says insecure.
-  NINF_RETURN_IF_ERROR(daemon::CheckExposure(config.relay.host, auth_required(), settings_.insecure));
-  config.key_file = settings_.relay_key_file.empty() ? settings_.key_file : settings_.relay_key_file;
+  NINF_RETURN_IF_ERROR(
+      daemon::CheckExposure(config.relay.host, auth_required(), settings_.insecure));
+  config.key_file =
+      settings_.relay_key_file.empty() ? settings_.key_file : settings_.relay_key_file;
   relay_ = std::make_unique<RelayLink>(
       loop_, std::move(config),
       [this](daemon::UniqueFd fd, const std::string &peer) { Accept(std::move(fd), peer); });
