@@ -14,8 +14,12 @@
 # stopped ninfd and a stopped relay give clear errors within bounded time,
 # and ninfd comes back by itself when the relay does; hostile input to the
 # relay (garbage, an unknown server, a client that never sends its first
-# frame, a bogus dial token, a flood of clients over max_pending_dials)
-# gets a clear error and leaves the relay with the descriptors it had.
+# frame, a bogus dial token) gets a clear error and leaves the relay with
+# the descriptors it had; against a second, keyless relay on loopback,
+# relay_limits.py plays the server by hand: a server that never dials back
+# (its clients told, its tokens expired), max_pending_dials, max_servers,
+# one name per control connection, a bridge both ways with a half-close,
+# a token good once; a keyless relay refuses to listen beyond loopback.
 # Everything the test started is killed (ip netns pids) before the
 # namespaces go. Exit status 77 (Meson: skipped) where namespaces or
 # nftables cannot be used.
@@ -155,6 +159,22 @@ sleep 2.5  # the slow client's request timeout (2 s) and the linger timers pass
 fds_after=$(relay_fds)
 [ "$fds_after" -le "$fds_before" ] ||
   fail "the relay holds $fds_after descriptors after the hostile input, $fds_before before"
+
+# --- the relay's limits, tokens and bridge, playing the server by hand --------
+# A second relay, keyless on loopback in the relay's namespace (a keyless
+# relay lets anyone register: that is why it must stay on loopback).
+ip netns exec "$ns_r" "$relay" --port 3201 --max-servers 3 --max-pending-dials 2 \
+  --dial-timeout-seconds 1 --ready-file "$work/relay2.ready" 2>>"$work/relay2.log" &
+for _ in $(seq 100); do [ -s "$work/relay2.ready" ] && break; sleep 0.05; done
+[ -s "$work/relay2.ready" ] || fail "the second ninf-relay did not start"
+limits_out=$(ip netns exec "$ns_r" timeout 60 python3 "$(dirname "$0")/relay_limits.py" 3201 2>&1) ||
+  fail "limits: $limits_out"
+echo "$limits_out"
+# A keyless relay refuses to listen beyond loopback.
+if ip netns exec "$ns_r" timeout 5 "$relay" --listen 0.0.0.0 --port 3202 2>"$work/relay3.log"; then
+  fail "a keyless relay listened beyond loopback"
+fi
+grep -q "key" "$work/relay3.log" || fail "no clear refusal of a keyless relay: $(cat "$work/relay3.log")"
 
 # --- a stopped ninfd: clear error, nothing hangs -----------------------------
 kill -TERM "$ninfd_pid"; wait "$ninfd_pid" 2>/dev/null
