@@ -138,6 +138,14 @@ grep -q 'event=bridge_closed server=site-b to_server=[1-9]' "$work/relay.log" ||
 # ninfd saw the calls come from the relay.
 grep -q 'peer=relay:' "$work/ninfd.log" || fail "ninfd did not log relayed peers"
 
+# ninfd --status and --list reach a reverse server through the relay too.
+status=$(in_c timeout 20 "$ninfd" --status --server "site-b@$rc_ip:3200" --key-file "$work/client.key" 2>&1) ||
+  fail "ninfd --status through the relay: $status"
+echo "$status" | grep -q '^pid:' || fail "no statistics through the relay: $status"
+list=$(in_c timeout 20 "$ninfd" --list --server "site-b@$rc_ip:3200" --key-file "$work/client.key" 2>&1) ||
+  fail "ninfd --list through the relay: $list"
+echo "$list" | grep -q '^echo(' || fail "no echo in --list through the relay: $list"
+
 # --- placed by ninf-meta: the client is sent the relayed address --------------
 wait_for "$work/ninfd.log" 'event=metaserver_registered' 10 || fail "ninfd did not register with ninf-meta"
 grep -q "advertise=\"\?site-b@$rc_ip:3200" "$work/ninfd.log" ||
