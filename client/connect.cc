@@ -51,8 +51,11 @@ Status StartTls(const ClientOptions &o, const ServerAddress &server, int fd,
   NINF_RETURN_IF_ERROR(TlsContextFor(o, &ctx));
   tls::SslPtr ssl;
   bool plaintext = false;
-  Status st =
-      tls::Connect(ctx, fd, server.host, server.port, o.connect_timeout_ms, &ssl, &plaintext);
+  // Through a relay the certificate is the server's, not the relay's: it is
+  // verified for the server's name (docs/relay.md), and the relay, which
+  // only moves the bytes, never sees them in the clear.
+  const std::string &name = server.relay_name.empty() ? server.host : server.relay_name;
+  Status st = tls::Connect(ctx, fd, name, server.port, o.connect_timeout_ms, &ssl, &plaintext);
   if (st.ok()) {
     (*ch)->UseTls(std::move(ssl));
     return st;
@@ -92,7 +95,9 @@ Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *ou
   if (!o.key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(o.key_file, &keys));
   int fd = -1;
   std::optional<SameHostPath> same;
-  if (o.transport != ClientOptions::Transport::kTcp && !tcp_only && server.unix_path.empty()) {
+  // A server behind a relay has no same-host path of its own to offer.
+  if (o.transport != ClientOptions::Transport::kTcp && !tcp_only && server.unix_path.empty() &&
+      server.relay_name.empty()) {
     std::lock_guard<std::mutex> lock(g_mutex);
     if (auto it = g_same_host.find(server.Key()); it != g_same_host.end()) same = it->second;
   }
@@ -101,6 +106,17 @@ Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *ou
   else if (!same || !ConnectSameHost(*same, &fd))  // TCP also when the path fails
     NINF_RETURN_IF_ERROR(ConnectTcp(server.host, server.port, o.connect_timeout_ms, &fd));
   auto ch = std::make_unique<Channel>(fd, o.session_timeout_ms);
+  if (!server.relay_name.empty()) {
+    // The relay's one frame: which server. From here on the bytes go to
+    // that server and back; a relay that cannot join us answers FRAME_ERROR
+    // in place of the server's first reply (docs/relay.md).
+    wire::RelayOpen open;
+    open.set_name(server.relay_name);
+    if (Status st = ch->SendFrame(FRAME_RELAY_OPEN, &open); !st.ok())
+      return Status(st.code(), "asking the relay " + server.host + ":" +
+                                   std::to_string(server.port) + " for '" + server.relay_name +
+                                   "': " + st.message());
+  }
   if (!o.tls_ca.empty() && !ch->local()) NINF_RETURN_IF_ERROR(StartTls(o, server, fd, &ch));
   if (!keys.keys.empty()) {
     Status st = auth::AuthenticateToServer(*ch, keys.keys[0]);

@@ -422,8 +422,9 @@ void Connection::ReadRequests() {
     ++requests_;
     in_request_ = false;
     uv_timer_start(&timer_, OnTimer, timeouts_.idle_ms, 0);
-    if (reader_.header().type == FRAME_CALL) {
-      // Everything after this frame belongs to the executable: stop here.
+    if (HandsOverStream(reader_.header().type)) {
+      // Everything after this frame belongs to the executable (or to the
+      // other end of a relay's bridge): stop here.
       state_ = State::kParked;
       call_pending_ = true;
       uv_timer_stop(&timer_);

@@ -20,6 +20,8 @@ namespace ninf::daemon {
 enum class FrameAccess {
   kHandshake,      // the authentication handshake itself (FRAME_AUTH, FRAME_PROOF)
   kAuthenticated,  // with keys configured, only a connection that proved one
+  kAnyone,         // no key needed: the frame carries its own proof or asks for nothing
+                   // (ninf-relay: a client naming its server, a dial-back's token)
 };
 
 // One request a daemon D accepts. `serve` runs on the loop's thread for a

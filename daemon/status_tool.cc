@@ -18,17 +18,35 @@ namespace {
 
 constexpr int kTimeoutMs = 5000;
 
-// Connects to host:port, authenticates with the first key of `key_file`
-// (if any) and runs `body` on the channel.
-Status WithDaemon(const std::string &host, int port, int timeout_ms, const std::string &key_file,
+// Connects to `target` (host:port, or a reverse server's name@relay:port:
+// first the relay is asked for it, docs/relay.md), authenticates with the
+// first key of `key_file` (if any) and runs `body` on the channel.
+Status WithDaemon(const HostPort &target, int timeout_ms, const std::string &key_file,
                   const std::function<Status(Channel &)> &body) {
   auth::KeyRing keys;
   if (!key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(key_file, &keys));
   int fd = -1;
-  NINF_RETURN_IF_ERROR(ConnectTcp(host, port, timeout_ms, &fd));
+  NINF_RETURN_IF_ERROR(ConnectTcp(target.host, target.port, timeout_ms, &fd));
   Channel channel(fd, timeout_ms);
+  if (!target.relay_name.empty()) {
+    wire::RelayOpen open;
+    open.set_name(target.relay_name);
+    NINF_RETURN_IF_ERROR(channel.SendFrame(FRAME_RELAY_OPEN, &open));
+  }
   if (!keys.keys.empty()) NINF_RETURN_IF_ERROR(auth::AuthenticateToServer(channel, keys.keys[0]));
   return body(channel);
+}
+
+Status StatsAt(const HostPort &target, int timeout_ms, const std::string &key_file,
+               std::string *text, const std::string &view) {
+  return WithDaemon(target, timeout_ms, key_file, [&](Channel &channel) {
+    wire::StatsRequest request;
+    request.set_view(view);
+    wire::StatsReply reply;
+    NINF_RETURN_IF_ERROR(Ask(channel, request, &reply));
+    *text = reply.text();
+    return Status::Ok();
+  });
 }
 
 // The daemon to ask: `server` (host:port) if given, else the daemon's own
@@ -60,14 +78,7 @@ std::string FunctionLine(const wire::FunctionInterface &iface) {
 
 Status QueryStats(const std::string &host, int port, int timeout_ms, const std::string &key_file,
                   std::string *text, const std::string &view) {
-  return WithDaemon(host, port, timeout_ms, key_file, [&](Channel &channel) {
-    wire::StatsRequest request;
-    request.set_view(view);
-    wire::StatsReply reply;
-    NINF_RETURN_IF_ERROR(Ask(channel, request, &reply));
-    *text = reply.text();
-    return Status::Ok();
-  });
+  return StatsAt(HostPort{host, port}, timeout_ms, key_file, text, view);
 }
 
 int PrintStats(const char *program, const std::string &listen, int port, const std::string &server,
@@ -75,10 +86,9 @@ int PrintStats(const char *program, const std::string &listen, int port, const s
   HostPort target;
   if (!Target(program, listen, port, server, &target)) return 1;
   std::string text;
-  if (Status st = QueryStats(target.host, target.port, kTimeoutMs, key_file, &text, view);
-      !st.ok()) {
-    std::fprintf(stderr, "%s: cannot get statistics from %s:%d: %s\n", program, target.host.c_str(),
-                 target.port, st.ToString().c_str());
+  if (Status st = StatsAt(target, kTimeoutMs, key_file, &text, view); !st.ok()) {
+    std::fprintf(stderr, "%s: cannot get statistics from %s: %s\n", program, target.Key().c_str(),
+                 st.ToString().c_str());
     return 1;
   }
   std::fputs(text.c_str(), stdout);
@@ -90,7 +100,7 @@ int PrintFunctions(const char *program, const std::string &listen, int port,
   HostPort target;
   if (!Target(program, listen, port, server, &target)) return 1;
   std::vector<std::string> lines;
-  Status st = WithDaemon(target.host, target.port, kTimeoutMs, key_file, [&](Channel &channel) {
+  Status st = WithDaemon(target, kTimeoutMs, key_file, [&](Channel &channel) {
     wire::ListReply names;
     NINF_RETURN_IF_ERROR(Ask(channel, wire::ListRequest(), &names));
     for (const std::string &name : names.names()) {
@@ -104,8 +114,8 @@ int PrintFunctions(const char *program, const std::string &listen, int port,
     return Status::Ok();
   });
   if (!st.ok()) {
-    std::fprintf(stderr, "%s: cannot list the functions of %s:%d: %s\n", program,
-                 target.host.c_str(), target.port, st.ToString().c_str());
+    std::fprintf(stderr, "%s: cannot list the functions of %s: %s\n", program, target.Key().c_str(),
+                 st.ToString().c_str());
     return 1;
   }
   std::sort(lines.begin(), lines.end());

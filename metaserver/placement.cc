@@ -66,6 +66,17 @@ std::string_view PolicyName(Policy policy) {
   return "?";
 }
 
+Link RelayedLink(const Candidate &c) {
+  if (!c.relayed) return c.link;
+  Link path = c.link;
+  path.latency_seconds =
+      std::max(0.0, c.link.latency_seconds) + std::max(0.0, c.relay_leg.latency_seconds);
+  if (c.relay_leg.bandwidth_bytes_per_second > 0)
+    path.bandwidth_bytes_per_second =
+        std::min(c.link.bandwidth_bytes_per_second, c.relay_leg.bandwidth_bytes_per_second);
+  return path;
+}
+
 Prediction Predict(const Candidate &c, const CallShape &call) {
   Prediction p;
   const ServerLoad &load = c.load;
@@ -74,9 +85,10 @@ Prediction Predict(const Candidate &c, const CallShape &call) {
   // A free slot starts the call at once; otherwise it waits for its share
   // of everything ahead of it, spread over the slots.
   if (busy >= slots) p.queue = std::max(0.0, load.work_seconds + load.reserved_seconds) / slots;
-  p.latency = std::max(0.0, c.link.latency_seconds);
-  p.send = TransferSeconds(call.in_bytes, c.link);
-  p.receive = TransferSeconds(call.out_bytes, c.link);
+  const Link path = RelayedLink(c);
+  p.latency = std::max(0.0, path.latency_seconds);
+  p.send = TransferSeconds(call.in_bytes, path);
+  p.receive = TransferSeconds(call.out_bytes, path);
   if (call.work_flops > 0 && c.flops_per_second > 0) {
     p.compute = call.work_flops / c.flops_per_second;
   } else {

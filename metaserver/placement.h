@@ -17,6 +17,11 @@
 //              + startup                     starting the executable, when none is warm
 //              + out_bytes / bandwidth       the results
 //
+// A server behind a relay pays the extra hop: one more round trip of the
+// relay leg (the relay asks the server to dial back before the call can
+// start) and, unless the link was measured through the relay, transfers at
+// the slower of the two legs (RelayedLink).
+//
 // The other policies are the baselines of the experiments: `load` (least
 // loaded only, what the seed shows failing), `round-robin`, `random`.
 #pragma once
@@ -66,6 +71,11 @@ struct Candidate {
   double service_seconds = 0;   // mean service time of the function there; 0: unknown
   double startup_seconds = 0;   // starting an executable when none is idle
   bool warm = false;            // an idle executable of the function is waiting
+  // A reverse server, reached through a relay ("name@relay:port",
+  // docs/relay.md): `relay_leg` is the relay <-> server hop, which `link`
+  // (client site <-> relay) does not cover when it was never measured.
+  bool relayed = false;
+  Link relay_leg;  // bandwidth 0: already inside a measured `link`
 };
 
 // What the call itself costs: CalcOrder evaluated on its IN scalars (0 when
@@ -83,6 +93,10 @@ struct Prediction {
 };
 
 Prediction Predict(const Candidate &c, const CallShape &call);
+
+// The client's path to candidate `c`: `c.link`, or for a relayed server
+// the two legs in series (latencies added, the smaller bandwidth).
+Link RelayedLink(const Candidate &c);
 
 // Calls at the server per slot, reservations included: the `load` policy's
 // figure (lower is less loaded).

@@ -179,6 +179,13 @@ ServerTable::Choices ServerTable::Candidates(std::string_view function, std::str
         known = true;
       }
     }
+    // "name@relay:port": a reverse server. Its relay leg is never measured
+    // on its own; a link measured through the relay already holds its
+    // bandwidth, but not the dial-back's round trip.
+    if (e.reg.address.find('@') != std::string::npos) {
+      c.relayed = true;
+      c.relay_leg = {fallback.latency_seconds, known ? 0.0 : fallback.bandwidth_bytes_per_second};
+    }
     c.flops_per_second = e.reg.flops_per_second;
     c.startup_seconds = e.reg.startup_seconds;
     if (auto f = e.functions.find(function); f != e.functions.end()) {

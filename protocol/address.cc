@@ -1,5 +1,7 @@
 #include "protocol/address.h"
 
+#include "protocol/default_ports.h"
+
 namespace ninf {
 namespace {
 
@@ -22,8 +24,34 @@ bool ParsePort(std::string_view s, int *port) {
   return true;
 }
 
+bool IsRelayName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '_' || c == '-'))
+      return false;
+  return true;
+}
+
 Status ParseHostPort(std::string_view text, const HostPort &defaults, HostPort *out) {
+  // "name@relay": a server name cannot hold '@', an address never does.
+  if (std::size_t at = text.find('@'); at != std::string_view::npos) {
+    std::string_view name = text.substr(0, at);
+    if (!IsRelayName(name))
+      return Bad(text, "bad server name before '@' (1 to 64 of A-Z a-z 0-9 . _ -)");
+    HostPort relay;
+    // A relay's own port, when the caller would take a default at all.
+    HostPort relay_defaults = defaults;
+    if (relay_defaults.port != 0) relay_defaults.port = kRelayPort;
+    NINF_RETURN_IF_ERROR(ParseHostPort(text.substr(at + 1), relay_defaults, &relay));
+    if (!relay.unix_path.empty() || !relay.relay_name.empty())
+      return Bad(text, "a relay is reached over TCP (name@host:port)");
+    relay.relay_name = std::string(name);
+    *out = std::move(relay);
+    return Status::Ok();
+  }
   HostPort a = defaults;
+  a.relay_name.clear();
   if (text.substr(0, 5) == "unix:") {
     std::string_view path = text.substr(5);
     // sockaddr_un holds 108 bytes, the terminating NUL included.

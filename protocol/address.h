@@ -20,16 +20,24 @@ struct HostPort {
   std::string host;
   int port = 0;
   std::string unix_path;  // set: a Unix-domain socket; host and port unused
-  // "host:port" or "unix:/path", the key of caches and maps.
+  // Set: a reverse server reached through the relay at host:port, which is
+  // asked for the server of this name ("name@relayhost:port", docs/relay.md).
+  std::string relay_name;
+  // "host:port", "name@host:port" or "unix:/path", the key of caches and maps.
   std::string Key() const {
-    return unix_path.empty() ? host + ":" + std::to_string(port) : "unix:" + unix_path;
+    if (!unix_path.empty()) return "unix:" + unix_path;
+    return (relay_name.empty() ? "" : relay_name + "@") + host + ":" + std::to_string(port);
   }
 };
 
 // Parses a port: decimal digits only, 1..65535. False for anything else.
 NINF_PROTOCOL_API bool ParsePort(std::string_view text, int *port);
 
-// Parses "unix:/absolute/path", "host:port", "[v6addr]:port", or, when
+// Whether `name` may name a server at a relay: 1 to 64 of [A-Za-z0-9._-].
+NINF_PROTOCOL_API bool IsRelayName(std::string_view name);
+
+// Parses "name@host:port" (a reverse server behind the relay host:port;
+// the relay part is parsed as below), "unix:/absolute/path", "host:port", "[v6addr]:port", or, when
 // `defaults` allows it, a bare
 // "host" / "[v6addr]" (the port is defaults.port; 0 means the port is
 // required) or ":port" (the host is defaults.host; empty means the host is

@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "ninf.pb.h"
 
@@ -59,7 +60,9 @@ Status DecodeFrameHeader(const uint8_t in[kFrameHeaderSize], uint64_t max_payloa
   h.header_length = static_cast<uint32_t>(GetLe(in + 8, 4));
   h.payload_length = GetLe(in + 16, 8);
   if (GetLe(in + 12, 4) != 0) return Status(NINF_ERR_PROTOCOL, "reserved frame field is not zero");
-  if (h.type == 0 || h.type >= FRAME_TYPE_LIMIT_)
+  // The list has gaps (values reserved for other uses): a type is valid
+  // only when it has a name.
+  if (std::string_view(FrameTypeName(h.type)) == "UNKNOWN")
     return Status(NINF_ERR_PROTOCOL, "unknown frame type " + std::to_string(h.type));
   if (h.header_length > kMaxHeaderLength)
     return Status(NINF_ERR_PROTOCOL, "frame header of " + std::to_string(h.header_length) +

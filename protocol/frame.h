@@ -78,7 +78,11 @@ inline constexpr uint64_t kMaxProbePayload = uint64_t{16} << 20;
   X(FRAME_DATA, 30)           /* ninfd -> executable  Data + bytes */    \
   X(FRAME_REDIRECT, 31)       /* ninfd -> client      Redirect */        \
   X(FRAME_CLAIM, 32)          /* client -> executable Claim */           \
-  X(FRAME_HANDOVER, 33)       /* ninfd -> client      Handover */
+  X(FRAME_HANDOVER, 33)       /* ninfd -> client      Handover */      \
+  X(FRAME_RELAY_REGISTER, 40) /* ninfd -> relay       RelayRegister */   \
+  X(FRAME_RELAY_DIAL, 41)     /* relay -> ninfd       RelayDial */       \
+  X(FRAME_RELAY_DATA, 42)     /* ninfd -> relay       RelayData */       \
+  X(FRAME_RELAY_OPEN, 43)     /* client -> relay      RelayOpen */
 
 enum FrameType : uint16_t {
 #define NINF_FRAME_ENUM_(name, value) name = value,
@@ -86,6 +90,14 @@ enum FrameType : uint16_t {
 #undef NINF_FRAME_ENUM_
       FRAME_TYPE_LIMIT_  // first unused value
 };
+
+// Whether the bytes after a frame of this type belong to someone other than
+// the daemon that read it: after FRAME_CALL, to the executable; after
+// FRAME_RELAY_OPEN and FRAME_RELAY_DATA, to the other end of a relay's
+// bridge (docs/relay.md). A daemon's reader stops right behind such a frame.
+constexpr bool HandsOverStream(uint16_t type) {
+  return type == FRAME_CALL || type == FRAME_RELAY_OPEN || type == FRAME_RELAY_DATA;
+}
 
 struct FrameHeader {
   uint16_t type = 0;

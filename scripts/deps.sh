@@ -6,7 +6,9 @@
 # tests' plots (loadtest/plot.py); prometheus scrapes the metrics endpoint in
 # its test (tests/e2e/metrics_test.py); python3-dev, -numpy and -pytest build
 # and test the Python client (python/); scdoc writes the man pages (docs/man);
-# systemd's systemd-analyze checks the units (tests/install).
+# systemd's systemd-analyze checks the units (tests/install); nftables drops
+# every inbound connection of the firewalled server in the relay's test
+# (tests/relay/relay_netns.sh).
 set -euo pipefail
 
 NINF_PACKAGES=(
@@ -20,6 +22,7 @@ NINF_PACKAGES=(
   python3-matplotlib
   python3-dev python3-numpy python3-pytest
   scdoc systemd
+  nftables
 )
 
 missing=()

@@ -58,9 +58,15 @@ Status Server::Start() {
   NINF_RETURN_IF_ERROR(LoadKeys());
   NINF_RETURN_IF_ERROR(LoadTls());
   NINF_RETURN_IF_ERROR(CheckLaunches(settings_, cores_));
-  NINF_RETURN_IF_ERROR(
-      daemon::CheckExposure(settings_.listen, auth_required(), settings_.insecure));
-  NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
+  if (settings_.reverse) {
+    // No TCP port at all: clients reach this server only through the
+    // relay, which anyone who reaches the relay can use.
+    NINF_RETURN_IF_ERROR(StartRelayLink());
+  } else {
+    NINF_RETURN_IF_ERROR(
+        daemon::CheckExposure(settings_.listen, auth_required(), settings_.insecure));
+    NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
+  }
   NINF_RETURN_IF_ERROR(StartUnixListener());
   if (!settings_.launch_address.empty()) NINF_RETURN_IF_ERROR(scheduler_.OpenLaunchBroker());
   if (!settings_.metrics.empty()) NINF_RETURN_IF_ERROR(StartMetrics());
@@ -95,6 +101,7 @@ Status Server::Start() {
 Status Server::StartUnixListener() {
   if (settings_.unix_socket.empty()) return Status::Ok();
   const bool automatic = settings_.unix_socket == "auto";
+  if (automatic && settings_.reverse) return Status::Ok();  // no port to name it after
   const std::string path = automatic ? "/tmp/ninfd-" + std::to_string(listener_.port()) + ".sock"
                                      : settings_.unix_socket;
   Status st = unix_listener_.StartUnix(path);
@@ -276,6 +283,7 @@ void Server::Shutdown(std::function<void()> on_stopped) {
   stopping_ = true;
   on_stopped_ = std::move(on_stopped);
   if (reporter_) reporter_->Stop();  // the metaserver sees the connection close: no more calls
+  if (relay_) relay_->Stop();        // the relay unregisters us: no more clients
   spdlog::info("event=shutdown running={} queued={} connections={} grace_seconds={}",
                scheduler_.admission().running(), scheduler_.admission().queued(),
                connections_.size(), settings_.grace_seconds);

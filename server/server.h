@@ -35,6 +35,7 @@
 #include "server/kept_data_service.h"
 #include "server/meta_reporter.h"
 #include "server/registry.h"
+#include "server/relay_link.h"
 #include "server/scheduler.h"
 #include "server/settings.h"
 #include "server/stats.h"
@@ -119,6 +120,10 @@ class Server : public daemon::Connection::Delegate {
   // executables claim their channel over TCP (launcher.h).
   wire::FunctionInterface ServedInterface(const FunctionEntry &entry) const;
 
+  // The relay (server_meta.cc): --reverse keeps a control connection out to
+  // it; dialed-back connections come to Accept like accepted ones.
+  Status StartRelayLink();
+  std::string RelayName() const;
   // The metaserver (server_meta.cc): registration, load snapshots.
   Status StartMetaReporter();
   std::string AdvertisedAddress() const;
@@ -168,6 +173,7 @@ class Server : public daemon::Connection::Delegate {
   std::function<void()> on_stopped_;
   std::string server_id_;                             // for the metaserver
   std::unique_ptr<MetaReporter> reporter_;            // null without a metaserver
+  std::unique_ptr<RelayLink> relay_;                  // null unless reverse
   std::unique_ptr<daemon::MetricsEndpoint> metrics_;  // `metrics` set: the Prometheus endpoint
 };
 

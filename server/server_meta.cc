@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "daemon/exposure.h"
 #include "daemon/log.h"
 #include "protocol/default_ports.h"
 #include "server/server.h"
@@ -34,7 +35,44 @@ std::string MakeServerId(int port) {
 
 }  // namespace
 
+std::string Server::RelayName() const {
+  return settings_.relay_name.empty() ? HostName() : settings_.relay_name;
+}
+
+Status Server::StartRelayLink() {
+  RelayLink::Config config;
+  if (settings_.relay.empty())
+    return Status(NINF_ERR_CONFIG,
+                  "reverse: set relay (host:port of the ninf-relay this server connects out to)");
+  Status st = ParseHostPort(settings_.relay, HostPort{"", kRelayPort}, &config.relay);
+  if (!st.ok() || !config.relay.unix_path.empty() || !config.relay.relay_name.empty())
+    return Status(NINF_ERR_CONFIG, "relay: " + (st.ok() ? "give host:port" : st.message()));
+  config.name = RelayName();
+  if (!IsRelayName(config.name))
+    return Status(NINF_ERR_CONFIG, "relay_name: '" + config.name +
+                                       "' is not 1 to 64 of A-Z a-z 0-9 . _ - (set relay_name)");
+  // Anyone who reaches the relay reaches this server: as with listening
+  // beyond loopback, that needs a key unless the operator says insecure.
+  NINF_RETURN_IF_ERROR(
+      daemon::CheckExposure(config.relay.host, auth_required(), settings_.insecure));
+  config.key_file =
+      settings_.relay_key_file.empty() ? settings_.key_file : settings_.relay_key_file;
+  relay_ = std::make_unique<RelayLink>(
+      loop_, std::move(config),
+      [this](daemon::UniqueFd fd, const std::string &peer) { Accept(std::move(fd), peer); });
+  spdlog::info("event=reverse relay={} name={}", daemon::Quoted(settings_.relay), RelayName());
+  return relay_->Start();
+}
+
 std::string Server::AdvertisedAddress() const {
+  // A reverse server is called through its relay: at `advertise` when the
+  // clients reach the relay at another address than this server does.
+  if (HostPort relay;
+      settings_.reverse &&
+      ParseHostPort(settings_.advertise.empty() ? settings_.relay : settings_.advertise,
+                    HostPort{"", kRelayPort}, &relay)
+          .ok())
+    return RelayName() + "@" + relay.Key();
   // "host" alone (or "host:0") takes the port ninfd listens on: with --port 0
   // only the daemon knows it.
   if (HostPort hp;

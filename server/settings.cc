@@ -147,8 +147,24 @@ const SettingSpec kTable[] = {
      &Settings::site},
     {"advertise", SettingKind::kString, "", 0, 0,
      "host:port the metaserver sends clients to (a host alone: with the port ninfd listens "
-     "on; \"\": the listen address and port, with 0.0.0.0 the host name)",
+     "on; \"\": the listen address and port, with 0.0.0.0 the host name); with reverse, the "
+     "relay's host:port as clients reach it (\"\": relay)",
      &Settings::advertise},
+    {"reverse", SettingKind::kBool, "false", 0, 0,
+     "serve from behind a firewall: listen on no TCP port, keep a connection out to the relay "
+     "(`relay`) and take clients through it (docs/relay.md)",
+     &Settings::reverse},
+    {"relay", SettingKind::kString, "", 0, 0,
+     "host:port of the ninf-relay a reverse server registers with (authenticated with key_file); "
+     "clients then call NAME@host:port",
+     &Settings::relay},
+    {"relay_name", SettingKind::kString, "", 0, 0,
+     "the name a reverse server registers under at the relay (\"\": the host name)",
+     &Settings::relay_name},
+    {"relay_key_file", SettingKind::kString, "", 0, 0,
+     "the key file whose first key a reverse server proves to the relay (\"\": key_file); a key "
+     "of the relay's own keeps clients, who hold key_file's, from registering as servers",
+     &Settings::relay_key_file},
     {"mpi_ranks", SettingKind::kInteger, "0", 0, 4096,
      "ranks of the MPI job a Backend \"MPI\" function runs as (0: one per core; "
      "[limits.NAME] ranks overrides it; docs/mpi.md)",

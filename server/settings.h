@@ -74,6 +74,10 @@ struct Settings {
   std::string metaserver;          // "host:port" of ninf-meta to register with; "": none
   std::string site;                // this server's site for the metaserver ("": the host name)
   std::string advertise;           // host:port clients reach this server at ("": listen:port)
+  bool reverse = false;            // no TCP listener: clients come through `relay`
+  std::string relay;               // "host:port" of ninf-relay (reverse)
+  std::string relay_name;          // registered name there ("": the host name)
+  std::string relay_key_file;      // the key proved to the relay ("": key_file)
   int64_t mpi_ranks = 0;           // Backend "MPI" functions' ranks (0: one per core)
   std::string mpirun = "mpirun";   // the MPI launcher
   std::string mpirun_args;         // more words for it

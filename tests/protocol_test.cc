@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "ninf.pb.h"
+#include "protocol/address.h"
 #include "protocol/control.h"
 #include "protocol/frame.h"
 #include "protocol/install_paths.h"
@@ -370,4 +371,39 @@ TEST_CASE("an installed program's prefix comes from its own location") {
   // An absolute bindir: installed only when the program is in it.
   CHECK(PrefixOf("/usr/bin/ninfd", "/usr/bin", "/usr") == "/usr");
   CHECK_FALSE(PrefixOf("/home/u/bin/ninfd", "/usr/bin", "/usr"));
+}
+
+TEST_CASE("address_relay_form_names_a_server_behind_a_relay", "[address]") {
+  HostPort hp;
+  REQUIRE(ParseHostPort("site-b@relay.example.org:3300", HostPort{"", 3000}, &hp).ok());
+  CHECK(hp.relay_name == "site-b");
+  CHECK(hp.host == "relay.example.org");
+  CHECK(hp.port == 3300);
+  CHECK(hp.Key() == "site-b@relay.example.org:3300");
+  // Without a port: the relay's, not ninfd's.
+  REQUIRE(ParseHostPort("a.b_c-1@[::1]", HostPort{"", 3000}, &hp).ok());
+  CHECK(hp.port == 3200);
+  CHECK(hp.host == "::1");
+  // A plain address after a relayed one keeps no name.
+  REQUIRE(ParseHostPort("host:1", HostPort{"", 3000}, &hp).ok());
+  CHECK(hp.relay_name.empty());
+  CHECK(hp.Key() == "host:1");
+  for (const char *bad : {"@relay:1", "bad name@relay:1", "a@b@relay:1", "a@unix:/tmp/s", "a@"})
+    CHECK(!ParseHostPort(bad, HostPort{"", 3000}, &hp).ok());
+  const std::string long_name = std::string(65, 'x') + "@relay:1";
+  CHECK(!ParseHostPort(long_name, HostPort{"", 3000}, &hp).ok());
+}
+
+TEST_CASE("frame_types_in_the_gap_are_refused", "[frame]") {
+  FrameHeader h;
+  uint8_t bytes[kFrameHeaderSize];
+  h.type = FRAME_RELAY_OPEN;
+  EncodeFrameHeader(h, bytes);
+  REQUIRE(DecodeFrameHeader(bytes, 0, &h).ok());
+  CHECK(HandsOverStream(FRAME_RELAY_OPEN));
+  CHECK(HandsOverStream(FRAME_CALL));
+  CHECK(!HandsOverStream(FRAME_RELAY_REGISTER));
+  h.type = 35;  // reserved, unnamed
+  EncodeFrameHeader(h, bytes);
+  CHECK(DecodeFrameHeader(bytes, 0, &h).code() == NINF_ERR_PROTOCOL);
 }

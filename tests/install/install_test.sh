@@ -54,13 +54,15 @@ done < <(find "$root" -type f \( -perm -u+x -o -name '*.so*' \))
 step "example configs, man pages, systemd units"
 for f in share/ninf/examples/ninfd.toml share/ninf/examples/ninf-meta.toml \
   share/ninf/examples/client.toml share/man/man8/ninfd.8 share/man/man8/ninf-meta.8 \
+  share/man/man8/ninf-relay.8 bin/ninf-relay \
   share/man/man1/ninf-gen.1 share/man/man1/ninfcc.1 share/man/man1/ninffc.1 \
   share/man/man1/ninf-loadtest.1 share/man/man3/Ninf_call.3 share/man/man3/grpc_call.3 \
-  lib/systemd/system/ninfd.service lib/systemd/system/ninf-meta.service; do
+  lib/systemd/system/ninfd.service lib/systemd/system/ninf-meta.service \
+  lib/systemd/system/ninf-relay.service share/ninf/examples/ninf-relay.toml; do
   [[ -e "$root/$f" ]] || fail "$f is not installed"
 done
 grep -q '^\.TH "ninfd" "8"' "$root/share/man/man8/ninfd.8" || fail "ninfd.8 is not a man page"
-for unit in ninfd ninf-meta; do
+for unit in ninfd ninf-meta ninf-relay; do
   # The unit names the final path (PREFIX/bin): verify a copy pointing into
   # the temporary tree, so that its programs exist. Unknown keys and bad
   # values are only printed, so any line about the unit fails.

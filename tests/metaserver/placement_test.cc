@@ -192,3 +192,33 @@ TEST_CASE("placement_prefer_planned_moves_only_for_a_clear_gain", "[placement]")
   CHECK(PreferPlanned({1}, two, call, 0, 0.2) == std::vector<uint32_t>{0, 1});
   CHECK(PreferPlanned(r2, two, call, 7, 0.2) == r2);  // not a candidate
 }
+
+TEST_CASE("placement_relayed_server_pays_the_extra_hop", "[placement]") {
+  // Two equal servers, one behind a relay whose leg is 100 Mbit/s with a
+  // 5 ms round trip: the direct one wins, and the relayed prediction holds
+  // the leg's round trip and its slower bandwidth.
+  Candidate direct = Server(0, 2, 0, 1000, 10);
+  Candidate relayed = Server(1, 2, 0, 1000, 10);
+  relayed.relayed = true;
+  relayed.relay_leg = {0.005, 100 * kMbit};
+  const CallShape call = Dgesv(500);
+  const Prediction pd = Predict(direct, call), pr = Predict(relayed, call);
+  CHECK(pr.latency == Approx(0.006));
+  CHECK(pr.send == Approx(static_cast<double>(call.in_bytes) / (100 * kMbit)));
+  CHECK(pd.send == Approx(static_cast<double>(call.in_bytes) / (1000 * kMbit)));
+  PolicyState state;
+  const Candidate both[] = {relayed, direct};
+  CHECK(Rank(Policy::kCompletion, both, call, 2, &state) == std::vector<uint32_t>{0, 1});
+
+  // A link measured through the relay already holds its bandwidth: only the
+  // dial-back's round trip is added.
+  relayed.relay_leg.bandwidth_bytes_per_second = 0;
+  CHECK(Predict(relayed, call).send == Approx(pd.send));
+  CHECK(Predict(relayed, call).latency == Approx(0.006));
+
+  // The hop is a cost, not a ban: a busy direct server loses to it.
+  direct.load.running = 2;
+  direct.load.work_seconds = 60;
+  const Candidate busy[] = {relayed, direct};
+  CHECK(Rank(Policy::kCompletion, busy, call, 2, &state) == std::vector<uint32_t>{1, 0});
+}

@@ -1,0 +1,412 @@
+#include "relay/relay_server.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "daemon/auth_handshake.h"
+#include "daemon/exposure.h"
+#include "daemon/log.h"
+#include "ninf.pb.h"
+#include "protocol/address.h"
+
+namespace ninf::relay {
+namespace {
+
+using daemon::Quoted;
+
+// Largest protobuf header the relay reads: a key id, a nonce, a name.
+constexpr uint32_t kMaxHeader = 1024;
+constexpr uint64_t kSweepMs = 250;
+
+// A second owner of a connection's socket, for the bridge: the Connection
+// closes its own descriptor when it is freed.
+Status DupSocket(int fd, daemon::UniqueFd *out) {
+  int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (copy < 0)
+    return Status(NINF_ERR_SERVER,
+                  std::string("cannot duplicate a socket: ") + std::strerror(errno));
+  out->reset(copy);
+  return Status::Ok();
+}
+
+}  // namespace
+
+RelayServer::RelayServer(uv_loop_t *loop, const RelaySettings &settings)
+    : loop_(loop),
+      settings_(settings),
+      listener_(loop, [this](daemon::UniqueFd fd,
+                             const std::string &peer) { Accept(std::move(fd), peer); }),
+      connections_(loop) {
+  (void)uv_timer_init(loop_, &sweep_);  // only fills the handle in
+  sweep_.data = this;
+  sweep_open_ = true;
+}
+
+RelayServer::~RelayServer() = default;
+
+std::span<const daemon::FrameRoute<RelayServer>> RelayServer::Requests() {
+  using daemon::FrameAccess;
+  using Route = daemon::FrameRoute<RelayServer>;
+  using daemon::Connection;
+  static const Route kRoutes[] = {
+      {FRAME_AUTH, FrameAccess::kHandshake, kMaxHeader, 0,
+       [](RelayServer &r, Connection &c, const FrameHeader &h, std::string_view b) {
+         r.HandleAuth(c, h, b);
+       }},
+      {FRAME_PROOF, FrameAccess::kHandshake, kMaxHeader, 0,
+       [](RelayServer &r, Connection &c, const FrameHeader &h, std::string_view b) {
+         r.HandleAuth(c, h, b);
+       }},
+      {FRAME_RELAY_REGISTER, FrameAccess::kAuthenticated, kMaxHeader, 0,
+       [](RelayServer &r, Connection &c, const FrameHeader &, std::string_view b) {
+         r.HandleRegister(c, b);
+       }},
+      // A client is authenticated by ninfd itself, through the bridge.
+      {FRAME_RELAY_OPEN, FrameAccess::kAnyone, kMaxHeader, 0,
+       [](RelayServer &r, Connection &c, const FrameHeader &, std::string_view b) {
+         r.HandleOpen(c, b);
+       }},
+      // The one-time token is the proof.
+      {FRAME_RELAY_DATA, FrameAccess::kAnyone, kMaxHeader, 0,
+       [](RelayServer &r, Connection &c, const FrameHeader &, std::string_view b) {
+         r.HandleData(c, b);
+       }},
+  };
+  return kRoutes;
+}
+
+const daemon::RequestRules &RelayServer::Rules() {
+  static const daemon::RequestRules rules = daemon::RulesOf("ninf-relay", Requests());
+  return rules;
+}
+
+Status RelayServer::Start() {
+  if (!settings_.key_file.empty())
+    NINF_RETURN_IF_ERROR(auth::LoadKeyFile(settings_.key_file, &keys_));
+  NINF_RETURN_IF_ERROR(
+      daemon::CheckExposure(settings_.listen, auth_required(), settings_.insecure));
+  NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
+  uv_timer_start(
+      &sweep_, [](uv_timer_t *t) { static_cast<RelayServer *>(t->data)->ExpireDials(); }, kSweepMs,
+      kSweepMs);
+  spdlog::info(
+      "event=listening address={} port={} authentication={} max_servers={} "
+      "max_pending_dials={} max_bridges_per_server={} pid={}",
+      listener_.address(), listener_.port(), auth_required() ? "on" : "off", settings_.max_servers,
+      settings_.max_pending_dials, settings_.max_bridges_per_server, ::getpid());
+  if (settings_.ready_file.empty()) return Status::Ok();
+  return daemon::WritePortFile(settings_.ready_file, listener_.port());
+}
+
+void RelayServer::ReloadKeys() {
+  if (settings_.key_file.empty()) return;
+  auth::KeyRing ring;
+  if (Status st = auth::LoadKeyFile(settings_.key_file, &ring); !st.ok()) {
+    spdlog::error("event=reload_failed key_file={} error={}", Quoted(settings_.key_file),
+                  Quoted(st.message()));
+    return;
+  }
+  keys_ = std::move(ring);
+  spdlog::info("event=reloaded key_file={} keys={}", Quoted(settings_.key_file), keys_.keys.size());
+}
+
+void RelayServer::Accept(daemon::UniqueFd fd, const std::string &peer) {
+  if (stopping_) return;  // fd closes here
+  const daemon::ConnectionSet::Limits limits{
+      .total = static_cast<std::size_t>(settings_.max_connections),
+      .per_address = static_cast<std::size_t>(settings_.max_connections_per_client)};
+  // Clients never prove a key here: every connection counts alike.
+  if (Status room = connections_.MakeRoom(peer, limits, false); !room.ok()) {
+    daemon::RefuseConnection(std::move(fd), peer, room);
+    return;
+  }
+  // A first frame must come as quickly as a whole request: a peer that
+  // sends nothing holds a slot no longer than that.
+  daemon::Connection::Timeouts timeouts;
+  timeouts.request_ms = static_cast<uint64_t>(settings_.request_timeout_seconds) * 1000;
+  timeouts.idle_ms = timeouts.request_ms;
+  std::unique_ptr<daemon::Connection> conn = daemon::Connection::Open(
+      loop_, std::move(fd), next_connection_id_++, peer, this, timeouts, Rules());
+  if (!conn) return;
+  spdlog::debug("event=connect conn={} peer={}", conn->id(), peer);
+  connections_.Add(std::move(conn));
+}
+
+void RelayServer::OnRequest(daemon::Connection &conn, const FrameHeader &h, std::string_view body) {
+  daemon::Dispatch(*this, Requests(), auth_required(), conn, h, body);
+}
+
+void RelayServer::OnProtocolError(daemon::Connection &conn, const Status &st) {
+  daemon::RateLimitedWarn("protocol_error", "event=protocol_error conn={} peer={} error={}",
+                          conn.id(), conn.peer(), Quoted(st.message()));
+}
+
+void RelayServer::HandleAuth(daemon::Connection &conn, const FrameHeader &h,
+                             std::string_view body) {
+  daemon::ServeAuthFrame(conn, keys_, h, body,
+                         static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000,
+                         &auth_failures_);
+}
+
+void RelayServer::Refuse(daemon::Connection &conn, const Status &why, const char *event) {
+  daemon::RateLimitedWarn(event, "event={} conn={} peer={} error={}", event, conn.id(), conn.peer(),
+                          Quoted(why.message()));
+  conn.Fail(why);
+}
+
+void RelayServer::HandleRegister(daemon::Connection &conn, std::string_view body) {
+  wire::RelayRegister req;
+  if (!req.ParseFromArray(body.data(), static_cast<int>(body.size())) || !IsRelayName(req.name())) {
+    Refuse(conn,
+           Status(NINF_ERR_INVALID_ARGUMENT,
+                  "RELAY_REGISTER needs a server name of 1 to 64 of A-Z a-z 0-9 . _ -"),
+           "register_refused");
+    return;
+  }
+  const std::string &name = req.name();
+  if (auto it = control_.find(&conn); it != control_.end() && it->second != name) {
+    Refuse(conn,
+           Status(NINF_ERR_PROTOCOL, "a control connection registers one name ('" + it->second +
+                                         "'), not '" + name + "'"),
+           "register_refused");
+    return;
+  }
+  auto found = servers_.find(name);
+  if (found != servers_.end() && found->second.control != &conn) {
+    // A restarted ninfd comes back before the relay noticed the old
+    // connection gone: the newest registration wins (it proved a key too).
+    daemon::Connection *old = found->second.control;
+    control_.erase(old);
+    found->second.control = nullptr;
+    spdlog::info("event=server_replaced name={} old_peer={} peer={}", name, old->peer(),
+                 conn.peer());
+    old->Fail(Status(NINF_ERR_SERVER, "replaced by a newer registration of '" + name + "'"));
+  } else if (found == servers_.end() &&
+             servers_.size() >= static_cast<std::size_t>(settings_.max_servers)) {
+    Refuse(
+        conn,
+        Status(NINF_ERR_SERVER, "the relay has max_servers (" +
+                                    std::to_string(settings_.max_servers) + ") servers registered"),
+        "register_refused");
+    return;
+  }
+  const bool fresh = control_.find(&conn) == control_.end();
+  servers_[name].control = &conn;
+  control_[&conn] = name;
+  const uint64_t idle_ms = static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000;
+  conn.SetIdleTimeout(idle_ms);
+  wire::MetaAck ack;
+  ack.set_report_ms(static_cast<uint32_t>(idle_ms / 3));  // the keep-alive period
+  conn.Reply(FRAME_META_ACK, &ack);
+  if (fresh)
+    spdlog::info("event=server_registered name={} conn={} peer={} servers={}", name, conn.id(),
+                 conn.peer(), servers_.size());
+}
+
+void RelayServer::HandleOpen(daemon::Connection &conn, std::string_view body) {
+  wire::RelayOpen req;
+  if (!req.ParseFromArray(body.data(), static_cast<int>(body.size())) || !IsRelayName(req.name())) {
+    Refuse(conn,
+           Status(NINF_ERR_INVALID_ARGUMENT,
+                  "RELAY_OPEN needs a server name of 1 to 64 of A-Z a-z 0-9 . _ -"),
+           "open_refused");
+    return;
+  }
+  auto it = servers_.find(req.name());
+  if (it == servers_.end() || !it->second.control) {
+    Refuse(conn,
+           Status(NINF_ERR_CONNECT, "no server named '" + req.name() +
+                                        "' is registered at this relay (is its ninfd running "
+                                        "with --reverse --relay pointing here?)"),
+           "open_refused");
+    return;
+  }
+  Server &server = it->second;
+  if (server.pending >= static_cast<std::size_t>(settings_.max_pending_dials) ||
+      server.pending + server.bridges >=
+          static_cast<std::size_t>(settings_.max_bridges_per_server)) {
+    const bool dials = server.pending >= static_cast<std::size_t>(settings_.max_pending_dials);
+    Refuse(
+        conn,
+        Status(NINF_ERR_SERVER, "server '" + req.name() + "' has " +
+                                    (dials ? std::to_string(server.pending) +
+                                                 " clients waiting for it (max_pending_dials)"
+                                           : std::to_string(server.bridges) +
+                                                 " relayed connections (max_bridges_per_server)") +
+                                    " at this relay: try again later"),
+        "open_refused");
+    return;
+  }
+  auth::Nonce nonce;
+  if (Status st = auth::MakeNonce(&nonce); !st.ok()) {
+    Refuse(conn, st, "open_refused");
+    return;
+  }
+  std::string token(reinterpret_cast<const char *>(nonce.data()), nonce.size());
+  pending_[token] =
+      Pending{req.name(), &conn,
+              uv_now(loop_) + static_cast<uint64_t>(settings_.dial_timeout_seconds) * 1000};
+  waiting_[&conn] = token;
+  ++server.pending;
+  conn.WatchHangup(true);  // a client that gives up frees its place at once
+  wire::RelayDial dial;
+  dial.set_token(token);
+  server.control->Reply(FRAME_RELAY_DIAL, &dial);
+  spdlog::debug("event=dial_asked server={} conn={} peer={}", req.name(), conn.id(), conn.peer());
+}
+
+void RelayServer::HandleData(daemon::Connection &conn, std::string_view body) {
+  wire::RelayData req;
+  auto it = pending_.end();
+  if (req.ParseFromArray(body.data(), static_cast<int>(body.size())))
+    it = pending_.find(req.token());
+  if (it == pending_.end()) {
+    ++auth_failures_;
+    Refuse(conn,
+           Status(NINF_ERR_AUTH,
+                  "unknown or expired dial token (a dial-back is accepted once, "
+                  "within dial_timeout_seconds of the relay asking for it)"),
+           "dial_refused");
+    return;
+  }
+  Pending pending = std::move(it->second);
+  pending_.erase(it);
+  waiting_.erase(pending.client);
+  if (auto s = servers_.find(pending.server); s != servers_.end()) --s->second.pending;
+  StartBridge(std::move(pending), conn);
+}
+
+void RelayServer::StartBridge(Pending pending, daemon::Connection &data) {
+  daemon::Connection &client = *pending.client;
+  daemon::UniqueFd client_fd, server_fd;
+  Status st = DupSocket(client.fd(), &client_fd);
+  if (st.ok()) st = DupSocket(data.fd(), &server_fd);
+  if (!st.ok()) {
+    spdlog::error("event=bridge_failed server={} error={}", pending.server, Quoted(st.message()));
+    client.Fail(st);
+    data.Fail(st);
+    return;
+  }
+  const std::string client_peer = client.peer(), server_peer = data.peer();
+  // The connections let go of their sockets; the bridge owns the copies.
+  client.Close();
+  data.Close();
+  std::unique_ptr<Bridge> bridge;
+  st = Bridge::Open(
+      loop_, std::move(client_fd), std::move(server_fd),
+      [this](Bridge &b, const std::string &why) { OnBridgeClosed(b, why); }, &bridge);
+  if (!st.ok()) {
+    spdlog::error("event=bridge_failed server={} error={}", pending.server, Quoted(st.message()));
+    return;
+  }
+  // Even a bridge that finished while opening reports it from a close
+  // callback, which the loop runs later: the entry below exists by then.
+  Bridge *raw = bridge.get();
+  if (auto s = servers_.find(pending.server); s != servers_.end()) ++s->second.bridges;
+  spdlog::info("event=bridged server={} client={} server_peer={} bridges={}", pending.server,
+               client_peer, server_peer, bridges_.size() + 1);
+  bridges_[raw] = BridgeEntry{std::move(bridge), pending.server};
+}
+
+void RelayServer::OnBridgeClosed(Bridge &bridge, const std::string &why) {
+  auto it = bridges_.find(&bridge);
+  if (it == bridges_.end()) return;
+  spdlog::info("event=bridge_closed server={} to_server={} to_client={} error={}",
+               it->second.server, bridge.bytes_to_server(), bridge.bytes_to_client(),
+               Quoted(why.empty() ? "-" : why));
+  if (auto s = servers_.find(it->second.server); s != servers_.end()) {
+    --s->second.bridges;
+    if (!s->second.control && s->second.pending == 0 && s->second.bridges == 0) servers_.erase(s);
+  }
+  bridges_.erase(it);  // frees the bridge: its close callback has returned its last use
+  MaybeStopped();
+}
+
+void RelayServer::Unregister(const std::string &name, const char *why) {
+  auto it = servers_.find(name);
+  if (it == servers_.end()) return;
+  it->second.control = nullptr;
+  spdlog::info("event=server_unregistered name={} reason={}", name, why);
+  // Clients waiting for this server would wait in vain.
+  std::vector<daemon::Connection *> orphans;
+  for (const auto &[token, p] : pending_)
+    if (p.server == name) orphans.push_back(p.client);
+  for (daemon::Connection *c : orphans) {
+    auto w = waiting_.find(c);
+    if (w != waiting_.end()) {
+      pending_.erase(w->second);
+      waiting_.erase(w);
+    }
+    --it->second.pending;
+    c->Fail(Status(NINF_ERR_CONNECT, "server '" + name + "' left the relay before dialing back"));
+  }
+  if (it->second.pending == 0 && it->second.bridges == 0) servers_.erase(it);
+}
+
+void RelayServer::ExpireDials() {
+  const uint64_t now = uv_now(loop_);
+  std::vector<std::string> late;
+  for (const auto &[token, p] : pending_)
+    if (now >= p.deadline_ms) late.push_back(token);
+  for (const std::string &token : late) {
+    auto it = pending_.find(token);
+    Pending p = std::move(it->second);
+    pending_.erase(it);
+    waiting_.erase(p.client);
+    if (auto s = servers_.find(p.server); s != servers_.end()) --s->second.pending;
+    Refuse(*p.client,
+           Status(NINF_ERR_TIMEOUT, "server '" + p.server + "' did not dial back within " +
+                                        std::to_string(settings_.dial_timeout_seconds) +
+                                        " s (dial_timeout_seconds): can it reach the relay?"),
+           "dial_timeout");
+  }
+}
+
+void RelayServer::OnClosed(daemon::Connection &conn) {
+  if (auto c = control_.find(&conn); c != control_.end()) {
+    const std::string name = c->second;
+    control_.erase(c);
+    Unregister(name, "control connection closed");
+  }
+  if (auto w = waiting_.find(&conn); w != waiting_.end()) {
+    if (auto p = pending_.find(w->second); p != pending_.end()) {
+      if (auto s = servers_.find(p->second.server); s != servers_.end()) --s->second.pending;
+      pending_.erase(p);
+    }
+    waiting_.erase(w);
+  }
+  spdlog::debug("event=disconnect conn={} peer={}", conn.id(), conn.peer());
+  connections_.Remove(conn);  // frees conn
+  MaybeStopped();
+}
+
+void RelayServer::Shutdown(std::function<void()> stopped) {
+  if (stopping_) return;
+  stopping_ = true;
+  on_stopped_ = std::move(stopped);
+  spdlog::info("event=shutdown servers={} bridges={} connections={}", servers_.size(),
+               bridges_.size(), connections_.size());
+  listener_.Close();
+  for (daemon::Connection *c : connections_.List()) c->Close();
+  std::vector<Bridge *> open;
+  for (auto &[raw, entry] : bridges_) open.push_back(entry.bridge.get());
+  for (Bridge *b : open) b->Close("relay shutting down");
+  MaybeStopped();
+}
+
+void RelayServer::MaybeStopped() {
+  if (!stopping_ || stopped_ || !connections_.empty() || !bridges_.empty()) return;
+  stopped_ = true;
+  if (sweep_open_) {
+    uv_close(reinterpret_cast<uv_handle_t *>(&sweep_), nullptr);
+    sweep_open_ = false;
+  }
+  spdlog::info("event=stopped");
+  if (on_stopped_) on_stopped_();
+}
+
+}  // namespace ninf::relay

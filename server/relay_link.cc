@@ -1,0 +1,197 @@
+#include "server/relay_link.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "daemon/log.h"
+#include "ninf.pb.h"
+#include "protocol/ask.h"
+#include "protocol/auth.h"
+#include "protocol/wire.h"
+
+namespace ninf::server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Bounds a connect and each blocking exchange, so Stop() waits no longer.
+constexpr int kTimeoutMs = 2000;
+// Keep-alives unanswered before the relay counts as gone.
+constexpr int kMissedAcks = 3;
+
+// Writes all of `bytes` to the blocking socket `fd`.
+Status SendAll(int fd, const std::string &bytes) {
+  std::size_t sent = 0;
+  while (sent < bytes.size()) {
+    ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      return Status(NINF_ERR_COMMUNICATION,
+                    std::string("sending to the relay: ") + std::strerror(n < 0 ? errno : EPIPE));
+    sent += static_cast<std::size_t>(n);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+RelayLink::RelayLink(uv_loop_t *loop, Config config, AcceptFn accept)
+    : loop_(loop), config_(std::move(config)), accept_(std::move(accept)) {}
+
+RelayLink::~RelayLink() { Stop(); }
+
+Status RelayLink::Start() {
+  if (int rc = uv_async_init(loop_, &async_, OnDialed); rc != 0)
+    return Status(NINF_ERR_SERVER,
+                  std::string("relay: cannot make a wake-up handle: ") + uv_strerror(rc));
+  async_.data = this;
+  async_open_ = true;
+  thread_ = std::thread([this] { Run(); });
+  return Status::Ok();
+}
+
+void RelayLink::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    if (session_fd_ >= 0) ::shutdown(session_fd_, SHUT_RDWR);  // ends a blocked read
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  if (async_open_) {
+    uv_close(reinterpret_cast<uv_handle_t *>(&async_), nullptr);
+    async_open_ = false;
+  }
+  dialed_.clear();  // connections no client will use now
+}
+
+void RelayLink::OnDialed(uv_async_t *async) {
+  auto *self = static_cast<RelayLink *>(async->data);
+  std::deque<daemon::UniqueFd> ready;
+  {
+    std::lock_guard<std::mutex> lock(self->mutex_);
+    ready.swap(self->dialed_);
+  }
+  const std::string peer = "relay:" + self->config_.relay.Key();
+  for (daemon::UniqueFd &fd : ready) self->accept_(std::move(fd), peer);
+}
+
+void RelayLink::Run() {
+  auto backoff = std::chrono::milliseconds(500);
+  for (;;) {
+    Status st = Session();
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    spdlog::warn("event=relay_state state=lost relay={} name={} error={} retry_ms={}",
+                 config_.relay.Key(), config_.name, daemon::Quoted(st.ToString()), backoff.count());
+    wake_.wait_for(lock, backoff, [this] { return stopping_; });
+    if (stopping_) return;
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
+  }
+}
+
+Status RelayLink::Session() {
+  auth::KeyRing keys;
+  if (!config_.key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(config_.key_file, &keys));
+  int fd = -1;
+  NINF_RETURN_IF_ERROR(ConnectTcp(config_.relay.host, config_.relay.port, kTimeoutMs, &fd));
+  Channel ch(fd, kTimeoutMs);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return Status::Ok();
+    session_fd_ = fd;
+  }
+  struct Forget {  // the fd closes with the channel: Stop() must not touch it after
+    RelayLink *self;
+    ~Forget() {
+      std::lock_guard<std::mutex> lock(self->mutex_);
+      self->session_fd_ = -1;
+    }
+  } forget{this};
+  spdlog::info("event=relay_state state=connected relay={}", config_.relay.Key());
+  if (!keys.keys.empty()) NINF_RETURN_IF_ERROR(auth::AuthenticateToServer(ch, keys.keys[0]));
+  wire::RelayRegister reg;
+  reg.set_name(config_.name);
+  NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_RELAY_REGISTER, &reg));
+  wire::MetaAck ack;
+  FrameHeader h;
+  NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_META_ACK, 0, &ack, &h));
+  const auto period = std::chrono::milliseconds(std::max<uint32_t>(ack.report_ms(), 100));
+  spdlog::info("event=relay_state state=registered relay={} name={} keepalive_ms={}",
+               config_.relay.Key(), config_.name, period.count());
+  auto last_ack = Clock::now(), next_beat = Clock::now() + period;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stopping_) return Status::Ok();
+    }
+    const auto now = Clock::now();
+    if (now - last_ack > kMissedAcks * period)
+      return Status(NINF_ERR_TIMEOUT, "the relay stopped answering keep-alives");
+    if (now >= next_beat) {
+      NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_RELAY_REGISTER, &reg));
+      next_beat = now + period;
+    }
+    const int wait_ms = static_cast<int>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - now).count());
+    pollfd p{fd, POLLIN, 0};
+    int rc = ::poll(&p, 1, std::max(wait_ms, 1));
+    if (rc < 0 && errno == EINTR) continue;
+    if (rc < 0) return Status(NINF_ERR_COMMUNICATION, std::string("poll: ") + std::strerror(errno));
+    if (rc == 0) continue;
+    NINF_RETURN_IF_ERROR(ch.RecvHeader(0, &h));
+    if (h.type == FRAME_META_ACK) {
+      NINF_RETURN_IF_ERROR(ch.RecvMessage(h, &ack));
+      last_ack = Clock::now();
+    } else if (h.type == FRAME_RELAY_DIAL) {
+      wire::RelayDial dial;
+      NINF_RETURN_IF_ERROR(ch.RecvMessage(h, &dial));
+      if (Status st = Dial(dial.token()); !st.ok())  // that client is told by the relay's timeout
+        spdlog::warn("event=relay_dial_failed relay={} error={}", config_.relay.Key(),
+                     daemon::Quoted(st.ToString()));
+    } else if (h.type == FRAME_ERROR) {
+      wire::Error error;
+      NINF_RETURN_IF_ERROR(ch.RecvMessage(h, &error));
+      return Status(static_cast<ninf_error_t>(error.code()), "the relay said: " + error.message());
+    } else {
+      return Status(NINF_ERR_PROTOCOL,
+                    std::string("unexpected frame from the relay: ") + FrameTypeName(h.type));
+    }
+  }
+}
+
+Status RelayLink::Dial(const std::string &token) {
+  int raw = -1;
+  NINF_RETURN_IF_ERROR(ConnectTcp(config_.relay.host, config_.relay.port, kTimeoutMs, &raw));
+  daemon::UniqueFd fd(raw);
+  wire::RelayData data;
+  data.set_token(token);
+  std::string frame;
+  AppendFrame(&frame, FRAME_RELAY_DATA, &data);
+  NINF_RETURN_IF_ERROR(SendAll(fd.get(), frame));
+  // What Listener gives Server::Accept: non-blocking, close-on-exec, no Nagle.
+  const int one = 1;
+  (void)::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  const int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags | O_NONBLOCK) < 0 ||
+      ::fcntl(fd.get(), F_SETFD, FD_CLOEXEC) < 0)
+    return Status(NINF_ERR_SERVER, std::string("fcntl: ") + std::strerror(errno));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return Status::Ok();
+    dialed_.push_back(std::move(fd));
+  }
+  uv_async_send(&async_);
+  return Status::Ok();
+}
+
+}  // namespace ninf::server

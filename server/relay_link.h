@@ -1,0 +1,76 @@
+// A reverse ninfd's side of the relay (ninfd --reverse --relay HOST:PORT,
+// docs/relay.md): a thread of its own that keeps one outbound control
+// connection to ninf-relay and dials back whenever the relay has a client.
+//
+//   connect (+ authenticate with the daemon's key) -> RELAY_REGISTER{name} -> ACK
+//   RELAY_DIAL{token}  -> a new connection to the relay, RELAY_DATA{token},
+//                         then the socket goes to the loop (Server::Accept), to
+//                         be served exactly like an accepted TCP connection
+//   every ACK's report_ms: RELAY_REGISTER again (keep-alive; no ACK in three
+//                         periods: the relay is gone)
+//   any failure        -> close, wait (0.5 s doubling to 5 s), connect again
+//
+// A blocking thread, as MetaReporter (meta_reporter.h): the exchange is
+// small, and a relay that is down or slow never stalls the loop. State
+// changes are logged (event=relay_state state=connected|registered|lost).
+#pragma once
+
+#include <uv.h>
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "daemon/unique_fd.h"
+#include "protocol/address.h"
+#include "protocol/status.h"
+
+namespace ninf::server {
+
+class RelayLink {
+ public:
+  struct Config {
+    HostPort relay;
+    std::string key_file;  // "": no authentication
+    std::string name;      // registered under this name
+  };
+  // Called on the loop for each dialed data connection: a non-blocking,
+  // close-on-exec TCP socket (TCP_NODELAY) whose next bytes are a client's.
+  using AcceptFn = std::function<void(daemon::UniqueFd fd, const std::string &peer)>;
+
+  RelayLink(uv_loop_t *loop, Config config, AcceptFn accept);
+  ~RelayLink();  // Stop()
+  RelayLink(const RelayLink &) = delete;
+  RelayLink &operator=(const RelayLink &) = delete;
+
+  // Errors: NINF_ERR_SERVER when the loop's wake-up handle cannot be made.
+  Status Start();
+  // Ends the thread (at most one connect timeout) and closes the wake-up
+  // handle; the object must live until the loop has run its close callback.
+  void Stop();
+
+ private:
+  void Run();
+  // One control connection's life: returns when it fails or Stop() is asked.
+  Status Session();
+  // Opens a data connection for `token` and queues it for the loop.
+  Status Dial(const std::string &token);
+  static void OnDialed(uv_async_t *async);
+
+  uv_loop_t *loop_;
+  Config config_;
+  AcceptFn accept_;
+  uv_async_t async_{};
+  bool async_open_ = false;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  int session_fd_ = -1;                  // the control connection, shut down by Stop()
+  std::deque<daemon::UniqueFd> dialed_;  // for the loop
+};
+
+}  // namespace ninf::server
