@@ -523,8 +523,12 @@ Status EndTransaction() {
   for (const auto &c : block->calls) uses.push_back(UsesOf(c->arguments()));
   const BlockGraph graph = BuildBlockGraph(uses);
   // In the caller's addresses, before the calls are pointed at the block's memory.
+  // Over TLS nothing is forwarded: the executables fetch kept data from a
+  // ninfd in plaintext, which a TLS ninfd refuses (docs/protocol.md), so
+  // the arrays come back through the client's own TLS connections.
+  const ClientOptions o = Options();
   KeptData kept(block->calls, uses,
-                Options().forward
+                o.forward && o.tls_ca.empty()
                     ? PlanForwards(block->calls, graph, block->discarded)
                     : ForwardPlan{{},
                                   std::vector<std::vector<int>>(block->calls.size()),

@@ -535,6 +535,17 @@ def check_key_file_authentication_runs_inside_tls(ctx):
     expect_error(run_client(d.address, ["null"], client_env(ctx.certs, "ca.pem")), "auth")
 
 
+def check_transaction_block_over_tls_is_verified(ctx):
+    # Over TLS the client forwards nothing (the executables' fetches are
+    # plaintext, which a TLS ninfd refuses): the block still computes right.
+    demo = os.environ.get("TRANSACTION_DEMO")
+    assert demo and os.path.exists(demo), "TRANSACTION_DEMO names no program"
+    env = client_env(ctx.certs, "ca.pem")
+    env["NINF_SERVER"] = ctx.tls.address
+    run = subprocess.run([demo, "60"], env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and "VERIFIED" in run.stdout, run.stdout + run.stderr
+
+
 CHECKS = [v for k, v in list(globals().items()) if k.startswith("check_")]
 
 
