@@ -59,7 +59,7 @@ Status Server::StartRelayLink() {
       settings_.relay_key_file.empty() ? settings_.key_file : settings_.relay_key_file;
   relay_ = std::make_unique<RelayLink>(
       loop_, std::move(config),
-      [this](daemon::UniqueFd fd, const std::string &peer) { Accept(std::move(fd), peer); });
+      [this](daemon::UniqueFd fd, const std::string &peer) { Accept(std::move(fd), peer, true); });
   spdlog::info("event=reverse relay={} name={}", daemon::Quoted(settings_.relay), RelayName());
   return relay_->Start();
 }
