@@ -81,6 +81,8 @@ class KeptDataService {
   void Expire();
   // The store's part of the gauges.
   void AddGauges(Gauges *g) const;
+  // Frees every entry of `user` (revoked); returns how many.
+  std::size_t ReleaseUser(const std::string &user) { return store_.ReleaseOwner(user); }
   // The bytes `user` keeps now.
   uint64_t BytesOf(const std::string &user) const { return store_.BytesOf(user); }
 

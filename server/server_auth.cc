@@ -1,6 +1,8 @@
 // Server: its keys and its connections' authentication (the handshake is
 // daemon/auth_handshake.h). The executables need no check of their own: they
 // only ever get connections that passed here.
+#include <set>
+
 #include "daemon/auth_handshake.h"
 #include "daemon/log.h"
 #include "server/server.h"
@@ -13,8 +15,19 @@ Status Server::LoadKeys() {
     settings_.users = users_in_force_;  // the users stay as their keys do
     return st;
   }
+  // A user that is gone (its table or its keys removed: revoked) keeps
+  // nothing here: its kept data is released now, not at its expiry.
+  std::set<std::string> gone;
+  for (const auto &[key, user] : principals_.user_of_key) gone.insert(user);
+  for (const auto &[subject, user] : principals_.user_of_subject) gone.insert(user);
+  for (const auto &[key, user] : fresh.user_of_key) gone.erase(user);
+  for (const auto &[subject, user] : fresh.user_of_subject) gone.erase(user);
   principals_ = std::move(fresh);
   users_in_force_ = settings_.users;
+  for (const std::string &user : gone) {
+    const std::size_t released = kept_.ReleaseUser(user);
+    spdlog::info("event=user_revoked user={} released={}", user, released);
+  }
   return Status::Ok();
 }
 

@@ -150,6 +150,7 @@ void Server::HandleCall(daemon::Connection &conn, std::string_view body) {
     conn.Fail(st);
     return;
   }
+  (void)LabelOf(who.user);  // the first users seen get a label of their own
   CallParams params = ParamsOf(req, *entry, conn);
   const bool redirected = scheduler_.LaunchOf(req.name()).over_tcp;
   if (req.submit() && redirected) {
