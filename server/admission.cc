@@ -178,7 +178,8 @@ std::optional<Grant> Admission::Next(double now) {
 void Admission::Forget(uint64_t id) {
   auto it = waiting_.find(id);
   if (it == waiting_.end()) return;
-  if (auto q = queued_by_user_.find(it->second.user); q != queued_by_user_.end() && --q->second == 0)
+  if (auto q = queued_by_user_.find(it->second.user);
+      q != queued_by_user_.end() && --q->second == 0)
     queued_by_user_.erase(q);
   waiting_.erase(it);
 }

@@ -115,9 +115,9 @@ struct Grant {
 class Admission {
  public:
   enum class Decision {
-    kRun,     // the call holds a slot (and its threads) now
-    kQueue,   // the call waits; Next() hands it out later
-    kReject,  // the queue is full
+    kRun,            // the call holds a slot (and its threads) now
+    kQueue,          // the call waits; Next() hands it out later
+    kReject,         // the queue is full
     kUserQueueFull,  // the call's user has user_queued calls waiting already
   };
 

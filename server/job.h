@@ -86,6 +86,9 @@ struct CallParams {
   // two-phase call the store entry reserved for its result.
   std::string owner;
   std::string key_id;
+  // The account its executable runs as (users.h; unset: ninfd's). Such a
+  // call always starts its own executable, which serves no other call.
+  RunAs run_as;
   uint64_t store_id = 0;
   std::string token;
   double store_seconds = 0;

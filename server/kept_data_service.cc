@@ -166,8 +166,8 @@ void KeptDataService::HandleCollect(daemon::Connection &conn, std::string_view b
     return;
   }
   const DataStore::Entry *entry = nullptr;
-  Status st =
-      store_.Find(key.id(), key.token(), IdentityOf(principals_, conn).user, DataStore::Kind::kResult, Now(), &entry);
+  Status st = store_.Find(key.id(), key.token(), IdentityOf(principals_, conn).user,
+                          DataStore::Kind::kResult, Now(), &entry);
   if (!st.ok()) {
     spdlog::info("event=collect_refused conn={} peer={} user={} id={} error={}", conn.id(),
                  conn.peer(), ShownUser(IdentityOf(principals_, conn).user), key.id(),
@@ -204,7 +204,8 @@ void KeptDataService::HandleRelease(daemon::Connection &conn, std::string_view b
   }
   const DataStore::Entry *entry = store_.Get(key.id());
   const DataStore::Kind kind = entry ? entry->kind : DataStore::Kind::kArray;
-  Status st = store_.Find(key.id(), key.token(), IdentityOf(principals_, conn).user, kind, Now(), &entry);
+  Status st =
+      store_.Find(key.id(), key.token(), IdentityOf(principals_, conn).user, kind, Now(), &entry);
   if (st.code() == NINF_ERR_AUTH) {
     conn.Fail(st);
     return;
@@ -222,8 +223,8 @@ void KeptDataService::HandleFetch(daemon::Connection &conn, std::string_view bod
     return;
   }
   const DataStore::Entry *entry = nullptr;
-  Status st =
-      store_.Find(key.id(), key.token(), IdentityOf(principals_, conn).user, DataStore::Kind::kArray, Now(), &entry);
+  Status st = store_.Find(key.id(), key.token(), IdentityOf(principals_, conn).user,
+                          DataStore::Kind::kArray, Now(), &entry);
   if (st.ok() && entry->state == DataStore::State::kPending)
     st = Status(NINF_ERR_INVALID_ID, "kept data " + std::to_string(key.id()) + " is not ready");
   std::string frame;

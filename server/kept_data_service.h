@@ -44,8 +44,7 @@ class KeptDataService {
   // in place); the store's cap is its store_bytes now. `epoch` starts the
   // store's clock. `principals` are the daemon's users and keys (reloads
   // replace them in place; no keys: no authentication).
-  KeptDataService(const Settings &settings, const Principals &principals,
-                  Clock::time_point epoch);
+  KeptDataService(const Settings &settings, const Principals &principals, Clock::time_point epoch);
   KeptDataService(const KeptDataService &) = delete;
   KeptDataService &operator=(const KeptDataService &) = delete;
 

@@ -187,8 +187,7 @@ void Scheduler::LogEnding(const Job &job, const Ending &ending, const std::strin
         "event=call_end job={} call={} function={} user={} peer={} outcome={} exit={} "
         "error={} wall_seconds={}",
         job.id(), job.call_id(), name, ShownUser(job.params().owner), peer,
-        CallOutcomeName(ending.outcome),
-        daemon::Quoted(job.exited() ? job.ExitDescription() : "-"),
+        CallOutcomeName(ending.outcome), daemon::Quoted(job.exited() ? job.ExitDescription() : "-"),
         daemon::Quoted(ending.tell.message()), Sec(SecondsBetween(job.arrived(), Clock::now())));
   else if (job.exited())
     spdlog::log(job.exit_status() == 0 && job.term_signal() == 0 ? spdlog::level::debug

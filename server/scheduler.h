@@ -150,9 +150,10 @@ class Scheduler : public JobEvents {
   void WarmAfter(const Job &job, bool warm, const std::string &function,
                  const std::string &executable);
   // Starts a process of `function` for `owner`: Process::Spawn with its
-  // launch, and the launch broker opened on first use.
+  // launch, and the launch broker opened on first use; as `run_as`'s
+  // account when it is set.
   Status SpawnProcess(const std::string &function, const std::string &executable,
-                      ProcessOwner *owner, Process **out);
+                      ProcessOwner *owner, Process **out, const RunAs &run_as = {});
   // Whether `process` may serve another call after this one of `job`'s
   // (reuse_policy.h MayReuse); `served` counts the calls including this one.
   bool MayReuseAfter(const Job &job, const Process &process, uint64_t served) const;

@@ -62,9 +62,9 @@ void Scheduler::OnHangup(daemon::Connection &conn) {
   job->CatchUpControl();
   if (JobOf(conn) != job) return;  // a two-phase call let its client go
   if (HangupCancels(job->state())) {
-    spdlog::info("event=client_gone job={} call={} function={} user={} peer={} pid={}",
-                 job->id(), job->call_id(), job->function(), ShownUser(job->params().owner),
-                 conn.peer(), job->pid());
+    spdlog::info("event=client_gone job={} call={} function={} user={} peer={} pid={}", job->id(),
+                 job->call_id(), job->function(), ShownUser(job->params().owner), conn.peer(),
+                 job->pid());
     job->Kill(KillReason::kClientGone);
   }
 }
@@ -170,10 +170,9 @@ void Scheduler::RecordCallDone(const Job &job, const ControlMsg &msg) {
       "bytes_in={} bytes_out={} queue_seconds={} recv_seconds={} compute_seconds={} "
       "send_seconds={} wall_seconds={}",
       job.id(), msg.call_id, job.function(), ShownUser(job.params().owner),
-      job.conn() ? job.conn()->peer() : "-",
-      CallOutcomeName(outcome), msg.error_code, msg.bytes_in, msg.bytes_out, Sec(queue),
-      Sec(msg.recv_seconds), Sec(msg.compute_seconds), Sec(msg.send_seconds),
-      Sec(SecondsBetween(job.call_started(), Clock::now())));
+      job.conn() ? job.conn()->peer() : "-", CallOutcomeName(outcome), msg.error_code, msg.bytes_in,
+      msg.bytes_out, Sec(queue), Sec(msg.recv_seconds), Sec(msg.compute_seconds),
+      Sec(msg.send_seconds), Sec(SecondsBetween(job.call_started(), Clock::now())));
 }
 
 void Scheduler::OnReleased(Job &job) {

@@ -56,8 +56,9 @@ bool Server::RefuseRevoked(daemon::Connection &conn) {
 
 Status Server::MayRun(const Identity &who, const std::string &function) const {
   if (who.revoked)
-    return Status(NINF_ERR_AUTH, "the user of this call was revoked: its key is no longer "
-                                 "this server's");
+    return Status(NINF_ERR_AUTH,
+                  "the user of this call was revoked: its key is no longer "
+                  "this server's");
   if (!MayCall(principals_, who.user, settings_.LimitsOf(function).allow))
     return Status(NINF_ERR_DENIED, "user '" + std::string(ShownUser(who.user)) +
                                        "' may not call '" + function +
@@ -70,7 +71,8 @@ void Server::NoteDenied(daemon::Connection *conn, const std::string &user,
                         const std::string &function, const Status &why) {
   ++counters_.denied;
   ++counters_.users[LabelOf(user)].denied;
-  daemon::RateLimitedWarn("call_denied", "event=call_denied conn={} peer={} function={} user={} "
+  daemon::RateLimitedWarn("call_denied",
+                          "event=call_denied conn={} peer={} function={} user={} "
                           "error={}",
                           conn ? conn->id() : 0, conn ? conn->peer() : "-",
                           daemon::Quoted(function), ShownUser(user), daemon::Quoted(why.message()));

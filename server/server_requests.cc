@@ -187,6 +187,8 @@ CallParams Server::ParamsOf(const wire::CallRequest &req, const FunctionEntry &e
   params.work_flops = std::isfinite(req.work_flops()) ? std::max(0.0, req.work_flops()) : 0;
   params.owner = IdentityOf(principals_, conn).user;
   params.key_id = conn.auth().authenticated ? conn.auth().key_id : std::string();
+  if (auto it = principals_.run_as.find(params.owner); it != principals_.run_as.end())
+    params.run_as = it->second;
   return params;
 }
 

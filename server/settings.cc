@@ -202,18 +202,20 @@ Status Invalid(const std::string &source, const std::string &what) {
 }
 
 // limits.NAME.allow: an array of user names and "group:NAME".
-Status ReadAllowList(const std::string &where, const std::string &function,
-                     const toml::node &value, std::vector<std::string> *out) {
+Status ReadAllowList(const std::string &where, const std::string &function, const toml::node &value,
+                     std::vector<std::string> *out) {
   const toml::array *list = value.as_array();
   const std::string what = "limits." + function + ".allow";
   if (!list) return Invalid(where, what + " must be an array of user names and \"group:NAME\"");
   for (const toml::node &item : *list) {
     std::optional<std::string> text = item.value_exact<std::string>();
-    const std::string_view bare =
-        text && text->starts_with("group:") ? std::string_view(*text).substr(6) : std::string_view();
+    const std::string_view bare = text && text->starts_with("group:")
+                                      ? std::string_view(*text).substr(6)
+                                      : std::string_view();
     if (!text || !ValidUserName(text->starts_with("group:") ? bare : std::string_view(*text)))
-      return Invalid(where, what + " entries are user names or \"group:NAME\" (letters, digits, "
-                                   "'_', '-', '.')");
+      return Invalid(where, what +
+                                " entries are user names or \"group:NAME\" (letters, digits, "
+                                "'_', '-', '.')");
     out->push_back(*text);
   }
   return Status::Ok();
@@ -346,7 +348,8 @@ std::span<const SettingSpec> SettingsTable() { return kTable; }
 
 bool AppliesLive(std::string_view key) {
   // "limits" stands for the [limits.NAME] tables, read per call.
-  return key == "limits" || key == "users" || daemon::AppliesLiveIn(std::span<const SettingSpec>(kTable), key);
+  return key == "limits" || key == "users" ||
+         daemon::AppliesLiveIn(std::span<const SettingSpec>(kTable), key);
 }
 
 std::vector<std::string> ChangedSettings(const Settings &a, const Settings &b) {

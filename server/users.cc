@@ -1,6 +1,10 @@
 // Users: principals, identity, access and quotas (users.h).
 #include "server/users.h"
 
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 namespace ninf::server {
@@ -26,18 +30,44 @@ Status AddKeys(const std::string &table, const std::string &user, const std::str
   return Status::Ok();
 }
 
+// The account `name` (its uid, primary group and supplementary groups).
+Status ResolveAccount(const std::string &table, const std::string &name, RunAs *out) {
+  if (::geteuid() != 0)
+    return Bad(table, "run_as = \"" + name +
+                          "\" needs ninfd to run as root (it switches to the account to start "
+                          "the user's executables)");
+  passwd pw{}, *found = nullptr;
+  std::vector<char> buf(16384);
+  if (::getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || !found)
+    return Bad(table, "run_as = \"" + name + "\": no such local account");
+  if (pw.pw_uid == 0) return Bad(table, "run_as = \"" + name + "\" is root: that maps nothing");
+  RunAs r;
+  r.account = name;
+  r.uid = pw.pw_uid;
+  r.gid = pw.pw_gid;
+  int n = 64;
+  r.groups.resize(static_cast<std::size_t>(n));
+  if (::getgrouplist(name.c_str(), pw.pw_gid, r.groups.data(), &n) < 0) {
+    r.groups.resize(static_cast<std::size_t>(n));
+    if (::getgrouplist(name.c_str(), pw.pw_gid, r.groups.data(), &n) < 0)
+      return Bad(table, "run_as = \"" + name + "\": cannot read its groups");
+  }
+  r.groups.resize(static_cast<std::size_t>(n));
+  *out = std::move(r);
+  return Status::Ok();
+}
+
 }  // namespace
 
 bool ValidUserName(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
   });
 }
 
-Status LoadPrincipals(const std::string &global_key_file, const UserSpecs &users,
-                      Principals *out) {
+Status LoadPrincipals(const std::string &global_key_file, const UserSpecs &users, Principals *out) {
   Principals p;
   if (!global_key_file.empty()) {
     if (users.count(kDefaultUser))
@@ -54,10 +84,12 @@ Status LoadPrincipals(const std::string &global_key_file, const UserSpecs &users
     if (!spec.cert_subject.empty()) {
       auto [it, fresh] = p.user_of_subject.emplace(spec.cert_subject, name);
       if (!fresh)
-        return Bad(table, "cert_subject \"" + spec.cert_subject + "\" is also user '" +
-                              it->second + "''s");
+        return Bad(table, "cert_subject \"" + spec.cert_subject + "\" is also user '" + it->second +
+                              "''s");
     }
     p.groups[name] = spec.groups;
+    if (!spec.run_as.empty())
+      NINF_RETURN_IF_ERROR(ResolveAccount(table, spec.run_as, &p.run_as[name]));
   }
   if (p.ring.path.empty() && !p.ring.keys.empty()) p.ring.path = "[users]";
   *out = std::move(p);

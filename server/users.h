@@ -15,6 +15,8 @@
 // everyone as the anonymous user "" (logged as "-").
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <map>
 #include <set>
@@ -51,12 +53,25 @@ using UserSpecs = std::map<std::string, UserSpec, std::less<>>;
 // in log lines and metric labels unquoted.
 bool ValidUserName(std::string_view name);
 
+// The local account a user's executables run as (`run_as`, ninfd as root):
+// resolved when the users are loaded, so that the spawn path needs no
+// lookup (it runs between fork and exec).
+struct RunAs {
+  std::string account{};  // "": none, the executable runs as ninfd
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups{};
+  bool set() const { return !account.empty(); }
+  bool operator==(const RunAs &) const = default;
+};
+
 // What the server knows of its users once their key files are read.
 struct Principals {
   auth::KeyRing ring;                                  // every key of every user
   std::map<std::string, std::string> user_of_key;      // key id -> user
   std::map<std::string, std::string> user_of_subject;  // certificate subject -> user
   std::map<std::string, std::vector<std::string>, std::less<>> groups;  // user -> groups
+  std::map<std::string, RunAs, std::less<>> run_as;  // users with a run_as account
   bool keyed() const { return !ring.keys.empty(); }
 };
 
@@ -64,9 +79,9 @@ struct Principals {
 // user's key_file, and checks the tables. Errors (NINF_ERR_CONFIG, naming the
 // table): a user with neither key_file nor cert_subject, an unreadable or
 // unsafe key file, a key that two users (or a user and key_file) share, two
-// users with one cert_subject, a [users.default] table beside key_file.
-Status LoadPrincipals(const std::string &global_key_file, const UserSpecs &users,
-                      Principals *out);
+// users with one cert_subject, a [users.default] table beside key_file, a
+// run_as account that does not exist, or run_as when ninfd is not root.
+Status LoadPrincipals(const std::string &global_key_file, const UserSpecs &users, Principals *out);
 
 // What a connection proved, for Identify.
 struct Proved {

@@ -187,7 +187,8 @@ std::string Metrics(int port) {
   REQUIRE(::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size()));
   std::string out;
   char buf[65536];
-  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
+    out.append(buf, static_cast<std::size_t>(n));
   ::close(fd);
   return out;
 }
@@ -207,16 +208,17 @@ std::string Run(const std::string &command) {
 // carol; echo for alice only, dmmul for group chem, the rest for all; two
 // users with a metrics label of their own.
 std::vector<std::string> ThreeUsers(const TempDir &dir, int metrics_port) {
-  std::vector<std::string> args = UsersConfig(
-      dir,
-      {{"alice", kAlice1 + "\n" + kAlice2,
-        "max_slots = 1\nmax_queued = 1\nstore_bytes = \"3K\"\nmax_two_phase = 2"},
-       {"bob", kBob, "groups = [\"chem\"]"},
-       {"carol", kCarol, ""}},
-      "[limits.echo]\nallow = [\"alice\"]\n[limits.dmmul]\nallow = [\"group:chem\"]\n",
-      "slots = 4\nthread_budget = \"split\"\nuser_metric_labels = 2\nliveness_seconds = 1\ngrace_seconds = 0\n"
-      "metrics = \"" +
-          std::to_string(metrics_port) + "\"\n");
+  std::vector<std::string> args =
+      UsersConfig(dir,
+                  {{"alice", kAlice1 + "\n" + kAlice2,
+                    "max_slots = 1\nmax_queued = 1\nstore_bytes = \"3K\"\nmax_two_phase = 2"},
+                   {"bob", kBob, "groups = [\"chem\"]"},
+                   {"carol", kCarol, ""}},
+                  "[limits.echo]\nallow = [\"alice\"]\n[limits.dmmul]\nallow = [\"group:chem\"]\n",
+                  "slots = 4\nthread_budget = \"split\"\nuser_metric_labels = 2\nliveness_seconds "
+                  "= 1\ngrace_seconds = 0\n"
+                  "metrics = \"" +
+                      std::to_string(metrics_port) + "\"\n");
   return args;
 }
 
@@ -240,9 +242,11 @@ TEST_CASE("users_allow_lists_by_name_and_group", "[e2e][users]") {
   // No list: every user.
   CHECK(Call(d.port(), kCarol, "null", {}, "").ok());
 
+  // A call is counted when its executable reports it, just after the
+  // client has its result.
+  CHECK(WaitForStat(d.port(), kBob, "user.alice.completed", 2) == 2);
   CHECK(Stat(d.port(), kBob, "denied") == 2);
   CHECK(Stat(d.port(), kBob, "user.alice.denied") == 1);
-  CHECK(Stat(d.port(), kBob, "user.alice.completed") == 2);
   CHECK(Stat(d.port(), kBob, "user.bob.denied") == 1);
   CHECK(LogLines(log, {"event=call_denied", "user=bob", "function=echo"}) == 1);
   CHECK(LogLines(log, {"event=call_done", "function=echo", "user=alice"}) == 2);
@@ -317,6 +321,10 @@ TEST_CASE("users_metrics_labels_are_bounded_and_status_per_user", "[e2e][users]"
   CHECK(Call(d.port(), kBob, "null", {}, "").ok());
   CHECK(Call(d.port(), kCarol, "null", {}, "").ok());  // the third user: "other"
   CHECK(Call(d.port(), kCarol, "null", {}, "").ok());
+  // Counted when the executables report them, just after the results.
+  CHECK(WaitForStat(d.port(), kBob, "user.other.calls", 2) == 2);
+  CHECK(WaitForStat(d.port(), kBob, "user.alice.calls", 1) == 1);
+  CHECK(WaitForStat(d.port(), kBob, "user.bob.calls", 1) == 1);
   const std::string metrics = Metrics(metrics_port);
   CHECK_THAT(metrics,
              Catch::Contains("ninf_user_calls_total{user=\"alice\",outcome=\"completed\"} 1"));
@@ -326,9 +334,9 @@ TEST_CASE("users_metrics_labels_are_bounded_and_status_per_user", "[e2e][users]"
              Catch::Contains("ninf_user_calls_total{user=\"other\",outcome=\"completed\"} 2"));
   CHECK_THAT(metrics, !Catch::Contains("carol"));
   // ninfd --status with alice's key file.
-  const std::string status =
-      Run(std::string(std::getenv("NINFD")) + " --status --server 127.0.0.1:" +
-          std::to_string(d.port()) + " --key-file " + dir.Join("alice.key") + " 2>&1");
+  const std::string status = Run(std::string(std::getenv("NINFD")) +
+                                 " --status --server 127.0.0.1:" + std::to_string(d.port()) +
+                                 " --key-file " + dir.Join("alice.key") + " 2>&1");
   CHECK_THAT(status, Catch::Contains("user.alice.calls:1"));
   CHECK_THAT(status, Catch::Contains("user.alice.running:0"));
   CHECK_THAT(status, Catch::Contains("user.alice.queued:0"));
@@ -358,8 +366,7 @@ TEST_CASE("users_revoked_mid_handle", "[e2e][users]") {
     grpc_function_handle_t h;
     std::string server = "127.0.0.1:" + std::to_string(d.port());
     if (grpc_initialize(nullptr) == GRPC_NO_ERROR &&
-        grpc_function_handle_init(&h, server.data(), const_cast<char *>("echo")) ==
-            GRPC_NO_ERROR) {
+        grpc_function_handle_init(&h, server.data(), const_cast<char *>("echo")) == GRPC_NO_ERROR) {
       double a[2] = {1, 2};
       report = grpc_call(&h, 2L, a) == GRPC_NO_ERROR ? "ok" : "first failed";
       (void)!::write(up[1], "1", 1);
@@ -444,4 +451,58 @@ TEST_CASE("users_bad_tables_stop_the_start_and_keep_the_users_on_reload", "[e2e]
              Catch::Contains("users.mallory") && Catch::Contains("'eve'"));
   CHECK_THAT(start("[limits.echo]\nallow = [\"has space\"]\n"),
              Catch::Contains("limits.echo.allow"));
+}
+
+TEST_CASE("users_run_as_a_local_account", "[e2e][users]") {
+  if (::geteuid() != 0) {
+    WARN("run_as needs ninfd to run as root: not tested as uid " << ::geteuid());
+    return;
+  }
+  // A local account for the test, made here if it is not there yet.
+  const std::string account = "ninf-runas-test";
+  const bool made = std::system(("id -u " + account + " >/dev/null 2>&1").c_str()) != 0;
+  if (made)
+    REQUIRE(std::system(("useradd --system --no-create-home --shell /usr/sbin/nologin " + account)
+                            .c_str()) == 0);
+  const uid_t uid = static_cast<uid_t>(std::atol(Run("id -u " + account).c_str()));
+  REQUIRE(uid != 0);
+  {
+    TempDir dir;
+    E2EDaemon d(UsersConfig(dir,
+                            {{"alice", kAlice1, "run_as = \"" + account + "\""}, {"bob", kBob, ""}},
+                            "", "thread_budget = \"split\"\nslots = 4\nliveness_seconds = 1\n"));
+    // Her calls run as the account, and work.
+    CHECK(Call(d.port(), kAlice1, "ep", {10}, "").ok());
+    CHECK(Echo(d.port(), kAlice1).ok());
+    // While one runs, its executable's uid is the account's; bob's is root.
+    auto hers = Connect(d.port(), kAlice1);
+    SendCall(*hers, "ep", {}, {40}, "");
+    auto his = Connect(d.port(), kBob);
+    SendCall(*his, "ep", {}, {40}, "");
+    REQUIRE(WaitForStat(d.port(), kBob, "running", 2) == 2);
+    auto uid_of = [](pid_t pid) {
+      std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+      for (std::string line; std::getline(in, line);)
+        if (line.rfind("Uid:", 0) == 0) return static_cast<uid_t>(std::atol(line.c_str() + 4));
+      return static_cast<uid_t>(-1);
+    };
+    int as_account = 0, as_root = 0;
+    for (pid_t pid : d.Children()) {
+      as_account += uid_of(pid) == uid;
+      as_root += uid_of(pid) == 0;
+    }
+    CHECK(as_account == 1);
+    CHECK(as_root >= 1);  // bob's (and the warm pool's)
+    hers.reset();
+    his.reset();
+    CHECK(WaitForStat(d.port(), kBob, "running", 0) == 0);
+    // An account that does not exist stops the start, naming the table.
+    const std::string path = dir.Join("bad.toml");
+    std::ofstream(path, std::ios::trunc) << "[users.eve]\nkey_file = \"" << dir.Join("alice.key")
+                                         << "\"\nrun_as = \"no-such-account-here\"\n";
+    CHECK_THAT(Run("timeout 10 " + std::string(std::getenv("NINFD")) + " --port 0 --config " +
+                   path + " 2>&1"),
+               Catch::Contains("users.eve") && Catch::Contains("no such local account"));
+  }
+  if (made) CHECK(std::system(("userdel " + account).c_str()) == 0);
 }

@@ -47,8 +47,8 @@ TEST_CASE("users_identify_by_key_and_subject", "[users]") {
   CHECK(Identify(p, {.peer_subject = "CN=carol,O=site"}).user == "carol");
   CHECK(Identify(p, {.peer_subject = "CN=mallory,O=site"}).user.empty());
   // A key proved wins over a subject.
-  CHECK(Identify(p, {.authenticated = true, .key_id = KeyIdOf(kBob),
-                     .peer_subject = "CN=carol,O=site"})
+  CHECK(Identify(
+            p, {.authenticated = true, .key_id = KeyIdOf(kBob), .peer_subject = "CN=carol,O=site"})
             .user == "bob");
   // A key no user holds any more: revoked.
   Identity gone = Identify(p, {.authenticated = true, .key_id = KeyIdOf("some-removed-key-xyz")});
@@ -112,21 +112,21 @@ TEST_CASE("users_allow_lists", "[users]") {
   p.groups["alice"] = {"chem"};
   p.groups["bob"] = {"phys"};
   const std::vector<std::string> allow = {"carol", "group:chem"};
-  CHECK(MayCall(p, "alice", allow));   // by group
-  CHECK(!MayCall(p, "bob", allow));    // neither name nor group
-  CHECK(MayCall(p, "carol", allow));   // by name (no table of groups needed)
-  CHECK(!MayCall(p, "", allow));       // anonymous: only without a list
+  CHECK(MayCall(p, "alice", allow));  // by group
+  CHECK(!MayCall(p, "bob", allow));   // neither name nor group
+  CHECK(MayCall(p, "carol", allow));  // by name (no table of groups needed)
+  CHECK(!MayCall(p, "", allow));      // anonymous: only without a list
   CHECK(MayCall(p, "", {}));
   CHECK(MayCall(p, "bob", {}));
-  CHECK(!MayCall(p, "chem", allow));   // a group is not a user
+  CHECK(!MayCall(p, "chem", allow));  // a group is not a user
   CHECK(!MayCall(p, "group:chem", allow));
 }
 
 TEST_CASE("users_quotas_and_defaults", "[users]") {
   UserSpecs users;
   users["alice"] = {.key_file = "x", .max_slots = 1, .store_bytes = 0};
-  const UserQuota defaults{.slots = 4, .queued = 8, .store_bytes = 100, .store_entries = 5,
-                           .two_phase = 2};
+  const UserQuota defaults{
+      .slots = 4, .queued = 8, .store_bytes = 100, .store_entries = 5, .two_phase = 2};
   UserQuota a = QuotaOf(users, "alice", defaults);
   CHECK(a.slots == 1);
   CHECK(a.store_bytes == 0);  // 0 in the table: no cap of its own
