@@ -52,6 +52,8 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
                    auto it = principals_.user_of_key.find(key_id);
                    who.revoked = it == principals_.user_of_key.end() || it->second != who.user;
                  }
+                 // A user known by its certificate alone: still a user?
+                 if (!who.user.empty() && !Knows(principals_, who.user)) who.revoked = true;
                  Status st = MayRun(who, job.function());
                  if (!st.ok()) {
                    ++counters_.denied;

@@ -113,6 +113,14 @@ Identity Identify(const Principals &p, const Proved &proved) {
   return id;
 }
 
+bool Knows(const Principals &p, std::string_view user) {
+  for (const auto &[key, u] : p.user_of_key)
+    if (u == user) return true;
+  for (const auto &[subject, u] : p.user_of_subject)
+    if (u == user) return true;
+  return false;
+}
+
 bool MayCall(const Principals &p, std::string_view user, const std::vector<std::string> &allow) {
   if (allow.empty()) return true;
   if (user.empty()) return false;

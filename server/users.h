@@ -102,6 +102,10 @@ struct Identity {
 // the allow lists' to say).
 Identity Identify(const Principals &p, const Proved &proved);
 
+// Is `user` one of the principals' users now (false once a reload removed
+// it, or all its keys and its subject)?
+bool Knows(const Principals &p, std::string_view user);
+
 // May `user` call a function whose allow list is `allow`? An empty list
 // lets everyone in; entries are user names or "group:NAME". The anonymous
 // user is allowed only by an empty list.

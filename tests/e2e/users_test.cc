@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "client/grpc.h"
 #include "client/ninf.h"
@@ -505,4 +507,31 @@ TEST_CASE("users_run_as_a_local_account", "[e2e][users]") {
                Catch::Contains("users.eve") && Catch::Contains("no such local account"));
   }
   if (made) CHECK(std::system(("userdel " + account).c_str()) == 0);
+}
+
+TEST_CASE("users_block_data_fetched_with_the_users_key", "[e2e][users]") {
+  // A transaction block's intermediate stays on the server, owned by alice;
+  // the reading executable fetches it with the key alice's client proved
+  // (CTL_PROVE), here the second key of her file.
+  TempDir dir;
+  E2EDaemon d(UsersConfig(dir, {{"alice", kAlice1 + "\n" + kAlice2, ""}, {"bob", kBob, ""}}));
+  const std::string second = dir.Join("second.key");
+  std::ofstream(second, std::ios::trunc) << kAlice2 << "\n";
+  REQUIRE(::chmod(second.c_str(), 0600) == 0);
+  const std::string out = RunInChild(second, [&] {
+    const long n = 6;
+    std::vector<double> a(n * n, 1.0), b(n * n, 2.0), c(n * n, 0.0), e(n * n, 0.0);
+    if (Ninf_transaction_begin() != 0) return std::string("begin");
+    Ninf_call(d.Name("dmmul").c_str(), n, a.data(), b.data(), c.data());
+    Ninf_call(d.Name("dmmul").c_str(), n, c.data(), b.data(), e.data());
+    Ninf_transaction_discard(c.data());
+    if (Ninf_transaction_end() != 0) return std::string(Ninf_get_error_detail());
+    for (double x : e)
+      if (x != 4.0 * n * n) return std::string("wrong");
+    return std::string("0");
+  });
+  CHECK(out == "0");
+  CHECK(Stat(d.port(), kBob, "store_stored") == 1);
+  CHECK(Stat(d.port(), kBob, "store_served_bytes") == static_cast<long>(6 * 6 * sizeof(double)));
+  CHECK(WaitForStat(d.port(), kBob, "user.alice.calls", 2) == 2);
 }

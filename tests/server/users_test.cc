@@ -50,6 +50,9 @@ TEST_CASE("users_identify_by_key_and_subject", "[users]") {
   CHECK(Identify(
             p, {.authenticated = true, .key_id = KeyIdOf(kBob), .peer_subject = "CN=carol,O=site"})
             .user == "bob");
+  CHECK(Knows(p, "alice"));
+  CHECK(Knows(p, "carol"));
+  CHECK(!Knows(p, "dave"));
   // A key no user holds any more: revoked.
   Identity gone = Identify(p, {.authenticated = true, .key_id = KeyIdOf("some-removed-key-xyz")});
   CHECK(gone.revoked);
