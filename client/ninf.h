@@ -157,7 +157,7 @@ NINF_EXPORT const char *Ninf_transaction_call_detail(int index);
  * runs. A result is collected once; it is kept on the server for the
  * server's result_keep_seconds from submission. Errors: an unknown or
  * collected ticket (NINF_ERR_INVALID_ID), an expired one (NINF_ERR_EXPIRED),
- * another key (NINF_ERR_AUTH), or the call's own error.
+ * another user than the submitter (NINF_ERR_AUTH), or the call's own error.
  */
 #define NINF_TICKET_SIZE 256
 typedef struct Ninf_ticket {

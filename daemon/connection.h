@@ -203,7 +203,6 @@ class Connection {
     auth::Nonce server_nonce{};
   };
   AuthState &auth() { return auth_; }
-
   // Changes the timeout for starting a request (an unauthenticated
   // connection gets the request timeout; see Server::Accept), effective now
   // when no request is under way.

@@ -51,7 +51,8 @@
   X(NINF_ERR_LIMIT, 20, "call exceeded a server limit", SESSION_FAILED, 0)                      \
   X(NINF_ERR_EXPIRED, 21, "expired (an idle handle, a ticket, kept data)", SESSION_FAILED, 0)   \
   X(NINF_ERR_AUTH, 22, "authentication failed", RPC_REFUSED, 0)                                 \
-  X(NINF_ERR_NOT_READY, 23, "the result is not ready yet", NOT_COMPLETED, 0)
+  X(NINF_ERR_NOT_READY, 23, "the result is not ready yet", NOT_COMPLETED, 0)                    \
+  X(NINF_ERR_DENIED, 24, "this user may not call this function here", RPC_REFUSED, 1)
 
 typedef enum {
 #define NINF_ERROR_ENUM_(name, code, text, grpc, elsewhere) name = code,

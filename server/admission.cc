@@ -99,19 +99,43 @@ int Admission::ThreadsFor(double now, bool arriving, int max_threads, int ranks)
   return max_threads > 0 ? std::min(threads, max_threads) : threads;
 }
 
-void Admission::Hold(int threads) {
+void Admission::Hold(int threads, const std::string &user) {
   ++running_;
   threads_held_ += threads;
+  ++running_by_user_[user];
+}
+
+int Admission::running_of(const std::string &user) const {
+  auto it = running_by_user_.find(user);
+  return it == running_by_user_.end() ? 0 : it->second;
+}
+
+std::size_t Admission::queued_of(const std::string &user) const {
+  auto it = queued_by_user_.find(user);
+  return it == queued_by_user_.end() ? 0 : it->second;
+}
+
+bool Admission::AtUserCap(const std::string &user, int user_slots) const {
+  return user_slots > 0 && running_of(user) >= user_slots;
+}
+
+bool Admission::EligibleWaiting() const {
+  for (const auto &[id, w] : waiting_)
+    if (!AtUserCap(w.user, w.user_slots)) return true;
+  return false;
 }
 
 Admission::Decision Admission::Offer(const CallDemand &call, double now, int *threads) {
   const int granted = ThreadsFor(now, true, call.max_threads, call.ranks);
-  if (granted > 0 && queue_.empty()) {
-    Hold(granted);
+  // Waiting calls whose users hold their quota do not hold back others.
+  if (granted > 0 && !AtUserCap(call.user, call.user_slots) && !EligibleWaiting()) {
+    Hold(granted, call.user);
     *threads = granted;
     return Decision::kRun;
   }
   if (queue_.size() >= config_.queue_limit) return Decision::kReject;
+  if (call.user_queued > 0 && queued_of(call.user) >= call.user_queued)
+    return Decision::kUserQueueFull;
   const uint64_t seq = arrivals_++;
   // FCFS orders by arrival alone; SJF by arrival + predicted run time in
   // seconds since an arbitrary origin (`now`'s), ties by arrival.
@@ -120,33 +144,51 @@ Admission::Decision Admission::Offer(const CallDemand &call, double now, int *th
                            : 0;
   const Key key{order, seq, call.id};
   queue_.insert(key);
-  waiting_[call.id] = Waiting{key, call.max_threads, call.ranks};
+  waiting_[call.id] = Waiting{key, call.max_threads, call.ranks, call.user, call.user_slots};
+  ++queued_by_user_[call.user];
   return Decision::kQueue;
 }
 
-void Admission::Release(int threads) {
+void Admission::Release(int threads, const std::string &user) {
   assert(running_ > 0 && threads_held_ >= threads);
   if (running_ > 0) --running_;
   threads_held_ = std::max(0, threads_held_ - threads);
+  if (auto it = running_by_user_.find(user); it != running_by_user_.end() && --it->second <= 0)
+    running_by_user_.erase(it);
 }
 
 std::optional<Grant> Admission::Next(double now) {
-  if (queue_.empty()) return std::nullopt;
-  const uint64_t id = std::get<2>(*queue_.begin());
-  const Waiting &w = waiting_.at(id);
-  const int granted = ThreadsFor(now, false, w.max_threads, w.ranks);
-  if (granted <= 0) return std::nullopt;
-  queue_.erase(queue_.begin());
-  waiting_.erase(id);
-  Hold(granted);
-  return Grant{id, granted};
+  // The first call in order whose user is under its quota; calls of users
+  // at their quota keep their place for later.
+  for (auto key = queue_.begin(); key != queue_.end(); ++key) {
+    const uint64_t id = std::get<2>(*key);
+    const Waiting &w = waiting_.at(id);
+    if (AtUserCap(w.user, w.user_slots)) continue;
+    const int granted = ThreadsFor(now, false, w.max_threads, w.ranks);
+    if (granted <= 0) return std::nullopt;
+    const std::string user = w.user;
+    queue_.erase(key);
+    Forget(id);
+    Hold(granted, user);
+    return Grant{id, granted};
+  }
+  return std::nullopt;
+}
+
+void Admission::Forget(uint64_t id) {
+  auto it = waiting_.find(id);
+  if (it == waiting_.end()) return;
+  if (auto q = queued_by_user_.find(it->second.user);
+      q != queued_by_user_.end() && --q->second == 0)
+    queued_by_user_.erase(q);
+  waiting_.erase(it);
 }
 
 bool Admission::Withdraw(uint64_t id) {
   auto it = waiting_.find(id);
   if (it == waiting_.end()) return false;
   queue_.erase(it->second.key);
-  waiting_.erase(it);
+  Forget(id);
   return true;
 }
 
@@ -155,6 +197,7 @@ std::vector<uint64_t> Admission::TakeQueue() {
   for (const Key &key : queue_) out.push_back(std::get<2>(key));
   queue_.clear();
   waiting_.clear();
+  queued_by_user_.clear();
   return out;
 }
 

@@ -42,6 +42,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -94,6 +95,13 @@ struct CallDemand {
   // starts only when that many cores are free, under every budget, and
   // holds them all (at most `cores`: more ranks than cores share them).
   int ranks = 0;
+  // Whose call it is (users.h; "": no user) and that user's quotas (0: no
+  // cap): at most `user_slots` of its calls hold a slot at once, however
+  // idle the server (a hard cap, so that a user's share is the same on a
+  // quiet and a busy day), and at most `user_queued` wait.
+  std::string user{};
+  int user_slots = 0;
+  std::size_t user_queued = 0;
 };
 
 // A call that may start now, with its threads.
@@ -107,22 +115,26 @@ struct Grant {
 class Admission {
  public:
   enum class Decision {
-    kRun,     // the call holds a slot (and its threads) now
-    kQueue,   // the call waits; Next() hands it out later
-    kReject,  // the queue is full
+    kRun,            // the call holds a slot (and its threads) now
+    kQueue,          // the call waits; Next() hands it out later
+    kReject,         // the queue is full
+    kUserQueueFull,  // the call's user has user_queued calls waiting already
   };
 
   explicit Admission(const SchedulerConfig &config);
 
-  // A new call arrives. It runs at once only if it may start and nobody is
-  // waiting before it; then *threads is its thread count.
+  // A new call arrives. It runs at once only if it may start, its user is
+  // under its slot quota and nobody who may start is waiting before it;
+  // then *threads is its thread count.
   Decision Offer(const CallDemand &call, double now, int *threads);
 
-  // A call that held a slot with `threads` threads has ended.
-  void Release(int threads);
+  // A call of `user` that held a slot with `threads` threads has ended.
+  void Release(int threads, const std::string &user = {});
 
   // The queued call that goes next, if one may start now; it then holds its
-  // slot and threads. Call it after Release() until it returns nothing.
+  // slot and threads. A call whose user holds its quota of slots is passed
+  // over (it does not block the users behind it). Call it after Release()
+  // until it returns nothing.
   std::optional<Grant> Next(double now);
 
   // Removes a queued call (its client went away). False if it is not queued.
@@ -138,6 +150,9 @@ class Admission {
   int threads_held() const { return threads_held_; }
   std::size_t queued() const { return queue_.size(); }
   std::size_t queue_limit() const { return config_.queue_limit; }
+  // Calls of `user` holding a slot / waiting now.
+  int running_of(const std::string &user) const;
+  std::size_t queued_of(const std::string &user) const;
 
  private:
   using Key = std::tuple<double, uint64_t, uint64_t>;  // order, arrival sequence, id
@@ -145,6 +160,8 @@ class Admission {
     Key key;
     int max_threads = 0;
     int ranks = 0;
+    std::string user{};
+    int user_slots = 0;
   };
 
   // kAdaptive's demand at `now`: calls running or queued (`arriving`: and
@@ -153,8 +170,14 @@ class Admission {
   int NoteDemand(double now, bool arriving);
   // The threads a call starting now gets (0: it may not start yet).
   int ThreadsFor(double now, bool arriving, int max_threads, int ranks);
-  // A call starts with `threads`.
-  void Hold(int threads);
+  // A call of `user` starts with `threads`.
+  void Hold(int threads, const std::string &user);
+  // The user of a call with this quota holds all its slots.
+  bool AtUserCap(const std::string &user, int user_slots) const;
+  // Some queued call's user is under its quota: it goes before a newcomer.
+  bool EligibleWaiting() const;
+  // Drops a call that left the queue from waiting_ and its user's count.
+  void Forget(uint64_t id);
 
   SchedulerConfig config_;
   int running_ = 0;
@@ -162,6 +185,10 @@ class Admission {
   uint64_t arrivals_ = 0;
   std::set<Key> queue_;
   std::map<uint64_t, Waiting> waiting_;  // the queue by id
+  // Per user: calls holding a slot, calls waiting (a user with none has no
+  // row, so the maps stay as small as the users present).
+  std::map<std::string, int> running_by_user_;
+  std::map<std::string, std::size_t> queued_by_user_;
   int peak_demand_ = 0;
   double peak_at_ = 0;
 };

@@ -16,7 +16,12 @@ bool SameToken(const std::string &a, const std::string &b) {
 
 }  // namespace
 
-Status DataStore::CheckCaps(const std::string &owner, uint64_t bytes) const {
+uint64_t DataStore::BytesOf(const std::string &owner) const {
+  auto it = owners_.find(owner);
+  return it == owners_.end() ? 0 : it->second.bytes;
+}
+
+Status DataStore::CheckCaps(const std::string &owner, Kind kind, uint64_t bytes) const {
   if (bytes > cap_ || counts_.bytes > cap_ - bytes)
     return Status(NINF_ERR_LIMIT, "keeping " + std::to_string(bytes) + " bytes would exceed the " +
                                       "store's cap of " + std::to_string(cap_) +
@@ -24,20 +29,26 @@ Status DataStore::CheckCaps(const std::string &owner, uint64_t bytes) const {
                                       " in use)");
   Usage used;
   if (auto it = owners_.find(owner); it != owners_.end()) used = it->second;
-  // The owner's share: one key cannot crowd out the others.
+  // The owner's share: one user cannot crowd out the others.
   if (owner_caps_.entries > 0 && used.entries >= owner_caps_.entries)
-    return Status(NINF_ERR_LIMIT, "this key keeps " + std::to_string(used.entries) +
-                                      " entries already, the cap per key (store_entries_per_owner "
-                                      "= " +
+    return Status(NINF_ERR_LIMIT, "this user keeps " + std::to_string(used.entries) +
+                                      " entries already, its cap (store_entries_per_owner or "
+                                      "[users.NAME] store_entries = " +
                                       std::to_string(owner_caps_.entries) +
                                       "): collect or release some first");
+  if (kind == Kind::kResult && owner_caps_.results > 0 && used.results >= owner_caps_.results)
+    return Status(NINF_ERR_LIMIT, "this user has " + std::to_string(used.results) +
+                                      " two-phase results pending or uncollected, its cap "
+                                      "(user_max_two_phase or [users.NAME] max_two_phase = " +
+                                      std::to_string(owner_caps_.results) +
+                                      "): collect some first");
   if (owner_caps_.bytes > 0 &&
       (bytes > owner_caps_.bytes || used.bytes > owner_caps_.bytes - bytes))
     return Status(NINF_ERR_LIMIT, "keeping " + std::to_string(bytes) +
-                                      " bytes would exceed the cap per key (store_bytes_per_owner "
-                                      "= " +
+                                      " bytes would exceed this user's cap (store_bytes_per_owner "
+                                      "or [users.NAME] store_bytes = " +
                                       std::to_string(owner_caps_.bytes) + "; " +
-                                      std::to_string(used.bytes) + " in use by this key)");
+                                      std::to_string(used.bytes) + " in use by this user)");
   return Status::Ok();
 }
 
@@ -47,7 +58,7 @@ Status DataStore::Reserve(const std::string &owner, const std::string &token, Ki
   if (!(ttl_seconds > 0))
     return Status(NINF_ERR_INVALID_ARGUMENT, "a stored entry needs a ttl > 0");
   Expire(now);
-  if (Status st = CheckCaps(owner, bytes); !st.ok()) {
+  if (Status st = CheckCaps(owner, kind, bytes); !st.ok()) {
     ++counts_.refused;
     return st;
   }
@@ -63,6 +74,7 @@ Status DataStore::Reserve(const std::string &owner, const std::string &token, Ki
   Usage &used = owners_[owner];
   ++used.entries;
   used.bytes += bytes;
+  if (kind == Kind::kResult) ++used.results;
   ++counts_.entries;
   ++counts_.stored;
   counts_.bytes += bytes;
@@ -191,6 +203,7 @@ void DataStore::Erase(std::map<uint64_t, Entry>::iterator it) {
   auto used = owners_.find(e.owner);
   if (used != owners_.end()) {
     used->second.bytes -= e.bytes;
+    if (e.kind == Kind::kResult) --used->second.results;
     if (--used->second.entries == 0) owners_.erase(used);
   }
   entries_.erase(it);

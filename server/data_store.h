@@ -57,6 +57,7 @@ class DataStore {
   struct OwnerCaps {
     uint64_t entries = 0;
     uint64_t bytes = 0;
+    uint64_t results = 0;  // entries of kind kResult (two-phase results)
   };
 
   struct Counts {
@@ -112,6 +113,8 @@ class DataStore {
   std::size_t Expire(double now);
 
   const Counts &counts() const { return counts_; }
+  // The bytes `owner` keeps now.
+  uint64_t BytesOf(const std::string &owner) const;
   uint64_t cap_bytes() const { return cap_; }
   uint64_t max_descriptors() const { return max_descriptors_; }
 
@@ -119,9 +122,10 @@ class DataStore {
   struct Usage {
     uint64_t entries = 0;
     uint64_t bytes = 0;
+    uint64_t results = 0;
   };
 
-  Status CheckCaps(const std::string &owner, uint64_t bytes) const;
+  Status CheckCaps(const std::string &owner, Kind kind, uint64_t bytes) const;
   Status Ready(std::map<uint64_t, Entry>::iterator *it, uint64_t id, uint64_t bytes);
   void Erase(std::map<uint64_t, Entry>::iterator it);
   void RememberExpired(const Entry &e);

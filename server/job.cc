@@ -136,10 +136,10 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   handoff.max_call_bytes = max_call_bytes;
   reusable_ = reusable && !params_.persistent;
   handoff.flags = (params_.persistent ? kHandoffPersistent : 0) |
-                  (reusable_ ? kHandoffReusable : 0) | (params_.owner.empty() ? 0 : kHandoffKeyed);
+                  (reusable_ ? kHandoffReusable : 0) | (params_.key_id.empty() ? 0 : kHandoffKeyed);
   // The key its data references are fetched with (control.h: CTL_PROVE).
-  std::memcpy(handoff.key_id, params_.owner.data(),
-              std::min(params_.owner.size(), sizeof handoff.key_id));
+  std::memcpy(handoff.key_id, params_.key_id.data(),
+              std::min(params_.key_id.size(), sizeof handoff.key_id));
   if (conn_->sealed()) {  // TLS: the key the client got in FRAME_HANDOVER
     handoff.flags |= kHandoffTls;
     std::memcpy(handoff.psk, conn_->handover_psk().data(), sizeof handoff.psk);

@@ -80,9 +80,15 @@ struct CallParams {
   uint32_t redirect_wait_ms = 0;
   FunctionLimits limits;  // the function's budget per call
   double work_flops = 0;  // the client's CalcOrder for the call (0: none)
-  // Kept data (docs/transactions.md): whose key the call came with, and for
-  // a two-phase call the store entry reserved for its result.
+  // Whose call it is (users.h: the user, "" anonymous), which owns what it
+  // keeps (docs/transactions.md); the key its client proved ("" none), which
+  // its executable fetches data references with (CTL_PROVE); for a
+  // two-phase call the store entry reserved for its result.
   std::string owner;
+  std::string key_id;
+  // The account its executable runs as (users.h; unset: ninfd's). Such a
+  // call always starts its own executable, which serves no other call.
+  RunAs run_as;
   uint64_t store_id = 0;
   std::string token;
   double store_seconds = 0;

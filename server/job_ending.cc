@@ -15,6 +15,10 @@ Ending DescribeEnding(const JobFacts &job, EndReason reason, const Status &why) 
       e.tell = Status(NINF_ERR_SERVER, "server busy: " + std::to_string(job.queued) +
                                            " calls already wait for a slot (queue_limit)");
       return e;
+    case EndReason::kOverQuota:
+      e.outcome = CallOutcome::kRejected;
+      e.tell = why;
+      return e;
     case EndReason::kRefused:
       e.outcome = CallOutcome::kRejected;
       e.tell = Status(NINF_ERR_SHUTTING_DOWN, "the server is shutting down");

@@ -31,6 +31,7 @@ enum class EndReason {
   kSpawnFailed,  // it could not be started
   kQueueFull,    // refused: no room in the queue
   kRefused,      // refused: shutting down
+  kOverQuota,    // refused: its user's quota (`why` says which)
   kHangup,       // the client left before its call was handed off
   kNoArguments,  // CALL came, its arguments did not start in time (`why` says so)
   kReleased,     // a reusable executable finished the call and went back to the pool

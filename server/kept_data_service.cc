@@ -69,22 +69,30 @@ bool ParseKey(std::string_view body, wire::StoreKey *key) {
 
 }  // namespace
 
-std::string OwnerOf(daemon::Connection &conn) {
-  return conn.auth().authenticated ? conn.auth().key_id : std::string();
+Proved ProvedBy(daemon::Connection &conn) {
+  return Proved{.authenticated = conn.auth().authenticated,
+                .key_id = conn.auth().key_id,
+                .peer_subject = conn.peer_subject()};
 }
 
-KeptDataService::KeptDataService(const Settings &settings, const auth::KeyRing &keys,
+Identity IdentityOf(const Principals &principals, daemon::Connection &conn) {
+  return Identify(principals, ProvedBy(conn));
+}
+
+KeptDataService::KeptDataService(const Settings &settings, const Principals &principals,
                                  Clock::time_point epoch)
     : settings_(settings),
-      keys_(keys),
+      principals_(principals),
       epoch_(epoch),
       store_(static_cast<uint64_t>(settings.store_bytes), DescriptorBudget()) {}
 
 Status KeptDataService::Reserve(const std::string &owner, const std::string &token,
                                 DataStore::Kind kind, uint64_t bytes, double ttl_seconds,
                                 uint64_t *id) {
-  store_.set_owner_caps({.entries = static_cast<uint64_t>(settings_.store_entries_per_owner),
-                         .bytes = static_cast<uint64_t>(settings_.store_bytes_per_owner)});
+  const UserQuota quota = settings_.QuotaOf(owner);
+  store_.set_owner_caps({.entries = static_cast<uint64_t>(quota.store_entries),
+                         .bytes = static_cast<uint64_t>(quota.store_bytes),
+                         .results = static_cast<uint64_t>(quota.two_phase)});
   return store_.Reserve(owner, token, kind, bytes, ttl_seconds, Now(), id);
 }
 
@@ -158,11 +166,12 @@ void KeptDataService::HandleCollect(daemon::Connection &conn, std::string_view b
     return;
   }
   const DataStore::Entry *entry = nullptr;
-  Status st =
-      store_.Find(key.id(), key.token(), OwnerOf(conn), DataStore::Kind::kResult, Now(), &entry);
+  Status st = store_.Find(key.id(), key.token(), IdentityOf(principals_, conn).user,
+                          DataStore::Kind::kResult, Now(), &entry);
   if (!st.ok()) {
-    spdlog::info("event=collect_refused conn={} peer={} id={} error={}", conn.id(), conn.peer(),
-                 key.id(), daemon::Quoted(st.message()));
+    spdlog::info("event=collect_refused conn={} peer={} user={} id={} error={}", conn.id(),
+                 conn.peer(), ShownUser(IdentityOf(principals_, conn).user), key.id(),
+                 daemon::Quoted(st.message()));
     conn.Fail(st);
     return;
   }
@@ -182,8 +191,8 @@ void KeptDataService::HandleCollect(daemon::Connection &conn, std::string_view b
   // as it is sent, and a second COLLECT finds nothing.
   store_.Release(key.id());
   served_bytes_ += frames.size();
-  spdlog::info("event=collect conn={} peer={} id={} bytes={}", conn.id(), conn.peer(), key.id(),
-               frames.size());
+  spdlog::info("event=collect conn={} peer={} user={} id={} bytes={}", conn.id(), conn.peer(),
+               ShownUser(IdentityOf(principals_, conn).user), key.id(), frames.size());
   conn.ReplyBytes(std::move(frames));
 }
 
@@ -195,7 +204,8 @@ void KeptDataService::HandleRelease(daemon::Connection &conn, std::string_view b
   }
   const DataStore::Entry *entry = store_.Get(key.id());
   const DataStore::Kind kind = entry ? entry->kind : DataStore::Kind::kArray;
-  Status st = store_.Find(key.id(), key.token(), OwnerOf(conn), kind, Now(), &entry);
+  Status st =
+      store_.Find(key.id(), key.token(), IdentityOf(principals_, conn).user, kind, Now(), &entry);
   if (st.code() == NINF_ERR_AUTH) {
     conn.Fail(st);
     return;
@@ -213,8 +223,8 @@ void KeptDataService::HandleFetch(daemon::Connection &conn, std::string_view bod
     return;
   }
   const DataStore::Entry *entry = nullptr;
-  Status st =
-      store_.Find(key.id(), key.token(), OwnerOf(conn), DataStore::Kind::kArray, Now(), &entry);
+  Status st = store_.Find(key.id(), key.token(), IdentityOf(principals_, conn).user,
+                          DataStore::Kind::kArray, Now(), &entry);
   if (st.ok() && entry->state == DataStore::State::kPending)
     st = Status(NINF_ERR_INVALID_ID, "kept data " + std::to_string(key.id()) + " is not ready");
   std::string frame;
@@ -224,8 +234,9 @@ void KeptDataService::HandleFetch(daemon::Connection &conn, std::string_view bod
     st = ReadKept(*entry, &frame);  // the payload, behind its header
   }
   if (!st.ok()) {
-    spdlog::info("event=fetch_refused conn={} peer={} id={} error={}", conn.id(), conn.peer(),
-                 key.id(), daemon::Quoted(st.message()));
+    spdlog::info("event=fetch_refused conn={} peer={} user={} id={} error={}", conn.id(),
+                 conn.peer(), ShownUser(IdentityOf(principals_, conn).user), key.id(),
+                 daemon::Quoted(st.message()));
     conn.Fail(st);
     return;
   }
@@ -243,8 +254,9 @@ void KeptDataService::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd d
     if (!job.two_phase()) return;
     Status st = sized ? FillFrom(job.params().store_id, std::move(data), msg.bytes_out)
                       : Status(NINF_ERR_PROTOCOL, "the result's memfd is shorter than announced");
-    spdlog::info("event=result_kept job={} call={} function={} id={} bytes={} error={}", job.id(),
-                 job.call_id(), job.function(), job.params().store_id, msg.bytes_out,
+    spdlog::info("event=result_kept job={} call={} function={} user={} id={} bytes={} error={}",
+                 job.id(), job.call_id(), job.function(), ShownUser(job.params().owner),
+                 job.params().store_id, msg.bytes_out,
                  daemon::Quoted(st.ok() ? "-" : st.message()));
     if (!st.ok()) SettleResult(job, st);
     return;
@@ -281,14 +293,19 @@ void KeptDataService::SettleResult(Job &job, const Status &why) {
 }
 
 void KeptDataService::OnProve(Job &job, const ControlMsg &msg) {
-  const std::string &owner = job.params().owner;
-  const auth::Key *key = owner.empty() ? nullptr : keys_.Find(owner);
+  // The key the call's client proved, while it is still its user's: a
+  // revoked key proves nothing for the calls it started.
+  const std::string &key_id = job.params().key_id;
+  auto holder = principals_.user_of_key.find(key_id);
+  const bool still_users =
+      holder != principals_.user_of_key.end() && holder->second == job.params().owner;
+  const auth::Key *key = key_id.empty() || !still_users ? nullptr : principals_.ring.Find(key_id);
   auth::Nonce cn{}, sn{};
   std::memcpy(cn.data(), msg.client_nonce, cn.size());
   std::memcpy(sn.data(), msg.server_nonce, sn.size());
   Status st =
-      !key ? Status(NINF_ERR_AUTH, owner.empty() ? "the call has no key to authenticate with"
-                                                 : "the call's key is no longer this server's")
+      !key ? Status(NINF_ERR_AUTH, key_id.empty() ? "the call has no key to authenticate with"
+                                                  : "the call's key is no longer its user's here")
       : !auth::ProofMatches(
             auth::ServerProof(*key, cn, sn),
             std::string_view(reinterpret_cast<const char *>(msg.proof), sizeof msg.proof))

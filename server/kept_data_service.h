@@ -29,17 +29,22 @@
 
 namespace ninf::server {
 
-// The key id a connection proved ("" without authentication): a store
-// entry's owner.
-std::string OwnerOf(daemon::Connection &conn);
+// What a connection proved: the key of its handshake, its client
+// certificate's subject.
+Proved ProvedBy(daemon::Connection &conn);
+
+// The user of a connection now (users.h Identify; "": anonymous): a store
+// entry's owner. Two keys of one user (a key being rotated) reach the same
+// entries.
+Identity IdentityOf(const Principals &principals, daemon::Connection &conn);
 
 class KeptDataService {
  public:
   // `settings` is the server's and outlives the service (reloads change it
   // in place); the store's cap is its store_bytes now. `epoch` starts the
-  // store's clock. `keys` are the daemon's (reloads replace them in place;
-  // empty: no authentication).
-  KeptDataService(const Settings &settings, const auth::KeyRing &keys, Clock::time_point epoch);
+  // store's clock. `principals` are the daemon's users and keys (reloads
+  // replace them in place; no keys: no authentication).
+  KeptDataService(const Settings &settings, const Principals &principals, Clock::time_point epoch);
   KeptDataService(const KeptDataService &) = delete;
   KeptDataService &operator=(const KeptDataService &) = delete;
 
@@ -64,7 +69,8 @@ class KeptDataService {
   // reference names, with the key of the job's client. Answered with
   // Job::SendProved: the client proof once the daemon's proof is right;
   // NINF_ERR_AUTH when it is not (not a ninfd holding the caller's key),
-  // for a call without a key, or when the key is no longer this daemon's.
+  // for a call without a key, or when the key is no longer this daemon's
+  // or no longer the call's user's (revoked).
   void OnProve(Job &job, const ControlMsg &msg);
   // A two-phase job ends: a result never handed over becomes an ERROR
   // frame for its collector (or is dropped if the client was told already).
@@ -74,11 +80,15 @@ class KeptDataService {
   void Expire();
   // The store's part of the gauges.
   void AddGauges(Gauges *g) const;
+  // Frees every entry of `user` (revoked); returns how many.
+  std::size_t ReleaseUser(const std::string &user) { return store_.ReleaseOwner(user); }
+  // The bytes `user` keeps now.
+  uint64_t BytesOf(const std::string &user) const { return store_.BytesOf(user); }
 
  private:
   // The store's clock: seconds since the server started.
   double Now() const;
-  // Reserves an entry under the owner caps of the settings now.
+  // Reserves an entry under the owner's quotas in the settings now.
   Status Reserve(const std::string &owner, const std::string &token, DataStore::Kind kind,
                  uint64_t bytes, double ttl_seconds, uint64_t *id);
   // Fills entry `id` from the memfd `data` of `bytes` bytes: copied into
@@ -87,7 +97,7 @@ class KeptDataService {
   Status FillFrom(uint64_t id, daemon::UniqueFd data, uint64_t bytes);
 
   const Settings &settings_;
-  const auth::KeyRing &keys_;
+  const Principals &principals_;
   Clock::time_point epoch_;
   DataStore store_;
   uint64_t served_bytes_ = 0;

@@ -54,6 +54,9 @@ struct Launch {
   // Rank 0 may run on another host (`launch_address` set): it claims its
   // control channel over TCP, and clients are redirected to it.
   bool over_tcp = false;
+  // The account the process runs as (unset: ninfd's own): started by fork,
+  // the account's groups and ids set, then exec (posix_spawn cannot).
+  RunAs run_as{};
 
   bool direct() const { return command.empty(); }
   bool operator==(const Launch &) const = default;

@@ -86,6 +86,31 @@ std::string FormatPrometheus(const Gauges &g, const Counters &c) {
     HistogramSamples(&out, fn + "," + P::Label("phase", "transfer"), f.transfer_histogram);
     HistogramSamples(&out, fn + "," + P::Label("phase", "compute"), f.compute_histogram);
   }
+  // Per user (bounded: Counters::user_labels, then "other").
+  out.Head("ninf_user_calls_total", "counter", "Calls of each user by how they ended.");
+  for (const UserGauge &u : g.users) {
+    UserCallStats calls;
+    if (auto it = c.users.find(u.name); it != c.users.end()) calls = it->second;
+    const std::string user = P::Label("user", u.name);
+    const std::pair<const char *, uint64_t> by[] = {{"completed", calls.completed},
+                                                    {"failed", calls.failed},
+                                                    {"cancelled", calls.cancelled},
+                                                    {"rejected", calls.rejected},
+                                                    {"denied", calls.denied}};
+    for (const auto &[outcome, n] : by)
+      out.Sample("ninf_user_calls_total", user + "," + P::Label("outcome", outcome),
+                 static_cast<double>(n));
+  }
+  out.Head("ninf_user_slots_busy", "gauge", "Slots each user's calls hold now.");
+  for (const UserGauge &u : g.users)
+    out.Sample("ninf_user_slots_busy", P::Label("user", u.name), u.running);
+  out.Head("ninf_user_queue_length", "gauge", "Calls of each user waiting for a slot.");
+  for (const UserGauge &u : g.users)
+    out.Sample("ninf_user_queue_length", P::Label("user", u.name), static_cast<double>(u.queued));
+  out.Head("ninf_user_store_bytes", "gauge", "Bytes of kept data each user holds.");
+  for (const UserGauge &u : g.users)
+    out.Sample("ninf_user_store_bytes", P::Label("user", u.name),
+               static_cast<double>(u.store_bytes));
   return out.Take();
 }
 

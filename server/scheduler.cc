@@ -57,6 +57,15 @@ void Scheduler::Submit(daemon::Connection &conn, CallParams params, bool redirec
   OfferJob(*job);
 }
 
+Status Scheduler::UserQueueFull(const Job &job) const {
+  const std::string &user = job.params().owner;
+  return Status(NINF_ERR_LIMIT, "user '" + std::string(ShownUser(user)) + "' has " +
+                                    std::to_string(admission_.queued_of(user)) +
+                                    " calls waiting for a slot already, its quota (max_queued of "
+                                    "[users." +
+                                    std::string(ShownUser(user)) + "], or user_max_queued)");
+}
+
 double Scheduler::SchedulerNow() const {
   return std::chrono::duration<double>(Clock::now() - epoch_).count();
 }
@@ -72,6 +81,10 @@ CallDemand Scheduler::DemandOf(const Job &job) const {
     d.predicted_seconds = job.predicted_work() / it->second.flops_per_second;
   if (it != counters_.functions.end() && it->second.single_threaded) d.max_threads = 1;
   d.ranks = CoresHeld(LaunchOf(job.function()), cores_);
+  d.user = job.params().owner;
+  const UserQuota quota = settings_.QuotaOf(d.user);
+  d.user_slots = static_cast<int>(quota.slots);
+  d.user_queued = static_cast<std::size_t>(quota.queued);
   return d;
 }
 
@@ -105,11 +118,15 @@ void Scheduler::OfferJob(Job &job) {
       // ninfd owns the socket until the hand-off, so it proves the call
       // alive itself while it waits (and learns so that the client is gone).
       conn.StartHeartbeats(job.heartbeat_ms());
-      spdlog::info("event=call_queued job={} call={} function={} peer={} queued={}", job.id(),
-                   job.call_id(), job.function(), conn.peer(), admission_.queued());
+      spdlog::info("event=call_queued job={} call={} function={} user={} peer={} queued={}",
+                   job.id(), job.call_id(), job.function(), ShownUser(job.params().owner),
+                   conn.peer(), admission_.queued());
       break;
     case Admission::Decision::kReject:
       FinishJob(job, EndReason::kQueueFull);
+      break;
+    case Admission::Decision::kUserQueueFull:
+      FinishJob(job, EndReason::kOverQuota, UserQueueFull(job));
       break;
   }
   hooks_.publish_load();
@@ -137,11 +154,14 @@ void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
   const Ending ending = DescribeEnding(job.Facts(admission_.queued()), reason, why);
   const JobState before = job.state();
   if (InQueue(before)) admission_.Withdraw(job.id());
-  if (HoldsSlot(before)) admission_.Release(job.threads());
+  if (HoldsSlot(before)) admission_.Release(job.threads(), job.params().owner);
   job.End();
 
   const std::string &name = job.function();
-  if (ending.counted) counters_.RecordCall(name, ending.outcome, 0, 0, 0);
+  if (ending.counted) {
+    counters_.RecordCall(name, ending.outcome, 0, 0, 0);
+    if (hooks_.user_call) hooks_.user_call(job.params().owner, ending.outcome);
+  }
   LogEnding(job, ending, conn ? conn->peer() : "-");
 
   hooks_.settle(job, ending.tell);
@@ -165,17 +185,17 @@ void Scheduler::LogEnding(const Job &job, const Ending &ending, const std::strin
   const std::string &name = job.function();
   if (ending.counted)
     spdlog::warn(
-        "event=call_end job={} call={} function={} peer={} outcome={} exit={} "
+        "event=call_end job={} call={} function={} user={} peer={} outcome={} exit={} "
         "error={} wall_seconds={}",
-        job.id(), job.call_id(), name, peer, CallOutcomeName(ending.outcome),
-        daemon::Quoted(job.exited() ? job.ExitDescription() : "-"),
+        job.id(), job.call_id(), name, ShownUser(job.params().owner), peer,
+        CallOutcomeName(ending.outcome), daemon::Quoted(job.exited() ? job.ExitDescription() : "-"),
         daemon::Quoted(ending.tell.message()), Sec(SecondsBetween(job.arrived(), Clock::now())));
   else if (job.exited())
     spdlog::log(job.exit_status() == 0 && job.term_signal() == 0 ? spdlog::level::debug
                                                                  : spdlog::level::warn,
-                "event=job_exit job={} call={} function={} pid={} exit={} calls={}", job.id(),
-                job.call_id(), name, job.pid(), daemon::Quoted(job.ExitDescription()),
-                job.calls_done());
+                "event=job_exit job={} call={} function={} user={} pid={} exit={} calls={}",
+                job.id(), job.call_id(), name, ShownUser(job.params().owner), job.pid(),
+                daemon::Quoted(job.ExitDescription()), job.calls_done());
 }
 
 void Scheduler::BeginShutdown() {

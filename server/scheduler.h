@@ -61,6 +61,12 @@ class Scheduler : public JobEvents {
     std::function<void(Job &, const Status &why)> settle;
     // CTL_PROVE from a job's executable (kept data, server to server).
     std::function<void(Job &, const ControlMsg &)> prove;
+    // A persistent executable asks for a slot for its handle's next call:
+    // may the job's user still call its function (not revoked, still
+    // allowed)? An error refuses that call (null: always).
+    std::function<Status(const Job &)> may_continue;
+    // A call of `user` ended with `outcome` (the per-user counters).
+    std::function<void(const std::string &user, CallOutcome outcome)> user_call;
   };
 
   // `settings`, `registry` and `counters` are the server's and outlive the
@@ -144,9 +150,10 @@ class Scheduler : public JobEvents {
   void WarmAfter(const Job &job, bool warm, const std::string &function,
                  const std::string &executable);
   // Starts a process of `function` for `owner`: Process::Spawn with its
-  // launch, and the launch broker opened on first use.
+  // launch, and the launch broker opened on first use; as `run_as`'s
+  // account when it is set.
   Status SpawnProcess(const std::string &function, const std::string &executable,
-                      ProcessOwner *owner, Process **out);
+                      ProcessOwner *owner, Process **out, const RunAs &run_as = {});
   // Whether `process` may serve another call after this one of `job`'s
   // (reuse_policy.h MayReuse); `served` counts the calls including this one.
   bool MayReuseAfter(const Job &job, const Process &process, uint64_t served) const;
@@ -161,6 +168,8 @@ class Scheduler : public JobEvents {
   double SchedulerNow() const;
   // What admission needs to know of a call (its predicted run time).
   CallDemand DemandOf(const Job &job) const;
+  // The refusal of a call whose user has its quota of calls waiting.
+  Status UserQueueFull(const Job &job) const;
   // The call holds a slot and `threads` now; its wait is counted.
   void AdmitJob(Job &job, int threads);
   // Core-seconds of the routines running now, so far.

@@ -62,8 +62,9 @@ void Scheduler::OnHangup(daemon::Connection &conn) {
   job->CatchUpControl();
   if (JobOf(conn) != job) return;  // a two-phase call let its client go
   if (HangupCancels(job->state())) {
-    spdlog::info("event=client_gone job={} call={} function={} peer={} pid={}", job->id(),
-                 job->call_id(), job->function(), conn.peer(), job->pid());
+    spdlog::info("event=client_gone job={} call={} function={} user={} peer={} pid={}", job->id(),
+                 job->call_id(), job->function(), ShownUser(job->params().owner), conn.peer(),
+                 job->pid());
     job->Kill(KillReason::kClientGone);
   }
 }
@@ -99,25 +100,44 @@ void Scheduler::OnWantSlot(Job &job) {
     job.RefuseSlot(Status(NINF_ERR_SHUTTING_DOWN, "the server is shutting down"));
     return;
   }
+  // A reload may have revoked the handle's user, or taken the function
+  // from it: the handle's next call is where ninfd can say so.
+  if (hooks_.may_continue) {
+    if (Status st = hooks_.may_continue(job); !st.ok()) {
+      daemon::RateLimitedWarn("call_denied",
+                              "event=call_denied job={} call={} function={} user={} persistent=1 "
+                              "error={}",
+                              job.id(), job.call_id(), job.function(),
+                              ShownUser(job.params().owner), daemon::Quoted(st.message()));
+      job.RefuseSlot(st);
+      return;
+    }
+  }
   int threads = 0;
   switch (admission_.Offer(DemandOf(job), SchedulerNow(), &threads)) {
     case Admission::Decision::kRun:
       AdmitJob(job, threads);
       break;
     case Admission::Decision::kQueue:
-      spdlog::info("event=call_queued job={} call={} function={} persistent=1 queued={}", job.id(),
-                   job.call_id(), job.function(), admission_.queued());
+      spdlog::info("event=call_queued job={} call={} function={} user={} persistent=1 queued={}",
+                   job.id(), job.call_id(), job.function(), ShownUser(job.params().owner),
+                   admission_.queued());
       break;  // AdmitQueued grants it
     case Admission::Decision::kReject:
       ++counters_.rejected;
       job.RefuseSlot(Status(NINF_ERR_SERVER, "server busy"));
       break;
+    case Admission::Decision::kUserQueueFull:
+      ++counters_.rejected;
+      job.RefuseSlot(UserQueueFull(job));
+      break;
   }
 }
 
 void Scheduler::OnClientGone(Job &job) {
-  spdlog::info("event=client_gone job={} call={} function={} pid={} reason=heartbeat_failed",
-               job.id(), job.call_id(), job.function(), job.pid());
+  spdlog::info(
+      "event=client_gone job={} call={} function={} user={} pid={} reason=heartbeat_failed",
+      job.id(), job.call_id(), job.function(), ShownUser(job.params().owner), job.pid());
   job.Kill(KillReason::kClientGone);
 }
 
@@ -125,7 +145,7 @@ void Scheduler::OnCallDone(Job &job, const ControlMsg &msg) {
   RecordCallDone(job, msg);
   if (IdleBetweenCalls(job.state())) {
     // Idle between calls, a persistent executable holds no slot.
-    admission_.Release(job.threads());
+    admission_.Release(job.threads(), job.params().owner);
     AdmitQueued();
   }
   hooks_.publish_load();
@@ -136,6 +156,7 @@ void Scheduler::RecordCallDone(const Job &job, const ControlMsg &msg) {
   double busy = msg.recv_seconds + msg.compute_seconds + msg.send_seconds;
   counters_.RecordCall(job.function(), outcome, std::isfinite(busy) ? busy : 0, msg.bytes_in,
                        msg.bytes_out);
+  if (hooks_.user_call) hooks_.user_call(job.params().owner, outcome);
   counters_.functions[job.function()].single_threaded = msg.threads == 1;
   if (outcome == CallOutcome::kCompleted) {
     counters_.RecordPhases(job.function(), msg.recv_seconds + msg.send_seconds, msg.compute_seconds,
@@ -145,13 +166,13 @@ void Scheduler::RecordCallDone(const Job &job, const ControlMsg &msg) {
   }
   double queue = job.calls_done() == 1 ? SecondsBetween(job.arrived(), job.admitted()) : 0;
   spdlog::info(
-      "event=call_done job={} call={} function={} peer={} outcome={} error={} "
+      "event=call_done job={} call={} function={} user={} peer={} outcome={} error={} "
       "bytes_in={} bytes_out={} queue_seconds={} recv_seconds={} compute_seconds={} "
       "send_seconds={} wall_seconds={}",
-      job.id(), msg.call_id, job.function(), job.conn() ? job.conn()->peer() : "-",
-      CallOutcomeName(outcome), msg.error_code, msg.bytes_in, msg.bytes_out, Sec(queue),
-      Sec(msg.recv_seconds), Sec(msg.compute_seconds), Sec(msg.send_seconds),
-      Sec(SecondsBetween(job.call_started(), Clock::now())));
+      job.id(), msg.call_id, job.function(), ShownUser(job.params().owner),
+      job.conn() ? job.conn()->peer() : "-", CallOutcomeName(outcome), msg.error_code, msg.bytes_in,
+      msg.bytes_out, Sec(queue), Sec(msg.recv_seconds), Sec(msg.compute_seconds),
+      Sec(msg.send_seconds), Sec(SecondsBetween(job.call_started(), Clock::now())));
 }
 
 void Scheduler::OnReleased(Job &job) {

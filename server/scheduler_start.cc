@@ -52,11 +52,11 @@ void Scheduler::StartJob(Job &job) {
     }
   }
   spdlog::info(
-      "event=call_start job={} call={} function={} peer={} pid={} threads={} "
+      "event=call_start job={} call={} function={} user={} peer={} pid={} threads={} "
       "persistent={} warm={} heartbeat_ms={} queue_seconds={}",
-      job.id(), job.call_id(), job.function(), job.conn() ? job.conn()->peer() : "-", job.pid(),
-      job.threads(), job.persistent(), warm, job.heartbeat_ms(),
-      Sec(SecondsBetween(job.arrived(), job.admitted())));
+      job.id(), job.call_id(), job.function(), ShownUser(job.params().owner),
+      job.conn() ? job.conn()->peer() : "-", job.pid(), job.threads(), job.persistent(), warm,
+      job.heartbeat_ms(), Sec(SecondsBetween(job.arrived(), job.admitted())));
   WarmAfter(job, warm, function, executable);
 }
 
@@ -79,6 +79,9 @@ void Scheduler::WarmAfter(const Job &job, bool warm, const std::string &function
 }
 
 bool Scheduler::HandoffWarm(Job &job) {
+  // The pool's executables run as ninfd: a call whose user runs as its own
+  // account starts its own (cold).
+  if (job.params().run_as.set()) return false;
   const auto max_call_bytes = static_cast<uint64_t>(settings_.max_call_bytes);
   // A warm executable that died a moment ago (its exit not yet seen) fails
   // the hand-off; then the next one is tried.
@@ -94,6 +97,9 @@ bool Scheduler::HandoffWarm(Job &job) {
 }
 
 bool Scheduler::MayReuseAfter(const Job &job, const Process &process, uint64_t served) const {
+  // A process running as a user's account never serves another call (nor
+  // goes back to the pool, where anyone's calls take it).
+  if (job.params().run_as.set()) return false;
   ReuseFacts f;
   f.persistent = job.persistent();
   f.function_allows = job.reuse_allowed();
@@ -128,8 +134,9 @@ Status Scheduler::OpenLaunchBroker() {
 }
 
 Status Scheduler::SpawnProcess(const std::string &function, const std::string &executable,
-                               ProcessOwner *owner, Process **out) {
-  const Launch launch = LaunchOf(function);
+                               ProcessOwner *owner, Process **out, const RunAs &run_as) {
+  Launch launch = LaunchOf(function);
+  launch.run_as = run_as;
   if (!launch.direct()) NINF_RETURN_IF_ERROR(OpenLaunchBroker());  // on first use
   return Process::Spawn(loop_, function, executable, launch, broker_.get(), owner, out);
 }
@@ -138,7 +145,7 @@ bool Scheduler::HandoffCold(Job &job) {
   Process *p = nullptr;
   // Owned by the pool until the job adopts it, so that a failed hand-off
   // leaves the pool to reap it.
-  Status st = SpawnProcess(job.function(), job.executable(), &warm_, &p);
+  Status st = SpawnProcess(job.function(), job.executable(), &warm_, &p, job.params().run_as);
   if (!st.ok()) {
     FinishJob(job, EndReason::kSpawnFailed, st);
     return false;

@@ -29,7 +29,7 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
       settings_(settings),
       registry_(std::move(registry)),
       cores_(cores),
-      kept_(settings_, keys_, started_at_),
+      kept_(settings_, principals_, started_at_),
       listener_(loop, [this](daemon::UniqueFd fd,
                              const std::string &peer) { Accept(std::move(fd), peer, true); }),
       unix_listener_(loop, [this](daemon::UniqueFd fd,
@@ -42,7 +42,29 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
            .keep = [this](Job &job, const ControlMsg &msg,
                           daemon::UniqueFd data) { kept_.OnKeep(job, msg, std::move(data)); },
            .settle = [this](Job &job, const Status &why) { kept_.SettleResult(job, why); },
-           .prove = [this](Job &job, const ControlMsg &msg) { kept_.OnProve(job, msg); }}) {
+           .prove = [this](Job &job, const ControlMsg &msg) { kept_.OnProve(job, msg); },
+           .may_continue =
+               [this](const Job &job) {
+                 const std::string &key_id = job.params().key_id;
+                 Identity who{.user = job.params().owner};
+                 // The key it came with must still be its user's.
+                 if (!key_id.empty()) {
+                   auto it = principals_.user_of_key.find(key_id);
+                   who.revoked = it == principals_.user_of_key.end() || it->second != who.user;
+                 }
+                 // A user known by its certificate alone: still a user?
+                 if (!who.user.empty() && !Knows(principals_, who.user)) who.revoked = true;
+                 Status st = MayRun(who, job.function());
+                 if (!st.ok()) {
+                   ++counters_.denied;
+                   ++counters_.users[LabelOf(who.user)].denied;
+                 }
+                 return st;
+               },
+           .user_call =
+               [this](const std::string &user, CallOutcome outcome) {
+                 counters_.RecordUserCall(LabelOf(user), outcome);
+               }}) {
   (void)uv_timer_init(loop_, &grace_timer_);  // only fills the handle in
   grace_timer_.data = this;
   grace_timer_open_ = true;
@@ -83,8 +105,9 @@ Status Server::Start() {
     spdlog::info("event=tls state=on cert={} client_ca={}", daemon::Quoted(settings_.tls_cert),
                  daemon::Quoted(settings_.tls_client_ca));
   if (auth_required())
-    spdlog::info("event=authentication state=on key_file={} keys={}", daemon::Quoted(keys_.path),
-                 keys_.keys.size());
+    spdlog::info("event=authentication state=on key_file={} keys={} users={}",
+                 daemon::Quoted(principals_.ring.path), principals_.ring.keys.size(),
+                 settings_.users.size() + (settings_.key_file.empty() ? 0 : 1));
   else if (!daemon::IsLoopbackAddress(settings_.listen))
     spdlog::warn("event=authentication state=off address={} reason=insecure message={}",
                  daemon::Quoted(settings_.listen),
@@ -191,6 +214,16 @@ Gauges Server::CurrentGauges() const {
   double load[1] = {0};
   if (::getloadavg(load, 1) == 1) g.load_average_1 = load[0];
   kept_.AddGauges(&g);
+  for (const std::string &label : counters_.user_labels) {
+    const std::string user = label == "-" ? std::string() : label;
+    g.users.push_back({.name = label,
+                       .running = admission.running_of(user),
+                       .queued = admission.queued_of(user),
+                       .store_bytes = kept_.BytesOf(user)});
+  }
+  // The users past the label bound share one row of counters, no gauges.
+  if (counters_.users.count("other") && !counters_.user_labels.count("other"))
+    g.users.push_back({.name = "other"});
   return g;
 }
 
@@ -234,13 +267,12 @@ void Server::ReloadRegistry() {
   registry_ = std::move(fresh);
   if (reporter_) reporter_->UpdateRegistration(Registration());
   scheduler_.ForgetWarm();
-  // The key file is read again too: that is how a key is rotated without a
-  // restart (docs/security.md). A bad file keeps the keys in use.
-  if (!settings_.key_file.empty()) {
-    if (Status keys = LoadKeys(); !keys.ok())
-      spdlog::error("event=reload_failed key_file={} error={}", daemon::Quoted(settings_.key_file),
-                    daemon::Quoted(keys.message()));
-  }
+  // The key files are read again too: that is how a key is rotated, and a
+  // user added or revoked, without a restart (docs/security.md). A bad file
+  // keeps the users and keys in use.
+  if (Status keys = LoadKeys(); !keys.ok())
+    spdlog::error("event=reload_failed key_file={} error={}", daemon::Quoted(settings_.key_file),
+                  daemon::Quoted(keys.message()));
   if (reporter_) reporter_->UpdateKeyFile(settings_.key_file);
   spdlog::info("event=reloaded registry={} functions={}", daemon::Quoted(registry_.dir()),
                registry_.size());

@@ -103,7 +103,21 @@ class Server : public daemon::Connection::Delegate {
   // connection that has not proved it holds a key yet.
   Status LoadKeys();
   void HandleAuth(daemon::Connection &conn, const FrameHeader &h, std::string_view body);
-  bool auth_required() const { return !keys_.keys.empty(); }
+  bool auth_required() const { return principals_.keyed(); }
+  // A connection that proved a client certificate of a user needs no key
+  // as well (users.h).
+  bool NeedsKey(daemon::Connection &conn) const;
+  // A request of a connection whose key a reload took away: refused, the
+  // connection ends (true).
+  bool RefuseRevoked(daemon::Connection &conn);
+  // May `user` call `function`, now? NINF_ERR_DENIED naming both if its
+  // allow list leaves the user out; NINF_ERR_AUTH for a revoked user.
+  Status MayRun(const Identity &who, const std::string &function) const;
+  // Counts and logs (rate-limited) a call refused by MayRun.
+  void NoteDenied(daemon::Connection *conn, const std::string &user, const std::string &function,
+                  const Status &why);
+  // The metrics label of `user` (bounded: user_metric_labels).
+  std::string LabelOf(const std::string &user);
 
   // The requests (server_requests.cc): ninfd's frame table, the only list
   // of what a client may send (NinfdRequestRules derives the reader's).
@@ -153,8 +167,12 @@ class Server : public daemon::Connection::Delegate {
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
   Counters counters_;
   KeptDataService kept_;
-  auth::KeyRing keys_;  // empty: no authentication
-  tls::Context tls_;    // null: plaintext TCP
+  // The users and their keys (users.h); no keys: no authentication.
+  Principals principals_;
+  // The [users.NAME] tables principals_ was built from: a reload whose key
+  // files fail keeps these, with the principals.
+  UserSpecs users_in_force_;
+  tls::Context tls_;  // null: plaintext TCP
   daemon::Listener listener_;
   daemon::Listener unix_listener_;  // the same-host path, when there is one
   std::string unix_path_;           // its socket ("" if none)

@@ -81,7 +81,10 @@ const daemon::RequestRules &NinfdRequestRules() {
 }
 
 void Server::OnRequest(daemon::Connection &conn, const FrameHeader &h, std::string_view body) {
-  daemon::Dispatch(*this, Requests(), auth_required(), conn, h, body);
+  // A revoked user's connection is served nothing more (the handshake
+  // frames themselves are the dispatcher's to refuse).
+  if (h.type != FRAME_AUTH && h.type != FRAME_PROOF && RefuseRevoked(conn)) return;
+  daemon::Dispatch(*this, Requests(), NeedsKey(conn), conn, h, body);
 }
 
 void Server::HandleQuery(daemon::Connection &conn, std::string_view body) {
@@ -141,6 +144,13 @@ void Server::HandleCall(daemon::Connection &conn, std::string_view body) {
                      "no function " + daemon::Quoted(req.name()) + " on this server"));
     return;
   }
+  const Identity who = IdentityOf(principals_, conn);
+  if (Status st = MayRun(who, req.name()); !st.ok()) {
+    NoteDenied(&conn, who.user, req.name(), st);
+    conn.Fail(st);
+    return;
+  }
+  (void)LabelOf(who.user);  // the first users seen get a label of their own
   CallParams params = ParamsOf(req, *entry, conn);
   const bool redirected = scheduler_.LaunchOf(req.name()).over_tcp;
   if (req.submit() && redirected) {
@@ -152,9 +162,9 @@ void Server::HandleCall(daemon::Connection &conn, std::string_view body) {
   }
   if (req.submit()) {
     if (Status st = kept_.ReserveResult(req.keep_bytes(), &params); !st.ok()) {
-      spdlog::info("event=submit_refused conn={} peer={} call={} function={} error={}", conn.id(),
-                   conn.peer(), req.call_id(), daemon::Quoted(req.name()),
-                   daemon::Quoted(st.message()));
+      spdlog::info("event=submit_refused conn={} peer={} call={} function={} user={} error={}",
+                   conn.id(), conn.peer(), req.call_id(), daemon::Quoted(req.name()),
+                   ShownUser(params.owner), daemon::Quoted(st.message()));
       conn.Fail(st);
       return;
     }
@@ -175,7 +185,10 @@ CallParams Server::ParamsOf(const wire::CallRequest &req, const FunctionEntry &e
   params.limits = settings_.LimitsOf(req.name());
   params.redirect_wait_ms = static_cast<uint32_t>(settings_.request_timeout_seconds * 1000);
   params.work_flops = std::isfinite(req.work_flops()) ? std::max(0.0, req.work_flops()) : 0;
-  params.owner = OwnerOf(conn);
+  params.owner = IdentityOf(principals_, conn).user;
+  params.key_id = conn.auth().authenticated ? conn.auth().key_id : std::string();
+  if (auto it = principals_.run_as.find(params.owner); it != principals_.run_as.end())
+    params.run_as = it->second;
   return params;
 }
 

@@ -18,6 +18,7 @@
 #include "protocol/default_ports.h"
 #include "protocol/status.h"
 #include "server/admission.h"
+#include "server/users.h"
 
 namespace ninf::server {
 
@@ -31,6 +32,9 @@ struct FunctionLimits {
   int64_t max_calls = 0;   // one-shot calls per executable process (1: no reuse)
   int64_t ranks = 0;       // Backend "MPI": the job's ranks (0: mpi_ranks; launcher.h)
   std::string launcher{};  // "local" or "slurm" ("": the server's `launcher`)
+  // Who may call it (users.h MayCall): user names and "group:NAME"; empty:
+  // every user.
+  std::vector<std::string> allow{};
   bool operator==(const FunctionLimits &) const = default;
 };
 
@@ -64,7 +68,11 @@ struct Settings {
   int64_t executable_max_seconds = 3600;   // a reused process retires after this (0: never)
   int64_t store_bytes = int64_t{1} << 30;  // kept data (two-phase results, block arrays)
   int64_t store_entries_per_owner = 1024;  // entries one key may keep at once
-  int64_t store_bytes_per_owner = 0;       // bytes one key may keep at once (0: store_bytes)
+  int64_t store_bytes_per_owner = 0;       // bytes one user may keep at once (0: store_bytes)
+  int64_t user_max_slots = 0;              // slots one user's calls may hold (0: no cap)
+  int64_t user_max_queued = 0;             // calls one user may have waiting (0: no cap)
+  int64_t user_max_two_phase = 0;          // uncollected two-phase results per user (0: no cap)
+  int64_t user_metric_labels = 32;         // users with a label of their own in the metrics
   int64_t result_keep_seconds = 3600;      // a two-phase result waits this long for COLLECT
   int64_t data_keep_seconds = 600;         // a block's kept array waits this long for its reader
   std::string log_level = "info";
@@ -94,9 +102,14 @@ struct Settings {
   // executable_max_calls, mpi_ranks and launcher, from the config file's
   // [limits.NAME] tables.
   std::map<std::string, FunctionLimits, std::less<>> function_limits;
+  // The [users.NAME] tables (users.h), live: a reload adds and revokes users.
+  UserSpecs users;
 
   // The limits of one call of `function`: its override, else the defaults.
   FunctionLimits LimitsOf(std::string_view function) const;
+  // The quotas of `user`: its [users.NAME] table, else the user_* and
+  // store_*_per_owner defaults.
+  UserQuota QuotaOf(std::string_view user) const;
   // The scheduler's configuration on a machine with `cores` cores (the
   // settings were checked by ParseInvocation).
   SchedulerConfig Scheduler(int cores) const;
@@ -125,11 +138,12 @@ inline Status ApplySetting(const SettingSpec &spec, const std::string &raw,
 // config file or environment changes them, because ninfd reads them for
 // each call, each process it starts or each check; the others shape what
 // was built at start (listeners, admission, the warm pool) and need a
-// restart. "limits" stands for the [limits.NAME] tables, which are live.
+// restart. "limits" stands for the [limits.NAME] tables, "users" for the
+// [users.NAME] tables; both are live.
 bool AppliesLive(std::string_view key);
 
 // The keys whose values differ between `a` and `b`, in table order, and
-// "limits" when the [limits.NAME] tables differ.
+// "limits" / "users" when the [limits.NAME] / [users.NAME] tables differ.
 std::vector<std::string> ChangedSettings(const Settings &a, const Settings &b);
 
 // `fresh` with every key that needs a restart put back to `running`'s

@@ -110,6 +110,24 @@ void Counters::RecordPhases(const std::string &function, double transfer_seconds
   busy_core_seconds += compute_seconds * std::max(1, threads);
 }
 
+void Counters::RecordUserCall(const std::string &label, CallOutcome outcome) {
+  UserCallStats &u = users[label];
+  switch (outcome) {
+    case CallOutcome::kCompleted:
+      ++u.completed;
+      break;
+    case CallOutcome::kFailed:
+      ++u.failed;
+      break;
+    case CallOutcome::kCancelled:
+      ++u.cancelled;
+      break;
+    case CallOutcome::kRejected:
+      ++u.rejected;
+      break;
+  }
+}
+
 std::string FormatStats(const Gauges &g, const Counters &c) {
   std::string out;
   Line(&out, "version", g.version);
@@ -137,6 +155,7 @@ std::string FormatStats(const Gauges &g, const Counters &c) {
   Line(&out, "rejected", c.rejected);
   Line(&out, "protocol_errors", c.protocol_errors);
   Line(&out, "auth_failures", c.auth_failures);
+  Line(&out, "denied", c.denied);
   Line(&out, "bytes_in", c.bytes_in);
   Line(&out, "bytes_out", c.bytes_out);
   Line(&out, "executables_started", c.executables_started);
@@ -167,6 +186,19 @@ std::string FormatStats(const Gauges &g, const Counters &c) {
     Line(&out, prefix + "wait_seconds", Seconds(f.wait_seconds));
     Line(&out, prefix + "transfer_seconds", Seconds(f.transfer_seconds));
     Line(&out, prefix + "compute_seconds", Seconds(f.compute_seconds));
+  }
+  for (const UserGauge &u : g.users) {
+    UserCallStats calls;
+    if (auto it = c.users.find(u.name); it != c.users.end()) calls = it->second;
+    std::string prefix = "user." + u.name + ".";
+    Line(&out, prefix + "calls", calls.completed + calls.failed + calls.cancelled);
+    Line(&out, prefix + "completed", calls.completed);
+    Line(&out, prefix + "failed", calls.failed);
+    Line(&out, prefix + "rejected", calls.rejected);
+    Line(&out, prefix + "denied", calls.denied);
+    Line(&out, prefix + "running", static_cast<uint64_t>(u.running));
+    Line(&out, prefix + "queued", u.queued);
+    Line(&out, prefix + "store_bytes", u.store_bytes);
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,12 @@ struct FunctionStats {
   bool single_threaded = false;
 };
 
+// One user's calls, by how they ended (denied: refused by an allow list or
+// because its key was revoked; counted apart from `rejected`).
+struct UserCallStats {
+  uint64_t completed = 0, failed = 0, cancelled = 0, rejected = 0, denied = 0;
+};
+
 struct Counters {
   uint64_t completed = 0;
   uint64_t failed = 0;
@@ -77,6 +84,14 @@ struct Counters {
   double busy_core_seconds = 0;
   double queue_seconds = 0;  // time calls waited for a slot, all together
   std::map<std::string, FunctionStats> functions;
+  // By user label (users.h UserLabel): at most user_metric_labels users
+  // have one of their own, the rest count under "other".
+  std::map<std::string, UserCallStats, std::less<>> users;
+  std::set<std::string, std::less<>> user_labels;
+  uint64_t denied = 0;  // calls refused by an allow list or a revoked user
+
+  // Counts one ended call of `label`'s user.
+  void RecordUserCall(const std::string &label, CallOutcome outcome);
 
   // Counts one ended call. `seconds` is the time the executable spent on it
   // (receive + compute + send); it enters the mean for completed calls only.
@@ -95,6 +110,14 @@ struct Counters {
   // arrays moved for `transfer_seconds` (receive + send).
   void RecordPhases(const std::string &function, double transfer_seconds, double compute_seconds,
                     int threads);
+};
+
+// A user's instantaneous share, for --status and the metrics.
+struct UserGauge {
+  std::string name{};  // its label
+  int running = 0;
+  uint64_t queued = 0;
+  uint64_t store_bytes = 0;
 };
 
 // Instantaneous values, read when the reply is built.
@@ -127,10 +150,13 @@ struct Gauges {
            store_expired = 0, store_released = 0;
   uint64_t store_served_bytes = 0;  // sent by COLLECT and FETCH (not in bytes_out)
   uint64_t store_descriptors = 0;   // entries held as a memfd (the rest are in memory)
+  // Per user: the configured users and those with a label, by name.
+  std::vector<UserGauge> users;
 };
 
 // The reply text: global lines first, then function.NAME.* lines sorted by
-// name. Every line ends with '\n'.
+// name, then user.NAME.* lines (calls, completed, failed, denied, running,
+// queued, store_bytes). Every line ends with '\n'.
 std::string FormatStats(const Gauges &gauges, const Counters &counters);
 
 }  // namespace ninf::server

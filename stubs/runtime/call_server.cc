@@ -131,10 +131,21 @@ Status CallServer::WaitForSlot(Channel &ch) {
       ApplyThreadBudget(ThreadsPerRank(handoff_.threads, team_));
       return Status::Ok();
     }
+    // CTL_SLOT carries a code only: each refusal ninfd makes here has its
+    // own code, and the client is told what it means.
     const int code = answer.error_code;
-    return Status(ErrorFromWire(code), code == NINF_ERR_SHUTTING_DOWN
-                                           ? "the server is shutting down"
-                                           : "server busy: no job slot for the call");
+    const char *why = code == NINF_ERR_SHUTTING_DOWN ? "the server is shutting down"
+                      : code == NINF_ERR_AUTH
+                          ? "ninfd refused the handle's next call: its user was revoked (the "
+                            "key it proved is no longer the server's)"
+                      : code == NINF_ERR_DENIED
+                          ? "ninfd refused the handle's next call: the function's allow list "
+                            "no longer names its user"
+                      : code == NINF_ERR_LIMIT
+                          ? "ninfd refused the handle's next call: its user has its quota of "
+                            "calls waiting (max_queued / user_max_queued)"
+                          : "server busy: no job slot for the call";
+    return Status(ErrorFromWire(code), why);
   }
 }
 

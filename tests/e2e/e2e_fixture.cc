@@ -1,5 +1,6 @@
 #include "tests/e2e/e2e_fixture.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "tests/server/test_client.h"
@@ -47,6 +49,26 @@ int E2EDaemon::OpenFds() const {
        !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
     ++n;
   return n;
+}
+
+std::vector<std::string> UsersConfig(const ninf::test::TempDir &dir,
+                                     const std::vector<TestUser> &users, const std::string &tail,
+                                     const std::string &top) {
+  std::string toml = top + "\n";
+  for (const TestUser &u : users) {
+    toml += "[users." + u.name + "]\n";
+    if (!u.keys.empty()) {
+      const std::string path = dir.Join(u.name + ".key");
+      std::ofstream(path, std::ios::trunc) << u.keys << "\n";
+      REQUIRE(::chmod(path.c_str(), 0600) == 0);
+      toml += "key_file = \"" + path + "\"\n";
+    }
+    toml += u.table_extra + "\n";
+  }
+  toml += tail + "\n";
+  const std::string config = dir.Join("ninfd.toml");
+  std::ofstream(config, std::ios::trunc) << toml;
+  return {"--config", config};
 }
 
 std::string RunInChild(const std::string &key_file, const std::function<std::string()> &body) {

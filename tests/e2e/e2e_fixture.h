@@ -15,6 +15,24 @@
 // per process: a fresh child sees the key file). The child exits 0.
 std::string RunInChild(const std::string &key_file, const std::function<std::string()> &body);
 
+// One user of UsersConfig: its name, the keys of its key file (one per
+// line; "" for a user recognised by `table_extra` alone) and more lines of
+// its [users.NAME] table (e.g. "groups = [\"chem\"]\nmax_slots = 1").
+struct TestUser {
+  std::string name;
+  std::string keys;
+  std::string table_extra;
+};
+
+// Writes each user's key file (mode 0600) and a config file of their
+// [users.NAME] tables, with `top` (top-level keys) above and `tail` (more
+// tables, e.g. [limits.NAME]) below, into `dir`; returns the flags that
+// start a daemon with it ({"--config", PATH}). The user NAME's key file is
+// dir/NAME.key, for tests that rewrite it.
+std::vector<std::string> UsersConfig(const ninf::test::TempDir &dir,
+                                     const std::vector<TestUser> &users,
+                                     const std::string &tail = "", const std::string &top = "");
+
 class E2EDaemon {
  public:
   explicit E2EDaemon(std::vector<std::string> extra_args = {}, const std::string &log_file = "")

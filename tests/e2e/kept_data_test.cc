@@ -57,6 +57,14 @@ std::unique_ptr<Channel> Connect(int port, const std::string &key) {
   return ch;
 }
 
+// A daemon whose users alice and bob hold kAlice and kBob, with `more`
+// flags.
+std::vector<std::string> AliceAndBob(const TempDir &dir, std::vector<std::string> more = {}) {
+  std::vector<std::string> args = UsersConfig(dir, {{"alice", kAlice, ""}, {"bob", kBob, ""}});
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
 std::string Doubles(long n, double first) {
   std::string out(static_cast<std::size_t>(n) * sizeof(double), '\0');
   for (long i = 0; i < n; ++i) {
@@ -221,7 +229,7 @@ TEST_CASE("kept_data_two_phase_result_is_never_fetched", "[e2e][kept_data]") {
   // whole RESULT to a connection that never authenticated (and to another
   // key's). A result is read by COLLECT with the submitter's key only.
   TempDir dir;
-  E2EDaemon d({"--key-file", WriteKeyFile(dir, "keys", kAlice + "\n" + kBob)});
+  E2EDaemon d(AliceAndBob(dir));
   wire::Submitted t;
   REQUIRE(Submit(d.port(), kAlice, &t).ok());
   // The result is in the store (not still being made) before it is attacked.
@@ -242,7 +250,7 @@ TEST_CASE("kept_data_arrays_are_fetched_by_their_owner_only", "[e2e][kept_data]"
   // A block's kept array (Args.keep) is read by FETCH with the block's key
   // and its token: not by a connection without a key, nor by another key.
   TempDir dir;
-  E2EDaemon d({"--key-file", WriteKeyFile(dir, "keys", kAlice + "\n" + kBob)});
+  E2EDaemon d(AliceAndBob(dir));
   auto ch = Connect(d.port(), kAlice);
   wire::Args args;
   args.add_keep(1);
@@ -385,8 +393,7 @@ TEST_CASE("kept_data_per_owner_caps_refuse_one_key_only", "[e2e][kept_data]") {
   // H4: one key's uncollected results are capped (count and bytes), with
   // an error naming the cap; another key still submits.
   TempDir dir;
-  E2EDaemon d({"--key-file", WriteKeyFile(dir, "keys", kAlice + "\n" + kBob),
-               "--store-entries-per-owner", "3"});
+  E2EDaemon d(AliceAndBob(dir, {"--store-entries-per-owner", "3"}));
   wire::Submitted t;
   for (int i = 0; i < 3; ++i) REQUIRE(Submit(d.port(), kAlice, &t).ok());
   Status st = Submit(d.port(), kAlice, &t);
@@ -400,8 +407,7 @@ TEST_CASE("kept_data_per_owner_caps_refuse_one_key_only", "[e2e][kept_data]") {
 
 TEST_CASE("kept_data_per_owner_byte_cap_refuses_with_its_name", "[e2e][kept_data]") {
   TempDir dir;
-  E2EDaemon d({"--key-file", WriteKeyFile(dir, "keys", kAlice + "\n" + kBob),
-               "--store-bytes-per-owner", "3K"});
+  E2EDaemon d(AliceAndBob(dir, {"--store-bytes-per-owner", "3K"}));
   wire::Submitted t;
   Status st = Submit(d.port(), kAlice, &t, 4096);
   CHECK(st.code() == NINF_ERR_LIMIT);

@@ -130,6 +130,8 @@ def make_certificates(d):
     signed("expired", "/CN=ninfd-expired", "IP:127.0.0.1", days="-1")
     signed("wronghost", "/CN=elsewhere", "DNS:elsewhere.example,IP:10.9.9.9")
     signed("alice", "/O=site/CN=alice", None, usage="clientAuth")
+    signed("bob", "/O=site/CN=bob", None, usage="clientAuth")
+    signed("carol", "/O=site/CN=carol", None, usage="clientAuth")
     sh("openssl", "req", "-x509", *ec, "-keyout", "selfsigned.key", "-out", "selfsigned.pem",
        "-days", "30", "-subj", "/CN=self", "-addext", "subjectAltName=IP:127.0.0.1", cwd=d)
     # A second CA that signed nothing the server trusts.
@@ -544,6 +546,32 @@ def check_transaction_block_over_tls_is_verified(ctx):
     env["NINF_SERVER"] = ctx.tls.address
     run = subprocess.run([demo, "60"], env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0 and "VERIFIED" in run.stdout, run.stdout + run.stderr
+
+
+def check_users_by_certificate_subject_get_their_access(ctx):
+    # [users.NAME] cert_subject: a verified client certificate is a user,
+    # with no key file (docs/security.md#users); the allow list of `echo`
+    # names alice only; carol's certificate is signed by the site CA but
+    # names no user: she is anonymous, allowed only what has no allow list.
+    config = os.path.join(ctx.workdir, "cert-users.toml")
+    with open(config, "w") as f:
+        f.write('[users.alice]\ncert_subject = "CN=alice,O=site"\n'
+                '[users.bob]\ncert_subject = "CN=bob,O=site"\n'
+                '[limits.echo]\nallow = ["alice"]\n')
+    d = ctx.daemon("cert-users", "--tls-cert", ctx.path("server.pem"), "--tls-key",
+                   ctx.path("server.key"), "--tls-client-ca", ctx.path("ca.pem"),
+                   "--config", config)
+    assert expect_ok(run_client(d.address, ["null", "echo 5000"],
+                                client_env(ctx.certs, "ca.pem", "alice.pem", "alice.key"))) == \
+        ["done", "same"]
+    assert expect_ok(run_client(d.address, ["null"],
+                                client_env(ctx.certs, "ca.pem", "bob.pem", "bob.key"))) == ["done"]
+    expect_error(run_client(d.address, ["echo 5000"],
+                            client_env(ctx.certs, "ca.pem", "bob.pem", "bob.key")), "bob", "echo")
+    expect_error(run_client(d.address, ["echo 5000"],
+                            client_env(ctx.certs, "ca.pem", "carol.pem", "carol.key")), "echo")
+    text = d.text()
+    assert "user=alice" in text and "user=bob" in text, "the users are not on the call lines"
 
 
 CHECKS = [v for k, v in list(globals().items()) if k.startswith("check_")]

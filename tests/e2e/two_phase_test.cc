@@ -70,12 +70,12 @@ TEST_CASE("two_phase_only_the_submitters_key_collects", "[e2e][two_phase]") {
   // First in the file: its children read NINF_KEY_FILE, which libninf
   // reads once per process (before any call of this test process).
   TempDir dir;
-  const std::string both = WriteKeyFile(dir, "both",
-                                        "key-of-the-submitter-0123456789\n"
-                                        "key-of-somebody-else-0123456789");
+  // Two users (docs/security.md#users): two keys of one key_file are one
+  // user, "default", and reach the same results.
   const std::string mine = WriteKeyFile(dir, "mine", "key-of-the-submitter-0123456789");
   const std::string other = WriteKeyFile(dir, "other", "key-of-somebody-else-0123456789");
-  E2EDaemon d({"--key-file", both});
+  E2EDaemon d(UsersConfig(dir, {{"submitter", "key-of-the-submitter-0123456789", ""},
+                                {"somebody", "key-of-somebody-else-0123456789", ""}}));
   const std::string ticket = RunInChild(mine, [&] { return Submit(d.Name("dmmul")); });
   REQUIRE(ticket.rfind("ninf1:", 0) == 0);
   CHECK(RunInChild(other, [&] { return Collect(ticket); }) == std::to_string(NINF_ERR_AUTH));

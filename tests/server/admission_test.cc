@@ -359,3 +359,54 @@ TEST_CASE("admission_a_parallel_call_waits_for_all_its_cores", "[admission]") {
   REQUIRE(a.Offer({.id = 3, .ranks = 5}, 0, &threads) == Decision::kRun);
   CHECK(threads == 2);
 }
+
+// Per-user quotas (users.h): a user at its slot quota waits even on an idle
+// server, and does not hold back the users queued behind it; its queue
+// quota refuses the call that would wait past it.
+TEST_CASE("admission_user_slot_quota", "[admission]") {
+  Admission a(Slots(4, 16));
+  int threads = 0;
+  auto alice = [](uint64_t id) {
+    return CallDemand{.id = id, .user = "alice", .user_slots = 2, .user_queued = 2};
+  };
+  CHECK(a.Offer(alice(1), 0, &threads) == Decision::kRun);
+  CHECK(a.Offer(alice(2), 0, &threads) == Decision::kRun);
+  // Two slots are free, but alice holds her two.
+  CHECK(a.Offer(alice(3), 0, &threads) == Decision::kQueue);
+  CHECK(a.Offer(alice(4), 0, &threads) == Decision::kQueue);
+  CHECK(a.Offer(alice(5), 0, &threads) == Decision::kUserQueueFull);
+  CHECK(a.running_of("alice") == 2);
+  CHECK(a.queued_of("alice") == 2);
+  // Bob is not held back by alice's waiting calls.
+  CHECK(a.Offer(CallDemand{.id = 10, .user = "bob"}, 0, &threads) == Decision::kRun);
+  CHECK(!a.Next(0).has_value());  // alice still at her quota
+  a.Release(threads, "alice");
+  std::optional<Grant> g = a.Next(0);
+  REQUIRE(g.has_value());
+  CHECK(g->id == 3);
+  CHECK(!a.Next(0).has_value());
+  CHECK(a.running_of("alice") == 2);
+  CHECK(a.queued_of("alice") == 1);
+  CHECK(a.Withdraw(4));
+  CHECK(a.queued_of("alice") == 0);
+}
+
+TEST_CASE("admission_user_quota_skips_capped_head", "[admission]") {
+  Admission a(Slots(2, 16));
+  int threads = 0;
+  CHECK(a.Offer(CallDemand{.id = 1, .user = "alice", .user_slots = 1}, 0, &threads) ==
+        Decision::kRun);
+  CHECK(a.Offer(CallDemand{.id = 2, .user = "bob"}, 0, &threads) == Decision::kRun);
+  // Both slots busy: alice's and carol's calls queue, alice's first.
+  CHECK(a.Offer(CallDemand{.id = 3, .user = "alice", .user_slots = 1}, 0, &threads) ==
+        Decision::kQueue);
+  CHECK(a.Offer(CallDemand{.id = 4, .user = "carol"}, 0, &threads) == Decision::kQueue);
+  a.Release(threads, "bob");  // bob's slot frees: alice is at her quota, carol goes
+  std::optional<Grant> g = a.Next(0);
+  REQUIRE(g.has_value());
+  CHECK(g->id == 4);
+  a.Release(threads, "alice");
+  g = a.Next(0);
+  REQUIRE(g.has_value());
+  CHECK(g->id == 3);
+}
