@@ -56,7 +56,7 @@ Status StartTls(const ClientOptions &o, const ServerAddress &server, int fd,
   // only moves the bytes, never sees them in the clear.
   const std::string &name = server.relay_name.empty() ? server.host : server.relay_name;
   Status st = tls::Connect(ctx, fd, name, server.port, o.connect_timeout_ms, &ssl, &plaintext,
-                          o.tls_resume);
+                           o.tls_resume);
   if (st.ok()) {
     (*ch)->UseTls(std::move(ssl));
     return st;

@@ -77,8 +77,7 @@ Credentials MakeCredentials() {
   X509_set_pubkey(x, key);
   FUZZ_CHECK(X509_sign(x, key, EVP_sha256()) > 0, "X509_sign");
   Credentials c{
-      .cert = Pem([](BIO *b, void *o) { return PEM_write_bio_X509(b, static_cast<X509 *>(o)); },
-                  x),
+      .cert = Pem([](BIO *b, void *o) { return PEM_write_bio_X509(b, static_cast<X509 *>(o)); }, x),
       .key = Pem(
           [](BIO *b, void *o) {
             return PEM_write_bio_PrivateKey(b, static_cast<EVP_PKEY *>(o), nullptr, nullptr, 0,
@@ -101,8 +100,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   const std::string key = MemFile("key", c.key);
   ninf::Status st = ninf::tls::MakeServerContext({.cert = cert, .key = key}, &g_contexts[0]);
   FUZZ_CHECK(st.ok(), st.ToString().c_str());
-  st = ninf::tls::MakeServerContext({.cert = cert, .key = key, .client_ca = cert},
-                                    &g_contexts[1]);
+  st = ninf::tls::MakeServerContext({.cert = cert, .key = key, .client_ca = cert}, &g_contexts[1]);
   FUZZ_CHECK(st.ok(), st.ToString().c_str());
   return 0;
 }
@@ -148,7 +146,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
       FUZZ_CHECK(ERR_peek_error() == 0, "TakeErrors left errors queued");
     }
     char sink[4096];
-    for (int m; (m = BIO_read(out, sink, sizeof sink)) > 0;) answered += static_cast<std::size_t>(m);
+    for (int m; (m = BIO_read(out, sink, sizeof sink)) > 0;)
+      answered += static_cast<std::size_t>(m);
     FUZZ_CHECK(answered <= kMaxServerOutput, "the server's answer is runaway");
   }
   SSL_free(ssl);  // frees both BIOs

@@ -481,8 +481,7 @@ int CallServer::Run() {
   // A warm executable starts ahead of its call: OpenSSL's start-up (about a
   // millisecond: config, providers, DRBG seeding, SSL_CTX_new's algorithm
   // fetches) is done here, off the call path, when ninfd speaks TLS.
-  if (const char *t = std::getenv(kExecutableTlsEnv); t && std::strcmp(t, "1") == 0)
-    tls::WarmUp();
+  if (const char *t = std::getenv(kExecutableTlsEnv); t && std::strcmp(t, "1") == 0) tls::WarmUp();
   for (bool first = true;; first = false) {
     int client_fd = -1;
     if (!WaitForHandoff(&client_fd)) {
