@@ -78,7 +78,7 @@ inline constexpr uint64_t kMaxProbePayload = uint64_t{16} << 20;
   X(FRAME_DATA, 30)           /* ninfd -> executable  Data + bytes */    \
   X(FRAME_REDIRECT, 31)       /* ninfd -> client      Redirect */        \
   X(FRAME_CLAIM, 32)          /* client -> executable Claim */           \
-  X(FRAME_HANDOVER, 33)       /* ninfd -> client      Handover */      \
+  X(FRAME_HANDOVER, 33)       /* ninfd -> client      Handover */        \
   X(FRAME_RELAY_REGISTER, 40) /* ninfd -> relay       RelayRegister */   \
   X(FRAME_RELAY_DIAL, 41)     /* relay -> ninfd       RelayDial */       \
   X(FRAME_RELAY_DATA, 42)     /* ninfd -> relay       RelayData */       \
