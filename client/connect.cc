@@ -55,7 +55,8 @@ Status StartTls(const ClientOptions &o, const ServerAddress &server, int fd,
   // verified for the server's name (docs/relay.md), and the relay, which
   // only moves the bytes, never sees them in the clear.
   const std::string &name = server.relay_name.empty() ? server.host : server.relay_name;
-  Status st = tls::Connect(ctx, fd, name, server.port, o.connect_timeout_ms, &ssl, &plaintext);
+  Status st = tls::Connect(ctx, fd, name, server.port, o.connect_timeout_ms, &ssl, &plaintext,
+                           o.tls_resume);
   if (st.ok()) {
     (*ch)->UseTls(std::move(ssl));
     return st;

@@ -62,6 +62,15 @@ void LoadFromEnvironment() {
     else
       st = Status(NINF_ERR_CONFIG, "NINF_FORWARD='" + v + "' is not 1 or 0");
   }
+  if (const char *r = std::getenv("NINF_TLS_RESUME"); st.ok() && r && *r) {
+    const std::string v = r;
+    if (v == "1" || v == "yes")
+      o.tls_resume = true;
+    else if (v == "0" || v == "no")
+      o.tls_resume = false;
+    else
+      st = Status(NINF_ERR_CONFIG, "NINF_TLS_RESUME='" + v + "' is not 1 or 0");
+  }
   g_env_error = st;
   g_options = st.ok() ? o : ClientOptions();
 }

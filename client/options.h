@@ -35,6 +35,12 @@ struct ClientOptions {
   std::string tls_ca;
   std::string tls_cert;
   std::string tls_key;
+  // NINF_TLS_RESUME: whether a connection to ninfd resumes the TLS session
+  // of the last one (a session ticket, kept per server) instead of a full
+  // handshake with certificate checks. Off, every call pays the full
+  // handshake: for measuring it, or for operators who want every
+  // connection to see the server's certificate afresh.
+  bool tls_resume = true;
   // How arrays travel to a server on this host (NINF_TRANSPORT):
   //   kAuto    its Unix-domain socket when it offers one, and shared memory
   //            for calls whose arrays reach shared_memory_min_bytes;

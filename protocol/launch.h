@@ -43,6 +43,10 @@ namespace ninf {
 inline constexpr const char *kLaunchSocketEnv = "NINF_LAUNCH_SOCKET";
 inline constexpr const char *kLaunchTokenEnv = "NINF_LAUNCH_TOKEN";
 inline constexpr const char *kLaunchAddressEnv = "NINF_LAUNCH_ADDRESS";
+// Set to 1 by a ninfd with tls_cert: its executables prepare OpenSSL
+// (tls::WarmUp) while they wait for their first call, so that the
+// hand-over handshake of that call does not pay for OpenSSL's start-up.
+inline constexpr const char *kExecutableTlsEnv = "NINF_EXECUTABLE_TLS";
 // Hex digits of a launch token.
 inline constexpr std::size_t kLaunchTokenChars = 32;
 

@@ -1,6 +1,8 @@
 #include "protocol/tls.h"
 
 #include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/kdf.h>
 #include <openssl/rand.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -24,6 +26,15 @@ constexpr unsigned char kPskIdentity[] = "ninf-handover";
 constexpr unsigned char kPskSuite[2] = {0x13, 0x01};  // TLS_AES_128_GCM_SHA256
 // Tickets kept by a client process, one per server.
 constexpr std::size_t kMaxSessions = 1024;
+// The longest certificate chain a peer may show, intermediates between its
+// certificate and the trust anchor (OpenSSL's default is 100): a site's
+// chains have one or two, and each link is a signature the daemon checks
+// before it knows who is asking, so a stranger's 100-link chain would
+// cost 100 verifications per handshake.
+constexpr int kMaxChainDepth = 8;
+// The largest Certificate message taken (OpenSSL's default is 100 KiB):
+// enough for chains of RSA-4096 certificates up to kMaxChainDepth.
+constexpr long kMaxCertList = 48 * 1024;
 // A read fills this much at once (read-ahead): fewer recv calls for arrays.
 constexpr std::size_t kReadBuffer = 64 * 1024;
 
@@ -155,6 +166,33 @@ SSL_CTX *PskContext(bool server) {
   });
   return contexts[server];
 }
+
+}  // namespace
+
+void WarmUp() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    OPENSSL_init_ssl(OPENSSL_INIT_LOAD_CONFIG, nullptr);
+    // Seeds the primary DRBG from the kernel (the first RAND_bytes of the
+    // process does it otherwise, inside the first ClientHello).
+    unsigned char byte;
+    (void)RAND_bytes(&byte, 1);
+    // Fetched once, the algorithms stay in the default library context's
+    // method store, where the handshakes' own fetches find them.
+    EVP_CIPHER_free(EVP_CIPHER_fetch(nullptr, "AES-128-GCM", nullptr));
+    EVP_MD_free(EVP_MD_fetch(nullptr, "SHA256", nullptr));
+    EVP_KDF_free(EVP_KDF_fetch(nullptr, "TLS13-KDF", nullptr));
+    EVP_KDF_free(EVP_KDF_fetch(nullptr, "HKDF", nullptr));
+    EVP_PKEY_free(EVP_PKEY_Q_keygen(nullptr, nullptr, "X25519"));
+    // SSL_CTX_new loads every cipher and digest TLS may use: the bulk of a
+    // first context's cost. Both hand-over contexts live for the process.
+    PskContext(true);
+    PskContext(false);
+    ERR_clear_error();
+  });
+}
+
+namespace {
 
 // Why a certificate was refused, and what fixes it.
 Status VerifyFailure(long code, const std::string &server) {
@@ -301,6 +339,8 @@ Status MakeServerContext(const ServerFiles &files, Context *out) {
     STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(files.client_ca.c_str());
     if (names) SSL_CTX_set_client_CA_list(ctx.get(), names);
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+    SSL_CTX_set_verify_depth(ctx.get(), kMaxChainDepth);
+    SSL_CTX_set_max_cert_list(ctx.get(), kMaxCertList);
   }
   // Resumption (tickets) needs a session id context once clients are
   // verified; one ticket per connection is enough for the next one.
@@ -318,7 +358,7 @@ Status RandomPsk(Psk *out) {
 }
 
 Status Connect(const Context &ctx, int fd, const std::string &host, int port, int timeout_ms,
-               SslPtr *out, bool *plaintext_server) {
+               SslPtr *out, bool *plaintext_server, bool resume) {
   if (plaintext_server) *plaintext_server = false;
   const std::string server = host + ":" + std::to_string(port);
   SslPtr ssl(SSL_new(ctx.get()));
@@ -343,7 +383,7 @@ Status Connect(const Context &ctx, int fd, const std::string &host, int port, in
       return Status(NINF_ERR_INTERNAL, "SSL_set1_host: " + TakeErrors("failed"));
   }
   SSL_set_ex_data(ssl.get(), KeyIndex(), new std::string(server));
-  {
+  if (resume) {
     std::lock_guard<std::mutex> lock(g_sessions_mu);
     auto it = g_sessions->find(server);
     if (it != g_sessions->end()) {

@@ -70,20 +70,31 @@ NINF_PROTOCOL_API Status RandomPsk(Psk *out);
 
 // The client's handshake with ninfd at host:port on the connected socket
 // `fd`: verifies the server's certificate for `host` (a name or an IP) and
-// resumes with the ticket kept from the last connection to host:port.
+// resumes with the ticket kept from the last connection to host:port
+// (unless `resume` is false: then every connection is a full handshake, as
+// NINF_TLS_RESUME=0 asks; tickets are still kept for later callers).
 // Errors: NINF_ERR_AUTH (certificate refused: expired, wrong host,
 // untrusted; the message says which and what to set), NINF_ERR_CONNECT
 // (the server does not speak TLS; `plaintext_server` is then set and the
 // socket holds the server's plaintext answer, unread), NINF_ERR_TIMEOUT,
 // NINF_ERR_COMMUNICATION.
 NINF_PROTOCOL_API Status Connect(const Context &ctx, int fd, const std::string &host, int port,
-                                 int timeout_ms, SslPtr *out, bool *plaintext_server);
+                                 int timeout_ms, SslPtr *out, bool *plaintext_server,
+                                 bool resume = true);
 
 // The hand-over handshake on `fd`: the client connects, the executable
 // accepts, both with `psk`. Errors: NINF_ERR_AUTH (the keys differ),
 // NINF_ERR_TIMEOUT, NINF_ERR_COMMUNICATION.
 NINF_PROTOCOL_API Status PskConnect(int fd, const Psk &psk, int timeout_ms, SslPtr *out);
 NINF_PROTOCOL_API Status PskAccept(int fd, const Psk &psk, int timeout_ms, SslPtr *out);
+
+// Makes OpenSSL do now, once, what it would otherwise do lazily inside the
+// first handshake: its initialisation (config file, default provider), the
+// seeding of its random generator, the fetches of AES-128-GCM, SHA-256,
+// HKDF and X25519, and the hand-over contexts. Executables and ninfd call it
+// at start-up, so that the first call does not pay for it. Idempotent and
+// thread-safe; a failure here is reported again by the first handshake.
+NINF_PROTOCOL_API void WarmUp();
 
 // The verified peer certificate's subject as an RFC 2253 string
 // ("CN=alice,O=site"); empty when the peer showed none.

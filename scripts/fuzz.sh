@@ -14,7 +14,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 ALL_TARGETS=(frame_fuzz request_reader_fuzz proto_header_fuzz dim_expr_fuzz idl_fuzz settings_fuzz
-  meta_request_fuzz)
+  meta_request_fuzz tls_handshake_fuzz)
 BUILD=${NINF_FUZZ_BUILD:-build-fuzz}
 
 seconds=20

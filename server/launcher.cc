@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "protocol/launch.h"
+
 namespace ninf::server {
 
 std::vector<std::string> CommandWords(const std::string &text) {
@@ -76,6 +78,7 @@ Launch LaunchCommand(const wire::FunctionInterface &iface, const Settings &s, in
 Launch LaunchFor(const wire::FunctionInterface &iface, const Settings &s, int cores, bool root) {
   Launch launch = LaunchCommand(iface, s, cores, root);
   launch.over_tcp = !launch.direct() && !s.launch_address.empty();
+  if (!s.tls_cert.empty()) launch.env.emplace_back(kExecutableTlsEnv, "1");
   return launch;
 }
 

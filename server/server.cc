@@ -156,6 +156,9 @@ Status Server::LoadTls() {
       {.cert = settings_.tls_cert, .key = settings_.tls_key, .client_ca = settings_.tls_client_ca},
       &fresh));
   tls_ = std::move(fresh);  // running connections keep the context they were made with
+  // The first client's handshake would otherwise seed the DRBG and fetch
+  // X25519, HKDF and AES-GCM (tls::WarmUp).
+  tls::WarmUp();
   return Status::Ok();
 }
 

@@ -574,6 +574,235 @@ def check_users_by_certificate_subject_get_their_access(ctx):
     assert "user=alice" in text and "user=bob" in text, "the users are not on the call lines"
 
 
+# ------------------------------------------------- hostile TLS input (issue 29)
+# Each attack must cost the daemon nothing lasting: its descriptors and
+# resident memory come back to what they were before.
+
+def daemon_resources(d):
+    """(open descriptors, VmRSS in KiB) of daemon d."""
+    fds = len(os.listdir(f"/proc/{d.proc.pid}/fd"))
+    with open(f"/proc/{d.proc.pid}/status") as f:
+        rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+    return fds, rss
+
+
+def expect_back_to_baseline(d, fds_before, rss_before, rss_slack_kib=8192):
+    deadline = time.monotonic() + REQUEST_TIMEOUT + 5
+    while True:
+        fds, rss = daemon_resources(d)
+        if fds <= fds_before or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert fds <= fds_before, f"ninfd holds {fds} descriptors, {fds_before} before"
+    assert rss - rss_before <= rss_slack_kib, f"ninfd's RSS grew {rss - rss_before} KiB"
+    assert d.alive()
+
+
+def recv_until_closed(s, limit):
+    """Reads until the peer closes; the seconds that took."""
+    s.settimeout(limit)
+    started = time.monotonic()
+    try:
+        while s.recv(65536):
+            pass
+    except (ConnectionResetError, ssl_module().SSLError):
+        pass
+    return time.monotonic() - started
+
+
+def ssl_module():
+    import ssl
+    return ssl
+
+
+def client_hello(ctx):
+    """The bytes of a real TLS 1.3 ClientHello for the test's server."""
+    ssl = ssl_module()
+    c = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    c.load_verify_locations(ctx.path("ca.pem"))
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    obj = c.wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
+    try:
+        obj.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    hello = outgoing.read()
+    assert hello[:1] == b"\x16" and len(hello) > 100, hello[:16]
+    return hello
+
+
+def check_tls12_only_client_is_refused_with_an_alert(ctx):
+    # TLS 1.2 is where renegotiation lives; ninfd speaks 1.3 only, so a
+    # 1.2-only client (and with it any renegotiation) is refused at its hello.
+    ssl = ssl_module()
+    c = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    c.load_verify_locations(ctx.path("ca.pem"))
+    c.maximum_version = ssl.TLSVersion.TLSv1_2
+    fds0, rss0 = daemon_resources(ctx.tls)
+    for _ in range(20):
+        with socket.create_connection(("127.0.0.1", ctx.tls.port), timeout=5) as raw:
+            try:
+                with c.wrap_socket(raw, server_hostname="127.0.0.1"):
+                    raise AssertionError("a TLS 1.2 handshake succeeded")
+            except ssl.SSLError as e:
+                assert "PROTOCOL_VERSION" in str(e).upper(), f"not a protocol_version alert: {e}"
+    expect_back_to_baseline(ctx.tls, fds0, rss0)
+    assert "event=tls_handshake_failed" in ctx.tls.text()
+    expect_ok(run_client(ctx.tls.address, ["null"], client_env(ctx.certs, "ca.pem")))
+
+
+def make_long_chain(ctx, links=99):
+    """A client certificate under `links` intermediates under the site CA:
+    chain100.pem holds the 100 certificates (leaf first), chain100.key the
+    leaf's key. All intermediates share one key: only the length matters."""
+    d = ctx.certs
+    if os.path.exists(os.path.join(d, "chain100.pem")):
+        return
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    with open(os.path.join(d, "int.ext"), "w") as f:
+        f.write("basicConstraints=critical,CA:true\nkeyUsage=critical,keyCertSign\n")
+    with open(os.path.join(d, "leaf.ext"), "w") as f:
+        f.write("extendedKeyUsage=clientAuth\n")
+    sh("openssl", "req", *ec, "-keyout", "int.key", "-out", "int.csr", "-subj", "/CN=int", cwd=d)
+    issuer, issuer_key, chain = "ca.pem", "ca.key", []
+    for i in range(links):
+        sh("openssl", "req", "-new", "-key", "int.key", "-out", "int.csr", "-subj",
+           f"/CN=intermediate {i}", cwd=d)
+        sh("openssl", "x509", "-req", "-in", "int.csr", "-CA", issuer, "-CAkey", issuer_key,
+           "-set_serial", str(1000 + i), "-out", f"int{i}.pem", "-days", "30",
+           "-extfile", "int.ext", cwd=d)
+        issuer, issuer_key = f"int{i}.pem", "int.key"
+        chain.insert(0, f"int{i}.pem")
+    sh("openssl", "req", *ec, "-keyout", "chain100.key", "-out", "leaf.csr", "-subj",
+       "/O=site/CN=deep", cwd=d)
+    sh("openssl", "x509", "-req", "-in", "leaf.csr", "-CA", issuer, "-CAkey", issuer_key,
+       "-set_serial", "999", "-out", "leaf.pem", "-days", "30", "-extfile", "leaf.ext", cwd=d)
+    with open(os.path.join(d, "chain100.pem"), "w") as out:
+        for name in ["leaf.pem"] + chain:
+            with open(os.path.join(d, name)) as f:
+                out.write(f.read())
+
+
+def check_client_chain_of_100_certificates_is_refused_quickly(ctx):
+    make_long_chain(ctx)
+    ssl = ssl_module()
+    c = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    c.load_verify_locations(ctx.path("ca.pem"))
+    c.load_cert_chain(ctx.path("chain100.pem"), ctx.path("chain100.key"))
+    fds0, rss0 = daemon_resources(ctx.mtls)
+    for _ in range(30):
+        started = time.monotonic()
+        with socket.create_connection(("127.0.0.1", ctx.mtls.port), timeout=5) as raw:
+            # TLS 1.3: the client's certificate goes after the server's
+            # Finished, so the refusal shows on the first read.
+            try:
+                with c.wrap_socket(raw, server_hostname="127.0.0.1") as s:
+                    s.settimeout(5)
+                    s.sendall(b"\0" * 8)
+                    data = s.recv(100)
+                    assert data == b"", f"the daemon answered {data!r}"
+            except (ssl.SSLError, ConnectionResetError, BrokenPipeError):
+                pass
+        assert time.monotonic() - started < 1.5, "the refusal took long"
+    expect_back_to_baseline(ctx.mtls, fds0, rss0)
+    log = ctx.mtls.text()
+    assert "event=tls_handshake_failed" in log and "subject=O=site,CN=deep" not in log
+    expect_ok(run_client(ctx.mtls.address, ["null"],
+                         client_env(ctx.certs, "ca.pem", "alice.pem", "alice.key")))
+
+
+def hostile_daemon(ctx):
+    if not hasattr(ctx, "hostile"):
+        ctx.hostile = ctx.daemon("hostile", "--tls-cert", ctx.path("server.pem"), "--tls-key",
+                                 ctx.path("server.key"), "--max-connections-per-client", "4")
+    return ctx.hostile
+
+
+def check_many_stalled_handshakes_are_bounded_and_others_served(ctx):
+    d = hostile_daemon(ctx)
+    # A call first: the warm executables it leaves are part of the baseline.
+    expect_ok(run_client(d.address, ["null", "echo 1000"], client_env(ctx.certs, "ca.pem")))
+    fds0, rss0 = daemon_resources(d)
+    hello = client_hello(ctx)
+    stallers = []
+    try:
+        # From 127.0.0.2: 40 connections that send half a ClientHello and wait.
+        for _ in range(40):
+            s = socket.socket()
+            s.bind(("127.0.0.2", 0))
+            s.connect(("127.0.0.1", d.port))
+            s.sendall(hello[:len(hello) // 2])
+            stallers.append(s)
+        time.sleep(0.3)
+        fds, _ = daemon_resources(d)
+        # max_connections_per_client: at most 4 of them are held at once.
+        assert fds - fds0 <= 4, f"ninfd holds {fds - fds0} stalled connections"
+        # Another address is served meanwhile.
+        expect_ok(run_client(d.address, ["null", "echo 1000"], client_env(ctx.certs, "ca.pem")))
+    finally:
+        for s in stallers:
+            s.close()
+    expect_back_to_baseline(d, fds0, rss0)
+
+
+def check_client_hello_dribbled_a_byte_at_a_time_is_closed_at_the_timeout(ctx):
+    d = hostile_daemon(ctx)
+    fds0, rss0 = daemon_resources(d)
+    hello = client_hello(ctx)
+    s = socket.create_connection(("127.0.0.1", d.port))
+    started = time.monotonic()
+    closed_after = None
+    try:
+        for b in hello:
+            s.sendall(bytes([b]))
+            time.sleep(0.1)
+            if time.monotonic() - started > REQUEST_TIMEOUT + 3:
+                break
+    except (BrokenPipeError, ConnectionResetError):
+        closed_after = time.monotonic() - started
+    if closed_after is None:
+        closed_after = time.monotonic() - started + recv_until_closed(s, 5)
+    s.close()
+    assert REQUEST_TIMEOUT - 0.5 <= closed_after <= REQUEST_TIMEOUT + 3, \
+        f"closed after {closed_after:.1f} s, request_timeout_seconds is {REQUEST_TIMEOUT}"
+    expect_back_to_baseline(d, fds0, rss0)
+
+
+def check_random_bytes_after_a_good_handshake_are_closed(ctx):
+    ssl = ssl_module()
+    c = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    c.load_verify_locations(ctx.path("ca.pem"))
+    fds0, rss0 = daemon_resources(ctx.tls)
+    for round_ in range(20):
+        raw = socket.create_connection(("127.0.0.1", ctx.tls.port), timeout=5)
+        s = c.wrap_socket(raw, server_hostname="127.0.0.1")
+        # Half the rounds: junk inside TLS records (a frame of nonsense);
+        # the others: junk under TLS, on the raw socket (bad records).
+        if round_ % 2:
+            s.sendall(os.urandom(4096))
+            waited = recv_until_closed(s, REQUEST_TIMEOUT + 5)
+        else:
+            raw_fd = socket.socket(fileno=os.dup(s.fileno()))
+            raw_fd.sendall(os.urandom(4096))
+            waited = recv_until_closed(raw_fd, REQUEST_TIMEOUT + 5)
+            raw_fd.close()
+        s.close()
+        assert waited < REQUEST_TIMEOUT + 3, f"closed after {waited:.1f} s"
+    expect_back_to_baseline(ctx.tls, fds0, rss0)
+    expect_ok(run_client(ctx.tls.address, ["null"], client_env(ctx.certs, "ca.pem")))
+
+
+def check_resumption_can_be_turned_off(ctx):
+    # NINF_TLS_RESUME=0: every connection is a full handshake.
+    env = client_env(ctx.certs, "ca.pem")
+    env["NINF_TLS_RESUME"] = "0"
+    before = ctx.tls.text().count("resumed=1")
+    expect_ok(run_client(ctx.tls.address, ["null"] * 4, env))
+    assert ctx.tls.text().count("resumed=1") == before, "a session was resumed"
+    env["NINF_TLS_RESUME"] = "maybe"
+    expect_error(run_client(ctx.tls.address, ["null"], env), "NINF_TLS_RESUME")
+
+
 CHECKS = [v for k, v in list(globals().items()) if k.startswith("check_")]
 
 
