@@ -523,12 +523,16 @@ Status EndTransaction() {
   for (const auto &c : block->calls) uses.push_back(UsesOf(c->arguments()));
   const BlockGraph graph = BuildBlockGraph(uses);
   // In the caller's addresses, before the calls are pointed at the block's memory.
-  // Over TLS nothing is forwarded: the executables fetch kept data from a
-  // ninfd in plaintext, which a TLS ninfd refuses (docs/protocol.md), so
-  // the arrays come back through the client's own TLS connections.
+  // Over TLS, kept data is forwarded only when every call's server says
+  // its executables fetch over TLS (its tls_ca: `fetch_tls`); a TLS ninfd
+  // refuses a plaintext fetch (docs/protocol.md), so otherwise the arrays
+  // come back through the client's own TLS connections.
   const ClientOptions o = Options();
+  const bool fetch_tls = std::all_of(block->calls.begin(), block->calls.end(), [](const auto &c) {
+    return c->arguments().iface().fetch_tls();
+  });
   KeptData kept(block->calls, uses,
-                o.forward && o.tls_ca.empty()
+                o.forward && (o.tls_ca.empty() || fetch_tls)
                     ? PlanForwards(block->calls, graph, block->discarded)
                     : ForwardPlan{{},
                                   std::vector<std::vector<int>>(block->calls.size()),

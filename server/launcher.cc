@@ -79,6 +79,16 @@ Launch LaunchFor(const wire::FunctionInterface &iface, const Settings &s, int co
   Launch launch = LaunchCommand(iface, s, cores, root);
   launch.over_tcp = !launch.direct() && !s.launch_address.empty();
   if (!s.tls_cert.empty()) launch.env.emplace_back(kExecutableTlsEnv, "1");
+  // Kept data fetched from another ninfd (stubs/runtime/kept_data.cc) goes
+  // over TLS with this daemon's trust anchors and, for a server that asks
+  // for one, its certificate.
+  if (!s.tls_ca.empty()) {
+    launch.env.emplace_back("NINF_TLS_CA", s.tls_ca);
+    if (!s.tls_cert.empty()) {
+      launch.env.emplace_back("NINF_TLS_CERT", s.tls_cert);
+      launch.env.emplace_back("NINF_TLS_KEY", s.tls_key);
+    }
+  }
   return launch;
 }
 

@@ -102,6 +102,24 @@ double MetaReporter::CalibrateFlops(int threads) {
   return 2.0 * n * n * n * static_cast<double>(rounds) / seconds * std::max(1, threads);
 }
 
+Status MetaReporter::StartTls(Channel *ch) {
+  // Read again at every connect, like the key file: a renewed CA or
+  // client certificate needs no restart of the session thread.
+  tls::Context ctx;
+  NINF_RETURN_IF_ERROR(tls::MakeClientContext(config_.tls, &ctx));
+  tls::SslPtr ssl;
+  bool plaintext = false;
+  Status st = tls::Connect(ctx, ch->fd(), config_.metaserver.host, config_.metaserver.port,
+                           kTimeoutMs, &ssl, &plaintext);
+  if (plaintext)
+    return Status(st.code(),
+                  "the metaserver does not speak TLS: unset tls_ca in ninfd's settings, "
+                  "or give ninf-meta tls_cert and tls_key");
+  if (!st.ok()) return Status(st.code(), "TLS with the metaserver (tls_ca): " + st.message());
+  ch->UseTls(std::move(ssl));
+  return Status::Ok();
+}
+
 void MetaReporter::Run() {
   {
     double flops = CalibrateFlops(config_.threads_per_job);
@@ -111,6 +129,13 @@ void MetaReporter::Run() {
   auto backoff = std::chrono::milliseconds(500);
   for (;;) {
     Status st = Session();
+    if (config_.tls.ca.empty() && st.message().find("requires TLS") != std::string::npos)
+      // The metaserver's plaintext answer speaks to a client; say what
+      // fixes it on this side.
+      st = Status(st.code(),
+                  "the metaserver requires TLS: set tls_ca in ninfd's settings to the "
+                  "CA that signed its certificate (it said: " +
+                      st.message() + ")");
     std::unique_lock<std::mutex> lock(mutex_);
     if (stopping_) return;
     daemon::RateLimitedWarn("metaserver_unreachable",
@@ -150,6 +175,7 @@ Status MetaReporter::Session() {
       self->session_fd_ = -1;
     }
   } forget{this};
+  if (!config_.tls.ca.empty()) NINF_RETURN_IF_ERROR(StartTls(&ch));
   if (!keys.keys.empty()) NINF_RETURN_IF_ERROR(auth::AuthenticateToServer(ch, keys.keys[0]));
 
   bool must_register = true;

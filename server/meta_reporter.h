@@ -25,6 +25,11 @@
 #include "ninf.pb.h"
 #include "protocol/address.h"
 #include "protocol/status.h"
+#include "protocol/tls.h"
+
+namespace ninf {
+class Channel;
+}
 
 namespace ninf::server {
 
@@ -35,6 +40,10 @@ class MetaReporter {
     std::string key_file;                   // "": no authentication
     wire::ServerRegistration registration;  // flops_per_second filled in by the calibration
     int threads_per_job = 1;
+    // tls.ca set (ninfd's tls_ca): TLS 1.3 verified for metaserver.host,
+    // before the key handshake; tls.cert/key (ninfd's tls_cert/tls_key),
+    // when set, answer a metaserver that asks for a client certificate.
+    tls::ClientFiles tls;
   };
 
   explicit MetaReporter(Config config);
@@ -65,6 +74,8 @@ class MetaReporter {
   void Run();
   // One connection's life: returns when it fails or Stop() is asked.
   Status Session();
+  // The TLS handshake on the session's connection, then ch speaks TLS.
+  Status StartTls(Channel *ch);
   bool Significant(const wire::LoadReport &now, const wire::LoadReport &sent) const;
 
   Config config_;

@@ -54,6 +54,12 @@ std::vector<std::string> ExecutableEnvironment(const Launch &launch, const Launc
       std::size_t len = std::strlen(name);
       if (std::strncmp(*e, name, len) == 0 && (*e)[len] == '=') replaced = true;
     }
+    // The daemon's settings, not its inherited NINF_TLS_* (a client's),
+    // decide the executable's TLS: an inherited one is dropped.
+    if (std::strncmp(*e, "NINF_TLS_", 9) == 0) replaced = true;
+    for (const auto &[name, value] : launch.env)
+      if (std::strncmp(*e, name.c_str(), name.size()) == 0 && (*e)[name.size()] == '=')
+        replaced = true;
     if (!replaced) env.emplace_back(*e);
   }
   for (const auto &[name, value] : own)

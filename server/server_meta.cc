@@ -111,6 +111,8 @@ Status Server::StartMetaReporter() {
   config.key_file = settings_.key_file;
   config.registration = Registration();
   config.threads_per_job = LoneCallThreads(scheduler_.admission().config());
+  if (!settings_.tls_ca.empty())
+    config.tls = {.ca = settings_.tls_ca, .cert = settings_.tls_cert, .key = settings_.tls_key};
   reporter_ = std::make_unique<MetaReporter>(std::move(config));
   reporter_->Start();
   spdlog::info("event=metaserver metaserver={} server={} advertise={}",

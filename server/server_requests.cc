@@ -195,6 +195,7 @@ CallParams Server::ParamsOf(const wire::CallRequest &req, const FunctionEntry &e
 wire::FunctionInterface Server::ServedInterface(const FunctionEntry &entry) const {
   wire::FunctionInterface iface = entry.iface;
   iface.set_redirect(LaunchFor(entry.iface, settings_, cores_, ::geteuid() == 0).over_tcp);
+  iface.set_fetch_tls(!settings_.tls_ca.empty());
   return iface;
 }
 

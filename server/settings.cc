@@ -214,6 +214,11 @@ const SettingSpec kTable[] = {
     daemon::TlsCertRow<Settings>(),
     daemon::TlsKeyRow<Settings>(),
     daemon::TlsClientCaRow<Settings>(),
+    {"tls_ca", SettingKind::kString, "", 0, 0,
+     "PEM trust anchors of the TLS connections ninfd makes itself (to the metaserver; its "
+     "executables' fetches of kept data), where it shows tls_cert as its client certificate; "
+     "\"\": those are plaintext",
+     &Settings::tls_ca},
 };
 
 Status Invalid(const std::string &source, const std::string &what) {

@@ -98,6 +98,10 @@ struct Settings {
   std::string tls_cert;            // PEM files (docs/security.md); "": plaintext TCP
   std::string tls_key;
   std::string tls_client_ca;  // "": no client certificate asked
+  // Trust anchors of the TLS connections ninfd itself makes (to ninf-meta,
+  // and its executables' kept-data fetches); with it ninfd shows
+  // tls_cert/tls_key as its client certificate.
+  std::string tls_ca;  // "": those connections are plaintext
   // Per-function overrides of call_wall_seconds, call_cpu_seconds,
   // executable_max_calls, mpi_ranks and launcher, from the config file's
   // [limits.NAME] tables.

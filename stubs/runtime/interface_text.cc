@@ -133,6 +133,7 @@ std::string InterfaceText(const wire::FunctionInterface &iface) {
   p.Bool("no_reuse", iface.no_reuse());
   p.String("distribute", iface.distribute());
   p.Bool("redirect", iface.redirect());
+  p.Bool("fetch_tls", iface.fetch_tls());
   return p.Take();
 }
 

@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "protocol/address.h"
 #include "protocol/numeric_connect.h"
+#include "protocol/tls.h"
 #include "protocol/wire.h"
 
 namespace ninf::stub {
@@ -123,6 +125,33 @@ Status CheckIsNinfd(Channel &ch) {
   return ch.RecvReply(FRAME_PROBE_REPLY, 0, &empty, &h);
 }
 
+// A TLS ninfd takes only TLS on TCP: with NINF_TLS_CA (ninfd puts its
+// tls_ca there, and its tls_cert/tls_key in NINF_TLS_CERT/NINF_TLS_KEY, for
+// a server that asks for a client certificate) the fetch runs its handshake
+// first, the keeping server verified for the address it was named by.
+// Without, the fetch stays plaintext, as from a ninfd without tls_ca.
+Status StartTls(Channel &ch, const HostPort &at) {
+  const char *ca = std::getenv("NINF_TLS_CA");
+  if (!ca || !*ca) return Status::Ok();
+  const char *cert = std::getenv("NINF_TLS_CERT");
+  const char *key = std::getenv("NINF_TLS_KEY");
+  // One context for the process (fetches run one at a time, on the call's
+  // thread): a reused executable fetches again, and its tickets resume.
+  static tls::Context ctx;
+  if (!ctx)
+    NINF_RETURN_IF_ERROR(
+        tls::MakeClientContext({.ca = ca, .cert = cert ? cert : "", .key = key ? key : ""}, &ctx));
+  tls::SslPtr ssl;
+  bool plaintext = false;
+  Status st = tls::Connect(ctx, ch.fd(), at.host, at.port, kHandshakeTimeoutMs, &ssl, &plaintext);
+  if (plaintext)
+    return Status(NINF_ERR_CONNECT,
+                  "it does not speak TLS (this server's tls_ca makes fetches TLS)");
+  NINF_RETURN_IF_ERROR(st);
+  ch.UseTls(std::move(ssl));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status FetchKept(const wire::DataRef &ref, const FetchAuth &auth, void *into) {
@@ -135,7 +164,8 @@ Status FetchKept(const wire::DataRef &ref, const FetchAuth &auth, void *into) {
                   : ConnectNumeric(at.host, at.port, kFetchTimeoutMs, &fd);
   if (!st.ok()) return Status(NINF_ERR_CONNECT, "kept data at " + where + ": " + st.message());
   Channel ch(fd, kHandshakeTimeoutMs);
-  st = auth.key_id.empty() ? CheckIsNinfd(ch) : Authenticate(ch, auth);
+  if (!at.host.empty()) st = StartTls(ch, at);
+  if (st.ok()) st = auth.key_id.empty() ? CheckIsNinfd(ch) : Authenticate(ch, auth);
   if (!st.ok())
     return Status(
         st.code() == NINF_ERR_CONNECT ? NINF_ERR_CONNECT : NINF_ERR_AUTH,
