@@ -35,8 +35,22 @@ void RefuseConnection(UniqueFd fd, const std::string &peer, const Status &why) {
 Status ConnectionSet::MakeRoom(const std::string &peer, const Limits &limits, bool auth_required) {
   const std::string address = AddressOf(peer);
   auto counted = per_address_.find(address);
-  const bool address_full = counted != per_address_.end() && counted->second >= limits.per_address;
-  if (!address_full && connections_.size() < limits.total) return Status::Ok();
+  std::size_t here = counted == per_address_.end() ? 0 : counted->second;
+  std::size_t total = connections_.size();
+  if (here >= limits.per_address || total >= limits.total) {
+    // A connection already closing still counts until its close callbacks
+    // run, at the end of this loop iteration; its room is the newcomer's.
+    // (A client that closes one connection and opens the next at once,
+    // as a handle after its interface query does, is accepted in the same
+    // iteration that read the first one's end when the machine is busy.)
+    for (const auto &[c, owned] : connections_) {
+      if (!c->closing()) continue;
+      --total;
+      if (AddressOf(c->peer()) == address) --here;
+    }
+  }
+  const bool address_full = here >= limits.per_address;
+  if (!address_full && total < limits.total) return Status::Ok();
   // Full: the newcomer may replace a connection that holds nothing (of its
   // own address when that is what is full).
   const uint64_t now = uv_now(loop_);
