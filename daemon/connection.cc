@@ -180,23 +180,7 @@ ssize_t Connection::ReadSome(void *buf, std::size_t n) {
   ERR_clear_error();
   std::size_t got = 0;
   const int r = SSL_read_ex(ssl_.get(), buf, n, &got);
-  if (r == 1) return static_cast<ssize_t>(got);
-  switch (SSL_get_error(ssl_.get(), r)) {
-    case SSL_ERROR_WANT_READ:
-    case SSL_ERROR_WANT_WRITE:
-      errno = EAGAIN;
-      return -1;
-    case SSL_ERROR_ZERO_RETURN:
-      return 0;
-    case SSL_ERROR_SYSCALL:
-      if (errno == 0 || errno == EAGAIN) return 0;
-      return -1;
-    default:
-      spdlog::debug("event=tls_error conn={} peer={} error={}", id_, peer_,
-                    Quoted(tls::TakeErrors("TLS error")));
-      errno = EPROTO;
-      return -1;
-  }
+  return r == 1 ? static_cast<ssize_t>(got) : TlsFailure(r, /*reading=*/true);
 }
 
 ssize_t Connection::WriteSome(const void *buf, std::size_t n) {
@@ -204,15 +188,24 @@ ssize_t Connection::WriteSome(const void *buf, std::size_t n) {
   ERR_clear_error();
   std::size_t put = 0;
   const int r = SSL_write_ex(ssl_.get(), buf, n, &put);
-  if (r == 1) return static_cast<ssize_t>(put);
+  return r == 1 ? static_cast<ssize_t>(put) : TlsFailure(r, /*reading=*/false);
+}
+
+ssize_t Connection::TlsFailure(int r, bool reading) {
+  // As recv() and send() would say it: -1 with EAGAIN to wait, 0 for the
+  // end of a read, -1 with errno for an error.
   switch (SSL_get_error(ssl_.get(), r)) {
     case SSL_ERROR_WANT_READ:
     case SSL_ERROR_WANT_WRITE:
       errno = EAGAIN;
       return -1;
     case SSL_ERROR_SYSCALL:
+      if (reading && (errno == 0 || errno == EAGAIN)) return 0;
       if (errno == 0) errno = EPIPE;
       return -1;
+    case SSL_ERROR_ZERO_RETURN:
+      if (reading) return 0;
+      [[fallthrough]];
     default:
       spdlog::debug("event=tls_error conn={} peer={} error={}", id_, peer_,
                     Quoted(tls::TakeErrors("TLS error")));

@@ -230,6 +230,9 @@ class Connection {
   // on: bytes moved, 0 for the peer's end, -1 with errno (EAGAIN: not now).
   ssize_t ReadSome(void *buf, std::size_t n);
   ssize_t WriteSome(const void *buf, std::size_t n);
+  // What SSL_read_ex / SSL_write_ex returning `r` means, as ReadSome and
+  // WriteSome report it.
+  ssize_t TlsFailure(int r, bool reading);
   void Drain();
   bool Flush();
   void SendHeartbeat();

@@ -28,7 +28,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tls_test  # noqa: E402  (certificates, Daemon, client environment)
@@ -266,35 +265,9 @@ def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--client":
         client_main(json.loads(sys.argv[2]))
         return 0
-    ninfd, ninf_meta = sys.argv[1], sys.argv[2]
-    only = sys.argv[3:]
-    failed = []
-    ran = 0
     with tempfile.TemporaryDirectory(prefix="ninf-tls-meta-") as workdir:
-        ctx = Context(ninfd, ninf_meta, workdir)
-        try:
-            for check in CHECKS:
-                if only and check.__name__ not in only:
-                    continue
-                started = time.monotonic()
-                ran += 1
-                try:
-                    check(ctx)
-                    print(f"ok   {check.__name__} ({time.monotonic() - started:.1f} s)", flush=True)
-                except Exception:
-                    failed.append(check.__name__)
-                    print(f"FAIL {check.__name__}\n{traceback.format_exc()}", flush=True)
-                    for d in ctx.daemons:
-                        print(f"--- {d.log_path} (last lines)\n" +
-                              "\n".join(d.text().splitlines()[-30:]))
-                for d in ctx.daemons:
-                    if not d.alive():
-                        failed.append(f"{d.log_path} died")
-                ctx.stop()
-        finally:
-            ctx.stop()
-    print("failed: " + ", ".join(failed) if failed else f"all {ran} checks passed")
-    return 1 if failed else 0
+        return tls_test.run_checks(CHECKS, Context(sys.argv[1], sys.argv[2], workdir),
+                                   sys.argv[3:], fresh_daemons=True)
 
 
 if __name__ == "__main__":

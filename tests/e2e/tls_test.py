@@ -833,38 +833,53 @@ class Context:
             d.stop()
 
 
+def print_logs(ctx):
+    for d in ctx.daemons:
+        print(f"--- {d.log_path} (last lines)\n" + "\n".join(d.text().splitlines()[-30:]))
+
+
+def run_checks(checks, ctx, only, fresh_daemons=False):
+    """Runs each check (all, or those named in `only`) on ctx; a daemon that
+    died fails the run. With fresh_daemons every check gets its own daemons
+    (ctx.stop() after each). Returns (checks run, failures)."""
+    failed = []
+    ran = 0
+
+    def deaths():
+        return [f"{d.log_path} died" for d in ctx.daemons if not d.alive()]
+
+    try:
+        for check in checks:
+            if only and check.__name__ not in only:
+                continue
+            started = time.monotonic()
+            ran += 1
+            try:
+                check(ctx)
+                print(f"ok   {check.__name__} ({time.monotonic() - started:.1f} s)", flush=True)
+            except Exception:
+                failed.append(check.__name__)
+                print(f"FAIL {check.__name__}\n{traceback.format_exc()}", flush=True)
+                if fresh_daemons:
+                    print_logs(ctx)
+            if fresh_daemons:
+                failed += deaths()
+                ctx.stop()
+        failed += deaths()
+    finally:
+        if failed and not fresh_daemons:
+            print_logs(ctx)
+        ctx.stop()
+    print("failed: " + ", ".join(failed) if failed else f"all {ran} checks passed")
+    return 1 if failed else 0
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--client":
         client_main(json.loads(sys.argv[2]))
         return 0
-    ninfd = sys.argv[1]
-    only = sys.argv[2:]
-    failed = []
-    ran = 0
     with tempfile.TemporaryDirectory(prefix="ninf-tls-") as workdir:
-        ctx = Context(ninfd, workdir)
-        try:
-            for check in CHECKS:
-                if only and check.__name__ not in only:
-                    continue
-                started = time.monotonic()
-                ran += 1
-                try:
-                    check(ctx)
-                    print(f"ok   {check.__name__} ({time.monotonic() - started:.1f} s)", flush=True)
-                except Exception:
-                    failed.append(check.__name__)
-                    print(f"FAIL {check.__name__}\n{traceback.format_exc()}", flush=True)
-            for d in ctx.daemons:
-                if not d.alive():
-                    failed.append(f"ninfd {d.log_path} died")
-        finally:
-            if failed:
-                for d in ctx.daemons:
-                    print(f"--- {d.log_path} (last lines)\n" + "\n".join(d.text().splitlines()[-30:]))
-            ctx.stop()
-    print("failed: " + ", ".join(failed) if failed else f"all {ran} checks passed")
-    return 1 if failed else 0
+        return run_checks(CHECKS, Context(sys.argv[1], workdir), sys.argv[2:])
 
 
 if __name__ == "__main__":
