@@ -38,6 +38,18 @@ def test_dgesv_equals_numpy_solve(server):
     assert ipiv.min() >= 1 and ipiv.max() <= n
 
 
+def test_linpack_returns_only_x(server):
+    # The Ninf paper's Linpack call: A stays the caller's (IN, never sent
+    # back), b comes back as x, the pivots stay in the executable (WORK).
+    n = 200
+    A, B = system(n, 1, 3)
+    a, b = np.asfortranarray(A), B[:, 0].copy()
+    info = ninf.call("linpack", n, a, b, None, None)
+    assert info == 0
+    np.testing.assert_allclose(b, np.linalg.solve(A, B[:, 0]), rtol=1e-10)
+    assert np.array_equal(a, A)
+
+
 def test_out_scalar_as_array_and_in_order(server):
     n = 50
     A, B = system(n, 1, 2)
