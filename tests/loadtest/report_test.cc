@@ -2,6 +2,9 @@
 #include "loadtest/report.h"
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "loadtest/cgroup.h"
 #include "loadtest/run.h"
@@ -92,7 +95,12 @@ TEST_CASE("loadtest_summary_in_the_seed_tables_form", "[loadtest]") {
   const std::string csv = SummaryCsvRow("adaptive", "linpack", "600", 2, s);
   CHECK_THAT(csv, Catch::StartsWith("adaptive,linpack,600,2,4,1,"));
   // Not measured (no control group): an empty cpu_util, not a 0.
-  CHECK_THAT(csv, Catch::EndsWith(",1.5000,0.7500,,1.000,1.500\n"));
+  CHECK_THAT(csv, Catch::Contains(",1.5000,0.7500,,1.000,1.500,"));
+  // Throughput max and min; 3 MB in 4 s; across the servers (one here):
+  // booked 0.75, no cgroup, running 1, queued 0.5, jobs 1.5; none unreachable.
+  CHECK_THAT(csv, Catch::EndsWith(",2.00,2.00,0.750,0.7500,,1.000,0.500,1.500,0\n"));
+  CHECK(s.total.utilization == Approx(0.75));
+  CHECK(s.total.cpu_utilization < 0);
 }
 
 TEST_CASE("loadtest_mixed_sizes_are_summarized_per_size", "[loadtest]") {
@@ -183,4 +191,72 @@ TEST_CASE("loadtest_random_phases_spread_the_first_ticks", "[loadtest]") {
     hi = std::max(hi, x);
   }
   CHECK(hi - lo > 1.5);  // spread over the interval, not one burst
+}
+
+namespace {
+
+std::vector<std::string> Split(const std::string &line, char sep) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, sep)) {
+    while (!cell.empty() && (cell.back() == ' ' || cell.back() == '\n')) cell.pop_back();
+    while (!cell.empty() && cell.front() == ' ') cell.erase(0, 1);
+    if (!cell.empty()) out.push_back(cell);
+  }
+  return out;
+}
+
+// The columns of a CSV header, or of a Markdown table's first line.
+std::vector<std::string> Columns(const std::string &header) {
+  const std::string first = header.substr(0, header.find('\n'));
+  return first.rfind('|', 0) == 0 ? Split(first, '|') : Split(first, ',');
+}
+
+// The `names` of the first cells of the table under the heading that
+// starts with `heading` in docs/loadtest.md.
+std::vector<std::string> Documented(const std::string &doc, const std::string &heading) {
+  std::vector<std::string> names;
+  std::size_t at = doc.find("\n" + heading);
+  if (at == std::string::npos) return names;
+  std::istringstream in(doc.substr(doc.find('\n', at + 1) + 1));
+  std::string line;
+  bool table = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("#", 0) == 0) break;
+    if (line.rfind("| `", 0) != 0) {
+      if (table && line.empty()) break;
+      continue;
+    }
+    table = true;
+    const std::size_t end = line.find("` |");
+    if (end != std::string::npos) names.push_back(line.substr(3, end - 3));
+  }
+  return names;
+}
+
+}  // namespace
+
+// One list per fact: each output's header (made by report.cc) and its table
+// in docs/loadtest.md's "Columns" hold the same names in the same order.
+TEST_CASE("loadtest_every_column_is_documented", "[loadtest]") {
+  const char *path = std::getenv("NINF_LOADTEST_DOC");
+  REQUIRE(path != nullptr);
+  std::ifstream in(path);
+  REQUIRE(in);
+  std::ostringstream all;
+  all << in.rdbuf();
+  const std::string doc = all.str();
+  const std::pair<const char *, std::string> outputs[] = {
+      {"### Calls CSV", CsvHeader()},
+      {"### Run table", MarkdownHeader()},
+      {"### Per-size table", SizeTable(Summary{})},
+      {"### Per-server table", ServerTable(Summary{})},
+      {"### Summary CSV", SummaryCsvHeader()},
+      {"### Series CSV", SeriesCsvHeader()},
+  };
+  for (const auto &[heading, header] : outputs) {
+    INFO(heading);
+    CHECK(Documented(doc, heading) == Columns(header));
+  }
 }
