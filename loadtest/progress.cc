@@ -35,7 +35,13 @@ void Progress::Show(double elapsed, bool last) {
   shown_ = elapsed;
   const double f = last ? 1.0 : FractionDone(plan_, elapsed, calls_);
   char eta[48] = "";
-  if (!last && f > 0.01) std::snprintf(eta, sizeof eta, ", ETA %.0f s", elapsed * (1 - f) / f);
+  if (!last && f > 0.01) {
+    const double left = elapsed * (1 - f) / f;
+    if (left < 120)
+      std::snprintf(eta, sizeof eta, ", ETA %.0f s", left);
+    else
+      std::snprintf(eta, sizeof eta, ", ETA %.0f min", left / 60);
+  }
   // On a terminal the line is rewritten in place (\r, then erase to its end).
   std::fprintf(stderr, "%sloadtest: %3.0f%% %6.1f s%s, %zu calls (%zu failed), %.2f GF/s%s",
                tty_ ? "\r" : "", 100 * f, elapsed, eta, calls_, failed_,

@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "loadtest/cgroup.h"
+#include "loadtest/progress.h"
 #include "loadtest/run.h"
+#include "loadtest/servers.h"
 
 using namespace ninf::loadtest;
 
@@ -259,4 +261,21 @@ TEST_CASE("loadtest_every_column_is_documented", "[loadtest]") {
     INFO(heading);
     CHECK(Documented(doc, heading) == Columns(header));
   }
+}
+
+TEST_CASE("loadtest_progress_fraction_and_sampling_warning", "[loadtest]") {
+  // By time with a known end: a duration, or steps x interval.
+  CHECK(FractionDone(Plan{4, 3.0, 0.5, 60, 0}, 15, 0) == Approx(0.25));
+  CHECK(FractionDone(Plan{4, 0.5, 1, 0, 10}, 2.5, 0) == Approx(0.5));
+  // A closed loop of steps: the calls made against c x steps x p.
+  CHECK(FractionDone(Plan{2, 0, 0.5, 0, 100}, 1, 50) == Approx(0.5));
+  // Never 100 % before the last call is back.
+  CHECK(FractionDone(Plan{1, 0, 1, 10, 0}, 30, 0) == Approx(0.99));
+  // The warning names the fix for a key that is missing, and what shows '-'.
+  const std::string auth = SamplingFailure("h:1", ninf::Status(NINF_ERR_AUTH, "no key"));
+  CHECK_THAT(auth, Catch::Contains("cannot sample server h:1"));
+  CHECK_THAT(auth, Catch::Contains("--key-file"));
+  CHECK_THAT(auth, Catch::Contains("NINF_KEY_FILE"));
+  CHECK_THAT(SamplingFailure("h:1", ninf::Status(NINF_ERR_CONNECT, "refused")),
+             Catch::Contains("running, and listening"));
 }
