@@ -279,3 +279,44 @@ TEST_CASE("loadtest_progress_fraction_and_sampling_warning", "[loadtest]") {
   CHECK_THAT(SamplingFailure("h:1", ninf::Status(NINF_ERR_CONNECT, "refused")),
              Catch::Contains("running, and listening"));
 }
+
+TEST_CASE("loadtest_series_per_second", "[loadtest]") {
+  // One server sampled at 0, 1 and 2 s: 2 cores, booked 1 then 2
+  // core-seconds a second (0.5, 1.0), its group 1.5 then 0.5 CPU-seconds of
+  // 2 CPUs (0.75, 0.25). Three calls: two end in second 0 (one failed), one
+  // in second 1; a call at another server ends in second 1.
+  auto at = [](double t, double busy, double cpu, int running, int queued) {
+    ServerSample x = ParseSample("cores:2\nbusy_core_seconds:" + std::to_string(busy) +
+                                     "\nrunning:" + std::to_string(running) +
+                                     "\nqueued:" + std::to_string(queued) + "\n",
+                                 t);
+    x.cpu_seconds = cpu;
+    x.cpu_count = 2;
+    x.cgroup = "g";
+    return x;
+  };
+  std::map<std::string, std::vector<ServerSample>> samples;
+  samples["s"] = {at(0, 10, 100, 2, 1), at(0.5, 10.5, 100.5, 2, 0), at(1, 11, 101.5, 1, 0),
+                  at(2, 13, 102, 0, 0)};
+  std::vector<CallRow> rows = {Row(0, 0.0, 0.5, 0), Row(1, 0.2, 0.3, 0, "error"),
+                               Row(0, 0.6, 0.9, 0)};
+  for (CallRow &r : rows) r.server = "s";
+  CallRow other = Row(2, 1.0, 0.5, 0);
+  other.server = "t";
+  rows.push_back(other);
+  const std::string csv = SeriesCsv(rows, samples, 2.0);
+  std::istringstream in(csv);
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(in, line)) lines.push_back(line);
+  REQUIRE(lines.size() == 1 + 2 * 3);  // header, 2 seconds x (s, t, all)
+  CHECK(lines[0] + "\n" == SeriesCsvHeader());
+  // Second 0 at s: running (2+2)/2, queued (1+0)/2, booked 1/(1 x 2), measured
+  // 1.5/(1 x 2), two calls (one failed), 2 GF and 1 MB of the one that worked.
+  CHECK(lines[1] == "0,s,2.00,0.50,0.5000,0.7500,2,1,2.0000,1.000");
+  CHECK(lines[2] == "0,t,,,,,0,0,0.0000,0.000");  // never sampled: empty, not 0
+  CHECK(lines[3] == "0,all,2.00,0.50,0.5000,0.7500,2,1,2.0000,1.000");
+  CHECK(lines[4] == "1,s,1.00,0.00,1.0000,0.2500,1,0,2.0000,1.000");
+  CHECK(lines[5] == "1,t,,,,,1,0,2.0000,1.000");
+  CHECK(lines[6] == "1,all,1.00,0.00,1.0000,0.2500,2,0,4.0000,2.000");
+}
