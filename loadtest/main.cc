@@ -97,7 +97,8 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(0.0, 86400.0));
   app.add_option("--steps", c.steps, "ticks per client (0: --duration decides)")
       ->check(CLI::Range(0, 1000000));
-  app.add_option("--sample-ms", c.sample_ms, "statistics sampling period")
+  app.add_option("--sample-ms", c.sample_ms,
+                 "mean statistics sampling period (each drawn from 0.5 to 1.5 times it)")
       ->check(CLI::Range(50, 60000));
   app.add_option("--csv", csv_path, "write one row per call here");
   app.add_option("--table", table_path, "append the run's Markdown row here (header if new)");

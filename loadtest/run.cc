@@ -255,6 +255,12 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
   std::vector<std::string> partial(pipes.size());
   std::size_t open = pipes.size();
   double next_sample = t0;
+  // Sampling periods are jittered, uniform in [0.5, 1.5] x --sample-ms: a
+  // fixed period is phase-locked to aligned ticks (0.5 s samples of 0.5 s
+  // ticks all land on the bursts) and biases running, queued and jobs; at
+  // random instants their means are time averages.
+  std::mt19937_64 jitter_rng(0x5a3b1e00ull);
+  std::uniform_real_distribution<double> jitter(0.5, 1.5);
   bool forwarded = false;
   std::set<std::string> unreachable;  // servers already reported so
   while (open > 0) {
@@ -265,7 +271,7 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
     const double now = Now();
     if (now >= next_sample) {
       sampler.Sample(t0, &result->samples);
-      next_sample = now + c.sample_ms / 1000.0;
+      next_sample = now + jitter(jitter_rng) * c.sample_ms / 1000.0;
     }
     progress.Show(std::max(0.0, now - t0), false);
     const int wait_ms = static_cast<int>(std::max(0.0, (next_sample - Now()) * 1000)) + 1;
