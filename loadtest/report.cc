@@ -184,6 +184,9 @@ Summary Summarize(const std::vector<CallRow> &rows,
   s.transfer_mean = MeanOf(transfer);
   s.aggregate_gflops = s.duration > 0 ? work / s.duration / 1e9 : 0;
   s.aggregate_mbs = s.duration > 0 ? bytes / s.duration / 1e6 : 0;
+  double busy = 0;
+  for (const CallRow &r : rows) busy += r.response;
+  s.in_flight = s.duration > 0 ? busy / s.duration : 0;
   for (auto &[name, server] : s.by_server) {
     server.mflops_mean = MeanOf(server_mflops[name]);
     server.gflops = s.duration > 0 ? server_work[name] / s.duration / 1e9 : 0;
@@ -324,7 +327,7 @@ std::string SummaryCsvHeader() {
          "throughput_mean,response_mean,response_p95,wait_mean,wait_max,aggregate_gflops,"
          "utilization_mean,cpu_util_mean,load_mean,jobs_mean,throughput_max,throughput_min,"
          "aggregate_mbs,utilization_total,cpu_util_total,running_total,queued_total,jobs_total,"
-         "unreachable\n";
+         "unreachable,in_flight\n";
 }
 
 std::string SummaryCsvRow(const std::string &label, const std::string &workload,
@@ -349,7 +352,8 @@ std::string SummaryCsvRow(const std::string &label, const std::string &workload,
       << Fixed(s.throughput.max, 2) << ',' << Fixed(s.throughput.min, 2) << ','
       << Fixed(s.aggregate_mbs, 3) << ',' << total(s.total.utilization) << ','
       << total(s.total.cpu_utilization) << ',' << Fixed(s.total.running, 3) << ','
-      << Fixed(s.total.queued, 3) << ',' << Fixed(s.total.jobs, 3) << ',' << s.unreachable << '\n';
+      << Fixed(s.total.queued, 3) << ',' << Fixed(s.total.jobs, 3) << ',' << s.unreachable << ','
+      << Fixed(s.in_flight, 3) << '\n';
   return out.str();
 }
 

@@ -85,7 +85,11 @@ struct Summary {
   std::map<std::string, double> running;  // mean calls holding a slot over the samples
   std::map<std::string, double> queued;   // mean calls waiting for one
   double aggregate_mbs = 0;               // array bytes of the successful calls / duration
-  std::size_t unreachable = 0;            // failed calls that could not connect
+  // Calls in progress on average, from the clients' records (Little's law:
+  // every call's T_response, failed ones included, / duration): exact where
+  // the sampled jobs can miss short calls between samples.
+  double in_flight = 0;
+  std::size_t unreachable = 0;  // failed calls that could not connect
   // Per server, from the calls it served (a failed call counts at the
   // server it was sent to).
   struct ByServer {
