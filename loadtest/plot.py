@@ -1,16 +1,21 @@
 #!/usr/bin/python3
 """Plots of ninf-loadtest output, as PNG.
 
-  plot.py perf    SUMMARY.csv OUT.png   aggregate GF/s against clients, a line per run label and size
-                                        (a mixed run's size is its sizes joined by "+", e.g. 300+1000)
-  plot.py surface SUMMARY.csv OUT.png   heat map of aggregate GF/s over clients x threads, from
-                                        labels that contain "t=N" (the seed's Fig. 6)
+  plot.py perf    SUMMARY.csv OUT.png [COLUMN]
+                                        aggregate GF/s (or COLUMN) against clients, a line per run
+                                        label and size (a mixed run's size is its sizes joined by
+                                        "+", e.g. 300+1000)
+  plot.py surface SUMMARY.csv OUT.png [COLUMN]
+                                        heat map of aggregate GF/s (or COLUMN) over clients x
+                                        threads, from labels that contain "t=N" (the seed's Fig. 6,
+                                        which plots per-call Mflops: COLUMN mflops_mean)
   plot.py sites   SUMMARY.csv OUT.png   aggregate GF/s and aggregate MB/s per label at each client
                                         count (single site against several, the seed's Fig. 8)
   plot.py series  SERIES.csv  OUT.png   the per-second time series of --series: running and queued
                                         calls, utilization (booked) and cpu_util (measured), MB/s and
                                         calls per second, per server and in total
 
+COLUMN is any numeric column of the summary (docs/loadtest.md, "Summary CSV"), e.g. mflops_mean.
 SUMMARY.csv is what --summary appends to, SERIES.csv what --series writes (docs/loadtest.md).
 Debian's matplotlib is for /usr/bin/python3.
 """
@@ -45,17 +50,28 @@ def size_key(size):
     return tuple(int(p) if p.isdigit() else 0 for p in str(size).split("+"))
 
 
-def perf(data, out):
+# What a column is called on an axis (the column's own name otherwise).
+AXIS = {"aggregate_gflops": "aggregate GF/s", "mflops_mean": "per-call Mflops (mean)",
+        "aggregate_mbs": "aggregate MB/s", "throughput_mean": "per-call MB/s (mean)"}
+
+
+def check_column(data, column):
+    if data and column not in data[0]:
+        sys.exit(f"plot.py: the summary has no column {column}")
+
+
+def perf(data, out, column="aggregate_gflops"):
+    check_column(data, column)
     series = defaultdict(list)
     for r in data:
-        series[(r["label"], r["size"])].append((int(r["clients"]), float(r["aggregate_gflops"])))
+        series[(r["label"], r["size"])].append((int(r["clients"]), number(r[column])))
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for (label, size), points in sorted(series.items(), key=lambda kv: (kv[0][0], size_key(kv[0][1]))):
         points.sort()
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=f"{label}, n={size}")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("clients c")
-    ax.set_ylabel("aggregate GF/s")
+    ax.set_ylabel(AXIS.get(column, column))
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -63,12 +79,13 @@ def perf(data, out):
     return fig
 
 
-def surface(data, out):
+def surface(data, out, column="aggregate_gflops"):
+    check_column(data, column)
     cells = {}
     for r in data:
         m = re.search(r"t=(\d+)", r["label"])
         if m:
-            cells[(int(m.group(1)), int(r["clients"]))] = float(r["aggregate_gflops"])
+            cells[(int(m.group(1)), int(r["clients"]))] = number(r[column])
     if not cells:
         sys.exit("plot.py surface: no label with t=N in the summary")
     ts = sorted({k[0] for k in cells})
@@ -84,7 +101,7 @@ def surface(data, out):
         for j, v in enumerate(row):
             if v == v:
                 ax.text(j, i, f"{v:.1f}", ha="center", va="center", color="w", fontsize=8)
-    fig.colorbar(im, label="aggregate GF/s")
+    fig.colorbar(im, label=AXIS.get(column, column))
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     return fig
@@ -159,9 +176,11 @@ PLOTS = {"perf": perf, "surface": surface, "sites": sites, "series": series}
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in PLOTS:
+    with_column = ("perf", "surface")
+    if len(sys.argv) < 2 or sys.argv[1] not in PLOTS or \
+            len(sys.argv) not in ((4, 5) if sys.argv[1] in with_column else (4,)):
         sys.exit(__doc__)
-    PLOTS[sys.argv[1]](rows(sys.argv[2]), sys.argv[3])
+    PLOTS[sys.argv[1]](rows(sys.argv[2]), sys.argv[3], *sys.argv[4:])
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import csv
 import importlib.util
 import math
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -53,6 +54,15 @@ check(is_png(png("perf.png")), "perf drew no PNG")
 labels = sorted(line.get_label() for line in fig.axes[0].get_lines())
 check(labels == ["one site, n=100+300", "two sites, n=100+300"], f"perf lines: {labels}")
 
+# Per-call Mflops where the paper plots that (Fig. 6): any summary column.
+fig = plot.perf(mixed, png("perf-mflops.png"), "mflops_mean")
+check(fig.axes[0].get_ylabel() == "per-call Mflops (mean)", f"perf axis: {fig.axes[0].get_ylabel()}")
+drawn = sorted(y for line in fig.axes[0].get_lines() for y in line.get_ydata())
+check(drawn == sorted(float(r["mflops_mean"]) for r in mixed), "perf mflops_mean not the summary's")
+surface_rows = [dict(r, label=f"fixed t={1 + i % 2}") for i, r in enumerate(mixed)]
+fig = plot.surface(surface_rows, png("surface.png"), "mflops_mean")
+check(is_png(png("surface.png")), "surface drew no PNG")
+
 # sites draws MB/s beside GF/s (it drew only GF/s), with the summary's values.
 fig = plot.sites(mixed, png("sites.png"))
 check(is_png(png("sites.png")), "sites drew no PNG")
@@ -82,11 +92,15 @@ check(len(drawn) == 1 and list(drawn[0].get_ydata()) == total_mbs, "series total
 check(math.isnan(plot.number("")), "an empty cell is not NaN")
 
 # The command line: each plot by name, and its usage for a wrong one.
-for kind, source in (("perf", "summary_mixed.csv"), ("sites", "summary_mixed.csv"),
-                     ("series", "series.csv")):
+for kind, source, extra in (("perf", "summary_mixed.csv", []), ("sites", "summary_mixed.csv", []),
+                            ("series", "series.csv", []), ("perf", "summary_mixed.csv", ["mflops_mean"])):
+    out = png(f"cli-{kind}-{len(extra)}.png")
     rc = os.spawnv(os.P_WAIT, sys.executable,
-                   [sys.executable, plot_py, kind, os.path.join(data, source), png(f"cli-{kind}.png")])
-    check(rc == 0 and is_png(png(f"cli-{kind}.png")), f"plot.py {kind} from the command line: {rc}")
+                   [sys.executable, plot_py, kind, os.path.join(data, source), out] + extra)
+    check(rc == 0 and is_png(out), f"plot.py {kind} {extra} from the command line: {rc}")
+bad = subprocess.run([sys.executable, plot_py, "perf", os.path.join(data, "summary_mixed.csv"),
+                      png("bad.png"), "no_such_column"], stderr=subprocess.PIPE, text=True)
+check(bad.returncode != 0 and "no column no_such_column" in bad.stderr, f"unknown column: {bad.stderr}")
 
 if failures:
     for f in failures:
