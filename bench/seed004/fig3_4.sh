@@ -8,7 +8,8 @@
 #       [--rate RATE] [--flops-per-byte F] [--min-seconds S]
 #
 # (bench/lib.sh: `-h` lists the options with their defaults and --quick
-# values; --out never writes over an existing file; the runs of record go to
+# values; --out never writes over an existing file (default a new
+# bench/results/seed004/fig3_4-DATE.md); the runs of record go to
 # bench/results/seed004/fig3_4.md, with the plot beside it as .png.)
 # Root (a control group for the client, ninf-sites for the link).
 #
@@ -59,7 +60,11 @@ bench_option --server-cpus CPUS server_cpus 1 "" "ninfd's CPUs (taskset list); i
 bench_option --rate RATE rate auto "" "the LAN link (tc's spelling), or auto: server Mflops / flops-per-byte"
 bench_option --flops-per-byte F fpb 240 "" "server flops per byte of link for --rate auto (the paper's J90: 600 Mflops / 2.5 MB/s)"
 bench_option --min-seconds S min_seconds 2 0.5 "seconds each point repeats its solve"
-bench_parse "$@"
+# Reports go to bench/results/seed004/ unless --out says otherwise.
+args=("$@")
+[[ " $* " == *" --out "* ]] ||
+  args+=(--out "$(dirname "$0")/../results/seed004/fig3_4-$(date -u +%Y%m%d-%H%M%S).md")
+bench_parse "${args[@]}"
 bench_need_root "cgroups and ninf-sites"
 bench_need server/ninfd bench/linpack_client sites/ninf-sites stubs/registry/linpack
 client="$build/bench/linpack_client"

@@ -29,6 +29,20 @@ PAPER_FIG_NOTES = [
     "Ninf_call rises with n and had not saturated at n = 1600 against the J90, "
     "whose own Local reached 600 Mflops there.",
 ]
+# The same, placed at the n they name: (lowest n, highest n, what).
+PAPER_AT_N = [
+    (200, 400, "SPARC clients: Ninf_call passes Local"),
+    (400, 600, "Alpha: Ninf_call passes unblocked Local"),
+    (800, 1000, "Alpha: Ninf_call passes blocked Local"),
+    (1600, 1600, "J90's Local 600 Mflops; Ninf_call to it not saturated"),
+]
+
+
+def paper_at(n):
+    """What the paper's text says happens at n ("" when nothing)."""
+    return "; ".join(what for lo, hi, what in PAPER_AT_N if lo <= n <= hi)
+
+
 # Table 2: client -> server, (Ninf_call MB/s, FTP MB/s).
 PAPER_TABLE2 = [
     ("SuperSPARC", "UltraSPARC", 3.3, 4.0),
@@ -248,8 +262,8 @@ def fig3_4_markdown(meta, records):
     cols = ["Ninf_call Mflops", "Local blocked Mflops", "Local unblocked Mflops"]
     if weaker:
         cols += ["weaker: Ninf_call Mflops", "weaker: Local blocked Mflops"]
-    cols += ["Ninf_call transfer % of call", "Ninf_call MB/s"]
-    out += ["| n | " + " | ".join(cols) + " |", "|---:|" + "---:|" * len(cols)]
+    cols += ["Ninf_call transfer % of call", "Ninf_call MB/s", "paper (its text; the plots' points are not in it)"]
+    out += ["| n | " + " | ".join(cols) + " |", "|---:|" + "---:|" * (len(cols) - 1) + "---|"]
     every = list(cv.values()) + list(weaker.values())
     ns = sorted(set().union(*[set(c) for c in every])) if every else []
     for n in ns:
@@ -261,7 +275,7 @@ def fig3_4_markdown(meta, records):
         if r and r.get("seconds") and r.get("transfer_s"):
             share = f"{100 * r['transfer_s'] / r['seconds']:.0f} %"
             mbs = f"{r['bytes'] / r['transfer_s'] / 1e6:.1f}"
-        out.append(f"| {n} | " + " | ".join(cells + [share, mbs]) + " |")
+        out.append(f"| {n} | " + " | ".join(cells + [share, mbs, paper_at(n) or "-"]) + " |")
     out += ["", "| crossover n (Ninf_call passes ...) | here | paper |", "|---|---|---|"]
     for m in ("blocked", "unblocked"):
         if m in cv:

@@ -8,7 +8,8 @@
 #       [--flops-per-byte F] [--min-seconds S] [--ftp-reps R]
 #
 # (bench/lib.sh: `-h` lists the options with their defaults and --quick
-# values; --out never writes over an existing file; the runs of record go to
+# values; --out never writes over an existing file (default a new
+# bench/results/seed004/table2-DATE.md); the runs of record go to
 # bench/results/seed004/table2.md.) Root (cgroups, ninf-sites).
 #
 # The paper's pairs were machine types; here four set-ups, each a client in
@@ -51,7 +52,11 @@ bench_option --rate RATE rate auto "" "the LAN link (tc's spelling), or auto: se
 bench_option --flops-per-byte F fpb 240 "" "server flops per byte of link for --rate auto"
 bench_option --min-seconds S min_seconds 2 0.5 "seconds of Ninf_calls per point"
 bench_option --ftp-reps R ftp_reps 5 3 "FTP transfers per point (median)"
-bench_parse "$@"
+# Reports go to bench/results/seed004/ unless --out says otherwise.
+args=("$@")
+[[ " $* " == *" --out "* ]] ||
+  args+=(--out "$(dirname "$0")/../results/seed004/table2-$(date -u +%Y%m%d-%H%M%S).md")
+bench_parse "${args[@]}"
 bench_need_root "cgroups and ninf-sites"
 bench_need server/ninfd bench/linpack_client sites/ninf-sites stubs/registry/linpack
 client="$build/bench/linpack_client"

@@ -120,6 +120,14 @@ class Weaker(unittest.TestCase):
         self.assertEqual(sr.curves(recs, "weaker"), {"ninf": {100: 12}})
 
 
+class PaperAt(unittest.TestCase):
+    def test_the_text_s_ranges(self):
+        self.assertEqual(sr.paper_at(100), "")
+        self.assertEqual(sr.paper_at(400), "SPARC clients: Ninf_call passes Local; "
+                                           "Alpha: Ninf_call passes unblocked Local")
+        self.assertIn("600 Mflops", sr.paper_at(1600))
+
+
 class Parse(unittest.TestCase):
     def test_meta_records_and_setups(self):
         meta, recs = sr.parse([
