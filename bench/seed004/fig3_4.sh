@@ -97,6 +97,9 @@ fi
   echo "# flops_per_byte=$fpb"
   echo "# min_seconds=$min_seconds"
 } >"$raw"
+# The raw log beside the report even when a step fails (then without a report).
+keep_raw() { [[ -e $raw_log ]] || cp "$raw" "$raw_log"; }
+bench_on_exit keep_raw
 
 sites_up s4f --site c:"$rate":0
 start_bg ninfd "$work/ready" "$work/ninfd.log" in_site hub taskset -c "$server_cpus" \
@@ -131,6 +134,6 @@ if [[ -n $fig3_quota ]]; then
   # shellcheck disable=SC2086
   sweep weaker --methods ninf,blocked $sizes
 fi
-cp "$raw" "$raw_log"
+keep_raw
 /usr/bin/python3 "$report" fig3_4 "$raw" "$out" --png "$png"
 echo "fig3_4.sh: wrote $out" >&2

@@ -80,6 +80,9 @@ server_mflops=$(OPENBLAS_NUM_THREADS=$server_threads taskset -c "$server_cpus" "
   echo "# server_mflops=$server_mflops"
   echo "# rate=$rate"
 } >"$raw"
+# The raw log beside the report even when a step fails (then without a report).
+keep_raw() { [[ -e $raw_log ]] || cp "$raw" "$raw_log"; }
+bench_on_exit keep_raw
 
 # One site per link: a (the LAN), b (100 Mbit/s), d (unshaped).
 sites_up s4t --site a:"$rate":0 --site b:100mbit:0 --site d:none:0
@@ -112,6 +115,6 @@ for n in $sizes; do
   point weak-100M weak b "$n"
   point strong-wire strong d "$n"
 done
-cp "$raw" "$raw_log"
+keep_raw
 /usr/bin/python3 "$report" table2 "$raw" "$out"
 echo "table2.sh: wrote $out" >&2
