@@ -143,6 +143,12 @@ class Parse(unittest.TestCase):
         self.assertEqual(recs[1]["setup"], "weak-LAN")
         self.assertEqual(recs[1]["mbps"], 81.6)
 
+    def test_client_share(self):
+        cv = {"blocked": {1600: 2500.0}}
+        self.assertAlmostEqual(sr.client_share({"server_mflops": "10000"}, cv), 0.25)
+        self.assertIsNone(sr.client_share({}, cv))
+        self.assertIsNone(sr.client_share({"server_mflops": "10000"}, {}))
+
     def test_link_ratio(self):
         mflops, mbs, fpb = sr.link_ratio({"server_mflops": "20000", "rate": "80mbit"})
         self.assertAlmostEqual(mbs, 10.0)
