@@ -94,6 +94,10 @@ class LinkModel {
   bool NeedsProbe(double now, double max_age_seconds) const;
   // A client was asked at `now` to probe this link.
   void ProbeAsked(double now) { probe_asked_at_ = now; }
+  // The client asked has probed and come back without a usable sample of
+  // this link (unreachable, or times that did not grow with the size): the
+  // next placement asks again, without waiting.
+  void ProbeFailed() { probe_asked_at_ = -1; }
   // NeedsProbe, and no client was asked to probe it within `wait_seconds`:
   // the clients of one host that start together (256 of them behind one
   // ninf-meta) probe each link once, not each of them every link; the

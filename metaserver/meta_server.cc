@@ -509,6 +509,16 @@ void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
       return;
     }
   }
+  if (policy_ == Policy::kCompletion && req.no_probe()) {
+    // A client back from its probes: a link it was asked to probe and left
+    // without a sample is asked of the next client at once.
+    const double max_age = static_cast<double>(settings_.probe_seconds);
+    for (const ServerEntry *e : choices.servers) {
+      const LinkModel *known = table_.FindLink(site, reporter, e->reg.address);
+      if (known && known->NeedsProbe(now, max_age))
+        table_.LinkTo(site, reporter, e->reg.address).ProbeFailed();
+    }
+  }
   CallShape shape{std::max(0.0, req.work_flops()), req.in_bytes(), req.out_bytes()};
   const std::size_t limit =
       req.breakdown() ? choices.candidates.size()

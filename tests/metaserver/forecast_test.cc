@@ -90,6 +90,12 @@ TEST_CASE("link_probe_is_asked_of_one_client_until_its_sample_or_the_wait", "[fo
   REQUIRE(link.AddProbe(1024, 0.001, 1 << 20, 0.1, 31));
   CHECK_FALSE(link.ShouldAskProbe(32, 60, 30));
   CHECK(link.ShouldAskProbe(92, 60, 30));
+  // The prober came back without a sample (ProbeFailed): asked at once.
+  LinkModel failed;
+  failed.ProbeAsked(1);
+  CHECK_FALSE(failed.ShouldAskProbe(2, 60, 30));
+  failed.ProbeFailed();
+  CHECK(failed.ShouldAskProbe(2, 60, 30));
   // A wait of 0: every client is asked, as before the wait existed.
   LinkModel every;
   every.ProbeAsked(5);

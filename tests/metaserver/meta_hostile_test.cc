@@ -457,4 +457,14 @@ TEST_CASE("meta_scale_clients_starting_together_probe_each_link_once", "[meta][s
   REQUIRE(ninf::Ask(*clients[2], place, &reply).ok());
   REQUIRE(reply.probe_size() == 1);
   CHECK(reply.probe(0).server_id() == "b");
+  // That one comes back for its placement (no_probe) without a usable
+  // sample of b (a failed probe): the next client is asked at once.
+  wire::PlaceRequest back = place;
+  back.set_no_probe(true);
+  REQUIRE(ninf::Ask(*clients[2], back, &reply).ok());
+  CHECK(reply.probe_size() == 0);
+  CHECK(reply.targets_size() >= 1);
+  REQUIRE(ninf::Ask(*clients[3], place, &reply).ok());
+  REQUIRE(reply.probe_size() == 1);
+  CHECK(reply.probe(0).server_id() == "b");
 }
