@@ -125,7 +125,7 @@ for i in $(seq "$nsites"); do echo "site id=s$i addr=10.79.$i.2 rate=$(site_rate
 
 start_bg ninf-meta "$work/meta.ready" "$work/meta.log" in_site hub "$build/metaserver/ninf-meta" \
   --port 0 --listen 0.0.0.0 --insecure --policy "$policy" --probe-large-bytes 256K \
-  --ready-file "$work/meta.ready" --log-level warn "${meta_extra[@]}"
+  --ready-file "$work/meta.ready" --log-level "${BENCH_LOG_LEVEL:-warn}" "${meta_extra[@]}"
 meta_pid=$bg_pid
 meta_port=$(head -n1 "$work/meta.ready")
 sleep 0.5
