@@ -220,7 +220,9 @@ def render(d, a):
                f"(ninf-loadtest --metaserver, linpack n = {s.get('size', '?')}, a tick every "
                f"{s.get('interval', '?')} s with p = {s.get('probability', '?')}, "
                f"{s.get('duration', '?')} s), one ninf-meta (policy `{s.get('policy', '?')}`) in the hub; "
-               f"{s.get('idle', '?')} s idle with every server reporting before the clients start. "
+               f"{s.get('idle', '?')} s idle with every server reporting before the clients start; "
+               f"ninf-meta's probe_wait_seconds: {s.get('probe_wait', 'default')}; load average "
+               f"{s.get('load1', '?')} at the start. "
                f"A site's own servers are reached without crossing a link; any other site's "
                f"across two (the client's and the server's).")
     out.append("")
