@@ -77,13 +77,20 @@ site_rate() { echo "${rates[$((($1 - 1) % ${#rates[@]}))]}"; }
 meta() { in_site hub "$build/metaserver/ninf-meta" "$@" --server "127.0.0.1:$meta_port"; }
 meta_field() { meta --status | sed -n "s/^$1://p"; }
 
-# proc_line WHAT PID: CPU seconds (user + system, every thread) and RSS of PID.
+# proc_line WHAT PID: CPU seconds and RSS of PID. CPU: the time on CPU of
+# its threads alive now, in ns (/proc/PID/task/*/schedstat), where the
+# kernel has schedstats; else user + system in clock ticks (/proc/PID/stat,
+# 10 ms steps, coarse for ninf-meta's fractions of a second).
 proc_line() {
-  local what=$1 pid=$2 ticks rss hwm
-  ticks=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat")
+  local what=$1 pid=$2 cpu rss hwm
+  if cpu=$(cat "/proc/$pid/task/"*/schedstat 2>/dev/null | awk '{ ns += $1 } END { if (NR) printf "%.6f", ns / 1e9; else exit 1 }'); then
+    :
+  else
+    cpu=$(awk -v h="$hz" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / h }' "/proc/$pid/stat")
+  fi
   rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")
   hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
-  echo "$what t=$(date +%s.%N | cut -c1-14) cpu_s=$(awk -v t="$ticks" -v h="$hz" 'BEGIN { printf "%.2f", t / h }') rss_kb=$rss hwm_kb=$hwm"
+  echo "$what t=$(date +%s.%N | cut -c1-14) cpu_s=$cpu rss_kb=$rss hwm_kb=$hwm"
 }
 
 # meta_snapshot PHASE: ninf-meta's CPU, memory and counters now, into the raw log.

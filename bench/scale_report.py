@@ -157,8 +157,10 @@ def analyse(d):
     # is the clients' share: PLACE, probes, outcomes and their connections.
     a["load_reports_cpu_s"] = a["load_reports"] * a["cpu_per_report_us"] / 1e6
     a["cpu_per_placement_us"] = a["load_cpu_s"] / a["placements"] * 1e6 if a["placements"] else 0
-    a["net_cpu_per_placement_us"] = (max(0.0, a["load_cpu_s"] - a["load_reports_cpu_s"])
-                                     / a["placements"] * 1e6 if a["placements"] else 0)
+    # None when the reports' share is the whole (the idle price is a
+    # small sample: the difference is then noise).
+    net = a["load_cpu_s"] - a["load_reports_cpu_s"]
+    a["net_cpu_per_placement_us"] = net / a["placements"] * 1e6 if a["placements"] and net > 0 else None
     a["probe_requests"] = delta("probe_requests")
     a["probes"] = delta("probes")
     a["connections_accepted"] = delta("connections_accepted")
@@ -251,8 +253,9 @@ def render(d, a):
     out.append("")
     out.append("## ninf-meta's cost")
     out.append("")
-    out.append("CPU seconds (user + system) and resident memory from `/proc/PID/stat` and "
-               "`/proc/PID/status` (CPU in clock ticks of 10 ms).")
+    out.append("CPU: the time on CPU of ninf-meta's threads (`/proc/PID/task/*/schedstat`; "
+               "older raw logs: user + system from `/proc/PID/stat`, in ticks of 10 ms); "
+               "memory: `/proc/PID/status` (VmRSS, VmHWM).")
     out.append("")
     out.append("| phase | what | figure |")
     out.append("|---|---|---:|")
@@ -274,8 +277,9 @@ def render(d, a):
     out.append(f"| | CPU | {a['load_cpu_s']:.2f} s "
                f"({a['load_cpu_s'] / a['load_s'] * 100 if a['load_s'] else 0:.2f} % of a core) |")
     out.append(f"| | CPU per placement (all of it) | {a['cpu_per_placement_us']:.0f} µs |")
+    net = a["net_cpu_per_placement_us"]
     out.append(f"| | CPU per placement, less the reports at the idle price | "
-               f"{a['net_cpu_per_placement_us']:.0f} µs |")
+               + (f"{net:.0f} µs |" if net is not None else "n/a (the reports at that price are all of it) |"))
     out.append(f"| | RSS at the end (peak) | {a['rss_loaded_kb'] / 1024:.1f} MiB "
                f"({a['hwm_loaded_kb'] / 1024:.1f} MiB) |")
     nd = d["ninfds"]

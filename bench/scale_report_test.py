@@ -80,6 +80,12 @@ class ScaleReportTest(unittest.TestCase):
         self.assertAlmostEqual(a["cpu_per_placement_us"], 25000.0)  # 0.20 s / 8
         # Less 100 reports at 1 ms each: 0.10 s left for 8 placements.
         self.assertAlmostEqual(a["net_cpu_per_placement_us"], 12500.0)
+        # Reports that would cost more than all the CPU: no figure, not 0.
+        b = analyse(GOOD.replace("phase=loaded servers=4 placements=8 reports=148",
+                                 "phase=loaded servers=4 placements=8 reports=448"))
+        self.assertIsNone(b["net_cpu_per_placement_us"])
+        d = scale_report.parse(GOOD.replace("reports=148", "reports=448").splitlines())
+        self.assertIn("n/a (the reports", scale_report.render(d, scale_report.analyse(d)))
 
     def test_a_call_on_an_unregistered_server_fails_placement(self):
         a = analyse(GOOD.replace("client=1 server=10.79.1.2:3001 outcome=ok start_s=8.2",
