@@ -57,13 +57,21 @@ def analyse(text):
 
 
 def verdicts(a):
-    return [ok for _, _, ok in a["checks"]]
+    return [ok for _, _, _, ok in a["checks"]]
+
+
+def check(a, key):
+    """(measured, verdict) of the check named `key`."""
+    found = [(measured, ok) for k, _, measured, ok in a["checks"] if k == key]
+    assert len(found) == 1, key
+    return found[0]
 
 
 class ScaleReportTest(unittest.TestCase):
     def test_good_run_meets_every_check(self):
         a = analyse(GOOD)
-        self.assertEqual(verdicts(a), [True] * 6)
+        # No call left its site: no path to judge.
+        self.assertEqual(verdicts(a), [True, True, None, True, True, True, True])
         self.assertTrue(a["all_met"])
         self.assertEqual(a["issued"], 8)
         self.assertEqual(a["matrix"]["s1"], {"s1": 4, "s2": 0})
@@ -90,7 +98,7 @@ class ScaleReportTest(unittest.TestCase):
     def test_a_call_on_an_unregistered_server_fails_placement(self):
         a = analyse(GOOD.replace("client=1 server=10.79.1.2:3001 outcome=ok start_s=8.2",
                                  "client=1 server=10.79.9.2:3001 outcome=ok start_s=8.2"))
-        self.assertFalse(a["checks"][0][2])
+        self.assertFalse(check(a, "placement")[1])
         self.assertEqual(a["unknown_servers"], ["10.79.9.2:3001"])
 
     def test_a_server_expiring_during_the_run_fails_placement(self):
@@ -98,7 +106,7 @@ class ScaleReportTest(unittest.TestCase):
                                  "probes=8 outcomes_ok=8 outcomes_failed=0 servers_expired=0",
                                  "phase=loaded servers=3 placements=8 reports=148 probe_requests=2 "
                                  "probes=8 outcomes_ok=8 outcomes_failed=0 servers_expired=1"))
-        self.assertFalse(a["checks"][0][2])
+        self.assertFalse(check(a, "placement")[1])
 
     def test_calls_sent_across_sites_fail_the_completion_check(self):
         text = GOOD
@@ -108,40 +116,62 @@ class ScaleReportTest(unittest.TestCase):
         a = analyse(text)
         self.assertAlmostEqual(a["per_site"]["s1"]["share"], 0.5)
         self.assertAlmostEqual(a["own_share"], 0.75)  # 6 of 8: still at the bar
-        self.assertTrue(a["checks"][1][2])
+        self.assertTrue(check(a, "own_site")[1])
         text = text.replace("site=s1 client=0 server=10.79.1.2:3002", "site=s1 client=0 server=10.79.2.2:3002")
-        self.assertFalse(analyse(text)["checks"][1][2])
+        self.assertFalse(check(analyse(text), "own_site")[1])
+
+    def test_calls_leaving_their_site_over_faster_or_slower_paths(self):
+        # A third site behind 20 Mbit/s with one idle server: s1's other
+        # sites are s2 (path 500 Mbit/s) and s3 (20), 260 on average.
+        three = GOOD.replace("site id=s2 addr=10.79.2.2 rate=500mbit\n",
+                             "site id=s2 addr=10.79.2.2 rate=500mbit\nsite id=s3 addr=10.79.3.2 rate=20mbit\n")
+        three = three.replace("server addr=10.79.2.2:3002 site=s2 pid=104\n",
+                              "server addr=10.79.2.2:3002 site=s2 pid=104\nserver addr=10.79.3.2:3001 site=s3 pid=105\n")
+        to_s2 = three.replace("site=s1 client=1 server=10.79.1.2:3001 outcome=ok start_s=8.2",
+                              "site=s1 client=1 server=10.79.2.2:3001 outcome=ok start_s=8.2")
+        a = analyse(to_s2)
+        self.assertEqual(a["offsite"], 1)
+        self.assertAlmostEqual(a["faster_paths"], 500 / 260)
+        self.assertTrue(check(a, "faster_paths")[1])
+        to_s3 = three.replace("site=s1 client=1 server=10.79.1.2:3001 outcome=ok start_s=8.2",
+                              "site=s1 client=1 server=10.79.3.2:3001 outcome=ok start_s=8.2")
+        a = analyse(to_s3)
+        self.assertAlmostEqual(a["faster_paths"], 20 / 260)
+        self.assertFalse(check(a, "faster_paths")[1])
+        self.assertEqual(scale_report.mbits("1gbit"), 1000)
+        self.assertEqual(scale_report.mbits("500kbit"), 0.5)
+        self.assertIsNone(scale_report.mbits("none"))
 
     def test_other_policies_get_no_locality_verdict(self):
         a = analyse(GOOD.replace("policy=completion quick", "policy=round-robin quick"))
-        self.assertIsNone(a["checks"][1][2])
+        self.assertIsNone(check(a, "own_site")[1])
         self.assertTrue(a["all_met"])
 
     def test_a_failed_call_is_lost(self):
         a = analyse(GOOD.replace("client=1 server=10.79.2.2:3002 outcome=ok start_s=4.4",
                                  "client=1 server=10.79.2.2:3002 outcome=server start_s=4.4"))
         self.assertEqual(a["failed"], 1)
-        self.assertFalse(a["checks"][2][2])
-        self.assertFalse(a["checks"][3][2])  # 8 completed at the ninfds, 7 ok
+        self.assertFalse(check(a, "issued")[1])
+        self.assertFalse(check(a, "ninfds")[1])  # 8 completed at the ninfds, 7 ok
         self.assertFalse(a["all_met"])
 
     def test_a_call_the_ninfds_did_not_count(self):
         a = analyse(GOOD.replace("served addr=10.79.2.2:3002 completed=2", "served addr=10.79.2.2:3002 completed=1"))
-        self.assertTrue(a["checks"][2][2])
-        self.assertFalse(a["checks"][3][2])
+        self.assertTrue(check(a, "issued")[1])
+        self.assertFalse(check(a, "ninfds")[1])
 
     def test_placements_not_matching_calls(self):
         a = analyse(GOOD.replace("phase=loaded servers=4 placements=8", "phase=loaded servers=4 placements=9"))
-        self.assertFalse(a["checks"][4][2])
+        self.assertFalse(check(a, "meta")[1])
 
     def test_a_loadtest_that_failed(self):
         a = analyse(GOOD.replace("loadtest site=s2 exit=0", "loadtest site=s2 exit=1"))
-        self.assertFalse(a["checks"][2][2])
+        self.assertFalse(check(a, "issued")[1])
 
     def test_leftover_processes(self):
         a = analyse(GOOD.replace("leftover processes=0", "leftover processes=2\nleftover 4242 dgesv\nleftover 4243 ninfd"))
-        self.assertFalse(a["checks"][5][2])
-        self.assertIn("4242 dgesv", a["checks"][5][1])
+        self.assertFalse(check(a, "leftover")[1])
+        self.assertIn("4242 dgesv", check(a, "leftover")[0])
 
     def test_render_has_every_section(self):
         d = scale_report.parse(GOOD.splitlines())
