@@ -189,7 +189,8 @@ ServerTable::Choices ServerTable::Candidates(std::string_view function, std::str
     c.flops_per_second = e.reg.flops_per_second;
     c.startup_seconds = e.reg.startup_seconds;
     if (auto f = e.functions.find(function); f != e.functions.end()) {
-      if (f->second.flops_per_second > 0) c.flops_per_second = f->second.flops_per_second;
+      if (f->second.flops_per_second > 0 && f->second.calls >= kTrustedSpeedCalls)
+        c.flops_per_second = f->second.flops_per_second;
       c.service_seconds = f->second.mean_seconds;
       c.warm = f->second.warm;
     }
