@@ -191,7 +191,8 @@ servers_snapshot loaded
 for i in $(seq "$nsites"); do
   for k in $(seq "$per_site"); do
     st=$(in_site hub "$build/server/ninfd" --status --server "10.79.$i.2:$((3000 + k))" |
-      grep -E '^(completed|failed|cancelled):' | tr ':' '=' | tr '\n' ' ')
+      grep -E '^(completed|failed|cancelled|function\.dgesv\.(mean_seconds|compute_seconds)):' |
+      sed 's/^function\.dgesv\./dgesv_/' | tr ':' '=' | tr '\n' ' ')
     echo "served addr=10.79.$i.2:$((3000 + k)) $st" >>"$raw_log"
   done
   # client,step,size,start_s,response_s,wait_s,transfer_s,compute_s,bytes,flops,mflops,

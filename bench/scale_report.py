@@ -40,6 +40,10 @@ OWN_SITE_SHARE = 0.75
 # link-blind policy: 1.0; measured 1.9-2.7 with completion, 1.02 with
 # round-robin).
 FASTER_PATHS = 1.5
+# No server is left idle while the others work: each runs at least this
+# share of the mean calls per server (a server once judged by a single cold
+# call ran 1 call of a mean 51: issue 30).
+STARVED_SHARE = 0.1
 
 
 def mbits(rate):
@@ -223,6 +227,16 @@ def analyse(d):
     else:
         checks.append(("own_site", f"{policy} ignores links: own-site share near 1 / sites",
                        f"{a['own_share']:.3f} (1 / sites = {a['blind_share']:.3f})", None))
+    served = {addr: int(f.get("completed", 0)) for addr, f in d["served"].items()}
+    mean_served = sum(served.values()) / len(served) if served else 0.0
+    starved = sorted(addr for addr, n in served.items() if n < STARVED_SHARE * mean_served)
+    a["starved"] = starved
+    checks.append(("starved", f"every server is used: each ran >= {STARVED_SHARE:.0%} of the mean "
+                   f"calls per server",
+                   f"{min(served.values(), default=0)} to {max(served.values(), default=0)} calls, "
+                   f"mean {mean_served:.1f}; " + (f"{len(starved)} below: {', '.join(starved[:6])}"
+                                                  if starved else "none below"),
+                   bool(served) and not starved))
     exits = d["loadtests"]
     checks.append(("issued", "nothing lost: issued = completed + failed, failed = 0",
                    f"{a['issued']} = {a['ok']} + {a['failed']}; loadtest exits "

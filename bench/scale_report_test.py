@@ -71,7 +71,7 @@ class ScaleReportTest(unittest.TestCase):
     def test_good_run_meets_every_check(self):
         a = analyse(GOOD)
         # No call left its site: no path to judge.
-        self.assertEqual(verdicts(a), [True, True, None, True, True, True, True])
+        self.assertEqual(verdicts(a), [True, True, None, True, True, True, True, True])
         self.assertTrue(a["all_met"])
         self.assertEqual(a["issued"], 8)
         self.assertEqual(a["matrix"]["s1"], {"s1": 4, "s2": 0})
@@ -163,6 +163,13 @@ class ScaleReportTest(unittest.TestCase):
     def test_placements_not_matching_calls(self):
         a = analyse(GOOD.replace("phase=loaded servers=4 placements=8", "phase=loaded servers=4 placements=9"))
         self.assertFalse(check(a, "meta")[1])
+
+    def test_a_starved_server(self):
+        # 8 calls on 4 servers: a server with 0 is below a tenth of 2.
+        a = analyse(GOOD.replace("served addr=10.79.1.2:3002 completed=1", "served addr=10.79.1.2:3002 completed=0"))
+        self.assertEqual(a["starved"], ["10.79.1.2:3002"])
+        self.assertFalse(check(a, "starved")[1])
+        self.assertTrue(check(analyse(GOOD), "starved")[1])
 
     def test_a_loadtest_that_failed(self):
         a = analyse(GOOD.replace("loadtest site=s2 exit=0", "loadtest site=s2 exit=1"))
