@@ -138,6 +138,13 @@ class ScaleReportTest(unittest.TestCase):
         a = analyse(to_s3)
         self.assertAlmostEqual(a["faster_paths"], 20 / 260)
         self.assertFalse(check(a, "faster_paths")[1])
+        # The same call at the first tick (start before the interval, 4 s):
+        # placed on default link figures, not judged.
+        first = to_s3.replace("site=s1 client=1 server=10.79.3.2:3001 outcome=ok start_s=8.2",
+                              "site=s1 client=1 server=10.79.3.2:3001 outcome=ok start_s=0.2")
+        a = analyse(first)
+        self.assertIsNone(a["faster_paths"])
+        self.assertEqual(a["first_tick_offsite"], 1)
         self.assertEqual(scale_report.mbits("1gbit"), 1000)
         self.assertEqual(scale_report.mbits("500kbit"), 0.5)
         self.assertIsNone(scale_report.mbits("none"))
