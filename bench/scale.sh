@@ -103,11 +103,12 @@ meta_snapshot() {
 
 # All ninfds' CPU and memory together (they are many; the report shows sums).
 servers_snapshot() {
-  local pid cpu=0 rss=0 line
+  local pid cpu=0 rss=0 line c r
   for pid in "${server_pids[@]}"; do
     line=$(proc_line x "$pid")
-    cpu=$(awk -v a="$cpu" -v l="$line" 'BEGIN { split(l, w, " "); for (i in w) if (w[i] ~ /^cpu_s=/) { sub(/cpu_s=/, "", w[i]); print a + w[i] } }')
-    rss=$((rss + $(sed 's/.*rss_kb=\([0-9]*\).*/\1/' <<<"$line")))
+    c=${line#*cpu_s=} r=${line#*rss_kb=}
+    cpu=$(awk -v a="$cpu" -v b="${c%% *}" 'BEGIN { printf "%.6f", a + b }')
+    rss=$((rss + ${r%% *}))
   done
   echo "ninfds phase=$1 count=${#server_pids[@]} cpu_s=$cpu rss_kb=$rss" >>"$raw_log"
 }
@@ -195,9 +196,10 @@ for i in $(seq "$nsites"); do
       sed 's/^function\.dgesv\./dgesv_/' | tr ':' '=' | tr '\n' ' ')
     echo "served addr=10.79.$i.2:$((3000 + k)) $st" >>"$raw_log"
   done
-  # client,step,size,start_s,response_s,wait_s,transfer_s,compute_s,bytes,flops,mflops,
-  # throughput_mbs,server,threads,outcome,detail
-  awk -F, -v s="s$i" 'NR > 1 { printf "call site=%s client=%s server=%s outcome=%s start_s=%s response_s=%s wait_s=%s\n", s, $1, $13, $15, $4, $5, $6 }' \
+  # The columns by the header's names (docs/loadtest.md), wherever they are.
+  awk -F, -v s="s$i" 'NR == 1 { for (k = 1; k <= NF; k++) col[$k] = k; next }
+    { printf "call site=%s client=%s server=%s outcome=%s start_s=%s response_s=%s wait_s=%s\n", s,
+        $col["client"], $col["server"], $col["outcome"], $col["start_s"], $col["response_s"], $col["wait_s"] }' \
     "$work/calls-s$i.csv" >>"$raw_log"
 done
 meta --servers | sed 's/^/meta_servers /' >>"$raw_log"
