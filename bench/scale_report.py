@@ -162,7 +162,8 @@ def analyse(d):
     rates = {x["id"]: mbits(x["rate"]) for x in d["sites"]}
     taken = uniform = 0.0
     offsite = 0
-    if len(sites) > 1 and all(r is not None for r in rates.values()):
+    # With two sites there is no other site to choose between: no figure.
+    if len(sites) > 2 and all(r is not None for r in rates.values()):
         for s in sites:
             others = [t for t in sites if t != s]
             mean_other = sum(min(rates[s], rates[t]) for t in others) / len(others)

@@ -149,6 +149,12 @@ class ScaleReportTest(unittest.TestCase):
         self.assertEqual(scale_report.mbits("500kbit"), 0.5)
         self.assertIsNone(scale_report.mbits("none"))
 
+    def test_two_sites_leave_no_path_to_choose(self):
+        a = analyse(GOOD.replace("site=s1 client=1 server=10.79.1.2:3001 outcome=ok start_s=8.2",
+                                 "site=s1 client=1 server=10.79.2.2:3001 outcome=ok start_s=8.2"))
+        self.assertIsNone(a["faster_paths"])
+        self.assertIsNone(check(a, "faster_paths")[1])
+
     def test_other_policies_get_no_locality_verdict(self):
         a = analyse(GOOD.replace("policy=completion quick", "policy=round-robin quick"))
         self.assertIsNone(check(a, "own_site")[1])
