@@ -161,7 +161,7 @@ def analyse(d):
     a["first_tick_offsite"] = sum(matrix[s][t] - late[s][t] for s in sites for t in sites if t != s)
     rates = {x["id"]: mbits(x["rate"]) for x in d["sites"]}
     taken = uniform = 0.0
-    offsite = 0
+    offsite = sum(late[s][t] for s in sites for t in sites if t != s)
     # With two sites there is no other site to choose between: no figure.
     if len(sites) > 2 and all(r is not None for r in rates.values()):
         for s in sites:
@@ -169,12 +169,11 @@ def analyse(d):
             mean_other = sum(min(rates[s], rates[t]) for t in others) / len(others)
             for t in others:
                 c = late[s][t]
-                offsite += c
                 taken += c * min(rates[s], rates[t])
                 uniform += c * mean_other
     a["offsite"] = offsite
-    a["offsite_mbit"] = taken / offsite if offsite else 0.0
-    a["uniform_mbit"] = uniform / offsite if offsite else 0.0
+    a["offsite_mbit"] = taken / offsite if offsite and uniform else 0.0
+    a["uniform_mbit"] = uniform / offsite if offsite and uniform else 0.0
     a["faster_paths"] = taken / uniform if uniform else None
 
     # ninf-meta's cost between the phases.
@@ -232,8 +231,9 @@ def analyse(d):
         fp = a["faster_paths"]
         checks.append(("faster_paths", f"completion sends a site's other calls over faster paths (path rate / "
                        f"random other sites' >= {FASTER_PATHS}; from the second tick on)",
-                       f"{a['offsite']} calls left their site: {a['offsite_mbit']:.0f} against "
-                       f"{a['uniform_mbit']:.0f} Mbit/s, " + (f"{fp:.2f} x" if fp is not None else "none")
+                       f"{a['offsite']} calls left their site"
+                       + (f": {a['offsite_mbit']:.0f} against {a['uniform_mbit']:.0f} Mbit/s, {fp:.2f} x"
+                          if fp is not None else (" (two sites: no other to choose)" if len(sites) < 3 else ""))
                        + f" ({a['first_tick_offsite']} more at the first tick, on default link figures)",
                        None if fp is None else fp >= FASTER_PATHS))
     else:
