@@ -124,7 +124,9 @@ std::string CheckLoad(const LoadSample &sample);
 // others had free slots: 4 of 32 servers ran 1 call each in a run of 1,624
 // (bench/scale.sh, issue 30). The calibration, a dense product's speed, is
 // optimistic for most functions, so a server is tried until its figure is
-// measured, at a cost of a few calls per server and function.
+// measured, at a cost of a few calls per server and function. The same
+// holds for the function's mean service time there (what a call without a
+// CalcOrder is predicted to take): unknown (0) until then.
 inline constexpr uint64_t kTrustedSpeedCalls = 3;
 
 // A link as ninf-meta keys it: the site the client named (or its address),

@@ -143,12 +143,14 @@ TEST_CASE("table_speed_of_a_function_counts_after_a_few_calls", "[table]") {
   s.functions.push_back({"dgesv", 1, 0.012, 5e7, true});
   REQUIRE(t.Report("a", s, 1));
   CHECK(t.Candidates("dgesv", "s", {}, kFallback).candidates.at(0).flops_per_second == 1e9);
+  CHECK(t.Candidates("dgesv", "s", {}, kFallback).candidates.at(0).service_seconds == 0);
   s.functions[0].calls = kTrustedSpeedCalls - 1;
   REQUIRE(t.Report("a", s, 2));
   CHECK(t.Candidates("dgesv", "s", {}, kFallback).candidates.at(0).flops_per_second == 1e9);
   s.functions[0].calls = kTrustedSpeedCalls;
   REQUIRE(t.Report("a", s, 3));
   CHECK(t.Candidates("dgesv", "s", {}, kFallback).candidates.at(0).flops_per_second == 5e7);
+  CHECK(t.Candidates("dgesv", "s", {}, kFallback).candidates.at(0).service_seconds == 0.012);
 }
 
 // Issue 28 (hostile peers): what one server or client adds is bounded and
