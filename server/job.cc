@@ -64,6 +64,7 @@ void Job::Admit(int threads) {
   assert(AwaitsArguments(state_) || InQueue(state_));
   admitted_ = Clock::now();
   threads_ = threads;
+  slot_held_ = true;
   if (!process_) {
     SetState(JobState::kStarting);
     return;

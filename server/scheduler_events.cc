@@ -146,9 +146,18 @@ void Scheduler::OnClientGone(Job &job) {
 }
 
 void Scheduler::OnCallDone(Job &job, const ControlMsg &msg) {
+  // A call that failed while it waited for its slot with its arguments in
+  // (kHeld: its heartbeat to a gone client failed, say) waits no more, and
+  // leaves the arrival bounds.
+  admission_.Withdraw(job.id());
+  if (arrivals_.holds(job.id())) {
+    arrivals_.Done(job.id());
+    AdmitArrivals();
+  }
   RecordCallDone(job, msg);
-  if (IdleBetweenCalls(job.state())) {
+  if (IdleBetweenCalls(job.state()) && job.slot_held()) {
     // Idle between calls, a persistent executable holds no slot.
+    job.SlotReleased();
     admission_.Release(job.threads(), job.params().owner);
     AdmitQueued();
   }
