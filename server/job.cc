@@ -305,6 +305,7 @@ void Job::OnReplying() {
   // From here on a hangup is the client leaving after its result.
   SetState(JobState::kReplying);
   if (conn_) conn_->WatchHangup(false);
+  events_->OnReplying(*this);
 }
 
 void Job::OnCallDone(const ControlMsg &msg) {

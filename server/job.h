@@ -50,6 +50,8 @@ class JobEvents {
   // which needs a slot (the job is kQueued now). The scheduler answers with
   // Admit() or RefuseSlot().
   virtual void OnWantSlot(Job &job) = 0;
+  // CTL_REPLYING: the routine has returned; the executable writes the result.
+  virtual void OnReplying(Job &job) = 0;
   // CTL_CLIENT_GONE: the executable could not write a heartbeat to the client.
   virtual void OnClientGone(Job &job) = 0;
   // CTL_RELEASED: a reusable one-shot executable closed the client's

@@ -138,6 +138,20 @@ void Scheduler::OnWantSlot(Job &job) {
   hooks_.publish_load();
 }
 
+void Scheduler::OnReplying(Job &job) {
+  // release_slot = "computed": a call admitted after arrival gives its slot
+  // and threads back when its routine returns, so that its result's
+  // transfer (a slow link's) overlaps the next call's computation, as the
+  // 1998 server overlapped communication. Its memory still counts against
+  // the arrival bounds until the call is done. A repeated REPLYING finds
+  // the slot already given back.
+  if (!job.args_first() || !job.slot_held() || settings_.release_slot != "computed") return;
+  job.SlotReleased();
+  admission_.Release(job.threads(), job.params().owner);
+  arrivals_.Rehold({job.id(), ArrivalClient(job), job.arrived_bytes()});
+  AdmitQueued();
+}
+
 void Scheduler::OnClientGone(Job &job) {
   spdlog::info(
       "event=client_gone job={} call={} function={} user={} pid={} reason=heartbeat_failed",
