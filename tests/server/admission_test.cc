@@ -462,9 +462,9 @@ TEST_CASE("admission_a_call_may_arrive_within_the_bounds_or_alone", "[admission]
   CHECK(MayArrive(ArrivalLoad{0, 0}, 100, 2, 50));  // alone: even over the byte bound
   CHECK(MayArrive(ArrivalLoad{1, 20}, 30, 2, 50));
   CHECK_FALSE(MayArrive(ArrivalLoad{1, 20}, 31, 2, 50));
-  CHECK_FALSE(MayArrive(ArrivalLoad{2, 0}, 0, 2, 50));  // the call bound
+  CHECK_FALSE(MayArrive(ArrivalLoad{2, 0}, 0, 2, 50));         // the call bound
   CHECK(MayArrive(ArrivalLoad{5, 1u << 30}, 1u << 30, 0, 0));  // 0: no bound
-  CHECK_FALSE(MayArrive(ArrivalLoad{1, 60}, 0, 2, 50));  // over already (a lone large call)
+  CHECK_FALSE(MayArrive(ArrivalLoad{1, 60}, 0, 2, 50));        // over already (a lone large call)
 }
 
 TEST_CASE("admission_arrival_gate_holds_calls_and_bytes_under_the_bounds", "[admission]") {
@@ -473,7 +473,7 @@ TEST_CASE("admission_arrival_gate_holds_calls_and_bytes_under_the_bounds", "[adm
   CHECK(g.Offer({1, "a", 40}, b));
   CHECK(g.Offer({2, "a", 20}, b));
   CHECK_FALSE(g.Offer({3, "a", 1}, b));  // client a has its 2 calls
-  CHECK(g.Offer({4, "b", 30}, b));        // b is not held back by a's waiting call
+  CHECK(g.Offer({4, "b", 30}, b));       // b is not held back by a's waiting call
   CHECK(g.held().calls == 3);
   CHECK(g.held().bytes == 90);
   CHECK(g.held_of("a").bytes == 60);
