@@ -564,3 +564,20 @@ TEST_CASE("admission_sjf_counts_the_transfer_ahead_and_ages_from_arrival", "[adm
   b.Release(1);
   CHECK(NextId(b, 21) == 4u);  // 1 + 2 < 19 + 1
 }
+
+TEST_CASE("admission_precheck_refuses_what_the_slot_request_would", "[admission]") {
+  Admission a(Slots(1, 2));
+  int threads = 0;
+  CHECK(a.Precheck(CallDemand{1}, 0, 0) == Decision::kRun);  // a free slot
+  CHECK(a.Offer(CallDemand{1}, 0, &threads) == Decision::kRun);
+  CHECK(a.Precheck(CallDemand{2}, 0, 0) == Decision::kQueue);
+  // Calls already arriving will wait too: with two of them the queue is full.
+  CHECK(a.Precheck(CallDemand{2}, 2, 0) == Decision::kReject);
+  CallDemand alice{3};
+  alice.user = "alice";
+  alice.user_queued = 1;
+  CHECK(a.Precheck(alice, 0, 0) == Decision::kQueue);
+  CHECK(a.Precheck(alice, 1, 1) == Decision::kUserQueueFull);  // her arriving call
+  CHECK(a.Offer(alice, 0, &threads) == Decision::kQueue);
+  CHECK(a.Precheck(alice, 0, 0) == Decision::kUserQueueFull);
+}
