@@ -202,7 +202,10 @@ TEST_CASE("call_client_gone_kills_executable", "[call]") {
 }
 
 TEST_CASE("call_slots_queue_first_come_first_served", "[call]") {
-  Fixture fx({"--slots", "1"});
+  // The slot is given back when the result is out, so that A's result comes
+  // before B's (with release_slot = "computed" B may compute while A's
+  // result is being written, and finish first).
+  Fixture fx({"--slots", "1", "--release-slot", "result"});
   Channel a(fx.daemon->Connect(), 10000);
   Channel b(fx.daemon->Connect(), 10000);
   SendCall(a, "echo", 10, 600, DoublePayload(2));
@@ -211,7 +214,9 @@ TEST_CASE("call_slots_queue_first_come_first_served", "[call]") {
   REQUIRE(WaitStat(*fx.daemon, "queued", 1));
   auto s = GetStats(*fx.daemon);
   CHECK(Stat(s, "running") == 1);  // the second call waits: one slot
-  CHECK(fx.daemon->Children().size() == 1);
+  // Admitted after arrival, it waits with its arguments in its own executable.
+  CHECK(Stat(s, "held") == 1);
+  CHECK(fx.daemon->Children().size() == 2);
 
   std::string ra, rb;
   auto first_done = std::async(std::launch::async, [&] {
@@ -258,7 +263,10 @@ TEST_CASE("call_queued_client_gone_leaves_queue", "[call]") {
   std::string result;
   REQUIRE(RecvResult(a, &result).ok());
   REQUIRE(WaitStat(*fx.daemon, "completed", 1));
-  CHECK(Stat(GetStats(*fx.daemon), "executables_started") == 1);
+  // The queued call had its executable (admitted after arrival), killed
+  // when its client left.
+  CHECK(Stat(GetStats(*fx.daemon), "executables_started") == 2);
+  CHECK(fx.daemon->WaitNoChildren(2000));
 }
 
 TEST_CASE("call_persistent_executable_holds_slot_only_while_computing", "[call]") {
