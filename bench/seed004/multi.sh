@@ -77,9 +77,9 @@ case $item in
   fig8) def_versions="4pe" ;;
 esac
 case $item in
-  table5) def_c="4 8 16" ;;
-  fig8) def_c="1 4" ;;
-  *) def_c="1 2 4 8 16" ;;
+  table5) def_c="4 8 16" quick_c="8 16" ;;
+  fig8) def_c="1 4" quick_c="1" ;;
+  *) def_c="1 2 4 8 16" quick_c="1 4" ;;
 esac
 
 bench_option --server-cpus LIST server_cpus "$def_server" "" "the server's cpuset (the paper's PEs: a 16-core machine runs the J90 as 0-3)"
@@ -89,7 +89,7 @@ if [[ $item != table8 ]]; then
   bench_option --sizes LIST sizes "" "" "n, overriding --scale (default: the paper's n x G)"
   bench_option --interval S interval auto "" "seconds per step s (auto: 3 s x tau, the paper's T_call/s)"
 fi
-bench_option --clients LIST clients "$def_c" "1 4" "client counts c (per site for fig8; Table 5's are scaled by cores/16)"
+bench_option --clients LIST clients "$def_c" "$quick_c" "client counts c (per site for fig8; Table 5's are scaled by cores/16)"
 bench_option --probability P probability 0.5 "" "chance of a call at each step (the paper: 1/2)"
 bench_option --duration S duration 90 8 "seconds of steps per point"
 bench_option --versions LIST versions "$def_versions" "" "server versions: 1pe (a slot per core, 1 thread), 4pe (1 slot, every core), fixed (fig6)"

@@ -300,7 +300,8 @@ def verdict_wan(rows):
                 ', '.join(f'n={n}: {v:.2f}' for n, v in mrel.items())),
         Verdict('the server stays idle: utilization <= 30 % at every point (paper 4-16 %)',
                 util <= 30, f'max {util:.0f} %'),
-        Verdict(f'larger n is faster at c = {lo}', firsts == sorted(firsts),
+        Verdict(f'larger n is faster at c = {lo}',
+                firsts == sorted(firsts) if len(firsts) >= 2 else None,
                 ' < '.join(_fmt(x) for x in firsts)),
     ]
 
@@ -415,12 +416,13 @@ def linpack_table(item, rows, table):
              '| util % (measured) | paper | load | paper | T_call/s | transfer share '
              '| clients\' CPU % | calls (failed) |',
              '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|']
-    for r in sorted(rows, key=lambda r: (r['n'], r['c'])):
+    for r in sorted(rows, key=lambda r: (r['n'], r['t'], r['c'])):
         pn = nmap.get(r['n'])
         p = table.get((pn, _paper_c(item, r))) if table else None
         ts = r['response_mean'] / r['interval'] if r['interval'] > 0 else float('nan')
+        tcol = f" t={r['t']}" if item == 'fig6' else ''
         lines.append(
-            f"| {r['n']} ({pn or '-'}) | {r['c']} | {_triple(r['mflops'])} | "
+            f"| {r['n']} ({pn or '-'}){tcol} | {r['c']} | {_triple(r['mflops'])} | "
             f"{_triple(p[0:3]) if p else '-'} | {_triple(r['mbs'], 3)} | "
             f"{_triple(p[3:6], 3) if p else '-'} | {r['util']:.1f} | {_fmt(p[6], 1) if p else '-'} | "
             f"{r['load']:.2f} | {_fmt(p[7]) if p else '-'} | {ts:.2f} | {r['transfer_share']:.0%} | "
@@ -628,6 +630,22 @@ def index_rows(results):
     return out
 
 
+def update_index(text, verdicts_now):
+    """README.md's table with the verdict cell of each multi-client item's
+    row (the row whose file cell names `ITEM.md` or `ITEM.{md,png}`)
+    replaced; other rows (the single-client items) are left alone."""
+    out = []
+    for line in text.splitlines():
+        cells = line.split('|')
+        if len(cells) == 7:
+            for item, verdict in verdicts_now.items():
+                if f'`{item}.md`' in cells[4] or f'`{item}.{{md,png}}`' in cells[4]:
+                    cells[5] = f' {verdict} '
+                    line = '|'.join(cells)
+        out.append(line)
+    return '\n'.join(out) + '\n'
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     sub = ap.add_subparsers(dest='cmd', required=True)
@@ -650,9 +668,17 @@ def main(argv):
     c.add_argument('wan_mbs', type=float)
     i = sub.add_parser('index')
     i.add_argument('results', help='bench/results/seed004')
+    i.add_argument('--write', action='store_true', help="fill README.md's verdict column")
     args = ap.parse_args(argv)
     if args.cmd == 'index':
-        for item, verdict in index_rows(args.results).items():
+        verdicts_now = index_rows(args.results)
+        if args.write:
+            readme = os.path.join(args.results, 'README.md')
+            with open(readme) as f:
+                text = f.read()
+            with open(readme, 'w') as f:
+                f.write(update_index(text, verdicts_now))
+        for item, verdict in verdicts_now.items():
             print(f'{item}: {verdict}')
         return 0
     if args.cmd == 'calibrate':

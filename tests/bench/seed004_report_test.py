@@ -176,6 +176,25 @@ class Calibration(unittest.TestCase):
                                1200, 600, 170, 2.5, 0.128)
 
 
+class Index(unittest.TestCase):
+    def test_verdict_counts(self):
+        text = ('# x\n\n**A --quick smoke run: x**\n\n## Shape verdict (computed from the data)\n\n'
+                '| admission | claim | verdict | evidence |\n|---|---|---|---|\n'
+                '| start | a | holds | 1 |\n| start | b | does not hold | 2 |\n'
+                '| arrival | a | holds | 1 |\n\n## Results\n| start | z | holds | 3 |\n')
+        self.assertEqual(report.index_verdict(text),
+                         'quick run only: 1 of 1 claims hold (arrival); 1 of 2 claims hold (start)')
+        self.assertEqual(report.index_verdict(None), 'not yet run')
+
+    def test_committed_index_is_current(self):
+        """bench/results/seed004/README.md's verdicts are those of the
+        committed result files (report.py index bench/results/seed004 --write)."""
+        results = os.path.join(ROOT, 'bench', 'results', 'seed004')
+        with open(os.path.join(results, 'README.md')) as f:
+            text = f.read()
+        self.assertEqual(report.update_index(text, report.index_rows(results)), text)
+
+
 class Recorded(unittest.TestCase):
     """Every recorded quick run under testdata/ renders, with a verdict table."""
 
