@@ -93,7 +93,9 @@ bench_option --clients LIST clients "$def_c" "$quick_c" "client counts c (per si
 bench_option --probability P probability 0.5 "" "chance of a call at each step (the paper: 1/2)"
 bench_option --duration S duration 90 8 "seconds of steps per point"
 bench_option --versions LIST versions "$def_versions" "" "server versions: 1pe (a slot per core, 1 thread), 4pe (1 slot, every core), fixed (fig6)"
-bench_option --admission LIST admission start "" "ninfd admission: start, arrival or both (needs ninfd's admission setting)"
+def_adm=default
+[[ $item != fig8 ]] || def_adm=both
+bench_option --admission LIST admission "$def_adm" "" "ninfd's admission: start, arrival, both, or default (ninfd's own; needs the admission setting)"
 case $item in
   table3 | table4 | table5 | fig6)
     bench_option --lan-rate RATE lan_rate auto "" "the LAN link (auto: transfer = the paper's 2.5 MB/s share of a call; none: loopback)" ;;
@@ -134,8 +136,11 @@ if lt_has --phase; then phase_args=(--phase random); else
 fi
 [[ $admission == both ]] && admission="start arrival"
 if ! ninfd_has --admission; then
-  if [[ $admission != start ]]; then note "ninfd has no admission setting: ran the admission it has (a call's slot at its start) only"; fi
+  if [[ $admission != start && $admission != default ]]; then note "ninfd has no admission setting: ran the admission it has (a call's slot at its start) only"; fi
   admission=start  # what ninfd without the setting does: a call takes its slot when it starts
+elif [[ $admission == default ]]; then
+  admission=$("$build/server/ninfd" --help 2>&1 | sed -n 's/.*NINF_ADMISSION, default \([a-z]*\)\].*/\1/p' | head -n1)
+  [[ -n $admission ]] || { echo "$0: cannot read ninfd's default admission" >&2; exit 1; }
 fi
 [[ $item == table8 ]] && [[ -z ${sizes:-} ]] && sizes=$m
 
@@ -346,6 +351,9 @@ case $item in
     calibrate
     [[ $interval == auto ]] && interval=$s_auto
     if [[ $wan_rate == auto ]]; then rate="${wan_bps}kbit"; else rate=$wan_rate; fi
+    # The paper's WAN calls were long: Table 6's n = 1400, c = 16 call took
+    # 1.83 Gflop / 1.25 Mflops = 1466 s. A point ends when its last call does.
+    note "the paper's longest WAN call (Table 6, n = 1400, c = 16: 1466 s) is $(echo "1466 * $tau / 1" | bc) s here; a point ends when its last call does, so large c take longer than --duration"
     sites_up s4wan --forward 3000 --site a:"$rate":"$wan_delay"
     for version in $versions; do
       for adm in $admission; do
