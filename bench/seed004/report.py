@@ -421,6 +421,35 @@ def verdicts(item, rows, cores):
     raise ValueError(item)
 
 
+# ---- set-up check: is the scaled set-up the paper's? ------------------------------
+
+def setup_checks(item, rows):
+    """Per n at the smallest c: our T_call/s and transfer share against the
+    paper's (its call time = operations / its per-call Mflops, its transfer
+    time = its bytes / its MB/s, both at c = 1), so a reader sees whether
+    the calibration reproduced the paper's ratios."""
+    table = paper.LINPACK_TABLES.get(item)
+    if not table or not rows:
+        return []
+    nmap = paper_n(rows, item)
+    lo = min(r['c'] for r in rows)
+    lines = ['| n (paper n) | version | T_call/s | paper | transfer share | paper |',
+             '|---|---|---|---|---|---|']
+    for r in sorted((r for r in rows if r['c'] == lo), key=lambda r: (r['version'], r['n'])):
+        pn = nmap.get(r['n'])
+        t = table
+        if item in ('table4', 'table7') and r['version'] == '1pe':
+            t = paper.COMPANION[item]
+        p = t.get((pn, _paper_c(item, r)))
+        if not p or r['interval'] <= 0:
+            continue
+        p_call = linpack_flops(pn) / (p[2] * 1e6)
+        p_share = paper_bytes(pn) / (p[5] * 1e6) / p_call
+        lines.append(f"| {r['n']} ({pn}) | {r['version']} | {r['response_mean'] / r['interval']:.2f} | "
+                     f"{p_call / paper.STEP_S:.2f} | {r['transfer_share']:.0%} | {p_share:.0%} |")
+    return lines if len(lines) > 2 else []
+
+
 # ---- rendering -------------------------------------------------------------------
 
 def _triple(t, d=2):
@@ -580,6 +609,10 @@ def render(item, rows, cores, notes, args, plotted):
     for adm in sorted({r['admission'] for r in rows}):
         for v in verdicts(item, _by(rows, admission=adm), cores):
             out.append(f'| {adm} | {v.claim} | {v.mark()} | {v.evidence} |')
+    check = setup_checks(item, rows)
+    if check:
+        out += ['', '## Set-up check: the paper\'s ratios at the smallest c', '']
+        out += check
     out += ['', '## Results beside the paper\'s', '']
     out.append('Utilization is the server group\'s measured CPU time / (wall time x its cores); '
                'load is the server\'s running + queued calls (mean of the samples), the nearest '

@@ -202,7 +202,8 @@ class Recorded(unittest.TestCase):
     """Every recorded quick run under testdata/ renders, with a verdict table."""
 
     def test_render(self):
-        items = sorted(d for d in os.listdir(TESTDATA)) if os.path.isdir(TESTDATA) else []
+        items = sorted(d for d in os.listdir(TESTDATA)
+                       if os.path.isdir(os.path.join(TESTDATA, d))) if os.path.isdir(TESTDATA) else []
         self.assertTrue(items, 'no recorded runs in bench/seed004/testdata')
         for item in items:
             folder = os.path.join(TESTDATA, item)
