@@ -224,7 +224,12 @@ point() {
   local runner=() wl=$workload extra=()
   [[ $item == table8 ]] && wl=ep
   [[ -z $sites_set ]] || runner=("$ninf_sites" exec "$sites_set" hub)
-  if lt_has --server-cgroup; then extra+=(--server-cgroup "$(_cg_dirs server | cut -d' ' -f1)"); fi
+  if lt_has --server-cgroup; then
+    # The group's directory that holds its CPU time (v2: the one; v1: cpuacct's).
+    local d acct=""
+    for d in $(_cg_dirs server); do [[ -n $acct || ! ( -e $d/cpu.stat || -e $d/cpuacct.usage ) ]] || acct=$d; done
+    [[ -z $acct ]] || extra+=(--server-cgroup "$acct" --server-cpus "$server_cores")
+  fi
   if lt_has --series; then extra+=(--series "$work/series-$id.csv"); fi
   local s0 c0 t0 t1 s1 c1 failed=0
   s0=$(cg_usage_usec server) c0=$(cg_usage_usec clients) t0=$(date +%s.%N)
