@@ -33,7 +33,8 @@ bool AppendWithHeader(const std::string &path, const std::string &header, const 
 
 int main(int argc, char **argv) {
   CLI::App app(
-      "ninf-loadtest: c client processes call Linpack (dgesv) or NAS EP on one server, a list "
+      "ninf-loadtest: c client processes call Linpack (dgesv or linpack) or NAS EP on one server, "
+      "a list "
       "of servers or through the metaserver, in the Ninf load-test model: every --interval "
       "seconds each client calls with --probability, for --duration seconds or --steps ticks. "
       "Every answer is checked. Writes one CSV row per call, a Markdown table row in the form "
@@ -54,11 +55,22 @@ int main(int argc, char **argv) {
       ->type_name("HOST:PORT");
   app.add_option("--key-file", c.key_file,
                  "key for the statistics queries of servers that need one");
+  app.add_option("--server-cgroup", c.server_cgroups,
+                 "the control group a sampled server runs in (repeat: one per server in order, "
+                 "or one for all): its CPU time is the measured cpu_util. cgroup v2: the "
+                 "group's directory (cpu.stat); v1: its cpuacct directory (cpuacct.usage)")
+      ->type_name("DIR");
+  app.add_option("--server-cpus", c.server_cpus,
+                 "CPUs of the --server-cgroup groups (default: from their cpuset)")
+      ->check(CLI::Range(1, 65536));
   app.add_option("--netns", c.netns,
                  "run client i in network namespace NETNS[i mod count], over TCP (repeat for "
                  "several; ninf-sites netns NAME SITE names a site's)")
       ->type_name("NETNS");
-  app.add_option("--workload", workload, "linpack or ep")->check(CLI::IsMember({"linpack", "ep"}));
+  app.add_option("--workload", workload,
+                 "linpack (dgesv: A's factors and x come back), linpack-x (the standard "
+                 "library's linpack, the Ninf paper's call: only x comes back) or ep")
+      ->check(CLI::IsMember({"linpack", "linpack-x", "ep"}));
   app.add_option("--size", c.sizes,
                  "n of linpack (dgesv n x n), m of ep (2^m pairs); several (200,1500) mix "
                  "job sizes, each call picks one")
@@ -72,6 +84,11 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(0.0, 3600.0));
   app.add_option("--probability,-p", c.probability, "chance of a call at each tick")
       ->check(CLI::Range(0.0, 1.0));
+  std::string phase = "random";
+  app.add_option("--phase", phase,
+                 "random: each client's first tick at a uniform offset in [0, interval) from "
+                 "its seeded generator; aligned: all clients tick together (bursts)")
+      ->check(CLI::IsMember({"random", "aligned"}));
   app.add_option("--duration", c.duration, "seconds of ticks (0: --steps decides)")
       ->check(CLI::Range(0.0, 86400.0));
   app.add_option("--steps", c.steps, "ticks per client (0: --duration decides)")
@@ -105,6 +122,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   (void)ParseWorkload(workload, &c.workload);
+  c.phase = phase == "aligned" ? RunConfig::Phase::kAligned : RunConfig::Phase::kRandom;
   const std::string sizes = SizesText(c.sizes);
   if (c.sampled.empty()) c.sampled = c.servers;
   c.progress = !quiet;

@@ -160,7 +160,20 @@ Summary Summarize(const std::vector<CallRow> &rows,
     by.wait_mean = t.wait_mean;
     by.wait_max = t.wait_max;
   }
-  for (const auto &[server, list] : samples) {
+  for (const auto &[server, all_samples] : samples) {
+    std::vector<ServerSample> list, measured;
+    for (const ServerSample &x : all_samples) {
+      if (x.has_stats) list.push_back(x);
+      if (x.cpu_seconds >= 0) measured.push_back(x);
+    }
+    if (measured.size() >= 2) {
+      const ServerSample &a = measured.front(), &b = measured.back();
+      const double span = b.at - a.at;
+      // Not clamped: a measurement, read at the moment it is stamped.
+      if (span > 0 && b.cpu_count > 0)
+        s.cpu_utilization[server] =
+            std::max(0.0, b.cpu_seconds - a.cpu_seconds) / (span * b.cpu_count);
+    }
     if (list.empty()) continue;
     const ServerSample &a = list.front(), &b = list.back();
     const double span = b.at - a.at;
@@ -181,8 +194,8 @@ Summary Summarize(const std::vector<CallRow> &rows,
 std::string MarkdownHeader() {
   return "| run | workload | size | c | calls | failed | Mflops max / min / mean | "
          "MB/s max / min / mean | T_response mean / p95 (s) | T_wait mean / max (s) | "
-         "aggregate GF/s | utilization | load avg | jobs |\n"
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+         "aggregate GF/s | utilization | cpu_util | load avg | jobs |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 }
 
 std::string SizesText(const std::vector<int> &sizes) {
@@ -210,14 +223,15 @@ std::string MarkdownRow(const std::string &label, const std::string &workload,
       << Fixed(s.response_mean, 3) << " / " << Fixed(s.response_p95, 3) << " | "
       << Fixed(s.wait_mean, 3) << " / " << Fixed(s.wait_max, 3) << " | "
       << Fixed(s.aggregate_gflops, 2) << " | " << PerServer(s.utilization, 2) << " | "
-      << PerServer(s.load_average, 2) << " | " << PerServer(s.jobs, 2) << " |\n";
+      << PerServer(s.cpu_utilization, 2) << " | " << PerServer(s.load_average, 2) << " | "
+      << PerServer(s.jobs, 2) << " |\n";
   return out.str();
 }
 
 std::string SummaryCsvHeader() {
   return "label,workload,size,clients,calls,failed,mflops_max,mflops_min,mflops_mean,"
          "throughput_mean,response_mean,response_p95,wait_mean,wait_max,aggregate_gflops,"
-         "utilization_mean,load_mean,jobs_mean\n";
+         "utilization_mean,cpu_util_mean,load_mean,jobs_mean\n";
 }
 
 std::string SummaryCsvRow(const std::string &label, const std::string &workload,
@@ -228,6 +242,8 @@ std::string SummaryCsvRow(const std::string &label, const std::string &workload,
     for (const auto &entry : per_server) sum += entry.second;
     return per_server.empty() ? 0.0 : sum / static_cast<double>(per_server.size());
   };
+  // Not measured (no --server-cgroup) is an empty field, not a 0.
+  const std::string cpu_util = s.cpu_utilization.empty() ? "" : Fixed(mean(s.cpu_utilization), 4);
   std::ostringstream out;
   out << CsvSafe(label) << ',' << workload << ',' << CsvSafe(size) << ',' << clients << ','
       << s.calls << ',' << s.failed << ',' << Fixed(s.mflops.max, 2) << ','
@@ -235,7 +251,7 @@ std::string SummaryCsvRow(const std::string &label, const std::string &workload,
       << Fixed(s.throughput.mean, 2) << ',' << Fixed(s.response_mean, 6) << ','
       << Fixed(s.response_p95, 6) << ',' << Fixed(s.wait_mean, 6) << ',' << Fixed(s.wait_max, 6)
       << ',' << Fixed(s.aggregate_gflops, 4) << ',' << Fixed(mean(s.utilization), 4) << ','
-      << Fixed(mean(s.load_average), 3) << ',' << Fixed(mean(s.jobs), 3) << '\n';
+      << cpu_util << ',' << Fixed(mean(s.load_average), 3) << ',' << Fixed(mean(s.jobs), 3) << '\n';
   return out.str();
 }
 

@@ -47,6 +47,12 @@ struct ServerSample {
   int running = 0;
   int queued = 0;
   double load_average = 0;
+  bool has_stats = false;  // the statistics query answered (the fields above)
+  // With --server-cgroup: the group's CPU seconds so far (< 0: not read),
+  // its CPUs, and which group (several servers may share one).
+  double cpu_seconds = -1;
+  int cpu_count = 0;
+  std::string cgroup;
 };
 
 struct MinMaxMean {
@@ -71,6 +77,9 @@ struct Summary {
   // first and last sample, and its mean load average and jobs (running +
   // queued) over the samples.
   std::map<std::string, double> utilization;
+  // Measured: the server's control group's CPU seconds grown / (seconds x
+  // its CPUs), between its first and last reading (--server-cgroup).
+  std::map<std::string, double> cpu_utilization;
   std::map<std::string, double> load_average;
   std::map<std::string, double> jobs;
   // Per workload size, for mixed runs (--size a,b): what each class of job

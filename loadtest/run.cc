@@ -15,11 +15,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
 
 #include "daemon/status_tool.h"
+#include "loadtest/cgroup.h"
 #include "protocol/address.h"
 #include "protocol/default_ports.h"
 
@@ -95,10 +97,11 @@ bool OpenNetns(const std::vector<std::string> &names, std::vector<int> *fds, std
   std::vector<double> weights = c.mix;
   if (weights.empty()) weights.assign(c.sizes.size(), 1.0);
   std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());
+  const double phase = FirstTickOffset(c.phase, c.interval, index);
   for (int step = 0; !g_stop; ++step) {
     if (c.steps > 0 && step >= c.steps) break;
     // The tick, or now when a long call made the client late for it.
-    const double tick = t0 + step * c.interval;
+    const double tick = t0 + phase + step * c.interval;
     if (c.duration > 0 && std::max(tick, Now()) >= t0 + c.duration) break;
     SleepUntil(tick);
     if (coin(rng) >= c.probability) continue;
@@ -164,21 +167,63 @@ class Progress {
   double work_ = 0;
 };
 
-void Sample(const RunConfig &c, double t0, RunResult *r) {
-  for (const std::string &server : c.sampled) {
+// The control group of sampled server i: one per server, or one for all.
+const CgroupSource *CgroupOf(const std::vector<CgroupSource> &groups, std::size_t i) {
+  if (groups.empty()) return nullptr;
+  return &groups[groups.size() == 1 ? 0 : i];
+}
+
+void Sample(const RunConfig &c, const std::vector<CgroupSource> &groups, double t0, RunResult *r) {
+  for (std::size_t i = 0; i < c.sampled.size(); ++i) {
+    const std::string &server = c.sampled[i];
+    ServerSample sample;
     HostPort hp;
-    if (!ParseHostPort(server, HostPort("127.0.0.1", kNinfdPort), &hp).ok()) continue;
     std::string text;
-    if (!daemon::QueryStats(hp.host, hp.port, 2000, c.key_file, &text).ok()) continue;
-    r->samples[server].push_back(ParseSample(text, Now() - t0));
+    if (ParseHostPort(server, HostPort("127.0.0.1", kNinfdPort), &hp).ok() &&
+        daemon::QueryStats(hp.host, hp.port, 2000, c.key_file, &text).ok())
+      sample = ParseSample(text, 0);
+    // Stamped when the group's counter is read: the measurement's own time.
+    sample.at = Now() - t0;
+    if (const CgroupSource *group = CgroupOf(groups, i)) {
+      if (std::optional<double> cpu = CgroupCpuSeconds(*group)) {
+        sample.cpu_seconds = *cpu;
+        sample.cpu_count = group->cpus;
+        sample.cgroup = group->dir;
+      }
+    }
+    if (sample.has_stats || sample.cpu_seconds >= 0) r->samples[server].push_back(sample);
   }
+}
+
+bool OpenCgroups(const RunConfig &c, std::vector<CgroupSource> *groups, std::string *error) {
+  if (c.server_cgroups.empty()) return true;
+  if (c.server_cgroups.size() != 1 && c.server_cgroups.size() != c.sampled.size()) {
+    *error = std::to_string(c.server_cgroups.size()) + " --server-cgroup for " +
+             std::to_string(c.sampled.size()) + " sampled servers: give one per server, or one";
+    return false;
+  }
+  for (const std::string &dir : c.server_cgroups) {
+    CgroupSource group;
+    if (!OpenCgroup(dir, c.server_cpus, &group, error)) return false;
+    groups->push_back(group);
+  }
+  return true;
 }
 
 }  // namespace
 
+// The phase has a generator of its own, so that both phases make the same
+// calls (a client's sizes and coins keep their sequence).
+double FirstTickOffset(RunConfig::Phase phase, double interval, int index) {
+  if (phase == RunConfig::Phase::kAligned || interval <= 0) return 0;
+  std::mt19937_64 rng(0x9a5e0000ull + static_cast<uint64_t>(index));
+  return std::uniform_real_distribution<double>(0.0, interval)(rng);
+}
+
 ServerSample ParseSample(const std::string &text, double at) {
   ServerSample s;
   s.at = at;
+  s.has_stats = true;
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
@@ -210,9 +255,11 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
   ::sigaction(SIGTERM, &sa, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
+  std::vector<CgroupSource> groups;
+  if (!OpenCgroups(c, &groups, error)) return false;
   std::vector<int> netns_fds;
   if (!OpenNetns(c.netns, &netns_fds, error)) return false;
-  const double t0 = Now() + 0.2;  // every client starts its first tick together
+  const double t0 = Now() + 0.2;  // the clients' ticks count from here
   std::fflush(nullptr);           // nothing buffered may be written twice
   std::vector<pid_t> pids;
   std::vector<pollfd> pipes;
@@ -260,7 +307,7 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
     }
     const double now = Now();
     if (now >= next_sample) {
-      Sample(c, t0, result);
+      Sample(c, groups, t0, result);
       next_sample = now + c.sample_ms / 1000.0;
     }
     progress.Show(std::max(0.0, now - t0), false);
@@ -290,7 +337,7 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
       }
     }
   }
-  Sample(c, t0, result);  // the last figures, after the last call
+  Sample(c, groups, t0, result);  // the last figures, after the last call
   for (pid_t pid : pids) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

@@ -25,6 +25,11 @@ struct RunConfig {
   std::string metaserver;            // host:port: calls are placed instead
   std::vector<std::string> sampled;  // servers whose statistics are sampled
   std::string key_file;              // for the statistics queries
+  // Control groups of the sampled servers (one per server in order, or one
+  // for all) whose CPU time is the measured utilization (loadtest/cgroup.h);
+  // server_cpus > 0 gives their CPU count instead of the cpuset.
+  std::vector<std::string> server_cgroups;
+  int server_cpus = 0;
   // Network namespaces (names under /run/netns or paths): client i runs in
   // netns[i % size], over TCP (ninf-sites; docs/loadtest.md, "Sites").
   std::vector<std::string> netns;
@@ -36,6 +41,10 @@ struct RunConfig {
   std::vector<double> mix;
   int clients = 1;
   double interval = 0;  // seconds between a client's ticks (0: closed loop)
+  // Random: client i's first tick is at a uniform offset in [0, interval)
+  // from its own seeded generator, so c clients do not call in bursts of
+  // Binomial(c, p) at the same instants; aligned: every first tick at once.
+  enum class Phase { kRandom, kAligned } phase = Phase::kRandom;
   double probability = 1;
   double duration = 10;  // seconds (0: use steps)
   int steps = 0;         // ticks per client (0: use duration)
@@ -55,6 +64,11 @@ struct RunResult {
 // Runs the test; each row is also appended to `csv` as it arrives (when not
 // null). Returns false only when the clients could not be started.
 bool Run(const RunConfig &config, std::FILE *csv, RunResult *result, std::string *error);
+
+// Where client `index`'s first tick lies after the run's start: 0 when
+// aligned or in a closed loop, else uniform in [0, interval) from a
+// generator seeded by the index alone (the same phases in every run).
+double FirstTickOffset(RunConfig::Phase phase, double interval, int index);
 
 // Parses a `name:value` statistics reply into a sample taken at `at`.
 ServerSample ParseSample(const std::string &stats_text, double at);

@@ -22,9 +22,11 @@ CallResult Finish(int rc) {
   return r;
 }
 
+// dgesv (A's LU factors and x come back) or, `only_x`, the standard
+// library's linpack (only x comes back: the Ninf paper's Linpack traffic).
 class Linpack : public Workload {
  public:
-  explicit Linpack(int n) : n_(n) {}
+  Linpack(int n, bool only_x) : n_(n), only_x_(only_x) {}
 
   CallResult Call(const std::string &prefix, uint64_t seed) override {
     const std::size_t nn = static_cast<std::size_t>(n_) * n_;
@@ -38,9 +40,11 @@ class Linpack : public Workload {
     b_ = b0_;
     ipiv_.assign(n_, 0);
     int info = -1;
-    const std::string name = prefix + "dgesv";
+    const std::string name = prefix + (only_x_ ? "linpack" : "dgesv");
+    // linpack's ipiv is WORK: the executable's scratch, never sent (NULL).
     const int rc =
-        Ninf_call(name.c_str(), n_, 1, a_.data(), n_, ipiv_.data(), b_.data(), n_, &info);
+        only_x_ ? Ninf_call(name.c_str(), n_, a_.data(), b_.data(), nullptr, &info)
+                : Ninf_call(name.c_str(), n_, 1, a_.data(), n_, ipiv_.data(), b_.data(), n_, &info);
     CallResult r = Finish(rc);
     if (!r.ok) return r;
     const double residual = Residual();
@@ -78,6 +82,7 @@ class Linpack : public Workload {
   }
 
   int n_;
+  bool only_x_;
   std::vector<double> a0_, b0_, a_, b_;
   std::vector<int> ipiv_;
 };
@@ -139,6 +144,8 @@ class Ep : public Workload {
 bool ParseWorkload(const std::string &text, WorkloadKind *out) {
   if (text == "linpack")
     *out = WorkloadKind::kLinpack;
+  else if (text == "linpack-x")
+    *out = WorkloadKind::kLinpackX;
   else if (text == "ep")
     *out = WorkloadKind::kEp;
   else
@@ -146,11 +153,28 @@ bool ParseWorkload(const std::string &text, WorkloadKind *out) {
   return true;
 }
 
-const char *WorkloadName(WorkloadKind kind) { return kind == WorkloadKind::kEp ? "ep" : "linpack"; }
+const char *WorkloadName(WorkloadKind kind) {
+  switch (kind) {
+    case WorkloadKind::kLinpack:
+      return "linpack";
+    case WorkloadKind::kLinpackX:
+      return "linpack-x";
+    case WorkloadKind::kEp:
+      return "ep";
+  }
+  return "?";
+}
 
 std::unique_ptr<Workload> MakeWorkload(WorkloadKind kind, int size) {
-  if (kind == WorkloadKind::kEp) return std::make_unique<Ep>(size);
-  return std::make_unique<Linpack>(size);
+  switch (kind) {
+    case WorkloadKind::kLinpack:
+      return std::make_unique<Linpack>(size, false);
+    case WorkloadKind::kLinpackX:
+      return std::make_unique<Linpack>(size, true);
+    case WorkloadKind::kEp:
+      return std::make_unique<Ep>(size);
+  }
+  return nullptr;
 }
 
 }  // namespace ninf::loadtest

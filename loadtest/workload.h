@@ -4,6 +4,9 @@
 //
 //   linpack  dgesv at size n on a random matrix (seeded per call), residual
 //            ||Ax - b|| / (||A|| ||x|| n eps) below 16;
+//   linpack-x  the standard library's `linpack`, the Ninf paper's own call:
+//            A and b go in, only x comes back (dgesv also returns the LU
+//            factors: twice the bytes); the same data and check;
 //   ep       NAS EP with 2^m pairs, sx and sy against the NAS reference
 //            where one is known (classes S, W, A), else the counts summing
 //            to the polar method's pi/4 of the pairs.
@@ -17,9 +20,9 @@
 
 namespace ninf::loadtest {
 
-enum class WorkloadKind { kLinpack, kEp };
+enum class WorkloadKind { kLinpack, kLinpackX, kEp };
 
-// "linpack" or "ep"; false for anything else.
+// "linpack", "linpack-x" or "ep"; false for anything else.
 bool ParseWorkload(const std::string &text, WorkloadKind *out);
 const char *WorkloadName(WorkloadKind kind);
 
@@ -41,7 +44,7 @@ class Workload {
   virtual double Flops() const = 0;
 };
 
-// `size`: n for linpack, m for ep.
+// `size`: n for linpack and linpack-x, m for ep.
 std::unique_ptr<Workload> MakeWorkload(WorkloadKind kind, int size);
 
 }  // namespace ninf::loadtest

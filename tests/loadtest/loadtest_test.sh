@@ -55,6 +55,92 @@ if "$tool" --server "127.0.0.1:$port" --size 16,48 --mix 1 -c 1 --steps 1 -q > /
   fail "a --mix without a weight per size was accepted"
 fi
 
+# linpack-x, the Ninf paper's call: A and b in, only x back, so a call moves
+# about half of dgesv's bytes, and its answer is checked the same way.
+"$tool" --server "127.0.0.1:$port" --workload linpack-x --size 64 -c 2 --steps 2 -q \
+  --csv "$work/lx.csv" > "$work/lx.txt" || fail "linpack-x run failed: $(cat "$work/lx.txt")"
+[ "$(grep -c ',ok,' "$work/lx.csv")" -eq 4 ] || fail "not every linpack-x call was ok: $(cat "$work/lx.csv")"
+dgesv_bytes=$(awk -F, 'NR == 2 { print $9 }' "$work/calls.csv")
+lx_bytes=$(awk -F, 'NR == 2 { print $9 }' "$work/lx.csv")
+[ "$lx_bytes" -gt $((8 * 64 * 64)) ] && [ $((lx_bytes * 3)) -lt $((dgesv_bytes * 2)) ] ||
+  fail "linpack-x moved $lx_bytes bytes, dgesv $dgesv_bytes: x alone should come back"
+grep -q '^| linpack-x | linpack-x | 64 | 2 | 4 | 0 |' "$work/lx.txt" || fail "linpack-x row: $(cat "$work/lx.txt")"
+
+# Random phases (the default): each client's first tick at its own offset in
+# [0, s), not all at once. With these 8 seeds the latest offset is past 1 s
+# of the 2 s interval, and no call starts before its tick.
+"$tool" --server "127.0.0.1:$port" --size 16 -c 8 --interval 2 --steps 1 -q \
+  --csv "$work/phase.csv" > /dev/null || fail "phase run failed"
+awk -F, 'NR > 1 && $4 > last { last = $4 } END { exit !(last >= 1.0) }' "$work/phase.csv" ||
+  fail "every first call started within 1 s of a 2 s interval: $(cut -d, -f1,4 "$work/phase.csv")"
+
+# The server's measured CPU time from a control group. A v2 group's files in
+# a directory of our own: its counter does not move, so cpu_util is 0 (and
+# the booked utilization still comes from ninfd).
+mkdir "$work/cg"
+echo "usage_usec 5000000" > "$work/cg/cpu.stat"
+echo "0-1" > "$work/cg/cpuset.cpus.effective"
+"$tool" --server "127.0.0.1:$port" --size 32 -c 1 --steps 2 -q --server-cgroup "$work/cg" \
+  --summary "$work/cg.csv" > "$work/cg.txt" || fail "cgroup run failed: $(cat "$work/cg.txt")"
+col=$(head -1 "$work/cg.csv" | tr , '\n' | grep -nx cpu_util_mean | cut -d: -f1)
+[ -n "$col" ] || fail "no cpu_util_mean column: $(head -1 "$work/cg.csv")"
+[ "$(awk -F, -v c="$col" 'NR == 2 { print $c }' "$work/cg.csv")" = "0.0000" ] ||
+  fail "cpu_util of a group that used nothing: $(cat "$work/cg.csv")"
+# Not a group, and a v1 group whose cpuset cannot be found: clear errors.
+if "$tool" --server "127.0.0.1:$port" --size 32 -c 1 --steps 1 -q --server-cgroup "$work/none" \
+  > /dev/null 2> "$work/cgerr.txt"; then fail "a missing control group was accepted"; fi
+grep -q "control group $work/none" "$work/cgerr.txt" || fail "error: $(cat "$work/cgerr.txt")"
+mkdir "$work/v1"
+echo 123456789 > "$work/v1/cpuacct.usage"
+if "$tool" --server "127.0.0.1:$port" --size 32 -c 1 --steps 1 -q --server-cgroup "$work/v1" \
+  > /dev/null 2> "$work/cgerr.txt"; then fail "a group without its CPU count was accepted"; fi
+grep -q -- "--server-cpus" "$work/cgerr.txt" || fail "error does not name --server-cpus: $(cat "$work/cgerr.txt")"
+"$tool" --server "127.0.0.1:$port" --size 32 -c 1 --steps 1 -q --server-cgroup "$work/v1" \
+  --server-cpus 2 > /dev/null || fail "a v1 group with --server-cpus was refused"
+
+# A real group (root with a writable cgroup tree): ninfd and the executables
+# it starts run inside, and their CPU time is cpu_util.
+cgroot=/sys/fs/cgroup
+if [ "$(id -u)" -eq 0 ] && { [ -w "$cgroot" ] || [ -w "$cgroot/cpuacct" ]; }; then
+  name=ninf-loadtest-test-$$
+  if [ -f "$cgroot/cgroup.controllers" ]; then
+    cgdirs="$cgroot/$name"
+    cpuacct="$cgroot/$name"
+  else
+    cgdirs="$cgroot/cpuacct/$name $cgroot/cpuset/$name"
+    cpuacct="$cgroot/cpuacct/$name"
+  fi
+  if mkdir $cgdirs 2>/dev/null; then
+    if [ -d "$cgroot/cpuset/$name" ]; then
+      cat "$cgroot/cpuset/cpuset.cpus" > "$cgroot/cpuset/$name/cpuset.cpus"
+      cat "$cgroot/cpuset/cpuset.mems" > "$cgroot/cpuset/$name/cpuset.mems"
+    fi
+    procs=""
+    for d in $cgdirs; do procs="$procs $d/cgroup.procs"; done
+    # shellcheck disable=SC2016
+    sh -c 'for p in $0; do echo $$ > "$p"; done; exec "$@"' "$procs" \
+      "$ninfd" --port 0 --ready-file "$work/ready2" --log-level warn --unix-socket "" \
+      2>"$work/ninfd2.log" &
+    pid2=$!
+    for _ in $(seq 100); do [ -s "$work/ready2" ] && break; sleep 0.05; done
+    port2=$(head -1 "$work/ready2")
+    ok=1
+    "$tool" --server "127.0.0.1:$port2" --size 200 -c 2 --steps 6 -q --server-cgroup "$cpuacct" \
+      --summary "$work/cg2.csv" > "$work/cg2.txt" || ok=0
+    kill "$pid2" 2>/dev/null; wait "$pid2" 2>/dev/null || true
+    # The group empties once ninfd's executables have ended too.
+    for d in $cgdirs; do
+      for _ in $(seq 50); do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
+    done
+    [ "$ok" -eq 1 ] || fail "run in a real control group failed: $(cat "$work/cg2.txt")"
+    awk -F, -v c="$col" 'NR == 2 { exit !($c > 0 && $c <= 1.05) }' "$work/cg2.csv" ||
+      fail "cpu_util of a server that computed: $(cat "$work/cg2.csv")"
+    echo "loadtest_test: real control group: cpu_util $(awk -F, -v c="$col" 'NR == 2 { print $c }' "$work/cg2.csv")"
+  else
+    echo "loadtest_test: no control group could be made here: the real-group check is skipped"
+  fi
+fi
+
 # EP class S, answers checked against NAS; appended to the same summary.
 "$tool" --server "127.0.0.1:$port" --workload ep --size 20 -c 2 --steps 1 -q \
   --summary "$work/summary.csv" > "$work/ep.txt" || fail "ep run failed: $(cat "$work/ep.txt")"

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "loadtest/cgroup.h"
 #include "loadtest/run.h"
 
 using namespace ninf::loadtest;
@@ -90,7 +91,8 @@ TEST_CASE("loadtest_summary_in_the_seed_tables_form", "[loadtest]") {
         std::count(first_line.begin(), first_line.end(), '|'));
   const std::string csv = SummaryCsvRow("adaptive", "linpack", "600", 2, s);
   CHECK_THAT(csv, Catch::StartsWith("adaptive,linpack,600,2,4,1,"));
-  CHECK_THAT(csv, Catch::EndsWith(",1.5000,0.7500,1.000,1.500\n"));
+  // Not measured (no control group): an empty cpu_util, not a 0.
+  CHECK_THAT(csv, Catch::EndsWith(",1.5000,0.7500,,1.000,1.500\n"));
 }
 
 TEST_CASE("loadtest_mixed_sizes_are_summarized_per_size", "[loadtest]") {
@@ -125,4 +127,60 @@ TEST_CASE("loadtest_percentile_by_nearest_rank", "[loadtest]") {
   CHECK(Percentile(v, 95) == 95);
   CHECK(Percentile(v, 100) == 100);
   CHECK(Percentile(v, 0) == 1);
+}
+
+TEST_CASE("loadtest_cgroup_files_parse", "[loadtest]") {
+  CHECK(ParseCpuStatUsec("usage_usec 1500000\nuser_usec 1000000\nsystem_usec 500000\n") ==
+        Approx(1500000));
+  // v1's cpu hierarchy has a cpu.stat without usage_usec: not a v2 group.
+  CHECK_FALSE(ParseCpuStatUsec("nr_periods 0\nnr_throttled 0\nthrottled_time 0\n"));
+  CHECK(ParseCpuacctNs("2500000000\n") == Approx(2.5e9));
+  CHECK_FALSE(ParseCpuacctNs("x"));
+  CHECK(CountCpuList("0-3,6\n") == 5);
+  CHECK(CountCpuList("1") == 1);
+  CHECK(CountCpuList("") == 0);
+  CHECK(CountCpuList("3-1") == 0);
+  CHECK(CountCpuList("a-b") == 0);
+}
+
+TEST_CASE("loadtest_cpu_util_is_measured_beside_the_booked", "[loadtest]") {
+  // Booked: 1 core-second of routine in 4 s on 2 cores (0.125); measured:
+  // the group used 6 CPU-seconds of its 2 CPUs' 8 (0.75), e.g. transfers,
+  // data handling and oversubscription that booking does not see.
+  auto at = [](double t, double busy, double cpu) {
+    ServerSample x = ParseSample("cores:2\nbusy_core_seconds:" + std::to_string(busy) + "\n", t);
+    x.cpu_seconds = cpu;
+    x.cpu_count = 2;
+    x.cgroup = "/sys/fs/cgroup/g";
+    return x;
+  };
+  std::map<std::string, std::vector<ServerSample>> samples;
+  samples["s"] = {at(0, 10, 100), at(2, 10.5, 103), at(4, 11, 106)};
+  // A sample whose statistics query failed still carries the group's time.
+  ServerSample cpu_only;
+  cpu_only.at = 5;
+  cpu_only.cpu_seconds = 107.5;
+  cpu_only.cpu_count = 2;
+  samples["s"].push_back(cpu_only);
+  const Summary s = Summarize({}, samples);
+  CHECK(s.utilization.at("s") == Approx(0.125));
+  CHECK(s.cpu_utilization.at("s") == Approx(7.5 / 10));
+  CHECK_THAT(MarkdownRow("r", "linpack", "600", 1, s), Catch::Contains("| 0.12 | 0.75 |"));
+  CHECK_THAT(SummaryCsvRow("r", "linpack", "600", 1, s), Catch::Contains(",0.1250,0.7500,"));
+}
+
+TEST_CASE("loadtest_random_phases_spread_the_first_ticks", "[loadtest]") {
+  using Phase = RunConfig::Phase;
+  CHECK(FirstTickOffset(Phase::kAligned, 3.0, 5) == 0);
+  CHECK(FirstTickOffset(Phase::kRandom, 0.0, 5) == 0);  // a closed loop has no phase
+  double lo = 3, hi = 0;
+  for (int i = 0; i < 16; ++i) {
+    const double x = FirstTickOffset(Phase::kRandom, 3.0, i);
+    CHECK(x >= 0);
+    CHECK(x < 3.0);
+    CHECK(x == FirstTickOffset(Phase::kRandom, 3.0, i));  // seeded: the same every run
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+  }
+  CHECK(hi - lo > 1.5);  // spread over the interval, not one burst
 }
