@@ -224,10 +224,15 @@ point() {
   local runner=() wl=$workload extra=()
   [[ $item == table8 ]] && wl=ep
   [[ -z $sites_set ]] || runner=("$ninf_sites" exec "$sites_set" hub)
-  if lt_has --server-cgroup; then
+  # In a site's hub `ip netns exec` mounts a sysfs of its own, without the
+  # control groups: the tool cannot read them there, this script does.
+  if [[ -z $sites_set ]] && lt_has --server-cgroup; then
     # The group's directory that holds its CPU time (v2: the one; v1: cpuacct's).
+    # (v1's cpu hierarchy has a cpu.stat too, without usage_usec.)
     local d acct=""
-    for d in $(_cg_dirs server); do [[ -n $acct || ! ( -e $d/cpu.stat || -e $d/cpuacct.usage ) ]] || acct=$d; done
+    for d in $(_cg_dirs server); do
+      if [[ $cg_version == 2 || -e $d/cpuacct.usage ]]; then acct=$d; break; fi
+    done
     [[ -z $acct ]] || extra+=(--server-cgroup "$acct" --server-cpus "$server_cores")
   fi
   if lt_has --series; then extra+=(--series "$work/series-$id.csv"); fi

@@ -168,8 +168,30 @@ def _mean_at(rows, n, c):
     return hit[0]['mflops'][2] if hit and hit[0]['ok'] else None
 
 
+def _mbs_at(rows, n, c):
+    hit = _by(rows, n=n, c=c)
+    return hit[0]['mbs'][2] if hit and hit[0]['ok'] else None
+
+
 def _fmt(x, digits=2):
     return '-' if x is None else f'{x:.{digits}f}'
+
+
+def _ratio(a, b):
+    """a / b, or None when either is missing (a point without a successful
+    call): a verdict on missing data is "no data", never "holds"."""
+    return a / b if a is not None and b else None
+
+
+def _all(pred, values):
+    values = list(values)
+    if not values or any(v is None for v in values):
+        return None
+    return all(pred(v) for v in values)
+
+
+def _show(pairs, digits=2, suffix=''):
+    return ', '.join(f'n={n}: {_fmt(v, digits)}{suffix}' for n, v in pairs)
 
 
 def saturation_c(cores, paper_cores=paper.J90_PES):
@@ -185,18 +207,13 @@ def verdict_lan(rows, cores):
     if not sizes or len(cs) < 2:
         return [Verdict('per-call Mflops falls with c', None, 'needs two client counts')]
     lo, hi = cs[0], cs[-1]
-    rel = {n: (_mean_at(rows, n, hi) or 0) / (_mean_at(rows, n, lo) or 1) for n in sizes}
+    rel = {n: _ratio(_mean_at(rows, n, hi), _mean_at(rows, n, lo)) for n in sizes}
     out.append(Verdict(f'(a) per-call Mflops falls with c: mean at c = {hi} <= 0.5 x c = {lo} '
                        '(paper 0.21-0.30 at c = 16)',
-                       all(v <= 0.5 for v in rel.values()),
-                       ', '.join(f'n={n}: {v:.2f}' for n, v in rel.items())))
-    mrel = {}
-    for n in sizes:
-        a, b = _by(rows, n=n, c=lo), _by(rows, n=n, c=hi)
-        mrel[n] = b[0]['mbs'][2] / a[0]['mbs'][2] if a and b and a[0]['mbs'][2] > 0 else 0
+                       _all(lambda v: v <= 0.5, rel.values()), _show(rel.items())))
+    mrel = {n: _ratio(_mbs_at(rows, n, hi), _mbs_at(rows, n, lo)) for n in sizes}
     out.append(Verdict(f'(b) per-call MB/s falls with c: c = {hi} <= 0.5 x c = {lo} (paper 0.20-0.35)',
-                       all(v <= 0.5 for v in mrel.values()),
-                       ', '.join(f'n={n}: {v:.2f}' for n, v in mrel.items())))
+                       _all(lambda v: v <= 0.5, mrel.values()), _show(mrel.items())))
     sat = saturation_c(cores)
     sat_hit = {}
     for n in sizes:
@@ -207,17 +224,19 @@ def verdict_lan(rows, cores):
                        all(v >= 80 for v in sat_hit.values()),
                        ', '.join(f'n={n}: {v:.0f} %' for n, v in sat_hit.items())))
     loads = {n: _by(rows, n=n, c=hi)[0]['load'] for n in sizes if _by(rows, n=n, c=hi)}
+    loads = {n: (None if v != v else v) for n, v in loads.items()}  # NaN: no samples
     out.append(Verdict(f'(d) load approaches c: load at c = {hi} >= 0.6 c (paper 13-17 of 16)',
-                       all(v >= 0.6 * hi for v in loads.values()),
-                       ', '.join(f'n={n}: {v:.1f}' for n, v in loads.items())))
+                       _all(lambda v: v >= 0.6 * hi, loads.values()),
+                       _show(loads.items(), 1)))
     ends = [_mean_at(rows, n, hi) for n in sizes]
     ends = [e for e in ends if e]
     if len(ends) >= 2:
         spread = max(ends) / min(ends)
         out.append(Verdict(f'(e) at c = {hi} every n converges: max/min of the means <= 1.3 '
                            '(paper 21.1-23.9: 1.13)', spread <= 1.3, f'{spread:.2f}'))
-        firsts = [_mean_at(rows, n, lo) or 0 for n in sizes]
-        out.append(Verdict(f'(f) at c = {lo} larger n is faster', firsts == sorted(firsts),
+        firsts = [_mean_at(rows, n, lo) for n in sizes]
+        out.append(Verdict(f'(f) at c = {lo} larger n is faster',
+                           None if None in firsts else firsts == sorted(firsts),
                            ' < '.join(_fmt(x, 0) for x in firsts)))
     return out
 
@@ -229,15 +248,13 @@ def verdict_versions(four, one):
     cs = sorted({r['c'] for r in four} & {r['c'] for r in one})
     sizes = sorted({r['n'] for r in four} & {r['n'] for r in one})
     lo, hi = cs[0], cs[-1]
-    win = {n: (_mean_at(four, n, lo) or 0) / (_mean_at(one, n, lo) or 1) for n in sizes}
-    tie = {n: (_mean_at(one, n, hi) or 0) / (_mean_at(four, n, hi) or 1) for n in sizes}
+    win = {n: _ratio(_mean_at(four, n, lo), _mean_at(one, n, lo)) for n in sizes}
+    tie = {n: _ratio(_mean_at(one, n, hi), _mean_at(four, n, hi)) for n in sizes}
     return [
         Verdict(f'4-PE faster than 1-PE at c = {lo} (paper 1.28-1.70x)',
-                all(v > 1.0 for v in win.values()),
-                ', '.join(f'n={n}: {v:.2f}x' for n, v in win.items())),
+                _all(lambda v: v > 1.0, win.values()), _show(win.items(), 2, 'x')),
         Verdict(f'near tie at c = {hi}: 1-PE / 4-PE within 0.8-1.3 (paper 1.03-1.14)',
-                all(0.8 <= v <= 1.3 for v in tie.values()),
-                ', '.join(f'n={n}: {v:.2f}' for n, v in tie.items())),
+                _all(lambda v: 0.8 <= v <= 1.3, tie.values()), _show(tie.items())),
     ]
 
 
@@ -248,11 +265,11 @@ def verdict_smp(rows, cores):
         return [Verdict('small fall with c <= cores', None, 'needs two client counts')]
     n = sorted({r['n'] for r in rows})[0]
     lo, hi = _mean_at(rows, n, cs[0]), _mean_at(rows, n, cs[-1])
-    rel = (hi or 0) / (lo or 1)
+    rel = _ratio(hi, lo)
     util = _by(rows, n=n, c=cs[-1])[0]['util']
     return [
         Verdict(f'per-call Mflops barely falls: c = {cs[-1]} >= 0.6 x c = {cs[0]} (paper 0.74)',
-                rel >= 0.6, f'{rel:.2f}'),
+                None if rel is None else rel >= 0.6, _fmt(rel)),
         Verdict(f'headroom at c = {cs[-1]}: utilization < 95 % (paper 89.9 %)', util < 95,
                 f'{util:.0f} %'),
     ]
@@ -272,15 +289,15 @@ def verdict_surface(rows, cores):
         if r['c'] * r['t'] <= cores and base and r['c'] > cs[0]:
             below.append(r['mflops'][2] / base)
     big = ts[-1]
-    b1 = _mean_at(_by(rows, t=big), n, cs[0]) or 0
-    bn = _mean_at(_by(rows, t=big), n, cs[-1]) or 0
+    b1 = _mean_at(_by(rows, t=big), n, cs[0])
+    bn = _mean_at(_by(rows, t=big), n, cs[-1])
     return [
         Verdict(f'good below the diagonal: every point with c x t <= {cores} keeps >= 0.7 of '
                 'its t\'s c = 1 Mflops',
                 (all(x >= 0.7 for x in below) if below else None),
                 ', '.join(f'{x:.2f}' for x in below) or 'no such point past c = 1'),
         Verdict(f'collapse for high t: t = {big} at c = {cs[-1]} <= 0.25 x its c = {cs[0]}',
-                bn <= 0.25 * b1 if b1 else None, f'{bn / b1:.2f}' if b1 else '-'),
+                bn <= 0.25 * b1 if b1 and bn is not None else None, _fmt(_ratio(bn, b1))),
     ]
 
 
@@ -291,25 +308,20 @@ def verdict_wan(rows):
     if not sizes or len(cs) < 2:
         return [Verdict('per-call Mflops falls as 1/c', None, 'needs two client counts')]
     lo, hi = cs[0], cs[-1]
-    rel = {n: (_mean_at(rows, n, hi) or 0) / (_mean_at(rows, n, lo) or 1) for n in sizes}
+    rel = {n: _ratio(_mean_at(rows, n, hi), _mean_at(rows, n, lo)) for n in sizes}
     bound = 2.5 * lo / hi  # 1/c with room (the paper: 0.09 at c = 16)
-    mrel = {}
-    for n in sizes:
-        a, b = _by(rows, n=n, c=lo), _by(rows, n=n, c=hi)
-        mrel[n] = b[0]['mbs'][2] / a[0]['mbs'][2] if a and b and a[0]['mbs'][2] > 0 else 0
+    mrel = {n: _ratio(_mbs_at(rows, n, hi), _mbs_at(rows, n, lo)) for n in sizes}
     util = max(r['util'] for r in rows)
-    firsts = [_mean_at(rows, n, lo) or 0 for n in sizes]
+    firsts = [_mean_at(rows, n, lo) for n in sizes]
     return [
         Verdict(f'per-call Mflops falls as 1/c: c = {hi} <= {bound:.2f} x c = {lo} (paper 0.09)',
-                all(v <= bound for v in rel.values()),
-                ', '.join(f'n={n}: {v:.2f}' for n, v in rel.items())),
+                _all(lambda v: v <= bound, rel.values()), _show(rel.items())),
         Verdict(f'per-call MB/s falls as 1/c (the link is shared): <= {bound:.2f} (paper 0.09)',
-                all(v <= bound for v in mrel.values()),
-                ', '.join(f'n={n}: {v:.2f}' for n, v in mrel.items())),
+                _all(lambda v: v <= bound, mrel.values()), _show(mrel.items())),
         Verdict('the server stays idle: utilization <= 30 % at every point (paper 4-16 %)',
                 util <= 30, f'max {util:.0f} %'),
         Verdict(f'larger n is faster at c = {lo}',
-                firsts == sorted(firsts) if len(firsts) >= 2 else None,
+                firsts == sorted(firsts) if len(firsts) >= 2 and None not in firsts else None,
                 ' < '.join(_fmt(x) for x in firsts)),
     ]
 
@@ -369,15 +381,17 @@ def verdict_ep(rows, cores):
     if len(cs) < 2:
         return [Verdict('EP shape', None, 'needs two client counts')]
     n = lan[0]['n']
-    base = _mean_at(lan, n, cs[0]) or 1
+    base = _mean_at(lan, n, cs[0])
+    if not base or any(_mean_at(lan, n, c) is None for c in cs):
+        return [Verdict('EP shape', None, 'a LAN point without a successful call')]
     out = []
     held = [c for c in cs if c <= cores]
-    held_rel = min((_mean_at(lan, n, c) or 0) / base for c in held)
+    held_rel = min(_mean_at(lan, n, c) / base for c in held)
     out.append(Verdict(f'per-call Mflops held up to c = {cores} (>= 0.85 of c = 1)',
                        held_rel >= 0.85, f'{held_rel:.2f}'))
     past = [c for c in cs if c > cores]
     if past:
-        checks = [((_mean_at(lan, n, c) or 0) / base, cores / c) for c in past]
+        checks = [(_mean_at(lan, n, c) / base, cores / c) for c in past]
         out.append(Verdict('past the cores it falls as cores / c (within 25 %)',
                            all(abs(x / e - 1) <= 0.25 for x, e in checks),
                            ', '.join(f'c={c}: {x:.2f} (1/c: {e:.2f})'

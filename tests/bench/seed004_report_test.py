@@ -118,6 +118,23 @@ def site_rows(one_total, four_total, site_a, util, four_mflops=9):
     ]
 
 
+class MissingData(unittest.TestCase):
+    """A point without one successful call makes "no data", never "holds"."""
+
+    def test_failed_points(self):
+        for table, fn in ((paper.TABLE3, lambda r: report.verdict_lan(r, 4)),
+                          (paper.TABLE6, report.verdict_wan),
+                          (paper.TABLE8, lambda r: report.verdict_ep(r, 4))):
+            rows = rows_of(table)
+            for r in rows:
+                if r['c'] == 16:
+                    r['ok'], r['mflops'], r['mbs'] = 0, (0, 0, 0), (0, 0, 0)
+            got = fn(rows)
+            self.assertTrue(any(v.holds is None for v in got), [(v.claim, v.holds) for v in got])
+            self.assertFalse(any(v.holds is True and 'falls' in v.claim and '16' in v.claim
+                                 for v in got))
+
+
 class Fig8(unittest.TestCase):
     def test_paper_shape_holds(self):
         got = report.verdict_sites(site_rows(1.0, 3.6, 0.85, 25))
