@@ -555,11 +555,18 @@ def plot(item, rows, cores, path):
         for i, t in enumerate(ts):
             for j, c in enumerate(cs):
                 ax.text(j, i, f'{grid[i][j]:.0f}', ha='center', va='center', color='w', fontsize=8)
-        # The c x t = cores diagonal, in index space (both axes are powers of 2).
-        xs = [j for j, c in enumerate(cs) for i, t in enumerate(ts) if c * t == cores]
-        ys = [i for j, c in enumerate(cs) for i, t in enumerate(ts) if c * t == cores]
-        if xs:
-            ax.plot(xs, ys, 'r--', label=f'c x t = {cores} cores')
+        # The region c x t <= cores outlined, its edge c x t = cores in red
+        # (the paper: good below the diagonal, collapse above it).
+        from matplotlib.patches import Rectangle
+        first = True
+        for i, t in enumerate(ts):
+            for j, c in enumerate(cs):
+                if c * t <= cores:
+                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=2,
+                                           ec='red' if c * t == cores else 'white', ls='--',
+                                           label=f'c x t <= {cores} cores' if first else None))
+                    first = False
+        if not first:
             ax.legend(loc='upper right', fontsize=8)
         ax.set_xlabel('clients c')
         ax.set_ylabel('threads per call t')
@@ -571,7 +578,9 @@ def plot(item, rows, cores, path):
         labels, mfl, tot = [], [], []
         for adm in adms:
             for r in sorted(_by(rows, admission=adm), key=lambda r: (r['c'], r['label'])):
-                labels.append(f"{r['label']}\nc={r['c']}" + (f'\n{adm}' if len(adms) > 1 else ''))
+                name = (f"four sites\n{r['c'] // 4} each" if r['label'] == 'four-sites'
+                        else f"one site\nc = {r['c']}")
+                labels.append(name + (f'\n{adm}' if len(adms) > 1 else ''))
                 mfl.append(r['mflops'][2])
                 tot.append(r['total_mbs'])
         axes[0].bar(range(len(labels)), mfl, color='tab:blue')
