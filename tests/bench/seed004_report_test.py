@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.join(ROOT, 'bench', 'seed004'))
 import paper  # noqa: E402
 import report  # noqa: E402
 
-TESTDATA = os.path.join(ROOT, 'bench', 'seed004', 'testdata')
+TESTDATA = os.path.join(ROOT, 'bench', 'seed004', 'testdata', 'multi')
 
 
 def rows_of(table, version='1pe', label=None, admission='start'):
@@ -216,12 +216,12 @@ class Index(unittest.TestCase):
 
 
 class Recorded(unittest.TestCase):
-    """Every recorded quick run under testdata/ renders, with a verdict table."""
+    """Every recorded quick run under testdata/multi/ renders, with a verdict table."""
 
     def test_render(self):
         items = sorted(d for d in os.listdir(TESTDATA)
                        if os.path.isdir(os.path.join(TESTDATA, d))) if os.path.isdir(TESTDATA) else []
-        self.assertTrue(items, 'no recorded runs in bench/seed004/testdata')
+        self.assertTrue(items, 'no recorded runs in bench/seed004/testdata/multi')
         for item in items:
             folder = os.path.join(TESTDATA, item)
             rows = report.load_points(folder)
