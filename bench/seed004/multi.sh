@@ -246,7 +246,7 @@ point() {
   wait "$pid" || failed=1
   bench_stop "$pid"
   t1=$(date +%s.%N) s1=$(cg_usage_usec server) c1=$(cg_usage_usec clients)
-  [[ $failed == 0 ]] || echo "$0: calls failed at $label n=$n c=$c (see $work/lt.log)" >&2
+  [[ $failed == 0 ]] || echo "$0: calls failed at $label n=$n c=$c (see lt.log in the data folder)" >&2
   echo "$id,$item,$label,$version,$adm,$site,$wl,$n,$c,$t,$s,$probability,$duration,$(echo "$t1 - $t0" | bc),$server_cores,$(echo "scale=3; ($s1 - $s0) / 1000000" | bc),$client_cores,$(echo "scale=3; ($c1 - $c0) / 1000000" | bc),$rate,$delay,$failed" >>"$points"
 }
 
@@ -276,7 +276,7 @@ calibrate() {
   server_start 1pe "${admission%% *}" local
   "$lt" --server "$server_addr" --workload "$workload" --size "$n0" --clients 1 --interval 0 \
     --steps 3 -q --csv "$work/calibration.csv" >/dev/null 2>>"$work/lt.log" ||
-    { echo "$0: the calibration calls failed" >&2; exit 1; }
+    { echo "$0: the calibration calls failed:" >&2; tail -n 5 "$work/lt.log" >&2; exit 1; }
   server_stop
   # tau, s, and the bytes per second that make the paper's transfer times.
   read -r F tau s_auto lan_bps wan_bps < <(/usr/bin/python3 "$seed_dir/report.py" calibrate \
@@ -298,6 +298,10 @@ nclients=$(words "$clients")
 nversions=$(words "$versions")
 nadm=$(words "$admission")
 sites_args=()
+case $item in
+  table6 | table7 | fig8 | table8)
+    note "the links' delay relays (ninf-linkdelay, made by ninf-sites) run outside both groups: their CPU is in neither figure" ;;
+esac
 
 case $item in
   table3 | table4 | table5)
@@ -462,5 +466,5 @@ cmdline="bash bench/seed004/$item.sh $(basename "$build")"
 # ITEM DIR) and the verdicts tested on it.
 mkdir -p "${out%.md}.data"
 cp "$work"/points.csv "$work"/notes.txt "$work"/calls-*.csv "${out%.md}.data/" 2>/dev/null || true
-cp "$work"/summary-*.csv "$work"/series-*.csv "${out%.md}.data/" 2>/dev/null || true
+cp "$work"/summary-*.csv "$work"/series-*.csv "$work"/lt.log "$work"/ninfd.log "${out%.md}.data/" 2>/dev/null || true
 echo "$0: wrote $out (data in ${out%.md}.data/)" >&2
