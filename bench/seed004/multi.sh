@@ -342,6 +342,7 @@ case $item in
     ;;
   fig6)
     [[ -n $threads ]] || { threads=1; t=2; while ((t <= 2 * server_cores)); do threads+=" $t"; t=$((t * 2)); done; }
+    note "t = $threads threads per call on $server_cores server cores (the paper's SMP had 16 CPUs: scaled, so the c x t = cores diagonal sits at $server_cores; a 16-core server runs the paper's with --server-cpus)"
     announce $((nsizes * nclients * $(words "$threads") * nadm))
     calibrate
     [[ $interval == auto ]] && interval=$s_auto
