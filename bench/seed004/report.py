@@ -346,9 +346,12 @@ def verdict_sites(rows):
                            ratio >= 3, f'{ratio:.2f}x ({_fmt(f["total_mbs"])} against '
                            f'{_fmt(o["total_mbs"])} MB/s)'))
         if same:
-            r2 = f['total_mbs'] / same[0]['total_mbs'] if same[0]['total_mbs'] else 0
-            out.append(Verdict(f'c = {per} per site: four sites >= 2x one site with all {c4} '
-                               'clients (one link is the limit)', r2 >= 2, f'{r2:.2f}x'))
+            # Bytes moved per second by the same c4 clients behind four links
+            # against one: links used at once (the 1998 server) or in turn.
+            r2 = _ratio(f.get('delivered_mbs'), same[0].get('delivered_mbs'))
+            out.append(Verdict(f'c = {per} per site: the same {c4} clients behind four links move '
+                               '>= 2x the bytes per second of one link (transfers overlap)',
+                               None if r2 is None else r2 >= 2, f'{_fmt(r2)}x'))
         # Per-client performance with the other sites calling against site
         # a alone: equal when the links are independent and the server
         # overlaps their transfers (the paper's point), lower when calls

@@ -111,9 +111,9 @@ def site_rows(one_total, four_total, site_a, util, four_mflops=9):
         dict(base, label='one-site', c=1, total_mbs=one_total, mflops=(10, 10, 10), util=5,
              site_a_mbs=1.0),
         dict(base, label='one-site', c=4, total_mbs=one_total, mflops=(3, 3, 3), util=5,
-             site_a_mbs=0.25, mbs=(0.3, 0.2, 0.25)),
+             site_a_mbs=0.25, mbs=(0.3, 0.2, 0.25), delivered_mbs=one_total),
         dict(base, label='four-sites', c=4, total_mbs=four_total,
-             mflops=(four_mflops, four_mflops, four_mflops), util=util,
+             mflops=(four_mflops, four_mflops, four_mflops), util=util, delivered_mbs=four_total,
              site_a_mbs=site_a),
     ]
 
