@@ -21,6 +21,23 @@
 //     |<-- CTL_WANT_SLOT -------------|   the client sent its next call
 //     |--- CTL_SLOT ----------------->|   granted (error_code 0) or refused
 //
+// Admission after arrival (HANDOFF flag kHandoffArgsFirst, ninfd's
+// `admission = "arrival"`): the call holds no slot at the hand-off. The
+// executable reads the arguments first, then asks for the slot with them in
+// memory (WANT_SLOT carries bytes_in, recv_seconds, the result's bytes in
+// bytes_out and the CalcOrder in work_flops, for the queue's order), sends
+// the client heartbeats while it waits (and one on CTL_PROBE), and
+// computes once CTL_SLOT grants it (with its threads). The same order holds
+// for a handle's later calls:
+//
+//     |--- CTL_HANDOFF (+ fd) ------->|   no slot, no threads yet
+//     |<-- CTL_WANT_SLOT -------------|   arguments in
+//     |--- CTL_SLOT ----------------->|   granted: threads, time waited
+//     |<-- CTL_ARGS_RECEIVED ---------|   computing
+//     ...
+//     |<-- CTL_ARRIVING --------------|   a handle's next ARGS frame has come
+//     |<-- CTL_WANT_SLOT -------------|   its arguments are in
+//
 // A one-shot executable that ninfd allows to serve further calls (HANDOFF
 // flag kHandoffReusable) does not exit after its call: it closes its copy of
 // the client's socket, forgets the client (OUT and WORK buffers are cleared
@@ -90,6 +107,10 @@ enum ControlKind : uint32_t {
   CTL_KEPT = 11,
   CTL_PROVE = 12,
   CTL_PROVED = 13,
+  // Admission after arrival: a handle's next call's ARGS frame has come;
+  // its arguments are arriving (no answer: the slot is asked for once they
+  // are in, with CTL_WANT_SLOT). ninfd watches their progress from here.
+  CTL_ARRIVING = 14,
 };
 
 inline constexpr std::size_t kStoreTokenSize = 16;
@@ -105,6 +126,9 @@ inline constexpr uint32_t kHandoffKeyed = 0x4;
 // HANDOFF's psk, and the executable accepts the client's TLS handshake
 // authenticated by that key before it reads a frame (protocol/tls.h).
 inline constexpr uint32_t kHandoffTls = 0x8;
+// Admission after arrival: read each call's arguments, then ask for its
+// slot (CTL_WANT_SLOT) and compute once it is granted.
+inline constexpr uint32_t kHandoffArgsFirst = 0x10;
 inline constexpr std::size_t kControlPskSize = 32;
 // Sizes of the authentication exchange (protocol/auth.h), which the
 // executables do not link.
@@ -121,12 +145,14 @@ struct ControlMsg {
                                 // CALL_DONE: 1 if the routine is single-threaded, else 0
   uint32_t heartbeat_ms = 0;    // HANDOFF: send FRAME_HEARTBEAT this often while computing
   uint32_t cpu_seconds = 0;     // HANDOFF: CPU budget of each call (0 = none)
-  uint64_t bytes_in = 0;        // CALL_DONE: bytes received from the client
-  uint64_t bytes_out = 0;       // CALL_DONE: bytes sent to the client; KEEP: the bytes kept
-  double recv_seconds = 0;      // CALL_DONE: time receiving arguments
+  uint64_t bytes_in = 0;        // CALL_DONE, WANT_SLOT (after arrival): bytes received
+  uint64_t bytes_out = 0;       // CALL_DONE: bytes sent to the client; KEEP: the bytes kept;
+                                // WANT_SLOT (after arrival): the result's bytes still to send
+  double recv_seconds = 0;      // CALL_DONE, WANT_SLOT (after arrival): time receiving arguments
   double compute_seconds = 0;   // CALL_DONE: time in the routine
   double send_seconds = 0;      // CALL_DONE: time sending results
-  double work_flops = 0;        // ARGS_RECEIVED, CALL_DONE: CalcOrder on the IN scalars (0: none)
+  double work_flops = 0;        // ARGS_RECEIVED, CALL_DONE, WANT_SLOT: CalcOrder on the IN scalars
+                                // (0: none)
   double queue_seconds = 0;     // HANDOFF, SLOT: how long the call waited for its slot
   uint64_t store_id = 0;        // HANDOFF (two-phase), KEPT: the store entry
   uint32_t param = 0;           // KEEP: the parameter, or kKeepWholeResult

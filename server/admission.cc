@@ -139,13 +139,28 @@ Admission::Decision Admission::Offer(const CallDemand &call, double now, int *th
   const uint64_t seq = arrivals_++;
   // FCFS orders by arrival alone; SJF by arrival + predicted run time in
   // seconds since an arbitrary origin (`now`'s), ties by arrival.
-  const double order = config_.order == QueueOrder::kSjf
-                           ? now + config_.sjf_aging * std::max(0.0, call.predicted_seconds)
-                           : 0;
+  const double arrived = call.arrived >= 0 ? std::min(call.arrived, now) : now;
+  const double order =
+      config_.order == QueueOrder::kSjf
+          ? arrived + config_.sjf_aging * (std::max(0.0, call.predicted_seconds) +
+                                           std::max(0.0, call.transfer_seconds))
+          : 0;
   const Key key{order, seq, call.id};
   queue_.insert(key);
   waiting_[call.id] = Waiting{key, call.max_threads, call.ranks, call.user, call.user_slots};
   ++queued_by_user_[call.user];
+  return Decision::kQueue;
+}
+
+Admission::Decision Admission::Precheck(const CallDemand &call, std::size_t arriving,
+                                        std::size_t user_arriving) const {
+  // It could start at once: no refusal whatever the queue holds.
+  if (running_ + static_cast<int>(arriving) < config_.slots && queue_.empty() &&
+      !AtUserCap(call.user, call.user_slots))
+    return Decision::kRun;
+  if (queue_.size() + arriving >= config_.queue_limit) return Decision::kReject;
+  if (call.user_queued > 0 && queued_of(call.user) + user_arriving >= call.user_queued)
+    return Decision::kUserQueueFull;
   return Decision::kQueue;
 }
 
@@ -198,6 +213,151 @@ std::vector<uint64_t> Admission::TakeQueue() {
   queue_.clear();
   waiting_.clear();
   queued_by_user_.clear();
+  return out;
+}
+
+double TransferSecondsAhead(uint64_t result_bytes, uint64_t received_bytes,
+                            double receive_seconds) {
+  // Below these the arguments were in the socket's buffer already: their
+  // "rate" is a memory copy's and would predict nothing about the link.
+  constexpr uint64_t kMinBytes = 256 * 1024;
+  constexpr double kMinSeconds = 0.005;
+  if (result_bytes == 0 || received_bytes < kMinBytes || !(receive_seconds >= kMinSeconds))
+    return 0;
+  return static_cast<double>(result_bytes) * receive_seconds /
+         static_cast<double>(received_bytes);
+}
+
+bool ParseAdmissionOrder(std::string_view text, AdmissionOrder *out) {
+  if (text == "arrival")
+    *out = AdmissionOrder::kArrival;
+  else if (text == "start")
+    *out = AdmissionOrder::kStart;
+  else
+    return false;
+  return true;
+}
+
+const char *AdmissionOrderName(AdmissionOrder order) {
+  return order == AdmissionOrder::kStart ? "start" : "arrival";
+}
+
+bool ArrivesFirst(const ArrivalFacts &f) {
+  return f.order == AdmissionOrder::kArrival && !f.two_phase && f.direct_launch && !f.redirected;
+}
+
+ArrivalBounds ResolveArrivalBounds(int64_t limit, int64_t bytes, int64_t client_limit,
+                                   int64_t client_bytes, uint64_t memory_bytes) {
+  ArrivalBounds b;
+  b.calls = static_cast<std::size_t>(std::max<int64_t>(1, limit));
+  b.bytes = bytes > 0 ? static_cast<uint64_t>(bytes) : std::max<uint64_t>(1, memory_bytes / 4);
+  b.client_calls = client_limit > 0 ? static_cast<std::size_t>(client_limit) : b.calls;
+  b.client_bytes =
+      client_bytes > 0 ? static_cast<uint64_t>(client_bytes) : std::max<uint64_t>(1, b.bytes / 4);
+  return b;
+}
+
+bool MayArrive(const ArrivalLoad &held, uint64_t bytes, std::size_t max_calls,
+               uint64_t max_bytes) {
+  if (held.calls == 0) return true;
+  if (max_calls > 0 && held.calls >= max_calls) return false;
+  return max_bytes == 0 || (held.bytes <= max_bytes && bytes <= max_bytes - held.bytes);
+}
+
+uint64_t ChargedArrivalBytes(bool known, uint64_t frame_bytes, const ArrivalBounds &bounds) {
+  if (known) return frame_bytes;
+  if (bounds.bytes == 0) return 0;
+  return bounds.bytes / std::max<std::size_t>(1, bounds.calls);
+}
+
+ArrivalLoad ArrivalGate::held_of(const std::string &client) const {
+  auto it = by_client_.find(client);
+  return it == by_client_.end() ? ArrivalLoad{} : it->second;
+}
+
+bool ArrivalGate::Fits(const Call &call, const ArrivalBounds &b, bool *client_blocked) const {
+  *client_blocked = !MayArrive(held_of(call.client), call.bytes, b.client_calls, b.client_bytes);
+  return !*client_blocked && MayArrive(held_, call.bytes, b.calls, b.bytes);
+}
+
+void ArrivalGate::Hold(const Call &call) {
+  holding_[call.id] = call;
+  ++held_.calls;
+  held_.bytes += call.bytes;
+  ArrivalLoad &mine = by_client_[call.client];
+  ++mine.calls;
+  mine.bytes += call.bytes;
+}
+
+bool ArrivalGate::Offer(const Call &call, const ArrivalBounds &bounds) {
+  // Nobody who may go waits before it (calls blocked by their own client's
+  // bound do not hold back other clients).
+  bool waiting_may_go = false;
+  for (const Call &w : waiting_) {
+    bool client_blocked = false;
+    (void)Fits(w, bounds, &client_blocked);
+    if (!client_blocked) {
+      waiting_may_go = true;
+      break;
+    }
+  }
+  bool client_blocked = false;
+  if (!waiting_may_go && Fits(call, bounds, &client_blocked)) {
+    Hold(call);
+    return true;
+  }
+  waiting_.push_back(call);
+  ++waiting_load_.calls;
+  waiting_load_.bytes += call.bytes;
+  return false;
+}
+
+void ArrivalGate::Done(uint64_t id) {
+  auto it = holding_.find(id);
+  if (it == holding_.end()) return;
+  const Call &call = it->second;
+  held_.calls -= 1;
+  held_.bytes -= std::min(held_.bytes, call.bytes);
+  if (auto c = by_client_.find(call.client); c != by_client_.end()) {
+    c->second.calls -= std::min<std::size_t>(c->second.calls, 1);
+    c->second.bytes -= std::min(c->second.bytes, call.bytes);
+    if (c->second.calls == 0) by_client_.erase(c);
+  }
+  holding_.erase(it);
+}
+
+std::optional<uint64_t> ArrivalGate::Next(const ArrivalBounds &bounds) {
+  for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+    bool client_blocked = false;
+    if (Fits(*it, bounds, &client_blocked)) {
+      const Call call = *it;
+      waiting_.erase(it);
+      --waiting_load_.calls;
+      waiting_load_.bytes -= std::min(waiting_load_.bytes, call.bytes);
+      Hold(call);
+      return call.id;
+    }
+    if (!client_blocked) return std::nullopt;  // the server is full: arrival order
+  }
+  return std::nullopt;
+}
+
+bool ArrivalGate::Withdraw(uint64_t id) {
+  for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+    if (it->id != id) continue;
+    --waiting_load_.calls;
+    waiting_load_.bytes -= std::min(waiting_load_.bytes, it->bytes);
+    waiting_.erase(it);
+    return true;
+  }
+  return false;
+}
+
+std::vector<uint64_t> ArrivalGate::TakeWaiting() {
+  std::vector<uint64_t> out;
+  for (const Call &c : waiting_) out.push_back(c.id);
+  waiting_.clear();
+  waiting_load_ = {};
   return out;
 }
 

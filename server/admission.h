@@ -102,7 +102,24 @@ struct CallDemand {
   std::string user{};
   int user_slots = 0;
   std::size_t user_queued = 0;
+  // kSjf's aging counts from the CALL's arrival (`arrived`, on `now`'s
+  // clock; negative: now), not from the moment the call asks for its slot:
+  // under admission after arrival a call asks once its arguments are in,
+  // and a slow link must not make it younger. `transfer_seconds`: what the
+  // call still has to move once it has computed (its result over the
+  // client's measured throughput), which keeps its client waiting as much
+  // as its run time does, so SJF counts it (0: unknown or none).
+  double arrived = -1;
+  double transfer_seconds = 0;
 };
+
+// The transfer still ahead of a call: `result_bytes` at the rate its
+// arguments came in (`received_bytes` in `receive_seconds`). 0 when the rate
+// is unknown (too few bytes or too short a time to say: a call whose
+// arguments were already in the socket's buffer measures memory, not the
+// link).
+double TransferSecondsAhead(uint64_t result_bytes, uint64_t received_bytes,
+                            double receive_seconds);
 
 // A call that may start now, with its threads.
 struct Grant {
@@ -127,6 +144,15 @@ class Admission {
   // under its slot quota and nobody who may start is waiting before it;
   // then *threads is its thread count.
   Decision Offer(const CallDemand &call, double now, int *threads);
+
+  // Before a call admitted after arrival is handed over: whether its
+  // Offer, once its arguments are in, would be refused (kReject,
+  // kUserQueueFull) as things stand, counting the calls already arriving
+  // (`arriving`, of them `user_arriving` the call's user's) as waiting;
+  // kQueue otherwise. The refusal is made while ninfd still has the client's
+  // connection, with the message and counting of a refused call.
+  Decision Precheck(const CallDemand &call, std::size_t arriving,
+                    std::size_t user_arriving) const;
 
   // A call of `user` that held a slot with `threads` threads has ended.
   void Release(int threads, const std::string &user = {});
@@ -191,6 +217,117 @@ class Admission {
   std::map<std::string, std::size_t> queued_by_user_;
   int peak_demand_ = 0;
   double peak_at_ = 0;
+};
+
+// --- Admission after arrival (the `admission` setting) ---
+//
+// Under `admission = "arrival"` a call's executable gets the connection and
+// reads the call's arguments before the call asks for a slot (CTL_WANT_SLOT
+// with the arguments in memory), as the 1998 server forked on arrival and
+// overlapped transfers with computation: a call's slow link then holds no
+// slot and no core, and c calls over c links transfer at once. What bounds
+// it is how many calls, and how many argument bytes, may be arriving or
+// held (received, waiting for their slot) at once, server-wide and per
+// client; beyond that a call waits before its hand-off, in arrival order,
+// holding only its connection. Never refused for it.
+enum class AdmissionOrder {
+  kArrival,  // the arguments first, then the slot (the default)
+  kStart,    // a slot first, then the arguments (the order before)
+};
+bool ParseAdmissionOrder(std::string_view text, AdmissionOrder *out);
+const char *AdmissionOrderName(AdmissionOrder order);
+
+// Whether a call is admitted after arrival. Not a two-phase call (its
+// ticket goes out once the arguments are in, and its client leaves: a
+// wait for the slot after that has no one to send heartbeats to), nor one
+// whose launch holds cores itself (an MPI job's ranks, a Slurm step) or
+// whose client is redirected to an executable elsewhere: those take their
+// slot first, as before.
+struct ArrivalFacts {
+  AdmissionOrder order = AdmissionOrder::kArrival;
+  bool two_phase = false;
+  bool direct_launch = true;  // a local executable, started by ninfd itself
+  bool redirected = false;
+};
+bool ArrivesFirst(const ArrivalFacts &facts);
+
+// The bounds (0: none). A client is its user where users exist, else its
+// address.
+struct ArrivalBounds {
+  std::size_t calls = 0;         // arrival_limit
+  uint64_t bytes = 0;            // arrival_bytes
+  std::size_t client_calls = 0;  // client_arrival_limit
+  uint64_t client_bytes = 0;     // client_arrival_bytes
+};
+
+// The bounds from the settings: arrival_bytes 0 is a quarter of the
+// machine's memory (`memory_bytes`: arguments held beside the computations'
+// own memory and the kernel's socket buffers, and an even share of it is
+// still 64 MiB each for 64 calls on a 16 GiB machine), client_arrival_bytes
+// 0 a quarter of arrival_bytes (four clients at their bound fill the
+// server's), client_arrival_limit 0 the server's arrival_limit.
+ArrivalBounds ResolveArrivalBounds(int64_t limit, int64_t bytes, int64_t client_limit,
+                                   int64_t client_bytes, uint64_t memory_bytes);
+
+// Calls and bytes arriving or held, of the server or of one client.
+struct ArrivalLoad {
+  std::size_t calls = 0;
+  uint64_t bytes = 0;
+};
+
+// Whether a call of `bytes` may begin to arrive beside `held`: under the
+// call bound, and within the byte bound, except that a call alone (nothing
+// held) always may, so that a call larger than the byte bound (but within
+// max_call_bytes) is not refused: it waits until it is alone.
+bool MayArrive(const ArrivalLoad &held, uint64_t bytes, std::size_t max_calls, uint64_t max_bytes);
+
+// The argument bytes a call is charged before they come: its ARGS frame's
+// length when ninfd can see the frame's header in the socket, else (TLS,
+// or the header not yet in) an even share of the byte bound, the bound
+// over the call bound.
+uint64_t ChargedArrivalBytes(bool known, uint64_t frame_bytes, const ArrivalBounds &bounds);
+
+// The calls allowed to arrive (held from the hand-off until they get their
+// slot or end) and those waiting for that, in arrival order. Pure
+// bookkeeping; the caller passes the bounds on each decision (so a reload
+// applies at once). Not thread-safe.
+class ArrivalGate {
+ public:
+  struct Call {
+    uint64_t id = 0;
+    std::string client{};
+    uint64_t bytes = 0;
+  };
+  // A call asks to arrive: true if it may now (it is held), false if it
+  // waits (Next hands it out later). It waits when it does not fit or when
+  // a waiting call that may go would go before it.
+  bool Offer(const Call &call, const ArrivalBounds &bounds);
+  // The held call got its slot or ended (no-op for a call not held).
+  void Done(uint64_t id);
+  // The first waiting call that fits now (it is held from here), if any:
+  // a call whose own client is at its bound is passed over; the first one
+  // that does not fit the server's bound stops the search (arrival order:
+  // a large call is not overtaken for ever by small ones).
+  std::optional<uint64_t> Next(const ArrivalBounds &bounds);
+  // A waiting call left (its client went away). False if it was not waiting.
+  bool Withdraw(uint64_t id);
+  // Empties the waiting list, in order (shutdown).
+  std::vector<uint64_t> TakeWaiting();
+
+  ArrivalLoad held() const { return held_; }
+  ArrivalLoad held_of(const std::string &client) const;
+  ArrivalLoad waiting() const { return waiting_load_; }
+  bool holds(uint64_t id) const { return holding_.count(id) != 0; }
+
+ private:
+  bool Fits(const Call &call, const ArrivalBounds &bounds, bool *client_blocked) const;
+  void Hold(const Call &call);
+
+  ArrivalLoad held_;
+  ArrivalLoad waiting_load_;
+  std::map<uint64_t, Call> holding_;
+  std::map<std::string, ArrivalLoad> by_client_;  // held, per client present
+  std::vector<Call> waiting_;                     // arrival order
 };
 
 }  // namespace ninf::server

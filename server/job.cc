@@ -3,6 +3,7 @@
 #include <fcntl.h>
 
 #include <cassert>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -49,12 +50,32 @@ void Job::Queue() {
   SetState(JobState::kQueued);
 }
 
+void Job::QueueArrival() {
+  assert(AwaitsArguments(state_));
+  SetState(JobState::kArrivalQueued);
+}
+
+void Job::PassArrival() {
+  assert(AwaitsArguments(state_) || AwaitsArrivalRoom(state_));
+  SetState(JobState::kHandingOver);
+}
+
 void Job::Admit(int threads) {
   assert(AwaitsArguments(state_) || InQueue(state_));
   admitted_ = Clock::now();
   threads_ = threads;
   if (!process_) {
     SetState(JobState::kStarting);
+    return;
+  }
+  if (state_ == JobState::kHeld) {
+    // Admitted after arrival: the arguments are in, the routine runs as soon
+    // as CTL_SLOT is read (CTL_ARGS_RECEIVED follows). The call's wall-clock
+    // budget counts from here, not from its transfer or its wait.
+    call_started_ = admitted_;
+    args_at_ = admitted_;
+    SetState(JobState::kComputing);
+    SendSlotAnswer(NINF_OK);
     return;
   }
   // A persistent executable's next call: its arguments wait in the socket.
@@ -64,19 +85,30 @@ void Job::Admit(int threads) {
 }
 
 double Job::QueueSeconds() const {
-  if (admitted_ < arrived_) return 0;
-  return std::chrono::duration<double>(admitted_ - arrived_).count();
+  if (admitted_ < wait_from_) return 0;
+  return std::chrono::duration<double>(admitted_ - wait_from_).count();
 }
 
-void Job::WantSlot() {
-  assert(IdleBetweenCalls(state_));
-  arrived_ = Clock::now();
-  SetState(JobState::kQueued);
+void Job::WantSlot(const ControlMsg &msg) {
+  assert(IdleBetweenCalls(state_) || state_ == JobState::kArriving);
+  const Clock::time_point now = Clock::now();
+  if (!args_first_) {
+    arrived_ = wait_from_ = now;
+    SetState(JobState::kQueued);
+    return;
+  }
+  want_ = msg;
+  // A handle's next call arrived when its arguments began to come.
+  if (calls_done_ > 0 && std::isfinite(msg.recv_seconds) && msg.recv_seconds >= 0)
+    arrived_ = now - std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(msg.recv_seconds));
+  wait_from_ = now;
+  SetState(JobState::kHeld);
 }
 
 void Job::RefuseSlot(const Status &st) {
   assert(InQueue(state_) || IdleBetweenCalls(state_));
-  SetState(JobState::kIdle);
+  if (params_.persistent) SetState(JobState::kIdle);
   SendSlotAnswer(st.code());
 }
 
@@ -144,8 +176,12 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
     handoff.flags |= kHandoffTls;
     std::memcpy(handoff.psk, conn_->handover_psk().data(), sizeof handoff.psk);
   }
+  // Admitted after arrival: no slot and no threads yet (CTL_SLOT brings
+  // them once the arguments are in).
+  args_first_ = state_ == JobState::kHandingOver;
+  if (args_first_) handoff.flags |= kHandoffArgsFirst;
   handoff.threads = static_cast<uint32_t>(threads_);
-  handoff.queue_seconds = QueueSeconds();
+  handoff.queue_seconds = args_first_ ? 0 : QueueSeconds();
   handoff.heartbeat_ms = params_.heartbeat_ms;
   handoff.redirect_wait_ms = params_.redirect_wait_ms;
   handoff.store_id = params_.store_id;
@@ -162,8 +198,8 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   }
   process_ = process;
   process_->set_owner(this);
-  call_started_ = Clock::now();
-  SetState(JobState::kReceiving);
+  call_started_ = handed_at_ = Clock::now();
+  SetState(args_first_ ? JobState::kArriving : JobState::kReceiving);
   // A redirected client leaves this connection for the executable's own
   // (control_relay.h): its closing here cancels nothing. The executable
   // sees a client that goes away on the connection it serves.
@@ -214,10 +250,17 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       OnCallDone(msg);
       break;
     case CTL_WANT_SLOT:
-      if (IdleBetweenCalls(state_) && params_.persistent) {
-        WantSlot();
+      if ((IdleBetweenCalls(state_) && params_.persistent) ||
+          (state_ == JobState::kArriving && args_first_)) {
+        WantSlot(msg);
         events_->OnWantSlot(*this);
       }
+      break;
+    case CTL_ARRIVING:
+      // A handle's next call, admitted after arrival: from idle to reading
+      // its arguments (watched for progress, no longer idle).
+      if (IdleBetweenCalls(state_) && params_.persistent && args_first_)
+        SetState(JobState::kArriving);
       break;
     case CTL_CLIENT_GONE:
       if (CallOpen(state_)) events_->OnClientGone(*this);
@@ -243,8 +286,11 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
 }
 
 double Job::StartupSeconds(double recv_seconds) const {
-  if (!cold_start_ || calls_done_ != 1 || args_at_ < call_started_) return -1;
-  return std::chrono::duration<double>(args_at_ - call_started_).count() - recv_seconds;
+  // Admitted after arrival, the arguments were in at CTL_WANT_SLOT; the
+  // wait for the slot is no start-up.
+  const Clock::time_point in = args_first_ ? wait_from_ : args_at_;
+  if (!cold_start_ || calls_done_ != 1 || in < handed_at_) return -1;
+  return std::chrono::duration<double>(in - handed_at_).count() - recv_seconds;
 }
 
 void Job::OnArgsReceived() {

@@ -108,13 +108,26 @@ class Job : public ProcessOwner {
   // kReceiving for a persistent executable's next call (CTL_SLOT tells it
   // to go on, with its threads and the time it waited).
   void Admit(int threads);
-  // kIdle -> kQueued: a persistent executable's next call waits for a slot.
-  void WantSlot();
-  // kQueued or kIdle -> kIdle: no slot for the persistent executable's next
-  // call (CTL_SLOT with `st`'s code); it fails that call and ends.
+  // Admission after arrival (admission.h ArrivesFirst), before the
+  // hand-off: kNew -> kArrivalQueued (no room under the arrival bounds; the
+  // call waits for it), kNew or kArrivalQueued -> kHandingOver (it may
+  // arrive: Handoff gives it its executable without a slot).
+  void QueueArrival();
+  void PassArrival();
+
+  // CTL_WANT_SLOT (`msg`): kIdle -> kQueued, a persistent executable's next
+  // call waits for a slot (its arguments still in the socket); admitted
+  // after arrival, kArriving or kIdle -> kHeld, the arguments in memory
+  // (msg's figures: what was received, in how long, what goes back).
+  void WantSlot(const ControlMsg &msg);
+  // kQueued, kHeld or kIdle -> kIdle: no slot for the persistent
+  // executable's next call (CTL_SLOT with `st`'s code); it fails that call
+  // and ends. A one-shot call refused in kHeld stays there: its executable
+  // fails the call (CTL_CALL_DONE) and exits.
   void RefuseSlot(const Status &st);
 
-  // kStarting -> kReceiving: hands the client connection to `process`
+  // kStarting -> kReceiving (kHandingOver -> kArriving, with
+  // kHandoffArgsFirst and no threads yet): hands the client connection to `process`
   // (CTL_HANDOFF with the call id, the limits, the threads Admit granted,
   // the time the call waited, the persistent and reusable flags and the
   // heartbeat period). `reusable`: a
@@ -178,6 +191,14 @@ class Job : public ProcessOwner {
   daemon::Connection *conn() const { return conn_; }
   void detach_conn() { conn_ = nullptr; }
   bool started() const { return process_ != nullptr; }
+  // Its executable reads each call's arguments before the call asks for a
+  // slot (kHandoffArgsFirst).
+  bool args_first() const { return args_first_; }
+  // Of the call admitted after arrival now waiting for its slot (its
+  // CTL_WANT_SLOT): the bytes received, in how long, and the result's bytes.
+  uint64_t arrived_bytes() const { return want_.bytes_in; }
+  double arrival_seconds() const { return want_.recv_seconds; }
+  uint64_t result_bytes() const { return want_.bytes_out; }
   bool process_served_before() const { return process_ && process_->calls_served() > 0; }
   bool exited() const { return process_ && process_->exited(); }
   int pid() const { return process_ ? process_->pid() : 0; }
@@ -193,11 +214,18 @@ class Job : public ProcessOwner {
   Clock::time_point arrived() const { return arrived_; }            // CALL frame read
   Clock::time_point admitted() const { return admitted_; }          // slot taken
   Clock::time_point call_started() const { return call_started_; }  // hand-off or ARGS_RECEIVED
-  // Seconds the current call waited for its slot (arrival to admission).
+  // Seconds the current call waited for its slot: from its arrival (the
+  // CALL frame; a handle's CTL_WANT_SLOT) to admission, or, admitted after
+  // arrival, from its arguments being in (CTL_WANT_SLOT) to admission: the
+  // transfer is not waiting.
   double QueueSeconds() const;
   // The threads the current call was granted (0: not admitted yet).
   int threads() const { return threads_; }
-  double predicted_work() const { return params_.work_flops; }
+  // The call's CalcOrder: its executable's figure once it has the arguments
+  // (CTL_WANT_SLOT after arrival), else the client's claim in its CALL.
+  double predicted_work() const {
+    return want_.work_flops > 0 ? want_.work_flops : params_.work_flops;
+  }
   // Since when the routine of the current call runs (kComputing only).
   Clock::time_point computing_since() const { return args_at_; }
   // The current call's CalcOrder, as its executable evaluated it once the
@@ -234,6 +262,10 @@ class Job : public ProcessOwner {
   Clock::time_point arrived_ = Clock::now();
   Clock::time_point admitted_;
   Clock::time_point call_started_;
+  Clock::time_point handed_at_;  // the hand-off (a cold start's start-up counts from it)
+  Clock::time_point wait_from_ = arrived_;  // where QueueSeconds counts from
+  ControlMsg want_{};                       // the last CTL_WANT_SLOT (after arrival)
+  bool args_first_ = false;
   Clock::time_point progress_at_ = Clock::now();  // last progress, or the state's start
   Clock::time_point idle_since_;
   uint64_t progress_moved_ = 0;

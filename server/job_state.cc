@@ -19,7 +19,15 @@ StateSet Next(JobState from) {
   using S = JobState;
   switch (from) {
     case S::kNew:
-      return Of(S::kQueued, S::kStarting);
+      return Of(S::kQueued, S::kStarting, S::kArrivalQueued, S::kHandingOver);
+    case S::kArrivalQueued:
+      return Of(S::kHandingOver);
+    case S::kHandingOver:
+      return Of(S::kArriving);
+    case S::kArriving:  // CALL_DONE may come straight from here when the call failed
+      return Of(S::kHeld, S::kIdle, S::kDone);
+    case S::kHeld:  // admitted; or refused (a handle goes idle, a one-shot call fails)
+      return Of(S::kComputing, S::kIdle, S::kDone);
     case S::kQueued:  // a persistent executable's next call resumes, or is refused
       return Of(S::kStarting, S::kReceiving, S::kIdle);
     case S::kStarting:
@@ -31,7 +39,7 @@ StateSet Next(JobState from) {
     case S::kReplying:  // a repeated CTL_REPLYING changes nothing
       return Of(S::kReplying, S::kIdle, S::kDone);
     case S::kIdle:  // RefuseSlot may answer an idle executable too
-      return Of(S::kQueued, S::kIdle);
+      return Of(S::kQueued, S::kIdle, S::kHeld, S::kArriving);
     case S::kDone:
       return Of();
     case S::kEnded:
@@ -62,6 +70,14 @@ const char *JobStateName(JobState state) {
       return "done";
     case JobState::kEnded:
       return "ended";
+    case JobState::kArrivalQueued:
+      return "arrival_queued";
+    case JobState::kHandingOver:
+      return "handing_over";
+    case JobState::kArriving:
+      return "arriving";
+    case JobState::kHeld:
+      return "held";
   }
   return "?";
 }
@@ -83,6 +99,10 @@ bool HoldsSlot(JobState state) {
     case JobState::kQueued:
     case JobState::kIdle:
     case JobState::kEnded:
+    case JobState::kArrivalQueued:
+    case JobState::kHandingOver:
+    case JobState::kArriving:
+    case JobState::kHeld:
       return false;
   }
   return false;
@@ -93,6 +113,8 @@ bool CallOpen(JobState state) {
     case JobState::kReceiving:
     case JobState::kComputing:
     case JobState::kReplying:
+    case JobState::kArriving:
+    case JobState::kHeld:
       return true;
     case JobState::kNew:
     case JobState::kQueued:
@@ -100,26 +122,48 @@ bool CallOpen(JobState state) {
     case JobState::kIdle:
     case JobState::kDone:
     case JobState::kEnded:
+    case JobState::kArrivalQueued:
+    case JobState::kHandingOver:
       return false;
   }
   return false;
 }
 
-bool InQueue(JobState state) { return state == JobState::kQueued; }
+bool InQueue(JobState state) { return state == JobState::kQueued || state == JobState::kHeld; }
 
-bool CountsInLoad(JobState state) { return InQueue(state) || HoldsSlot(state); }
+// Calls admitted after arrival count as soon as they may arrive: each of
+// them will want a slot.
+bool CountsInLoad(JobState state) {
+  return InQueue(state) || HoldsSlot(state) || AwaitsArrivalRoom(state) ||
+         state == JobState::kHandingOver || state == JobState::kArriving;
+}
 
 bool AwaitsArguments(JobState state) { return state == JobState::kNew; }
 
-bool AwaitsHandoff(JobState state) { return state == JobState::kStarting; }
-
-bool ClientLossEndsCall(JobState state) {
-  return AwaitsArguments(state) || InQueue(state) || AwaitsHandoff(state);
+bool AwaitsHandoff(JobState state) {
+  return state == JobState::kStarting || state == JobState::kHandingOver;
 }
 
-bool KillRefuses(JobState state) { return AwaitsArguments(state) || AwaitsHandoff(state); }
+bool AwaitsArrivalRoom(JobState state) { return state == JobState::kArrivalQueued; }
 
-bool ReadingArguments(JobState state) { return state == JobState::kReceiving; }
+bool ArrivedWithoutSlot(JobState state) {
+  return state == JobState::kArriving || state == JobState::kHeld;
+}
+
+// Before the hand-off: the connection is the only way to the client. (kHeld
+// is in the queue too, but its executable has the connection.)
+bool ClientLossEndsCall(JobState state) {
+  return AwaitsArguments(state) || state == JobState::kQueued || AwaitsHandoff(state) ||
+         AwaitsArrivalRoom(state);
+}
+
+bool KillRefuses(JobState state) {
+  return AwaitsArguments(state) || AwaitsHandoff(state) || AwaitsArrivalRoom(state);
+}
+
+bool ReadingArguments(JobState state) {
+  return state == JobState::kReceiving || state == JobState::kArriving;
+}
 
 bool RoutineRuns(JobState state) { return state == JobState::kComputing; }
 
@@ -133,9 +177,13 @@ HeartbeatWriter HeartbeatWriterIn(JobState state) {
   switch (state) {
     case JobState::kQueued:
     case JobState::kStarting:
+    case JobState::kArrivalQueued:
+    case JobState::kHandingOver:
       return HeartbeatWriter::kDaemon;
     case JobState::kComputing:
+    case JobState::kHeld:  // the executable beats while it waits for CTL_SLOT
       return HeartbeatWriter::kExecutable;
+    case JobState::kArriving:
     case JobState::kNew:
     case JobState::kReceiving:
     case JobState::kReplying:

@@ -12,7 +12,21 @@
 //
 // and from any state to kEnded, once, when the job is finished
 // (Scheduler::FinishJob). A persistent executable's next call goes kIdle ->
-// kQueued -> kReceiving (or back to kIdle when it gets no slot). The later
+// kQueued -> kReceiving (or back to kIdle when it gets no slot).
+//
+// Admission after arrival (admission.h ArrivesFirst) has states of its own,
+// none of which holds a slot:
+//
+//   kNew ──> kArrivalQueued ──> kHandingOver ──> kArriving ──> kHeld ──> kComputing
+//     └──────────────────────────────^         WANT_SLOT ─────^   └─ Admit (slot, threads)
+//
+// kArrivalQueued waits for room under the arrival bounds (before the
+// hand-off, like kQueued); kHandingOver waits for ninfd's last heartbeat to
+// be written out (like kStarting); kArriving is the executable reading the
+// arguments (like kReceiving); kHeld is the call with its arguments in
+// memory, waiting in the admission queue for its slot (CTL_WANT_SLOT sent,
+// CTL_SLOT awaited). A persistent executable's next call under it goes
+// kIdle -> kArriving (CTL_ARRIVING) -> kHeld -> kComputing. The later
 // kinds of executables (reused one-shot processes, MPI jobs, Slurm steps,
 // redirected calls) go through the same states: where an executable runs
 // and how it was started is the launcher's business (launcher.h), not a
@@ -31,6 +45,11 @@ enum class JobState {
   kComputing,  // CTL_ARGS_RECEIVED: the routine runs
   kReplying,   // CTL_REPLYING: the executable writes the result
   kIdle,       // a persistent executable between calls
+  // Admission after arrival: no slot held in any of these.
+  kArrivalQueued,  // waits for room under the arrival bounds, before the hand-off
+  kHandingOver,    // may arrive; the hand-off waits for a heartbeat to be written
+  kArriving,       // handed to the executable, which reads the arguments
+  kHeld,           // arguments in memory; waits in the admission queue for a slot
   kDone,       // a one-shot executable's call is done; it exits or is released
   kEnded,      // finished: nothing more happens to the job
 };
@@ -40,6 +59,7 @@ inline constexpr JobState kJobStates[] = {
     JobState::kNew,       JobState::kQueued,    JobState::kStarting,
     JobState::kReceiving, JobState::kComputing, JobState::kReplying,
     JobState::kIdle,      JobState::kDone,      JobState::kEnded,
+    JobState::kArrivalQueued, JobState::kHandingOver, JobState::kArriving, JobState::kHeld,
 };
 
 const char *JobStateName(JobState state);
@@ -60,7 +80,7 @@ bool HoldsSlot(JobState state);
 bool CallOpen(JobState state);
 
 // Whether the call waits in the admission queue (a queued call leaves it
-// when it ends: Admission::Withdraw).
+// when it ends: Admission::Withdraw); kHeld's executable waits with it.
 bool InQueue(JobState state);
 
 // Whether the call counts in the load the metaserver sees: waiting for a
@@ -73,9 +93,19 @@ bool CountsInLoad(JobState state);
 // asks for no slot yet, and is ended if they do not begin in time.
 bool AwaitsArguments(JobState state);
 
-// Whether the call holds its slot and waits only for ninfd's last heartbeat
-// to be written out before the socket is handed over.
+// Whether the call waits only for ninfd's last heartbeat to be written out
+// before the socket is handed over (holding its slot, or, admitted after
+// arrival, its room under the arrival bounds).
 bool AwaitsHandoff(JobState state);
+
+// Whether the call waits before its hand-off for room under the arrival
+// bounds (ArrivalGate; it leaves that queue when it ends).
+bool AwaitsArrivalRoom(JobState state);
+
+// Whether the call's executable has the call but the call holds no slot:
+// it reads the arguments or holds them waiting for a slot (the arrival
+// figures of --status and /metrics).
+bool ArrivedWithoutSlot(JobState state);
 
 // Whether losing the client's connection ends the job at once, as a
 // cancelled call. Before the hand-off ninfd's socket is the only way to the

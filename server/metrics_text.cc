@@ -35,6 +35,19 @@ std::string FormatPrometheus(const Gauges &g, const Counters &c) {
   out.Metric("ninf_threads_held", "gauge", "Threads granted to the running calls.", g.threads_held);
   out.Metric("ninf_queue_length", "gauge", "Calls waiting for a slot.",
              static_cast<double>(g.queued));
+  out.Metric("ninf_arrival_calls", "gauge",
+             "Calls with room under the arrival bounds and no slot yet (admission = arrival).",
+             static_cast<double>(g.arrival_held));
+  out.Metric("ninf_arrival_bytes", "gauge", "Argument bytes charged to those calls.",
+             static_cast<double>(g.arrival_held_bytes));
+  out.Metric("ninf_arrival_waiting", "gauge",
+             "Calls waiting before their hand-off for room under the arrival bounds.",
+             static_cast<double>(g.arrival_waiting));
+  out.Metric("ninf_arguments_held", "gauge",
+             "Calls whose arguments are in memory, waiting for a slot.",
+             static_cast<double>(g.held));
+  out.Metric("ninf_arguments_held_bytes", "gauge", "The bytes of those arguments.",
+             static_cast<double>(g.held_bytes));
   out.Metric("ninf_connections", "gauge", "Open client connections.",
              static_cast<double>(g.connections));
   out.Metric("ninf_busy_core_seconds_total", "counter",

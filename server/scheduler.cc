@@ -4,13 +4,16 @@
 // scheduler_events.cc, the watchdog in scheduler_watch.cc.
 #include "server/scheduler.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "daemon/connection_set.h"
 #include "daemon/log.h"
+#include "protocol/frame.h"
 #include "server/durations.h"
 #include "server/job_state.h"
 
@@ -26,6 +29,8 @@ Scheduler::Scheduler(uv_loop_t *loop, const Settings &settings, const Registry &
       epoch_(epoch),
       hooks_(std::move(hooks)),
       admission_(settings.Scheduler(cores)),
+      memory_bytes_(static_cast<uint64_t>(std::max(0L, ::sysconf(_SC_PHYS_PAGES))) *
+                    static_cast<uint64_t>(std::max(0L, ::sysconf(_SC_PAGESIZE)))),
       warm_(loop, static_cast<int>(settings.warm_executables), admission_.slots(),
             {.spawn = [this](
                           const std::string &function, const std::string &executable,
@@ -73,6 +78,11 @@ double Scheduler::SchedulerNow() const {
 CallDemand Scheduler::DemandOf(const Job &job) const {
   CallDemand d;
   d.id = job.id();
+  d.arrived = std::chrono::duration<double>(job.arrived() - epoch_).count();
+  // Admitted after arrival, the call knows its result's bytes and the rate
+  // its arguments came at: the transfer still ahead of it.
+  d.transfer_seconds =
+      TransferSecondsAhead(job.result_bytes(), job.arrived_bytes(), job.arrival_seconds());
   // The client's CalcOrder over the function's measured speed; nothing
   // known yet (or a persistent executable's next call, whose size only its
   // executable sees) counts as instant.
@@ -91,6 +101,23 @@ CallDemand Scheduler::DemandOf(const Job &job) const {
 void Scheduler::AdmitJob(Job &job, int threads) {
   job.Admit(threads);
   counters_.RecordWait(job.function(), job.QueueSeconds());
+  // Holding a slot, the call no longer counts against the arrival bounds
+  // (AdmitArrivals, after the admissions, lets the next ones come).
+  arrivals_.Done(job.id());
+  // Admitted after arrival, the routine runs now: a client that shut its
+  // write side while it waited hears a heartbeat (and a closed one resets).
+  if (RoutineRuns(job.state()) && job.conn() && job.conn()->peer_shut_write()) job.Probe();
+}
+
+ArrivalBounds Scheduler::Bounds() const {
+  return ResolveArrivalBounds(settings_.arrival_limit, settings_.arrival_bytes,
+                              settings_.client_arrival_limit, settings_.client_arrival_bytes,
+                              memory_bytes_);
+}
+
+std::string Scheduler::ArrivalClient(const Job &job) const {
+  if (!job.params().owner.empty()) return "user " + job.params().owner;
+  return job.conn() ? daemon::AddressOf(job.conn()->peer()) : std::string("-");
 }
 
 double Scheduler::OpenBusyCoreSeconds() const {
@@ -106,6 +133,16 @@ double Scheduler::OpenBusyCoreSeconds() const {
 
 void Scheduler::OfferJob(Job &job) {
   daemon::Connection &conn = *job.conn();
+  AdmissionOrder order = AdmissionOrder::kArrival;
+  (void)ParseAdmissionOrder(settings_.admission, &order);
+  const Launch launch = LaunchOf(job.function());
+  if (ArrivesFirst({.order = order,
+                    .two_phase = job.two_phase(),
+                    .direct_launch = launch.direct(),
+                    .redirected = launch.over_tcp})) {
+    OfferArrival(job);
+    return;
+  }
   int threads = 0;
   switch (admission_.Offer(DemandOf(job), SchedulerNow(), &threads)) {
     case Admission::Decision::kRun:
@@ -132,6 +169,76 @@ void Scheduler::OfferJob(Job &job) {
   hooks_.publish_load();
 }
 
+void Scheduler::OfferArrival(Job &job) {
+  daemon::Connection &conn = *job.conn();
+  // The ARGS frame's header is next in the socket (ninfd reads no byte past
+  // the CALL; libninf sends the arguments right behind it): its lengths are
+  // the bytes the call will hold. Over TLS they are not readable here.
+  const ArrivalBounds bounds = Bounds();
+  bool known = false;
+  uint64_t frame_bytes = 0;
+  if (!conn.tls()) {
+    uint8_t raw[kFrameHeaderSize];
+    FrameHeader h;
+    const ssize_t n = ::recv(conn.fd(), raw, sizeof raw, MSG_PEEK | MSG_DONTWAIT);
+    if (n == static_cast<ssize_t>(sizeof raw) && DecodeFrameHeader(raw, UINT64_MAX, &h).ok()) {
+      known = true;
+      frame_bytes = kFrameHeaderSize + h.header_length + h.payload_length;
+    }
+  }
+  // Refused now if its slot request would be, once its arguments are in:
+  // ninfd can still tell the client why, and counts it as refused.
+  std::size_t arriving = 0, user_arriving = 0;
+  for (const auto &[id, other] : jobs_) {
+    const JobState st = other->state();
+    if (AwaitsArrivalRoom(st) || st == JobState::kHandingOver || st == JobState::kArriving) {
+      ++arriving;
+      if (other->params().owner == job.params().owner) ++user_arriving;
+    }
+  }
+  switch (admission_.Precheck(DemandOf(job), arriving, user_arriving)) {
+    case Admission::Decision::kReject:
+      FinishJob(job, EndReason::kQueueFull);
+      hooks_.publish_load();
+      return;
+    case Admission::Decision::kUserQueueFull:
+      FinishJob(job, EndReason::kOverQuota, UserQueueFull(job));
+      hooks_.publish_load();
+      return;
+    case Admission::Decision::kRun:
+    case Admission::Decision::kQueue:
+      break;
+  }
+  const ArrivalGate::Call call{job.id(), ArrivalClient(job),
+                               ChargedArrivalBytes(known, frame_bytes, bounds)};
+  if (arrivals_.Offer(call, bounds)) {
+    job.PassArrival();
+    StartJob(job);
+  } else {
+    job.QueueArrival();
+    conn.WatchHangup(true);
+    // As for a queued call: ninfd owns the socket until the hand-off.
+    conn.StartHeartbeats(job.heartbeat_ms());
+    spdlog::info(
+        "event=call_arrival_queued job={} call={} function={} user={} peer={} bytes={} "
+        "arriving={} arrival_bytes={} waiting={}",
+        job.id(), job.call_id(), job.function(), ShownUser(job.params().owner), conn.peer(),
+        call.bytes, arrivals_.held().calls, arrivals_.held().bytes, arrivals_.waiting().calls);
+  }
+  hooks_.publish_load();
+}
+
+void Scheduler::AdmitArrivals() {
+  if (admitting_arrivals_) return;
+  admitting_arrivals_ = true;
+  while (std::optional<uint64_t> id = arrivals_.Next(Bounds())) {
+    Job &job = *jobs_.at(*id);
+    job.PassArrival();
+    StartJob(job);  // may end the job (FinishJob), which lands here again: not re-entered
+  }
+  admitting_arrivals_ = false;
+}
+
 void Scheduler::AdmitQueued() {
   // Not re-entered: a start that fails ends its job, whose FinishJob lands
   // here again; the outer loop then simply continues.
@@ -146,6 +253,7 @@ void Scheduler::AdmitQueued() {
     if (!resumed) StartJob(job);
   }
   admitting_ = false;
+  AdmitArrivals();  // admitted calls left the arrival bounds room
   hooks_.publish_load();
 }
 
@@ -155,6 +263,8 @@ void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
   const JobState before = job.state();
   if (InQueue(before)) admission_.Withdraw(job.id());
   if (HoldsSlot(before)) admission_.Release(job.threads(), job.params().owner);
+  if (AwaitsArrivalRoom(before)) arrivals_.Withdraw(job.id());
+  arrivals_.Done(job.id());  // if it held room under the arrival bounds
   job.End();
 
   const std::string &name = job.function();
@@ -201,7 +311,16 @@ void Scheduler::LogEnding(const Job &job, const Ending &ending, const std::strin
 void Scheduler::BeginShutdown() {
   stopping_ = true;
   warm_.Close();
-  for (uint64_t id : admission_.TakeQueue()) FinishJob(*jobs_.at(id), EndReason::kRefused);
+  for (uint64_t id : arrivals_.TakeWaiting()) FinishJob(*jobs_.at(id), EndReason::kRefused);
+  for (uint64_t id : admission_.TakeQueue()) {
+    Job &job = *jobs_.at(id);
+    // A call whose executable holds its arguments (or a handle's next
+    // call) is refused through it: its executable fails the call.
+    if (job.started())
+      job.RefuseSlot(Status(NINF_ERR_SHUTTING_DOWN, "the server is shutting down"));
+    else
+      FinishJob(job, EndReason::kRefused);
+  }
   // So are calls whose arguments never began (they hold no slot yet).
   std::vector<Job *> awaiting;
   for (auto &[id, job] : jobs_)
@@ -240,10 +359,28 @@ void Scheduler::AddGauges(Gauges *g) const {
   g->busy_core_seconds = counters_.busy_core_seconds + OpenBusyCoreSeconds();
   g->running = admission_.running();
   g->queued = admission_.queued();
-  g->jobs = jobs_.size() - admission_.queued();
   g->warm_idle = warm_.idle();
-  for (const auto &[id, job] : jobs_)
+  g->admission = settings_.admission;
+  const ArrivalBounds bounds = Bounds();
+  g->arrival_limit = bounds.calls;
+  g->arrival_bytes_limit = bounds.bytes;
+  g->arrival_waiting = arrivals_.waiting().calls;
+  g->arrival_waiting_bytes = arrivals_.waiting().bytes;
+  g->arrival_held = arrivals_.held().calls;
+  g->arrival_held_bytes = arrivals_.held().bytes;
+  g->jobs = 0;
+  for (const auto &[id, job] : jobs_) {
     if (job->persistent() && job->started() && !job->exited()) ++g->persistent_executables;
+    // Live executables, and calls about to get one (as before: queued calls
+    // without an executable are not jobs).
+    if (job->started() || !(InQueue(job->state()) || AwaitsArrivalRoom(job->state()))) ++g->jobs;
+    if (job->state() == JobState::kArriving) {
+      ++g->arriving;
+    } else if (job->state() == JobState::kHeld) {
+      ++g->held;
+      g->held_bytes += job->arrived_bytes();
+    }
+  }
 }
 
 double Scheduler::PredictedWorkSeconds() const {

@@ -120,6 +120,7 @@ class Scheduler : public JobEvents {
   Status OpenLaunchBroker();
 
   const Admission &admission() const { return admission_; }
+  const ArrivalGate &arrivals() const { return arrivals_; }
   std::size_t jobs() const { return jobs_.size(); }
   // The job table's part of the gauges: calls, jobs, threads, warm pool.
   void AddGauges(Gauges *g) const;
@@ -140,6 +141,16 @@ class Scheduler : public JobEvents {
   void OnProve(Job &job, const ControlMsg &msg) override;
 
   void OfferJob(Job &job);
+  // Admission after arrival: the call may arrive now (its executable gets
+  // it without a slot) or waits for room under the arrival bounds.
+  void OfferArrival(Job &job);
+  // Starts the calls waiting for room under the arrival bounds that fit now.
+  void AdmitArrivals();
+  // The arrival bounds now (the settings are live).
+  ArrivalBounds Bounds() const;
+  // Who a call's client is for the per-client arrival bounds: its user, else
+  // its address.
+  std::string ArrivalClient(const Job &job) const;
   void StartJob(Job &job);
   // Hands the job to a warm executable if one takes it; false if none did.
   bool HandoffWarm(Job &job);
@@ -197,11 +208,14 @@ class Scheduler : public JobEvents {
   Clock::time_point epoch_;
   Hooks hooks_;
   Admission admission_;
+  ArrivalGate arrivals_;
+  uint64_t memory_bytes_ = 0;  // the machine's, for arrival_bytes = 0
   WarmPool warm_;
   // Owned here; a job is freed in FinishJob.
   std::unordered_map<uint64_t, std::unique_ptr<Job>> jobs_;
   uint64_t next_job_id_ = 1;
   bool admitting_ = false;
+  bool admitting_arrivals_ = false;
   bool stopping_ = false;
   std::unique_ptr<LaunchBroker> broker_;  // launched executables' connect-back; on first use
 };

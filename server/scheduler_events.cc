@@ -101,8 +101,9 @@ void Scheduler::OnWantSlot(Job &job) {
     return;
   }
   // A reload may have revoked the handle's user, or taken the function
-  // from it: the handle's next call is where ninfd can say so.
-  if (hooks_.may_continue) {
+  // from it: the handle's next call is where ninfd can say so. (A first
+  // call admitted after arrival was checked at its CALL.)
+  if (hooks_.may_continue && job.calls_done() > 0) {
     if (Status st = hooks_.may_continue(job); !st.ok()) {
       daemon::RateLimitedWarn("call_denied",
                               "event=call_denied job={} call={} function={} user={} persistent=1 "
@@ -119,9 +120,10 @@ void Scheduler::OnWantSlot(Job &job) {
       AdmitJob(job, threads);
       break;
     case Admission::Decision::kQueue:
-      spdlog::info("event=call_queued job={} call={} function={} user={} persistent=1 queued={}",
-                   job.id(), job.call_id(), job.function(), ShownUser(job.params().owner),
-                   admission_.queued());
+      spdlog::info(
+          "event=call_queued job={} call={} function={} user={} persistent={} held={} queued={}",
+          job.id(), job.call_id(), job.function(), ShownUser(job.params().owner), job.persistent(),
+          job.args_first(), admission_.queued());
       break;  // AdmitQueued grants it
     case Admission::Decision::kReject:
       ++counters_.rejected;
@@ -132,6 +134,8 @@ void Scheduler::OnWantSlot(Job &job) {
       job.RefuseSlot(UserQueueFull(job));
       break;
   }
+  AdmitArrivals();  // an admitted call left room under the arrival bounds
+  hooks_.publish_load();
 }
 
 void Scheduler::OnClientGone(Job &job) {
@@ -164,7 +168,9 @@ void Scheduler::RecordCallDone(const Job &job, const ControlMsg &msg) {
     counters_.RecordSpeed(job.function(), msg.work_flops, msg.compute_seconds);
     counters_.RecordStartup(job.StartupSeconds(msg.recv_seconds));
   }
-  double queue = job.calls_done() == 1 ? SecondsBetween(job.arrived(), job.admitted()) : 0;
+  // The wait for the slot: from the arrival (or, admitted after arrival,
+  // from the arguments being in) to the slot.
+  double queue = job.QueueSeconds();
   spdlog::info(
       "event=call_done job={} call={} function={} user={} peer={} outcome={} error={} "
       "bytes_in={} bytes_out={} queue_seconds={} recv_seconds={} compute_seconds={} "

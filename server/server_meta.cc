@@ -131,6 +131,10 @@ void Server::PublishLoad() {
   load.set_free_slots(static_cast<uint32_t>(std::max(0, admission.slots() - admission.running())));
   load.set_calls_admitted(counters_.calls_received);
   load.set_startup_seconds(counters_.startup_seconds);
+  const ArrivalGate &arrivals = scheduler_.arrivals();
+  load.set_arriving(static_cast<uint32_t>(arrivals.held().calls));
+  load.set_arriving_bytes(arrivals.held().bytes);
+  load.set_arrival_waiting(static_cast<uint32_t>(arrivals.waiting().calls));
   double loads[1] = {0};
   if (::getloadavg(loads, 1) == 1) load.set_load_average(loads[0]);
   load.set_work_seconds(scheduler_.PredictedWorkSeconds());

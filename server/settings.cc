@@ -59,6 +59,26 @@ const SettingSpec kTable[] = {
      &Settings::sjf_aging},
     {"queue_limit", SettingKind::kInteger, "1024", 0, 1 << 20,
      "calls that may wait for a slot; beyond that a call is refused", &Settings::queue_limit},
+    {"admission", SettingKind::kString, "arrival", 0, 0,
+     "when a call takes its slot: \"arrival\" (its executable reads the arguments first, "
+     "holding no slot or core, then the call waits for a slot with them in memory: slow "
+     "links overlap each other and the computations) or \"start\" (a slot first, held while "
+     "the arguments arrive)",
+     &Settings::admission, Reload::kLive},
+    {"arrival_limit", SettingKind::kInteger, "256", 1, 1 << 20,
+     "under admission = \"arrival\": calls that may be arriving or hold their arguments "
+     "without a slot at once (each has an executable); more wait before their hand-off",
+     &Settings::arrival_limit, Reload::kLive},
+    {"arrival_bytes", SettingKind::kBytes, "0", 0, kMaxInt,
+     "under admission = \"arrival\": argument bytes those calls may hold at once (0: a "
+     "quarter of the machine's memory); a call alone always may",
+     &Settings::arrival_bytes, Reload::kLive},
+    {"client_arrival_limit", SettingKind::kInteger, "64", 0, 1 << 20,
+     "of those calls, one client's (its user, else its address; 0: arrival_limit)",
+     &Settings::client_arrival_limit, Reload::kLive},
+    {"client_arrival_bytes", SettingKind::kBytes, "0", 0, kMaxInt,
+     "of those bytes, one client's (0: a quarter of arrival_bytes)",
+     &Settings::client_arrival_bytes, Reload::kLive},
     {"max_call_bytes", SettingKind::kBytes, "8G", 0, kMaxInt,
      "largest array data of one call, e.g. 512M or 8G (0: no limit)", &Settings::max_call_bytes,
      Reload::kLive},
@@ -416,6 +436,9 @@ Status CheckScheduling(const Settings &s) {
   if (!ParseQueueOrder(s.queue_order, &order))
     return Status(NINF_ERR_INVALID_ARGUMENT,
                   "queue_order = '" + s.queue_order + "' is neither fcfs nor sjf");
+  if (AdmissionOrder admission; !ParseAdmissionOrder(s.admission, &admission))
+    return Status(NINF_ERR_INVALID_ARGUMENT,
+                  "admission = '" + s.admission + "' is neither arrival nor start");
   if (s.threads_per_job > 0 && budget != ThreadBudget::kFixed)
     return Status(NINF_ERR_INVALID_ARGUMENT,
                   "threads_per_job = " + std::to_string(s.threads_per_job) +

@@ -50,6 +50,11 @@ struct Settings {
   std::string queue_order = "fcfs";        // fcfs, sjf
   int64_t sjf_aging = 8000;                // sjf: the aging factor, in thousandths
   int64_t queue_limit = 1024;
+  std::string admission = "arrival";  // arrival, start (admission.h AdmissionOrder)
+  int64_t arrival_limit = 256;        // calls arriving or holding arguments without a slot
+  int64_t arrival_bytes = 0;          // their argument bytes (0: a quarter of the memory)
+  int64_t client_arrival_limit = 64;  // of them, one client's (0: arrival_limit)
+  int64_t client_arrival_bytes = 0;   // one client's bytes (0: arrival_bytes / 4)
   int64_t max_call_bytes = int64_t{8} << 30;  // 0: no limit
   int64_t max_connections = 1024;
   int64_t max_connections_per_client = 256;

@@ -143,6 +143,16 @@ std::string FormatStats(const Gauges &g, const Counters &c) {
   Line(&out, "functions", g.functions);
   Line(&out, "running", static_cast<uint64_t>(g.running));
   Line(&out, "queued", g.queued);
+  Line(&out, "admission", g.admission);
+  Line(&out, "arrival_limit", g.arrival_limit);
+  Line(&out, "arrival_bytes", g.arrival_bytes_limit);
+  Line(&out, "arrival_waiting", g.arrival_waiting);
+  Line(&out, "arrival_waiting_bytes", g.arrival_waiting_bytes);
+  Line(&out, "arrival_held", g.arrival_held);
+  Line(&out, "arrival_held_bytes", g.arrival_held_bytes);
+  Line(&out, "arriving", g.arriving);
+  Line(&out, "held", g.held);
+  Line(&out, "held_bytes", g.held_bytes);
   Line(&out, "threads_held", static_cast<uint64_t>(g.threads_held));
   Line(&out, "busy_core_seconds", Seconds(g.busy_core_seconds));
   Line(&out, "queue_seconds", Seconds(c.queue_seconds));

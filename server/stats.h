@@ -134,7 +134,17 @@ struct Gauges {
   // Counters::busy_core_seconds and the part of the running routines so far.
   double busy_core_seconds = 0;
   int running = 0;  // calls holding a slot
-  uint64_t queued = 0;
+  uint64_t queued = 0;  // calls waiting for a slot (held ones, arguments in, included)
+  // Admission after arrival: calls waiting for room under the arrival
+  // bounds (before their hand-off) and their bytes; calls with room (from
+  // the hand-off to their slot) and the bytes charged to them; of those,
+  // the executables reading arguments, and those holding them (received
+  // bytes) waiting for a slot.
+  uint64_t arrival_waiting = 0, arrival_waiting_bytes = 0;
+  uint64_t arrival_held = 0, arrival_held_bytes = 0;
+  uint64_t arriving = 0, held = 0, held_bytes = 0;
+  std::string admission;
+  uint64_t arrival_limit = 0, arrival_bytes_limit = 0;
   uint64_t jobs = 0;                    // live executables (idle persistent ones included)
   uint64_t persistent_executables = 0;  // live persistent executables, bound to a client
   uint64_t warm_idle = 0;               // started executables waiting for a call

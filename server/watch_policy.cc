@@ -14,6 +14,7 @@ Verdict Watch(const WatchFacts &job, const WatchLimits &limits) {
     case JobState::kReceiving:
     case JobState::kComputing:
     case JobState::kReplying:
+    case JobState::kArriving:
       if (limits.wall_ms > 0 && job.in_call_ms > limits.wall_ms) return Verdict::kWallLimit;
       // Computing moves no call data; heartbeats and the wall-clock budget
       // watch it instead.
@@ -25,6 +26,9 @@ Verdict Watch(const WatchFacts &job, const WatchLimits &limits) {
     case JobState::kNew:
     case JobState::kQueued:
     case JobState::kStarting:
+    case JobState::kArrivalQueued:
+    case JobState::kHandingOver:
+    case JobState::kHeld:  // waits for a slot, as a queued call does; heartbeats watch it
     case JobState::kDone:
     case JobState::kEnded:
       return Verdict::kKeep;
@@ -34,7 +38,8 @@ Verdict Watch(const WatchFacts &job, const WatchLimits &limits) {
 
 bool DaemonBeatsForExecutable(const BeatFacts &job, int64_t liveness_ms) {
   const bool executable_silent =
-      job.state == JobState::kReceiving || job.state == JobState::kComputing;
+      job.state == JobState::kReceiving || job.state == JobState::kComputing ||
+      job.state == JobState::kArriving || job.state == JobState::kHeld;
   return executable_silent && job.peer_shut_write && job.client_quiet_ms >= liveness_ms &&
          job.executable_stopped && !job.output_queued;
 }

@@ -109,8 +109,9 @@ void CallServer::Report(ControlMsg msg) {
   (void)SendControl(control_fd_, msg);
 }
 
-Status CallServer::WaitForSlot(Channel &ch) {
-  Report({.kind = CTL_WANT_SLOT});
+Status CallServer::WaitForSlot(Channel &ch, ControlMsg want) {
+  want.kind = CTL_WANT_SLOT;
+  Report(want);
   wire::Heartbeat beat;
   const int period = handoff_.heartbeat_ms ? static_cast<int>(handoff_.heartbeat_ms) : -1;
   for (;;) {
@@ -125,7 +126,13 @@ Status CallServer::WaitForSlot(Channel &ch) {
     ControlMsg answer;
     int got = RecvControl(control_fd_, &answer, nullptr);
     if (got != 1) return Status(NINF_ERR_SERVER, "ninfd went away before the call could start");
-    if (answer.kind != CTL_SLOT) continue;  // a late probe of the previous call
+    if (answer.kind == CTL_PROBE) {
+      // The client shut its write side while the call waits: a beat now
+      // tells a closed client (a reset) from a half-closed one.
+      NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_HEARTBEAT, &beat));
+      continue;
+    }
+    if (answer.kind != CTL_SLOT) continue;
     if (answer.error_code == NINF_OK) {
       // The scheduler may give this call other threads than the last one.
       handoff_.queue_seconds = answer.queue_seconds;
@@ -144,9 +151,9 @@ Status CallServer::WaitForSlot(Channel &ch) {
                           ? "ninfd refused the handle's next call: the function's allow list "
                             "no longer names its user"
                       : code == NINF_ERR_LIMIT
-                          ? "ninfd refused the handle's next call: its user has its quota of "
-                            "calls waiting (max_queued / user_max_queued)"
-                          : "server busy: no job slot for the call";
+                          ? "ninfd refused the call: its user has its quota of calls waiting "
+                            "(max_queued / user_max_queued)"
+                          : "server busy: no job slot for the call (queue_limit)";
     return Status(ErrorFromWire(code), why);
   }
 }
@@ -169,12 +176,29 @@ void CallServer::FailCall(Channel &ch, uint64_t unread_bytes, const Status &st, 
   if (unread_bytes) DrainBeforeClose(ch, unread_bytes);
 }
 
-Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done) {
+Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, bool slot_after_arrival,
+                             ControlMsg *done) {
   const double t_start = Now();
+  const uint64_t in_before = ch.bytes_received();
   Call call;
   NINF_RETURN_IF_ERROR(DecodeCall(ch, h, &call, done));
   NINF_RETURN_IF_ERROR(ReceiveArrays(ch, &call));
   const double t_received = Now();
+  // Admitted after arrival: the arguments are in memory and the call holds
+  // no slot yet; it asks now, with what the queue orders by, and the wait
+  // is neither transfer nor computation.
+  double t_slot = t_received;
+  if (slot_after_arrival) {
+    uint64_t result_bytes = 0;
+    for (const ParamPlan &pp : call.plan.params)
+      if (pp.destination == Destination::kSocket || pp.destination == Destination::kCollector)
+        result_bytes += pp.bytes;
+    NINF_RETURN_IF_ERROR(WaitForSlot(ch, {.bytes_in = ch.bytes_received() - in_before,
+                                          .bytes_out = result_bytes,
+                                          .recv_seconds = t_received - t_start,
+                                          .work_flops = done->work_flops}));
+    t_slot = Now();
+  }
   if (call.plan.two_phase) NINF_RETURN_IF_ERROR(SendTicket(ch));
   Report({.kind = CTL_ARGS_RECEIVED, .work_flops = done->work_flops});
   NINF_RETURN_IF_ERROR(Invoke(ch, &call));
@@ -186,12 +210,12 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done
   wire::ServerTimes *times = result.mutable_server_times();
   times->set_queue_seconds(handoff_.queue_seconds);
   times->set_recv_seconds(t_received - t_start);
-  times->set_compute_seconds(t_computed - t_received);
+  times->set_compute_seconds(t_computed - t_slot);
   times->set_threads(handoff_.threads);
   NINF_RETURN_IF_ERROR(Reply(ch, call, &result));
 
   done->recv_seconds = t_received - t_start;
-  done->compute_seconds = t_computed - t_received;
+  done->compute_seconds = t_computed - t_slot;
   done->send_seconds = Now() - t_computed;
   return Status::Ok();
 }
@@ -406,9 +430,14 @@ Status CallServer::ServeFrame(Channel &ch, const FrameHeader &h, ControlMsg *don
   if (h.type != FRAME_ARGS)
     return Status(NINF_ERR_PROTOCOL, std::string("expected ARGS, got ") + FrameTypeName(h.type));
   // A handle's later calls take a job slot like any other call; the first
-  // one got its slot before the hand-off.
-  Status st = calls_ > 0 ? WaitForSlot(ch) : Status::Ok();
-  if (st.ok()) st = ServeCall(ch, h, done);
+  // one got its slot before the hand-off. Admitted after arrival, every call
+  // reads its arguments first and then asks (ServeCall).
+  const bool after_arrival = handoff_.flags & kHandoffArgsFirst;
+  // A handle's next call: ninfd hears that its arguments are coming (the
+  // executable is no longer idle, and their progress is watched).
+  if (after_arrival && calls_ > 0) Report({.kind = CTL_ARRIVING});
+  Status st = calls_ > 0 && !after_arrival ? WaitForSlot(ch, {}) : Status::Ok();
+  if (st.ok()) st = ServeCall(ch, h, after_arrival, done);
   ++calls_;
   return st;
 }

@@ -92,7 +92,9 @@ class CallServer {
   // Serves one FRAME_ARGS whose frame header `h` was just read. A failure
   // is returned, not reported: Run tells the client and ninfd. The steps
   // below, in this order, run the call's plan (call_plan.h).
-  Status ServeCall(Channel &ch, const FrameHeader &h, ControlMsg *done);
+  // `slot_after_arrival`: the call asks for its slot once its arguments are
+  // in (kHandoffArgsFirst), and computes once it has it.
+  Status ServeCall(Channel &ch, const FrameHeader &h, bool slot_after_arrival, ControlMsg *done);
 
   // One call as it goes through ServeCall's steps.
   struct Call {
@@ -134,9 +136,12 @@ class CallServer {
   // sending) and records the failure in *done.
   void FailCall(Channel &ch, uint64_t unread_bytes, const Status &st, ControlMsg *done);
 
-  // A persistent executable's next call: asks ninfd for a job slot and
-  // waits for the answer, sending the client heartbeats meanwhile.
-  Status WaitForSlot(Channel &ch);
+  // Asks ninfd for a job slot and waits for the answer, sending the client
+  // heartbeats meanwhile (and one at once on CTL_PROBE): a persistent
+  // executable's next call, or, admitted after arrival
+  // (kHandoffArgsFirst), every call once its arguments are in; `want`
+  // then carries what ninfd's queue orders by (control.h).
+  Status WaitForSlot(Channel &ch, ControlMsg want);
 
   // Thread-safe (the heartbeat thread reports a lost client).
   void Report(ControlMsg msg);

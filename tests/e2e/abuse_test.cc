@@ -142,8 +142,11 @@ TEST_CASE("abuse_f1_a_call_without_arguments_does_not_delay_shutdown", "[abuse]"
 }
 
 TEST_CASE("abuse_f1_calls_that_stop_mid_arguments_lose_their_slots", "[abuse]") {
-  // One core per call, so that two hogs can hold both slots at once.
-  E2EDaemon d({"--slots", "2", "--thread-budget", "split", "--transfer-timeout-seconds", "2"});
+  // One core per call, so that two hogs can hold both slots at once: the
+  // old order (admission = "start"), where a call holds its slot while its
+  // arguments arrive.
+  E2EDaemon d({"--slots", "2", "--thread-budget", "split", "--transfer-timeout-seconds", "2",
+               "--admission", "start"});
   GoodCall(d);
   const int fds = d.OpenFds();
   auto hog1 = Connect(d), hog2 = Connect(d);
@@ -163,6 +166,34 @@ TEST_CASE("abuse_f1_calls_that_stop_mid_arguments_lose_their_slots", "[abuse]") 
   hog1.reset();
   hog2.reset();
   CHECK(StatDownTo(d, "running", 0));
+  CHECK(d.ZombieChildren() == 0);
+  CHECK(FdsBackTo(d, fds));
+}
+
+TEST_CASE("abuse_f1_calls_that_stop_mid_arguments_hold_no_slot_after_arrival", "[abuse]") {
+  // Admission after arrival (the default): the hogs' executables read their
+  // arguments holding no slot, a good call goes straight through, and the
+  // watchdog still ends the stalled ones.
+  E2EDaemon d({"--slots", "2", "--thread-budget", "split", "--transfer-timeout-seconds", "2"});
+  GoodCall(d);
+  const int fds = d.OpenFds();
+  auto hog1 = Connect(d), hog2 = Connect(d);
+  for (Channel *hog : {hog1.get(), hog2.get()}) {
+    SendCallFrame(*hog, "echo");
+    REQUIRE(::send(hog->fd(), "N", 1, MSG_NOSIGNAL) == 1);
+  }
+  REQUIRE(d.WaitForStat("arriving", 2) == 2);
+  CHECK(d.Stat("running") == 0);
+  CHECK(TimedGoodCall(d) < 8.0);
+  wire::Result ignored;
+  FrameHeader h;
+  Status st = hog1->RecvReply(FRAME_RESULT, 0, &ignored, &h);
+  CHECK(st.code() == NINF_ERR_TIMEOUT);
+  CHECK_THAT(st.message(), Catch::Contains("transfer_timeout_seconds"));
+  hog1.reset();
+  hog2.reset();
+  CHECK(StatDownTo(d, "arriving", 0));
+  CHECK(StatDownTo(d, "arrival_held", 0));
   CHECK(d.ZombieChildren() == 0);
   CHECK(FdsBackTo(d, fds));
 }

@@ -410,3 +410,149 @@ TEST_CASE("admission_user_quota_skips_capped_head", "[admission]") {
   REQUIRE(g.has_value());
   CHECK(g->id == 3);
 }
+
+// --- Admission after arrival (ArrivalGate, ArrivesFirst, SJF's transfer) ---
+
+using ninf::server::AdmissionOrder;
+using ninf::server::ArrivalBounds;
+using ninf::server::ArrivalFacts;
+using ninf::server::ArrivalGate;
+using ninf::server::ArrivalLoad;
+using ninf::server::ArrivesFirst;
+using ninf::server::ChargedArrivalBytes;
+using ninf::server::MayArrive;
+using ninf::server::ParseAdmissionOrder;
+using ninf::server::ResolveArrivalBounds;
+using ninf::server::TransferSecondsAhead;
+
+TEST_CASE("admission_after_arrival_applies_to_direct_one_shot_and_handle_calls", "[admission]") {
+  AdmissionOrder order = AdmissionOrder::kStart;
+  CHECK(ParseAdmissionOrder("arrival", &order));
+  CHECK(order == AdmissionOrder::kArrival);
+  CHECK(ParseAdmissionOrder("start", &order));
+  CHECK(order == AdmissionOrder::kStart);
+  CHECK_FALSE(ParseAdmissionOrder("Arrival", &order));
+  CHECK(ArrivesFirst({}));
+  CHECK_FALSE(ArrivesFirst({.order = AdmissionOrder::kStart}));
+  // A two-phase call's client leaves with its ticket; an MPI job or a Slurm
+  // step holds cores by its launch; a redirected client comes to the
+  // executable elsewhere: the slot first, as before.
+  CHECK_FALSE(ArrivesFirst({.two_phase = true}));
+  CHECK_FALSE(ArrivesFirst({.direct_launch = false}));
+  CHECK_FALSE(ArrivesFirst({.redirected = true}));
+}
+
+TEST_CASE("admission_arrival_bounds_resolve_from_memory", "[admission]") {
+  const uint64_t gib = uint64_t{1} << 30;
+  ArrivalBounds b = ResolveArrivalBounds(256, 0, 64, 0, 16 * gib);
+  CHECK(b.calls == 256);
+  CHECK(b.bytes == 4 * gib);  // a quarter of the memory
+  CHECK(b.client_calls == 64);
+  CHECK(b.client_bytes == gib);  // a quarter of the server's bytes
+  b = ResolveArrivalBounds(8, 1000, 0, 300, 16 * gib);
+  CHECK(b.bytes == 1000);
+  CHECK(b.client_calls == 8);  // 0: the server's bound
+  CHECK(b.client_bytes == 300);
+  // Unknown bytes (TLS) are charged an even share of the bound.
+  CHECK(ChargedArrivalBytes(true, 123, b) == 123);
+  CHECK(ChargedArrivalBytes(false, 123, b) == 1000 / 8);
+}
+
+TEST_CASE("admission_a_call_may_arrive_within_the_bounds_or_alone", "[admission]") {
+  CHECK(MayArrive(ArrivalLoad{0, 0}, 100, 2, 50));  // alone: even over the byte bound
+  CHECK(MayArrive(ArrivalLoad{1, 20}, 30, 2, 50));
+  CHECK_FALSE(MayArrive(ArrivalLoad{1, 20}, 31, 2, 50));
+  CHECK_FALSE(MayArrive(ArrivalLoad{2, 0}, 0, 2, 50));  // the call bound
+  CHECK(MayArrive(ArrivalLoad{5, 1u << 30}, 1u << 30, 0, 0));  // 0: no bound
+  CHECK_FALSE(MayArrive(ArrivalLoad{1, 60}, 0, 2, 50));  // over already (a lone large call)
+}
+
+TEST_CASE("admission_arrival_gate_holds_calls_and_bytes_under_the_bounds", "[admission]") {
+  const ArrivalBounds b{.calls = 3, .bytes = 100, .client_calls = 2, .client_bytes = 60};
+  ArrivalGate g;
+  CHECK(g.Offer({1, "a", 40}, b));
+  CHECK(g.Offer({2, "a", 20}, b));
+  CHECK_FALSE(g.Offer({3, "a", 1}, b));  // client a has its 2 calls
+  CHECK(g.Offer({4, "b", 30}, b));        // b is not held back by a's waiting call
+  CHECK(g.held().calls == 3);
+  CHECK(g.held().bytes == 90);
+  CHECK(g.held_of("a").bytes == 60);
+  CHECK_FALSE(g.Offer({5, "c", 5}, b));  // the server's 3 calls
+  CHECK(g.waiting().calls == 2);
+  CHECK(g.waiting().bytes == 6);
+  CHECK_FALSE(g.Next(b).has_value());
+  // One of a's calls gets its slot: a's waiting call fits now, and goes
+  // first (arrival order).
+  g.Done(1);
+  CHECK(g.Next(b) == 3u);
+  CHECK_FALSE(g.Next(b).has_value());  // the server is full again
+  g.Done(2);
+  CHECK(g.Next(b) == 5u);
+  CHECK(g.waiting().calls == 0);
+  g.Done(2);  // twice: nothing
+  CHECK(g.held().calls == 3);
+  CHECK(g.holds(5));
+  CHECK_FALSE(g.holds(2));
+}
+
+TEST_CASE("admission_arrival_gate_keeps_order_for_a_large_call", "[admission]") {
+  const ArrivalBounds b{.calls = 10, .bytes = 100, .client_calls = 10, .client_bytes = 100};
+  ArrivalGate g;
+  CHECK(g.Offer({1, "a", 60}, b));
+  CHECK_FALSE(g.Offer({2, "b", 90}, b));  // does not fit beside call 1
+  // A small newcomer would fit, but the large call waits before it.
+  CHECK_FALSE(g.Offer({3, "c", 10}, b));
+  CHECK_FALSE(g.Next(b).has_value());
+  g.Done(1);
+  CHECK(g.Next(b) == 2u);
+  CHECK(g.Next(b) == 3u);
+  CHECK(g.held().bytes == 100);
+  // A call larger than the byte bound still arrives once it is alone.
+  g.Done(2);
+  g.Done(3);
+  CHECK(g.Offer({4, "a", 500}, b));
+  CHECK_FALSE(g.Offer({5, "a", 1}, b));
+  CHECK(g.Withdraw(5));
+  CHECK_FALSE(g.Withdraw(5));
+  CHECK(g.waiting().calls == 0);
+  CHECK(g.Offer({6, "b", 0}, b) == false);  // 500 > 100 held: nothing more fits
+  CHECK(g.TakeWaiting() == std::vector<uint64_t>{6});
+}
+
+TEST_CASE("admission_sjf_counts_the_transfer_ahead_and_ages_from_arrival", "[admission]") {
+  // The result over the rate the arguments came at; nothing when the rate
+  // says nothing (a few bytes, or no time).
+  CHECK(TransferSecondsAhead(8u << 20, 4u << 20, 2.0) == Approx(4.0));
+  CHECK(TransferSecondsAhead(8u << 20, 1000, 2.0) == 0);
+  CHECK(TransferSecondsAhead(8u << 20, 4u << 20, 0.0) == 0);
+  CHECK(TransferSecondsAhead(0, 4u << 20, 2.0) == 0);
+
+  SchedulerConfig c = Slots(1, 10);
+  c.order = QueueOrder::kSjf;
+  c.sjf_aging = 1;
+  Admission a(c);
+  int threads = 0;
+  CHECK(a.Offer(CallDemand{1}, 0, &threads) == Decision::kRun);
+  // Equal run times; call 2's result takes 5 s to send, call 3's none.
+  CallDemand two{2, 1.0};
+  two.transfer_seconds = 5;
+  CallDemand three{3, 1.0};
+  CHECK(a.Offer(two, 10, &threads) == Decision::kQueue);
+  CHECK(a.Offer(three, 11, &threads) == Decision::kQueue);
+  a.Release(1);
+  CHECK(NextId(a, 12) == 3u);  // 11 + 1 < 10 + 1 + 5
+  a.Release(1);
+  CHECK(NextId(a, 12) == 2u);
+
+  // Aging counts from the CALL's arrival, not from the moment a call whose
+  // arguments came over a slow link asks for its slot.
+  Admission b(c);
+  CHECK(b.Offer(CallDemand{1}, 0, &threads) == Decision::kRun);
+  CallDemand slow{4, 2.0};
+  slow.arrived = 1;  // asked at 20, after 19 s of transfer
+  CallDemand quick{5, 1.0};
+  CHECK(b.Offer(quick, 19, &threads) == Decision::kQueue);
+  CHECK(b.Offer(slow, 20, &threads) == Decision::kQueue);
+  b.Release(1);
+  CHECK(NextId(b, 21) == 4u);  // 1 + 2 < 19 + 1
+}

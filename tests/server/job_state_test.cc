@@ -27,7 +27,9 @@ std::set<S> Where(Pred pred) {
 TEST_CASE("job_state_every_state_is_listed_once_with_its_own_name", "[job_state]") {
   std::set<std::string> names;
   for (S s : kJobStates) names.insert(JobStateName(s));
-  CHECK(names.size() == 9);
+  CHECK(names.size() == 13);
+  CHECK(std::string(JobStateName(S::kHeld)) == "held");
+  CHECK(std::string(JobStateName(S::kArrivalQueued)) == "arrival_queued");
   CHECK(std::string(JobStateName(S::kNew)) == "new");
   CHECK(std::string(JobStateName(S::kEnded)) == "ended");
 }
@@ -35,18 +37,26 @@ TEST_CASE("job_state_every_state_is_listed_once_with_its_own_name", "[job_state]
 TEST_CASE("job_state_predicates_answer_for_every_state", "[job_state]") {
   CHECK(Where(HoldsSlot) ==
         std::set<S>{S::kStarting, S::kReceiving, S::kComputing, S::kReplying, S::kDone});
-  CHECK(Where(CallOpen) == std::set<S>{S::kReceiving, S::kComputing, S::kReplying});
-  CHECK(Where(InQueue) == std::set<S>{S::kQueued});
+  // Admitted after arrival, a call holds no slot until it is granted one
+  // with its arguments in memory (kHeld -> kComputing).
+  CHECK(Where(CallOpen) ==
+        std::set<S>{S::kReceiving, S::kComputing, S::kReplying, S::kArriving, S::kHeld});
+  CHECK(Where(InQueue) == std::set<S>{S::kQueued, S::kHeld});
   CHECK(Where(CountsInLoad) == std::set<S>{S::kQueued, S::kStarting, S::kReceiving, S::kComputing,
-                                           S::kReplying, S::kDone});
+                                           S::kReplying, S::kDone, S::kArrivalQueued,
+                                           S::kHandingOver, S::kArriving, S::kHeld});
   CHECK(Where(AwaitsArguments) == std::set<S>{S::kNew});
-  CHECK(Where(AwaitsHandoff) == std::set<S>{S::kStarting});
-  CHECK(Where(KillRefuses) == std::set<S>{S::kNew, S::kStarting});
-  CHECK(Where(ReadingArguments) == std::set<S>{S::kReceiving});
+  CHECK(Where(AwaitsHandoff) == std::set<S>{S::kStarting, S::kHandingOver});
+  CHECK(Where(AwaitsArrivalRoom) == std::set<S>{S::kArrivalQueued});
+  CHECK(Where(ArrivedWithoutSlot) == std::set<S>{S::kArriving, S::kHeld});
+  CHECK(Where(KillRefuses) ==
+        std::set<S>{S::kNew, S::kStarting, S::kArrivalQueued, S::kHandingOver});
+  CHECK(Where(ReadingArguments) == std::set<S>{S::kReceiving, S::kArriving});
   CHECK(Where(RoutineRuns) == std::set<S>{S::kComputing});
   CHECK(Where(WritingResult) == std::set<S>{S::kReplying});
-  CHECK(Where(MovesCallData) == std::set<S>{S::kReceiving, S::kReplying});
-  CHECK(Where(HangupCancels) == std::set<S>{S::kReceiving, S::kComputing});
+  CHECK(Where(MovesCallData) == std::set<S>{S::kReceiving, S::kReplying, S::kArriving});
+  CHECK(Where(HangupCancels) ==
+        std::set<S>{S::kReceiving, S::kComputing, S::kArriving, S::kHeld});
   CHECK(Where(IdleBetweenCalls) == std::set<S>{S::kIdle});
   CHECK(Where(OneShotDone) == std::set<S>{S::kDone});
 }
@@ -56,10 +66,13 @@ TEST_CASE("job_state_heartbeats_come_from_ninfd_before_the_handoff_and_from_the_
   auto writer = [](HeartbeatWriter w) {
     return Where([w](S s) { return HeartbeatWriterIn(s) == w; });
   };
-  CHECK(writer(HeartbeatWriter::kDaemon) == std::set<S>{S::kQueued, S::kStarting});
-  CHECK(writer(HeartbeatWriter::kExecutable) == std::set<S>{S::kComputing});
-  CHECK(writer(HeartbeatWriter::kNone) ==
-        std::set<S>{S::kNew, S::kReceiving, S::kReplying, S::kIdle, S::kDone, S::kEnded});
+  CHECK(writer(HeartbeatWriter::kDaemon) ==
+        std::set<S>{S::kQueued, S::kStarting, S::kArrivalQueued, S::kHandingOver});
+  // A call holding its arguments waits for its slot in the executable,
+  // which beats (and answers CTL_PROBE) meanwhile.
+  CHECK(writer(HeartbeatWriter::kExecutable) == std::set<S>{S::kComputing, S::kHeld});
+  CHECK(writer(HeartbeatWriter::kNone) == std::set<S>{S::kNew, S::kReceiving, S::kReplying,
+                                                      S::kIdle, S::kDone, S::kEnded, S::kArriving});
 }
 
 // OnHangup (the client hung up: a socket error or urgent data on a parked
@@ -71,7 +84,8 @@ TEST_CASE("job_state_heartbeats_come_from_ninfd_before_the_handoff_and_from_the_
 // job), and a closed connection leaves the executable its own copy.
 TEST_CASE("job_state_losing_the_client_before_the_handoff_cancels_however_it_is_lost",
           "[job_state]") {
-  CHECK(Where(ClientLossEndsCall) == std::set<S>{S::kNew, S::kQueued, S::kStarting});
+  CHECK(Where(ClientLossEndsCall) ==
+        std::set<S>{S::kNew, S::kQueued, S::kStarting, S::kArrivalQueued, S::kHandingOver});
   for (S s : kJobStates) {
     INFO(JobStateName(s));
     CHECK_FALSE((ClientLossEndsCall(s) && HangupCancels(s)));
@@ -89,6 +103,11 @@ TEST_CASE("job_state_transition_table", "[job_state]") {
       {S::kComputing, S::kIdle},     {S::kComputing, S::kDone},      {S::kReplying, S::kReplying},
       {S::kReplying, S::kIdle},      {S::kReplying, S::kDone},       {S::kIdle, S::kQueued},
       {S::kIdle, S::kIdle},
+      // Admission after arrival.
+      {S::kNew, S::kArrivalQueued},  {S::kNew, S::kHandingOver},    {S::kArrivalQueued, S::kHandingOver},
+      {S::kHandingOver, S::kArriving}, {S::kArriving, S::kHeld},    {S::kArriving, S::kIdle},
+      {S::kArriving, S::kDone},      {S::kHeld, S::kComputing},     {S::kHeld, S::kIdle},
+      {S::kHeld, S::kDone},          {S::kIdle, S::kHeld},          {S::kIdle, S::kArriving},
   };
   for (S from : kJobStates)
     for (S to : kJobStates) {
