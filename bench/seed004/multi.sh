@@ -118,8 +118,12 @@ bench_need server/ninfd loadtest/ninf-loadtest stubs/registry/dgesv stubs/regist
 bench_need_root "control groups and ninf-sites"
 
 lt=$build/loadtest/ninf-loadtest
-lt_has() { "$lt" --help 2>&1 | grep -q -- "$1"; }
-ninfd_has() { "$build/server/ninfd" --help 2>&1 | grep -q -- "$1"; }
+# The help texts, read once: `--help | grep -q` under pipefail fails when
+# grep stops reading early and the program dies of SIGPIPE.
+lt_help=$("$lt" --help 2>&1 || true)
+ninfd_help=$("$build/server/ninfd" --help 2>&1 || true)
+lt_has() { grep -q -- "$1" <<<"$lt_help"; }
+ninfd_has() { grep -q -- "$1" <<<"$ninfd_help"; }
 notes=$work/notes.txt
 : >"$notes"
 note() { echo "$*" | tee -a "$notes" >&2; }
@@ -139,7 +143,7 @@ if ! ninfd_has --admission; then
   if [[ $admission != start && $admission != default ]]; then note "ninfd has no admission setting: ran the admission it has (a call's slot at its start) only"; fi
   admission=start  # what ninfd without the setting does: a call takes its slot when it starts
 elif [[ $admission == default ]]; then
-  admission=$("$build/server/ninfd" --help 2>&1 | sed -n 's/.*NINF_ADMISSION, default \([a-z]*\)\].*/\1/p' | head -n1)
+  admission=$(sed -n 's/.*NINF_ADMISSION, default \([a-z]*\)[],].*/\1/p' <<<"$ninfd_help" | head -n1)
   [[ -n $admission ]] || { echo "$0: cannot read ninfd's default admission" >&2; exit 1; }
 fi
 [[ $item == table8 ]] && [[ -z ${sizes:-} ]] && sizes=$m
