@@ -113,6 +113,14 @@ case $item in
     bench_option --wan-rate RATE wan_rate 10mbit "" "the WAN link"
     bench_option --wan-delay MS wan_delay 20 "" "ms each way on the WAN link" ;;
 esac
+# The command as given (without --out), for the report's first line.
+given_args=()
+skip_next=0
+for a in "${@:2}"; do
+  if ((skip_next)); then skip_next=0; continue; fi
+  if [[ $a == --out ]]; then skip_next=1; continue; fi
+  given_args+=("$a")
+done
 bench_parse "$@"
 bench_need server/ninfd loadtest/ninf-loadtest stubs/registry/dgesv stubs/registry/ep
 bench_need_root "control groups and ninf-sites"
@@ -455,7 +463,9 @@ esac
 
 plot="${out%.md}.png"
 cmdline="bash bench/seed004/$item.sh $(basename "$build")"
-[[ $quick == 0 ]] || cmdline+=" --quick"
+for a in "${given_args[@]}"; do
+  if [[ $a == *" "* ]]; then cmdline+=" \"$a\""; else cmdline+=" $a"; fi
+done
 {
   /usr/bin/python3 "$seed_dir/report.py" render "$item" "$work" \
     --command "$cmdline" --plot "$plot" --notes "$notes" \
