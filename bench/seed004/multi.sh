@@ -98,7 +98,8 @@ def_adm=default
 bench_option --admission LIST admission "$def_adm" "" "ninfd's admission: start, arrival, both, or default (ninfd's own; needs the admission setting)"
 case $item in
   table3 | table4 | table5 | fig6)
-    bench_option --lan-rate RATE lan_rate auto "" "the LAN link (auto: transfer = the paper's 2.5 MB/s share of a call; none: loopback)" ;;
+    bench_option --lan-rate RATE lan_rate auto "" "each client's LAN link (auto: transfer = the paper's 2.5 MB/s share of a call; none: loopback)"
+    bench_option --lan-links N lan_links auto "" "LAN links, client i behind link i mod N (auto: one per client, as the paper's workstations each had their own)" ;;
 esac
 case $item in
   table6 | table7 | fig8)
@@ -192,6 +193,9 @@ version_args() {
 
 server_pid=""
 server_addr=""
+# The LAN items' per-client links: --server HUB_SIDE:3000 --netns SITE per
+# link (client i takes entry i mod N of both lists), sampled once.
+lan_servers=()
 # server_start VERSION ADMISSION WHERE: ninfd in the server group, on
 # loopback (WHERE = local) or in the sites' hub (WHERE = hub).
 server_start() {
@@ -250,7 +254,9 @@ point() {
   if lt_has --series; then extra+=(--series "$work/series-$id.csv"); fi
   local s0 c0 t0 t1 s1 c1 failed=0
   s0=$(cg_usage_usec server) c0=$(cg_usage_usec clients) t0=$(date +%s.%N)
-  cg_bg clients "${runner[@]}" "$lt" --server "$server_addr" --workload "$wl" --size "$n" \
+  local servers=(--server "$server_addr")
+  [[ ${#lan_servers[@]} -eq 0 ]] || servers=("${lan_servers[@]}")
+  cg_bg clients "${runner[@]}" "$lt" "${servers[@]}" --workload "$wl" --size "$n" \
     --clients "$c" --interval "$s" --probability "$probability" --duration "$duration" -q \
     "${phase_args[@]}" "${extra[@]}" --label "$label" --csv "$work/calls-$id.csv" \
     --summary "$work/summary-$id.csv" --table "$work/table.md" "$@" >"$work/lt-$id.txt" 2>>"$work/lt.log"
@@ -296,6 +302,29 @@ calibrate() {
   note "calibration: $F Mflops per core at n = $n0, tau = $tau (our compute time / the paper's server's at ${paper_mflops} Mflops per PE), s = $s_auto s, LAN ${lan_bps} kbit/s, WAN ${wan_bps} kbit/s"
 }
 
+# lan_up PREFIX RATE: the LAN items' links, one per client by default (the
+# paper's Alpha workstations each had their own path to the J90, so c
+# clients did not share one client's link), no delay; clients connect
+# straight to the hub's side of their link. RATE none: loopback, no sites.
+lan_up() {
+  local prefix=$1 rate=$2 links=$lan_links specs=() i c addr
+  if [[ $rate == none ]]; then where=local; return; fi
+  if [[ $links == auto ]]; then
+    links=1
+    for c in $clients; do ((c > links)) && links=$c; done
+  fi
+  for ((i = 1; i <= links; i++)); do specs+=(--site "l$i:$rate:0"); done
+  sites_up "$prefix" "${specs[@]}"
+  where=hub
+  lan_servers=()
+  for ((i = 1; i <= links; i++)); do
+    addr=$(site_addr "l$i")
+    lan_servers+=(--server "${addr%.2}.1:3000" --netns "$(site_netns "l$i")")
+  done
+  lan_servers+=(--sample 127.0.0.1:3000)
+  note "LAN: $links links of $rate, no delay; client i behind link i mod $links"
+}
+
 # ---- the items -------------------------------------------------------------------
 
 est_points() { local n=0 x; for x in "$@"; do n=$((n + x)); done; echo "$n"; }
@@ -331,21 +360,14 @@ case $item in
     [[ $interval == auto ]] && interval=$s_auto
     rate=none
     if [[ $lan_rate == auto ]]; then rate="${lan_bps}kbit"; else rate=$lan_rate; fi
-    if [[ $rate != none ]]; then
-      sites_up s4lan --site lan:"$rate":0
-      where=hub addr_args=(--netns "$(site_netns lan)")
-      lan_addr=$(site_addr lan); lan_addr=${lan_addr%.2}.1
-    else
-      where=local addr_args=()
-    fi
+    lan_up s4lan "$rate"
     for version in $versions; do
       for adm in $admission; do
         server_start "$version" "$adm" "$where"
-        [[ $where == local ]] || server_addr=$lan_addr:3000
         for n in $sizes; do
           for c in $clients; do
             echo "$0: $version admission $adm n = $n c = $c" >&2
-            point "$version" "$version" "$adm" lan "$n" "$c" 1 "$interval" "$rate" 0 "${addr_args[@]}"
+            point "$version" "$version" "$adm" lan "$n" "$c" 1 "$interval" "$rate" 0
           done
         done
         server_stop
@@ -359,21 +381,14 @@ case $item in
     calibrate
     [[ $interval == auto ]] && interval=$s_auto
     if [[ $lan_rate == auto ]]; then rate="${lan_bps}kbit"; else rate=$lan_rate; fi
-    if [[ $rate != none ]]; then
-      sites_up s4f6 --site lan:"$rate":0
-      where=hub addr_args=(--netns "$(site_netns lan)")
-      lan_addr=$(site_addr lan); lan_addr=${lan_addr%.2}.1
-    else
-      where=local addr_args=()
-    fi
+    lan_up s4f6 "$rate"
     for t in $threads; do
       for adm in $admission; do
         server_start "fixed-$t" "$adm" "$where"
-        [[ $where == local ]] || server_addr=$lan_addr:3000
         for n in $sizes; do
           for c in $clients; do
             echo "$0: t = $t admission $adm n = $n c = $c" >&2
-            point "t=$t" "fixed-$t" "$adm" lan "$n" "$c" "$t" "$interval" "$rate" 0 "${addr_args[@]}"
+            point "t=$t" "fixed-$t" "$adm" lan "$n" "$c" "$t" "$interval" "$rate" 0
           done
         done
         server_stop
