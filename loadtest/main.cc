@@ -5,6 +5,9 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
 #include <string>
 
 #include "loadtest/report.h"
@@ -54,7 +57,8 @@ int main(int argc, char **argv) {
                  "a server whose statistics are sampled (default: the --server list)")
       ->type_name("HOST:PORT");
   app.add_option("--key-file", c.key_file,
-                 "key for the statistics queries of servers that need one");
+                 "key file of servers that need one, for the calls and the statistics "
+                 "(default: NINF_KEY_FILE)");
   app.add_option("--server-cgroup", c.server_cgroups,
                  "the control group a sampled server runs in (repeat: one per server in order, "
                  "or one for all): its CPU time is the measured cpu_util. cgroup v2: the "
@@ -93,12 +97,19 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(0.0, 86400.0));
   app.add_option("--steps", c.steps, "ticks per client (0: --duration decides)")
       ->check(CLI::Range(0, 1000000));
-  app.add_option("--sample-ms", c.sample_ms, "statistics sampling period")
+  app.add_option("--sample-ms", c.sample_ms,
+                 "mean statistics sampling period (each drawn from 0.5 to 1.5 times it)")
       ->check(CLI::Range(50, 60000));
   app.add_option("--csv", csv_path, "write one row per call here");
   app.add_option("--table", table_path, "append the run's Markdown row here (header if new)");
   app.add_option("--summary", summary_path, "append the run's summary CSV row here (for plots)");
   app.add_option("--label", label, "the run's name in the table (default: the workload)");
+  std::string series_path;
+  app.add_option("--series", series_path,
+                 "write a per-second time series CSV here (per server and all: running, queued, "
+                 "utilization, cpu_util, calls, failed, GF/s, MB/s)");
+  app.add_flag("--fail-fast", c.fail_fast,
+               "stop the run at the first failed call, print its error, exit 1");
   app.add_flag("--quiet,-q", quiet, "no progress line");
   CLI11_PARSE(app, argc, argv);
 
@@ -125,6 +136,13 @@ int main(int argc, char **argv) {
   c.phase = phase == "aligned" ? RunConfig::Phase::kAligned : RunConfig::Phase::kRandom;
   const std::string sizes = SizesText(c.sizes);
   if (c.sampled.empty()) c.sampled = c.servers;
+  // One key setting for the calls and the statistics: --key-file reaches the
+  // clients' libninf through NINF_KEY_FILE (inherited by the client
+  // processes), and NINF_KEY_FILE alone serves the statistics queries too.
+  if (!c.key_file.empty())
+    ::setenv("NINF_KEY_FILE", c.key_file.c_str(), 1);
+  else if (const char *env = std::getenv("NINF_KEY_FILE"))
+    c.key_file = env;
   c.progress = !quiet;
   if (label.empty()) label = workload;
 
@@ -142,7 +160,7 @@ int main(int argc, char **argv) {
   const bool started = Run(c, csv, &result, &error);
   if (csv) std::fclose(csv);
   if (!started) {
-    std::fprintf(stderr, "ninf-loadtest: could not start the clients: %s\n", error.c_str());
+    std::fprintf(stderr, "ninf-loadtest: %s\n", error.c_str());
     return 2;
   }
 
@@ -150,6 +168,10 @@ int main(int argc, char **argv) {
   const std::string row = MarkdownRow(label, workload, sizes, c.clients, s);
   std::printf("%s%s", MarkdownHeader().c_str(), row.c_str());
   if (s.by_size.size() > 1) std::printf("\n%s\n", SizeTable(s).c_str());
+  std::set<std::string> servers;
+  for (const auto &entry : s.by_server) servers.insert(entry.first);
+  for (const auto &entry : result.samples) servers.insert(entry.first);
+  if (servers.size() > 1) std::printf("\n%s\n", ServerTable(s).c_str());
   const double wall = std::max(1e-9, result.wall_seconds);
   std::printf(
       "tool CPU: collector %.3f s (%.2f%% of a core), clients %.2f s (%.1f%%: their "
@@ -163,9 +185,23 @@ int main(int argc, char **argv) {
                         SummaryCsvRow(label, workload, sizes, c.clients, s)))
     std::perror(("ninf-loadtest: " + summary_path).c_str());
 
+  if (!series_path.empty()) {
+    std::FILE *f = std::fopen(series_path.c_str(), "w");
+    if (!f ||
+        std::fputs(SeriesCsv(result.rows, result.samples, result.wall_seconds).c_str(), f) < 0 ||
+        std::fclose(f) != 0)
+      std::perror(("ninf-loadtest: " + series_path).c_str());
+  }
+  // Calls that could not connect, per server: one line each, not one per call.
+  std::map<std::string, int> unreachable;
+  for (const CallRow &r : result.rows)
+    if (r.outcome == "unreachable") ++unreachable[r.server];
+  for (const auto &[server, n] : unreachable)
+    std::fprintf(stderr, "ninf-loadtest: server %s unreachable: %d call(s) could not connect\n",
+                 server.c_str(), n);
   int shown = 0;
   for (const CallRow &r : result.rows)
-    if (r.outcome != "ok" && shown++ < 5)
+    if (r.outcome != "ok" && r.outcome != "unreachable" && shown++ < 5)
       std::fprintf(stderr, "ninf-loadtest: client %d step %d: %s: %s\n", r.client, r.step,
                    r.outcome.c_str(), r.detail.c_str());
   if (result.client_failures > 0)

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <optional>
+#include <set>
 #include <sstream>
 
 namespace ninf::loadtest {
@@ -51,6 +53,24 @@ Times TimesOf(const std::vector<double> &response, const std::vector<double> &wa
   return {MeanOf(response), Percentile(response, 95), MeanOf(wait),
           wait.empty() ? 0 : *std::max_element(wait.begin(), wait.end())};
 }
+
+// `get` of the samples at time t, linear between the two that bracket it;
+// nullopt outside the samples' span.
+template <class Get>
+std::optional<double> At(const std::vector<ServerSample> &list, double t, Get get) {
+  if (list.empty() || t < list.front().at || t > list.back().at) return std::nullopt;
+  for (std::size_t i = 1; i < list.size(); ++i) {
+    const ServerSample &a = list[i - 1], &b = list[i];
+    if (b.at < t) continue;
+    const double span = b.at - a.at;
+    if (span <= 0) return get(b);
+    return get(a) + (get(b) - get(a)) * (t - a.at) / span;
+  }
+  return get(list.back());
+}
+
+// A cell that may be empty (not measured).
+std::string Cell(std::optional<double> v, int digits) { return v ? Fixed(*v, digits) : ""; }
 
 }  // namespace
 
@@ -121,7 +141,9 @@ Summary Summarize(const std::vector<CallRow> &rows,
   s.calls = rows.size();
   std::vector<double> mflops, throughput, response, wait, transfer;
   std::map<int, std::vector<double>> size_response, size_wait;
-  double first = 0, last = 0, work = 0;
+  std::map<std::string, std::vector<double>> server_mflops;
+  std::map<std::string, double> server_work, server_bytes;
+  double first = 0, last = 0, work = 0, bytes = 0;
   bool any = false;
   for (const CallRow &r : rows) {
     first = any ? std::min(first, r.start) : r.start;
@@ -129,11 +151,19 @@ Summary Summarize(const std::vector<CallRow> &rows,
     any = true;
     Summary::BySize &by = s.by_size[r.size];
     ++by.calls;
+    Summary::ByServer &server = s.by_server[r.server];
+    ++server.calls;
     if (r.outcome != "ok") {
       ++s.failed;
       ++by.failed;
+      ++server.failed;
+      if (r.outcome == "unreachable") ++s.unreachable;
       continue;
     }
+    server_mflops[r.server].push_back(r.Mflops());
+    server_work[r.server] += r.flops;
+    server_bytes[r.server] += static_cast<double>(r.bytes);
+    bytes += static_cast<double>(r.bytes);
     mflops.push_back(r.Mflops());
     if (r.transfer > 0) throughput.push_back(r.Throughput());
     response.push_back(r.response);
@@ -153,6 +183,15 @@ Summary Summarize(const std::vector<CallRow> &rows,
   s.wait_max = all.wait_max;
   s.transfer_mean = MeanOf(transfer);
   s.aggregate_gflops = s.duration > 0 ? work / s.duration / 1e9 : 0;
+  s.aggregate_mbs = s.duration > 0 ? bytes / s.duration / 1e6 : 0;
+  double busy = 0;
+  for (const CallRow &r : rows) busy += r.response;
+  s.in_flight = s.duration > 0 ? busy / s.duration : 0;
+  for (auto &[name, server] : s.by_server) {
+    server.mflops_mean = MeanOf(server_mflops[name]);
+    server.gflops = s.duration > 0 ? server_work[name] / s.duration / 1e9 : 0;
+    server.mbs = s.duration > 0 ? server_bytes[name] / s.duration / 1e6 : 0;
+  }
   for (auto &[size, by] : s.by_size) {
     const Times t = TimesOf(size_response[size], size_wait[size]);
     by.response_mean = t.response_mean;
@@ -160,6 +199,9 @@ Summary Summarize(const std::vector<CallRow> &rows,
     by.wait_mean = t.wait_mean;
     by.wait_max = t.wait_max;
   }
+  double busy_total = 0, capacity_total = 0;
+  // Per control group: CPU seconds grown and (seconds x CPUs), once each.
+  std::map<std::string, std::pair<double, double>> groups;
   for (const auto &[server, all_samples] : samples) {
     std::vector<ServerSample> list, measured;
     for (const ServerSample &x : all_samples) {
@@ -170,24 +212,44 @@ Summary Summarize(const std::vector<CallRow> &rows,
       const ServerSample &a = measured.front(), &b = measured.back();
       const double span = b.at - a.at;
       // Not clamped: a measurement, read at the moment it is stamped.
-      if (span > 0 && b.cpu_count > 0)
-        s.cpu_utilization[server] =
-            std::max(0.0, b.cpu_seconds - a.cpu_seconds) / (span * b.cpu_count);
+      if (span > 0 && b.cpu_count > 0) {
+        const double grown = std::max(0.0, b.cpu_seconds - a.cpu_seconds);
+        s.cpu_utilization[server] = grown / (span * b.cpu_count);
+        groups[b.cgroup.empty() ? server : b.cgroup] = {grown, span * b.cpu_count};
+      }
     }
     if (list.empty()) continue;
     const ServerSample &a = list.front(), &b = list.back();
     const double span = b.at - a.at;
-    if (span > 0)
-      s.utilization[server] = std::clamp(
-          (b.busy_core_seconds - a.busy_core_seconds) / (span * std::max(1, b.cores)), 0.0, 1.0);
-    double load = 0, jobs = 0;
+    if (span > 0) {
+      const double grown = std::max(0.0, b.busy_core_seconds - a.busy_core_seconds);
+      const double capacity = span * std::max(1, b.cores);
+      s.utilization[server] = std::clamp(grown / capacity, 0.0, 1.0);
+      busy_total += grown;
+      capacity_total += capacity;
+    }
+    double load = 0, running = 0, queued = 0;
     for (const ServerSample &x : list) {
       load += x.load_average;
-      jobs += x.running + x.queued;
+      running += x.running;
+      queued += x.queued;
     }
-    s.load_average[server] = load / static_cast<double>(list.size());
-    s.jobs[server] = jobs / static_cast<double>(list.size());
+    const double n = static_cast<double>(list.size());
+    s.load_average[server] = load / n;
+    s.running[server] = running / n;
+    s.queued[server] = queued / n;
+    s.jobs[server] = (running + queued) / n;
+    s.total.running += running / n;
+    s.total.queued += queued / n;
+    s.total.jobs += (running + queued) / n;
   }
+  if (capacity_total > 0) s.total.utilization = std::clamp(busy_total / capacity_total, 0.0, 1.0);
+  double cpu_grown = 0, cpu_capacity = 0;
+  for (const auto &[group, figures] : groups) {
+    cpu_grown += figures.first;
+    cpu_capacity += figures.second;
+  }
+  if (cpu_capacity > 0) s.total.cpu_utilization = cpu_grown / cpu_capacity;
   return s;
 }
 
@@ -228,10 +290,44 @@ std::string MarkdownRow(const std::string &label, const std::string &workload,
   return out.str();
 }
 
+std::string ServerTable(const Summary &s) {
+  std::set<std::string> names;
+  for (const auto &entry : s.by_server) names.insert(entry.first);
+  for (const auto &entry : s.jobs) names.insert(entry.first);
+  for (const auto &entry : s.cpu_utilization) names.insert(entry.first);
+  auto get = [](const std::map<std::string, double> &m, const std::string &k, int digits) {
+    const auto it = m.find(k);
+    return it == m.end() ? std::string("-") : Fixed(it->second, digits);
+  };
+  auto total = [](double v) { return v < 0 ? std::string("-") : Fixed(v, 2); };
+  std::ostringstream out;
+  out << "| server | calls | failed | Mflops mean | GF/s | MB/s | utilization | cpu_util | "
+         "running | queued | jobs | load avg |\n"
+      << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const std::string &name : names) {
+    const auto it = s.by_server.find(name);
+    const Summary::ByServer by = it == s.by_server.end() ? Summary::ByServer{} : it->second;
+    out << "| " << (name.empty() ? "(none)" : name) << " | " << by.calls << " | " << by.failed
+        << " | " << Fixed(by.mflops_mean, 0) << " | " << Fixed(by.gflops, 2) << " | "
+        << Fixed(by.mbs, 1) << " | " << get(s.utilization, name, 2) << " | "
+        << get(s.cpu_utilization, name, 2) << " | " << get(s.running, name, 2) << " | "
+        << get(s.queued, name, 2) << " | " << get(s.jobs, name, 2) << " | "
+        << get(s.load_average, name, 2) << " |\n";
+  }
+  out << "| all | " << s.calls << " | " << s.failed << " | " << Fixed(s.mflops.mean, 0) << " | "
+      << Fixed(s.aggregate_gflops, 2) << " | " << Fixed(s.aggregate_mbs, 1) << " | "
+      << total(s.total.utilization) << " | " << total(s.total.cpu_utilization) << " | "
+      << Fixed(s.total.running, 2) << " | " << Fixed(s.total.queued, 2) << " | "
+      << Fixed(s.total.jobs, 2) << " | - |\n";
+  return out.str();
+}
+
 std::string SummaryCsvHeader() {
   return "label,workload,size,clients,calls,failed,mflops_max,mflops_min,mflops_mean,"
          "throughput_mean,response_mean,response_p95,wait_mean,wait_max,aggregate_gflops,"
-         "utilization_mean,cpu_util_mean,load_mean,jobs_mean\n";
+         "utilization_mean,cpu_util_mean,load_mean,jobs_mean,throughput_max,throughput_min,"
+         "aggregate_mbs,utilization_total,cpu_util_total,running_total,queued_total,jobs_total,"
+         "unreachable,in_flight\n";
 }
 
 std::string SummaryCsvRow(const std::string &label, const std::string &workload,
@@ -242,7 +338,8 @@ std::string SummaryCsvRow(const std::string &label, const std::string &workload,
     for (const auto &entry : per_server) sum += entry.second;
     return per_server.empty() ? 0.0 : sum / static_cast<double>(per_server.size());
   };
-  // Not measured (no --server-cgroup) is an empty field, not a 0.
+  // Not measured (no --server-cgroup, no sample) is an empty field, not a 0.
+  auto total = [](double v) { return v < 0 ? std::string() : Fixed(v, 4); };
   const std::string cpu_util = s.cpu_utilization.empty() ? "" : Fixed(mean(s.cpu_utilization), 4);
   std::ostringstream out;
   out << CsvSafe(label) << ',' << workload << ',' << CsvSafe(size) << ',' << clients << ','
@@ -251,7 +348,133 @@ std::string SummaryCsvRow(const std::string &label, const std::string &workload,
       << Fixed(s.throughput.mean, 2) << ',' << Fixed(s.response_mean, 6) << ','
       << Fixed(s.response_p95, 6) << ',' << Fixed(s.wait_mean, 6) << ',' << Fixed(s.wait_max, 6)
       << ',' << Fixed(s.aggregate_gflops, 4) << ',' << Fixed(mean(s.utilization), 4) << ','
-      << cpu_util << ',' << Fixed(mean(s.load_average), 3) << ',' << Fixed(mean(s.jobs), 3) << '\n';
+      << cpu_util << ',' << Fixed(mean(s.load_average), 3) << ',' << Fixed(mean(s.jobs), 3) << ','
+      << Fixed(s.throughput.max, 2) << ',' << Fixed(s.throughput.min, 2) << ','
+      << Fixed(s.aggregate_mbs, 3) << ',' << total(s.total.utilization) << ','
+      << total(s.total.cpu_utilization) << ',' << Fixed(s.total.running, 3) << ','
+      << Fixed(s.total.queued, 3) << ',' << Fixed(s.total.jobs, 3) << ',' << s.unreachable << ','
+      << Fixed(s.in_flight, 3) << '\n';
+  return out.str();
+}
+
+}  // namespace ninf::loadtest
+
+namespace ninf::loadtest {
+
+std::string SeriesCsvHeader() {
+  return "t_s,server,running,queued,utilization,cpu_util,calls,failed,gflops,mbs\n";
+}
+
+std::string SeriesCsv(const std::vector<CallRow> &rows,
+                      const std::map<std::string, std::vector<ServerSample>> &samples,
+                      double seconds) {
+  for (const CallRow &r : rows) seconds = std::max(seconds, r.start + r.response);
+  const int n = std::max(1, static_cast<int>(std::ceil(seconds)));
+  // Per server: the samples with statistics, those with a group's CPU time,
+  // and per second the calls that ended in it.
+  struct Ended {
+    int calls = 0, failed = 0;
+    double flops = 0, bytes = 0;
+  };
+  struct Server {
+    std::vector<ServerSample> stats, cpu;
+    std::vector<Ended> ended;
+  };
+  std::map<std::string, Server> servers;
+  for (const auto &[name, list] : samples) {
+    Server &server = servers[name];
+    for (const ServerSample &x : list) {
+      if (x.has_stats) server.stats.push_back(x);
+      if (x.cpu_seconds >= 0 && x.cpu_count > 0) server.cpu.push_back(x);
+    }
+  }
+  for (const CallRow &r : rows) servers[r.server];
+  for (auto &entry : servers) entry.second.ended.assign(static_cast<std::size_t>(n), Ended{});
+  for (const CallRow &r : rows) {
+    const int k = std::clamp(static_cast<int>(std::floor(r.start + r.response)), 0, n - 1);
+    Ended &e = servers[r.server].ended[static_cast<std::size_t>(k)];
+    ++e.calls;
+    if (r.outcome != "ok") {
+      ++e.failed;
+      continue;
+    }
+    e.flops += r.flops;
+    e.bytes += static_cast<double>(r.bytes);
+  }
+  std::ostringstream out;
+  out << SeriesCsvHeader();
+  for (int k = 0; k < n; ++k) {
+    const double lo = k, hi = std::min<double>(k + 1, std::max(seconds, lo + 1e-9));
+    const double width = hi - lo;
+    Ended all;
+    double running_all = 0, queued_all = 0, busy_all = 0, cores_all = 0;
+    bool any_stats = false;
+    std::map<std::string, std::pair<double, double>> groups;  // cgroup: grown, CPUs
+    for (const auto &[name, server] : servers) {
+      // Running and queued: the mean of this second's samples.
+      double running = 0, queued = 0;
+      int count = 0;
+      for (const ServerSample &x : server.stats)
+        if (x.at >= lo && x.at < hi) {
+          running += x.running;
+          queued += x.queued;
+          ++count;
+        }
+      std::optional<double> run_mean, queue_mean, util, cpu;
+      if (count > 0) {
+        run_mean = running / count;
+        queue_mean = queued / count;
+        running_all += *run_mean;
+        queued_all += *queue_mean;
+        any_stats = true;
+      }
+      // Growth over the part of the second that the samples span (the first
+      // sample comes a little after 0, the last may end the run early).
+      auto growth = [lo, hi](const std::vector<ServerSample> &list, auto get, double *span) {
+        if (list.empty()) return std::optional<double>();
+        const double a = std::max(lo, list.front().at), b = std::min(hi, list.back().at);
+        *span = b - a;
+        if (*span <= 0) return std::optional<double>();
+        const std::optional<double> v0 = At(list, a, get), v1 = At(list, b, get);
+        if (!v0 || !v1) return std::optional<double>();
+        return std::optional<double>(std::max(0.0, *v1 - *v0));
+      };
+      double span = 0;
+      auto busy = [](const ServerSample &x) { return x.busy_core_seconds; };
+      if (const std::optional<double> grown = growth(server.stats, busy, &span)) {
+        const double cores = std::max(1, server.stats.back().cores);
+        util = std::clamp(*grown / (span * cores), 0.0, 1.0);
+        busy_all += *grown;
+        cores_all += span * cores;
+      }
+      auto used = [](const ServerSample &x) { return x.cpu_seconds; };
+      if (const std::optional<double> grown = growth(server.cpu, used, &span)) {
+        const ServerSample &last = server.cpu.back();
+        cpu = *grown / (span * last.cpu_count);
+        groups[last.cgroup.empty() ? name : last.cgroup] = {*grown, span * last.cpu_count};
+      }
+      const Ended &e = server.ended[static_cast<std::size_t>(k)];
+      all.calls += e.calls;
+      all.failed += e.failed;
+      all.flops += e.flops;
+      all.bytes += e.bytes;
+      out << k << ',' << CsvSafe(name.empty() ? "(none)" : name) << ',' << Cell(run_mean, 2) << ','
+          << Cell(queue_mean, 2) << ',' << Cell(util, 4) << ',' << Cell(cpu, 4) << ',' << e.calls
+          << ',' << e.failed << ',' << Fixed(e.flops / 1e9 / width, 4) << ','
+          << Fixed(e.bytes / 1e6 / width, 3) << '\n';
+    }
+    double grown = 0, capacity = 0;
+    for (const auto &[group, figures] : groups) {
+      grown += figures.first;
+      capacity += figures.second;
+    }
+    out << k << ",all," << (any_stats ? Fixed(running_all, 2) : "") << ','
+        << (any_stats ? Fixed(queued_all, 2) : "") << ','
+        << (cores_all > 0 ? Fixed(std::clamp(busy_all / cores_all, 0.0, 1.0), 4) : "") << ','
+        << (capacity > 0 ? Fixed(grown / capacity, 4) : "") << ',' << all.calls << ',' << all.failed
+        << ',' << Fixed(all.flops / 1e9 / width, 4) << ',' << Fixed(all.bytes / 1e6 / width, 3)
+        << '\n';
+  }
   return out.str();
 }
 

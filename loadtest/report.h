@@ -82,6 +82,30 @@ struct Summary {
   std::map<std::string, double> cpu_utilization;
   std::map<std::string, double> load_average;
   std::map<std::string, double> jobs;
+  std::map<std::string, double> running;  // mean calls holding a slot over the samples
+  std::map<std::string, double> queued;   // mean calls waiting for one
+  double aggregate_mbs = 0;               // array bytes of the successful calls / duration
+  // Calls in progress on average, from the clients' records (Little's law:
+  // every call's T_response, failed ones included, / duration): exact where
+  // the sampled jobs can miss short calls between samples.
+  double in_flight = 0;
+  std::size_t unreachable = 0;  // failed calls that could not connect
+  // Per server, from the calls it served (a failed call counts at the
+  // server it was sent to).
+  struct ByServer {
+    std::size_t calls = 0, failed = 0;
+    double mflops_mean = 0, gflops = 0, mbs = 0;  // aggregates over the run's duration
+  };
+  std::map<std::string, ByServer> by_server;
+  // Across all servers: booked utilization = all busy core-seconds grown /
+  // all servers' (seconds x cores); cpu_util = all control groups' CPU
+  // seconds grown / their (seconds x CPUs), a group shared by several
+  // servers counted once; running, queued and jobs summed. Negative: no
+  // sample gave it.
+  struct Totals {
+    double utilization = -1, cpu_utilization = -1;
+    double running = 0, queued = 0, jobs = 0;
+  } total;
   // Per workload size, for mixed runs (--size a,b): what each class of job
   // saw.
   struct BySize {
@@ -105,6 +129,20 @@ std::string SizesText(const std::vector<int> &sizes);
 
 // The per-size table of a mixed run: one row per size.
 std::string SizeTable(const Summary &s);
+
+// One row per server and a row "all" for the totals (printed when a run
+// has several servers).
+std::string ServerTable(const Summary &s);
+
+// The per-second time series (--series): for each second of the run a row
+// per server and a row "all": its mean running and queued calls, booked
+// utilization and measured cpu_util over that second (from the samples,
+// interpolated between them; empty where no samples bracket the second),
+// and the calls that ended in it: how many, how many failed, their GF and MB.
+std::string SeriesCsvHeader();
+std::string SeriesCsv(const std::vector<CallRow> &rows,
+                      const std::map<std::string, std::vector<ServerSample>> &samples,
+                      double seconds);
 
 // One machine-readable line per run, for plots (loadtest/plot.py).
 std::string SummaryCsvHeader();

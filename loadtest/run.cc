@@ -17,13 +17,13 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
-#include "daemon/status_tool.h"
 #include "loadtest/cgroup.h"
-#include "protocol/address.h"
-#include "protocol/default_ports.h"
+#include "loadtest/progress.h"
+#include "loadtest/servers.h"
 
 namespace ninf::loadtest {
 namespace {
@@ -72,6 +72,14 @@ bool OpenNetns(const std::vector<std::string> &names, std::vector<int> *fds, std
   return true;
 }
 
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", s);
+  return buf;
+}
+
+constexpr double kFirstBackoff = 0.1, kLastBackoff = 1.0;  // seconds
+
 // One client process: the seed's model, then _exit. `netns_fd` >= 0: the
 // client's network namespace, entered first. Sites share this host, so the
 // same-host shortcut (Unix socket, shared memory) would bypass their links:
@@ -98,10 +106,14 @@ bool OpenNetns(const std::vector<std::string> &names, std::vector<int> *fds, std
   if (weights.empty()) weights.assign(c.sizes.size(), 1.0);
   std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());
   const double phase = FirstTickOffset(c.phase, c.interval, index);
+  // After a call that could not connect, the next waits for its tick and at
+  // least `backoff` (doubling to a second): a dead server must not turn a
+  // closed loop into thousands of failed calls a second.
+  double not_before = 0, backoff = kFirstBackoff;
   for (int step = 0; !g_stop; ++step) {
     if (c.steps > 0 && step >= c.steps) break;
     // The tick, or now when a long call made the client late for it.
-    const double tick = t0 + phase + step * c.interval;
+    const double tick = std::max(t0 + phase + step * c.interval, not_before);
     if (c.duration > 0 && std::max(tick, Now()) >= t0 + c.duration) break;
     SleepUntil(tick);
     if (coin(rng) >= c.probability) continue;
@@ -111,6 +123,13 @@ bool OpenNetns(const std::vector<std::string> &names, std::vector<int> *fds, std
     if (!work) work = MakeWorkload(c.workload, size);
     const double start = Now();
     CallResult r = work->Call(prefix, (static_cast<uint64_t>(index) << 32) | step);
+    if (r.outcome == "unreachable") {
+      not_before = Now() + backoff;
+      backoff = std::min(kLastBackoff, 2 * backoff);
+    } else {
+      not_before = 0;
+      backoff = kFirstBackoff;
+    }
     CallRow row;
     row.client = index;
     row.step = step;
@@ -123,6 +142,9 @@ bool OpenNetns(const std::vector<std::string> &names, std::vector<int> *fds, std
     row.bytes = r.info.send_bytes + r.info.recv_bytes;
     row.flops = work->Flops();
     row.server = r.info.server;
+    // A call that never reached its server still counts against it.
+    if (row.server.empty() && c.metaserver.empty())
+      row.server = c.servers[static_cast<std::size_t>(index) % c.servers.size()];
     row.threads = r.info.threads;
     row.outcome = r.outcome;
     row.detail = r.detail;
@@ -137,77 +159,6 @@ double CpuSeconds(int who) {
   if (::getrusage(who, &u) != 0) return 0;
   return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
-// The progress line; its totals grow with each row instead of being
-// recounted from all of them.
-class Progress {
- public:
-  explicit Progress(bool on) : on_(on), tty_(::isatty(2) != 0) {}
-  void Count(const CallRow &row) {
-    ++calls_;
-    if (row.outcome != "ok")
-      ++failed_;
-    else
-      work_ += row.flops;
-  }
-  void Show(double elapsed, bool last) {
-    if (!on_) return;
-    if (!last && elapsed - shown_ < (tty_ ? 1.0 : 10.0)) return;
-    shown_ = elapsed;
-    std::fprintf(stderr, "%sloadtest: %6.1f s, %zu calls (%zu failed), %.2f GF/s%s",
-                 tty_ ? "\r" : "", elapsed, calls_, failed_,
-                 elapsed > 0 ? work_ / elapsed / 1e9 : 0.0, tty_ && !last ? "" : "\n");
-  }
-
- private:
-  bool on_, tty_;
-  double shown_ = -1e9;
-  std::size_t calls_ = 0, failed_ = 0;
-  double work_ = 0;
-};
-
-// The control group of sampled server i: one per server, or one for all.
-const CgroupSource *CgroupOf(const std::vector<CgroupSource> &groups, std::size_t i) {
-  if (groups.empty()) return nullptr;
-  return &groups[groups.size() == 1 ? 0 : i];
-}
-
-void Sample(const RunConfig &c, const std::vector<CgroupSource> &groups, double t0, RunResult *r) {
-  for (std::size_t i = 0; i < c.sampled.size(); ++i) {
-    const std::string &server = c.sampled[i];
-    ServerSample sample;
-    HostPort hp;
-    std::string text;
-    if (ParseHostPort(server, HostPort("127.0.0.1", kNinfdPort), &hp).ok() &&
-        daemon::QueryStats(hp.host, hp.port, 2000, c.key_file, &text).ok())
-      sample = ParseSample(text, 0);
-    // Stamped when the group's counter is read: the measurement's own time.
-    sample.at = Now() - t0;
-    if (const CgroupSource *group = CgroupOf(groups, i)) {
-      if (std::optional<double> cpu = CgroupCpuSeconds(*group)) {
-        sample.cpu_seconds = *cpu;
-        sample.cpu_count = group->cpus;
-        sample.cgroup = group->dir;
-      }
-    }
-    if (sample.has_stats || sample.cpu_seconds >= 0) r->samples[server].push_back(sample);
-  }
-}
-
-bool OpenCgroups(const RunConfig &c, std::vector<CgroupSource> *groups, std::string *error) {
-  if (c.server_cgroups.empty()) return true;
-  if (c.server_cgroups.size() != 1 && c.server_cgroups.size() != c.sampled.size()) {
-    *error = std::to_string(c.server_cgroups.size()) + " --server-cgroup for " +
-             std::to_string(c.sampled.size()) + " sampled servers: give one per server, or one";
-    return false;
-  }
-  for (const std::string &dir : c.server_cgroups) {
-    CgroupSource group;
-    if (!OpenCgroup(dir, c.server_cpus, &group, error)) return false;
-    groups->push_back(group);
-  }
-  return true;
 }
 
 }  // namespace
@@ -259,6 +210,10 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
   if (!OpenCgroups(c, &groups, error)) return false;
   std::vector<int> netns_fds;
   if (!OpenNetns(c.netns, &netns_fds, error)) return false;
+  if (!CheckServers(c, netns_fds, error)) {
+    for (int f : netns_fds) ::close(f);
+    return false;
+  }
   const double t0 = Now() + 0.2;  // the clients' ticks count from here
   std::fflush(nullptr);           // nothing buffered may be written twice
   std::vector<pid_t> pids;
@@ -295,11 +250,19 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
     return false;
   }
 
-  Progress progress(c.progress);
+  Progress progress(c.progress, Plan{c.clients, c.interval, c.probability, c.duration, c.steps});
+  Sampler sampler(c, groups, &progress);
   std::vector<std::string> partial(pipes.size());
   std::size_t open = pipes.size();
   double next_sample = t0;
+  // Sampling periods are jittered, uniform in [0.5, 1.5] x --sample-ms: a
+  // fixed period is phase-locked to aligned ticks (0.5 s samples of 0.5 s
+  // ticks all land on the bursts) and biases running, queued and jobs; at
+  // random instants their means are time averages.
+  std::mt19937_64 jitter_rng(0x5a3b1e00ull);
+  std::uniform_real_distribution<double> jitter(0.5, 1.5);
   bool forwarded = false;
+  std::set<std::string> unreachable;  // servers already reported so
   while (open > 0) {
     if (g_stop && !forwarded) {  // Ctrl-C: the clients stop after their current call
       for (pid_t pid : pids) ::kill(pid, SIGTERM);
@@ -307,8 +270,8 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
     }
     const double now = Now();
     if (now >= next_sample) {
-      Sample(c, groups, t0, result);
-      next_sample = now + c.sample_ms / 1000.0;
+      sampler.Sample(t0, &result->samples);
+      next_sample = now + jitter(jitter_rng) * c.sample_ms / 1000.0;
     }
     progress.Show(std::max(0.0, now - t0), false);
     const int wait_ms = static_cast<int>(std::max(0.0, (next_sample - Now()) * 1000)) + 1;
@@ -334,15 +297,29 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
         progress.Count(row);
         result->rows.push_back(row);
         if (csv) std::fprintf(csv, "%s\n", line.c_str());
+        if (row.outcome == "unreachable" && unreachable.insert(row.server).second)
+          progress.Note("server " + row.server + " unreachable at " + Seconds(row.start) +
+                        " s (client " + std::to_string(row.client) + ": " + row.detail +
+                        "); its clients retry at their next tick, after a pause");
+        if (c.fail_fast && row.outcome != "ok" && !result->stopped_at_failure) {
+          // The first failure ends the run: the clients are stopped at once,
+          // their calls in progress with them (not counted as failures).
+          progress.Note("--fail-fast: client " + std::to_string(row.client) + " step " +
+                        std::to_string(row.step) + " at " + Seconds(row.start) +
+                        " s: " + row.outcome + ": " + row.detail);
+          result->stopped_at_failure = true;
+          for (pid_t pid : pids) ::kill(pid, SIGKILL);
+        }
       }
     }
   }
-  Sample(c, groups, t0, result);  // the last figures, after the last call
+  sampler.Sample(t0, &result->samples);  // the last figures, after the last call
   for (pid_t pid : pids) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++result->client_failures;
+    if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && !result->stopped_at_failure)
+      ++result->client_failures;
   }
   result->wall_seconds = Now() - t0;
   progress.Show(result->wall_seconds, true);

@@ -50,6 +50,7 @@ struct RunConfig {
   int steps = 0;         // ticks per client (0: use duration)
   int sample_ms = 500;
   bool progress = true;
+  bool fail_fast = false;  // stop the run at the first failed call
 };
 
 struct RunResult {
@@ -59,10 +60,12 @@ struct RunResult {
   double collector_cpu_seconds = 0;  // the parent's: sampling, collecting, progress
   double clients_cpu_seconds = 0;    // the client processes', their data and checks included
   double wall_seconds = 0;
+  bool stopped_at_failure = false;  // --fail-fast stopped the run
 };
 
 // Runs the test; each row is also appended to `csv` as it arrives (when not
-// null). Returns false only when the clients could not be started.
+// null). Returns false, with a message, when it could not start: a control
+// group, a namespace or a server that does not answer (nothing was run).
 bool Run(const RunConfig &config, std::FILE *csv, RunResult *result, std::string *error);
 
 // Where client `index`'s first tick lies after the run's start: 0 when

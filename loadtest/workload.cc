@@ -12,7 +12,10 @@ namespace {
 CallResult Finish(int rc) {
   CallResult r;
   if (rc != 0) {
-    r.outcome = "error";
+    r.code = Ninf_get_error();
+    // A server that does not answer is not a call that failed there: the
+    // load test backs off and names the server (run.cc).
+    r.outcome = r.code == NINF_ERR_CONNECT ? "unreachable" : "error";
     r.detail = std::string(Ninf_error_string(Ninf_get_error())) + ": " + Ninf_get_error_detail();
   } else {
     r.ok = true;

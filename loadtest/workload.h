@@ -28,7 +28,8 @@ const char *WorkloadName(WorkloadKind kind);
 
 struct CallResult {
   bool ok = false;
-  std::string outcome;  // "ok", "error", "wrong"
+  std::string outcome;  // "ok", "error", "wrong", "unreachable" (could not connect)
+  int code = 0;         // the Ninf error code of an error
   std::string detail;   // the error text, or what was wrong
   Ninf_call_info info{};
 };

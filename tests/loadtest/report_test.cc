@@ -2,9 +2,14 @@
 #include "loadtest/report.h"
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "loadtest/cgroup.h"
+#include "loadtest/progress.h"
 #include "loadtest/run.h"
+#include "loadtest/servers.h"
 
 using namespace ninf::loadtest;
 
@@ -92,7 +97,13 @@ TEST_CASE("loadtest_summary_in_the_seed_tables_form", "[loadtest]") {
   const std::string csv = SummaryCsvRow("adaptive", "linpack", "600", 2, s);
   CHECK_THAT(csv, Catch::StartsWith("adaptive,linpack,600,2,4,1,"));
   // Not measured (no control group): an empty cpu_util, not a 0.
-  CHECK_THAT(csv, Catch::EndsWith(",1.5000,0.7500,,1.000,1.500\n"));
+  CHECK_THAT(csv, Catch::Contains(",1.5000,0.7500,,1.000,1.500,"));
+  // Throughput max and min; 3 MB in 4 s; across the servers (one here):
+  // booked 0.75, no cgroup, running 1, queued 0.5, jobs 1.5; none unreachable.
+  // Calls in flight: T_responses 1 + 2 + 1 + 2 in 4 s.
+  CHECK_THAT(csv, Catch::EndsWith(",2.00,2.00,0.750,0.7500,,1.000,0.500,1.500,0,1.500\n"));
+  CHECK(s.total.utilization == Approx(0.75));
+  CHECK(s.total.cpu_utilization < 0);
 }
 
 TEST_CASE("loadtest_mixed_sizes_are_summarized_per_size", "[loadtest]") {
@@ -183,4 +194,130 @@ TEST_CASE("loadtest_random_phases_spread_the_first_ticks", "[loadtest]") {
     hi = std::max(hi, x);
   }
   CHECK(hi - lo > 1.5);  // spread over the interval, not one burst
+}
+
+namespace {
+
+std::vector<std::string> Split(const std::string &line, char sep) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, sep)) {
+    while (!cell.empty() && (cell.back() == ' ' || cell.back() == '\n')) cell.pop_back();
+    while (!cell.empty() && cell.front() == ' ') cell.erase(0, 1);
+    if (!cell.empty()) out.push_back(cell);
+  }
+  return out;
+}
+
+// The columns of a CSV header, or of a Markdown table's first line.
+std::vector<std::string> Columns(const std::string &header) {
+  const std::string first = header.substr(0, header.find('\n'));
+  return first.rfind('|', 0) == 0 ? Split(first, '|') : Split(first, ',');
+}
+
+// The `names` of the first cells of the table under the heading that
+// starts with `heading` in docs/loadtest.md.
+std::vector<std::string> Documented(const std::string &doc, const std::string &heading) {
+  std::vector<std::string> names;
+  std::size_t at = doc.find("\n" + heading);
+  if (at == std::string::npos) return names;
+  std::istringstream in(doc.substr(doc.find('\n', at + 1) + 1));
+  std::string line;
+  bool table = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("#", 0) == 0) break;
+    if (line.rfind("| `", 0) != 0) {
+      if (table && line.empty()) break;
+      continue;
+    }
+    table = true;
+    const std::size_t end = line.find("` |");
+    if (end != std::string::npos) names.push_back(line.substr(3, end - 3));
+  }
+  return names;
+}
+
+}  // namespace
+
+// One list per fact: each output's header (made by report.cc) and its table
+// in docs/loadtest.md's "Columns" hold the same names in the same order.
+TEST_CASE("loadtest_every_column_is_documented", "[loadtest]") {
+  const char *path = std::getenv("NINF_LOADTEST_DOC");
+  REQUIRE(path != nullptr);
+  std::ifstream in(path);
+  REQUIRE(in);
+  std::ostringstream all;
+  all << in.rdbuf();
+  const std::string doc = all.str();
+  const std::pair<const char *, std::string> outputs[] = {
+      {"### Calls CSV", CsvHeader()},
+      {"### Run table", MarkdownHeader()},
+      {"### Per-size table", SizeTable(Summary{})},
+      {"### Per-server table", ServerTable(Summary{})},
+      {"### Summary CSV", SummaryCsvHeader()},
+      {"### Series CSV", SeriesCsvHeader()},
+  };
+  for (const auto &[heading, header] : outputs) {
+    INFO(heading);
+    CHECK(Documented(doc, heading) == Columns(header));
+  }
+}
+
+TEST_CASE("loadtest_progress_fraction_and_sampling_warning", "[loadtest]") {
+  // By time with a known end: a duration, or steps x interval.
+  CHECK(FractionDone(Plan{4, 3.0, 0.5, 60, 0}, 15, 0) == Approx(0.25));
+  CHECK(FractionDone(Plan{4, 0.5, 1, 0, 10}, 2.5, 0) == Approx(0.5));
+  // A closed loop of steps: the calls made against c x steps x p.
+  CHECK(FractionDone(Plan{2, 0, 0.5, 0, 100}, 1, 50) == Approx(0.5));
+  // Never 100 % before the last call is back.
+  CHECK(FractionDone(Plan{1, 0, 1, 10, 0}, 30, 0) == Approx(0.99));
+  // The warning names the fix for a key that is missing, and what shows '-'.
+  const std::string auth = SamplingFailure("h:1", ninf::Status(NINF_ERR_AUTH, "no key"));
+  CHECK_THAT(auth, Catch::Contains("cannot sample server h:1"));
+  CHECK_THAT(auth, Catch::Contains("--key-file"));
+  CHECK_THAT(auth, Catch::Contains("NINF_KEY_FILE"));
+  CHECK_THAT(SamplingFailure("h:1", ninf::Status(NINF_ERR_CONNECT, "refused")),
+             Catch::Contains("running, and listening"));
+}
+
+TEST_CASE("loadtest_series_per_second", "[loadtest]") {
+  // One server sampled at 0, 1 and 2 s: 2 cores, booked 1 then 2
+  // core-seconds a second (0.5, 1.0), its group 1.5 then 0.5 CPU-seconds of
+  // 2 CPUs (0.75, 0.25). Three calls: two end in second 0 (one failed), one
+  // in second 1; a call at another server ends in second 1.
+  auto at = [](double t, double busy, double cpu, int running, int queued) {
+    ServerSample x = ParseSample("cores:2\nbusy_core_seconds:" + std::to_string(busy) +
+                                     "\nrunning:" + std::to_string(running) +
+                                     "\nqueued:" + std::to_string(queued) + "\n",
+                                 t);
+    x.cpu_seconds = cpu;
+    x.cpu_count = 2;
+    x.cgroup = "g";
+    return x;
+  };
+  std::map<std::string, std::vector<ServerSample>> samples;
+  samples["s"] = {at(0, 10, 100, 2, 1), at(0.5, 10.5, 100.5, 2, 0), at(1, 11, 101.5, 1, 0),
+                  at(2, 13, 102, 0, 0)};
+  std::vector<CallRow> rows = {Row(0, 0.0, 0.5, 0), Row(1, 0.2, 0.3, 0, "error"),
+                               Row(0, 0.6, 0.9, 0)};
+  for (CallRow &r : rows) r.server = "s";
+  CallRow other = Row(2, 1.0, 0.5, 0);
+  other.server = "t";
+  rows.push_back(other);
+  const std::string csv = SeriesCsv(rows, samples, 2.0);
+  std::istringstream in(csv);
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(in, line)) lines.push_back(line);
+  REQUIRE(lines.size() == 1 + 2 * 3);  // header, 2 seconds x (s, t, all)
+  CHECK(lines[0] + "\n" == SeriesCsvHeader());
+  // Second 0 at s: running (2+2)/2, queued (1+0)/2, booked 1/(1 x 2), measured
+  // 1.5/(1 x 2), two calls (one failed), 2 GF and 1 MB of the one that worked.
+  CHECK(lines[1] == "0,s,2.00,0.50,0.5000,0.7500,2,1,2.0000,1.000");
+  CHECK(lines[2] == "0,t,,,,,0,0,0.0000,0.000");  // never sampled: empty, not 0
+  CHECK(lines[3] == "0,all,2.00,0.50,0.5000,0.7500,2,1,2.0000,1.000");
+  CHECK(lines[4] == "1,s,1.00,0.00,1.0000,0.2500,1,0,2.0000,1.000");
+  CHECK(lines[5] == "1,t,,,,,1,0,2.0000,1.000");
+  CHECK(lines[6] == "1,all,1.00,0.00,1.0000,0.2500,2,0,4.0000,2.000");
 }
