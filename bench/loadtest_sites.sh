@@ -16,6 +16,7 @@
 #   bash bench/loadtest_sites.sh BUILD_DIR [--out FILE] [--quick]
 #       [--sizes LIST] [--per-site LIST] [--rate RATE] [--delay MS]
 #       [--duration S] [--rounds N] [--admission arrival|start]
+#       [--release-slot computed|result]
 #
 # (bench/lib.sh: `-h` lists the options with their defaults and --quick
 # values; --out never writes over an existing file, and the default is a
@@ -32,6 +33,7 @@ bench_option --delay MS delay 10 "" "ms added each way on each link"
 bench_option --duration S duration 10 2 "seconds per point"
 bench_option --rounds N rounds 2 1 "rounds of the same points"
 bench_option --admission MODE admission arrival "" "ninfd's admission: arrival or start (docs/server.md)"
+bench_option --release-slot WHEN release_slot computed "" "ninfd's release_slot: computed or result"
 bench_parse "$@"
 bench_need_root "ninf-sites"
 bench_need server/ninfd loadtest/ninf-loadtest stubs/registry/dgesv
@@ -40,7 +42,7 @@ sites_up fig8 --forward 3000 \
   --site a:"$rate":"$delay" --site b:"$rate":"$delay" --site c:"$rate":"$delay" --site d:"$rate":"$delay"
 start_bg ninfd "$work/ready" "$work/ninfd.log" in_site hub "$build/server/ninfd" --port 3000 \
   --listen 0.0.0.0 --insecure --unix-socket "" --registry "$build/stubs/registry" \
-  --ready-file "$work/ready" --log-level warn --admission "$admission"
+  --ready-file "$work/ready" --log-level warn --admission "$admission" --release-slot "$release_slot"
 ns() { site_netns "$1"; }
 one_site=(--netns "$(ns a)")
 four_sites=(--netns "$(ns a)" --netns "$(ns b)" --netns "$(ns c)" --netns "$(ns d)")
@@ -78,7 +80,7 @@ plotted=yes
 {
   echo "# WAN Linpack: clients in one site against four (the Ninf study's Fig. 8)"
   echo
-  echo "\`bash bench/loadtest_sites.sh $(basename "$build") --sizes \"$sizes\" --per-site \"$per_site\" --rate $rate --delay $delay --duration $duration --rounds $rounds --admission $admission\`"
+  echo "\`bash bench/loadtest_sites.sh $(basename "$build") --sizes \"$sizes\" --per-site \"$per_site\" --rate $rate --delay $delay --duration $duration --rounds $rounds --admission $admission --release-slot $release_slot\`"
   echo "on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
   echo "$(date -u +%Y-%m-%d), $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?'). One ninfd (default adaptive budget) in the hub of"
   echo "four emulated sites (\`ninf-sites\`), each behind its own $rate link with $delay ms added each way;"

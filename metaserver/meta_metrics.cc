@@ -52,6 +52,20 @@ std::string MetaServer::MetricsText() const {
   out.Head("ninf_meta_server_queued", "gauge", "Calls queued on each server, as reported.");
   for (const auto &[id, e] : table_.servers())
     out.Sample("ninf_meta_server_queued", server_labels(id, e), e.Load().queued);
+  out.Head("ninf_meta_server_arriving", "gauge",
+           "Calls arriving or holding their arguments without a slot on each server, as "
+           "reported (admission after arrival).");
+  for (const auto &[id, e] : table_.servers())
+    out.Sample("ninf_meta_server_arriving", server_labels(id, e), e.last.arriving);
+  out.Head("ninf_meta_server_arriving_bytes", "gauge",
+           "The argument bytes charged to those calls, as reported.");
+  for (const auto &[id, e] : table_.servers())
+    out.Sample("ninf_meta_server_arriving_bytes", server_labels(id, e),
+               static_cast<double>(e.last.arriving_bytes));
+  out.Head("ninf_meta_server_arrival_waiting", "gauge",
+           "Calls waiting before their hand-off for room under the arrival bounds, as reported.");
+  for (const auto &[id, e] : table_.servers())
+    out.Sample("ninf_meta_server_arrival_waiting", server_labels(id, e), e.last.arrival_waiting);
   out.Head("ninf_meta_server_slots", "gauge", "Job slots of each server.");
   for (const auto &[id, e] : table_.servers())
     out.Sample("ninf_meta_server_slots", server_labels(id, e), e.Load().slots);

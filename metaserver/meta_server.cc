@@ -360,6 +360,9 @@ void MetaServer::HandleLoad(Connection &conn, std::string_view body) {
   LoadSample s;
   s.running = msg.running();
   s.queued = msg.queued();
+  s.arriving = msg.arriving();
+  s.arriving_bytes = msg.arriving_bytes();
+  s.arrival_waiting = msg.arrival_waiting();
   s.work_seconds = msg.work_seconds();
   s.load_average = msg.load_average();
   s.calls_admitted = msg.calls_admitted();

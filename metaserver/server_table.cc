@@ -30,6 +30,8 @@ std::string CheckRegistration(const Registration &reg) {
 std::string CheckLoad(const LoadSample &s) {
   for (std::string err : {CheckRange("running", s.running, 0, kMaxCalls),
                           CheckRange("queued", s.queued, 0, kMaxCalls),
+                          CheckRange("arriving", s.arriving, 0, kMaxCalls),
+                          CheckRange("arrival_waiting", s.arrival_waiting, 0, kMaxCalls),
                           CheckRange("work_seconds", s.work_seconds, 0, kMaxWorkSeconds),
                           CheckRange("load_average", s.load_average, 0, kMaxLoadAverage),
                           CheckRange("startup_seconds", s.startup_seconds, 0, kMaxSeconds)})

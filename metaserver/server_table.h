@@ -72,6 +72,12 @@ struct Registration {
 struct LoadSample {
   uint32_t running = 0;
   uint32_t queued = 0;
+  // Admission after arrival (ninfd's docs/server.md): calls arriving or
+  // holding their arguments without a slot, their bytes, and calls waiting
+  // before their hand-off for room. Shown, not used for placement.
+  uint32_t arriving = 0;
+  uint64_t arriving_bytes = 0;
+  uint32_t arrival_waiting = 0;
   double work_seconds = 0;
   double load_average = 0;
   uint64_t calls_admitted = 0;

@@ -342,6 +342,10 @@ std::optional<uint64_t> ArrivalGate::Next(const ArrivalBounds &bounds) {
   return std::nullopt;
 }
 
+void ArrivalGate::Rehold(const Call &call) {
+  if (!holds(call.id)) Hold(call);
+}
+
 bool ArrivalGate::Withdraw(uint64_t id) {
   for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
     if (it->id != id) continue;

@@ -304,6 +304,10 @@ class ArrivalGate {
   bool Offer(const Call &call, const ArrivalBounds &bounds);
   // The held call got its slot or ended (no-op for a call not held).
   void Done(uint64_t id);
+  // A call that gave its slot back while it still holds its memory (its
+  // result is being written: release_slot = "computed") counts again, room
+  // or not: it is in memory already. Done() when it ends.
+  void Rehold(const Call &call);
   // The first waiting call that fits now (it is held from here), if any:
   // a call whose own client is at its bound is passed over; the first one
   // that does not fit the server's bound stops the search (arrival order:

@@ -64,6 +64,7 @@ void Job::Admit(int threads) {
   assert(AwaitsArguments(state_) || InQueue(state_));
   admitted_ = Clock::now();
   threads_ = threads;
+  slot_held_ = true;
   if (!process_) {
     SetState(JobState::kStarting);
     return;
@@ -304,6 +305,7 @@ void Job::OnReplying() {
   // From here on a hangup is the client leaving after its result.
   SetState(JobState::kReplying);
   if (conn_) conn_->WatchHangup(false);
+  events_->OnReplying(*this);
 }
 
 void Job::OnCallDone(const ControlMsg &msg) {

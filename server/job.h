@@ -50,6 +50,8 @@ class JobEvents {
   // which needs a slot (the job is kQueued now). The scheduler answers with
   // Admit() or RefuseSlot().
   virtual void OnWantSlot(Job &job) = 0;
+  // CTL_REPLYING: the routine has returned; the executable writes the result.
+  virtual void OnReplying(Job &job) = 0;
   // CTL_CLIENT_GONE: the executable could not write a heartbeat to the client.
   virtual void OnClientGone(Job &job) = 0;
   // CTL_RELEASED: a reusable one-shot executable closed the client's
@@ -108,6 +110,13 @@ class Job : public ProcessOwner {
   // kReceiving for a persistent executable's next call (CTL_SLOT tells it
   // to go on, with its threads and the time it waited).
   void Admit(int threads);
+  // Whether the job holds a slot now (from Admit until the scheduler
+  // releases it: SlotReleased). HoldsSlot(state) says what a state means;
+  // this is the account, which a call that failed before its slot (after
+  // arrival: kArriving or kHeld -> kDone) never opened.
+  bool slot_held() const { return slot_held_; }
+  void SlotReleased() { slot_held_ = false; }
+
   // Admission after arrival (admission.h ArrivesFirst), before the
   // hand-off: kNew -> kArrivalQueued (no room under the arrival bounds; the
   // call waits for it), kNew or kArrivalQueued -> kHandingOver (it may
@@ -266,6 +275,7 @@ class Job : public ProcessOwner {
   Clock::time_point wait_from_ = arrived_;  // where QueueSeconds counts from
   ControlMsg want_{};                       // the last CTL_WANT_SLOT (after arrival)
   bool args_first_ = false;
+  bool slot_held_ = false;
   Clock::time_point progress_at_ = Clock::now();  // last progress, or the state's start
   Clock::time_point idle_since_;
   uint64_t progress_moved_ = 0;

@@ -74,6 +74,9 @@ void MetaReporter::UpdateKeyFile(const std::string &key_file) {
 
 bool MetaReporter::Significant(const wire::LoadReport &now, const wire::LoadReport &sent) const {
   if (now.running() != sent.running() || now.queued() != sent.queued()) return true;
+  // Calls arriving (admission after arrival) will want slots soon.
+  if (now.arriving() != sent.arriving() || now.arrival_waiting() != sent.arrival_waiting())
+    return true;
   double a = now.work_seconds(), b = sent.work_seconds();
   return std::fabs(a - b) > 0.25 * std::max(a, b) + 1e-3;
 }

@@ -261,8 +261,12 @@ void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
   daemon::Connection *conn = job.conn();
   const Ending ending = DescribeEnding(job.Facts(admission_.queued()), reason, why);
   const JobState before = job.state();
-  if (InQueue(before)) admission_.Withdraw(job.id());
-  if (HoldsSlot(before)) admission_.Release(job.threads(), job.params().owner);
+  // (Unconditionally: a call that ended its wait otherwise, e.g. by a
+  // failed CALL_DONE while held, must never be granted a slot.)
+  admission_.Withdraw(job.id());
+  // By the job's own account, not its state: a call admitted after arrival
+  // that failed before its slot (kArriving or kHeld -> kDone) holds none.
+  if (job.slot_held()) admission_.Release(job.threads(), job.params().owner);
   if (AwaitsArrivalRoom(before)) arrivals_.Withdraw(job.id());
   arrivals_.Done(job.id());  // if it held room under the arrival bounds
   job.End();

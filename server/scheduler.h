@@ -134,6 +134,7 @@ class Scheduler : public JobEvents {
   void OnArgsReceived(Job &job, bool resumed) override;
   void OnCallDone(Job &job, const ControlMsg &msg) override;
   void OnWantSlot(Job &job) override;
+  void OnReplying(Job &job) override;
   void OnClientGone(Job &job) override;
   void OnReleased(Job &job) override;
   void OnExit(Job &job) override;

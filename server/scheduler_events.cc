@@ -138,6 +138,20 @@ void Scheduler::OnWantSlot(Job &job) {
   hooks_.publish_load();
 }
 
+void Scheduler::OnReplying(Job &job) {
+  // release_slot = "computed": a call admitted after arrival gives its slot
+  // and threads back when its routine returns, so that its result's
+  // transfer (a slow link's) overlaps the next call's computation, as the
+  // 1998 server overlapped communication. Its memory still counts against
+  // the arrival bounds until the call is done. A repeated REPLYING finds
+  // the slot already given back.
+  if (!job.args_first() || !job.slot_held() || settings_.release_slot != "computed") return;
+  job.SlotReleased();
+  admission_.Release(job.threads(), job.params().owner);
+  arrivals_.Rehold({job.id(), ArrivalClient(job), job.arrived_bytes()});
+  AdmitQueued();
+}
+
 void Scheduler::OnClientGone(Job &job) {
   spdlog::info(
       "event=client_gone job={} call={} function={} user={} pid={} reason=heartbeat_failed",
@@ -146,9 +160,18 @@ void Scheduler::OnClientGone(Job &job) {
 }
 
 void Scheduler::OnCallDone(Job &job, const ControlMsg &msg) {
+  // A call that failed while it waited for its slot with its arguments in
+  // (kHeld: its heartbeat to a gone client failed, say) waits no more, and
+  // leaves the arrival bounds.
+  admission_.Withdraw(job.id());
+  if (arrivals_.holds(job.id())) {
+    arrivals_.Done(job.id());
+    AdmitArrivals();
+  }
   RecordCallDone(job, msg);
-  if (IdleBetweenCalls(job.state())) {
+  if (IdleBetweenCalls(job.state()) && job.slot_held()) {
     // Idle between calls, a persistent executable holds no slot.
+    job.SlotReleased();
     admission_.Release(job.threads(), job.params().owner);
     AdmitQueued();
   }

@@ -79,6 +79,12 @@ const SettingSpec kTable[] = {
     {"client_arrival_bytes", SettingKind::kBytes, "0", 0, kMaxInt,
      "of those bytes, one client's (0: a quarter of arrival_bytes)",
      &Settings::client_arrival_bytes, Reload::kLive},
+    {"release_slot", SettingKind::kString, "computed", 0, 0,
+     "under admission = \"arrival\": when a call gives its slot and threads back: "
+     "\"computed\" (when its routine returns: its result's transfer overlaps the next "
+     "call's computation; it counts against the arrival bounds until the result is out) or "
+     "\"result\" (when the result is out)",
+     &Settings::release_slot, Reload::kLive},
     {"max_call_bytes", SettingKind::kBytes, "8G", 0, kMaxInt,
      "largest array data of one call, e.g. 512M or 8G (0: no limit)", &Settings::max_call_bytes,
      Reload::kLive},
@@ -439,6 +445,9 @@ Status CheckScheduling(const Settings &s) {
   if (AdmissionOrder admission; !ParseAdmissionOrder(s.admission, &admission))
     return Status(NINF_ERR_INVALID_ARGUMENT,
                   "admission = '" + s.admission + "' is neither arrival nor start");
+  if (s.release_slot != "computed" && s.release_slot != "result")
+    return Status(NINF_ERR_INVALID_ARGUMENT,
+                  "release_slot = '" + s.release_slot + "' is neither computed nor result");
   if (s.threads_per_job > 0 && budget != ThreadBudget::kFixed)
     return Status(NINF_ERR_INVALID_ARGUMENT,
                   "threads_per_job = " + std::to_string(s.threads_per_job) +

@@ -55,6 +55,7 @@ struct Settings {
   int64_t arrival_bytes = 0;          // their argument bytes (0: a quarter of the memory)
   int64_t client_arrival_limit = 64;  // of them, one client's (0: arrival_limit)
   int64_t client_arrival_bytes = 0;   // one client's bytes (0: arrival_bytes / 4)
+  std::string release_slot = "computed";  // computed, result: when an arrived call's slot frees
   int64_t max_call_bytes = int64_t{8} << 30;  // 0: no limit
   int64_t max_connections = 1024;
   int64_t max_connections_per_client = 256;

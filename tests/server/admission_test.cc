@@ -517,6 +517,14 @@ TEST_CASE("admission_arrival_gate_keeps_order_for_a_large_call", "[admission]") 
   CHECK(g.waiting().calls == 0);
   CHECK(g.Offer({6, "b", 0}, b) == false);  // 500 > 100 held: nothing more fits
   CHECK(g.TakeWaiting() == std::vector<uint64_t>{6});
+  // A call that gave its slot back while its result goes out counts again,
+  // room or not, once.
+  g.Rehold({7, "b", 50});
+  g.Rehold({7, "b", 50});
+  CHECK(g.held().calls == 2);
+  CHECK(g.held().bytes == 550);
+  g.Done(7);
+  CHECK(g.held().bytes == 500);
 }
 
 TEST_CASE("admission_sjf_counts_the_transfer_ahead_and_ages_from_arrival", "[admission]") {

@@ -211,7 +211,9 @@ TEST_CASE("call_slots_queue_first_come_first_served", "[call]") {
   REQUIRE(WaitStat(*fx.daemon, "queued", 1));
   auto s = GetStats(*fx.daemon);
   CHECK(Stat(s, "running") == 1);  // the second call waits: one slot
-  CHECK(fx.daemon->Children().size() == 1);
+  // Admitted after arrival, it waits with its arguments in its own executable.
+  CHECK(Stat(s, "held") == 1);
+  CHECK(fx.daemon->Children().size() == 2);
 
   std::string ra, rb;
   auto first_done = std::async(std::launch::async, [&] {
@@ -258,7 +260,10 @@ TEST_CASE("call_queued_client_gone_leaves_queue", "[call]") {
   std::string result;
   REQUIRE(RecvResult(a, &result).ok());
   REQUIRE(WaitStat(*fx.daemon, "completed", 1));
-  CHECK(Stat(GetStats(*fx.daemon), "executables_started") == 1);
+  // The queued call had its executable (admitted after arrival), killed
+  // when its client left.
+  CHECK(Stat(GetStats(*fx.daemon), "executables_started") == 2);
+  CHECK(fx.daemon->WaitNoChildren(2000));
 }
 
 TEST_CASE("call_persistent_executable_holds_slot_only_while_computing", "[call]") {

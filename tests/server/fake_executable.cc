@@ -21,7 +21,13 @@
 // to make slow calls, sending heartbeats and answering probes meanwhile as
 // the stub runtime does. ARGS: scalars {n, ms}, payload n doubles. A
 // persistent hand-off serves ARGS frames until FRAME_END or the client
-// closes, each later one after ninfd grants it a job slot.
+// closes, each later one after ninfd grants it a job slot. Admitted after
+// arrival (kHandoffArgsFirst), every call asks for its slot once its
+// arguments are in (a handle's later ones announced by CTL_ARRIVING), and
+// its threads come with CTL_SLOT. Admitted after
+// arrival (kHandoffArgsFirst), every call asks for its slot once its
+// arguments are in (a handle's later ones announced by CTL_ARRIVING), and
+// its threads come with CTL_SLOT.
 #include <dirent.h>
 #include <poll.h>
 #include <signal.h>
@@ -46,6 +52,7 @@ using Clock = std::chrono::steady_clock;
 // From process start to the hand-off.
 double waited_ms = 0;
 bool g_silent = false;  // the "silent" mode
+uint32_t g_threads = 0;  // the call's threads: CTL_HANDOFF's, or CTL_SLOT's
 
 std::string Mode(const char *argv0) {
   std::string s = argv0;
@@ -118,13 +125,26 @@ void Compute(ninf::Channel &ch, const ControlMsg &handoff, long ms) {
   }
 }
 
-// A persistent executable's later call waits for a job slot. False: refused.
-bool WaitForSlot(const ControlMsg &handoff) {
+// A persistent executable's later call (or, admitted after arrival, every
+// call once its arguments are in) waits for a job slot, sending heartbeats
+// meanwhile as the stub runtime does. 0, or the refusal's code.
+int32_t WaitForSlot(ninf::Channel &ch, const ControlMsg &handoff) {
   Report(ninf::CTL_WANT_SLOT, handoff.call_id);
+  ninf::wire::Heartbeat beat;
+  const int period = handoff.heartbeat_ms ? static_cast<int>(handoff.heartbeat_ms) : -1;
   for (;;) {
+    pollfd p{ninf::kControlFd, POLLIN, 0};
+    const int r = ::poll(&p, 1, period);
+    if (r == 0) {
+      if (!g_silent) (void)ch.SendFrame(ninf::FRAME_HEARTBEAT, &beat);
+      continue;
+    }
     ControlMsg m;
-    if (ninf::RecvControl(ninf::kControlFd, &m, nullptr) != 1) return false;
-    if (m.kind == ninf::CTL_SLOT) return m.error_code == 0;
+    if (ninf::RecvControl(ninf::kControlFd, &m, nullptr) != 1) return NINF_ERR_SERVER;
+    if (m.kind == ninf::CTL_PROBE && !g_silent) (void)ch.SendFrame(ninf::FRAME_HEARTBEAT, &beat);
+    if (m.kind != ninf::CTL_SLOT) continue;
+    if (m.threads > 0) g_threads = m.threads;
+    return m.error_code;
   }
 }
 
@@ -137,6 +157,13 @@ bool ServeCall(ninf::Channel &ch, const ninf::FrameHeader &h, const std::string 
   iovec into{payload.data(), payload.size()};
   if (!ch.RecvPayload({&into, 1}).ok()) return false;
   uint64_t in = ninf::kFrameHeaderSize + h.header_length + h.payload_length;
+  if (handoff.flags & ninf::kHandoffArgsFirst) {
+    if (const int32_t refused = WaitForSlot(ch, handoff); refused != 0) {
+      (void)ch.SendError(ninf::Status(ninf::ErrorFromWire(refused), "no slot"));
+      Report(ninf::CTL_CALL_DONE, handoff.call_id, refused, in, 0);
+      return false;
+    }
+  }
   Report(ninf::CTL_ARGS_RECEIVED, handoff.call_id);
 
   long ms = args.scalars_size() > 1 ? args.scalars(1).i() : 0;
@@ -147,7 +174,7 @@ bool ServeCall(ninf::Channel &ch, const ninf::FrameHeader &h, const std::string 
     payload = "OPENBLAS_NUM_THREADS=" + Env("OPENBLAS_NUM_THREADS") +
               " OMP_NUM_THREADS=" + Env("OMP_NUM_THREADS") +
               " NINF_CALL_ID=" + Env("NINF_CALL_ID") +
-              " threads=" + std::to_string(handoff.threads) +
+              " threads=" + std::to_string(g_threads) +
               " max_call_bytes=" + std::to_string(handoff.max_call_bytes) +
               " persistent=" + std::to_string(handoff.flags & ninf::kHandoffPersistent) +
               " call_id=" + std::to_string(handoff.call_id) +
@@ -185,10 +212,13 @@ int main(int, char **argv) {
   waited_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   ninf::Channel ch(client);
   bool persistent = handoff.flags & ninf::kHandoffPersistent;
+  const bool args_first = handoff.flags & ninf::kHandoffArgsFirst;
+  g_threads = handoff.threads;
   for (int calls = 0; calls == 0 || persistent; ++calls) {
     ninf::FrameHeader h;
     if (!ch.RecvHeader(uint64_t{1} << 32, &h).ok() || h.type != ninf::FRAME_ARGS) break;
-    if (calls > 0 && !WaitForSlot(handoff)) {
+    if (calls > 0 && args_first) Report(ninf::CTL_ARRIVING, handoff.call_id);
+    if (calls > 0 && !args_first && WaitForSlot(ch, handoff) != 0) {
       (void)ch.SendError(ninf::Status(NINF_ERR_SERVER, "server busy"));
       return 12;
     }

@@ -156,7 +156,9 @@ TEST_CASE("heartbeat_ninfd_stops_at_handoff", "[heartbeat]") {
   // its own computation would have come from ninfd after the hand-off.
   TempDir registry;
   MakeFakeRegistry(registry, {"silent"});
-  Daemon d({"--registry", registry.path(), "--slots", "1"});
+  // The old order: B waits for its slot before its hand-off, so ninfd
+  // beats for it. (After arrival B's executable would wait, and beat.)
+  Daemon d({"--registry", registry.path(), "--slots", "1", "--admission", "start"});
   Channel a(d.Connect(), 10000);
   Channel b(d.Connect(), 10000);
   SendCall(a, "silent", 1, 400, DoublePayload(2));
