@@ -635,7 +635,9 @@ def render(item, rows, cores, notes, args, plotted):
     out += ['', '## Results beside the paper\'s', '']
     out.append('Utilization is the server group\'s measured CPU time / (wall time x its cores); '
                'load is the server\'s running + queued calls (mean of the samples), the nearest '
-               'to the paper\'s running + runnable processes; MB/s is bytes / transfer time per '
+               'to the paper\'s running + runnable processes (a call still receiving its '
+               'arguments is blocked on I/O, not runnable, as the WAN tables\' load of 0.5 '
+               'at c = 16 shows); MB/s is bytes / transfer time per '
                'call; T_call/s is the mean call time over the step; "clients\' CPU" is their '
                'group\'s CPU time over its cores.')
     out.append('')
