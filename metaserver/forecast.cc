@@ -166,4 +166,12 @@ bool LinkModel::NeedsProbe(double now, double max_age_seconds) const {
   return last_bandwidth_at_ < 0 || now - last_bandwidth_at_ > max_age_seconds;
 }
 
+bool LinkModel::ShouldAskProbe(double now, double max_age_seconds, double wait_seconds) const {
+  if (!NeedsProbe(now, max_age_seconds)) return false;
+  // Asked before the last sample: that probe is done, the link aged since.
+  const bool pending = probe_asked_at_ >= 0 && probe_asked_at_ >= last_bandwidth_at_ &&
+                       now - probe_asked_at_ < wait_seconds;
+  return !pending;
+}
+
 }  // namespace ninf::meta

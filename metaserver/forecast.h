@@ -92,6 +92,18 @@ class LinkModel {
   Estimate Current() const;
   // True when the link has no bandwidth figure or none newer than max_age.
   bool NeedsProbe(double now, double max_age_seconds) const;
+  // A client was asked at `now` to probe this link.
+  void ProbeAsked(double now) { probe_asked_at_ = now; }
+  // The client asked has probed and come back without a usable sample of
+  // this link (unreachable, or times that did not grow with the size): the
+  // next placement asks again, without waiting.
+  void ProbeFailed() { probe_asked_at_ = -1; }
+  // NeedsProbe, and no client was asked to probe it within `wait_seconds`:
+  // the clients of one host that start together (256 of them behind one
+  // ninf-meta) probe each link once, not each of them every link; the
+  // others are placed on what is known meanwhile. A prober that never
+  // reports is replaced after `wait_seconds`.
+  bool ShouldAskProbe(double now, double max_age_seconds, double wait_seconds) const;
 
  private:
   // Whether `value` may join `series` (see Outliers above); `streak` is
@@ -107,6 +119,7 @@ class LinkModel {
   uint64_t rejected_ = 0;
   double last_sample_at_ = -1;
   double last_bandwidth_at_ = -1;
+  double probe_asked_at_ = -1;  // -1: never asked
 };
 
 }  // namespace ninf::meta

@@ -489,13 +489,17 @@ void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
   reply.set_site(site);
   reply.set_policy(std::string(PolicyName(policy_)));
   // Only the completion policy reads links; a link it knows nothing of, or
-  // nothing recent, is probed by the client before it decides.
+  // nothing recent, is probed by the client before it decides, unless
+  // another client of the same reporter and site was asked to a moment ago
+  // (LinkModel::ShouldAskProbe): then this one is placed on what is known.
   if (policy_ == Policy::kCompletion && !req.no_probe()) {
+    const double max_age = static_cast<double>(settings_.probe_seconds);
+    const double wait = static_cast<double>(settings_.probe_wait_seconds);
     for (std::size_t i = 0; i < choices.servers.size(); ++i) {
       const ServerEntry &e = *choices.servers[i];
-      const LinkModel *link = table_.FindLink(site, reporter, e.reg.address);
-      bool stale = !link || link->NeedsProbe(now, static_cast<double>(settings_.probe_seconds));
-      if (!stale) continue;
+      const LinkModel *known = table_.FindLink(site, reporter, e.reg.address);
+      if (known && !known->ShouldAskProbe(now, max_age, wait)) continue;
+      table_.LinkTo(site, reporter, e.reg.address).ProbeAsked(now);
       wire::PlacementTarget *t = reply.add_probe();
       t->set_server_id(e.reg.id);
       t->set_address(e.reg.address);
@@ -506,6 +510,16 @@ void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
       reply.set_probe_large_bytes(static_cast<uint64_t>(settings_.probe_large_bytes));
       conn.Reply(FRAME_META_PLACEMENT, &reply);
       return;
+    }
+  }
+  if (policy_ == Policy::kCompletion && req.no_probe()) {
+    // A client back from its probes: a link it was asked to probe and left
+    // without a sample is asked of the next client at once.
+    const double max_age = static_cast<double>(settings_.probe_seconds);
+    for (const ServerEntry *e : choices.servers) {
+      const LinkModel *known = table_.FindLink(site, reporter, e->reg.address);
+      if (known && known->NeedsProbe(now, max_age))
+        table_.LinkTo(site, reporter, e->reg.address).ProbeFailed();
     }
   }
   CallShape shape{std::max(0.0, req.work_flops()), req.in_bytes(), req.out_bytes()};

@@ -38,6 +38,12 @@ const MetaSettingSpec kTable[] = {
      "a (client site, server) link with no sample this recent is probed by the client before "
      "the placement",
      &MetaSettings::probe_seconds},
+    {"probe_wait_seconds", SettingKind::kInteger, "30", 0, 86400,
+     "a link one client was asked to probe is not asked of another client of the same host "
+     "and site for this long, unless its sample arrives: clients that start together probe "
+     "each link once (the others are placed on what is known meanwhile); 0: every client is "
+     "asked",
+     &MetaSettings::probe_wait_seconds},
     {"probe_small_bytes", SettingKind::kBytes, "1K", 0, 64 * 1024 - 1,
      "the small probe: its time is the link's latency", &MetaSettings::probe_small_bytes},
     {"probe_large_bytes", SettingKind::kBytes, "1M", 64 * 1024, 16 << 20,

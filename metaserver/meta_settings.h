@@ -23,6 +23,7 @@ struct MetaSettings {
   int64_t lease_ms = 5000;           // a server silent this long leaves placement
   int64_t retries = 2;               // further servers named with each placement
   int64_t probe_seconds = 60;        // a link without a sample this recent is probed
+  int64_t probe_wait_seconds = 30;   // one client probes a link; others wait this long
   int64_t probe_small_bytes = 1024;  // the two probe sizes (latency, bandwidth)
   int64_t probe_large_bytes = int64_t{1} << 20;
   int64_t default_bandwidth = 12500000;  // bytes/s of a link never measured (100 Mbit/s)

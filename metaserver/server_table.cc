@@ -191,8 +191,12 @@ ServerTable::Choices ServerTable::Candidates(std::string_view function, std::str
     c.flops_per_second = e.reg.flops_per_second;
     c.startup_seconds = e.reg.startup_seconds;
     if (auto f = e.functions.find(function); f != e.functions.end()) {
-      if (f->second.flops_per_second > 0) c.flops_per_second = f->second.flops_per_second;
-      c.service_seconds = f->second.mean_seconds;
+      // Both figures only once they rest on a few calls (kTrustedSpeedCalls):
+      // a cold first call alone must not keep the server from being tried.
+      if (f->second.calls >= kTrustedSpeedCalls) {
+        if (f->second.flops_per_second > 0) c.flops_per_second = f->second.flops_per_second;
+        c.service_seconds = f->second.mean_seconds;
+      }
       c.warm = f->second.warm;
     }
     out.candidates.push_back(c);

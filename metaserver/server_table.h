@@ -122,6 +122,19 @@ inline constexpr double kMaxLoadAverage = 1e6;
 std::string CheckRegistration(const Registration &reg);
 std::string CheckLoad(const LoadSample &sample);
 
+// A function's measured speed at a server is used once it rests on this
+// many completed calls there; before, the server's calibrated speed. The
+// first call of a function on a server computes cold (dgesv n = 100:
+// 4.7-11 ms where warm calls take 0.5), ninfd's smoothed speed starts at
+// that sample, and a server judged by it alone was never chosen again while
+// others had free slots: 4 of 32 servers ran 1 call each in a run of 1,624
+// (bench/scale.sh, issue 30). The calibration, a dense product's speed, is
+// optimistic for most functions, so a server is tried until its figure is
+// measured, at a cost of a few calls per server and function. The same
+// holds for the function's mean service time there (what a call without a
+// CalcOrder is predicted to take): unknown (0) until then.
+inline constexpr uint64_t kTrustedSpeedCalls = 3;
+
 // A link as ninf-meta keys it: the site the client named (or its address),
 // the reporting client (Reporter: key id and address), the server address.
 using LinkKey = std::tuple<std::string, std::string, std::string>;

@@ -75,6 +75,33 @@ TEST_CASE("link_two_size_probe_separates_latency_and_bandwidth", "[forecast]") {
   CHECK(link.NeedsProbe(131, 120));
 }
 
+TEST_CASE("link_probe_is_asked_of_one_client_until_its_sample_or_the_wait", "[forecast]") {
+  // 256 clients of one host asking at once: only the first is asked.
+  LinkModel link;
+  CHECK(link.ShouldAskProbe(0, 60, 30));
+  link.ProbeAsked(0);
+  CHECK_FALSE(link.ShouldAskProbe(0.1, 60, 30));
+  CHECK_FALSE(link.ShouldAskProbe(29.9, 60, 30));
+  // The prober never reported: another client is asked after the wait.
+  CHECK(link.ShouldAskProbe(30, 60, 30));
+  link.ProbeAsked(30);
+  // Its sample makes the link fresh; once that ages, the next asks again
+  // at once (the earlier ask is done).
+  REQUIRE(link.AddProbe(1024, 0.001, 1 << 20, 0.1, 31));
+  CHECK_FALSE(link.ShouldAskProbe(32, 60, 30));
+  CHECK(link.ShouldAskProbe(92, 60, 30));
+  // The prober came back without a sample (ProbeFailed): asked at once.
+  LinkModel failed;
+  failed.ProbeAsked(1);
+  CHECK_FALSE(failed.ShouldAskProbe(2, 60, 30));
+  failed.ProbeFailed();
+  CHECK(failed.ShouldAskProbe(2, 60, 30));
+  // A wait of 0: every client is asked, as before the wait existed.
+  LinkModel every;
+  every.ProbeAsked(5);
+  CHECK(every.ShouldAskProbe(5, 60, 0));
+}
+
 TEST_CASE("link_unusable_probes_are_refused", "[forecast]") {
   LinkModel link;
   CHECK_FALSE(link.AddProbe(1 << 20, 0.1, 65536, 0.2, 0));  // sizes not increasing

@@ -2,7 +2,8 @@
 // metaserver part): a real ninf-meta, attacked over raw frames by a fake
 // "server" and by a client that lies, from 127.0.0.2 when the attacker must
 // be another host than the victim (127.0.0.1). Each case failed on the
-// ninf-meta before the fix.
+// ninf-meta before the fix. The same raw frames also play many clients at
+// once (meta_scale_*, issue 30 item 5).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -394,4 +395,76 @@ TEST_CASE("meta_h11_out_of_range_registration_and_load_are_refused_by_field", "[
   CHECK_THAT(st.message(), Catch::Contains("load_average"));
   CHECK(MetaStat(*meta, "reports_refused") == 3);
   CHECK(MetaStat(*meta, "registrations_refused") == 3);
+}
+
+// Not an attack but scale (issue 30, item 5): 256 clients that start
+// together used to be asked, each of them, to probe every server's link
+// before their first placement (256 x 32 probes of 1 MiB through the same
+// links at once). Now one client of a host and site is asked per link, and
+// the others are placed on what is known until its sample arrives or
+// probe_wait_seconds pass.
+TEST_CASE("meta_scale_clients_starting_together_probe_each_link_once", "[meta][scale]") {
+  auto meta = StartMeta({"--probe-wait-seconds", "1"});
+  auto a = ConnectFrom(*meta, "127.0.0.1");
+  auto b = ConnectFrom(*meta, "127.0.0.1");
+  REQUIRE(Register(*a, Registration("a", 21, {Iface("f", 1)})).ok());
+  REQUIRE(Register(*b, Registration("b", 22, {Iface("f", 1)})).ok());
+  wire::PlaceRequest place;
+  place.set_function("f");
+  place.set_site("east");
+  place.set_in_bytes(1 << 20);
+  // 64 clients of one host, each on its own connection, ask before any
+  // of them has probed.
+  std::vector<std::unique_ptr<ninf::Channel>> clients;
+  int asked = 0, placed = 0;
+  for (int i = 0; i < 64; ++i) {
+    clients.push_back(ConnectFrom(*meta, "127.0.0.1"));
+    wire::Placement reply;
+    REQUIRE(ninf::Ask(*clients.back(), place, &reply).ok());
+    if (reply.probe_size() > 0) {
+      ++asked;
+      CHECK(reply.probe_size() == 2);
+      CHECK(reply.targets_size() == 0);
+    } else {
+      ++placed;
+      CHECK(reply.targets_size() >= 1);
+      CHECK(reply.ticket() != 0);
+    }
+  }
+  CHECK(asked == 1);
+  CHECK(placed == 63);
+  CHECK(MetaStat(*meta, "probe_requests") == 1);
+  // Another host's clients measure links of their own: one of them is asked.
+  auto other = ConnectFrom(*meta, "127.0.0.2");
+  wire::Placement reply;
+  REQUIRE(ninf::Ask(*other, place, &reply).ok());
+  CHECK(reply.probe_size() == 2);
+  // The prober reports a's link; b's is still awaited: nobody is asked.
+  wire::ProbeOutcome p;
+  p.set_site("east");
+  p.set_server_id("a");
+  p.set_small_bytes(1024);
+  p.set_small_seconds(0.001);
+  p.set_large_bytes(1 << 20);
+  p.set_large_seconds(0.011);
+  wire::MetaAck ack;
+  REQUIRE(ninf::Ask(*clients[0], p, &ack).ok());
+  REQUIRE(ninf::Ask(*clients[1], place, &reply).ok());
+  CHECK(reply.probe_size() == 0);
+  // b's prober never reports: once the wait is over, the next client is
+  // asked, for b only.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  REQUIRE(ninf::Ask(*clients[2], place, &reply).ok());
+  REQUIRE(reply.probe_size() == 1);
+  CHECK(reply.probe(0).server_id() == "b");
+  // That one comes back for its placement (no_probe) without a usable
+  // sample of b (a failed probe): the next client is asked at once.
+  wire::PlaceRequest back = place;
+  back.set_no_probe(true);
+  REQUIRE(ninf::Ask(*clients[2], back, &reply).ok());
+  CHECK(reply.probe_size() == 0);
+  CHECK(reply.targets_size() >= 1);
+  REQUIRE(ninf::Ask(*clients[3], place, &reply).ok());
+  REQUIRE(reply.probe_size() == 1);
+  CHECK(reply.probe(0).server_id() == "b");
 }

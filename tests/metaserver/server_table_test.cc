@@ -133,6 +133,26 @@ TEST_CASE("table_function_reports_refine_speed_and_warmth", "[table]") {
   CHECK_FALSE(e.warm);
 }
 
+TEST_CASE("table_speed_of_a_function_counts_after_a_few_calls", "[table]") {
+  // One cold first call measured 20 times slower than the calibration:
+  // not the server's figure yet (issue 30: such servers were never chosen
+  // again, so their figure never improved).
+  ServerTable t;
+  t.Register(Reg("a", "h:1"), 0);
+  LoadSample s;
+  s.functions.push_back({"dgesv", 1, 0.012, 5e7, true});
+  REQUIRE(t.Report("a", s, 1));
+  CHECK(t.Candidates("dgesv", "s", {}, kFallback).candidates.at(0).flops_per_second == 1e9);
+  CHECK(t.Candidates("dgesv", "s", {}, kFallback).candidates.at(0).service_seconds == 0);
+  s.functions[0].calls = kTrustedSpeedCalls - 1;
+  REQUIRE(t.Report("a", s, 2));
+  CHECK(t.Candidates("dgesv", "s", {}, kFallback).candidates.at(0).flops_per_second == 1e9);
+  s.functions[0].calls = kTrustedSpeedCalls;
+  REQUIRE(t.Report("a", s, 3));
+  CHECK(t.Candidates("dgesv", "s", {}, kFallback).candidates.at(0).flops_per_second == 5e7);
+  CHECK(t.Candidates("dgesv", "s", {}, kFallback).candidates.at(0).service_seconds == 0.012);
+}
+
 // Issue 28 (hostile peers): what one server or client adds is bounded and
 // goes with it.
 
