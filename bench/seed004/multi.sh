@@ -323,6 +323,9 @@ lan_up() {
   done
   lan_servers+=(--sample 127.0.0.1:3000)
   note "LAN: $links links of $rate, no delay; client i behind link i mod $links"
+  if [[ $rate == *kbit ]] && ((${rate%kbit} > 10000000)); then
+    note "that rate is beyond what an emulated link carries (veth and tc here: a few Gbit/s): transfers take longer than the paper's share; the set-up check shows by how much"
+  fi
 }
 
 # ---- the items -------------------------------------------------------------------
