@@ -140,11 +140,10 @@ Admission::Decision Admission::Offer(const CallDemand &call, double now, int *th
   // FCFS orders by arrival alone; SJF by arrival + predicted run time in
   // seconds since an arbitrary origin (`now`'s), ties by arrival.
   const double arrived = call.arrived >= 0 ? std::min(call.arrived, now) : now;
-  const double order =
-      config_.order == QueueOrder::kSjf
-          ? arrived + config_.sjf_aging * (std::max(0.0, call.predicted_seconds) +
-                                           std::max(0.0, call.transfer_seconds))
-          : 0;
+  const double order = config_.order == QueueOrder::kSjf
+                           ? arrived + config_.sjf_aging * (std::max(0.0, call.predicted_seconds) +
+                                                            std::max(0.0, call.transfer_seconds))
+                           : 0;
   const Key key{order, seq, call.id};
   queue_.insert(key);
   waiting_[call.id] = Waiting{key, call.max_threads, call.ranks, call.user, call.user_slots};
@@ -224,8 +223,7 @@ double TransferSecondsAhead(uint64_t result_bytes, uint64_t received_bytes,
   constexpr double kMinSeconds = 0.005;
   if (result_bytes == 0 || received_bytes < kMinBytes || !(receive_seconds >= kMinSeconds))
     return 0;
-  return static_cast<double>(result_bytes) * receive_seconds /
-         static_cast<double>(received_bytes);
+  return static_cast<double>(result_bytes) * receive_seconds / static_cast<double>(received_bytes);
 }
 
 bool ParseAdmissionOrder(std::string_view text, AdmissionOrder *out) {
@@ -257,8 +255,7 @@ ArrivalBounds ResolveArrivalBounds(int64_t limit, int64_t bytes, int64_t client_
   return b;
 }
 
-bool MayArrive(const ArrivalLoad &held, uint64_t bytes, std::size_t max_calls,
-               uint64_t max_bytes) {
+bool MayArrive(const ArrivalLoad &held, uint64_t bytes, std::size_t max_calls, uint64_t max_bytes) {
   if (held.calls == 0) return true;
   if (max_calls > 0 && held.calls >= max_calls) return false;
   return max_bytes == 0 || (held.bytes <= max_bytes && bytes <= max_bytes - held.bytes);

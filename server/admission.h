@@ -118,8 +118,7 @@ struct CallDemand {
 // is unknown (too few bytes or too short a time to say: a call whose
 // arguments were already in the socket's buffer measures memory, not the
 // link).
-double TransferSecondsAhead(uint64_t result_bytes, uint64_t received_bytes,
-                            double receive_seconds);
+double TransferSecondsAhead(uint64_t result_bytes, uint64_t received_bytes, double receive_seconds);
 
 // A call that may start now, with its threads.
 struct Grant {
@@ -151,8 +150,7 @@ class Admission {
   // (`arriving`, of them `user_arriving` the call's user's) as waiting;
   // kQueue otherwise. The refusal is made while ninfd still has the client's
   // connection, with the message and counting of a refused call.
-  Decision Precheck(const CallDemand &call, std::size_t arriving,
-                    std::size_t user_arriving) const;
+  Decision Precheck(const CallDemand &call, std::size_t arriving, std::size_t user_arriving) const;
 
   // A call of `user` that held a slot with `threads` threads has ended.
   void Release(int threads, const std::string &user = {});

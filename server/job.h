@@ -271,7 +271,7 @@ class Job : public ProcessOwner {
   Clock::time_point arrived_ = Clock::now();
   Clock::time_point admitted_;
   Clock::time_point call_started_;
-  Clock::time_point handed_at_;  // the hand-off (a cold start's start-up counts from it)
+  Clock::time_point handed_at_;             // the hand-off (a cold start's start-up counts from it)
   Clock::time_point wait_from_ = arrived_;  // where QueueSeconds counts from
   ControlMsg want_{};                       // the last CTL_WANT_SLOT (after arrival)
   bool args_first_ = false;

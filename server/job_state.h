@@ -50,16 +50,16 @@ enum class JobState {
   kHandingOver,    // may arrive; the hand-off waits for a heartbeat to be written
   kArriving,       // handed to the executable, which reads the arguments
   kHeld,           // arguments in memory; waits in the admission queue for a slot
-  kDone,       // a one-shot executable's call is done; it exits or is released
-  kEnded,      // finished: nothing more happens to the job
+  kDone,           // a one-shot executable's call is done; it exits or is released
+  kEnded,          // finished: nothing more happens to the job
 };
 
 // Every state, in declaration order (for tests and tables).
 inline constexpr JobState kJobStates[] = {
-    JobState::kNew,       JobState::kQueued,    JobState::kStarting,
-    JobState::kReceiving, JobState::kComputing, JobState::kReplying,
-    JobState::kIdle,      JobState::kDone,      JobState::kEnded,
-    JobState::kArrivalQueued, JobState::kHandingOver, JobState::kArriving, JobState::kHeld,
+    JobState::kNew,       JobState::kQueued,        JobState::kStarting,    JobState::kReceiving,
+    JobState::kComputing, JobState::kReplying,      JobState::kIdle,        JobState::kDone,
+    JobState::kEnded,     JobState::kArrivalQueued, JobState::kHandingOver, JobState::kArriving,
+    JobState::kHeld,
 };
 
 const char *JobStateName(JobState state);

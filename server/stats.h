@@ -133,7 +133,7 @@ struct Gauges {
   int threads_held = 0;  // by the running calls
   // Counters::busy_core_seconds and the part of the running routines so far.
   double busy_core_seconds = 0;
-  int running = 0;  // calls holding a slot
+  int running = 0;      // calls holding a slot
   uint64_t queued = 0;  // calls waiting for a slot (held ones, arguments in, included)
   // Admission after arrival: calls waiting for room under the arrival
   // bounds (before their hand-off) and their bytes; calls with room (from

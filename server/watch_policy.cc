@@ -37,9 +37,9 @@ Verdict Watch(const WatchFacts &job, const WatchLimits &limits) {
 }
 
 bool DaemonBeatsForExecutable(const BeatFacts &job, int64_t liveness_ms) {
-  const bool executable_silent =
-      job.state == JobState::kReceiving || job.state == JobState::kComputing ||
-      job.state == JobState::kArriving || job.state == JobState::kHeld;
+  const bool executable_silent = job.state == JobState::kReceiving ||
+                                 job.state == JobState::kComputing ||
+                                 job.state == JobState::kArriving || job.state == JobState::kHeld;
   return executable_silent && job.peer_shut_write && job.client_quiet_ms >= liveness_ms &&
          job.executable_stopped && !job.output_queued;
 }

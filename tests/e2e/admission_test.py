@@ -279,6 +279,11 @@ def bounded(ninfd):
             assert not zombies(d.proc.pid), zombies(d.proc.pid)
             st = d.status()
             assert st["arrival_held"] == "0" and st["arrival_waiting"] == "0", st
+            # The slots' account is whole again (release_slot = "computed"
+            # gives them back before the result is out, once).
+            assert st["running"] == "0" and st["threads_held"] == "0", st
+            assert st["queued"] == "0" and st["held"] == "0" and st["arriving"] == "0", st
+            assert st["completed"] == str(clients + 1), st["completed"]
             print(f"bounded: {clients} slow clients, all right; held at most {max(held)} bytes "
                   f"(bound {limit_bytes}) and {max(held_calls)} calls (bound {limit_calls}), "
                   f"up to {max(waiting)} waiting before their hand-off, {len(samples)} samples")

@@ -462,9 +462,9 @@ TEST_CASE("admission_a_call_may_arrive_within_the_bounds_or_alone", "[admission]
   CHECK(MayArrive(ArrivalLoad{0, 0}, 100, 2, 50));  // alone: even over the byte bound
   CHECK(MayArrive(ArrivalLoad{1, 20}, 30, 2, 50));
   CHECK_FALSE(MayArrive(ArrivalLoad{1, 20}, 31, 2, 50));
-  CHECK_FALSE(MayArrive(ArrivalLoad{2, 0}, 0, 2, 50));  // the call bound
+  CHECK_FALSE(MayArrive(ArrivalLoad{2, 0}, 0, 2, 50));         // the call bound
   CHECK(MayArrive(ArrivalLoad{5, 1u << 30}, 1u << 30, 0, 0));  // 0: no bound
-  CHECK_FALSE(MayArrive(ArrivalLoad{1, 60}, 0, 2, 50));  // over already (a lone large call)
+  CHECK_FALSE(MayArrive(ArrivalLoad{1, 60}, 0, 2, 50));        // over already (a lone large call)
 }
 
 TEST_CASE("admission_arrival_gate_holds_calls_and_bytes_under_the_bounds", "[admission]") {
@@ -473,7 +473,7 @@ TEST_CASE("admission_arrival_gate_holds_calls_and_bytes_under_the_bounds", "[adm
   CHECK(g.Offer({1, "a", 40}, b));
   CHECK(g.Offer({2, "a", 20}, b));
   CHECK_FALSE(g.Offer({3, "a", 1}, b));  // client a has its 2 calls
-  CHECK(g.Offer({4, "b", 30}, b));        // b is not held back by a's waiting call
+  CHECK(g.Offer({4, "b", 30}, b));       // b is not held back by a's waiting call
   CHECK(g.held().calls == 3);
   CHECK(g.held().bytes == 90);
   CHECK(g.held_of("a").bytes == 60);
@@ -563,4 +563,21 @@ TEST_CASE("admission_sjf_counts_the_transfer_ahead_and_ages_from_arrival", "[adm
   CHECK(b.Offer(slow, 20, &threads) == Decision::kQueue);
   b.Release(1);
   CHECK(NextId(b, 21) == 4u);  // 1 + 2 < 19 + 1
+}
+
+TEST_CASE("admission_precheck_refuses_what_the_slot_request_would", "[admission]") {
+  Admission a(Slots(1, 2));
+  int threads = 0;
+  CHECK(a.Precheck(CallDemand{1}, 0, 0) == Decision::kRun);  // a free slot
+  CHECK(a.Offer(CallDemand{1}, 0, &threads) == Decision::kRun);
+  CHECK(a.Precheck(CallDemand{2}, 0, 0) == Decision::kQueue);
+  // Calls already arriving will wait too: with two of them the queue is full.
+  CHECK(a.Precheck(CallDemand{2}, 2, 0) == Decision::kReject);
+  CallDemand alice{3};
+  alice.user = "alice";
+  alice.user_queued = 1;
+  CHECK(a.Precheck(alice, 0, 0) == Decision::kQueue);
+  CHECK(a.Precheck(alice, 1, 1) == Decision::kUserQueueFull);  // her arriving call
+  CHECK(a.Offer(alice, 0, &threads) == Decision::kQueue);
+  CHECK(a.Precheck(alice, 0, 0) == Decision::kUserQueueFull);
 }

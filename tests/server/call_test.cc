@@ -202,7 +202,10 @@ TEST_CASE("call_client_gone_kills_executable", "[call]") {
 }
 
 TEST_CASE("call_slots_queue_first_come_first_served", "[call]") {
-  Fixture fx({"--slots", "1"});
+  // The slot is given back when the result is out, so that A's result comes
+  // before B's (with release_slot = "computed" B may compute while A's
+  // result is being written, and finish first).
+  Fixture fx({"--slots", "1", "--release-slot", "result"});
   Channel a(fx.daemon->Connect(), 10000);
   Channel b(fx.daemon->Connect(), 10000);
   SendCall(a, "echo", 10, 600, DoublePayload(2));

@@ -51,7 +51,7 @@ using Clock = std::chrono::steady_clock;
 
 // From process start to the hand-off.
 double waited_ms = 0;
-bool g_silent = false;  // the "silent" mode
+bool g_silent = false;   // the "silent" mode
 uint32_t g_threads = 0;  // the call's threads: CTL_HANDOFF's, or CTL_SLOT's
 
 std::string Mode(const char *argv0) {
@@ -173,8 +173,7 @@ bool ServeCall(ninf::Channel &ch, const ninf::FrameHeader &h, const std::string 
   if (mode == "info")
     payload = "OPENBLAS_NUM_THREADS=" + Env("OPENBLAS_NUM_THREADS") +
               " OMP_NUM_THREADS=" + Env("OMP_NUM_THREADS") +
-              " NINF_CALL_ID=" + Env("NINF_CALL_ID") +
-              " threads=" + std::to_string(g_threads) +
+              " NINF_CALL_ID=" + Env("NINF_CALL_ID") + " threads=" + std::to_string(g_threads) +
               " max_call_bytes=" + std::to_string(handoff.max_call_bytes) +
               " persistent=" + std::to_string(handoff.flags & ninf::kHandoffPersistent) +
               " call_id=" + std::to_string(handoff.call_id) +

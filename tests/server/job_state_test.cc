@@ -55,8 +55,7 @@ TEST_CASE("job_state_predicates_answer_for_every_state", "[job_state]") {
   CHECK(Where(RoutineRuns) == std::set<S>{S::kComputing});
   CHECK(Where(WritingResult) == std::set<S>{S::kReplying});
   CHECK(Where(MovesCallData) == std::set<S>{S::kReceiving, S::kReplying, S::kArriving});
-  CHECK(Where(HangupCancels) ==
-        std::set<S>{S::kReceiving, S::kComputing, S::kArriving, S::kHeld});
+  CHECK(Where(HangupCancels) == std::set<S>{S::kReceiving, S::kComputing, S::kArriving, S::kHeld});
   CHECK(Where(IdleBetweenCalls) == std::set<S>{S::kIdle});
   CHECK(Where(OneShotDone) == std::set<S>{S::kDone});
 }
@@ -95,19 +94,37 @@ TEST_CASE("job_state_losing_the_client_before_the_handoff_cancels_however_it_is_
 
 TEST_CASE("job_state_transition_table", "[job_state]") {
   const std::set<std::pair<S, S>> allowed = {
-      {S::kNew, S::kQueued},         {S::kNew, S::kStarting},        {S::kQueued, S::kStarting},
+      {S::kNew, S::kQueued},
+      {S::kNew, S::kStarting},
+      {S::kQueued, S::kStarting},
       {S::kQueued, S::kReceiving},  // a handle's next call
       {S::kQueued, S::kIdle},       // no slot for it
-      {S::kStarting, S::kReceiving}, {S::kReceiving, S::kComputing}, {S::kReceiving, S::kReplying},
-      {S::kReceiving, S::kIdle},     {S::kReceiving, S::kDone},      {S::kComputing, S::kReplying},
-      {S::kComputing, S::kIdle},     {S::kComputing, S::kDone},      {S::kReplying, S::kReplying},
-      {S::kReplying, S::kIdle},      {S::kReplying, S::kDone},       {S::kIdle, S::kQueued},
+      {S::kStarting, S::kReceiving},
+      {S::kReceiving, S::kComputing},
+      {S::kReceiving, S::kReplying},
+      {S::kReceiving, S::kIdle},
+      {S::kReceiving, S::kDone},
+      {S::kComputing, S::kReplying},
+      {S::kComputing, S::kIdle},
+      {S::kComputing, S::kDone},
+      {S::kReplying, S::kReplying},
+      {S::kReplying, S::kIdle},
+      {S::kReplying, S::kDone},
+      {S::kIdle, S::kQueued},
       {S::kIdle, S::kIdle},
       // Admission after arrival.
-      {S::kNew, S::kArrivalQueued},  {S::kNew, S::kHandingOver},    {S::kArrivalQueued, S::kHandingOver},
-      {S::kHandingOver, S::kArriving}, {S::kArriving, S::kHeld},    {S::kArriving, S::kIdle},
-      {S::kArriving, S::kDone},      {S::kHeld, S::kComputing},     {S::kHeld, S::kIdle},
-      {S::kHeld, S::kDone},          {S::kIdle, S::kHeld},          {S::kIdle, S::kArriving},
+      {S::kNew, S::kArrivalQueued},
+      {S::kNew, S::kHandingOver},
+      {S::kArrivalQueued, S::kHandingOver},
+      {S::kHandingOver, S::kArriving},
+      {S::kArriving, S::kHeld},
+      {S::kArriving, S::kIdle},
+      {S::kArriving, S::kDone},
+      {S::kHeld, S::kComputing},
+      {S::kHeld, S::kIdle},
+      {S::kHeld, S::kDone},
+      {S::kIdle, S::kHeld},
+      {S::kIdle, S::kArriving},
   };
   for (S from : kJobStates)
     for (S to : kJobStates) {
