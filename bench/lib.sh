@@ -150,7 +150,8 @@ bench_parse() {
     [[ ! -e $f ]] || { echo "$0: $f exists; choose another --out" >&2; exit 2; }
   done
   mkdir -p "$(dirname "$out")"
-  work=$(mktemp -d "/tmp/ninf-bench-$bench_name.XXXXXX")
+  # A name may hold a folder (seed004/table3): the temporary folder flattens it.
+  work=$(mktemp -d "/tmp/ninf-bench-${bench_name//\//-}.XXXXXX")
   bench_on_exit bench_remove_work
   trap bench_cleanup EXIT
   trap 'exit 130' INT TERM

@@ -1,0 +1,239 @@
+#!/usr/bin/python3
+"""bench/seed004/report.py: its shape verdicts hold on the paper's own
+numbers (paper.py), fail on data that breaks each claim (among them the
+project's earlier runs the audit measured), and a recorded run renders.
+Pure: no daemon is started, nothing is timed."""
+import os
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, 'bench', 'seed004'))
+import paper  # noqa: E402
+import report  # noqa: E402
+
+TESTDATA = os.path.join(ROOT, 'bench', 'seed004', 'testdata', 'multi')
+
+
+def rows_of(table, version='1pe', label=None, admission='start'):
+    """Verdict rows from one of the paper's tables."""
+    out = []
+    for (n, c), v in table.items():
+        net = n if isinstance(n, str) else None
+        out.append({'n': 24 if net else n, 'c': c, 't': 1, 'version': version,
+                    'label': label or net or version, 'admission': admission, 'ok': 1,
+                    'mflops': v[0:3], 'mbs': v[3:6], 'comm': v[3:6],
+                    'util': v[6], 'load': v[7]})
+    return out
+
+
+def holds(verdicts):
+    return {v.claim.split(':')[0]: v.holds for v in verdicts}
+
+
+class PaperNumbersHold(unittest.TestCase):
+    """Each claim, checked on the numbers the paper printed, holds."""
+
+    def assert_all_hold(self, verdicts):
+        self.assertTrue(verdicts)
+        for v in verdicts:
+            self.assertIs(v.holds, True, f'{v.claim}: {v.evidence}')
+
+    def test_table3(self):
+        self.assert_all_hold(report.verdict_lan(rows_of(paper.TABLE3), paper.J90_PES))
+
+    def test_table4(self):
+        self.assert_all_hold(report.verdict_lan(rows_of(paper.TABLE4, '4pe'), paper.J90_PES))
+        self.assert_all_hold(report.verdict_versions(rows_of(paper.TABLE4, '4pe'),
+                                                     rows_of(paper.TABLE3)))
+
+    def test_table5(self):
+        self.assert_all_hold(report.verdict_smp(rows_of(paper.TABLE5), paper.SMP_CPUS))
+
+    def test_tables6_7(self):
+        self.assert_all_hold(report.verdict_wan(rows_of(paper.TABLE6)))
+        self.assert_all_hold(report.verdict_wan(rows_of(paper.TABLE7, '4pe')))
+        self.assert_all_hold(report.verdict_versions(rows_of(paper.TABLE7, '4pe'),
+                                                     rows_of(paper.TABLE6)))
+
+    def test_table8(self):
+        self.assert_all_hold(report.verdict_ep(rows_of(paper.TABLE8), paper.J90_PES))
+
+
+class BrokenShapesFail(unittest.TestCase):
+    def test_table3_unsaturated_server(self):
+        # The audit's loadtest_model run: n = 600 ended at 11 % utilization.
+        rows = rows_of(paper.TABLE3)
+        for r in rows:
+            if r['n'] == 600:
+                r['util'] = min(r['util'], 11.0)
+        got = holds(report.verdict_lan(rows, paper.J90_PES))
+        self.assertFalse(got['(c) the server saturates'])
+        self.assertTrue(got['(a) per-call Mflops falls with c'])
+
+    def test_table3_no_fall(self):
+        rows = rows_of(paper.TABLE3)
+        for r in rows:
+            base = paper.TABLE3[(r['n'], 1)]
+            r['mflops'], r['mbs'] = base[0:3], base[3:6]
+        got = holds(report.verdict_lan(rows, paper.J90_PES))
+        self.assertFalse(got['(a) per-call Mflops falls with c'])
+        self.assertFalse(got['(b) per-call MB/s falls with c'])
+
+    def test_table4_slower_alone(self):
+        four = rows_of(paper.TABLE4, '4pe')
+        for r in four:
+            if r['c'] == 1:
+                r['mflops'] = (50.0, 40.0, 45.0)
+        self.assertFalse(report.verdict_versions(four, rows_of(paper.TABLE3))[0].holds)
+
+    def test_table6_queueing_not_sharing(self):
+        # The audit's loadtest_sites: per-call MB/s 5.0 -> 3.0 (0.6) at c = 16.
+        rows = rows_of(paper.TABLE6)
+        for r in rows:
+            b = paper.TABLE6[(r['n'], 1)]
+            r['mbs'] = (b[3], b[4], b[5] * (1 - 0.4 * (r['c'] > 1)))
+        self.assertFalse(holds(report.verdict_wan(rows))['per-call MB/s falls as 1/c (the link is shared)'])
+
+    def test_table8_wan_slower(self):
+        rows = rows_of(paper.TABLE8)
+        for r in rows:
+            if r['label'] == 'WAN' and r['c'] <= 2:
+                r['mflops'] = (0.14, 0.14, 0.14)
+        self.assertFalse(report.verdict_ep(rows, paper.J90_PES)[-1].holds)
+
+
+def site_rows(one_total, four_total, site_a, util, four_mflops=9):
+    base = {'t': 1, 'version': '4pe', 'admission': 'start', 'ok': 1, 'n': 1200,
+            'mbs': (1, 1, 1.0), 'load': 1.0}
+    return [
+        dict(base, label='one-site', c=1, total_mbs=one_total, mflops=(10, 10, 10), util=5,
+             site_a_mbs=1.0),
+        dict(base, label='one-site', c=4, total_mbs=one_total, mflops=(3, 3, 3), util=5,
+             site_a_mbs=0.25, mbs=(0.3, 0.2, 0.25), delivered_mbs=one_total),
+        dict(base, label='four-sites', c=4, total_mbs=four_total,
+             mflops=(four_mflops, four_mflops, four_mflops), util=util, delivered_mbs=four_total,
+             site_a_mbs=site_a),
+    ]
+
+
+class MissingData(unittest.TestCase):
+    """A point without one successful call makes "no data", never "holds"."""
+
+    def test_failed_points(self):
+        for table, fn in ((paper.TABLE3, lambda r: report.verdict_lan(r, 4)),
+                          (paper.TABLE6, report.verdict_wan),
+                          (paper.TABLE8, lambda r: report.verdict_ep(r, 4))):
+            rows = rows_of(table)
+            for r in rows:
+                if r['c'] == 16:
+                    r['ok'], r['mflops'], r['mbs'] = 0, (0, 0, 0), (0, 0, 0)
+            got = fn(rows)
+            self.assertTrue(any(v.holds is None for v in got), [(v.claim, v.holds) for v in got])
+            self.assertFalse(any(v.holds is True and 'falls' in v.claim and '16' in v.claim
+                                 for v in got))
+
+
+class Fig8(unittest.TestCase):
+    def test_paper_shape_holds(self):
+        got = report.verdict_sites(site_rows(1.0, 3.6, 0.85, 25))
+        for v in got:
+            self.assertIs(v.holds, True, f'{v.claim}: {v.evidence}')
+
+    def test_admission_before_transfer_fails(self):
+        # The audit's loadtest_sites: four sites 1.2-2.0x one, site a -37..-73 %.
+        got = report.verdict_sites(site_rows(1.0, 1.5, 0.4, 3, four_mflops=4))
+        by = {v.claim.split(':')[1].strip()[:20]: v.holds for v in got}
+        self.assertFalse(got[0].holds)
+        self.assertFalse(by['per-client Mflops wi'])
+        self.assertFalse(by["site a's per-call MB"])
+
+
+class Fig6(unittest.TestCase):
+    def surface(self, collapse):
+        rows = []
+        for t in (1, 2, 4):
+            for c in (1, 2, 4, 8, 16):
+                alone = 100.0 * t ** 0.5
+                share = min(1.0, 16 / (c * t)) if not collapse else 1.0
+                v = alone * share * (1.0 if c * t <= 16 else (0.5 if collapse else 1.0))
+                rows.append({'n': 600, 'c': c, 't': t, 'ok': 1, 'mflops': (v, v, v)})
+        return rows
+
+    def test_holds_with_collapse(self):
+        rows = self.surface(False)
+        for r in rows:
+            if r['c'] * r['t'] > 16 and r['t'] == 4:
+                r['mflops'] = tuple(x * 0.3 for x in r['mflops'])
+        got = report.verdict_surface(rows, 16)
+        self.assertTrue(all(v.holds for v in got), [(v.claim, v.evidence) for v in got])
+
+    def test_no_collapse_fails(self):
+        rows = [{'n': 600, 'c': c, 't': t, 'ok': 1, 'mflops': (50, 50, 50)}
+                for t in (1, 2, 4) for c in (1, 2, 4, 8, 16)]
+        self.assertFalse(report.verdict_surface(rows, 16)[1].holds)
+
+
+class Calibration(unittest.TestCase):
+    def test_tau_step_and_rates(self):
+        # 1200^3 x 2/3 flops in 0.1 s = 11.5 GF/s; the J90 did 600 at 170 Mflops.
+        n, n_paper = 1200, 600
+        calls = [{'outcome': 'ok', 'compute_s': '0.1', 'bytes': str(8 * n * n + 16 * n)}] * 3
+        f, tau, step, lan, wan = report.calibration(calls, n, n_paper, 170, 2.5, 0.128)
+        self.assertAlmostEqual(f, report.linpack_flops(n) / 0.1 / 1e6)
+        paper_compute = report.linpack_flops(n_paper) / 170e6
+        self.assertAlmostEqual(tau, 0.1 / paper_compute)
+        self.assertAlmostEqual(step, 3 * tau)
+        # Transfer at the LAN rate takes tau x the paper's.
+        lan_time = 8 * (8 * n * n + 16 * n) / lan
+        self.assertAlmostEqual(lan_time, report.paper_bytes(n_paper) / 2.5e6 * tau)
+        self.assertAlmostEqual(lan / wan, 2.5 / 0.128)
+
+    def test_no_successful_call(self):
+        with self.assertRaises(ValueError):
+            report.calibration([{'outcome': 'error', 'compute_s': '0', 'bytes': '0'}],
+                               1200, 600, 170, 2.5, 0.128)
+
+
+class Index(unittest.TestCase):
+    def test_verdict_counts(self):
+        text = ('# x\n\n**A --quick smoke run: x**\n\n## Shape verdict (computed from the data)\n\n'
+                '| admission | claim | verdict | evidence |\n|---|---|---|---|\n'
+                '| start | a | holds | 1 |\n| start | b | does not hold | 2 |\n'
+                '| arrival | a | holds | 1 |\n\n## Results\n| start | z | holds | 3 |\n')
+        self.assertEqual(report.index_verdict(text),
+                         'quick run only: 1 of 1 claims hold (arrival); 1 of 2 claims hold (start)')
+        self.assertEqual(report.index_verdict(None), 'not yet run')
+
+    def test_committed_index_is_current(self):
+        """bench/results/seed004/README.md's verdicts are those of the
+        committed result files (report.py index bench/results/seed004 --write)."""
+        results = os.path.join(ROOT, 'bench', 'results', 'seed004')
+        with open(os.path.join(results, 'README.md')) as f:
+            text = f.read()
+        self.assertEqual(report.update_index(text, report.index_rows(results)), text)
+
+
+class Recorded(unittest.TestCase):
+    """Every recorded quick run under testdata/multi/ renders, with a verdict table."""
+
+    def test_render(self):
+        items = sorted(d for d in os.listdir(TESTDATA)
+                       if os.path.isdir(os.path.join(TESTDATA, d))) if os.path.isdir(TESTDATA) else []
+        self.assertTrue(items, 'no recorded runs in bench/seed004/testdata/multi')
+        for item in items:
+            folder = os.path.join(TESTDATA, item)
+            rows = report.load_points(folder)
+            self.assertTrue(rows, item)
+            with tempfile.TemporaryDirectory() as tmp:
+                args = type('A', (), {'command': 'x', 'machine': 'm', 'date': 'd',
+                                      'commit': 'c', 'quick': '1',
+                                      'plot': os.path.join(tmp, 'p.png')})
+                text = report.render(item, rows, rows[0]['server_cores'], [], args, False)
+            self.assertIn('## Shape verdict', text)
+            self.assertIn('| admission | claim | verdict | evidence |', text)
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)
