@@ -89,12 +89,16 @@ TEST_CASE("reuse_one_shot_calls_share_one_process", "[reuse]") {
 
   // A loop that does not wait: every call still finds a started process
   // (the one it used, or the one started in advance meanwhile), so a few
-  // processes serve all of them.
+  // processes serve all of them. How many is a race the machine's load
+  // decides: a call that arrives before the previous call's CTL_RELEASED
+  // has been read takes another process. Idle, 2-4 serve the 50 calls; in a
+  // full parallel test run 5 were seen (45 reused). Without reuse it would
+  // be ~25-50, which is what this guards against.
   E2EDaemon warm(WithRegistry({}, REUSE_REGISTRY_DIR, "1"));
   std::set<long> pids;
   for (int i = 0; i < 50; ++i) pids.insert(Whoami(warm));
-  CHECK(pids.size() <= 4);
-  CHECK(warm.Stat("executables_reused") >= 46);
+  CHECK(pids.size() <= 10);
+  CHECK(warm.Stat("executables_reused") >= 40);
 }
 
 TEST_CASE("reuse_never_shows_one_clients_arrays_to_the_next", "[reuse]") {
