@@ -105,8 +105,9 @@ bench_usage() {
 
 bench_parse() {
   local i metavar var default fast help given=() seen f
-  bench_name_script=$(basename "$0")
   here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  # bench/seed004/table3.sh's usage names it so, not bench/table3.sh.
+  bench_name_script=$(realpath --relative-to="$here" "$0")
   if [[ $# -lt 1 || $1 == -* ]]; then
     bench_usage
     [[ ${1:-} == -h || ${1:-} == --help ]] && exit 0

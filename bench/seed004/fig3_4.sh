@@ -50,7 +50,7 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=bench/cgroup.sh
 source "$(dirname "$0")/../cgroup.sh"
-bench_declare seed004_fig3_4 "Seed 004 Figs. 3/4: a weak client's Ninf_call Linpack against its local solves."
+bench_declare seed004/fig3_4 "Seed 004 Figs. 3/4: a weak client's Ninf_call Linpack against its local solves."
 bench_option --sizes LIST sizes "100 200 300 400 500 600 800 1000 1200 1400 1600" "100 400 1000 1600" "Linpack n"
 bench_option --extend LIST extend "2000 2400 3200" "" "more n, measured only if Ninf_call has not passed blocked Local by the last of --sizes"
 bench_option --quota PCT quota 25 "" "the client's CPU quota, percent of one CPU"
@@ -60,11 +60,7 @@ bench_option --server-cpus CPUS server_cpus 1 "" "ninfd's CPUs (taskset list); i
 bench_option --rate RATE rate auto "" "the LAN link (tc's spelling), or auto: server Mflops / flops-per-byte"
 bench_option --flops-per-byte F fpb 240 "" "server flops per byte of link for --rate auto (the paper's J90: 600 Mflops / 2.5 MB/s)"
 bench_option --min-seconds S min_seconds 2 0.5 "seconds each point repeats its solve"
-# Reports go to bench/results/seed004/ unless --out says otherwise.
-args=("$@")
-[[ " $* " == *" --out "* ]] ||
-  args+=(--out "$(dirname "$0")/../results/seed004/fig3_4-$(date -u +%Y%m%d-%H%M%S).md")
-bench_parse "${args[@]}"
+bench_parse "$@"
 bench_need_root "cgroups and ninf-sites"
 bench_need server/ninfd bench/linpack_client sites/ninf-sites stubs/registry/linpack
 client="$build/bench/linpack_client"

@@ -43,7 +43,7 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=bench/cgroup.sh
 source "$(dirname "$0")/../cgroup.sh"
-bench_declare seed004_table2 "Seed 004 Table 2: Ninf_call against FTP (raw TCP) throughput per set-up."
+bench_declare seed004/table2 "Seed 004 Table 2: Ninf_call against FTP (raw TCP) throughput per set-up."
 bench_option --sizes LIST sizes "600 1000 1400" "600 1000" "Linpack n (the paper's multi-client sizes)"
 bench_option --quota PCT quota 25 "" "the weak client's CPU quota, percent of one CPU"
 bench_option --client-cpu CPU client_cpu 0 "" "the clients' CPU"
@@ -52,11 +52,7 @@ bench_option --rate RATE rate auto "" "the LAN link (tc's spelling), or auto: se
 bench_option --flops-per-byte F fpb 240 "" "server flops per byte of link for --rate auto"
 bench_option --min-seconds S min_seconds 2 0.5 "seconds of Ninf_calls per point"
 bench_option --ftp-reps R ftp_reps 5 3 "FTP transfers per point (median)"
-# Reports go to bench/results/seed004/ unless --out says otherwise.
-args=("$@")
-[[ " $* " == *" --out "* ]] ||
-  args+=(--out "$(dirname "$0")/../results/seed004/table2-$(date -u +%Y%m%d-%H%M%S).md")
-bench_parse "${args[@]}"
+bench_parse "$@"
 bench_need_root "cgroups and ninf-sites"
 bench_need server/ninfd bench/linpack_client sites/ninf-sites stubs/registry/linpack
 client="$build/bench/linpack_client"
