@@ -107,15 +107,21 @@ cg_cpus() {
 }
 
 cg_remove() {
-  local name=$1 dir pid tries
+  local name=$1 dir pid
   for dir in $(_cg_dirs "$name"); do
     [[ -d $dir ]] || continue
-    for tries in 1 2 3 4 5 6 7 8 9 10; do
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
       pids=$(cat "$dir/cgroup.procs" 2>/dev/null)
       [[ -z $pids ]] && break
       for pid in $pids; do kill -KILL "$pid" 2>/dev/null; done
       sleep 0.1
     done
-    rmdir "$dir" 2>/dev/null || echo "cgroup.sh: could not remove $dir" >&2
+    # A killed process leaves the group only once it has fully exited:
+    # rmdir fails with EBUSY meanwhile, so try for a second.
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      rmdir "$dir" 2>/dev/null && break
+      sleep 0.1
+    done
+    [[ ! -d $dir ]] || echo "cgroup.sh: could not remove $dir" >&2
   done
 }
