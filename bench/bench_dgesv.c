@@ -24,38 +24,7 @@
 
 enum { kMaxSizes = 16 };
 
-typedef struct {
-  int n;
-  double *a0, *a, *b0, *b;
-  int *ipiv;
-} Problem;
-
-/* A random column-major matrix with b = A * ones: the solution is all ones. */
-static int problem_init(Problem *p, int n) {
-  size_t nn = (size_t)n * n;
-  p->n = n;
-  p->a0 = malloc(nn * sizeof(double));
-  p->a = malloc(nn * sizeof(double));
-  p->b0 = calloc((size_t)n, sizeof(double));
-  p->b = malloc((size_t)n * sizeof(double));
-  p->ipiv = malloc((size_t)n * sizeof(int));
-  if (!p->a0 || !p->a || !p->b0 || !p->b || !p->ipiv) return -1;
-  unsigned long long state = 7;
-  for (size_t i = 0; i < nn; i++) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    p->a0[i] = (double)(state >> 11) / 9007199254740992.0 - 0.5;
-    p->b0[i % (size_t)n] += p->a0[i];
-  }
-  return 0;
-}
-
-static void problem_free(Problem *p) {
-  free(p->a0);
-  free(p->a);
-  free(p->b0);
-  free(p->b);
-  free(p->ipiv);
-}
+typedef BenchProblem Problem;
 
 /* One solve from fresh copies; GFLOPS, or negative on failure. */
 static double solve_once(Problem *p, int remote) {
@@ -119,7 +88,7 @@ int main(int argc, char **argv) {
   int status = 0;
   for (int s = 0; s < count && status == 0; s++) {
     Problem p;
-    if (problem_init(&p, sizes[s]) != 0) {
+    if (bench_problem_init(&p, sizes[s], 7) != 0) {
       fprintf(stderr, "bench_dgesv: out of memory for n=%d\n", sizes[s]);
       status = 1;
     } else {
@@ -133,7 +102,7 @@ int main(int argc, char **argv) {
         fflush(stdout);
       }
     }
-    problem_free(&p);
+    bench_problem_free(&p);
   }
   return status;
 }

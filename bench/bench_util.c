@@ -273,3 +273,30 @@ double pingpong_latency(int iters) {
   free(times);
   return result;
 }
+
+int bench_problem_init(BenchProblem *p, int n, unsigned long long seed) {
+  size_t nn = (size_t)n * n;
+  memset(p, 0, sizeof *p);
+  p->n = n;
+  p->a0 = malloc(nn * sizeof(double));
+  p->a = malloc(nn * sizeof(double));
+  p->b0 = calloc((size_t)n, sizeof(double));
+  p->b = malloc((size_t)n * sizeof(double));
+  p->ipiv = malloc((size_t)n * sizeof(int));
+  if (!p->a0 || !p->a || !p->b0 || !p->b || !p->ipiv) return -1;
+  unsigned long long state = seed;
+  for (size_t i = 0; i < nn; i++) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    p->a0[i] = (double)(state >> 11) / 9007199254740992.0 - 0.5;
+    p->b0[i % (size_t)n] += p->a0[i];
+  }
+  return 0;
+}
+
+void bench_problem_free(BenchProblem *p) {
+  free(p->a0);
+  free(p->a);
+  free(p->b0);
+  free(p->b);
+  free(p->ipiv);
+}

@@ -95,6 +95,20 @@ void pingpong_stop(PingPong *pp);
  */
 double pingpong_latency(int iters);
 
+/* A Linpack problem: a random column-major n x n matrix a0 in [-0.5, 0.5)
+ * and b0 = a0 * ones, so the solution is all ones; a, b and ipiv are the
+ * solve's working copies. `seed` picks the matrix (the same seed, the same
+ * matrix). Returns -1 when memory runs out (free it with
+ * bench_problem_free all the same). */
+typedef struct {
+  int n;
+  double *a0, *a, *b0, *b;
+  int *ipiv;
+} BenchProblem;
+
+int bench_problem_init(BenchProblem *p, int n, unsigned long long seed);
+void bench_problem_free(BenchProblem *p);
+
 #ifdef __cplusplus
 }
 #endif

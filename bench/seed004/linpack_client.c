@@ -59,39 +59,7 @@ enum { kMaxSizes = 64, kMaxReps = 64 };
 typedef enum { kNinf, kBlocked, kUnblocked, kMethods } Method;
 static const char *const kMethodName[kMethods] = {"ninf", "blocked", "unblocked"};
 
-typedef struct {
-  int n;
-  double *a0, *a, *b0, *b;
-  int *ipiv;
-} Problem;
-
-/* A random column-major matrix in [-0.5, 0.5) and b = A * ones. */
-static int problem_init(Problem *p, int n) {
-  size_t nn = (size_t)n * n;
-  memset(p, 0, sizeof *p);
-  p->n = n;
-  p->a0 = malloc(nn * sizeof(double));
-  p->a = malloc(nn * sizeof(double));
-  p->b0 = calloc((size_t)n, sizeof(double));
-  p->b = malloc((size_t)n * sizeof(double));
-  p->ipiv = malloc((size_t)n * sizeof(int));
-  if (!p->a0 || !p->a || !p->b0 || !p->b || !p->ipiv) return -1;
-  unsigned long long state = 1998u + (unsigned)n;
-  for (size_t i = 0; i < nn; i++) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    p->a0[i] = (double)(state >> 11) / 9007199254740992.0 - 0.5;
-    p->b0[i % (size_t)n] += p->a0[i];
-  }
-  return 0;
-}
-
-static void problem_free(Problem *p) {
-  free(p->a0);
-  free(p->a);
-  free(p->b0);
-  free(p->b);
-  free(p->ipiv);
-}
+typedef BenchProblem Problem;
 
 /*
  * LINPACK's scaled residual ||A x - b|| / (n ||A|| ||x|| eps) in the
@@ -229,7 +197,7 @@ static int sweep(int argc, char **argv) {
   int status = 0, warmed = 0;
   for (int s = 0; s < count && status == 0; s++) {
     Problem p;
-    if (problem_init(&p, sizes[s]) != 0) {
+    if (bench_problem_init(&p, sizes[s], 1998u + (unsigned)sizes[s]) != 0) {
       fprintf(stderr, "linpack_client: out of memory for n=%d\n", sizes[s]);
       status = 1;
     }
@@ -242,7 +210,7 @@ static int sweep(int argc, char **argv) {
       if (status == 0 && measure(&p, (Method)m, min_seconds) != 0) status = 1;
     }
     warmed = 1;
-    problem_free(&p);
+    bench_problem_free(&p);
   }
   return status;
 }
