@@ -26,6 +26,10 @@ import paper  # noqa: E402
 PAPER_SIZES = {'table3': [600, 1000, 1400], 'table4': [600, 1000, 1400],
                'table6': [600, 1000, 1400], 'table7': [600, 1000, 1400],
                'table5': [600], 'fig6': [600], 'fig8': [600]}
+# Tables 3 and 6 are the 1-PE halves of Tables 4 and 7 (the same set-up,
+# one server version): record.sh renders them from those runs' data when
+# it has them, keeping only the item's own version.
+OWN_VERSIONS = {'table3': {'1pe'}, 'table6': {'1pe'}}
 # The SMP items scale c to our cores (Table 5's c = 4 / 8 / 16 of 16 CPUs
 # become c x cores / 16): the paper's c a row stands for.
 PAPER_CORES = {'table5': paper.SMP_CPUS, 'fig6': paper.SMP_CPUS}
@@ -140,6 +144,12 @@ def load_points(folder):
             st['paper_c'] = round(st['c'] * PAPER_CORES[st['item']] / st['server_cores'])
         rows.append(st)
     return rows
+
+
+def own_rows(item, rows):
+    """The points of ITEM among ROWS: Table 3's of Table 4's run are its 1-PE ones."""
+    own = OWN_VERSIONS.get(item)
+    return [r for r in rows if own is None or r['version'] in own]
 
 
 def paper_n(rows, item):
@@ -761,6 +771,7 @@ def main(argv):
         print(f'{f:.0f} {tau:.5f} {step:.4f} {max(1, round(lan / 1000))} {max(1, round(wan / 1000))}')
         return 0
     rows = load_points(args.folder)
+    rows = own_rows(args.item, rows)
     if not rows:
         print(f'report.py: no points in {args.folder}', file=sys.stderr)
         return 1

@@ -234,6 +234,21 @@ class Recorded(unittest.TestCase):
             self.assertIn('## Shape verdict', text)
             self.assertIn('| admission | claim | verdict | evidence |', text)
 
+    def test_table3_from_table4(self):
+        """Table 3 rendered from Table 4's run keeps its 1-PE points only,
+        and its verdicts are those of the 1-PE points."""
+        rows = report.load_points(os.path.join(TESTDATA, 'table4'))
+        self.assertEqual({r['version'] for r in rows}, {'1pe', '4pe'})
+        own = report.own_rows('table3', rows)
+        self.assertTrue(own)
+        self.assertEqual({r['version'] for r in own}, {'1pe'})
+        self.assertEqual(len(report.own_rows('table4', rows)), len(rows))
+        args = type('A', (), {'command': 'x', 'machine': 'm', 'date': 'd',
+                              'commit': 'c', 'quick': '1', 'plot': ''})
+        text = report.render('table3', own, own[0]['server_cores'], [], args, False)
+        self.assertIn('### 1pe,', text)
+        self.assertNotIn('### 4pe,', text)
+
 
 if __name__ == '__main__':
     unittest.main(verbosity=2)
