@@ -4,6 +4,7 @@
 #include <uv.h>
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <string>
 
@@ -55,6 +56,14 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(0, 10000));
   app.add_option("--ready-file", ready_file, "written once accepting");
   CLI11_PARSE(app, argc, argv);
+  // A client that goes away while its server still talks (a call given up
+  // on, a heartbeat on its way) is written to after its reset: that write
+  // must fail (and close the pair), not raise SIGPIPE and kill every other
+  // connection of the link. libuv leaves SIGPIPE to the program.
+  if (std::signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+    std::perror("ninf-linkdelay: signal(SIGPIPE)");
+    return 1;
+  }
 
   sockaddr_storage listen_addr{};
   std::string error;

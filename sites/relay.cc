@@ -92,6 +92,12 @@ class Pair {
     d->reading = true;
   }
 
+  // Bytes of due chunks that libuv still holds for `to`: the link is slower than the source.
+  static std::size_t Unsent(const Direction *d) { return uv_stream_get_write_queue_size(d->to); }
+  static bool Full(const Direction *d) {
+    return d->held > kMaxHeldBytes || Unsent(d) > kMaxUnsentBytes;
+  }
+
   static void StopReading(Direction *d) {
     if (!d->reading) return;
     uv_read_stop(d->from);
@@ -123,7 +129,7 @@ class Pair {
     d->queue.push_back(
         {now + d->pair->config_->delay_ms, buf->base, static_cast<std::size_t>(nread)});
     d->held += static_cast<std::size_t>(nread);
-    if (d->held > kMaxHeldBytes) StopReading(d);
+    if (Full(d)) StopReading(d);
     // A lone chunk arms the timer; later ones are due later and wait behind it.
     if (d->queue.size() == 1) Flush(d);
   }
@@ -161,7 +167,7 @@ class Pair {
     std::free(w->data);
     delete w;
     if (status != 0) return d->pair->Close();
-    if (d->held < kMaxHeldBytes / 2) StartReading(d);
+    if (d->held < kMaxHeldBytes / 2 && Unsent(d) <= kMaxUnsentBytes / 2) StartReading(d);
     MaybeEnd(d);
   }
 

@@ -10,7 +10,13 @@
 // kMaxHeldBytes it stops reading its source until the writes drain below
 // half, so a fast sender meets TCP backpressure, not unbounded memory. The
 // bound also caps the relay's throughput at kMaxHeldBytes / delay (16 MiB /
-// 100 ms = 168 MB/s), above the links it is meant for.
+// 100 ms = 168 MB/s), above the links it is meant for. It also stops reading
+// while more than kMaxUnsentBytes of due chunks wait for the kernel to take
+// them (the link is slower than the source): the source then sees the
+// link's pace, as it would on a real link, instead of 16 MiB taken at
+// loopback speed and then nothing for as long as the link needs to drain
+// them (tens of seconds for one of 16 clients on a slow link: long enough
+// for a client to give up on a peer that makes no progress).
 //
 // A half-close travels too: after a source's EOF and its last chunk, the
 // other side is shut down for writing; the pair closes when both directions
@@ -25,6 +31,7 @@
 namespace ninf::sites {
 
 constexpr std::size_t kMaxHeldBytes = 16u << 20;
+constexpr std::size_t kMaxUnsentBytes = 256u << 10;
 
 struct RelayConfig {
   sockaddr_storage target{};  // where every accepted connection is relayed to

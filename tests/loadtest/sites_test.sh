@@ -32,10 +32,10 @@ unshare --net true 2>/dev/null || skip "entering network namespaces is not permi
 namespaces_of() { ip netns list | awk -v p="ninfsite-$1-" 'index($1, p) == 1 { print $1 }'; }
 
 # Site a: 20 Mbit/s and 60 ms each way; site b: unshaped, no delay.
-"$sites" up "$set_name" --site a:20mbit:60 --site b:none:0 --forward 3000 >"$work/up.txt" ||
+"$sites" up "$set_name" --site a:20mbit:60 --site b:none:0 --forward 3000 --forward 3001 >"$work/up.txt" ||
   fail "up failed: $(cat "$work/up.txt")"
 [ "$(namespaces_of "$set_name" | wc -l)" -eq 3 ] || fail "expected hub, a, b: $(namespaces_of "$set_name")"
-grep -q '^a ninfsite-.*-a 10.79.1.2 20mbit 60 1$' "$work/up.txt" || fail "status: $(cat "$work/up.txt")"
+grep -q '^a ninfsite-.*-a 10.79.1.2 20mbit 60 2$' "$work/up.txt" || fail "status: $(cat "$work/up.txt")"
 [ "$("$sites" netns "$set_name" b)" = "ninfsite-$set_name-b" ] || fail "netns b"
 [ "$("$sites" addr "$set_name" a)" = 10.79.1.2 ] || fail "addr a"
 if "$sites" up "$set_name" --site c:none:0 >/dev/null 2>&1; then fail "a second up of the same set"; fi
@@ -70,6 +70,47 @@ read -r a_tiny b_tiny < <(awk -F, 'NR > 1 { c = $1; if (!(c in m) || $5 < m[c]) 
   END { print m[0], m[1] }' "$work/tiny.csv")
 awk -v a="$a_tiny" -v b="$b_tiny" 'BEGIN { exit !(a >= 0.115 && a - b >= 0.1) }' ||
   fail "tiny calls took $a_tiny s from a, $b_tiny s from b: a's 60 ms each way is missing"
+
+# A client that leaves while its server still talks must not take its
+# site's relay down: the relay's writes to the closed socket fail (a
+# SIGPIPE, unless ignored, kills it and every connection of the link). A
+# talker in the hub sends 100 bytes every 5 ms to whoever connects on 3001;
+# a client in a reads once and closes; a second client must still be served.
+"$sites" exec "$set_name" hub /usr/bin/python3 -c '
+import socket, threading, time
+def talk(c):
+    try:
+        while True:
+            c.sendall(b"x" * 100)
+            time.sleep(0.005)
+    except OSError:
+        c.close()
+srv = socket.create_server(("0.0.0.0", 3001))
+while True:
+    c, _ = srv.accept()
+    threading.Thread(target=talk, args=(c,), daemon=True).start()
+' 2>"$work/talker.log" &
+client_a() { "$sites" exec "$set_name" a /usr/bin/python3 -c "$1"; }
+# Waited for in the hub itself, not through the relay under test.
+for _ in $(seq 100); do
+  "$sites" exec "$set_name" hub /usr/bin/python3 -c \
+    'import socket; socket.create_connection(("127.0.0.1", 3001), timeout=1).close()' \
+    2>/dev/null && break
+  sleep 0.05
+done
+client_a '
+import socket
+s = socket.create_connection(("127.0.0.1", 3001), timeout=5)
+s.recv(100)
+s.close()
+' || fail "the first client of the talker got nothing: $(cat "$work/talker.log")"
+sleep 1  # ~200 of the talker's messages reach the relay after the close
+client_a '
+import socket
+s = socket.create_connection(("127.0.0.1", 3001), timeout=5)
+assert s.recv(100), "no bytes"
+' 2>"$work/second.txt" ||
+  fail "site a's relay died when a client left while its server talked: $(cat "$work/second.txt")"
 
 # down: every process inside is killed, every namespace (and with them
 # their links) goes, and nothing is left as a zombie.
