@@ -44,14 +44,16 @@ for item in "${items[@]}"; do
     echo "$0: $item -> $out, from $from$suffix.data's 1-PE points" >&2
     data=$results/$from$suffix.data
     notes=$(mktemp)
-    { echo "rendered from the 1-PE points of $from$suffix.md's run (the same set-up and points; its file has the command)"
+    { echo "rendered from the 1-PE points of $from$suffix.md's run (the same set-up and points)"
       cat "$data/notes.txt"; } >"$notes"
-    /usr/bin/python3 "$here/report.py" render "$item" "$data" \
-      --command "$(sed -n '3s/^`\([^`]*\)`.*/\1/p' "$results/$from$suffix.md")" \
-      --plot "${out%.md}.png" --notes "$notes" \
-      --machine "$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))" \
-      --commit "$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')" \
-      --date "$(date -u +%Y-%m-%d)" >"$out"
+    # The run's own header line (command, machine, date, commit): the
+    # points are that run's, whenever they are rendered.
+    IFS=$'\t' read -r cmd machine date commit < <(sed -n \
+      '3s/^`\(.*\)` on \(.*\), \([0-9-]*\), commit \([^.]*\)\.$/\1\t\2\t\3\t\4/p' \
+      "$results/$from$suffix.md")
+    /usr/bin/python3 "$here/report.py" render "$item" "$data" --command "$cmd" \
+      --plot "${out%.md}.png" --notes "$notes" --machine "$machine" --commit "$commit" \
+      --date "$date" >"$out"
     rm -f "$notes"
     continue
   fi
