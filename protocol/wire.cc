@@ -127,7 +127,7 @@ Status Channel::TlsWrite(const void *data, std::size_t n) {
   return Status::Ok();
 }
 
-Status Channel::TlsRead(void *data, std::size_t n) {
+Status Channel::TlsRead(void *data, std::size_t n, ReceiveBeat *beat) {
   char *p = static_cast<char *>(data);
   while (n > 0) {
     ERR_clear_error();
@@ -137,6 +137,8 @@ Status Channel::TlsRead(void *data, std::size_t n) {
       p += got;
       n -= got;
       bytes_received_ += got;
+      // Between whole records: a write here leaves no read half done.
+      NINF_RETURN_IF_ERROR(BeatIfDue(beat));
       continue;
     }
     NINF_RETURN_IF_ERROR(TlsWait(r, "receive"));
@@ -228,9 +230,28 @@ Status Channel::ReadFully(void *buf, std::size_t n) {
   return RecvPayload(std::span<const iovec>(&v, 1));
 }
 
-Status Channel::RecvPayload(std::span<const iovec> into) {
+Status Channel::BeatIfDue(ReceiveBeat *beat) {
+  if (!beat) return Status::Ok();
+  const auto now = std::chrono::steady_clock::now();
+  if (!beat->started) {
+    beat->started = true;
+    beat->next = now + beat->period;
+  }
+  if (now < beat->next) return Status::Ok();
+  beat->next = now + beat->period;
+  const wire::Heartbeat empty;
+  return SendFrame(FRAME_HEARTBEAT, &empty);
+}
+
+Status Channel::RecvPayload(std::span<const iovec> into, uint32_t beat_ms) {
+  ReceiveBeat beating;
+  ReceiveBeat *beat = nullptr;
+  if (beat_ms > 0) {
+    beating.period = std::chrono::milliseconds(beat_ms);
+    beat = &beating;
+  }
   if (ssl_) {
-    for (const iovec &v : into) NINF_RETURN_IF_ERROR(TlsRead(v.iov_base, v.iov_len));
+    for (const iovec &v : into) NINF_RETURN_IF_ERROR(TlsRead(v.iov_base, v.iov_len, beat));
     return Status::Ok();
   }
   std::vector<iovec> iov(into.begin(), into.end());
@@ -261,6 +282,7 @@ Status Channel::RecvPayload(std::span<const iovec> into) {
     if (n == 0) return IoError("receive", 0);
     bytes_received_ += static_cast<uint64_t>(n);
     Consume(iov, first, static_cast<std::size_t>(n));
+    NINF_RETURN_IF_ERROR(BeatIfDue(beat));
   }
   return Status::Ok();
 }

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -82,7 +83,15 @@ class NINF_PROTOCOL_API Channel {
   Status RecvMessage(const FrameHeader &h, google::protobuf::MessageLite *msg);
 
   // Reads exactly the bytes the iovecs describe, straight into them.
-  Status RecvPayload(std::span<const iovec> into);
+  // `beat_ms` > 0: while they arrive, an empty FRAME_HEARTBEAT goes back to
+  // the peer each time that long has passed since the first bytes or the
+  // last beat, after a read that brought bytes. A peer that has written all
+  // of a large payload and waits for the answer hears that its bytes still
+  // arrive: a slow, shared link holds megabytes in the buffers between the
+  // two ends (sockets, relays, queues), which may take longer than the
+  // peer's timeout to drain. Reads that bring nothing beat nothing, so a
+  // stalled transfer stays silent and the peer's timeout still fires.
+  Status RecvPayload(std::span<const iovec> into, uint32_t beat_ms = 0);
 
   // Reads and throws away n bytes (a payload nobody wants).
   Status Skip(uint64_t n);
@@ -107,8 +116,18 @@ class NINF_PROTOCOL_API Channel {
   // Takes the SCM_RIGHTS descriptor of a received message into received_fd_.
   void KeepReceivedFd(msghdr *mh);
   Status ReadFully(void *buf, std::size_t n);
+  // The beats of one RecvPayload (beat_ms > 0): the next is due at `next`,
+  // counted from the first read that brought bytes.
+  struct ReceiveBeat {
+    std::chrono::milliseconds period{0};
+    bool started = false;
+    std::chrono::steady_clock::time_point next;
+  };
+  // After a read that brought bytes: sends a beat if one is due (never when
+  // `beat` is null).
+  Status BeatIfDue(ReceiveBeat *beat);
   Status TlsWrite(const void *data, std::size_t n);
-  Status TlsRead(void *data, std::size_t n);
+  Status TlsRead(void *data, std::size_t n, ReceiveBeat *beat);
   // What an SSL call that returned `r` means: wait and retry (Ok), or the
   // error.
   Status TlsWait(int r, const char *what);

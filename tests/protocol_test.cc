@@ -1,6 +1,9 @@
 // Unit tests of the protocol layer: frame encoding and decoding, dimension
 // expressions, argument layout, and the control channel.
+#include <linux/sockios.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -220,6 +223,51 @@ TEST_CASE("channel_gathers_and_scatters_arrays", "[wire]") {
   sender.join();
   CHECK(rx == x);
   CHECK(ry == y);
+}
+
+// A receiver beats while bytes arrive, and only then. Each piece below after
+// the first is written more than a period after the receiver took the first
+// or beat last, so the read that takes it is due to beat however the threads
+// are scheduled (one beat per piece, none more); a writer that stalls hears
+// nothing.
+TEST_CASE("channel_beats_while_a_payload_arrives", "[wire]") {
+  int sv[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  Channel a(sv[0], 5000), b(sv[1], 5000);
+  constexpr std::size_t kPiece = 1024;
+  constexpr int kPieces = 5;
+  std::vector<char> sent(kPiece * kPieces), got(sent.size());
+  for (std::size_t i = 0; i < sent.size(); ++i) sent[i] = static_cast<char>(i * 7);
+  std::thread receiver([&] {
+    iovec into{got.data(), got.size()};
+    CHECK(b.RecvPayload(std::span<const iovec>(&into, 1), 50).ok());
+  });
+  auto write_piece = [&](int i) {
+    REQUIRE(::write(sv[0], sent.data() + i * kPiece, kPiece) == static_cast<ssize_t>(kPiece));
+  };
+  auto next_beat = [&] {
+    FrameHeader h;
+    REQUIRE(a.RecvHeader(0, &h).ok());
+    CHECK(h.type == FRAME_HEARTBEAT);
+  };
+  write_piece(0);
+  // Taken (the receiver's clock starts at its first bytes).
+  for (int unread = 1; unread > 0;) {
+    REQUIRE(::ioctl(sv[0], SIOCOUTQ, &unread) == 0);
+    if (unread > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  for (int i = 1; i < kPieces - 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    write_piece(i);
+    next_beat();
+  }
+  // Stalled: the receiver waits for bytes and sends nothing.
+  pollfd quiet{sv[0], POLLIN, 0};
+  CHECK(::poll(&quiet, 1, 200) == 0);
+  write_piece(kPieces - 1);
+  next_beat();
+  receiver.join();
+  CHECK(got == sent);
 }
 
 TEST_CASE("channel_reports_error_frames_and_eof", "[wire]") {

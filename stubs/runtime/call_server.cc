@@ -289,7 +289,10 @@ Status CallServer::ReceiveArrays(Channel &ch, Call *call) {
   // calls of a function handle reuse (warm pages, no faults, no zeroing).
   std::vector<iovec> incoming;
   NINF_RETURN_IF_ERROR(PlaceArguments(call, &incoming));
-  NINF_RETURN_IF_ERROR(ch.RecvPayload(incoming));
+  // Beats while the bytes arrive: a client that wrote its last byte into a
+  // slow link's buffers waits for the RESULT while they drain, and hears
+  // the call is alive (its timeout counts only what it reads).
+  NINF_RETURN_IF_ERROR(ch.RecvPayload(incoming, handoff_.heartbeat_ms));
   for (std::size_t i = 0; i < call->plan.params.size(); ++i) {
     const ParamPlan &pp = call->plan.params[i];
     // Server to server, never through the client.

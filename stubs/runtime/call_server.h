@@ -1,9 +1,11 @@
 // The executable's side of a call: takes the client connection that ninfd
 // hands over on the control channel, then serves ARGS frames on it (one for a
 // one-shot call, many for a persistent function handle) until FRAME_END, the
-// client closing, or an error. When CTL_HANDOFF.heartbeat_ms > 0, a helper
-// thread sends FRAME_HEARTBEAT that often while the routine runs, and is
-// stopped before the RESULT is written (heartbeats.h). Each call is held to the
+// client closing, or an error. When CTL_HANDOFF.heartbeat_ms > 0, the client
+// hears a FRAME_HEARTBEAT that often for the whole call: from the main thread
+// while the arguments arrive (as long as bytes do: Channel::RecvPayload) and
+// while it waits for a slot, then from a helper thread while the routine
+// runs, stopped before the RESULT is written (heartbeats.h). Each call is held to the
 // CPU budget of CTL_HANDOFF.cpu_seconds, and a handle's later calls wait
 // for a job slot (control.h). Each call is first planned as data
 // (call_plan.h: where each array comes from, where its result goes) and the

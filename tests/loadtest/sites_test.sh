@@ -31,10 +31,11 @@ unshare --net true 2>/dev/null || skip "entering network namespaces is not permi
 # namespaces_of SET: our namespaces of that set that exist.
 namespaces_of() { ip netns list | awk -v p="ninfsite-$1-" 'index($1, p) == 1 { print $1 }'; }
 
-# Site a: 20 Mbit/s and 60 ms each way; site b: unshaped, no delay.
-"$sites" up "$set_name" --site a:20mbit:60 --site b:none:0 --forward 3000 --forward 3001 >"$work/up.txt" ||
-  fail "up failed: $(cat "$work/up.txt")"
-[ "$(namespaces_of "$set_name" | wc -l)" -eq 3 ] || fail "expected hub, a, b: $(namespaces_of "$set_name")"
+# Site a: 20 Mbit/s and 60 ms each way; site b: unshaped, no delay; site c:
+# 4 Mbit/s, no delay.
+"$sites" up "$set_name" --site a:20mbit:60 --site b:none:0 --site c:4mbit:0 --forward 3000 \
+  --forward 3001 >"$work/up.txt" || fail "up failed: $(cat "$work/up.txt")"
+[ "$(namespaces_of "$set_name" | wc -l)" -eq 4 ] || fail "expected hub, a, b, c: $(namespaces_of "$set_name")"
 grep -q '^a ninfsite-.*-a 10.79.1.2 20mbit 60 2$' "$work/up.txt" || fail "status: $(cat "$work/up.txt")"
 [ "$("$sites" netns "$set_name" b)" = "ninfsite-$set_name-b" ] || fail "netns b"
 [ "$("$sites" addr "$set_name" a)" = 10.79.1.2 ] || fail "addr a"
@@ -112,6 +113,22 @@ assert s.recv(100), "no bytes"
 ' 2>"$work/second.txt" ||
   fail "site a's relay died when a client left while its server talked: $(cat "$work/second.txt")"
 
+# A client whose arguments cross a slow link writes its last byte long
+# before the executable reads it: the bytes wait on the way (its socket,
+# the relay, the link's queue) while it waits for the RESULT, and its
+# timeout counts only what it reads. So the executable beats while the
+# bytes arrive: 3.9 MB over site c's 4 Mbit/s take ~8 s, yet a client with
+# a 1 s timeout gets its result (it failed with "no progress from the peer
+# for 1000 ms" while the executable beat only once the arguments were in).
+"$sites" exec "$set_name" hub env NINF_TIMEOUT=1 "$tool" --server 127.0.0.1:3000 \
+  --netns "ninfsite-$set_name-c" --workload linpack --size 700 -c 1 --steps 1 -q \
+  --csv "$work/slow.csv" >"$work/slow.txt" 2>&1 ||
+  fail "a call over a slow link failed with a 1 s timeout: $(cat "$work/slow.txt" "$work/slow.csv")"
+[ "$(grep -c ',ok,' "$work/slow.csv")" -eq 1 ] || fail "the slow call: $(cat "$work/slow.csv")"
+slow_s=$(awk -F, 'NR > 1 { print $5 }' "$work/slow.csv")
+awk -v t="$slow_s" 'BEGIN { exit !(t >= 5) }' ||
+  fail "the slow call took $slow_s s: its link is not slow enough to test the timeout"
+
 # down: every process inside is killed, every namespace (and with them
 # their links) goes, and nothing is left as a zombie.
 pids=$(for n in $(namespaces_of "$set_name"); do ip netns pids "$n"; done | tr '\n' ' ')
@@ -153,4 +170,4 @@ fi
 if "$sites" down "${set_name}y" >/dev/null 2>&1; then fail "down of a set it has no record of"; fi
 [ -e "/run/netns/ninfsite-${set_name}y-hub" ] || fail "down deleted a namespace it did not make"
 [ -e "/run/netns/$foreign" ] || fail "the foreign namespace is gone"
-echo "sites_test: ok (dgesv 250: a $a_min s for $a_bytes bytes, b $b_min s; n = 4: a $a_tiny s, b $b_tiny s)"
+echo "sites_test: ok (dgesv 250: a $a_min s for $a_bytes bytes, b $b_min s; n = 4: a $a_tiny s, b $b_tiny s; n = 700 over 4 Mbit/s with a 1 s timeout: $slow_s s)"
