@@ -239,6 +239,12 @@ Status Channel::BeatIfDue(ReceiveBeat *beat) {
   }
   if (now < beat->next) return Status::Ok();
   beat->next = now + beat->period;
+  // Best effort: a beat that would wait is left out. Room is short only
+  // while the peer leaves the beats before it unread (it is still writing
+  // and needs none), and waiting for it to read would stall the very
+  // transfer the beat speaks for.
+  pollfd room{fd_, POLLOUT, 0};
+  if (::poll(&room, 1, 0) != 1 || !(room.revents & POLLOUT)) return Status::Ok();
   const wire::Heartbeat empty;
   return SendFrame(FRAME_HEARTBEAT, &empty);
 }

@@ -90,7 +90,8 @@ class NINF_PROTOCOL_API Channel {
   // arrive: a slow, shared link holds megabytes in the buffers between the
   // two ends (sockets, relays, queues), which may take longer than the
   // peer's timeout to drain. Reads that bring nothing beat nothing, so a
-  // stalled transfer stays silent and the peer's timeout still fires.
+  // stalled transfer stays silent and the peer's timeout still fires. A beat
+  // for which the socket has no room is left out: it never stalls the read.
   Status RecvPayload(std::span<const iovec> into, uint32_t beat_ms = 0);
 
   // Reads and throws away n bytes (a payload nobody wants).

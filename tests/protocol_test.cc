@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -268,6 +269,54 @@ TEST_CASE("channel_beats_while_a_payload_arrives", "[wire]") {
   next_beat();
   receiver.join();
   CHECK(got == sent);
+}
+
+// A writer that reads nothing while it writes (as a client sending its
+// arguments) leaves the beats in the socket: once there is no room for
+// more, beats are left out, and the payload is still read to its end. The
+// beats' side gets the least send buffer the kernel allows, so with a beat
+// per millisecond it runs out of room long before the payload is in.
+TEST_CASE("channel_beats_never_stall_a_payload", "[wire]") {
+  int sv[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  const int least = 1;
+  REQUIRE(::setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &least, sizeof least) == 0);
+  Channel b(sv[1], 5000);
+  constexpr std::size_t kPiece = 4096;
+  constexpr int kPieces = 400;
+  std::vector<char> sent(kPiece * kPieces), got(sent.size());
+  for (std::size_t i = 0; i < sent.size(); ++i) sent[i] = static_cast<char>(i * 13);
+  Status received;
+  std::thread receiver([&] {
+    iovec into{got.data(), got.size()};
+    received = b.RecvPayload(std::span<const iovec>(&into, 1), 1);
+  });
+  // Written without blocking: a receiver stalled by its beats would leave
+  // the writer waiting for room for good.
+  bool written = true;
+  for (int i = 0; i < kPieces && written; ++i) {
+    std::size_t off = 0;
+    while (off < kPiece && written) {
+      const ssize_t n = ::send(sv[0], sent.data() + i * kPiece + off, kPiece - off, MSG_DONTWAIT);
+      if (n > 0) {
+        off += static_cast<std::size_t>(n);
+        continue;
+      }
+      pollfd room{sv[0], POLLOUT, 0};
+      written = n < 0 && errno == EAGAIN && ::poll(&room, 1, 3000) == 1;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+  CHECK(written);
+  if (!written) ::shutdown(sv[0], SHUT_RDWR);  // ends the receiver's wait
+  receiver.join();
+  CHECK(received.ok());
+  CHECK(got == sent);
+  // Some beats were sent (not none), and the writer finds them intact.
+  Channel a(sv[0], 1000);
+  FrameHeader h;
+  REQUIRE(a.RecvHeader(0, &h).ok());
+  CHECK(h.type == FRAME_HEARTBEAT);
 }
 
 TEST_CASE("channel_reports_error_frames_and_eof", "[wire]") {
