@@ -244,8 +244,19 @@ def verdict_lan(rows, cores):
     return out
 
 
-def verdict_versions(four, one):
-    """Table 4 (and 7): 4-PE against 1-PE at the smallest and largest c."""
+def _paper_ratio_range(top, bottom, c):
+    """The paper's top/bottom per-call mean Mflops at c over its sizes, as
+    "lo-hi" (Tables 3/4 on the LAN, 6/7 on the WAN)."""
+    ratios = [top[(n, c)][2] / bottom[(n, c)][2]
+              for n in sorted({n for n, cc in top if cc == c})
+              if (n, c) in bottom and bottom[(n, c)][2]]
+    return f'{min(ratios):.2f}-{max(ratios):.2f}' if ratios else '?'
+
+
+def verdict_versions(four, one, paper_four, paper_one):
+    """Table 4 (and 7): 4-PE against 1-PE at the smallest and largest c,
+    beside the paper's own ratios from `paper_four` and `paper_one` (its
+    4-PE and 1-PE tables of the same network)."""
     if not four or not one:
         return [Verdict('4-PE against 1-PE', None, 'needs both versions (--versions "4pe 1pe")')]
     cs = sorted({r['c'] for r in four} & {r['c'] for r in one})
@@ -253,10 +264,12 @@ def verdict_versions(four, one):
     lo, hi = cs[0], cs[-1]
     win = {n: _ratio(_mean_at(four, n, lo), _mean_at(one, n, lo)) for n in sizes}
     tie = {n: _ratio(_mean_at(one, n, hi), _mean_at(four, n, hi)) for n in sizes}
+    paper_win = _paper_ratio_range(paper_four, paper_one, 1)
+    paper_tie = _paper_ratio_range(paper_one, paper_four, 16)
     return [
-        Verdict(f'4-PE faster than 1-PE at c = {lo} (paper 1.28-1.70x)',
+        Verdict(f'4-PE faster than 1-PE at c = {lo} (paper {paper_win}x)',
                 _all(lambda v: v > 1.0, win.values()), _show(win.items(), 2, 'x')),
-        Verdict(f'near tie at c = {hi}: 1-PE / 4-PE within 0.8-1.3 (paper 1.03-1.14)',
+        Verdict(f'near tie at c = {hi}: 1-PE / 4-PE within 0.8-1.3 (paper {paper_tie})',
                 _all(lambda v: 0.8 <= v <= 1.3, tie.values()), _show(tie.items())),
     ]
 
@@ -422,7 +435,8 @@ def verdicts(item, rows, cores):
         main = '1pe' if item == 'table3' else '4pe'
         out = verdict_lan(_by(rows, version=main), cores)
         if item == 'table4':
-            out += verdict_versions(_by(rows, version='4pe'), _by(rows, version='1pe'))
+            out += verdict_versions(_by(rows, version='4pe'), _by(rows, version='1pe'),
+                                    paper.TABLE4, paper.TABLE3)
         return out
     if item == 'table5':
         return verdict_smp(rows, cores)
@@ -432,7 +446,8 @@ def verdicts(item, rows, cores):
         main = '1pe' if item == 'table6' else '4pe'
         out = verdict_wan(_by(rows, version=main))
         if item == 'table7':
-            out += verdict_versions(_by(rows, version='4pe'), _by(rows, version='1pe'))
+            out += verdict_versions(_by(rows, version='4pe'), _by(rows, version='1pe'),
+                                    paper.TABLE7, paper.TABLE6)
         return out
     if item == 'fig8':
         return verdict_sites(rows)
@@ -703,13 +718,25 @@ def index_verdict(text):
     return ('quick run only: ' if quick else '') + '; '.join(parts)
 
 
+def _read_or_none(path):
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return f.read()
+
+
 def index_rows(results):
-    """{item: verdict} for the multi-client items, from results/ITEM.md."""
+    """{item: verdict} for the multi-client items, from results/ITEM.md (run
+    1) and, once it exists, ITEM-run2.md beside it."""
     out = {}
     for item in TITLES:
-        path = os.path.join(results, f'{item}.md')
-        text = open(path).read() if os.path.exists(path) else None
-        out[item] = index_verdict(text)
+        first = _read_or_none(os.path.join(results, f'{item}.md'))
+        second = _read_or_none(os.path.join(results, f'{item}-run2.md'))
+        if first is None and second is None:
+            out[item] = 'not yet run'
+        else:
+            out[item] = (f'run 1: {index_verdict(first)}; '
+                         f'run 2: {index_verdict(second)}')
     return out
 
 

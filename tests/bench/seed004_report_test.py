@@ -46,7 +46,8 @@ class PaperNumbersHold(unittest.TestCase):
     def test_table4(self):
         self.assert_all_hold(report.verdict_lan(rows_of(paper.TABLE4, '4pe'), paper.J90_PES))
         self.assert_all_hold(report.verdict_versions(rows_of(paper.TABLE4, '4pe'),
-                                                     rows_of(paper.TABLE3)))
+                                                     rows_of(paper.TABLE3), paper.TABLE4,
+                                                     paper.TABLE3))
 
     def test_table5(self):
         self.assert_all_hold(report.verdict_smp(rows_of(paper.TABLE5), paper.SMP_CPUS))
@@ -55,7 +56,8 @@ class PaperNumbersHold(unittest.TestCase):
         self.assert_all_hold(report.verdict_wan(rows_of(paper.TABLE6)))
         self.assert_all_hold(report.verdict_wan(rows_of(paper.TABLE7, '4pe')))
         self.assert_all_hold(report.verdict_versions(rows_of(paper.TABLE7, '4pe'),
-                                                     rows_of(paper.TABLE6)))
+                                                     rows_of(paper.TABLE6), paper.TABLE7,
+                                                     paper.TABLE6))
 
     def test_table8(self):
         self.assert_all_hold(report.verdict_ep(rows_of(paper.TABLE8), paper.J90_PES))
@@ -86,7 +88,20 @@ class BrokenShapesFail(unittest.TestCase):
         for r in four:
             if r['c'] == 1:
                 r['mflops'] = (50.0, 40.0, 45.0)
-        self.assertFalse(report.verdict_versions(four, rows_of(paper.TABLE3))[0].holds)
+        self.assertFalse(report.verdict_versions(four, rows_of(paper.TABLE3), paper.TABLE4,
+                                                 paper.TABLE3)[0].holds)
+
+    def test_versions_quote_the_papers_own_ratios(self):
+        # Each network's claim beside its own tables: the LAN's 4-PE won by
+        # 1.29-1.70x at c = 1, the WAN's by 1.13-1.30x; at c = 16 both tied.
+        lan = report.verdict_versions(rows_of(paper.TABLE4, '4pe'), rows_of(paper.TABLE3),
+                                      paper.TABLE4, paper.TABLE3)
+        wan = report.verdict_versions(rows_of(paper.TABLE7, '4pe'), rows_of(paper.TABLE6),
+                                      paper.TABLE7, paper.TABLE6)
+        self.assertIn('(paper 1.29-1.70x)', lan[0].claim)
+        self.assertIn('(paper 1.03-1.14)', lan[1].claim)
+        self.assertIn('(paper 1.13-1.30x)', wan[0].claim)
+        self.assertIn('(paper 1.00-1.02)', wan[1].claim)
 
     def test_table6_queueing_not_sharing(self):
         # The audit's loadtest_sites: per-call MB/s 5.0 -> 3.0 (0.6) at c = 16.
@@ -205,6 +220,23 @@ class Index(unittest.TestCase):
         self.assertEqual(report.index_verdict(text),
                          'quick run only: 1 of 1 claims hold (arrival); 1 of 2 claims hold (start)')
         self.assertEqual(report.index_verdict(None), 'not yet run')
+
+    def test_both_runs_side_by_side(self):
+        table = ('## Shape verdict (computed from the data)\n\n'
+                 '| admission | claim | verdict | evidence |\n|---|---|---|---|\n'
+                 '| arrival | a | holds | 1 |\n| arrival | b | {} | 2 |\n\n## Results\n')
+        with tempfile.TemporaryDirectory() as d:
+            rows = report.index_rows(d)
+            self.assertEqual(rows['table7'], 'not yet run')
+            with open(os.path.join(d, 'table7.md'), 'w') as f:
+                f.write(table.format('holds'))
+            self.assertEqual(report.index_rows(d)['table7'],
+                             'run 1: 2 of 2 claims hold (arrival); run 2: not yet run')
+            with open(os.path.join(d, 'table7-run2.md'), 'w') as f:
+                f.write(table.format('does not hold'))
+            self.assertEqual(report.index_rows(d)['table7'],
+                             'run 1: 2 of 2 claims hold (arrival); '
+                             'run 2: 1 of 2 claims hold (arrival)')
 
     def test_committed_index_is_current(self):
         """bench/results/seed004/README.md's verdicts are those of the
