@@ -233,9 +233,10 @@ Status Channel::ReadFully(void *buf, std::size_t n) {
 Status Channel::BeatIfDue(ReceiveBeat *beat) {
   if (!beat) return Status::Ok();
   const auto now = std::chrono::steady_clock::now();
-  if (!beat->started) {
+  if (!beat->started) {  // the first bytes start the clock
     beat->started = true;
     beat->next = now + beat->period;
+    return Status::Ok();
   }
   if (now < beat->next) return Status::Ok();
   beat->next = now + beat->period;
