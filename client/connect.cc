@@ -102,10 +102,15 @@ Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *ou
     std::lock_guard<std::mutex> lock(g_mutex);
     if (auto it = g_same_host.find(server.Key()); it != g_same_host.end()) same = it->second;
   }
+  Status connected;
   if (!server.unix_path.empty())
-    NINF_RETURN_IF_ERROR(ConnectUnix(server.unix_path, &fd));
+    connected = ConnectUnix(server.unix_path, &fd);
   else if (!same || !ConnectSameHost(*same, &fd))  // TCP also when the path fails
-    NINF_RETURN_IF_ERROR(ConnectTcp(server.host, server.port, o.connect_timeout_ms, &fd));
+    connected = ConnectTcp(server.host, server.port, o.connect_timeout_ms, &fd);
+  // "Connection refused" alone does not say which setting chose the
+  // address: the advice names it and how to change it.
+  if (!connected.ok())
+    return Status(connected.code(), connected.message() + UnreachableAdvice(server));
   auto ch = std::make_unique<Channel>(fd, o.session_timeout_ms);
   if (!server.relay_name.empty()) {
     // The relay's one frame: which server. From here on the bytes go to
