@@ -144,7 +144,8 @@ Status ArgumentList::Build(InterfacePtr iface, std::vector<ninf_argvalue> values
                                                   " arguments, got " +
                                                   std::to_string(values_.size()));
   args_.Clear();
-  std::vector<int64_t> ints(static_cast<std::size_t>(n), 0);
+  ints_.assign(static_cast<std::size_t>(n), 0);
+  std::vector<int64_t> &ints = ints_;
   for (int i = 0; i < n; ++i) {
     const wire::Param &p = iface_->params(i);
     if (!IsInScalar(p)) continue;
@@ -170,6 +171,16 @@ Status ArgumentList::Build(InterfacePtr iface, std::vector<ninf_argvalue> values
                     "argument '" + p.name() + "' of " + iface_->name() + " is a NULL pointer");
   }
   return Status::Ok();
+}
+
+std::vector<unsigned long long> ArgumentList::Extents(int i) const {
+  std::vector<unsigned long long> out;
+  for (const wire::Expr &d : iface_->params(i).dims()) {
+    int64_t extent = 0;  // Build evaluated every one already: no error is left
+    if (!EvalExpr(*iface_, d, ints_, &extent).ok() || extent < 0) extent = 0;
+    out.push_back(static_cast<unsigned long long>(extent));
+  }
+  return out;
 }
 
 void ArgumentList::OwnStrings() {
