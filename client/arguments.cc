@@ -81,10 +81,15 @@ Status CheckStringPointer(const wire::FunctionInterface &iface, int i, const cha
                                                 CallIs(iface));
 }
 
-// The IN integer scalar that dimension `d` reads and that is set to -1, or
-// -1 when there is none: LAPACK's workspace query (lwork = -1).
-int QueryScalar(const wire::FunctionInterface &iface, const wire::Expr &d,
+// LAPACK's workspace query (lwork = -1) as the interface shows it: array
+// `i`'s dimension `d` reads an IN integer scalar set to -1, and the array is
+// a workspace (a WORK array, or one named like LAPACK's work, iwork,
+// rwork). Returns that scalar's index, or -1. The second condition keeps
+// an n = -1 left by a forgotten argument from being called a query.
+int QueryScalar(const wire::FunctionInterface &iface, int i, const wire::Expr &d,
                 std::span<const int64_t> ints) {
+  const wire::Param &p = iface.params(i);
+  if (p.mode() != wire::MODE_WORK && p.name().find("work") == std::string::npos) return -1;
   for (const wire::ExprNode &node : d.nodes()) {
     if (node.op() != wire::ExprNode::PARAM) continue;
     const int64_t k = node.value();
@@ -121,7 +126,7 @@ Status CheckExtents(const wire::FunctionInterface &iface, std::span<const int64_
     for (const wire::Expr &d : iface.params(i).dims()) {
       int64_t extent = 0;
       if (!EvalExpr(iface, d, ints, &extent).ok() || extent >= 0) continue;
-      if (const int query = QueryScalar(iface, d, ints); extent == -1 && query >= 0)
+      if (const int query = QueryScalar(iface, i, d, ints); extent == -1 && query >= 0)
         return WorkspaceQuery(iface, i, query);
       return Status(NINF_ERR_ARGUMENT_MISMATCH,
                     ArgumentAt(iface, i) + " would have " + std::to_string(extent) +

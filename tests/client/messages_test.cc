@@ -132,6 +132,10 @@ TEST_CASE("client_messages_workspace_query", "[client_messages]") {
   CHECK(Ninf_call(m.Name().c_str(), "V", 3, a, nullptr, -7, &info) != 0);
   CHECK_THAT(Detail(), Catch::StartsWith("argument 4 of wsquery ('work') would have -7 elements "
                                          "in a dimension: is an argument left out"));
+  // n = -1 sizes an array that is no workspace: not a query.
+  CHECK(Ninf_call(m.Name().c_str(), "V", -1, a, nullptr, 3, &info) != 0);
+  CHECK_THAT(Detail(), Catch::StartsWith("argument 3 of wsquery ('a') would have -1 elements in "
+                                         "a dimension: is an argument left out"));
   m.GoodCall();
 }
 
