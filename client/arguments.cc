@@ -75,10 +75,9 @@ Status CheckStringPointer(const wire::FunctionInterface &iface, int i, const cha
     fix = "pass the string \"" + c + "\" (double quotes), not the character '" + c +
           "' (single quotes)";
   }
-  return Status(NINF_ERR_ARGUMENT_MISMATCH, ArgumentAt(iface, i) +
-                                                " is an IN string, but the value passed is " +
-                                                seen + ", not a pointer to text: " + fix + "." +
-                                                CallIs(iface));
+  return Status(NINF_ERR_ARGUMENT_MISMATCH,
+                ArgumentAt(iface, i) + " is an IN string, but the value passed is " + seen +
+                    ", not a pointer to text: " + fix + "." + CallIs(iface));
 }
 
 // LAPACK's workspace query (lwork = -1) as the interface shows it: array

@@ -9,9 +9,9 @@ namespace ninf::client {
 namespace {
 
 std::mutex g_mutex;
-std::optional<ServerAddress> g_default;  // set explicitly; else from the environment
+std::optional<ServerAddress> g_default;          // set explicitly; else from the environment
 ServerOrigin g_origin = ServerOrigin::kBuiltIn;  // of g_default, when set
-std::string g_where;                              // more about g_origin
+std::string g_where;                             // more about g_origin
 constexpr char kScheme[] = "ninf://";
 
 // The ways to name another server, for every message that suggests one.

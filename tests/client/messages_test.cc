@@ -88,20 +88,20 @@ TEST_CASE("client_messages_character_for_a_string", "[client_messages]") {
   int info = 7;
   CHECK(Ninf_call(m.Name().c_str(), 'V', 3, a, nullptr, 3, &info) != 0);
   CHECK(Ninf_get_error() == NINF_ERR_ARGUMENT_MISMATCH);
-  CHECK_THAT(Detail(), Catch::StartsWith(
-                           "argument 1 of wsquery ('jobz') is an IN string, but the value "
-                           "passed is 86 (the character 'V'), not a pointer to text: pass the "
-                           "string \"V\" (double quotes), not the character 'V' (single "
-                           "quotes). The call is wsquery(IN string jobz, IN int n"));
+  CHECK_THAT(Detail(),
+             Catch::StartsWith("argument 1 of wsquery ('jobz') is an IN string, but the value "
+                               "passed is 86 (the character 'V'), not a pointer to text: pass the "
+                               "string \"V\" (double quotes), not the character 'V' (single "
+                               "quotes). The call is wsquery(IN string jobz, IN int n"));
   CHECK(a[0] == 1.0);  // nothing was sent, nothing came back
   CHECK(info == 7);
 
   // A small integer that is no printable character: the general fix.
   CHECK(Ninf_call(m.Name().c_str(), 1, 3, a, nullptr, 3, &info) != 0);
-  CHECK_THAT(Detail(), Catch::StartsWith(
-                           "argument 1 of wsquery ('jobz') is an IN string, but the value "
-                           "passed is 1, not a pointer to text: pass a string in double quotes "
-                           "(\"N\"), not a character or an integer. The call is wsquery("));
+  CHECK_THAT(Detail(),
+             Catch::StartsWith("argument 1 of wsquery ('jobz') is an IN string, but the value "
+                               "passed is 1, not a pointer to text: pass a string in double quotes "
+                               "(\"N\"), not a character or an integer. The call is wsquery("));
 
   // NULL, by position too.
   CHECK(Ninf_call(m.Name().c_str(), static_cast<const char *>(nullptr), 3, a, nullptr, 3, &info) !=
@@ -147,8 +147,8 @@ TEST_CASE("client_messages_refused_ninf_server", "[client_messages]") {
   int info = 0;
   CHECK(Ninf_call("wsquery", "V", 3, a, nullptr, 3, &info) != 0);
   CHECK(Ninf_get_error() == NINF_ERR_CONNECT);
-  CHECK_THAT(Detail(), Catch::Contains(DefaultAdvice(port.address(),
-                                                     "NINF_SERVER=" + port.address())));
+  CHECK_THAT(Detail(),
+             Catch::Contains(DefaultAdvice(port.address(), "NINF_SERVER=" + port.address())));
 }
 
 // -server on the command line (Ninf_parse_arg) wins over NINF_SERVER, and
