@@ -104,14 +104,16 @@ int QueryScalar(const wire::FunctionInterface &iface, int i, const wire::Expr &d
 // comes back (and its size, -1, is no size), so say so and what to pass.
 Status WorkspaceQuery(const wire::FunctionInterface &iface, int i, int query) {
   const wire::Param &p = iface.params(i);
+  const bool work = p.mode() == wire::MODE_WORK;
   std::string msg = ArgumentAt(iface, i) + " would have -1 elements: argument " +
                     std::to_string(query + 1) + " ('" + iface.params(query).name() +
-                    "') = -1 asks for a workspace query, which cannot work remotely (the " +
-                    "routine would write the size it wants into '" + p.name() +
-                    "', which never comes back). Pass the workspace size itself as '" +
-                    iface.params(query).name() +
+                    "') = -1 asks for a workspace query, which cannot work remotely (" +
+                    (work ? "the routine would write the size it wants into '" + p.name() +
+                                "', which never comes back"
+                          : "an array of -1 elements can be neither sent nor returned") +
+                    "). Pass the workspace size itself as '" + iface.params(query).name() +
                     "': at least the minimum the routine documents, more for speed";
-  if (p.mode() == wire::MODE_WORK)
+  if (work)
     msg += "; the server allocates '" + p.name() +
            "', so pass NULL for it from C, any array from Fortran, None from Python";
   return Status(NINF_ERR_ARGUMENT_MISMATCH, msg + "." + CallIs(iface));
