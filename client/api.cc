@@ -116,7 +116,7 @@ int Ninf_set_server(const char *host, int port) {
     if (port <= 0 || port > 65535)
       return Record(Status(NINF_ERR_INVALID_ARGUMENT, "bad port " + std::to_string(port)));
     addr.port = port;
-    ninf::client::SetDefaultServer(addr);
+    ninf::client::SetDefaultServer(addr, ninf::client::ServerOrigin::kSetServer);
     return Record(Status::Ok());
   });
 }
@@ -129,6 +129,7 @@ int Ninf_parse_arg(int argc, char **argv) {
     // Read every option before touching argv: a bad value leaves argv and the
     // default server as they were.
     bool changed = false;
+    std::string given;  // "-server host -port 3001": what messages name as the origin
     for (int i = 1; i + 1 < argc; ++i) {
       const char *a = argv[i], *value = argv[i + 1];
       if (!std::strcmp(a, "-server") || !std::strcmp(a, "--server")) {
@@ -145,6 +146,7 @@ int Ninf_parse_arg(int argc, char **argv) {
         continue;
       }
       changed = true;
+      given += (given.empty() ? "" : " ") + std::string(a) + " " + value;
       ++i;
     }
     int out = 1;
@@ -159,7 +161,8 @@ int Ninf_parse_arg(int argc, char **argv) {
       argv[out++] = argv[i];
     }
     if (out < argc) argv[out] = nullptr;
-    if (changed) ninf::client::SetDefaultServer(addr);
+    if (changed)
+      ninf::client::SetDefaultServer(addr, ninf::client::ServerOrigin::kCommandLine, given);
     return out;
   });
 }

@@ -1,5 +1,7 @@
 #include "client/arguments.h"
 
+#include <cstdint>
+
 namespace ninf::client {
 ninf_argkind ArgKindOf(const wire::Param &p) {
   if (IsArray(p)) return NINF_ARGKIND_POINTER;
@@ -48,13 +50,85 @@ Status CheckIntegerFits(const wire::FunctionInterface &iface, int i, long long v
                                                 CallIs(iface));
 }
 
+// No string lives in the first page of the address space (Linux never maps
+// page zero), so an IN string whose pointer is below this is not a string:
+// it is what C varargs make of a character ('V', promoted to int) or a small
+// integer passed where the IDL says `IN string`. Reading through it would
+// crash the caller in strlen.
+constexpr std::uintptr_t kLowestStringAddress = 4096;
+
+// An IN string argument as C varargs delivered it: NULL and small integers
+// are refused, naming the argument and what to pass instead.
+Status CheckStringPointer(const wire::FunctionInterface &iface, int i, const char *s) {
+  const auto bits = reinterpret_cast<std::uintptr_t>(s);
+  if (bits >= kLowestStringAddress) return Status::Ok();
+  if (!s)
+    return Status(NINF_ERR_INVALID_ARGUMENT, ArgumentAt(iface, i) +
+                                                 " is a NULL string: pass a string, such as "
+                                                 "\"N\"." +
+                                                 CallIs(iface));
+  std::string fix = "pass a string in double quotes (\"N\"), not a character or an integer";
+  std::string seen = std::to_string(bits);
+  if (bits >= 0x21 && bits < 0x7f) {
+    const std::string c(1, static_cast<char>(bits));
+    seen += " (the character '" + c + "')";
+    fix = "pass the string \"" + c + "\" (double quotes), not the character '" + c +
+          "' (single quotes)";
+  }
+  return Status(NINF_ERR_ARGUMENT_MISMATCH,
+                ArgumentAt(iface, i) + " is an IN string, but the value passed is " + seen +
+                    ", not a pointer to text: " + fix + "." + CallIs(iface));
+}
+
+// LAPACK's workspace query (lwork = -1) as the interface shows it: array
+// `i`'s dimension `d` reads an IN integer scalar set to -1, and the array is
+// a workspace (a WORK array, or one named like LAPACK's work, iwork,
+// rwork). Returns that scalar's index, or -1. The second condition keeps
+// an n = -1 left by a forgotten argument from being called a query.
+int QueryScalar(const wire::FunctionInterface &iface, int i, const wire::Expr &d,
+                std::span<const int64_t> ints) {
+  const wire::Param &p = iface.params(i);
+  if (p.mode() != wire::MODE_WORK && p.name().find("work") == std::string::npos) return -1;
+  for (const wire::ExprNode &node : d.nodes()) {
+    if (node.op() != wire::ExprNode::PARAM) continue;
+    const int64_t k = node.value();
+    if (k >= 0 && k < iface.params_size() && static_cast<std::size_t>(k) < ints.size() &&
+        ints[static_cast<std::size_t>(k)] == -1)
+      return static_cast<int>(k);
+  }
+  return -1;
+}
+
+// A workspace query asks the routine to write the optimal size into
+// work[0] and return at once. Remotely that cannot work: a WORK array never
+// comes back (and its size, -1, is no size), so say so and what to pass.
+Status WorkspaceQuery(const wire::FunctionInterface &iface, int i, int query) {
+  const wire::Param &p = iface.params(i);
+  const bool work = p.mode() == wire::MODE_WORK;
+  std::string msg = ArgumentAt(iface, i) + " would have -1 elements: argument " +
+                    std::to_string(query + 1) + " ('" + iface.params(query).name() +
+                    "') = -1 asks for a workspace query, which cannot work remotely (" +
+                    (work ? "the routine would write the size it wants into '" + p.name() +
+                                "', which never comes back"
+                          : "an array of -1 elements can be neither sent nor returned") +
+                    "). Pass the workspace size itself as '" + iface.params(query).name() +
+                    "': at least the minimum the routine documents, more for speed";
+  if (work)
+    msg += "; the server allocates '" + p.name() +
+           "', so pass NULL for it from C, any array from Fortran, None from Python";
+  return Status(NINF_ERR_ARGUMENT_MISMATCH, msg + "." + CallIs(iface));
+}
+
 // A negative extent is almost always an argument left out before the array
-// (C varargs then read the next one in its place) or one of the wrong type.
+// (C varargs then read the next one in its place) or one of the wrong type,
+// unless it is a workspace query (an IN scalar of -1 in the expression).
 Status CheckExtents(const wire::FunctionInterface &iface, std::span<const int64_t> ints) {
   for (int i = 0; i < iface.params_size(); ++i) {
     for (const wire::Expr &d : iface.params(i).dims()) {
       int64_t extent = 0;
       if (!EvalExpr(iface, d, ints, &extent).ok() || extent >= 0) continue;
+      if (const int query = QueryScalar(iface, i, d, ints); extent == -1 && query >= 0)
+        return WorkspaceQuery(iface, i, query);
       return Status(NINF_ERR_ARGUMENT_MISMATCH,
                     ArgumentAt(iface, i) + " would have " + std::to_string(extent) +
                         " elements in a dimension: is an argument left out, or of the wrong "
@@ -76,11 +150,14 @@ Status ArgumentList::Build(InterfacePtr iface, std::vector<ninf_argvalue> values
                                                   " arguments, got " +
                                                   std::to_string(values_.size()));
   args_.Clear();
-  std::vector<int64_t> ints(static_cast<std::size_t>(n), 0);
+  ints_.assign(static_cast<std::size_t>(n), 0);
+  std::vector<int64_t> &ints = ints_;
   for (int i = 0; i < n; ++i) {
     const wire::Param &p = iface_->params(i);
     if (!IsInScalar(p)) continue;
     NINF_RETURN_IF_ERROR(CheckIntegerFits(*iface_, i, values_[i].i));
+    if (ArgKindOf(p) == NINF_ARGKIND_STRING)
+      NINF_RETURN_IF_ERROR(CheckStringPointer(*iface_, i, values_[i].s));
     NINF_RETURN_IF_ERROR(EncodeScalar(p, values_[i], args_.add_scalars(), &ints[i]));
   }
   // The dimensions are evaluated once per call; only a refused layout is
@@ -100,6 +177,16 @@ Status ArgumentList::Build(InterfacePtr iface, std::vector<ninf_argvalue> values
                     "argument '" + p.name() + "' of " + iface_->name() + " is a NULL pointer");
   }
   return Status::Ok();
+}
+
+std::vector<unsigned long long> ArgumentList::Extents(int i) const {
+  std::vector<unsigned long long> out;
+  for (const wire::Expr &d : iface_->params(i).dims()) {
+    int64_t extent = 0;  // Build evaluated every one already: no error is left
+    if (!EvalExpr(*iface_, d, ints_, &extent).ok() || extent < 0) extent = 0;
+    out.push_back(static_cast<unsigned long long>(extent));
+  }
+  return out;
 }
 
 void ArgumentList::OwnStrings() {

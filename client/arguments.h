@@ -43,6 +43,9 @@ class ArgumentList {
   std::vector<iovec> SendArrays() const { return Arrays(true); }
   // OUT and INOUT arrays: the results land straight in them.
   std::vector<iovec> ReturnArrays() const { return Arrays(false); }
+  // The extent of each dimension of array parameter i, outermost first,
+  // as this call's IN scalars make them (after a successful Build).
+  std::vector<unsigned long long> Extents(int i) const;
   // The caller's memory of parameter i (arrays).
   void *pointer(int i) const { return values_[static_cast<std::size_t>(i)].p; }
   // Points array parameter i elsewhere: a transaction block runs its calls
@@ -75,6 +78,7 @@ class ArgumentList {
 
   InterfacePtr iface_;
   std::vector<ninf_argvalue> values_;
+  std::vector<int64_t> ints_;  // the IN integer scalars, by parameter: what dimensions read
   std::vector<std::unique_ptr<std::string>> strings_;  // OwnStrings' copies
   wire::Args args_;
   CallLayout layout_;

@@ -2,6 +2,7 @@
 // values from the interface instead of C varargs, and confirms each array's
 // size once the dimensions are known.
 #include <memory>
+#include <vector>
 
 #include "client/arguments.h"
 #include "client/c_boundary.h"
@@ -27,11 +28,20 @@ Status BuildFromBinding(InterfacePtr iface, const ninf_binding_args *binding, Ar
   if (binding->collect(binding->ctx, n, params.data(), values.data(), err, sizeof err) != 0)
     return Status(NINF_ERR_ARGUMENT_MISMATCH, err[0] ? err : "the binding refused the arguments");
   NINF_RETURN_IF_ERROR(list->Build(iface, std::move(values)));
-  if (!binding->verify) return Status::Ok();
+  if (!binding->verify && !binding->verify_shape) return Status::Ok();
   for (int i = 0; i < n; ++i) {
     if (!IsArray(iface->params(i))) continue;
     err[0] = '\0';
-    if (binding->verify(binding->ctx, i, list->layout().params[i].elements, err, sizeof err) != 0)
+    const unsigned long long elements = list->layout().params[i].elements;
+    int rc = 0;
+    if (binding->verify_shape) {
+      const std::vector<unsigned long long> extents = list->Extents(i);
+      rc = binding->verify_shape(binding->ctx, i, elements, static_cast<int>(extents.size()),
+                                 extents.data(), err, sizeof err);
+    } else {
+      rc = binding->verify(binding->ctx, i, elements, err, sizeof err);
+    }
+    if (rc != 0)
       return Status(NINF_ERR_ARGUMENT_MISMATCH,
                     err[0] ? err : "argument '" + iface->params(i).name() + "' is too small");
   }

@@ -89,7 +89,12 @@ void RememberSameHostPath(const ServerAddress &server, const std::string &path, 
   g_same_host[server.Key()] = {path, pid};
 }
 
-Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out, bool tcp_only) {
+namespace {
+
+// ConnectToServer and ConnectToMetaserver: `advise` appends what to change
+// when the connection itself fails.
+Status Connect(const ServerAddress &server, std::unique_ptr<Channel> *out, bool tcp_only,
+               bool advise) {
   ClientOptions o;
   NINF_RETURN_IF_ERROR(CheckedOptions(&o));
   auth::KeyRing keys;
@@ -102,10 +107,16 @@ Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *ou
     std::lock_guard<std::mutex> lock(g_mutex);
     if (auto it = g_same_host.find(server.Key()); it != g_same_host.end()) same = it->second;
   }
+  Status connected;
   if (!server.unix_path.empty())
-    NINF_RETURN_IF_ERROR(ConnectUnix(server.unix_path, &fd));
+    connected = ConnectUnix(server.unix_path, &fd);
   else if (!same || !ConnectSameHost(*same, &fd))  // TCP also when the path fails
-    NINF_RETURN_IF_ERROR(ConnectTcp(server.host, server.port, o.connect_timeout_ms, &fd));
+    connected = ConnectTcp(server.host, server.port, o.connect_timeout_ms, &fd);
+  // "Connection refused" alone does not say which setting chose the
+  // address: the advice names it and how to change it.
+  if (!connected.ok())
+    return advise ? Status(connected.code(), connected.message() + UnreachableAdvice(server))
+                  : connected;
   auto ch = std::make_unique<Channel>(fd, o.session_timeout_ms);
   if (!server.relay_name.empty()) {
     // The relay's one frame: which server. From here on the bytes go to
@@ -126,6 +137,16 @@ Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *ou
   }
   *out = std::move(ch);
   return Status::Ok();
+}
+
+}  // namespace
+
+Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out, bool tcp_only) {
+  return Connect(server, out, tcp_only, true);
+}
+
+Status ConnectToMetaserver(const ServerAddress &meta, std::unique_ptr<Channel> *out) {
+  return Connect(meta, out, false, false);
 }
 
 Status TakeHandover(Channel &ch) {

@@ -23,8 +23,16 @@ namespace ninf::client {
 // Opens a connection to ninfd with the client's timeouts. `tcp_only`: over
 // TCP even when the server is known to offer a same-host path (link probes
 // measure the network).
+// A server that cannot be reached gets advice appended to the error: where
+// its address came from (NINF_SERVER, -server, ...) and how to change it
+// (UnreachableAdvice, server_address.h).
 Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *out,
                        bool tcp_only = false);
+
+// The same for ninf-meta, whose address comes from elsewhere
+// (NINF_METASERVER, the config's metaserver): its errors carry no advice
+// about the default server.
+Status ConnectToMetaserver(const ServerAddress &meta, std::unique_ptr<Channel> *out);
 
 // `server`, reached over loopback TCP, also listens on the Unix-domain
 // socket `path` as process `pid`: later connections to it take that path.

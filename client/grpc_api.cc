@@ -194,7 +194,9 @@ grpc_error_t grpc_initialize(char *config_file_name) {
     }
     if (config_file_name) {
       ninf::client::SetOptions(config.options);
-      if (config.has_default_server) ninf::client::SetDefaultServer(config.default_server);
+      if (config.has_default_server)
+        ninf::client::SetDefaultServer(config.default_server,
+                                       ninf::client::ServerOrigin::kConfigFile, config_file_name);
       if (config.has_metaserver) ninf::client::SetMetaserver(config.metaserver);
       std::vector<ninf::client::ServerAddress> fallback;
       for (const auto &[alias, address] : config.servers) fallback.push_back(address);

@@ -51,7 +51,7 @@ Status Exchange(const ServerAddress &meta, const Request &request,
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::unique_ptr<Channel> ch = attempt == 0 ? TakePooled(meta) : nullptr;
     const bool pooled = ch != nullptr;
-    if (!ch) NINF_RETURN_IF_ERROR(ConnectToServer(meta, &ch));
+    if (!ch) NINF_RETURN_IF_ERROR(ConnectToMetaserver(meta, &ch));
     ch->set_timeout_ms(kMetaTimeoutMs);
     Status st = Ask(*ch, request, reply);
     if (st.ok()) {
@@ -150,7 +150,7 @@ bool RetryElsewhere(const Status &st) {
 Status MetaInterface(const ServerAddress &meta, const std::string &function, InterfacePtr *out) {
   if ((*out = CachedInterface(meta, function))) return Status::Ok();
   std::unique_ptr<Channel> ch = TakePooled(meta);
-  if (!ch) NINF_RETURN_IF_ERROR(ConnectToServer(meta, &ch));
+  if (!ch) NINF_RETURN_IF_ERROR(ConnectToMetaserver(meta, &ch));
   ch->set_timeout_ms(kMetaTimeoutMs);
   Status st = GetInterface(meta, function, *ch, out);
   if (st.ok() || !MetaserverUnreachable(st)) GiveBack(meta, std::move(ch));

@@ -11,7 +11,10 @@
  * and caches it, so a bare argument list is enough. Arguments follow the IDL
  * order: IN scalars by value (C's varargs promotions are handled: float
  * travels as double, char and short as int), arrays and OUT scalars by
- * pointer, strings as `const char *`.
+ * pointer, strings as `const char *` ("V", not 'V': a character where the
+ * IDL says `IN string` is refused), WORK arrays as NULL (the server
+ * allocates them; nothing is sent or returned). A LAPACK workspace query
+ * (lwork = -1) cannot work remotely: pass the workspace size.
  *
  * Servers: a bare name goes to NINF_SERVER=host:port (default
  * localhost:3000) unless Ninf_parse_arg() saw -server/-port; a name of the

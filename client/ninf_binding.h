@@ -42,6 +42,13 @@ typedef struct {
    * call transfers; returns 0 if the actual argument is large enough. */
   int (*verify)(void *ctx, int index, unsigned long long elements, char *err, size_t errlen);
   void *ctx;
+  /* Optional; called instead of verify when set. The same check, told also
+   * the extent of each of the parameter's `rank` dimensions, outermost
+   * first as the IDL writes them (b[nrhs][ldb]: {nrhs, ldb}), so that a
+   * refusal can show the shape the call expects. Last in the struct: a
+   * binding that initializes the others by name leaves it NULL. */
+  int (*verify_shape)(void *ctx, int index, unsigned long long elements, int rank,
+                      const unsigned long long *extents, char *err, size_t errlen);
 } ninf_binding_args;
 
 /* Ninf_call / Ninf_call_async with the arguments from a binding. */

@@ -9,8 +9,15 @@ namespace ninf::client {
 namespace {
 
 std::mutex g_mutex;
-std::optional<ServerAddress> g_default;  // set explicitly; else from the environment
+std::optional<ServerAddress> g_default;          // set explicitly; else from the environment
+ServerOrigin g_origin = ServerOrigin::kBuiltIn;  // of g_default, when set
+std::string g_where;                             // more about g_origin
 constexpr char kScheme[] = "ninf://";
+
+// The ways to name another server, for every message that suggests one.
+constexpr char kHowToChoose[] =
+    "set NINF_SERVER=host:port to a running one (or pass -server host:port to a program that "
+    "calls Ninf_parse_arg, or set default_server in the file given to grpc_initialize)";
 
 }  // namespace
 
@@ -50,9 +57,55 @@ Status DefaultServer(ServerAddress *out) {
   return Status::Ok();
 }
 
-void SetDefaultServer(const ServerAddress &addr) {
+void SetDefaultServer(const ServerAddress &addr, ServerOrigin origin, std::string where) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_default = addr;
+  g_origin = origin;
+  g_where = std::move(where);
+}
+
+std::string UnreachableAdvice(const ServerAddress &tried, bool is_default, ServerOrigin origin,
+                              const std::string &where, const std::string &env) {
+  const std::string at = tried.Key();
+  if (!is_default)
+    return "; no ninfd at " + at +
+           ", the server named by the call (ninf://host:port/name), its handle or the "
+           "metaserver: start ninfd there or name another one (NINF_SERVER applies only to "
+           "bare function names)";
+  std::string from;
+  switch (origin) {
+    case ServerOrigin::kBuiltIn:
+      from = "the built-in default, as NINF_SERVER is not set";
+      break;
+    case ServerOrigin::kEnvironment:
+      from = "NINF_SERVER=" + env;
+      break;
+    case ServerOrigin::kSetServer:
+      from = "the server set by Ninf_set_server";
+      break;
+    case ServerOrigin::kCommandLine:
+      from = where.empty() ? "-server/-port on the command line" : where + " on the command line";
+      break;
+    case ServerOrigin::kConfigFile:
+      from = "default_server in " + (where.empty() ? std::string("the config file") : where);
+      break;
+  }
+  return "; no ninfd at " + at + ", the default server (from " + from +
+         "): start ninfd there, or " + kHowToChoose;
+}
+
+std::string UnreachableAdvice(const ServerAddress &tried) {
+  ServerOrigin origin = ServerOrigin::kBuiltIn;
+  std::string where, env;
+  ServerAddress def;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (g_default) origin = g_origin, where = g_where;
+  }
+  if (const char *e = std::getenv("NINF_SERVER"); e && *e) env = e;
+  if (origin == ServerOrigin::kBuiltIn && !env.empty()) origin = ServerOrigin::kEnvironment;
+  const bool is_default = DefaultServer(&def).ok() && def.Key() == tried.Key();
+  return UnreachableAdvice(tried, is_default, origin, where, env);
 }
 
 }  // namespace ninf::client

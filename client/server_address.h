@@ -28,7 +28,31 @@ bool IsBareName(const char *name);
 // Splits a call name into server and function name.
 Status ResolveName(const char *name, ServerAddress *server, std::string *function);
 
+// Where the default server came from: what a user must change when it
+// cannot be reached.
+enum class ServerOrigin {
+  kBuiltIn,      // nothing set: localhost:3000
+  kEnvironment,  // NINF_SERVER
+  kSetServer,    // Ninf_set_server()
+  kCommandLine,  // -server / -port, read by Ninf_parse_arg()
+  kConfigFile,   // default_server in grpc_initialize()'s file
+};
+
 Status DefaultServer(ServerAddress *out);
-void SetDefaultServer(const ServerAddress &addr);
+// `where` says more about the origin: the config file's path for
+// kConfigFile, the options for kCommandLine ("" when there is nothing to add).
+void SetDefaultServer(const ServerAddress &addr, ServerOrigin origin, std::string where = "");
+
+// What to tell a user whose client could not connect to `tried` (appended
+// to the connect error): for the default server where it came from and how
+// to change it (NINF_SERVER, -server, the config file's default_server); for
+// another server that the call or its handle named it. Reads the default.
+std::string UnreachableAdvice(const ServerAddress &tried);
+
+// The same as a pure function: `is_default` whether `tried` is the default
+// server, `origin` and `where` how the default was set, `env` NINF_SERVER's
+// value ("" when unset).
+std::string UnreachableAdvice(const ServerAddress &tried, bool is_default, ServerOrigin origin,
+                              const std::string &where, const std::string &env);
 
 }  // namespace ninf::client

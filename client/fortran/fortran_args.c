@@ -93,7 +93,7 @@ static int collect_scalar(int index, const ninf_param_info *p, const CFI_cdesc_t
 
 /* An integer array of another kind: a temporary of the IDL type. Values
  * that do not fit are remembered, not refused yet: only the elements the
- * call sends matter, and verify() learns how many those are. */
+ * call sends matter, and verify_shape() learns how many those are. */
 static int convert_array(int index, const ninf_param_info *p, const CFI_cdesc_t *d, fortran_arg *a,
                          char *err, size_t errlen) {
   if (a->count == SIZE_MAX) {
@@ -124,9 +124,21 @@ static int convert_array(int index, const ninf_param_info *p, const CFI_cdesc_t 
 static int collect_array(int index, const ninf_param_info *p, const CFI_cdesc_t *d, fortran_arg *a,
                          ninf_binding_value *v, char *err, size_t errlen) {
   size_t n = fortran_element_count(d, 0);
-  int rank_ok = d->rank == 0 || d->rank == p->rank || n == 1;
+  /* A rank-1 array stands for an array of any rank, as Fortran's sequence
+   * association lets an existing program pass b(n) for a dummy b(ldb,nrhs)
+   * and as the Python client takes a flat array: the IDL's dimensions say
+   * how the elements are laid out, and verify_shape() checks that the
+   * array holds all the call moves. Other ranks must match. */
+  int rank_ok = d->rank <= 1 || d->rank == p->rank || n == 1;
   fortran_match m = fortran_match_type(p->type, 1, d->type, d->elem_len);
-  if (!rank_ok || m == FORTRAN_MISMATCH) return refuse_type(index, p, d, err, errlen);
+  if (m == FORTRAN_MISMATCH) return refuse_type(index, p, d, err, errlen);
+  if (!rank_ok) {
+    refuse_type(index, p, d, err, errlen);
+    size_t used = strlen(err);
+    snprintf(err + used, errlen - used,
+             " (a contiguous rank-1 array that holds all its elements is taken too)");
+    return -1;
+  }
   v->p = d->base_addr;
   if (p->mode == NINF_MODE_WORK) { /* never read nor written on this side */
     a->count = a->transfer = SIZE_MAX;
@@ -179,6 +191,7 @@ static int collect(void *ctx, int nparams, const ninf_param_info *params,
     a->base = d->base_addr;
     a->elem_len = d->elem_len;
     a->is_character = d->type == CFI_type_char;
+    a->rank = d->rank;
     int rc = p->is_array ? collect_array(i, p, d, a, &values[i], err, errlen)
                          : collect_scalar(i, p, d, a, &values[i], err, errlen);
     if (rc != 0) return -1;
@@ -186,12 +199,35 @@ static int collect(void *ctx, int nparams, const ninf_param_info *params,
   return 0;
 }
 
-static int verify(void *ctx, int index, unsigned long long elements, char *err, size_t errlen) {
+/* An array of lower rank than the IDL's that is too small: most often an
+ * existing program's b(n) where the interface says b[nrhs][ldb] with a
+ * larger ldb. The fix is the declaration of the interface's shape, which
+ * Fortran writes innermost first: "b(20,1)" for extents {1, 20}. */
+static void refuse_shape(int index, const fortran_arg *a, unsigned long long elements, int rank,
+                         const unsigned long long *extents, char *err, size_t errlen) {
+  size_t used = (size_t)snprintf(err, errlen,
+                                 "argument %d '%s': the call moves %llu elements, the rank-%d "
+                                 "actual argument has %zu: declare it %s(",
+                                 index + 1, a->name, elements, a->rank, a->count, a->name);
+  for (int r = rank - 1; r >= 0 && used < errlen; r--)
+    used += (size_t)snprintf(err + used, errlen - used, "%llu%s", extents[r], r ? "," : "");
+  if (used < errlen)
+    snprintf(err + used, errlen - used,
+             "), the interface's shape in Fortran order (a leading dimension such as ldb counts "
+             "in full)");
+}
+
+static int verify_shape(void *ctx, int index, unsigned long long elements, int rank,
+                        const unsigned long long *extents, char *err, size_t errlen) {
   fortran_call *call = ctx;
   if (index < 0 || index >= call->nargs) return 0;
   fortran_arg *a = &call->args[index];
   if (a->count == SIZE_MAX) return 0; /* WORK, or assumed-size: the extent is unknown */
   if (elements > a->count) {
+    if (a->rank == 1 && rank >= 2 && extents && !a->is_character) {
+      refuse_shape(index, a, elements, rank, extents, err, errlen);
+      return -1;
+    }
     const char *unit = a->is_character ? "characters" : "elements";
     snprintf(err, errlen, "argument %d '%s': the call moves %llu %s, the actual argument has %zu",
              index + 1, a->name, elements, unit, a->count);
@@ -213,7 +249,7 @@ void fortran_call_init(fortran_call *call, CFI_cdesc_t *const actual[NINF_FORTRA
     if (actual[i]) call->nactual = i + 1;
   }
   call->binding.collect = collect;
-  call->binding.verify = verify;
+  call->binding.verify_shape = verify_shape;
   call->binding.ctx = call;
 }
 

@@ -35,8 +35,9 @@ typedef struct {
   int is_character;    /* CHARACTER: counts are in characters */
   int mode;            /* NINF_MODE_* */
   int type;            /* NINF_TYPE_* */
+  int rank;            /* the actual argument's rank (0: a scalar) */
   size_t count;        /* elements of the actual (bytes for CHARACTER); SIZE_MAX: assumed-size */
-  size_t transfer;     /* elements the call moves, from verify(); count until then */
+  size_t transfer;     /* elements the call moves, from verify_shape(); count until then */
   void *temp;          /* converted copy of an integer array of another kind, or NULL */
   size_t temp_size;    /* bytes per element of temp: the IDL type's */
   size_t first_bad;    /* first element of temp that did not fit the IDL type, or SIZE_MAX */

@@ -57,9 +57,16 @@ struct Call {
     return call.binding.collect(call.binding.ctx, static_cast<int>(params.size()), params.data(),
                                 values.data(), err, sizeof err);
   }
-  int Verify(int index, unsigned long long elements) {
+  // As libninf asks once the dimensions are known: `extents` outermost
+  // first, as the IDL writes them (a rank-1 parameter of `elements` when
+  // none are given).
+  int Verify(int index, unsigned long long elements, std::vector<unsigned long long> extents = {}) {
     err[0] = '\0';
-    return call.binding.verify(call.binding.ctx, index, elements, err, sizeof err);
+    if (extents.empty()) extents = {elements};
+    REQUIRE(call.binding.verify_shape != nullptr);
+    return call.binding.verify_shape(call.binding.ctx, index, elements,
+                                     static_cast<int>(extents.size()), extents.data(), err,
+                                     sizeof err);
   }
   std::string Error() const { return err; }
 };
@@ -231,4 +238,47 @@ TEST_CASE("fortran_args_not_read_after_the_start", "[fortran_args]") {
   CHECK(c.Collect({Array("v", NINF_MODE_IN, NINF_TYPE_INT, 1)}) != 0);
   CHECK(c.call.nargs == 1);  // the running call's temporary is still there
   CHECK(c.call.args[0].temp == temp);
+}
+
+// An existing program's b(n) for the IDL's b[nrhs][ldb]: taken when it holds
+// every element the call moves, as a flat array is in Python; too small, the
+// message gives the declaration of the interface's shape in Fortran order.
+TEST_CASE("fortran_args_rank_1_for_a_higher_rank", "[fortran_args]") {
+  std::vector<double> b(10);
+  Desc db = Make(b.data(), CFI_type_double, 8, {10});
+  Call c({db.get()});
+  REQUIRE(c.Collect({Array("b", NINF_MODE_INOUT, NINF_TYPE_DOUBLE, 2)}) == 0);
+  CHECK(c.values[0].p == b.data());  // the caller's memory, no copy
+  CHECK(c.Verify(0, 10, {1, 10}) == 0);
+  CHECK(c.Verify(0, 20, {1, 20}) != 0);
+  CHECK(c.Error() ==
+        "argument 1 'b': the call moves 20 elements, the rank-1 actual argument has 10: declare "
+        "it b(20,1), the interface's shape in Fortran order (a leading dimension such as ldb "
+        "counts in full)");
+
+  // Rank 3 as well: the shape is written innermost first.
+  Call c3({db.get()});
+  REQUIRE(c3.Collect({Array("t", NINF_MODE_IN, NINF_TYPE_DOUBLE, 3)}) == 0);
+  CHECK(c3.Verify(0, 24, {2, 3, 4}) != 0);
+  CHECK(c3.Error().find("declare it t(4,3,2), the interface's shape") != std::string::npos);
+
+  // A rank-1 section with a step is still refused: it is not one block.
+  Desc strided = Make(b.data(), CFI_type_double, 8, {5});
+  strided.get()->dim[0].sm = 16;
+  Call nc({strided.get()});
+  CHECK(nc.Collect({Array("b", NINF_MODE_INOUT, NINF_TYPE_DOUBLE, 2)}) != 0);
+  CHECK(nc.Error() ==
+        "argument 1 'b': expected a contiguous rank-2 REAL(8) array, got a non-contiguous "
+        "rank-1 REAL(8) array (copy the section into a contiguous array first)");
+}
+
+// Ranks other than 1 must match, and the message says a flat array is taken.
+TEST_CASE("fortran_args_other_rank_mismatches", "[fortran_args]") {
+  std::vector<double> a(24);
+  Desc d3 = Make(a.data(), CFI_type_double, 8, {2, 3, 4});
+  Call c({d3.get()});
+  CHECK(c.Collect({Array("a", NINF_MODE_IN, NINF_TYPE_DOUBLE, 2)}) != 0);
+  CHECK(c.Error() ==
+        "argument 1 'a': expected a contiguous rank-2 REAL(8) array, got a rank-3 REAL(8) array "
+        "(a contiguous rank-1 array that holds all its elements is taken too)");
 }

@@ -176,6 +176,35 @@ TEST_CASE("fortran_refusals", "[fortran]") {
                  "rank-2 INTEGER(4) array"));
 }
 
+// The messages of two LAPACK habits (tests/fortran/msgs_test.f90, against
+// tests/client/msgs's dsyev-shaped wsquery): a workspace query, and a
+// NINF_SERVER where no ninfd is (a daemon's port after it stopped).
+TEST_CASE("fortran_messages", "[fortran]") {
+  ninf::test::Daemon d({"--registry", MSGS_REGISTRY_DIR});
+  Outcome query = RunAgainst(d, FORTRAN_MSGS_TEST " query");
+  CHECK(query.status == 0);
+  CHECK(Contains(query.output,
+                 "workspace query: arguments do not match the interface: argument 4 of wsquery "
+                 "('work') would have -1 elements: argument 5 ('lwork') = -1 asks for a "
+                 "workspace query, which cannot work remotely (the routine would write the size "
+                 "it wants into 'work', which never comes back). Pass the workspace size itself "
+                 "as 'lwork': at least the minimum the routine documents, more for speed; the "
+                 "server allocates 'work', so pass NULL for it from C, any array from Fortran, "
+                 "None from Python."));
+
+  ninf::test::Daemon gone({"--registry", MSGS_REGISTRY_DIR});
+  const std::string address = gone.address();
+  REQUIRE(gone.Stop() == 0);
+  Outcome refused = Run("NINF_SERVER=" + address + " " FORTRAN_MSGS_TEST " refused");
+  CHECK(refused.status == 0);
+  CHECK(Contains(refused.output,
+                 address + ": Connection refused; no ninfd at " + address +
+                     ", the default server (from NINF_SERVER=" + address +
+                     "): start ninfd there, or set NINF_SERVER=host:port to a running one (or "
+                     "pass -server host:port to a program that calls Ninf_parse_arg, or set "
+                     "default_server in the file given to grpc_initialize)"));
+}
+
 TEST_CASE("fortran_wrappers_outside_the_tree", "[fortran]") {
   ninf::test::TempDir dir;
   dir.WriteFile("user.f90", kUserProgram);

@@ -2,7 +2,7 @@
 ! refused before anything is sent, with NINF_ERR_ARGUMENT_MISMATCH and a
 ! message naming the argument, and the caller's arrays stay untouched.
 ! Also what is accepted: a name with trailing blanks, scalars for pointer
-! parameters, integers of other kinds. Each refusal is printed through
+! parameters, integers of other kinds, rank-1 arrays for higher ranks. Each refusal is printed through
 ! Ninf_perror (stderr); prints "ok" lines and exits 1 on the first failure.
 program refuse_test
   use ninf
@@ -15,11 +15,14 @@ program refuse_test
   integer(2) :: ipiv2(n)
   integer(8) :: big
   real(dp) :: sx, sy, q(10), q_short(9)
+  real(dp) :: a3(n, n, 1), a_flat(n * n), b1(n), b1_copy(n)
   character(len=16) :: name
 
   call random_number(a)
   call random_number(b)
   a_copy = a
+  a3 = 0
+  b1 = 0
 
   call refused(Ninf_call('dgesv', n, 1, a, n, ipiv, wide(1:2 * n:2, :), n, info), &
     "argument 6 'b': expected a contiguous rank-2 REAL(8) array, got a non-contiguous rank-2 REAL(8) array", &
@@ -31,8 +34,17 @@ program refuse_test
     "argument 3 'a': expected a contiguous rank-2 REAL(8) array, got a rank-2 REAL(4) array", &
     'a REAL(4) array for a REAL(8) one')
   call refused(Ninf_call('dgesv', n, 1, a(:, 1), n, ipiv, b, n, info), &
-    "argument 3 'a': expected a contiguous rank-2 REAL(8) array, got a rank-1 REAL(8) array", &
-    'a rank-1 array for a rank-2 one')
+    "argument 3 'a': the call moves 16 elements, the rank-1 actual argument has 4: declare it " // &
+    "a(4,4), the interface's shape in Fortran order (a leading dimension such as ldb counts in full)", &
+    'a too small rank-1 array for a rank-2 one')
+  call refused(Ninf_call('dgesv', n, 1, a, n, ipiv, b1, 2 * n, info), &
+    "argument 6 'b': the call moves 8 elements, the rank-1 actual argument has 4: declare it " // &
+    "b(8,1), the interface's shape in Fortran order", &
+    "an existing program's b(n) with ldb = 2n")
+  call refused(Ninf_call('dgesv', n, 1, a3, n, ipiv, b, n, info), &
+    "argument 3 'a': expected a contiguous rank-2 REAL(8) array, got a rank-3 REAL(8) array " // &
+    "(a contiguous rank-1 array that holds all its elements is taken too)", &
+    'a rank-3 array for a rank-2 one')
   call refused(Ninf_call('dgesv', n, 1, a(:, 1:n - 1), n, ipiv, b, n, info), &
     "argument 3 'a': the call moves 16 elements, the actual argument has 12", 'a too small array')
   call refused(Ninf_call('dgesv', n, 1, a, n, ipiv, b, n), &
@@ -61,6 +73,23 @@ program refuse_test
   q = 0
   ierr = Ninf_call('ep', 10_8, sx, sy, q)
   call check(ierr == 0 .and. sum(q) > 0, 'ep with INTEGER(8) m')
+
+  ! Accepted: an existing program's b(n) for the IDL's b[nrhs][ldb] (and
+  ! a rank-1 a(n*n) for a[n][lda]), as Python takes flat arrays.
+  call random_number(a)
+  a_copy = a
+  call random_number(b1)
+  b1_copy = b1
+  ierr = Ninf_call('dgesv', n, 1, a, n, ipiv, b1, n, info)
+  call check(ierr == 0 .and. info == 0, "a rank-1 b(n) for b[nrhs][ldb]")
+  call check(residual_ok(a_copy, reshape(b1_copy, [n, 1]), reshape(b1, [n, 1])), &
+             'the rank-1 b holds the solution')
+  a_flat = reshape(a_copy, [n * n])
+  b1 = b1_copy
+  ierr = Ninf_call('dgesv', n, 1, a_flat, n, ipiv, b1, n, info)
+  call check(ierr == 0 .and. info == 0, 'a rank-1 expression for a[n][lda]')
+  call check(residual_ok(a_copy, reshape(b1_copy, [n, 1]), reshape(b1, [n, 1])), &
+             'solved from a rank-1 a')
 
 contains
 
