@@ -260,7 +260,18 @@ namespace {
 // Binding strength of each operator when printed, loosest first, mirroring
 // the IDL grammar (idl/parser_expr.cc): C precedence with '^' above the
 // unary operators and below a primary (a name, a constant, a parenthesis).
-enum Prec { kCond, kOr, kAnd, kEquality, kRelation, kAdditive, kMultiplicative, kUnary, kPower, kPrimary };
+enum Prec {
+  kCond,
+  kOr,
+  kAnd,
+  kEquality,
+  kRelation,
+  kAdditive,
+  kMultiplicative,
+  kUnary,
+  kPower,
+  kPrimary
+};
 
 struct Printed {
   std::string text;
@@ -269,40 +280,64 @@ struct Printed {
 
 const char *Spelling(int op) {
   switch (op) {
-    case Op::NEG: return "-";
-    case Op::NOT: return "!";
-    case Op::ADD: return "+";
-    case Op::SUB: return "-";
-    case Op::MUL: return "*";
-    case Op::DIV: return "/";
-    case Op::MOD: return "%";
-    case Op::POW: return "^";
-    case Op::LT: return "<";
-    case Op::LE: return "<=";
-    case Op::GT: return ">";
-    case Op::GE: return ">=";
-    case Op::EQ: return "==";
-    case Op::NE: return "!=";
-    case Op::AND: return "&&";
-    case Op::OR: return "||";
-    default: return "?";
+    case Op::NEG:
+      return "-";
+    case Op::NOT:
+      return "!";
+    case Op::ADD:
+      return "+";
+    case Op::SUB:
+      return "-";
+    case Op::MUL:
+      return "*";
+    case Op::DIV:
+      return "/";
+    case Op::MOD:
+      return "%";
+    case Op::POW:
+      return "^";
+    case Op::LT:
+      return "<";
+    case Op::LE:
+      return "<=";
+    case Op::GT:
+      return ">";
+    case Op::GE:
+      return ">=";
+    case Op::EQ:
+      return "==";
+    case Op::NE:
+      return "!=";
+    case Op::AND:
+      return "&&";
+    case Op::OR:
+      return "||";
+    default:
+      return "?";
   }
 }
 
 int BinaryPrec(int op) {
   switch (op) {
-    case Op::OR: return kOr;
-    case Op::AND: return kAnd;
+    case Op::OR:
+      return kOr;
+    case Op::AND:
+      return kAnd;
     case Op::EQ:
-    case Op::NE: return kEquality;
+    case Op::NE:
+      return kEquality;
     case Op::LT:
     case Op::LE:
     case Op::GT:
-    case Op::GE: return kRelation;
+    case Op::GE:
+      return kRelation;
     case Op::ADD:
-    case Op::SUB: return kAdditive;
-    case Op::POW: return kPower;
-    default: return kMultiplicative;
+    case Op::SUB:
+      return kAdditive;
+    case Op::POW:
+      return kPower;
+    default:
+      return kMultiplicative;
   }
 }
 
