@@ -276,7 +276,18 @@ enum Prec {
 struct Printed {
   std::string text;
   int prec;
+  bool char_param = false;  // a char parameter: a constant it is compared with is a character
+  bool constant = false;
+  int64_t value = 0;  // when `constant`
 };
+
+// 'V' for a constant compared with a char parameter (`jobvl == 'V' ? n :
+// 1` reads as the IDL wrote it, not as `jobvl == 86`); printable ASCII
+// only, and not the quote or backslash, which would need an escape.
+void AsCharacter(Printed *p) {
+  if (p->constant && p->value >= 0x20 && p->value < 0x7f && p->value != '\'' && p->value != '\\')
+    p->text = std::string("'") + static_cast<char>(p->value) + "'";
+}
 
 const char *Spelling(int op) {
   switch (op) {
@@ -354,10 +365,11 @@ Printed Print(const wire::FunctionInterface &iface, const wire::Expr &e, int *po
   const int arity = Arity(n.op());
   if (arity < 0) return {"?", kPrimary};
   if (n.op() == Op::CONST)  // "-1" re-reads as a negation, so it binds as one
-    return {std::to_string(n.value()), n.value() < 0 ? kUnary : kPrimary};
+    return {std::to_string(n.value()), n.value() < 0 ? kUnary : kPrimary, false, true, n.value()};
   if (n.op() == Op::PARAM) {
     if (n.value() < 0 || n.value() >= iface.params_size()) return {"?", kPrimary};
-    return {iface.params(static_cast<int>(n.value())).name(), kPrimary};
+    const wire::Param &p = iface.params(static_cast<int>(n.value()));
+    return {p.name(), kPrimary, p.type() == wire::TYPE_CHAR};
   }
   Printed a = Print(iface, e, pos, depth + 1);
   if (arity == 1) {  // "-(-n)", not "--n", which reads as C's decrement
@@ -370,6 +382,10 @@ Printed Print(const wire::FunctionInterface &iface, const wire::Expr &e, int *po
     return {Wrap(a, a.prec == kCond) + " ? " + b.text + " : " + c.text, kCond};
   }
   const int prec = BinaryPrec(n.op());
+  if (prec == kEquality || prec == kRelation) {
+    if (a.char_param) AsCharacter(&b);
+    if (b.char_param) AsCharacter(&a);
+  }
   if (n.op() == Op::POW)  // right-associative; its exponent is a unary expression
     return {Wrap(a, a.prec < kPrimary) + "^" + Wrap(b, b.prec < kUnary), kPower};
   // Left-associative: an equal operator on the right needs parentheses.

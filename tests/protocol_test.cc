@@ -180,6 +180,30 @@ TEST_CASE("signature_prints_dimension_expressions", "[layout]") {
   Node(&cond, wire::ExprNode::CONST, 2);
   CHECK(ExprText(f, cond) == "(n > 2 ? n : 1) + (2^3)^2");
 
+  // A constant compared with a char parameter prints as the character.
+  wire::FunctionInterface g;
+  g.set_name("dgeev");
+  AddParam(&g, "jobvl", wire::MODE_IN, wire::TYPE_CHAR);
+  AddParam(&g, "n", wire::MODE_IN, wire::TYPE_INT);
+  wire::Param *vl = AddParam(&g, "vl", wire::MODE_OUT, wire::TYPE_DOUBLE);
+  wire::Expr *d = vl->add_dims();  // jobvl == 'V' ? n : 1
+  Node(d, wire::ExprNode::COND);
+  Node(d, wire::ExprNode::EQ);
+  Node(d, wire::ExprNode::PARAM, 0);
+  Node(d, wire::ExprNode::CONST, 'V');
+  Node(d, wire::ExprNode::PARAM, 1);
+  Node(d, wire::ExprNode::CONST, 1);
+  wire::Expr *q = vl->add_dims();  // '\'' != jobvl ? 2 : n (a quote stays a number)
+  Node(q, wire::ExprNode::COND);
+  Node(q, wire::ExprNode::NE);
+  Node(q, wire::ExprNode::CONST, '\'');
+  Node(q, wire::ExprNode::PARAM, 0);
+  Node(q, wire::ExprNode::CONST, 2);
+  Node(q, wire::ExprNode::PARAM, 1);
+  REQUIRE(ValidateInterface(g).ok());
+  CHECK(Signature(g) ==
+        "dgeev(IN char jobvl, IN int n, OUT double vl[jobvl == 'V' ? n : 1][39 != jobvl ? 2 : n])");
+
   // A peer's malformed tree still prints, with '?' where it breaks.
   wire::Expr truncated;
   Node(&truncated, wire::ExprNode::ADD);
