@@ -61,8 +61,15 @@ std::unique_ptr<daemon::Service> MakeNinfd(uv_loop_t *loop, const Settings &sett
   Registry registry;
   std::vector<std::string> warnings;
   std::vector<RegistryOverride> overrides;
-  Status st = Registry::Load(RegistryFolders(settings.registry, DefaultRegistryDir()), &registry,
-                             &warnings, &overrides);
+  const std::string stdlib = DefaultRegistryDir();
+  const std::vector<std::string> folders = RegistryFolders(settings.registry, stdlib);
+  // `--registry DIR` alone serves DIR only: say so, since a user who meant
+  // to add DIR finds dgesv gone (issue 31).
+  if (std::find(folders.begin(), folders.end(), stdlib) == folders.end())
+    spdlog::info("event=registry_without_stdlib message={}",
+                 daemon::Quoted("the standard library (" + stdlib +
+                                ") is not served: list 'stdlib' in registry to serve it too"));
+  Status st = Registry::Load(folders, &registry, &warnings, &overrides);
   for (const std::string &w : warnings)
     spdlog::warn("event=registry_skip message={}", daemon::Quoted(w));
   LogOverrides(overrides);

@@ -339,6 +339,7 @@ TEST_CASE("daemon_serves_two_registries_composed", "[daemon][registry]") {
   INFO(logged);
   CHECK(Count(logged, line) == 2);
   CHECK(Count(logged, "event=registry_override") == 2);  // "info" and "mine" are not shared
+  CHECK(Count(logged, "event=registry_without_stdlib") == 1);
 
   // NINF_REGISTRY separates the folders with ':'; the flag wins over it.
   {
