@@ -181,27 +181,28 @@ Status Install(const Compilation &c, const InstallOptions &options) {
   // The runtime's flags, asked once per kind of executable the file has.
   std::vector<std::string> runtime[2];
   bool asked[2] = {false, false};
-  for (std::size_t i = 0; i < c.outputs.size(); ++i) {
+  std::vector<std::string> installed;
+  Status st;
+  for (std::size_t i = 0; i < c.outputs.size() && st.ok(); ++i) {
     const Define &d = c.file.defines[i];
     const int mpi = IsMpi(d) ? 1 : 0;
     if (!asked[mpi])
-      NINF_RETURN_IF_ERROR(
-          RuntimeFlags(options.verbose, mpi ? "ninf-stub-mpi" : "ninf-stub", &runtime[mpi]));
+      st = RuntimeFlags(options.verbose, mpi ? "ninf-stub-mpi" : "ninf-stub", &runtime[mpi]);
     asked[mpi] = true;
-    NINF_RETURN_IF_ERROR(InstallOne(c, d, c.outputs[i], options, runtime[mpi]));
+    if (st.ok()) st = InstallOne(c, d, c.outputs[i], options, runtime[mpi]);
+    if (st.ok()) installed.push_back(d.name);
   }
-  // Say what was installed, and how a ninfd comes to serve it: silence
-  // left users guessing (issue 31). An absolute path, to paste.
+  // Say what was installed, even when a later Define failed, and how a
+  // ninfd comes to serve it: silence left users guessing (issue 31). An
+  // absolute path, to paste.
   fs::path dir = fs::absolute(options.registry_dir, ec).lexically_normal();
   if (ec) dir = fs::path(options.registry_dir);
   if (!dir.has_filename() && dir.has_parent_path()) dir = dir.parent_path();  // "dir/"
   const std::string libexec = InstalledDir(InstallDir::kLibexec);
   const bool standard =
       !libexec.empty() && dir == (fs::path(libexec) / "ninf" / "registry").lexically_normal();
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < c.outputs.size(); ++i) names.push_back(c.file.defines[i].name);
-  std::cout << InstallSummary(names, dir.string(), standard) << std::flush;
-  return Status::Ok();
+  std::cout << InstallSummary(installed, dir.string(), standard) << std::flush;
+  return st;
 }
 
 }  // namespace ninf::idl

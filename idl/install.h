@@ -25,7 +25,8 @@ struct InstallOptions {
   bool verbose = false;   // print each command and each installed file
 };
 
-// Installs every Define, then prints InstallSummary on standard output.
+// Installs every Define, in order, up to the first failure; then prints
+// InstallSummary of those installed on standard output.
 Status Install(const Compilation &c, const InstallOptions &options);
 
 // What `--install` prints on success: one line per function with its two
