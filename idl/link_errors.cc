@@ -28,8 +28,17 @@ std::string_view SymbolOn(std::string_view line) {
   constexpr std::string_view kLld = "undefined symbol: ";
   if (std::size_t at = line.find(kGnu); at != std::string_view::npos) {
     at += kGnu.size();
+    // "undefined reference to symbol 'sqrt@@GLIBC_2.2.5'": a library that
+    // is needed but not named (ld then adds "DSO missing from command
+    // line"); the version is not part of the name.
+    constexpr std::string_view kSymbolWord = "symbol ";
+    const bool versioned = line.substr(at, kSymbolWord.size()) == kSymbolWord;
+    if (versioned) at += kSymbolWord.size();
     for (std::string_view q : kOpenQuotes)
-      if (line.substr(at, q.size()) == q) return QuotedSymbol(line, at + q.size());
+      if (line.substr(at, q.size()) == q) {
+        std::string_view s = QuotedSymbol(line, at + q.size());
+        return versioned ? s.substr(0, s.find('@')) : s;
+      }
     return {};
   }
   if (std::size_t at = line.find(kLld); at != std::string_view::npos) {

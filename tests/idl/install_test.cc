@@ -92,6 +92,15 @@ TEST_CASE("install_undefined_symbols_from_linker_output", "[idl][install]") {
   CHECK(OnlyUndefinedSymbols(gnu));
   CHECK(UndefinedSymbols("x.c:(.text): error: undefined reference to 'cblas_dgemm'\n") ==
         std::vector<std::string>{"cblas_dgemm"});
+  // A library needed but not named: the version is not part of the name,
+  // and ld's "DSO missing" line is shown as it is.
+  const std::string dso =
+      "/usr/bin/ld: /tmp/cc.o: undefined reference to symbol 'sqrt@@GLIBC_2.2.5'\n"
+      "/usr/bin/ld: /lib/x86_64-linux-gnu/libm.so.6: error adding symbols: DSO missing from "
+      "command line\n"
+      "collect2: error: ld returned 1 exit status\n";
+  CHECK(UndefinedSymbols(dso) == std::vector<std::string>{"sqrt"});
+  CHECK_FALSE(OnlyUndefinedSymbols(dso));
   const std::string lld =
       "ld.lld: error: undefined symbol: dgesv_\n"
       ">>> referenced by dgesv_stub.c\n"
