@@ -97,6 +97,13 @@ std::string FormatBound(SettingKind kind, int64_t v) {
   return out;
 }
 
+// Joins a repeated flag's values as a kPathList stores them.
+std::string JoinPathList(const std::vector<std::string> &entries) {
+  std::string out;
+  for (std::size_t i = 0; i < entries.size(); ++i) out += (i ? ":" : "") + entries[i];
+  return out;
+}
+
 bool Integral(SettingKind kind) {
   return kind == SettingKind::kInteger || kind == SettingKind::kBytes ||
          kind == SettingKind::kDecimal;
@@ -138,7 +145,23 @@ Status ReadConfigFile(const std::string &path, std::span<const settings_detail::
                                 (near.empty() ? "" : " (did you mean '" + near + "'?)"));
     }
     std::size_t index = static_cast<std::size_t>(row - rows.begin());
-    if (auto s = node.value_exact<std::string>(); s && row->kind != SettingKind::kBool)
+    if (const toml::array *list = node.as_array(); list && row->kind == SettingKind::kPathList) {
+      std::vector<std::string> entries;
+      for (const toml::node &item : *list) {
+        std::optional<std::string> entry = item.value_exact<std::string>();
+        if (!entry)
+          return Invalid(where, std::string("'") + row->name + "' must list strings (paths)");
+        // ':' is what separates the entries once joined (and in NINF_*).
+        if (entry->find(':') != std::string::npos)
+          return Invalid(where, std::string("'") + row->name + "' entry '" + *entry +
+                                    "' contains ':', which separates the entries of a list");
+        entries.push_back(std::move(*entry));
+      }
+      // An empty array is the default, as an unset key is.
+      (*raw)[index] = entries.empty()
+                          ? std::nullopt
+                          : std::optional<FileValue>(FileValue{JoinPathList(entries), where});
+    } else if (auto s = node.value_exact<std::string>(); s && row->kind != SettingKind::kBool)
       (*raw)[index] = FileValue{*s, where};
     else if (auto b = node.value_exact<bool>(); b && row->kind == SettingKind::kBool)
       (*raw)[index] = FileValue{*b ? "true" : "false", where};
@@ -149,11 +172,13 @@ Status ReadConfigFile(const std::string &path, std::span<const settings_detail::
       std::snprintf(text, sizeof text, "%.3f", *d);
       (*raw)[index] = FileValue{text, where};
     } else {
-      return Invalid(where, std::string("'") + row->name + "' must be " +
-                                (row->kind == SettingKind::kDecimal ? "a number"
-                                 : Integral(row->kind)              ? "an integer"
-                                 : row->kind == SettingKind::kBool  ? "true or false"
-                                                                    : "a string"));
+      return Invalid(where,
+                     std::string("'") + row->name + "' must be " +
+                         (row->kind == SettingKind::kDecimal    ? "a number"
+                          : Integral(row->kind)                 ? "an integer"
+                          : row->kind == SettingKind::kBool     ? "true or false"
+                          : row->kind == SettingKind::kPathList ? "a string or an array of strings"
+                                                                : "a string"));
     }
   }
   return Status::Ok();
@@ -169,6 +194,8 @@ const char *TypeName(SettingKind kind) {
       return "LEVEL";
     case SettingKind::kDecimal:
       return "NUMBER";
+    case SettingKind::kPathList:
+      return "PATH";
     case SettingKind::kString:
     case SettingKind::kBool:
       return "TEXT";
@@ -178,9 +205,32 @@ const char *TypeName(SettingKind kind) {
 
 }  // namespace
 
+std::vector<std::string> SplitPathList(std::string_view joined) {
+  std::vector<std::string> entries;
+  if (joined.empty()) return entries;
+  for (std::size_t start = 0;;) {
+    std::size_t colon = joined.find(':', start);
+    entries.emplace_back(joined.substr(start, colon - start));
+    if (colon == std::string_view::npos) return entries;
+    start = colon + 1;
+  }
+}
+
 Status ParseSettingValue(SettingKind kind, const char *name, int64_t min, int64_t max,
                          const std::string &raw, const std::string &source, SettingValue *out) {
   const std::string given = std::string(name) + " = '" + raw + "'";
+  if (kind == SettingKind::kPathList) {
+    const std::vector<std::string> entries = SplitPathList(raw);
+    // "A::B" or a trailing ':' is a typo far more often than a wish for
+    // the current folder (which "." says plainly).
+    if (std::any_of(entries.begin(), entries.end(), [](const std::string &e) { return e.empty(); }))
+      return Invalid(source, given + " has an empty entry: separate the paths with one ':'");
+    if (static_cast<int64_t>(entries.size()) > max)
+      return Invalid(source, given + " lists " + std::to_string(entries.size()) +
+                                 " paths, more than the " + std::to_string(max) + " allowed");
+    *out = raw;
+    return Status::Ok();
+  }
   if (kind == SettingKind::kBool) {
     std::optional<bool> value = ParseBool(raw);
     if (!value) return Invalid(source, given + " is not true or false (nor yes/no, 1/0)");
@@ -253,6 +303,7 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
                std::vector<std::pair<std::string, std::string>> *values) {
   const std::size_t n = rows.size();
   std::vector<std::string> flag_values(n);
+  std::vector<std::vector<std::string>> flag_lists(n);  // kPathList rows
   std::vector<CLI::Option *> flag_options(n);
   for (std::size_t i = 0; i < n; ++i) {
     const Row &row = rows[i];
@@ -261,6 +312,10 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
                        (row.reload == Reload::kLive ? ", reloads on SIGHUP]" : "]");
     if (row.kind == SettingKind::kBool)  // --insecure alone means true
       flag_options[i] = app.add_flag(SettingFlagName(row.name) + "{true}", flag_values[i], help);
+    else if (row.kind == SettingKind::kPathList)  // repeated, one value each time
+      flag_options[i] = app.add_option(SettingFlagName(row.name), flag_lists[i], help)
+                            ->allow_extra_args(false)
+                            ->type_name(TypeName(row.kind));
     else
       flag_options[i] = app.add_option(SettingFlagName(row.name), flag_values[i], help)
                             ->type_name(TypeName(row.kind));
@@ -301,7 +356,9 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
   for (std::size_t i = 0; i < n; ++i) {
     std::string env_name = SettingEnvName(rows[i].name);
     if (flag_options[i]->count() > 0)
-      values->emplace_back(flag_values[i], SettingFlagName(rows[i].name));
+      values->emplace_back(
+          rows[i].kind == SettingKind::kPathList ? JoinPathList(flag_lists[i]) : flag_values[i],
+          SettingFlagName(rows[i].name));
     else if (const char *e = env(env_name.c_str()))
       values->emplace_back(e, env_name);
     else if (file_values[i])

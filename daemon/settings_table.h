@@ -31,6 +31,11 @@ enum class SettingKind {
   kLogLevel,  // one of the spdlog level names
   kBool,      // true/false (also 1/0, yes/no); as a flag, --name alone means true
   kDecimal,   // a number with an optional fraction, stored in thousandths ("2.5" -> 2500)
+  // Paths, stored joined by ':' (as in PATH): the flag may be repeated
+  // (--registry A --registry B), the variable separates them with ':'
+  // (NINF_REGISTRY=A:B), the file gives a string or an array of strings.
+  // `max` bounds how many; an empty entry ("A::B") is refused.
+  kPathList,
 };
 
 // When a changed value takes effect on SIGHUP (Redis's IMMUTABLE_CONFIG is
@@ -47,13 +52,16 @@ struct SettingSpecOf {
   SettingKind kind;
   const char *default_value;  // shown in --help; the struct's defaults match
   int64_t min;                // integer kinds only (kDecimal: in thousandths)
-  int64_t max;
+  int64_t max;                // integer kinds; kPathList: the most entries
   const char *help;
   std::variant<int64_t S::*, std::string S::*, bool S::*> field;
   Reload reload = Reload::kRestart;
 };
 
 using SettingValue = std::variant<int64_t, std::string, bool>;
+
+// The entries of a kPathList value ("" has none).
+std::vector<std::string> SplitPathList(std::string_view joined);
 
 // Parses `raw` as a value of `kind` and checks it against [min, max].
 // Errors: NINF_ERR_INVALID_ARGUMENT naming `source` ("--port", "NINF_PORT",

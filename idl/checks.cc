@@ -75,6 +75,30 @@ void CheckParam(const Define &d, const Param &p, Diagnostics *diag) {
     if (!dim.omitted) CheckExpr(d, dim.expr, "a dimension of '" + p.name + "'", diag);
 }
 
+// An `IN char` handed to a Fortran routine: Fortran passes a CHARACTER with
+// a hidden length argument, which the stub appends for strings only, so the
+// routine would read whatever follows as the length (docs/idl.md). Refused,
+// once per parameter, at its first place in the Calls list.
+void CheckFortranChars(const Define &d, Diagnostics *diag) {
+  std::vector<int> reported;
+  for (const CallArg &arg : d.call_args) {
+    const int index = arg.name == kCommArg ? -1 : FindParam(d, arg.name);
+    if (index < 0 || std::find(reported.begin(), reported.end(), index) != reported.end()) continue;
+    const Param &p = d.params[static_cast<std::size_t>(index)];
+    if (p.type != Type::kChar || p.mode != Mode::kIn || !p.dims.empty() || p.pointer) continue;
+    reported.push_back(index);
+    diag->Error(
+        arg.loc,
+        "IN char '" + p.name + "' is passed to the Fortran routine '" + d.callee +
+            "', which gets no hidden length for it (only strings have one), so a "
+            "CHARACTER argument would read a wrong length: declare it 'IN string " +
+            p.name +
+            "' (a C client then passes a string such as \"N\", a Fortran one a CHARACTER), or "
+            "'IN char " +
+            p.name + "[1]' if the routine's argument is not a CHARACTER");
+  }
+}
+
 void CheckDefine(const Define &d, Diagnostics *diag) {
   for (std::size_t i = 0; i < d.params.size(); ++i) {
     const Param &p = d.params[i];
@@ -111,6 +135,7 @@ void CheckDefine(const Define &d, Diagnostics *diag) {
     else if (arg.name != kCommArg && FindParam(d, arg.name) < 0)
       diag->Error(arg.loc, "unknown identifier '" + arg.name + "' in Calls (not a parameter of '" +
                                d.name + "')");
+  if (IsFortran(d)) CheckFortranChars(d, diag);
 }
 
 }  // namespace

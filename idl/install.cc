@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "idl/checks.h"
+#include "idl/link_errors.h"
 #include "idl/process.h"
 #include "protocol/install_paths.h"
 
@@ -68,14 +69,23 @@ Status RuntimeFlags(bool verbose, const std::string &package, std::vector<std::s
   return Status::Ok();
 }
 
-Status Run(const std::vector<std::string> &argv, bool verbose, const std::string &what) {
+// Runs the compiler for Define `d`. Its messages reach the user as it
+// wrote them (the IDL's lines, thanks to #line), except a link that failed
+// only on undefined symbols: that is said in the IDL's terms instead, the
+// function, the symbol and the Library line to add (the raw text with -v).
+Status Compile(const std::vector<std::string> &argv, const Define &d, bool verbose) {
   if (verbose) std::cerr << CommandLine(argv) << "\n";
+  std::string output;
   int exit_code = 0;
-  NINF_RETURN_IF_ERROR(RunProgram(argv, nullptr, &exit_code));
-  if (exit_code != 0)
-    return Status(NINF_ERR_EXECUTABLE,
-                  what + " failed (" + argv[0] + " exit status " + std::to_string(exit_code) + ")");
-  return Status::Ok();
+  NINF_RETURN_IF_ERROR(RunProgram(argv, &output, &exit_code, /*with_stderr=*/true));
+  std::vector<std::string> undefined;
+  if (exit_code != 0) undefined = UndefinedSymbols(output);
+  const bool explained = !undefined.empty() && OnlyUndefinedSymbols(output);
+  if (!explained || verbose) std::cerr << output << std::flush;
+  if (exit_code == 0) return Status::Ok();
+  if (!undefined.empty()) return Status(NINF_ERR_EXECUTABLE, LinkErrorMessage(d, undefined));
+  return Status(NINF_ERR_EXECUTABLE, "compiling " + d.name + " failed (" + argv[0] +
+                                         " exit status " + std::to_string(exit_code) + ")");
 }
 
 // Moves `from` over `to` atomically.
@@ -97,7 +107,7 @@ Status InstallOne(const Compilation &c, const Define &d, const Output &o,
   fs::path exe_tmp = registry / ("." + d.name + tag);
   std::string source = (fs::path(options.build_dir) / o.stub_file).string();
   std::vector<std::string> argv = CompileCommand(c, d, source, exe_tmp.string(), idl_dir, runtime);
-  Status st = Run(argv, options.verbose, "compiling " + d.name);
+  Status st = Compile(argv, d, options.verbose);
   if (!st.ok()) {
     std::error_code ec;
     fs::remove(exe_tmp, ec);
@@ -113,10 +123,7 @@ Status InstallOne(const Compilation &c, const Define &d, const Output &o,
     if (!out) return Status(NINF_ERR_INTERNAL, "cannot write " + iface_tmp.string());
   }
   NINF_RETURN_IF_ERROR(Replace(iface_tmp, registry / o.interface_file));
-  if (options.verbose)
-    std::cerr << "installed " << (registry / d.name).string() << " and " << o.interface_file
-              << "\n";
-  return Status::Ok();
+  return Status::Ok();  // Install says what was installed, once all of it is
 }
 
 }  // namespace
@@ -144,6 +151,28 @@ std::vector<std::string> CompileCommand(const Compilation &c, const Define &d,
   return argv;
 }
 
+std::string InstallSummary(const std::vector<std::string> &names, const std::string &registry_dir,
+                           bool standard_library) {
+  std::string out;
+  for (const std::string &name : names)
+    out += "installed " + name + ": " + (fs::path(registry_dir) / name).string() + " and " +
+           (fs::path(registry_dir) / (name + ".interface")).string() + "\n";
+  if (names.empty()) return out;
+  const std::string it = names.size() == 1 ? "it" : "them";
+  const std::string reload = "`kill -HUP <pid of ninfd>` (or `systemctl reload ninfd`)";
+  if (standard_library)
+    return out + "To serve " + it + ": this is the standard library's folder; a running ninfd " +
+           "serves " + it + " after " + reload + ". `ninfd --list` then shows " + it + ".\n";
+  out += "To serve " + it + ": a running ninfd whose registry lists " + registry_dir + " serves " +
+         it + " after " + reload + "; otherwise start ninfd with `" +
+         CommandLine({"ninfd", "--registry", "stdlib", "--registry", registry_dir}) + "`";
+  // ':' separates NINF_REGISTRY's folders, so such a folder has no
+  // variable form (and no TOML array entry either).
+  if (registry_dir.find(':') == std::string::npos)
+    out += " (or NINF_REGISTRY=" + CommandLine({"stdlib:" + registry_dir}) + ")";
+  return out + ". `ninfd --list` then shows " + it + ".\n";
+}
+
 Status Install(const Compilation &c, const InstallOptions &options) {
   std::error_code ec;
   fs::create_directories(options.registry_dir, ec);
@@ -152,16 +181,28 @@ Status Install(const Compilation &c, const InstallOptions &options) {
   // The runtime's flags, asked once per kind of executable the file has.
   std::vector<std::string> runtime[2];
   bool asked[2] = {false, false};
-  for (std::size_t i = 0; i < c.outputs.size(); ++i) {
+  std::vector<std::string> installed;
+  Status st;
+  for (std::size_t i = 0; i < c.outputs.size() && st.ok(); ++i) {
     const Define &d = c.file.defines[i];
     const int mpi = IsMpi(d) ? 1 : 0;
     if (!asked[mpi])
-      NINF_RETURN_IF_ERROR(
-          RuntimeFlags(options.verbose, mpi ? "ninf-stub-mpi" : "ninf-stub", &runtime[mpi]));
+      st = RuntimeFlags(options.verbose, mpi ? "ninf-stub-mpi" : "ninf-stub", &runtime[mpi]);
     asked[mpi] = true;
-    NINF_RETURN_IF_ERROR(InstallOne(c, d, c.outputs[i], options, runtime[mpi]));
+    if (st.ok()) st = InstallOne(c, d, c.outputs[i], options, runtime[mpi]);
+    if (st.ok()) installed.push_back(d.name);
   }
-  return Status::Ok();
+  // Say what was installed, even when a later Define failed, and how a
+  // ninfd comes to serve it: silence left users guessing (issue 31). An
+  // absolute path, to paste.
+  fs::path dir = fs::absolute(options.registry_dir, ec).lexically_normal();
+  if (ec) dir = fs::path(options.registry_dir);
+  if (!dir.has_filename() && dir.has_parent_path()) dir = dir.parent_path();  // "dir/"
+  const std::string libexec = InstalledDir(InstallDir::kLibexec);
+  const bool standard =
+      !libexec.empty() && dir == (fs::path(libexec) / "ninf" / "registry").lexically_normal();
+  std::cout << InstallSummary(installed, dir.string(), standard) << std::flush;
+  return st;
 }
 
 }  // namespace ninf::idl

@@ -25,7 +25,16 @@ struct InstallOptions {
   bool verbose = false;   // print each command and each installed file
 };
 
+// Installs every Define, in order, up to the first failure; then prints
+// InstallSummary of those installed on standard output.
 Status Install(const Compilation &c, const InstallOptions &options);
+
+// What `--install` prints on success: one line per function with its two
+// files, then how a ninfd comes to serve them (SIGHUP when `registry_dir`
+// is among its folders, else the registry setting that adds it).
+// `standard_library`: `registry_dir` is this installation's own registry.
+std::string InstallSummary(const std::vector<std::string> &names, const std::string &registry_dir,
+                           bool standard_library);
 
 // The Required words with relative file paths made relative to `idl_dir`
 // instead (words starting with '-' are left alone).

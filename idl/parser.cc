@@ -178,6 +178,7 @@ void Parser::ParseGlobals(IdlFile *file) {
 
 void Parser::ParseDefine(IdlFile *file) {
   int errors_before = diag_->error_count();
+  int tolerated = 0;  // errors that leave the Define whole (a missing ';')
   Advance();
   Define d;
   d.loc = tok_.loc;
@@ -186,7 +187,7 @@ void Parser::ParseDefine(IdlFile *file) {
   while (ParseClause(&d)) {
   }
   if (tok_.IsWord("Calls")) {
-    ParseCalls(&d);
+    if (!ParseCalls(&d)) tolerated = 1;
   } else if (tok_.Is("{")) {
     d.body = Body::kCode;
     bool closed = lexer_->CaptureBlock(tok_.loc, &d.code);
@@ -197,7 +198,7 @@ void Parser::ParseDefine(IdlFile *file) {
   }
   // Errors that did not stop the parse (an empty inner dimension, a bad
   // literal) still make the Define unusable for the checks and generators.
-  if (diag_->error_count() == errors_before) file->defines.push_back(std::move(d));
+  if (diag_->error_count() - tolerated == errors_before) file->defines.push_back(std::move(d));
 }
 
 void Parser::ParseParams(Define *d) {
@@ -317,7 +318,7 @@ bool Parser::ParseClause(Define *d) {
   return true;
 }
 
-void Parser::ParseCalls(Define *d) {
+bool Parser::ParseCalls(Define *d) {
   Advance();
   d->body = Body::kCalls;
   d->language = ExpectString("a language (\"C\" or \"Fortran\") after 'Calls'");
@@ -333,8 +334,27 @@ void Parser::ParseCalls(Define *d) {
       Advance();
     }
   }
+  Location close = tok_.loc;
   Expect(")");
-  Expect(";");
+  if (tok_.Is(";")) {
+    Advance();
+    return true;
+  }
+  // The ';' forgotten before the next statement (or the end): said where it
+  // belongs, just after the ')', and the parse goes on from that statement
+  // with the Define kept, so that neither its own errors nor the next
+  // Define's are hidden (issue 31). Anything else after the ')' is a
+  // syntax error as before.
+  const bool next_statement = tok_.kind == TokenKind::kEnd || tok_.IsWord("Define") ||
+                              tok_.IsWord("Module") || tok_.IsWord("Library") ||
+                              tok_.IsWord("CompileOptions") || tok_.IsWord("Globals");
+  if (!next_statement) FailExpected("';'");
+  Location after = close;
+  ++after.col;
+  ++after.offset;
+  diag_->Error(after,
+               "expected ';' after the Calls of Define '" + d->name + "', found " + Describe(tok_));
+  return false;
 }
 
 void ParseIdl(std::string_view text, const std::string &file, Diagnostics *diag, IdlFile *out,

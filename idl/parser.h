@@ -59,7 +59,9 @@ class Parser {
   Param ParseParam();
   void SkipParam();
   bool ParseClause(Define *d);
-  void ParseCalls(Define *d);
+  // False when the Calls lacked only its closing ';' (reported; the Define
+  // is complete and still goes to the checks).
+  bool ParseCalls(Define *d);
 
   class NestingGuard;
   Expr MakeNode(ExprOp op, std::vector<Expr> operands, const Location &loc);

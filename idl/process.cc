@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -32,8 +33,10 @@ struct SpawnResources {
 
 }  // namespace
 
-Status RunProgram(const std::vector<std::string> &argv, std::string *captured, int *exit_code) {
+Status RunProgram(const std::vector<std::string> &argv, std::string *captured, int *exit_code,
+                  bool with_stderr) {
   if (argv.empty()) return Status(NINF_ERR_INTERNAL, "empty command");
+  if (with_stderr && !captured) return Status(NINF_ERR_INTERNAL, "stderr captured nowhere");
   std::vector<char *> cargv;
   for (const std::string &a : argv) cargv.push_back(const_cast<char *>(a.c_str()));
   cargv.push_back(nullptr);
@@ -44,6 +47,7 @@ Status RunProgram(const std::vector<std::string> &argv, std::string *captured, i
   if (captured) {
     if (pipe2(res.fds, O_CLOEXEC) != 0) return SystemError("pipe");
     posix_spawn_file_actions_adddup2(&res.actions, res.fds[1], STDOUT_FILENO);
+    if (with_stderr) posix_spawn_file_actions_adddup2(&res.actions, res.fds[1], STDERR_FILENO);
   }
   pid_t pid = 0;
   int rc = posix_spawnp(&pid, cargv[0], &res.actions, nullptr, cargv.data(), environ);
@@ -53,11 +57,22 @@ Status RunProgram(const std::vector<std::string> &argv, std::string *captured, i
     close(res.fds[1]);
     res.fds[1] = -1;
     char buf[65536];
+    // A compiler's messages are kept up to a bound (a broken file can make
+    // megabytes of them) and the rest drained, so the program never blocks
+    // on a full pipe; cpp's output, which is the input, is kept whole.
+    constexpr std::size_t kMaxMessages = std::size_t{1} << 20;
+    std::size_t dropped = 0;
     for (;;) {
       ssize_t n = read(res.fds[0], buf, sizeof buf);
       if (n > 0) {
-        captured->append(buf, static_cast<std::size_t>(n));
+        std::size_t keep = static_cast<std::size_t>(n);
+        if (with_stderr)
+          keep = std::min(keep, kMaxMessages - std::min(kMaxMessages, captured->size()));
+        captured->append(buf, keep);
+        dropped += static_cast<std::size_t>(n) - keep;
       } else if (n == 0) {
+        if (dropped)
+          captured->append("\n[" + std::to_string(dropped) + " more bytes of output not shown]\n");
         break;
       } else if (errno != EINTR) {
         Status err = SystemError("reading the output of " + argv[0]);

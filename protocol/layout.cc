@@ -255,6 +255,151 @@ Status ComputeLayout(const wire::FunctionInterface &iface, std::span<const int64
   return Status::Ok();
 }
 
+namespace {
+
+// Binding strength of each operator when printed, loosest first, mirroring
+// the IDL grammar (idl/parser_expr.cc): C precedence with '^' above the
+// unary operators and below a primary (a name, a constant, a parenthesis).
+enum Prec {
+  kCond,
+  kOr,
+  kAnd,
+  kEquality,
+  kRelation,
+  kAdditive,
+  kMultiplicative,
+  kUnary,
+  kPower,
+  kPrimary
+};
+
+struct Printed {
+  std::string text;
+  int prec;
+  bool char_param = false;  // a char parameter: a constant it is compared with is a character
+  bool constant = false;
+  int64_t value = 0;  // when `constant`
+};
+
+// 'V' for a constant compared with a char parameter (`jobvl == 'V' ? n :
+// 1` reads as the IDL wrote it, not as `jobvl == 86`); printable ASCII
+// only, and not the quote or backslash, which would need an escape.
+void AsCharacter(Printed *p) {
+  if (p->constant && p->value >= 0x20 && p->value < 0x7f && p->value != '\'' && p->value != '\\')
+    p->text = std::string("'") + static_cast<char>(p->value) + "'";
+}
+
+const char *Spelling(int op) {
+  switch (op) {
+    case Op::NEG:
+      return "-";
+    case Op::NOT:
+      return "!";
+    case Op::ADD:
+      return "+";
+    case Op::SUB:
+      return "-";
+    case Op::MUL:
+      return "*";
+    case Op::DIV:
+      return "/";
+    case Op::MOD:
+      return "%";
+    case Op::POW:
+      return "^";
+    case Op::LT:
+      return "<";
+    case Op::LE:
+      return "<=";
+    case Op::GT:
+      return ">";
+    case Op::GE:
+      return ">=";
+    case Op::EQ:
+      return "==";
+    case Op::NE:
+      return "!=";
+    case Op::AND:
+      return "&&";
+    case Op::OR:
+      return "||";
+    default:
+      return "?";
+  }
+}
+
+int BinaryPrec(int op) {
+  switch (op) {
+    case Op::OR:
+      return kOr;
+    case Op::AND:
+      return kAnd;
+    case Op::EQ:
+    case Op::NE:
+      return kEquality;
+    case Op::LT:
+    case Op::LE:
+    case Op::GT:
+    case Op::GE:
+      return kRelation;
+    case Op::ADD:
+    case Op::SUB:
+      return kAdditive;
+    case Op::POW:
+      return kPower;
+    default:
+      return kMultiplicative;
+  }
+}
+
+std::string Wrap(const Printed &p, bool parens) { return parens ? "(" + p.text + ")" : p.text; }
+
+// Prints the prefix-ordered subtree at nodes[*pos] in the IDL's own infix
+// notation, with only the parentheses the grammar needs. It never fails: an
+// interface may come from a peer and a message must still be printable, so
+// a malformed tree prints "?" where it breaks (ValidateInterface is what
+// refuses such a tree).
+Printed Print(const wire::FunctionInterface &iface, const wire::Expr &e, int *pos, int depth) {
+  if (depth > kMaxExprDepth || *pos >= e.nodes_size()) return {"?", kPrimary};
+  const wire::ExprNode &n = e.nodes((*pos)++);
+  const int arity = Arity(n.op());
+  if (arity < 0) return {"?", kPrimary};
+  if (n.op() == Op::CONST)  // "-1" re-reads as a negation, so it binds as one
+    return {std::to_string(n.value()), n.value() < 0 ? kUnary : kPrimary, false, true, n.value()};
+  if (n.op() == Op::PARAM) {
+    if (n.value() < 0 || n.value() >= iface.params_size()) return {"?", kPrimary};
+    const wire::Param &p = iface.params(static_cast<int>(n.value()));
+    return {p.name(), kPrimary, p.type() == wire::TYPE_CHAR};
+  }
+  Printed a = Print(iface, e, pos, depth + 1);
+  if (arity == 1) {  // "-(-n)", not "--n", which reads as C's decrement
+    const bool parens = a.prec < kUnary || (n.op() == Op::NEG && a.text.starts_with('-'));
+    return {Spelling(n.op()) + Wrap(a, parens), kUnary};
+  }
+  Printed b = Print(iface, e, pos, depth + 1);
+  if (n.op() == Op::COND) {
+    Printed c = Print(iface, e, pos, depth + 1);
+    return {Wrap(a, a.prec == kCond) + " ? " + b.text + " : " + c.text, kCond};
+  }
+  const int prec = BinaryPrec(n.op());
+  if (prec == kEquality || prec == kRelation) {
+    if (a.char_param) AsCharacter(&b);
+    if (b.char_param) AsCharacter(&a);
+  }
+  if (n.op() == Op::POW)  // right-associative; its exponent is a unary expression
+    return {Wrap(a, a.prec < kPrimary) + "^" + Wrap(b, b.prec < kUnary), kPower};
+  // Left-associative: an equal operator on the right needs parentheses.
+  return {Wrap(a, a.prec < prec) + " " + Spelling(n.op()) + " " + Wrap(b, b.prec <= prec), prec};
+}
+
+}  // namespace
+
+std::string ExprText(const wire::FunctionInterface &iface, const wire::Expr &expr) {
+  int pos = 0;
+  Printed p = Print(iface, expr, &pos, 0);
+  return pos == expr.nodes_size() ? p.text : p.text + " ?";
+}
+
 std::string Signature(const wire::FunctionInterface &iface) {
   std::string s = iface.name() + "(";
   for (int i = 0; i < iface.params_size(); ++i) {
@@ -262,8 +407,10 @@ std::string Signature(const wire::FunctionInterface &iface) {
     if (i) s += ", ";
     s += std::string(ModeName(p.mode())) + " " + TypeName(p.type()) + " ";
     s += p.pointer() ? "*" + p.name() : p.name();
+    // The extents as the IDL wrote them, so that "INOUT double a[n][lda]"
+    // tells a caller what to pass, where "a[][]" told them nothing.
     if (!p.pointer())
-      for (int d = 0; d < p.dims_size(); ++d) s += "[]";
+      for (const wire::Expr &d : p.dims()) s += "[" + ExprText(iface, d) + "]";
   }
   return s + ")";
 }

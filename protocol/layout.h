@@ -67,7 +67,15 @@ NINF_PROTOCOL_API Status ComputeLayout(const wire::FunctionInterface &iface,
                                        std::span<const int64_t> values, uint64_t max_call_bytes,
                                        CallLayout *out);
 
-// "name(IN int n, INOUT double a[n][n], ...)", for messages and tools.
+// An expression in the IDL's notation ("2 * n^3 / 3", "jobz == 86 ? n : 1"),
+// parameters by name. Never fails: a malformed tree prints "?" where it
+// breaks (ValidateInterface refuses such trees; this only prints them).
+NINF_PROTOCOL_API std::string ExprText(const wire::FunctionInterface &iface,
+                                       const wire::Expr &expr);
+
+// "name(IN int n, INOUT double a[n][lda], ...)", for messages and tools:
+// every dimension is printed as the IDL wrote it (an omitted one, `a[]`, is
+// stored and printed as 1).
 NINF_PROTOCOL_API std::string Signature(const wire::FunctionInterface &iface);
 
 }  // namespace ninf

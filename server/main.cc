@@ -60,16 +60,26 @@ std::unique_ptr<daemon::Service> MakeNinfd(uv_loop_t *loop, const Settings &sett
                                            Reread reread) {
   Registry registry;
   std::vector<std::string> warnings;
-  Status st = Registry::Load(settings.registry, &registry, &warnings);
+  std::vector<RegistryOverride> overrides;
+  const std::string stdlib = DefaultRegistryDir();
+  const std::vector<std::string> folders = RegistryFolders(settings.registry, stdlib);
+  // `--registry DIR` alone serves DIR only: say so, since a user who meant
+  // to add DIR finds dgesv gone (issue 31).
+  if (std::find(folders.begin(), folders.end(), stdlib) == folders.end())
+    spdlog::info("event=registry_without_stdlib message={}",
+                 daemon::Quoted("the standard library (" + stdlib +
+                                ") is not served: list 'stdlib' in registry to serve it too"));
+  Status st = Registry::Load(folders, &registry, &warnings, &overrides);
   for (const std::string &w : warnings)
     spdlog::warn("event=registry_skip message={}", daemon::Quoted(w));
+  LogOverrides(overrides);
   if (!st.ok()) {
     spdlog::error("event=startup_failed error={}",
                   daemon::Quoted(st.message(), daemon::kStartupMessageLimit));
     return nullptr;
   }
   if (registry.size() == 0)
-    spdlog::warn("event=registry_empty registry={}", daemon::Quoted(settings.registry));
+    spdlog::warn("event=registry_empty registry={}", daemon::Quoted(registry.dir()));
   return std::make_unique<Ninfd>(loop, settings, std::move(registry), std::move(reread));
 }
 
@@ -107,11 +117,9 @@ int main(int argc, char **argv) {
     Invocation again;
     NINF_RETURN_IF_ERROR(ParseInvocation(argc, argv, env, &again));
     *out = std::move(again.settings);
-    if (out->registry.empty()) out->registry = DefaultRegistryDir();
     return Status::Ok();
   };
-  Settings settings = inv.settings;
-  if (settings.registry.empty()) settings.registry = DefaultRegistryDir();
+  const Settings &settings = inv.settings;
   // A connection with a running call holds its socket and a control socket.
   const daemon::DaemonSpec spec{.max_connections = settings.max_connections,
                                 .fds_per_connection = 2};

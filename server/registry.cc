@@ -2,6 +2,7 @@
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "daemon/log.h"
+#include "daemon/settings_table.h"
 #include "protocol/install_paths.h"
 #include "protocol/layout.h"
 
@@ -75,6 +78,35 @@ Status LoadEntry(const fs::path &iface_path, const std::string &name, FunctionEn
   return Status::Ok();
 }
 
+// Reads every entry of one folder into *entries.
+Status LoadFolder(const std::string &dir,
+                  std::map<std::string, FunctionEntry, std::less<>> *entries,
+                  std::vector<std::string> *warnings) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec)
+    return Status(NINF_ERR_INVALID_ARGUMENT,
+                  "cannot read registry folder '" + dir + "': " + ec.message());
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    const fs::path &path = it->path();
+    std::string file = path.filename().string();
+    if (file.size() <= kSuffix.size() || !file.ends_with(kSuffix)) continue;
+    std::string name = file.substr(0, file.size() - kSuffix.size());
+    FunctionEntry entry;
+    if (Status st = LoadEntry(path, name, &entry); !st.ok()) {
+      warnings->push_back("skipping " + path.string() + ": " + st.message());
+      continue;
+    }
+    entry.folder = dir;
+    entries->emplace(name, std::move(entry));
+  }
+  if (ec)
+    return Status(NINF_ERR_INVALID_ARGUMENT,
+                  "cannot list registry folder '" + dir + "': " + ec.message());
+  return Status::Ok();
+}
+
 }  // namespace
 
 bool IsValidFunctionName(std::string_view name) {
@@ -87,32 +119,62 @@ bool IsValidFunctionName(std::string_view name) {
   return std::all_of(name.begin() + 1, name.end(), [&](char c) { return ident(c, false); });
 }
 
-Status Registry::Load(const std::string &dir, Registry *out, std::vector<std::string> *warnings) {
-  std::error_code ec;
-  fs::directory_iterator it(dir, ec);
-  if (ec)
-    return Status(NINF_ERR_INVALID_ARGUMENT,
-                  "cannot read registry folder '" + dir + "': " + ec.message());
-  Registry reg;
-  reg.dir_ = dir;
-  for (; it != fs::directory_iterator(); it.increment(ec)) {
-    if (ec) break;
-    const fs::path &path = it->path();
-    std::string file = path.filename().string();
-    if (file.size() <= kSuffix.size() || !file.ends_with(kSuffix)) continue;
-    std::string name = file.substr(0, file.size() - kSuffix.size());
-    FunctionEntry entry;
-    if (Status st = LoadEntry(path, name, &entry); !st.ok()) {
-      warnings->push_back("skipping " + path.string() + ": " + st.message());
-      continue;
+std::vector<std::string> RegistryFolders(std::string_view setting, const std::string &stdlib_dir) {
+  std::vector<std::string> folders;
+  if (setting.empty()) return {stdlib_dir};
+  for (const std::string &entry : daemon::SplitPathList(setting))
+    folders.push_back(entry == kStandardLibraryWord ? stdlib_dir : entry);
+  return folders;
+}
+
+std::map<std::string, FunctionEntry, std::less<>> ComposeFolders(
+    std::vector<std::map<std::string, FunctionEntry, std::less<>>> folders,
+    std::vector<RegistryOverride> *overrides) {
+  std::map<std::string, FunctionEntry, std::less<>> served;
+  for (auto &folder : folders)
+    for (auto &[name, entry] : folder) {
+      auto [it, inserted] = served.try_emplace(name);
+      if (!inserted && overrides) overrides->push_back({name, entry.folder, it->second.folder});
+      it->second = std::move(entry);
     }
-    reg.entries_.emplace(name, std::move(entry));
+  return served;
+}
+
+Status Registry::Load(const std::vector<std::string> &dirs, Registry *out,
+                      std::vector<std::string> *warnings,
+                      std::vector<RegistryOverride> *overrides) {
+  if (dirs.empty()) return Status(NINF_ERR_INVALID_ARGUMENT, "no registry folder given");
+  std::vector<std::map<std::string, FunctionEntry, std::less<>>> read;
+  std::vector<fs::path> seen;
+  for (const std::string &dir : dirs) {
+    // The same folder twice would only override itself, function by
+    // function: a slip in the list (stdlib named as a path too, say).
+    std::error_code ec;
+    fs::path same = fs::weakly_canonical(dir, ec);
+    if (ec) same = fs::path(dir).lexically_normal();
+    if (std::find(seen.begin(), seen.end(), same) != seen.end())
+      return Status(NINF_ERR_INVALID_ARGUMENT,
+                    "registry folder '" + dir + "' is listed twice (as '" + same.string() + "')");
+    seen.push_back(same);
+    NINF_RETURN_IF_ERROR(LoadFolder(dir, &read.emplace_back(), warnings));
   }
-  if (ec)
-    return Status(NINF_ERR_INVALID_ARGUMENT,
-                  "cannot list registry folder '" + dir + "': " + ec.message());
+  Registry reg;
+  reg.folders_ = dirs;
+  reg.entries_ = ComposeFolders(std::move(read), overrides);
   *out = std::move(reg);
   return Status::Ok();
+}
+
+void LogOverrides(const std::vector<RegistryOverride> &overrides) {
+  for (const RegistryOverride &o : overrides)
+    spdlog::info("event=registry_override function={} folder={} replaces={}", o.name,
+                 daemon::Quoted(o.folder), daemon::Quoted(o.replaced));
+}
+
+std::string Registry::dir() const {
+  std::string joined;
+  for (const std::string &f : folders_) joined += (joined.empty() ? "" : ":") + f;
+  return joined;
 }
 
 const FunctionEntry *Registry::Find(std::string_view name) const {

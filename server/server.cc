@@ -258,9 +258,12 @@ void Server::OnInputArrived(daemon::Connection &conn) { scheduler_.OnInputArrive
 void Server::ReloadRegistry() {
   Registry fresh;
   std::vector<std::string> warnings;
-  Status st = Registry::Load(registry_.dir(), &fresh, &warnings);
+  std::vector<RegistryOverride> overrides;
+  // The same folders: the `registry` setting itself needs a restart.
+  Status st = Registry::Load(registry_.folders(), &fresh, &warnings, &overrides);
   for (const std::string &w : warnings)
     spdlog::warn("event=registry_skip message={}", daemon::Quoted(w));
+  LogOverrides(overrides);
   if (!st.ok()) {
     spdlog::error("event=reload_failed registry={} error={}", daemon::Quoted(registry_.dir()),
                   daemon::Quoted(st.message()));

@@ -30,8 +30,11 @@ const SettingSpec kTable[] = {
      "Unix-domain socket for clients on this host (arrays through shared memory, not TCP): "
      "a path, \"auto\" (/tmp/ninfd-PORT.sock if it can be made), or \"\" for none",
      &Settings::unix_socket},
-    {"registry", SettingKind::kString, "", 0, 0,
-     "folder of NAME.interface + NAME executables (\"\": the standard library)",
+    {"registry", SettingKind::kPathList, "stdlib", 0, 64,
+     "folders of NAME.interface + NAME executables, served together; a later folder's "
+     "function replaces an earlier one of the same name (logged). \"stdlib\" is the "
+     "standard library. Repeat the flag, separate with ':' in NINF_REGISTRY, or give a "
+     "TOML array",
      &Settings::registry},
     {"slots", SettingKind::kInteger, "0", 0, 4096,
      "calls that run at once (0: one per core); later calls wait in the queue", &Settings::slots},
@@ -475,7 +478,7 @@ SchedulerConfig Settings::Scheduler(int cores) const {
 Status ParseInvocation(int argc, const char *const *argv, const daemon::EnvLookup &env,
                        Invocation *out) {
   CLI::App app(
-      "ninfd: the Ninf server daemon. It serves the functions of a registry folder "
+      "ninfd: the Ninf server daemon. It serves the functions of its registry folders "
       "and starts one executable per call.\nEvery setting is also read from the "
       "environment variable NINF_<NAME> and from the --config file (TOML); flags "
       "win over the environment, which wins over the file.",

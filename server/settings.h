@@ -42,7 +42,7 @@ struct Settings {
   int64_t port = kNinfdPort;  // 0: any free port
   std::string listen = "127.0.0.1";
   std::string unix_socket = "auto";        // same-host path: "auto", a path, or "" for none
-  std::string registry;                    // "": the default registry
+  std::string registry = "stdlib";         // folders joined by ':' (registry.h: RegistryFolders)
   int64_t slots = 0;                       // 0: one per core
   std::string thread_budget = "adaptive";  // fixed, split, adaptive (admission.h)
   int64_t threads_per_job = 0;             // `fixed`'s threads per call (0: cores / slots)

@@ -137,6 +137,88 @@ TEST_CASE("expr_rejects_malformed_trees", "[layout]") {
   CHECK(EvalExpr(f, out_of_range, values, &out).code() == NINF_ERR_PROTOCOL);
 }
 
+// Signatures print each dimension as the IDL wrote it (issue 31: "a[][]"
+// told a caller nothing), with only the parentheses the grammar needs.
+TEST_CASE("signature_prints_dimension_expressions", "[layout]") {
+  wire::FunctionInterface f;
+  f.set_name("dgesv");
+  AddParam(&f, "n", wire::MODE_IN, wire::TYPE_INT);
+  wire::Param *a = AddParam(&f, "a", wire::MODE_INOUT, wire::TYPE_DOUBLE);
+  Node(a->add_dims(), wire::ExprNode::PARAM, 0);
+  Node(a->add_dims(), wire::ExprNode::PARAM, 2);
+  AddParam(&f, "lda", wire::MODE_IN, wire::TYPE_INT);
+  wire::Param *info = AddParam(&f, "info", wire::MODE_OUT, wire::TYPE_INT);
+  info->set_pointer(true);
+  Node(info->add_dims(), wire::ExprNode::CONST, 1);
+  REQUIRE(ValidateInterface(f).ok());
+  CHECK(Signature(f) == "dgesv(IN int n, INOUT double a[n][lda], IN int lda, OUT int *info)");
+
+  wire::Expr e;  // (n + lda) * -(-n) ^ 2 - (n - lda): prefix order
+  Node(&e, wire::ExprNode::SUB);
+  Node(&e, wire::ExprNode::MUL);
+  Node(&e, wire::ExprNode::ADD);
+  Node(&e, wire::ExprNode::PARAM, 0);
+  Node(&e, wire::ExprNode::PARAM, 2);
+  Node(&e, wire::ExprNode::NEG);
+  Node(&e, wire::ExprNode::POW);
+  Node(&e, wire::ExprNode::NEG);
+  Node(&e, wire::ExprNode::PARAM, 0);
+  Node(&e, wire::ExprNode::CONST, 2);
+  Node(&e, wire::ExprNode::SUB);
+  Node(&e, wire::ExprNode::PARAM, 0);
+  Node(&e, wire::ExprNode::PARAM, 2);
+  CHECK(ExprText(f, e) == "(n + lda) * -(-n)^2 - (n - lda)");
+
+  wire::Expr cond;  // (n > 2 ? n : 1) + 1, and a power's right-associativity
+  Node(&cond, wire::ExprNode::ADD);
+  Node(&cond, wire::ExprNode::COND);
+  Node(&cond, wire::ExprNode::GT);
+  Node(&cond, wire::ExprNode::PARAM, 0);
+  Node(&cond, wire::ExprNode::CONST, 2);
+  Node(&cond, wire::ExprNode::PARAM, 0);
+  Node(&cond, wire::ExprNode::CONST, 1);
+  Node(&cond, wire::ExprNode::POW);
+  Node(&cond, wire::ExprNode::POW);
+  Node(&cond, wire::ExprNode::CONST, 2);
+  Node(&cond, wire::ExprNode::CONST, 3);
+  Node(&cond, wire::ExprNode::CONST, 2);
+  CHECK(ExprText(f, cond) == "(n > 2 ? n : 1) + (2^3)^2");
+
+  // A constant compared with a char parameter prints as the character.
+  wire::FunctionInterface g;
+  g.set_name("dgeev");
+  AddParam(&g, "jobvl", wire::MODE_IN, wire::TYPE_CHAR);
+  AddParam(&g, "n", wire::MODE_IN, wire::TYPE_INT);
+  wire::Param *vl = AddParam(&g, "vl", wire::MODE_OUT, wire::TYPE_DOUBLE);
+  wire::Expr *d = vl->add_dims();  // jobvl == 'V' ? n : 1
+  Node(d, wire::ExprNode::COND);
+  Node(d, wire::ExprNode::EQ);
+  Node(d, wire::ExprNode::PARAM, 0);
+  Node(d, wire::ExprNode::CONST, 'V');
+  Node(d, wire::ExprNode::PARAM, 1);
+  Node(d, wire::ExprNode::CONST, 1);
+  wire::Expr *q = vl->add_dims();  // '\'' != jobvl ? 2 : n (a quote stays a number)
+  Node(q, wire::ExprNode::COND);
+  Node(q, wire::ExprNode::NE);
+  Node(q, wire::ExprNode::CONST, '\'');
+  Node(q, wire::ExprNode::PARAM, 0);
+  Node(q, wire::ExprNode::CONST, 2);
+  Node(q, wire::ExprNode::PARAM, 1);
+  REQUIRE(ValidateInterface(g).ok());
+  CHECK(Signature(g) ==
+        "dgeev(IN char jobvl, IN int n, OUT double vl[jobvl == 'V' ? n : 1][39 != jobvl ? 2 : n])");
+
+  // A peer's malformed tree still prints, with '?' where it breaks.
+  wire::Expr truncated;
+  Node(&truncated, wire::ExprNode::ADD);
+  Node(&truncated, wire::ExprNode::PARAM, 0);
+  CHECK(ExprText(f, truncated) == "n + ?");
+  wire::Expr stray;
+  Node(&stray, wire::ExprNode::PARAM, 9);
+  Node(&stray, wire::ExprNode::PARAM, 0);
+  CHECK(ExprText(f, stray) == "? ?");
+}
+
 TEST_CASE("layout_sizes_overflow_and_limit", "[layout]") {
   wire::FunctionInterface f;
   f.set_name("echo2");

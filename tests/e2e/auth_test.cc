@@ -172,8 +172,9 @@ TEST_CASE("auth_a_keyed_daemon_serves_clients_with_the_key", "[auth]") {
   // --list: every served function with its signature, with the key only.
   CHECK(RunNinfd({"--list", "--server", server, "--key-file", key}, &out) == 0);
   CHECK_THAT(out,
-             Catch::Contains("dgesv(IN int n, IN int nrhs, INOUT double a[][], IN int lda, "
-                             "OUT int ipiv[], INOUT double b[][], IN int ldb, OUT int *info)"));
+             Catch::Contains("dgesv(IN int n, IN int nrhs, INOUT double a[n][lda], IN int lda, "
+                             "OUT int ipiv[n], INOUT double b[nrhs][ldb], IN int ldb, "
+                             "OUT int *info)"));
   CHECK_THAT(out, Catch::Contains("\nnull()  Does nothing"));
   CHECK(RunNinfd({"--list", "--server", server}, &out) == 1);
   CHECK_THAT(out, Catch::Contains("cannot list the functions") &&

@@ -127,3 +127,23 @@ TEST_CASE("checks_mpi_clauses_need_backend_mpi", "[idl][checks]") {
             "Define f(IN int n) Backend \"MPI\" Distribute \"root\" Calls \"C\" f(MPI_COMM, n);") ==
         "");
 }
+
+// Issue 31: `IN char` with Calls "Fortran" was accepted silently, though the
+// routine then reads a wrong hidden length.
+TEST_CASE("checks_in_char_to_fortran_is_refused_with_the_fix", "[idl][checks]") {
+  CHECK(Errors("Define f(IN char jobz, IN int n, OUT double w[jobz == 'V' ? n : 1])\n"
+               "  Calls \"Fortran\" dsyev(jobz, n, w, jobz);") ==
+        "t.idl:2:25: error: IN char 'jobz' is passed to the Fortran routine 'dsyev', which gets "
+        "no hidden length for it (only strings have one), so a CHARACTER argument would read a "
+        "wrong length: declare it 'IN string jobz' (a C client then passes a string such as "
+        "\"N\", a Fortran one a CHARACTER), or 'IN char jobz[1]' if the routine's argument is "
+        "not a CHARACTER\n");
+  // The fixes, a char only sizing an array, and C routines are all fine.
+  CHECK(Errors("Define f(IN string jobz, IN int n, OUT double w[n]) Calls \"Fortran\" "
+               "dsyev(jobz, n, w);") == "");
+  CHECK(Errors("Define f(IN char jobz[1], IN int n, OUT double w[n]) Calls \"Fortran\" "
+               "g(jobz, n, w);") == "");
+  CHECK(Errors("Define f(IN char c, IN int n, OUT double w[c == 'V' ? n : 1]) Calls \"fortran\" "
+               "g(n, w);") == "");
+  CHECK(Errors("Define f(IN char c, IN int n) Calls \"C\" g(c, n);") == "");
+}

@@ -87,6 +87,19 @@ VTAG = """subroutine vtag(n, a, b, c, tag)
 end subroutine
 """
 
+# No Library line: the link fails on dsyev_, which ninf-gen must explain
+# (issue 31) instead of leaving the linker's "undefined reference".
+NO_LIBRARY_IDL = """Module lapackish;
+Define dsyev(IN string jobz, IN string uplo, IN int n, INOUT double a[n][lda], IN int lda,
+             OUT double w[n], WORK double work[lwork], IN int lwork, OUT int *info)
+  Calls "Fortran" dsyev(jobz, uplo, n, a, lda, w, work, lwork, info);
+"""
+
+NO_LIBRARY_MESSAGE = (
+    "ninf-gen: error: cannot link dsyev: no library given defines 'dsyev_', the Fortran routine "
+    "its Calls names: add the library that does to the IDL file, e.g. Library \"-llapack\"; "
+    "(LAPACK; or \"-lopenblas\").\n")
+
 BAD_IDL = """Module broken;
 Define bad(IN int n, OUT double c[n])
 { c[0] = n + undeclared_name; }
@@ -136,6 +149,7 @@ def main():
         write(os.path.join(tmp, "src", "lib", "vaddf.f90"), VADDF)
         write(os.path.join(tmp, "src", "lib", "vtag.f90"), VTAG)
         write(os.path.join(tmp, "src", "bad.idl"), BAD_IDL)
+        write(os.path.join(tmp, "src", "dsyev.idl"), NO_LIBRARY_IDL)
         env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(tmp, "pc"), CC=args.cc)
         registry = os.path.join(tmp, "registry")
 
@@ -162,6 +176,32 @@ def main():
                            f"-o build did not keep {name}_stub.c")
         leftovers = [f for f in os.listdir(registry) if f.startswith(".")]
         failures.check(not leftovers, f"temporary files left in the registry: {leftovers}")
+        # It says what it installed, and how a ninfd comes to serve it.
+        print(proc.stdout)
+        for name in EXPECTED:
+            line = f"installed {name}: {registry}/{name} and {registry}/{name}.interface\n"
+            failures.check(line in proc.stdout, f"--install did not print {line!r}")
+        failures.check(
+            f"To serve them: a running ninfd whose registry lists {registry} serves them after "
+            f"`kill -HUP <pid of ninfd>`" in proc.stdout and
+            f"`ninfd --registry stdlib --registry {registry}`" in proc.stdout,
+            "--install does not say how to serve the functions:\n" + proc.stdout)
+
+        # A missing Library: the function, the symbol and the fix, not the
+        # linker's raw report (which -v still shows); nothing installed.
+        proc = subprocess.run([ninf_gen, "--install", registry, "src/dsyev.idl"], cwd=tmp,
+                              env=env, capture_output=True, text=True)
+        failures.check(proc.returncode == 1, f"no Library: exit {proc.returncode}, expected 1")
+        failures.check(proc.stderr == NO_LIBRARY_MESSAGE,
+                       "no Library: stderr is not exactly the message:\n" + proc.stderr)
+        failures.check(not os.path.exists(os.path.join(registry, "dsyev")), "dsyev was installed")
+        failures.check("installed" not in proc.stdout, "a failed install said 'installed'")
+        proc = subprocess.run([ninf_gen, "--install", registry, "-v", "src/dsyev.idl"], cwd=tmp,
+                              env=env, capture_output=True, text=True)
+        failures.check(proc.returncode == 1 and "undefined reference" in proc.stderr and
+                       proc.stderr.endswith(NO_LIBRARY_MESSAGE),
+                       "no Library with -v: the raw report and the message expected:\n" +
+                       proc.stderr)
 
         # A C error in a body is reported at its IDL line, and nothing is installed.
         proc = subprocess.run([ninf_gen, "--install", registry, "src/bad.idl"], cwd=tmp, env=env,

@@ -155,13 +155,41 @@ TEST_CASE("parser_reports_and_recovers", "[idl][parser]") {
         "t.idl:2:33: error: expected an expression, found ','\n"
         "t.idl:5:1: error: expected 'Calls' or a '{' body to end Define 'c', found 'Define'\n"
         "t.idl:5:35: error: only the first dimension of 'v' may be empty\n"
-        "t.idl:7:1: error: expected ';', found 'Define'\n"
+        "t.idl:6:34: error: expected ';' after the Calls of Define 'e', found 'Define'\n"
         "t.idl:7:34: error: expected an expression, found 'Calls'\n"
         "t.idl:8:30: error: invalid integer constant '1.5'\n"
         "t.idl:9:9: error: expected '{' after 'Globals', found 'int'\n");
-  REQUIRE(f.defines.size() == 2);
+  // e lacks only its ';': it is kept, so the checks still see it.
+  REQUIRE(f.defines.size() == 3);
   CHECK(f.defines[0].name == "b");
-  CHECK(f.defines[1].name == "h");
+  CHECK(f.defines[1].name == "e");
+  CHECK(f.defines[2].name == "h");
+}
+
+// Issue 31: a forgotten ';' at the end of a Define hid the file's other
+// errors. It is reported where it belongs, and what follows is parsed.
+TEST_CASE("parser_missing_semicolon_hides_nothing", "[idl][parser]") {
+  IdlFile f;
+  std::string errors = Parse(
+      "Define a(IN int n) Calls \"C\" a(n)\n"
+      "Define b(IN foo n) Calls \"C\" b(n);\n"
+      "Define c(IN int n) Calls \"C\" c(n)\n"
+      "Library \"-lm\";\n"
+      "Define d(IN int n) Calls \"C\" d(n) junk;\n"
+      "Define e(IN int n) Calls \"C\" e(n)",
+      &f);
+  CHECK(errors ==
+        "t.idl:1:34: error: expected ';' after the Calls of Define 'a', found 'Define'\n"
+        "t.idl:2:13: error: expected a type (char, short, int, long, float, double, scomplex, "
+        "dcomplex or string), found 'foo'\n"
+        "t.idl:3:34: error: expected ';' after the Calls of Define 'c', found 'Library'\n"
+        "t.idl:5:35: error: expected ';', found 'junk'\n"
+        "t.idl:6:34: error: expected ';' after the Calls of Define 'e', found end of input\n");
+  REQUIRE(f.defines.size() == 3);
+  CHECK(f.defines[0].name == "a");
+  CHECK(f.defines[1].name == "c");
+  CHECK(f.defines[2].name == "e");
+  CHECK(f.libraries == std::vector<std::string>{"-lm"});
 }
 
 TEST_CASE("parser_rejects_duplicate_clauses_and_pointer_dims", "[idl][parser]") {

@@ -261,7 +261,8 @@ TEST_CASE("meta_list_prints_the_functions_of_its_servers", "[meta]") {
   char buf[4096];
   for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
   CHECK(::pclose(p) == 0);
-  CHECK_THAT(out, Catch::Contains("ep(IN long m, OUT double *sx, OUT double *sy, OUT double q[])"));
+  CHECK_THAT(out,
+             Catch::Contains("ep(IN long m, OUT double *sx, OUT double *sy, OUT double q[10])"));
   CHECK_THAT(out, Catch::Contains("dgesv(IN int n, IN int nrhs,"));
 }
 

@@ -9,6 +9,8 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "tests/server/daemon_fixture.h"
@@ -262,6 +264,109 @@ TEST_CASE("daemon_sighup_reloads_registry", "[daemon]") {
     if (!found) std::this_thread::sleep_for(10ms);
   }
   CHECK(found);
+}
+
+namespace {
+
+std::string ReadText(const std::string &path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::size_t Count(const std::string &text, const std::string &what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+// Two registry folders at once (issue 31: the standard library and a
+// site's): a function of each is served, the later folder wins a shared
+// name, and the log says which folder won, at start and on every SIGHUP,
+// which reads both folders again.
+TEST_CASE("daemon_serves_two_registries_composed", "[daemon][registry]") {
+  TempDir base, site, logs;
+  MakeFakeRegistry(base, {"echo", "info"});
+  MakeFakeRegistry(site, {"echo", "mine"});
+  std::string text = FakeInterface("echo");
+  text.replace(text.find("test executable"), std::string("test executable").size(),
+               "the site's echo");
+  site.WriteFile("echo.interface", text);
+  const std::string log = logs.Join("ninfd.log");
+  {
+    Daemon d({"--registry", base.path(), "--registry", site.path()}, {}, log);
+    Channel ch(d.Connect(), 5000);
+    std::vector<std::string> names;
+    REQUIRE(ListFunctions(ch, &names).ok());
+    CHECK(names == std::vector<std::string>{"echo", "info", "mine"});
+    wire::FunctionInterface iface;
+    REQUIRE(QueryInterface(ch, "echo", &iface).ok());
+    CHECK(iface.description() == "the site's echo");
+    REQUIRE(QueryInterface(ch, "info", &iface).ok());
+    CHECK(iface.description() == "test executable");
+    // Each folder's executables run.
+    std::string result;
+    CHECK(CallFake(d, "mine", 1, 0, DoublePayload(3), &result).ok());
+    CHECK(result == DoublePayload(3));
+    CHECK(CallFake(d, "echo", 2, 0, DoublePayload(2), &result).ok());
+    CHECK(result == DoublePayload(2));
+    REQUIRE(CallFake(d, "info", 3, 0, DoublePayload(1), &result).ok());
+    CHECK_THAT(result, Catch::Contains(" pid="));
+
+    // SIGHUP reads both folders again: a new function in the first one is
+    // served, and the override is logged again.
+    MakeFakeRegistry(base, {"added"});
+    d.Signal(SIGHUP);
+    bool found = false;
+    for (int i = 0; i < 200 && !found; ++i) {
+      Channel again(d.Connect(), 5000);
+      found = QueryInterface(again, "added", &iface).ok();
+      if (!found) std::this_thread::sleep_for(10ms);
+    }
+    CHECK(found);
+    Channel after(d.Connect(), 5000);
+    REQUIRE(QueryInterface(after, "echo", &iface).ok());
+    CHECK(iface.description() == "the site's echo");
+    CHECK(d.ZombieChildren().empty());
+    CHECK(d.Stop() == 0);
+  }
+  const std::string logged = ReadText(log);
+  const std::string line =
+      "event=registry_override function=echo folder=" + site.path() + " replaces=" + base.path();
+  INFO(logged);
+  CHECK(Count(logged, line) == 2);
+  CHECK(Count(logged, "event=registry_override") == 2);  // "info" and "mine" are not shared
+  CHECK(Count(logged, "event=registry_without_stdlib") == 1);
+
+  // NINF_REGISTRY separates the folders with ':'; the flag wins over it.
+  {
+    Daemon d({}, {"NINF_REGISTRY=" + base.path() + ":" + site.path()});
+    Channel ch(d.Connect(), 5000);
+    std::vector<std::string> names;
+    REQUIRE(ListFunctions(ch, &names).ok());
+    CHECK(names == std::vector<std::string>{"added", "echo", "info", "mine"});
+    CHECK(d.Stop() == 0);
+  }
+  {
+    Daemon d({"--registry", site.path()}, {"NINF_REGISTRY=" + base.path()});
+    Channel ch(d.Connect(), 5000);
+    std::vector<std::string> names;
+    REQUIRE(ListFunctions(ch, &names).ok());
+    CHECK(names == std::vector<std::string>{"echo", "mine"});
+    CHECK(d.Stop() == 0);
+  }
+  // One missing folder, or one named twice, and ninfd does not start; the
+  // log says why.
+  const std::string refused = logs.Join("refused.log");
+  CHECK_THROWS(Daemon({"--registry", base.path(), "--registry", site.Join("nope")}, {}, refused));
+  CHECK_THAT(ReadText(refused),
+             Catch::Contains("cannot read registry folder") && Catch::Contains("nope"));
+  CHECK_THROWS(
+      Daemon({"--registry", site.path() + ":" + base.path() + ":" + site.path()}, {}, refused));
+  CHECK_THAT(ReadText(refused), Catch::Contains("is listed twice"));
 }
 
 TEST_CASE("daemon_refuses_bad_settings", "[daemon]") {

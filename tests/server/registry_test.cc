@@ -100,3 +100,73 @@ TEST_CASE("registry_function_names", "[registry]") {
   CHECK_FALSE(IsValidFunctionName("../etc"));
   CHECK_FALSE(IsValidFunctionName("a.b"));
 }
+
+// The `registry` setting's entries become folders; "stdlib" (and an empty
+// setting) is the standard library.
+TEST_CASE("registry_folders_expand_stdlib", "[registry]") {
+  CHECK(RegistryFolders("", "/std") == std::vector<std::string>{"/std"});
+  CHECK(RegistryFolders("stdlib", "/std") == std::vector<std::string>{"/std"});
+  CHECK(RegistryFolders("stdlib:/site", "/std") == std::vector<std::string>{"/std", "/site"});
+  CHECK(RegistryFolders("/site:stdlib", "/std") == std::vector<std::string>{"/site", "/std"});
+  CHECK(RegistryFolders("./stdlib", "/std") == std::vector<std::string>{"./stdlib"});
+}
+
+// Composition is a pure function: the last folder wins a name, and every
+// replaced entry is reported with both folders.
+TEST_CASE("registry_compose_later_folder_wins", "[registry]") {
+  using Folder = std::map<std::string, FunctionEntry, std::less<>>;
+  auto entry = [](const std::string &folder, const std::string &name) {
+    FunctionEntry e;
+    e.iface.set_name(name);
+    e.folder = folder;
+    e.executable = folder + "/" + name;
+    return e;
+  };
+  std::vector<Folder> folders(3);
+  folders[0] = {{"dgesv", entry("/std", "dgesv")}, {"ep", entry("/std", "ep")}};
+  folders[1] = {{"dgesv", entry("/site", "dgesv")}, {"mine", entry("/site", "mine")}};
+  folders[2] = {{"dgesv", entry("/test", "dgesv")}};
+  std::vector<RegistryOverride> overrides;
+  auto served = ComposeFolders(folders, &overrides);
+  REQUIRE(served.size() == 3);
+  CHECK(served.at("dgesv").executable == "/test/dgesv");
+  CHECK(served.at("ep").folder == "/std");
+  CHECK(served.at("mine").folder == "/site");
+  CHECK(overrides ==
+        std::vector<RegistryOverride>{{"dgesv", "/site", "/std"}, {"dgesv", "/test", "/site"}});
+  CHECK(ComposeFolders({}, nullptr).empty());
+}
+
+TEST_CASE("registry_loads_two_folders", "[registry]") {
+  TempDir std_dir, site;
+  std_dir.WriteFile("dgesv.interface", FakeInterface("dgesv"));
+  std_dir.WriteFile("dgesv", kScript, true);
+  std_dir.WriteFile("ep.interface", FakeInterface("ep"));
+  std_dir.WriteFile("ep", kScript, true);
+  site.WriteFile("dgesv.interface", FakeInterface("dgesv"));
+  site.WriteFile("dgesv", kScript, true);
+  site.WriteFile("broken.interface", "not a text proto {");
+  Registry reg;
+  std::vector<std::string> warnings;
+  std::vector<RegistryOverride> overrides;
+  REQUIRE(Registry::Load({std_dir.path(), site.path()}, &reg, &warnings, &overrides).ok());
+  CHECK(reg.Names() == std::vector<std::string>{"dgesv", "ep"});
+  CHECK(reg.Find("dgesv")->executable == site.Join("dgesv"));
+  CHECK(reg.Find("ep")->executable == std_dir.Join("ep"));
+  CHECK(overrides == std::vector<RegistryOverride>{{"dgesv", site.path(), std_dir.path()}});
+  CHECK(reg.dir() == std_dir.path() + ":" + site.path());
+  CHECK(reg.folders() == std::vector<std::string>{std_dir.path(), site.path()});
+  CHECK(Mentions(warnings, "broken"));
+
+  // One unreadable folder refuses the whole list, and `reg` keeps its value.
+  ninf::Status st = Registry::Load({std_dir.path(), site.Join("nope")}, &reg, &warnings);
+  CHECK(st.code() == NINF_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(st.message(), Catch::Contains("nope"));
+  CHECK(reg.size() == 2);
+  // A folder named twice (here once with a trailing "/.") is a slip.
+  st = Registry::Load({site.path(), std_dir.path(), site.path() + "/."}, &reg, &warnings);
+  CHECK(st.code() == NINF_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(st.message(), Catch::Contains("is listed twice"));
+  CHECK(Registry::Load(std::vector<std::string>{}, &reg, &warnings).code() ==
+        NINF_ERR_INVALID_ARGUMENT);
+}

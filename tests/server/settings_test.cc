@@ -51,7 +51,7 @@ TEST_CASE("settings_defaults", "[settings]") {
   const Settings &s = r.inv.settings;
   CHECK(s.port == 3000);
   CHECK(s.listen == "127.0.0.1");
-  CHECK(s.registry.empty());
+  CHECK(s.registry == "stdlib");
   CHECK(s.slots == 0);
   CHECK(s.threads_per_job == 0);
   CHECK(s.queue_limit == 1024);
@@ -207,6 +207,47 @@ TEST_CASE("settings_config_file_errors", "[settings]") {
     CHECK(Parse({"--config", dir.Join("e.toml")}).inv.settings.max_call_bytes ==
           (int64_t{1} << 30));
   }
+}
+
+// `registry` is a list (issue 31): the flag repeated, ':' in the variable,
+// an array in the file; all three end as the same ':'-joined value.
+TEST_CASE("settings_registry_is_a_list", "[settings]") {
+  CHECK(Parse({"--registry", "stdlib", "--registry", "/site"}).inv.settings.registry ==
+        "stdlib:/site");
+  CHECK(Parse({"--registry=/a:/b", "--registry", "/c"}).inv.settings.registry == "/a:/b:/c");
+  CHECK(Parse({}, {{"NINF_REGISTRY", "stdlib:/site"}}).inv.settings.registry == "stdlib:/site");
+  // A flag still beats the variable: the whole list, not one entry.
+  CHECK(Parse({"--registry", "/x"}, {{"NINF_REGISTRY", "stdlib:/site"}}).inv.settings.registry ==
+        "/x");
+
+  TempDir dir;
+  dir.WriteFile("list.toml", "registry = [\"stdlib\", \"/srv/site\"]\n");
+  Run r = Parse({"--config", dir.Join("list.toml")});
+  REQUIRE(r.status.ok());
+  CHECK(r.inv.settings.registry == "stdlib:/srv/site");
+  dir.WriteFile("one.toml", "registry = \"/srv/site\"\n");
+  CHECK(Parse({"--config", dir.Join("one.toml")}).inv.settings.registry == "/srv/site");
+  dir.WriteFile("empty.toml", "registry = []\n");
+  CHECK(Parse({"--config", dir.Join("empty.toml")}).inv.settings.registry == "stdlib");
+
+  // Refused, each with the reason.
+  CHECK_THAT(Parse({}, {{"NINF_REGISTRY", "/a::/b"}}).status.message(),
+             Catch::Contains("NINF_REGISTRY: registry = '/a::/b' has an empty entry"));
+  CHECK_THAT(Parse({"--registry", "/a:"}).status.message(),
+             Catch::Contains("--registry: registry = '/a:' has an empty entry"));
+  dir.WriteFile("colon.toml", "registry = [\"/a:b\"]\n");
+  CHECK_THAT(Parse({"--config", dir.Join("colon.toml")}).status.message(),
+             Catch::Contains("colon.toml:1: 'registry' entry '/a:b' contains ':'"));
+  dir.WriteFile("number.toml", "registry = [1]\n");
+  CHECK_THAT(Parse({"--config", dir.Join("number.toml")}).status.message(),
+             Catch::Contains("'registry' must list strings"));
+  dir.WriteFile("int.toml", "registry = 1\n");
+  CHECK_THAT(Parse({"--config", dir.Join("int.toml")}).status.message(),
+             Catch::Contains("'registry' must be a string or an array of strings"));
+  std::string many;
+  for (int i = 0; i < 65; ++i) many += (i ? ":/d" : "/d") + std::to_string(i);
+  CHECK_THAT(Parse({}, {{"NINF_REGISTRY", many}}).status.message(),
+             Catch::Contains("lists 65 paths, more than the 64 allowed"));
 }
 
 TEST_CASE("settings_shipped_example_config_parses", "[settings]") {
