@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "daemon/log.h"
@@ -110,11 +113,40 @@ struct FileValue {
   std::string where;
 };
 
+// The file's text, read here rather than by toml::parse_file, whose error
+// for a file it cannot open has no cause and no position
+// ("path:0:0: File could not be opened for reading"): this one says why
+// (strerror), the way every file error of the daemons does.
+Status ReadWholeFile(const std::string &path, std::string *out) {
+  std::FILE *f = std::fopen(path.c_str(), "rbe");
+  if (!f)
+    return Invalid(path, std::string("cannot open the settings file: ") + std::strerror(errno));
+  out->clear();
+  char buf[8192];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    out->append(buf, n);
+    // A settings file is a few KiB; a bound keeps a config path pointed at
+    // /dev/zero or a huge file from eating memory.
+    if (out->size() > (std::size_t{16} << 20)) {
+      std::fclose(f);
+      return Invalid(path, "the settings file is larger than 16 MiB");
+    }
+  }
+  const int error = std::ferror(f) ? errno : 0;
+  std::fclose(f);
+  if (error)  // a folder: EISDIR
+    return Invalid(path, std::string("cannot read the settings file: ") + std::strerror(error));
+  return Status::Ok();
+}
+
 Status ReadConfigFile(const std::string &path, std::span<const settings_detail::Row> rows,
                       const ExtraTableFn &extra, std::vector<std::optional<FileValue>> *raw) {
+  std::string text;
+  NINF_RETURN_IF_ERROR(ReadWholeFile(path, &text));
   toml::table table;
   try {
-    table = toml::parse_file(path);
+    table = toml::parse(text, path);
   } catch (const toml::parse_error &e) {
     return Invalid(path + ":" + std::to_string(e.source().begin.line) + ":" +
                        std::to_string(e.source().begin.column),
@@ -209,8 +241,8 @@ Status ParseSettingValue(SettingKind kind, const char *name, int64_t min, int64_
   return Status::Ok();
 }
 
-std::string SettingEnvName(const char *name) {
-  std::string out = "NINF_";
+std::string SettingEnvName(const char *name, std::string_view prefix) {
+  std::string out(prefix);
   for (const char *p = name; *p; ++p)
     out += static_cast<char>(std::toupper(static_cast<unsigned char>(*p)));
   return out;
@@ -244,6 +276,27 @@ std::string UnknownFlags(const CLI::App &app, int argc, const char *const *argv,
   return out.empty() ? fallback : out;
 }
 
+// The other daemon's variable of a row (or of the config file) set while
+// ours is not: an error naming both, and the two ways out.
+Status RefuseForeignVariables(std::span<const settings_detail::Row> rows, const EnvLookup &env,
+                              const CommandLine &cl) {
+  if (cl.foreign_env_prefix.empty() || cl.foreign_env_prefix == cl.env_prefix) return Status::Ok();
+  std::vector<std::pair<std::string, std::string>> pairs;  // foreign, ours
+  pairs.emplace_back(cl.foreign_env_prefix + "CONFIG", cl.env_prefix + "CONFIG");
+  for (const settings_detail::Row &row : rows)
+    pairs.emplace_back(SettingEnvName(row.name, cl.foreign_env_prefix),
+                       SettingEnvName(row.name, cl.env_prefix));
+  for (const auto &[foreign, ours] : pairs) {
+    if (!env(foreign.c_str()) || env(ours.c_str())) continue;
+    return Status(NINF_ERR_INVALID_ARGUMENT,
+                  foreign + " is " + cl.foreign_daemon + "'s variable, and " + cl.daemon +
+                      " reads " + ours + ": rename it, or unset " + foreign + " in " + cl.daemon +
+                      "'s environment (with " + ours + " set too, " + cl.daemon + " ignores " +
+                      foreign + ")");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 namespace settings_detail {
@@ -256,8 +309,8 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
   std::vector<CLI::Option *> flag_options(n);
   for (std::size_t i = 0; i < n; ++i) {
     const Row &row = rows[i];
-    std::string help = std::string(row.help) + " [" + SettingEnvName(row.name) + ", default " +
-                       (*row.default_value ? row.default_value : "\"\"") +
+    std::string help = std::string(row.help) + " [" + SettingEnvName(row.name, cl->env_prefix) +
+                       ", default " + (*row.default_value ? row.default_value : "\"\"") +
                        (row.reload == Reload::kLive ? ", reloads on SIGHUP]" : "]");
     if (row.kind == SettingKind::kBool)  // --insecure alone means true
       flag_options[i] = app.add_flag(SettingFlagName(row.name) + "{true}", flag_values[i], help);
@@ -265,7 +318,8 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
       flag_options[i] = app.add_option(SettingFlagName(row.name), flag_values[i], help)
                             ->type_name(TypeName(row.kind));
   }
-  std::string config_help = "TOML settings file [NINF_CONFIG";
+  const std::string config_env = cl->env_prefix + "CONFIG";
+  std::string config_help = "TOML settings file [" + config_env;
   config_help += cl->default_config_file.empty()
                      ? "]"
                      : ", default " + cl->default_config_file + " if it exists]";
@@ -288,7 +342,8 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
     cl->output = cl->version_text;
     return Status::Ok();
   }
-  if (cl->config_file.empty() && env("NINF_CONFIG")) cl->config_file = env("NINF_CONFIG");
+  NINF_RETURN_IF_ERROR(RefuseForeignVariables(rows, env, *cl));
+  if (cl->config_file.empty() && env(config_env.c_str())) cl->config_file = env(config_env.c_str());
   std::error_code ec;
   if (cl->config_file.empty() && !cl->default_config_file.empty() &&
       std::filesystem::exists(cl->default_config_file, ec))
@@ -299,7 +354,7 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
     NINF_RETURN_IF_ERROR(ReadConfigFile(cl->config_file, rows, extra, &file_values));
   values->clear();
   for (std::size_t i = 0; i < n; ++i) {
-    std::string env_name = SettingEnvName(rows[i].name);
+    std::string env_name = SettingEnvName(rows[i].name, cl->env_prefix);
     if (flag_options[i]->count() > 0)
       values->emplace_back(flag_values[i], SettingFlagName(rows[i].name));
     else if (const char *e = env(env_name.c_str()))

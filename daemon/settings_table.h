@@ -61,8 +61,11 @@ using SettingValue = std::variant<int64_t, std::string, bool>;
 Status ParseSettingValue(SettingKind kind, const char *name, int64_t min, int64_t max,
                          const std::string &raw, const std::string &source, SettingValue *out);
 
-// "threads_per_job" -> "NINF_THREADS_PER_JOB".
-std::string SettingEnvName(const char *name);
+// "threads_per_job" -> "NINF_THREADS_PER_JOB"; with `prefix` "NINF_META_",
+// "NINF_META_THREADS_PER_JOB". The prefix is the daemon's (CommandLine::
+// env_prefix): each daemon reads variables of its own, so that one shell or
+// one systemd EnvironmentFile can hold ninfd's and ninf-meta's settings.
+std::string SettingEnvName(const char *name, std::string_view prefix = "NINF_");
 // "threads_per_job" -> "--threads-per-job".
 std::string SettingFlagName(const char *name);
 
@@ -128,8 +131,22 @@ using ExtraTableFn = std::function<Status(const std::string &path, std::string_v
 // What a table-driven command line gives back besides the settings.
 struct CommandLine {
   std::string version_text;  // set by the caller: what --version prints
-  std::string config_file;   // --config or NINF_CONFIG, "" if none
-  // Set by the caller: read when neither --config nor NINF_CONFIG names a
+  // Set by the caller: the prefix of its environment variables (every
+  // row's, and <prefix>CONFIG for the file): "NINF_" for ninfd,
+  // "NINF_META_" for ninf-meta.
+  std::string env_prefix = "NINF_";
+  // Set by a caller whose prefix is not another daemon's: that daemon's
+  // prefix and name ("NINF_", "ninfd"). Such a variable of one of this
+  // table's rows (NINF_PORT), set while this daemon's own (NINF_META_PORT)
+  // is not, is refused with a message naming the right one: it was meant
+  // for the other daemon, or is left over from when both read NINF_*, and
+  // taking it silently (a key file, a port) or ignoring it silently (the
+  // daemon would then run keyless) would both surprise.
+  std::string foreign_env_prefix;
+  std::string foreign_daemon;
+  std::string daemon;       // this daemon's name, for those messages ("ninf-meta")
+  std::string config_file;  // --config or <env_prefix>CONFIG, "" if none
+  // Set by the caller: read when neither --config nor <env_prefix>CONFIG names a
   // file and this one exists (an installed daemon's /etc/ninf/NAME.toml).
   std::string default_config_file;
   bool exit_now = false;  // --help or --version: print `output` and exit 0

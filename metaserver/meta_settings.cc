@@ -94,8 +94,9 @@ Status ParseMetaInvocation(int argc, const char *const *argv, const daemon::EnvL
       "ninf-meta: the Ninf metaserver. Servers (ninfd --metaserver) register with it and "
       "report their load; clients (NINF_METASERVER) ask it where each call should run, then "
       "call that server directly.\nEvery setting is also read from the environment variable "
-      "NINF_<NAME> and from the --config file (TOML); flags win over the environment, which "
-      "wins over the file.",
+      "NINF_META_<NAME> (ninfd's NINF_<NAME> are refused, naming the right one) and from the "
+      "--config file (TOML, or NINF_META_CONFIG); flags win over the environment, which wins "
+      "over the file.",
       "ninf-meta");
   MetaInvocation inv;
   bool status = false, servers = false, links = false, list = false;
@@ -112,6 +113,12 @@ Status ParseMetaInvocation(int argc, const char *const *argv, const daemon::EnvL
   daemon::CommandLine cl;
   cl.version_text = std::string("ninf-meta ") + NINF_VERSION + "\n";
   cl.default_config_file = InstalledConfigFile("ninf-meta.toml");
+  // Variables of its own: ninfd's NINF_PORT, NINF_KEY_FILE, NINF_METRICS, ...
+  // often sit in the same shell or EnvironmentFile (docs/metaserver.md).
+  cl.env_prefix = "NINF_META_";
+  cl.foreign_env_prefix = "NINF_";
+  cl.foreign_daemon = "ninfd";
+  cl.daemon = "ninf-meta";
   NINF_RETURN_IF_ERROR(daemon::ParseCommandLine<MetaSettings>(app, kTable, argc, argv, env, nullptr,
                                                               &cl, &inv.settings));
   if (!cl.exit_now && !ParsePolicy(inv.settings.policy))

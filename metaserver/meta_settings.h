@@ -1,5 +1,5 @@
 // ninf-meta settings: one table (daemon/settings_table.h has the machinery)
-// drives the flags, the NINF_<NAME> environment variables and the TOML
+// drives the flags, the NINF_META_<NAME> environment variables and the TOML
 // config file (config/ninf-meta.toml explains every key). Precedence,
 // highest first: flag > environment > config file > default.
 #pragma once

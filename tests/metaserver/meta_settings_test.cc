@@ -60,9 +60,9 @@ TEST_CASE("meta_settings_example_config_documents_every_key", "[meta_settings]")
 
 TEST_CASE("meta_settings_precedence_policy_and_views", "[meta_settings]") {
   MetaInvocation inv;
-  REQUIRE(Parse({"--policy", "load"}, &inv, {{"NINF_POLICY", "random"}}).ok());
+  REQUIRE(Parse({"--policy", "load"}, &inv, {{"NINF_META_POLICY", "random"}}).ok());
   CHECK(inv.settings.policy == "load");  // the flag wins over the environment
-  REQUIRE(Parse({}, &inv, {{"NINF_POLICY", "round-robin"}}).ok());
+  REQUIRE(Parse({}, &inv, {{"NINF_META_POLICY", "round-robin"}}).ok());
   CHECK(inv.settings.policy == "round-robin");
   ninf::Status st = Parse({"--policy", "fastest"}, &inv);
   CHECK(st.code() == NINF_ERR_INVALID_ARGUMENT);
@@ -76,7 +76,37 @@ TEST_CASE("meta_settings_precedence_policy_and_views", "[meta_settings]") {
   CHECK(inv.view == "functions");
   REQUIRE(Parse({"--help"}, &inv).ok());
   CHECK(inv.exit_now);
-  CHECK_THAT(inv.output, Catch::Contains("NINF_PROBE_SECONDS"));
+  CHECK_THAT(inv.output, Catch::Contains("NINF_META_PROBE_SECONDS"));
+}
+
+// ninf-meta reads NINF_META_<NAME>; ninfd's NINF_<NAME> of one of its
+// rows, set alone, is refused naming the right variable (issue 31: one
+// shell or EnvironmentFile for both daemons), and ignored beside it.
+TEST_CASE("meta_settings_reads_its_own_variables", "[meta_settings]") {
+  MetaInvocation inv;
+  REQUIRE(Parse({}, &inv, {{"NINF_META_PORT", "3999"}, {"NINF_META_KEY_FILE", "/k"}}).ok());
+  CHECK(inv.settings.port == 3999);
+  CHECK(inv.settings.key_file == "/k");
+  const std::pair<const char *, const char *> refused[] = {{"NINF_PORT", "NINF_META_PORT"},
+                                                           {"NINF_KEY_FILE", "NINF_META_KEY_FILE"},
+                                                           {"NINF_METRICS", "NINF_META_METRICS"},
+                                                           {"NINF_CONFIG", "NINF_META_CONFIG"}};
+  for (const auto &[old_name, new_name] : refused) {
+    ninf::Status st = Parse({}, &inv, {{old_name, "4000"}});
+    CHECK(st.code() == NINF_ERR_INVALID_ARGUMENT);
+    CHECK(st.message() == std::string(old_name) + " is ninfd's variable, and ninf-meta reads " +
+                              new_name + ": rename it, or unset " + old_name +
+                              " in ninf-meta's environment (with " + new_name +
+                              " set too, ninf-meta ignores " + old_name + ")");
+  }
+  // Beside its own, ninfd's is ignored: both daemons' settings in one shell.
+  REQUIRE(Parse({}, &inv, {{"NINF_PORT", "4000"}, {"NINF_META_PORT", "4100"}}).ok());
+  CHECK(inv.settings.port == 4100);
+  // A variable no row of ninf-meta's has (ninfd's slots) is none of its business.
+  REQUIRE(Parse({}, &inv, {{"NINF_SLOTS", "4"}}).ok());
+  // The config file from NINF_META_CONFIG.
+  REQUIRE(Parse({}, &inv, {{"NINF_META_CONFIG", NINF_META_EXAMPLE_CONFIG}}).ok());
+  CHECK(inv.config_file == NINF_META_EXAMPLE_CONFIG);
 }
 
 // What a peer may send ninf-meta, from its frame table: the metaserver's own
