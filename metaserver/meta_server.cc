@@ -117,12 +117,20 @@ Status MetaServer::Start() {
   if (!settings_.metrics.empty()) {
     HostPort at;
     NINF_RETURN_IF_ERROR(daemon::ParseMetricsAddress(settings_.metrics, &at));
-    metrics_ = std::make_unique<daemon::MetricsEndpoint>(loop_, "ninf-meta",
-                                                         [this] { return MetricsText(); });
+    // /healthz: "starting" until Start() is through; at SIGTERM the
+    // endpoint closes with the listener (ninf-meta keeps no calls to drain).
+    metrics_ = std::make_unique<daemon::MetricsEndpoint>(
+        loop_, "ninf-meta", [this] { return MetricsText(); },
+        [this] {
+          return stopping_ ? daemon::Health::kDraining
+                 : ready_  ? daemon::Health::kReady
+                           : daemon::Health::kStarting;
+        });
     NINF_RETURN_IF_ERROR(metrics_->Start(at));
   }
   if (!settings_.ready_file.empty())
     NINF_RETURN_IF_ERROR(daemon::WritePortFile(settings_.ready_file, listener_.port()));
+  ready_ = true;
   return Status::Ok();
 }
 

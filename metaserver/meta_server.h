@@ -136,6 +136,7 @@ class MetaServer : public daemon::Connection::Delegate {
   // Under max_connections and max_connections_per_client.
   daemon::ConnectionSet connections_;
   uint64_t next_connection_id_ = 1;
+  bool ready_ = false;  // Start() has finished: /healthz says "ready"
   bool stopping_ = false;
   std::function<void()> on_stopped_;
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
