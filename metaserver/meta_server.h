@@ -117,6 +117,8 @@ class MetaServer : public daemon::Connection::Delegate {
   std::string LinksText() const;
   // The Prometheus text (meta_metrics.cc).
   std::string MetricsText() const;
+  // Distinct functions the registered servers serve (--status, /metrics).
+  std::size_t FunctionCount() const;
 
   uv_loop_t *loop_;
   MetaSettings settings_;
