@@ -168,8 +168,11 @@ void MetaReporter::Run() {
           "metaserver_auth_failed",
           "event=metaserver_auth_failed metaserver={} error={} metaserver_said={} retry_ms={}",
           where,
+          // ninfd's own words, whole (the paths make them longer than a
+          // peer's text may be); the metaserver's, cut as any peer's.
           daemon::Quoted(
-              AuthFailureMessage(!config_.key_file.empty(), config_.key_file, where, st.message())),
+              AuthFailureMessage(!config_.key_file.empty(), config_.key_file, where, st.message()),
+              4096),
           daemon::Quoted(st.message()), backoff.count());
     else
       daemon::RateLimitedWarn("metaserver_unreachable",
