@@ -291,6 +291,30 @@ def check_parity(status, text, prefix, renamed):
         assert abs(got[metric] - number) < 1e-6, (name, value, metric, got[metric])
 
 
+def documented_metrics():
+    """Metric names docs/monitoring.md's tables give: each cell's backticked
+    names, "`_queued`" after "`ninf_meta_server_running`" standing for
+    ninf_meta_server_queued, labels ("{version}") left out."""
+    names = set()
+    for line in open(os.path.join(ROOT, "docs", "monitoring.md")):
+        if not line.startswith("| `"):
+            continue
+        prefix = None
+        for token in re.findall(r"`([a-z_][a-z0-9_]*)(?:\{[^`]*\})?`", line.split("|")[1]):
+            if token.startswith("_") and prefix:
+                names.add(prefix + token)
+            elif token.startswith(("ninf_", "process_")):
+                names.add(token)
+                prefix = prefix or token.rsplit("_", 1)[0]
+    return names
+
+
+def check_documented(text):
+    families = re.findall(r"^# TYPE (\S+) ", text, re.M)
+    missing = sorted(set(families) - documented_metrics())
+    assert not missing, f"docs/monitoring.md does not name {missing}"
+
+
 def check_process_metrics(text):
     got = samples(text)
     for name in ["process_cpu_seconds_total", "process_resident_memory_bytes",
@@ -321,6 +345,7 @@ def check_meta_metrics(meta, work, daemons):
     status_code, text = get(url + "/metrics")
     assert status_code == 200
     check_process_metrics(text)
+    check_documented(text)
     check_parity(status, text, "ninf_meta_", META_RENAMED)
     after = samples(text)
     assert after["ninf_meta_auth_failures_total"] == before["ninf_meta_auth_failures_total"] + 1
@@ -351,6 +376,7 @@ def check_ninfd_metrics_and_drain(ninfd, ep_demo, work, daemons):
     status_code, text = get(url + "/metrics")
     assert status_code == 200
     check_process_metrics(text)
+    check_documented(text)
     check_parity(status, text, "ninf_", NINFD_RENAMED)
     after = samples(text)
     assert after["ninf_auth_failures_total"] == before["ninf_auth_failures_total"] + 1
