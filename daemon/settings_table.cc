@@ -276,25 +276,20 @@ std::string UnknownFlags(const CLI::App &app, int argc, const char *const *argv,
   return out.empty() ? fallback : out;
 }
 
-// The other daemon's variable of a row (or of the config file) set while
-// ours is not: an error naming both, and the two ways out.
-Status RefuseForeignVariables(std::span<const settings_detail::Row> rows, const EnvLookup &env,
-                              const CommandLine &cl) {
-  if (cl.foreign_env_prefix.empty() || cl.foreign_env_prefix == cl.env_prefix) return Status::Ok();
-  std::vector<std::pair<std::string, std::string>> pairs;  // foreign, ours
-  pairs.emplace_back(cl.foreign_env_prefix + "CONFIG", cl.env_prefix + "CONFIG");
-  for (const settings_detail::Row &row : rows)
-    pairs.emplace_back(SettingEnvName(row.name, cl.foreign_env_prefix),
-                       SettingEnvName(row.name, cl.env_prefix));
-  for (const auto &[foreign, ours] : pairs) {
-    if (!env(foreign.c_str()) || env(ours.c_str())) continue;
-    return Status(NINF_ERR_INVALID_ARGUMENT,
-                  foreign + " is " + cl.foreign_daemon + "'s variable, and " + cl.daemon +
-                      " reads " + ours + ": rename it, or unset " + foreign + " in " + cl.daemon +
-                      "'s environment (with " + ours + " set too, " + cl.daemon + " ignores " +
-                      foreign + ")");
-  }
-  return Status::Ok();
+// The other daemon's variable of a row (or of the config file), `foreign`,
+// set while neither this daemon's own (`ours`) nor a flag gives the value:
+// an error naming both, and the two ways out. Ok when there is no other
+// daemon's prefix, or the variable is not set.
+Status CheckForeignVariable(const EnvLookup &env, const CommandLine &cl, const std::string &foreign,
+                            const std::string &ours) {
+  if (cl.foreign_env_prefix.empty() || cl.foreign_env_prefix == cl.env_prefix ||
+      !env(foreign.c_str()))
+    return Status::Ok();
+  return Status(NINF_ERR_INVALID_ARGUMENT,
+                foreign + " is " + cl.foreign_daemon + "'s variable, and " + cl.daemon + " reads " +
+                    ours + ": rename it, or unset " + foreign + " in " + cl.daemon +
+                    "'s environment (with " + ours + " set too, " + cl.daemon + " ignores " +
+                    foreign + ")");
 }
 
 }  // namespace
@@ -342,8 +337,10 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
     cl->output = cl->version_text;
     return Status::Ok();
   }
-  NINF_RETURN_IF_ERROR(RefuseForeignVariables(rows, env, *cl));
   if (cl->config_file.empty() && env(config_env.c_str())) cl->config_file = env(config_env.c_str());
+  if (cl->config_file.empty())
+    NINF_RETURN_IF_ERROR(
+        CheckForeignVariable(env, *cl, cl->foreign_env_prefix + "CONFIG", config_env));
   std::error_code ec;
   if (cl->config_file.empty() && !cl->default_config_file.empty() &&
       std::filesystem::exists(cl->default_config_file, ec))
@@ -359,6 +356,10 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
       values->emplace_back(flag_values[i], SettingFlagName(rows[i].name));
     else if (const char *e = env(env_name.c_str()))
       values->emplace_back(e, env_name);
+    else if (Status st = CheckForeignVariable(
+                 env, *cl, SettingEnvName(rows[i].name, cl->foreign_env_prefix), env_name);
+             !st.ok())
+      return st;
     else if (file_values[i])
       values->emplace_back(file_values[i]->raw, file_values[i]->where);
     else

@@ -137,8 +137,9 @@ struct CommandLine {
   std::string env_prefix = "NINF_";
   // Set by a caller whose prefix is not another daemon's: that daemon's
   // prefix and name ("NINF_", "ninfd"). Such a variable of one of this
-  // table's rows (NINF_PORT), set while this daemon's own (NINF_META_PORT)
-  // is not, is refused with a message naming the right one: it was meant
+  // table's rows (NINF_PORT), set while neither this daemon's own
+  // (NINF_META_PORT) nor a flag gives the value, is refused with a message
+  // naming the right one (<prefix>CONFIG likewise, unless --config): it was meant
   // for the other daemon, or is left over from when both read NINF_*, and
   // taking it silently (a key file, a port) or ignoring it silently (the
   // daemon would then run keyless) would both surprise.

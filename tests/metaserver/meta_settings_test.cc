@@ -102,6 +102,10 @@ TEST_CASE("meta_settings_reads_its_own_variables", "[meta_settings]") {
   // Beside its own, ninfd's is ignored: both daemons' settings in one shell.
   REQUIRE(Parse({}, &inv, {{"NINF_PORT", "4000"}, {"NINF_META_PORT", "4100"}}).ok());
   CHECK(inv.settings.port == 4100);
+  // A flag gives the value: ninfd's variable could not have been read anyway.
+  REQUIRE(Parse({"--port", "4200"}, &inv, {{"NINF_PORT", "4000"}}).ok());
+  CHECK(inv.settings.port == 4200);
+  REQUIRE(Parse({"--config", NINF_META_EXAMPLE_CONFIG}, &inv, {{"NINF_CONFIG", "/x"}}).ok());
   // A variable no row of ninf-meta's has (ninfd's slots) is none of its business.
   REQUIRE(Parse({}, &inv, {{"NINF_SLOTS", "4"}}).ok());
   // The config file from NINF_META_CONFIG.
