@@ -171,9 +171,11 @@ def check_auth_between_daemons(ninfd, meta, work, daemons):
     where = f"127.0.0.1:{mport}"
     daemons.start(ninfd, "ninfd-keyless", *base, "--metaserver", where)
     line = wait_log(work, "ninfd-keyless", r".*event=metaserver_auth_failed.*").group(0)
-    assert (f'error="ninf-meta at {where} requires a key, and ninfd has none: set key_file in '
-            f"ninfd's settings to a file whose first key is one of ninf-meta's key_file\"") in line, line
-    assert "metaserver_said=\"this metaserver requires authentication: ninfd proves itself" in line, line
+    expected = (f'error="ninf-meta at {where} requires a key, and ninfd has none: set key_file '
+                f"in ninfd's settings to a file whose first key is one of ninf-meta's key_file\"")
+    assert expected in line, line
+    said = 'metaserver_said="this metaserver requires authentication: ninfd proves itself'
+    assert said in line, line
     assert "give the client" not in log_text(work, "ninfd-keyless")
     assert "event=metaserver_unreachable" not in log_text(work, "ninfd-keyless")
     meta_line = wait_log(work, "meta-keyed", r".*event=auth_failed.*").group(0)
