@@ -254,6 +254,11 @@ std::string SettingFlagName(const char *name) {
   return out;
 }
 
+std::string ForeignVariableWarning(const ForeignVariable &variable, std::string_view daemon) {
+  return std::string(variable.name) + " is " + variable.whose + " variable and is not read by " +
+         std::string(daemon) + ", which reads " + variable.ours;
+}
+
 namespace {
 
 // "unknown option --prot (did you mean --port?)" for each flag `app` does
@@ -276,20 +281,39 @@ std::string UnknownFlags(const CLI::App &app, int argc, const char *const *argv,
   return out.empty() ? fallback : out;
 }
 
-// The other daemon's variable of a row (or of the config file), `foreign`,
-// set while neither this daemon's own (`ours`) nor a flag gives the value:
-// an error naming both, and the two ways out. Ok when there is no other
-// daemon's prefix, or the variable is not set.
-Status CheckForeignVariable(const EnvLookup &env, const CommandLine &cl, const std::string &foreign,
-                            const std::string &ours) {
-  if (cl.foreign_env_prefix.empty() || cl.foreign_env_prefix == cl.env_prefix ||
-      !env(foreign.c_str()))
-    return Status::Ok();
-  return Status(NINF_ERR_INVALID_ARGUMENT,
-                foreign + " is " + cl.foreign_daemon + "'s variable, and " + cl.daemon + " reads " +
-                    ours + ": rename it, or unset " + foreign + " in " + cl.daemon +
-                    "'s environment (with " + ours + " set too, " + cl.daemon + " ignores " +
-                    foreign + ")");
+// Adds to cl->ignored_variables the foreign variables standing for `ours`
+// that are set: called only where `ours` and its flag give no value, so
+// each of these would have been the value had the daemon read it.
+void NoteIgnored(const EnvLookup &env, const std::string &ours, CommandLine *cl) {
+  for (const ForeignVariable &v : cl->foreign_variables)
+    if (ours == v.ours && env(v.name)) cl->ignored_variables.push_back(v);
+}
+
+// The --help lines of the foreign variables, one each, in a form
+// scripts/check_settings_docs.py reads:
+// "  NINF_KEY_FILE (ninfd's and the client's) -> NINF_META_KEY_FILE".
+std::string ForeignVariablesHelp(const CommandLine &cl) {
+  std::string out = "Other programs' variables, not read by " + cl.daemon +
+                    " (one set while its own is not gets a warning at start):\n";
+  for (const ForeignVariable &v : cl.foreign_variables)
+    out += std::string("  ") + v.name + " (" + v.whose + ") -> " + v.ours + "\n";
+  return out;
+}
+
+// Every foreign variable must stand for one of the daemon's own: else it
+// would never be noticed, and its warning never given.
+Status CheckForeignTable(std::span<const settings_detail::Row> rows, const CommandLine &cl,
+                         const std::string &config_env) {
+  for (const ForeignVariable &v : cl.foreign_variables) {
+    bool known = config_env == v.ours;
+    for (const settings_detail::Row &row : rows)
+      known = known || SettingEnvName(row.name, cl.env_prefix) == v.ours;
+    if (!known)
+      return Status(NINF_ERR_INTERNAL,
+                    std::string("the table of other programs' variables pairs ") + v.name +
+                        " with " + v.ours + ", which " + cl.daemon + " does not read");
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -314,6 +338,9 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
                             ->type_name(TypeName(row.kind));
   }
   const std::string config_env = cl->env_prefix + "CONFIG";
+  NINF_RETURN_IF_ERROR(CheckForeignTable(rows, *cl, config_env));
+  cl->ignored_variables.clear();
+  if (!cl->foreign_variables.empty()) app.footer(ForeignVariablesHelp(*cl));
   std::string config_help = "TOML settings file [" + config_env;
   config_help += cl->default_config_file.empty()
                      ? "]"
@@ -338,9 +365,7 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
     return Status::Ok();
   }
   if (cl->config_file.empty() && env(config_env.c_str())) cl->config_file = env(config_env.c_str());
-  if (cl->config_file.empty())
-    NINF_RETURN_IF_ERROR(
-        CheckForeignVariable(env, *cl, cl->foreign_env_prefix + "CONFIG", config_env));
+  if (cl->config_file.empty()) NoteIgnored(env, config_env, cl);
   std::error_code ec;
   if (cl->config_file.empty() && !cl->default_config_file.empty() &&
       std::filesystem::exists(cl->default_config_file, ec))
@@ -356,14 +381,14 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
       values->emplace_back(flag_values[i], SettingFlagName(rows[i].name));
     else if (const char *e = env(env_name.c_str()))
       values->emplace_back(e, env_name);
-    else if (Status st = CheckForeignVariable(
-                 env, *cl, SettingEnvName(rows[i].name, cl->foreign_env_prefix), env_name);
-             !st.ok())
-      return st;
-    else if (file_values[i])
-      values->emplace_back(file_values[i]->raw, file_values[i]->where);
-    else
-      values->emplace_back(rows[i].default_value, "default");
+    else {
+      // Here, and only here, another program's variable would have decided.
+      NoteIgnored(env, env_name, cl);
+      if (file_values[i])
+        values->emplace_back(file_values[i]->raw, file_values[i]->where);
+      else
+        values->emplace_back(rows[i].default_value, "default");
+    }
   }
   return Status::Ok();
 }

@@ -128,6 +128,27 @@ using EnvLookup = std::function<const char *(const char *name)>;
 using ExtraTableFn = std::function<Status(const std::string &path, std::string_view key,
                                           const toml::table &table, bool *handled)>;
 
+// Another program's variable for a setting this daemon has too, beside the
+// daemon's own: ninfd's and the client's NINF_KEY_FILE beside ninf-meta's
+// NINF_META_KEY_FILE. The daemon never reads it (one shell or one systemd
+// EnvironmentFile may hold ninfd's, ninf-meta's and a client's settings),
+// and one set while neither the daemon's own variable nor its flag (for
+// the config file: --config) gives the value gets a warning at start
+// (ForeignVariableWarning): silently ignoring a key file meant for the
+// daemon would leave it keyless, and refusing to start would break the
+// shared shell. Each daemon's table of them (ninf-meta:
+// MetaForeignVariables()) also fills the end of its --help, which
+// scripts/check_settings_docs.py checks the docs against.
+struct ForeignVariable {
+  const char *name;   // "NINF_KEY_FILE"
+  const char *whose;  // "ninfd's and the client's": who reads `name`
+  const char *ours;   // "NINF_META_KEY_FILE": the daemon's own, for the same setting
+};
+
+// "NINF_KEY_FILE is ninfd's and the client's variable and is not read by
+// ninf-meta, which reads NINF_META_KEY_FILE" (`daemon` "ninf-meta").
+std::string ForeignVariableWarning(const ForeignVariable &variable, std::string_view daemon);
+
 // What a table-driven command line gives back besides the settings.
 struct CommandLine {
   std::string version_text;  // set by the caller: what --version prints
@@ -135,23 +156,24 @@ struct CommandLine {
   // row's, and <prefix>CONFIG for the file): "NINF_" for ninfd,
   // "NINF_META_" for ninf-meta.
   std::string env_prefix = "NINF_";
-  // Set by a caller whose prefix is not another daemon's: that daemon's
-  // prefix and name ("NINF_", "ninfd"). Such a variable of one of this
-  // table's rows (NINF_PORT), set while neither this daemon's own
-  // (NINF_META_PORT) nor a flag gives the value, is refused with a message
-  // naming the right one (<prefix>CONFIG likewise, unless --config): it was meant
-  // for the other daemon, or is left over from when both read NINF_*, and
-  // taking it silently (a key file, a port) or ignoring it silently (the
-  // daemon would then run keyless) would both surprise.
-  std::string foreign_env_prefix;
-  std::string foreign_daemon;
-  std::string daemon;       // this daemon's name, for those messages ("ninf-meta")
+  // Set by the caller: other programs' variables it does not read, each
+  // naming its own (a variable of a row, or <env_prefix>CONFIG; another is
+  // an error of the table, NINF_ERR_INTERNAL). Empty for ninfd, which reads
+  // NINF_* only and ignores ninf-meta's NINF_META_* without a word: they
+  // are not its variables.
+  std::span<const ForeignVariable> foreign_variables;
+  std::string daemon;       // this daemon's name, for --help and the warnings ("ninf-meta")
   std::string config_file;  // --config or <env_prefix>CONFIG, "" if none
   // Set by the caller: read when neither --config nor <env_prefix>CONFIG names a
   // file and this one exists (an installed daemon's /etc/ninf/NAME.toml).
   std::string default_config_file;
   bool exit_now = false;  // --help or --version: print `output` and exit 0
   std::string output;
+  // Filled: the foreign variables that are set while the daemon's own
+  // variable and flag are not (the config file's first, then in the order
+  // of the settings table). The caller warns of each
+  // (ForeignVariableWarning) once, at start.
+  std::vector<ForeignVariable> ignored_variables;
 };
 
 namespace settings_detail {
