@@ -2,10 +2,14 @@
 """What an administrator runs into (issue 31, part 5), against the real
 ninfd and ninf-meta:
 
-1. ninf-meta reads NINF_META_<NAME>: NINF_META_PORT, NINF_META_READY_FILE
-   and NINF_META_METRICS are honoured; ninfd's NINF_PORT, NINF_KEY_FILE,
-   NINF_METRICS and NINF_CONFIG set alone stop it (exit 2) with the
-   message naming the new variable; beside its own, ninfd's is ignored.
+1. ninf-meta reads NINF_META_<NAME>: NINF_META_PORT, NINF_META_READY_FILE,
+   NINF_META_METRICS and NINF_META_KEY_FILE are honoured. ninfd's and the
+   client's variables (the pairs at the end of `ninf-meta --help`) are
+   never read and never fatal: with NINF_KEY_FILE=/nonexistent ninf-meta
+   starts keyless and logs one warning naming NINF_META_KEY_FILE; its
+   --status and --servers work, warning once per variable set, with every
+   one of them set to a value nothing accepts; beside its own, ninfd's is
+   ignored without a word.
 2. A settings file that cannot be read: exit 2 and strerror, both daemons.
 3. The key handshake between the daemons, each mismatch: ninfd logs
    event=metaserver_auth_failed (never metaserver_unreachable) with the
@@ -41,7 +45,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 def clean_env(**extra):
     """The test's environment without any NINF_* (a developer's shell may
-    hold some, and ninf-meta refuses ninfd's), plus `extra`."""
+    hold some, and ninf-meta warns of ninfd's), plus `extra`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NINF_")}
     env.update(extra)
     return env
@@ -126,26 +130,84 @@ def run(argv, env=None, timeout=30):
 
 # --- 1. NINF_META_* --------------------------------------------------------
 
+# "  NINF_KEY_FILE (ninfd's and the client's) -> NINF_META_KEY_FILE": a line
+# of the table at the end of `ninf-meta --help` (MetaForeignVariables).
+FOREIGN_LINE = re.compile(r"^  (NINF_\w+) \((.+)\) -> (NINF_META_\w+)$", re.M)
+
+
+def foreign_pairs(meta):
+    """[(name, whose, ours)]: ninfd's and the client's variables ninf-meta
+    does not read, each with ninf-meta's own, as its --help lists them."""
+    r = run([meta, "--help"], timeout=10)
+    assert r.returncode == 0, r.stderr
+    return FOREIGN_LINE.findall(r.stdout)
+
+
+def foreign_warning(name, whose, ours):
+    return f"{name} is {whose} variable and is not read by ninf-meta, which reads {ours}"
+
+
 def check_meta_variables(meta, work, daemons):
-    for old, new in [("NINF_PORT", "NINF_META_PORT"), ("NINF_KEY_FILE", "NINF_META_KEY_FILE"),
-                     ("NINF_METRICS", "NINF_META_METRICS"), ("NINF_CONFIG", "NINF_META_CONFIG")]:
-        r = run([meta], env=clean_env(**{old: "4000"}), timeout=10)
-        assert r.returncode == 2, (old, r.returncode, r.stderr)
-        expected = (f"ninf-meta: {old} is ninfd's variable, and ninf-meta reads {new}: rename it, "
-                    f"or unset {old} in ninf-meta's environment (with {new} set too, ninf-meta "
-                    f"ignores {old})\n")
-        assert r.stderr.startswith(expected), (old, r.stderr)
-    # Its own names are honoured, ninfd's beside them ignored.
+    pairs = foreign_pairs(meta)
+    key_pair = ("NINF_KEY_FILE", "ninfd's and the client's", "NINF_META_KEY_FILE")
+    assert key_pair in pairs, pairs
+    for name in ["NINF_CONFIG", "NINF_PORT", "NINF_METRICS", "NINF_TLS_CERT", "NINF_LOG_LEVEL"]:
+        assert any(p[0] == name and p[2] == "NINF_META_" + name[5:] for p in pairs), (name, pairs)
+
+    # A client's NINF_KEY_FILE in ninf-meta's environment: it starts, keyless,
+    # and says so once.
+    _, port = daemons.start(meta, "meta-client-key", env=clean_env(NINF_KEY_FILE="/nonexistent"))
+    ignored = re.findall(r"level=(\w+) (event=variable_ignored.*)",
+                         log_text(work, "meta-client-key"))
+    assert ignored == [("warning", "event=variable_ignored variable=NINF_KEY_FILE "
+                        f'use=NINF_META_KEY_FILE message="{foreign_warning(*key_pair)}"')], ignored
+    where = f"127.0.0.1:{port}"
+    # Its tools, with every variable of the table set to a value no setting
+    # accepts (a number, a log level, a file that does not exist): they
+    # work, keyless, and warn once per variable. Had one been read, the
+    # command would have failed (bad value, missing key or config file).
+    poison = clean_env(**{name: "/nonexistent/x" for name, _, _ in pairs})
+    r = run([meta, "--status", "--server", where], env=poison)
+    assert r.returncode == 0, r.stderr
+    assert "auth_failures" in status_lines(r.stdout), r.stdout
+    warned = [line for line in r.stderr.splitlines() if line.startswith("ninf-meta: warning: ")]
+    assert sorted(warned) == sorted(f"ninf-meta: warning: {foreign_warning(*p)}"
+                                    for p in pairs), r.stderr
+    r = run([meta, "--servers", "--server", where], env=poison)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[0] == "server", r.stdout
+
+    # ninf-meta's own NINF_META_KEY_FILE is used (a client's beside it
+    # ignored without a word); the client's alone is not: the tool stays
+    # keyless and is refused.
+    key = make_key(work, "meta-own.key")
+    _, port = daemons.start(meta, "meta-own-key",
+                            env=clean_env(NINF_META_KEY_FILE=key, NINF_KEY_FILE="/nonexistent"))
+    assert "event=variable_ignored" not in log_text(work, "meta-own-key")
+    where = f"127.0.0.1:{port}"
+    r = run([meta, "--status", "--server", where])
+    assert r.returncode != 0 and "requires authentication" in r.stderr, r.stderr
+    r = run([meta, "--status", "--server", where], env=clean_env(NINF_KEY_FILE=key))
+    assert r.returncode != 0 and "requires authentication" in r.stderr, r.stderr
+    assert f"ninf-meta: warning: {foreign_warning(*key_pair)}\n" in r.stderr, r.stderr
+    r = run([meta, "--status", "--server", where],
+            env=clean_env(NINF_META_KEY_FILE=key, NINF_KEY_FILE="/nonexistent"))
+    assert r.returncode == 0, r.stderr
+    assert "warning" not in r.stderr, r.stderr
+
+    # Its own names are honoured, ninfd's beside them ignored without a word.
     port, metrics = free_port(), free_port()
     ready = os.path.join(work, "meta-env.ready")
     env = clean_env(NINF_META_PORT=str(port), NINF_META_READY_FILE=ready,
-                    NINF_META_METRICS=str(metrics), NINF_PORT="1", NINF_METRICS="2")
+                    NINF_META_METRICS=str(metrics), NINF_PORT="1", NINF_METRICS="2",
+                    NINF_READY_FILE="/nonexistent/x")
     proc = subprocess.Popen([meta], env=env,
                             stderr=open(os.path.join(work, "meta-env.log"), "w"))
     daemons.procs.append(proc)
     wait_for("ninf-meta from NINF_META_*", lambda: os.path.exists(ready) or None)
     assert open(ready).read().split()[0] == str(port), open(ready).read()
     assert get(f"http://127.0.0.1:{metrics}/healthz") == (200, "ready\n")
+    assert "event=variable_ignored" not in log_text(work, "meta-env")
     proc.terminate()
     proc.wait(timeout=15)
 
