@@ -1,7 +1,8 @@
 // The machinery behind a daemon's settings table, shared by ninfd
 // (settings.h) and ninf-meta (metaserver/meta_settings.h): one table per
-// daemon drives its command-line flags, its NINF_<NAME> environment
-// variables and its TOML config file.
+// daemon drives its command-line flags, its environment variables (the
+// daemon's own prefix: NINF_<NAME>, NINF_META_<NAME>) and its TOML config
+// file.
 //
 // Precedence, highest first: flag > environment > config file > default.
 // Every value, whatever its source, goes through the same parser and bounds
