@@ -16,7 +16,11 @@ namespace ninf::daemon {
 // unknown key or a wrong proof ends the connection with NINF_ERR_AUTH (and
 // counts one in *failures). Once proved, the connection's idle timeout
 // becomes `idle_timeout_ms`. With no keys, a client asking to authenticate
-// is refused: the daemon cannot prove who it is.
+// is refused: the daemon cannot prove who it is. The refusal of a first
+// frame that is not AUTH names what the peer must set: a client's key file
+// (NINF_KEY_FILE), or, for a ninfd's META_REGISTER, META_LOAD or
+// RELAY_REGISTER (a server registering with ninf-meta or ninf-relay),
+// ninfd's own key_file.
 void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHeader &h,
                     std::string_view body, uint64_t idle_timeout_ms, uint64_t *failures);
 

@@ -8,9 +8,22 @@
 
 #include "daemon/listener.h"
 #include "daemon/log.h"
+#include "daemon/process_metrics.h"
 #include "daemon/unique_fd.h"
 
 namespace ninf::daemon {
+
+const char *HealthName(Health health) {
+  switch (health) {
+    case Health::kReady:
+      return "ready";
+    case Health::kStarting:
+      return "starting";
+    case Health::kDraining:
+      return "draining";
+  }
+  return "unknown";
+}
 
 Status ParseMetricsAddress(const std::string &text, HostPort *out) {
   int port = 0;
@@ -104,8 +117,12 @@ bool Send(MHD_Connection *connection, unsigned status, const char *type, const s
 }  // namespace
 
 MetricsEndpoint::MetricsEndpoint(uv_loop_t *loop, std::string daemon,
-                                 std::function<std::string()> render)
-    : loop_(loop), daemon_(std::move(daemon)), render_(std::move(render)) {}
+                                 std::function<std::string()> render,
+                                 std::function<Health()> health)
+    : loop_(loop),
+      daemon_(std::move(daemon)),
+      render_(std::move(render)),
+      health_(std::move(health)) {}
 
 // Close() and a turn of the loop come first (the daemons' shutdown); this
 // only stops an MHD whose Start() failed half way.
@@ -219,11 +236,24 @@ bool MetricsEndpoint::Answer(MHD_Connection *connection, const std::string &url,
     if (text.empty())
       return Send(connection, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
                   daemon_ + " is stopping\n");
+    // The process's own figures, the same for every daemon. A /proc file
+    // that cannot be read leaves its figures at 0 rather than fail a scrape.
+    ProcessStats process;
+    (void)ReadProcessStats(&process);
+    PrometheusText tail;
+    AppendProcessMetrics(process, &tail);
+    text += tail.Take();
     return Send(connection, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", text);
   }
+  if (url == "/healthz") {
+    const Health health = health_ ? health_() : Health::kReady;
+    return Send(connection, health == Health::kReady ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
+                "text/plain", std::string(HealthName(health)) + "\n");
+  }
   if (url == "/")
-    return Send(connection, MHD_HTTP_OK, "text/plain", daemon_ + " metrics: GET /metrics\n");
-  return Send(connection, MHD_HTTP_NOT_FOUND, "text/plain", "GET /metrics\n");
+    return Send(connection, MHD_HTTP_OK, "text/plain",
+                daemon_ + " metrics: GET /metrics, GET /healthz\n");
+  return Send(connection, MHD_HTTP_NOT_FOUND, "text/plain", "GET /metrics or /healthz\n");
 }
 
 }  // namespace ninf::daemon

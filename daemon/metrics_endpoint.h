@@ -1,6 +1,10 @@
 // The Prometheus endpoint of both daemons (`metrics` setting, off by
 // default): GET /metrics answers with the text `render` gives of the
-// daemon's state at that moment.
+// daemon's state at that moment, followed by the process_* metrics
+// (process_metrics.h); GET /healthz answers 200 "ready" or 503 "starting" /
+// "draining" from `health`, for a load balancer or an orchestrator's
+// readiness probe (a draining ninfd finishes its calls but takes no new
+// ones: it must leave the rotation before it exits).
 //
 // HTTP is GNU libmicrohttpd's, driven from the daemon's own loop (MHD runs
 // no thread of its own): a uv_poll_t watches MHD's epoll fd and a uv_timer_t
@@ -42,6 +46,13 @@ struct MHD_Connection;
 
 namespace ninf::daemon {
 
+// What /healthz reports: serving, not yet, or finishing its calls before it
+// exits (SIGTERM's grace period).
+enum class Health { kReady, kStarting, kDraining };
+
+// "ready", "starting", "draining": the /healthz body.
+const char *HealthName(Health health);
+
 // Parses a `metrics` setting (ninfd's and ninf-meta's): "PORT" (on
 // 127.0.0.1) or "HOST:PORT"; port 0 takes any free one. Errors:
 // NINF_ERR_INVALID_ARGUMENT naming the setting.
@@ -59,8 +70,10 @@ class MetricsEndpoint {
   // How often heads are checked against that deadline (while any is open).
   static constexpr unsigned kHeadCheckMs = 250;
 
-  // `render` runs on `loop`'s thread; `daemon` names it in the index page.
-  MetricsEndpoint(uv_loop_t *loop, std::string daemon, std::function<std::string()> render);
+  // `render` and `health` run on `loop`'s thread; `daemon` names it in the
+  // index page. A null `health` is always ready.
+  MetricsEndpoint(uv_loop_t *loop, std::string daemon, std::function<std::string()> render,
+                  std::function<Health()> health = nullptr);
   ~MetricsEndpoint();
   MetricsEndpoint(const MetricsEndpoint &) = delete;
   MetricsEndpoint &operator=(const MetricsEndpoint &) = delete;
@@ -93,6 +106,7 @@ class MetricsEndpoint {
   uv_loop_t *loop_;
   std::string daemon_;
   std::function<std::string()> render_;
+  std::function<Health()> health_;
   std::string address_;
   MHD_Daemon *mhd_ = nullptr;
   uv_poll_t poll_{};

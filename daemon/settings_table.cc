@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "daemon/log.h"
@@ -117,11 +120,40 @@ struct FileValue {
   std::string where;
 };
 
+// The file's text, read here rather than by toml::parse_file, whose error
+// for a file it cannot open has no cause and no position
+// ("path:0:0: File could not be opened for reading"): this one says why
+// (strerror), the way every file error of the daemons does.
+Status ReadWholeFile(const std::string &path, std::string *out) {
+  std::FILE *f = std::fopen(path.c_str(), "rbe");
+  if (!f)
+    return Invalid(path, std::string("cannot open the settings file: ") + std::strerror(errno));
+  out->clear();
+  char buf[8192];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    out->append(buf, n);
+    // A settings file is a few KiB; a bound keeps a config path pointed at
+    // /dev/zero or a huge file from eating memory.
+    if (out->size() > (std::size_t{16} << 20)) {
+      std::fclose(f);
+      return Invalid(path, "the settings file is larger than 16 MiB");
+    }
+  }
+  const int error = std::ferror(f) ? errno : 0;
+  std::fclose(f);
+  if (error)  // a folder: EISDIR
+    return Invalid(path, std::string("cannot read the settings file: ") + std::strerror(error));
+  return Status::Ok();
+}
+
 Status ReadConfigFile(const std::string &path, std::span<const settings_detail::Row> rows,
                       const ExtraTableFn &extra, std::vector<std::optional<FileValue>> *raw) {
+  std::string text;
+  NINF_RETURN_IF_ERROR(ReadWholeFile(path, &text));
   toml::table table;
   try {
-    table = toml::parse_file(path);
+    table = toml::parse(text, path);
   } catch (const toml::parse_error &e) {
     return Invalid(path + ":" + std::to_string(e.source().begin.line) + ":" +
                        std::to_string(e.source().begin.column),
@@ -259,8 +291,8 @@ Status ParseSettingValue(SettingKind kind, const char *name, int64_t min, int64_
   return Status::Ok();
 }
 
-std::string SettingEnvName(const char *name) {
-  std::string out = "NINF_";
+std::string SettingEnvName(const char *name, std::string_view prefix) {
+  std::string out(prefix);
   for (const char *p = name; *p; ++p)
     out += static_cast<char>(std::toupper(static_cast<unsigned char>(*p)));
   return out;
@@ -270,6 +302,11 @@ std::string SettingFlagName(const char *name) {
   std::string out = std::string("--") + name;
   std::replace(out.begin(), out.end(), '_', '-');
   return out;
+}
+
+std::string ForeignVariableWarning(const ForeignVariable &variable, std::string_view daemon) {
+  return std::string(variable.name) + " is " + variable.whose + " variable and is not read by " +
+         std::string(daemon) + ", which reads " + variable.ours;
 }
 
 namespace {
@@ -294,6 +331,41 @@ std::string UnknownFlags(const CLI::App &app, int argc, const char *const *argv,
   return out.empty() ? fallback : out;
 }
 
+// Adds to cl->ignored_variables the foreign variables standing for `ours`
+// that are set: called only where `ours` and its flag give no value, so
+// each of these would have been the value had the daemon read it.
+void NoteIgnored(const EnvLookup &env, const std::string &ours, CommandLine *cl) {
+  for (const ForeignVariable &v : cl->foreign_variables)
+    if (ours == v.ours && env(v.name)) cl->ignored_variables.push_back(v);
+}
+
+// The --help lines of the foreign variables, one each, in a form
+// scripts/check_settings_docs.py reads:
+// "  NINF_KEY_FILE (ninfd's and the client's) -> NINF_META_KEY_FILE".
+std::string ForeignVariablesHelp(const CommandLine &cl) {
+  std::string out = "Other programs' variables, not read by " + cl.daemon +
+                    " (one set while its own is not gets a warning at start):\n";
+  for (const ForeignVariable &v : cl.foreign_variables)
+    out += std::string("  ") + v.name + " (" + v.whose + ") -> " + v.ours + "\n";
+  return out;
+}
+
+// Every foreign variable must stand for one of the daemon's own: else it
+// would never be noticed, and its warning never given.
+Status CheckForeignTable(std::span<const settings_detail::Row> rows, const CommandLine &cl,
+                         const std::string &config_env) {
+  for (const ForeignVariable &v : cl.foreign_variables) {
+    bool known = config_env == v.ours;
+    for (const settings_detail::Row &row : rows)
+      known = known || SettingEnvName(row.name, cl.env_prefix) == v.ours;
+    if (!known)
+      return Status(NINF_ERR_INTERNAL,
+                    std::string("the table of other programs' variables pairs ") + v.name +
+                        " with " + v.ours + ", which " + cl.daemon + " does not read");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 namespace settings_detail {
@@ -307,8 +379,8 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
   std::vector<CLI::Option *> flag_options(n);
   for (std::size_t i = 0; i < n; ++i) {
     const Row &row = rows[i];
-    std::string help = std::string(row.help) + " [" + SettingEnvName(row.name) + ", default " +
-                       (*row.default_value ? row.default_value : "\"\"") +
+    std::string help = std::string(row.help) + " [" + SettingEnvName(row.name, cl->env_prefix) +
+                       ", default " + (*row.default_value ? row.default_value : "\"\"") +
                        (row.reload == Reload::kLive ? ", reloads on SIGHUP]" : "]");
     if (row.kind == SettingKind::kBool)  // --insecure alone means true
       flag_options[i] = app.add_flag(SettingFlagName(row.name) + "{true}", flag_values[i], help);
@@ -320,7 +392,11 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
       flag_options[i] = app.add_option(SettingFlagName(row.name), flag_values[i], help)
                             ->type_name(TypeName(row.kind));
   }
-  std::string config_help = "TOML settings file [NINF_CONFIG";
+  const std::string config_env = cl->env_prefix + "CONFIG";
+  NINF_RETURN_IF_ERROR(CheckForeignTable(rows, *cl, config_env));
+  cl->ignored_variables.clear();
+  if (!cl->foreign_variables.empty()) app.footer(ForeignVariablesHelp(*cl));
+  std::string config_help = "TOML settings file [" + config_env;
   config_help += cl->default_config_file.empty()
                      ? "]"
                      : ", default " + cl->default_config_file + " if it exists]";
@@ -343,7 +419,8 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
     cl->output = cl->version_text;
     return Status::Ok();
   }
-  if (cl->config_file.empty() && env("NINF_CONFIG")) cl->config_file = env("NINF_CONFIG");
+  if (cl->config_file.empty() && env(config_env.c_str())) cl->config_file = env(config_env.c_str());
+  if (cl->config_file.empty()) NoteIgnored(env, config_env, cl);
   std::error_code ec;
   if (cl->config_file.empty() && !cl->default_config_file.empty() &&
       std::filesystem::exists(cl->default_config_file, ec))
@@ -354,17 +431,21 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
     NINF_RETURN_IF_ERROR(ReadConfigFile(cl->config_file, rows, extra, &file_values));
   values->clear();
   for (std::size_t i = 0; i < n; ++i) {
-    std::string env_name = SettingEnvName(rows[i].name);
+    std::string env_name = SettingEnvName(rows[i].name, cl->env_prefix);
     if (flag_options[i]->count() > 0)
       values->emplace_back(
           rows[i].kind == SettingKind::kPathList ? JoinPathList(flag_lists[i]) : flag_values[i],
           SettingFlagName(rows[i].name));
     else if (const char *e = env(env_name.c_str()))
       values->emplace_back(e, env_name);
-    else if (file_values[i])
-      values->emplace_back(file_values[i]->raw, file_values[i]->where);
-    else
-      values->emplace_back(rows[i].default_value, "default");
+    else {
+      // Here, and only here, another program's variable would have decided.
+      NoteIgnored(env, env_name, cl);
+      if (file_values[i])
+        values->emplace_back(file_values[i]->raw, file_values[i]->where);
+      else
+        values->emplace_back(rows[i].default_value, "default");
+    }
   }
   return Status::Ok();
 }

@@ -1,7 +1,8 @@
 // The machinery behind a daemon's settings table, shared by ninfd
 // (settings.h) and ninf-meta (metaserver/meta_settings.h): one table per
-// daemon drives its command-line flags, its NINF_<NAME> environment
-// variables and its TOML config file.
+// daemon drives its command-line flags, its environment variables (the
+// daemon's own prefix: NINF_<NAME>, NINF_META_<NAME>) and its TOML config
+// file.
 //
 // Precedence, highest first: flag > environment > config file > default.
 // Every value, whatever its source, goes through the same parser and bounds
@@ -69,8 +70,11 @@ std::vector<std::string> SplitPathList(std::string_view joined);
 Status ParseSettingValue(SettingKind kind, const char *name, int64_t min, int64_t max,
                          const std::string &raw, const std::string &source, SettingValue *out);
 
-// "threads_per_job" -> "NINF_THREADS_PER_JOB".
-std::string SettingEnvName(const char *name);
+// "threads_per_job" -> "NINF_THREADS_PER_JOB"; with `prefix` "NINF_META_",
+// "NINF_META_THREADS_PER_JOB". The prefix is the daemon's (CommandLine::
+// env_prefix): each daemon reads variables of its own, so that one shell or
+// one systemd EnvironmentFile can hold ninfd's and ninf-meta's settings.
+std::string SettingEnvName(const char *name, std::string_view prefix = "NINF_");
 // "threads_per_job" -> "--threads-per-job".
 std::string SettingFlagName(const char *name);
 
@@ -133,15 +137,52 @@ using EnvLookup = std::function<const char *(const char *name)>;
 using ExtraTableFn = std::function<Status(const std::string &path, std::string_view key,
                                           const toml::table &table, bool *handled)>;
 
+// Another program's variable for a setting this daemon has too, beside the
+// daemon's own: ninfd's and the client's NINF_KEY_FILE beside ninf-meta's
+// NINF_META_KEY_FILE. The daemon never reads it (one shell or one systemd
+// EnvironmentFile may hold ninfd's, ninf-meta's and a client's settings),
+// and one set while neither the daemon's own variable nor its flag (for
+// the config file: --config) gives the value gets a warning at start
+// (ForeignVariableWarning): silently ignoring a key file meant for the
+// daemon would leave it keyless, and refusing to start would break the
+// shared shell. Each daemon's table of them (ninf-meta:
+// MetaForeignVariables()) also fills the end of its --help, which
+// scripts/check_settings_docs.py checks the docs against.
+struct ForeignVariable {
+  const char *name;   // "NINF_KEY_FILE"
+  const char *whose;  // "ninfd's and the client's": who reads `name`
+  const char *ours;   // "NINF_META_KEY_FILE": the daemon's own, for the same setting
+};
+
+// "NINF_KEY_FILE is ninfd's and the client's variable and is not read by
+// ninf-meta, which reads NINF_META_KEY_FILE" (`daemon` "ninf-meta").
+std::string ForeignVariableWarning(const ForeignVariable &variable, std::string_view daemon);
+
 // What a table-driven command line gives back besides the settings.
 struct CommandLine {
   std::string version_text;  // set by the caller: what --version prints
-  std::string config_file;   // --config or NINF_CONFIG, "" if none
-  // Set by the caller: read when neither --config nor NINF_CONFIG names a
+  // Set by the caller: the prefix of its environment variables (every
+  // row's, and <prefix>CONFIG for the file): "NINF_" for ninfd,
+  // "NINF_META_" for ninf-meta.
+  std::string env_prefix = "NINF_";
+  // Set by the caller: other programs' variables it does not read, each
+  // naming its own (a variable of a row, or <env_prefix>CONFIG; another is
+  // an error of the table, NINF_ERR_INTERNAL). Empty for ninfd, which reads
+  // NINF_* only and ignores ninf-meta's NINF_META_* without a word: they
+  // are not its variables.
+  std::span<const ForeignVariable> foreign_variables;
+  std::string daemon;       // this daemon's name, for --help and the warnings ("ninf-meta")
+  std::string config_file;  // --config or <env_prefix>CONFIG, "" if none
+  // Set by the caller: read when neither --config nor <env_prefix>CONFIG names a
   // file and this one exists (an installed daemon's /etc/ninf/NAME.toml).
   std::string default_config_file;
   bool exit_now = false;  // --help or --version: print `output` and exit 0
   std::string output;
+  // Filled: the foreign variables that are set while the daemon's own
+  // variable and flag are not (the config file's first, then in the order
+  // of the settings table). The caller warns of each
+  // (ForeignVariableWarning) once, at start.
+  std::vector<ForeignVariable> ignored_variables;
 };
 
 namespace settings_detail {

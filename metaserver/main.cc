@@ -85,11 +85,19 @@ int main(int argc, char **argv) {
     std::fputs(inv.output.c_str(), stdout);
     return 0;
   }
+  // ninfd's or the client's variable where ninf-meta's own is not set: not
+  // read, and said once (a tool command on stderr, the daemon in its log),
+  // so that a key file meant for ninf-meta is not dropped without a word.
+  const bool tool = !inv.view.empty();
+  if (tool)
+    for (const ninf::daemon::ForeignVariable &v : inv.ignored_variables)
+      std::fprintf(stderr, "ninf-meta: warning: %s\n",
+                   ninf::daemon::ForeignVariableWarning(v, "ninf-meta").c_str());
   if (inv.view == "functions")
     return ninf::daemon::PrintFunctions("ninf-meta --list", inv.settings.listen,
                                         static_cast<int>(inv.settings.port), inv.status_server,
                                         inv.settings.key_file);
-  if (!inv.view.empty())
+  if (tool)
     return ninf::daemon::PrintStats("ninf-meta", inv.settings.listen,
                                     static_cast<int>(inv.settings.port), inv.status_server,
                                     inv.settings.key_file, inv.view == "stats" ? "" : inv.view);
@@ -97,6 +105,9 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ninf-meta: %s\n", st.message().c_str());
     return 2;
   }
+  for (const ninf::daemon::ForeignVariable &v : inv.ignored_variables)
+    spdlog::warn("event=variable_ignored variable={} use={} message={}", v.name, v.ours,
+                 Quoted(ninf::daemon::ForeignVariableWarning(v, "ninf-meta")));
   // SIGHUP reads the same command line, environment and config file again.
   auto reread = [argc, argv](ninf::meta::MetaSettings *out) {
     ninf::meta::MetaInvocation again;

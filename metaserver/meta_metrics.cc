@@ -37,6 +37,44 @@ std::string MetaServer::MetricsText() const {
   out.Metric("ninf_meta_probes_total", "counter", "Link probe results received.",
              static_cast<double>(counters_.probes));
 
+  // The rest of `ninf-meta --status` (StatsText), so that an alert can
+  // watch what an administrator reads there: refused peers, churn, load.
+  out.Head("ninf_meta_config_info", "gauge", "The placement policy in force (always 1).");
+  out.Sample("ninf_meta_config_info", P::Label("policy", std::string(PolicyName(policy_))), 1);
+  out.Metric("ninf_meta_functions", "gauge", "Distinct functions the registered servers serve.",
+             static_cast<double>(FunctionCount()));
+  out.Metric("ninf_meta_connections", "gauge", "Open connections, servers' and clients'.",
+             static_cast<double>(connections_.size()));
+  out.Metric("ninf_meta_connections_accepted_total", "counter", "Connections accepted.",
+             static_cast<double>(counters_.connections_accepted));
+  out.Metric("ninf_meta_reports_total", "counter", "Load reports received.",
+             static_cast<double>(counters_.reports));
+  out.Metric("ninf_meta_servers_closed_total", "counter",
+             "Servers that left by closing their connection.",
+             static_cast<double>(counters_.servers_closed));
+  out.Metric("ninf_meta_probe_requests_total", "counter",
+             "Placements answered with links to probe first.",
+             static_cast<double>(counters_.probe_requests));
+  out.Metric("ninf_meta_interface_conflicts_total", "counter",
+             "Registrations of a function with another interface than a registered server's.",
+             static_cast<double>(counters_.interface_conflicts));
+  out.Head("ninf_meta_refused_by_kind_total", "counter",
+           "Requests refused, by kind (ninf_meta_refused_total is their sum, less "
+           "report_functions).");
+  const std::pair<const char *, uint64_t> refused[] = {
+      {"registration", counters_.registrations_refused},
+      {"report", counters_.reports_refused},
+      {"report_functions", counters_.report_functions_refused},
+      {"outcome", counters_.outcomes_refused}};
+  for (const auto &[kind, n] : refused)
+    out.Sample("ninf_meta_refused_by_kind_total", P::Label("kind", kind), static_cast<double>(n));
+  out.Metric("ninf_meta_protocol_errors_total", "counter",
+             "Connections closed for a malformed or unexpected frame.",
+             static_cast<double>(counters_.protocol_errors));
+  out.Metric("ninf_meta_auth_failures_total", "counter",
+             "Connections closed for a missing or wrong proof of a key.",
+             static_cast<double>(counters_.auth_failures));
+
   // Per server: where placements went, and the load it reported.
   auto server_labels = [](const std::string &id, const ServerEntry &e) {
     return P::Label("server", id) + "," + P::Label("address", e.reg.address) + "," +

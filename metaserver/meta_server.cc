@@ -117,12 +117,20 @@ Status MetaServer::Start() {
   if (!settings_.metrics.empty()) {
     HostPort at;
     NINF_RETURN_IF_ERROR(daemon::ParseMetricsAddress(settings_.metrics, &at));
-    metrics_ = std::make_unique<daemon::MetricsEndpoint>(loop_, "ninf-meta",
-                                                         [this] { return MetricsText(); });
+    // /healthz: "starting" until Start() is through; at SIGTERM the
+    // endpoint closes with the listener (ninf-meta keeps no calls to drain).
+    metrics_ = std::make_unique<daemon::MetricsEndpoint>(
+        loop_, "ninf-meta", [this] { return MetricsText(); },
+        [this] {
+          return stopping_ ? daemon::Health::kDraining
+                 : ready_  ? daemon::Health::kReady
+                           : daemon::Health::kStarting;
+        });
     NINF_RETURN_IF_ERROR(metrics_->Start(at));
   }
   if (!settings_.ready_file.empty())
     NINF_RETURN_IF_ERROR(daemon::WritePortFile(settings_.ready_file, listener_.port()));
+  ready_ = true;
   return Status::Ok();
 }
 
@@ -655,6 +663,13 @@ void MetaServer::HandleStats(Connection &conn, std::string_view body) {
   conn.Reply(FRAME_STATS_REPLY, &reply);
 }
 
+std::size_t MetaServer::FunctionCount() const {
+  std::set<std::string_view> functions;
+  for (const auto &[id, e] : table_.servers())
+    functions.insert(e.reg.functions.begin(), e.reg.functions.end());
+  return functions.size();
+}
+
 std::string MetaServer::StatsText() const {
   std::string out;
   auto line = [&out](const char *name, const std::string &value) {
@@ -668,10 +683,7 @@ std::string MetaServer::StatsText() const {
   line("uptime_seconds", Fixed(Now(), 1));
   line("policy", std::string(PolicyName(policy_)));
   line("servers", std::to_string(table_.size()));
-  std::set<std::string_view> functions;
-  for (const auto &[id, e] : table_.servers())
-    functions.insert(e.reg.functions.begin(), e.reg.functions.end());
-  line("functions", std::to_string(functions.size()));
+  line("functions", std::to_string(FunctionCount()));
   line("links", std::to_string(table_.link_count()));
   line("links_evicted", std::to_string(table_.links_evicted()));
   line("connections", std::to_string(connections_.size()));

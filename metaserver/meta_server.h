@@ -117,6 +117,8 @@ class MetaServer : public daemon::Connection::Delegate {
   std::string LinksText() const;
   // The Prometheus text (meta_metrics.cc).
   std::string MetricsText() const;
+  // Distinct functions the registered servers serve (--status, /metrics).
+  std::size_t FunctionCount() const;
 
   uv_loop_t *loop_;
   MetaSettings settings_;
@@ -136,6 +138,7 @@ class MetaServer : public daemon::Connection::Delegate {
   // Under max_connections and max_connections_per_client.
   daemon::ConnectionSet connections_;
   uint64_t next_connection_id_ = 1;
+  bool ready_ = false;  // Start() has finished: /healthz says "ready"
   bool stopping_ = false;
   std::function<void()> on_stopped_;
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();

@@ -80,9 +80,40 @@ const MetaSettingSpec kTable[] = {
     daemon::TlsClientCaRow<MetaSettings>(),
 };
 
+constexpr const char *kNinfd = "ninfd's";
+constexpr const char *kNinfdAndClient = "ninfd's and the client's";
+
+// ninfd's (and the client's) variables for the settings ninf-meta has too,
+// each beside ninf-meta's own: the one list of these pairs. ninf-meta reads
+// none of them, and warns of one set while its own and its flag are not
+// (daemon::ForeignVariable says why); --help lists them, and
+// docs/metaserver.md and ninf-meta(8) list the same (settings_docs checks
+// both, and that every key of ninfd's table that ninf-meta has is here).
+// The client reads NINF_KEY_FILE, NINF_TLS_CERT and NINF_TLS_KEY
+// (client/options.cc).
+const daemon::ForeignVariable kForeignVariables[] = {
+    {"NINF_CONFIG", kNinfd, "NINF_META_CONFIG"},
+    {"NINF_PORT", kNinfd, "NINF_META_PORT"},
+    {"NINF_LISTEN", kNinfd, "NINF_META_LISTEN"},
+    {"NINF_MAX_CONNECTIONS", kNinfd, "NINF_META_MAX_CONNECTIONS"},
+    {"NINF_MAX_CONNECTIONS_PER_CLIENT", kNinfd, "NINF_META_MAX_CONNECTIONS_PER_CLIENT"},
+    {"NINF_IDLE_TIMEOUT_SECONDS", kNinfd, "NINF_META_IDLE_TIMEOUT_SECONDS"},
+    {"NINF_REQUEST_TIMEOUT_SECONDS", kNinfd, "NINF_META_REQUEST_TIMEOUT_SECONDS"},
+    {"NINF_LOG_LEVEL", kNinfd, "NINF_META_LOG_LEVEL"},
+    {"NINF_READY_FILE", kNinfd, "NINF_META_READY_FILE"},
+    {"NINF_KEY_FILE", kNinfdAndClient, "NINF_META_KEY_FILE"},
+    {"NINF_INSECURE", kNinfd, "NINF_META_INSECURE"},
+    {"NINF_METRICS", kNinfd, "NINF_META_METRICS"},
+    {"NINF_TLS_CERT", kNinfdAndClient, "NINF_META_TLS_CERT"},
+    {"NINF_TLS_KEY", kNinfdAndClient, "NINF_META_TLS_KEY"},
+    {"NINF_TLS_CLIENT_CA", kNinfd, "NINF_META_TLS_CLIENT_CA"},
+};
+
 }  // namespace
 
 std::span<const MetaSettingSpec> MetaSettingsTable() { return kTable; }
+
+std::span<const daemon::ForeignVariable> MetaForeignVariables() { return kForeignVariables; }
 
 std::vector<std::string> ChangedMetaSettings(const MetaSettings &a, const MetaSettings &b) {
   return daemon::ChangedSettingKeys(MetaSettingsTable(), a, b);
@@ -94,8 +125,9 @@ Status ParseMetaInvocation(int argc, const char *const *argv, const daemon::EnvL
       "ninf-meta: the Ninf metaserver. Servers (ninfd --metaserver) register with it and "
       "report their load; clients (NINF_METASERVER) ask it where each call should run, then "
       "call that server directly.\nEvery setting is also read from the environment variable "
-      "NINF_<NAME> and from the --config file (TOML); flags win over the environment, which "
-      "wins over the file.",
+      "NINF_META_<NAME> and from the --config file (TOML, or NINF_META_CONFIG); flags win over "
+      "the environment, which wins over the file. ninfd's and the client's NINF_<NAME> are not "
+      "read (the list is at the end).",
       "ninf-meta");
   MetaInvocation inv;
   bool status = false, servers = false, links = false, list = false;
@@ -112,8 +144,15 @@ Status ParseMetaInvocation(int argc, const char *const *argv, const daemon::EnvL
   daemon::CommandLine cl;
   cl.version_text = std::string("ninf-meta ") + NINF_VERSION + "\n";
   cl.default_config_file = InstalledConfigFile("ninf-meta.toml");
+  // Variables of its own: ninfd's and the client's NINF_PORT, NINF_KEY_FILE,
+  // NINF_METRICS, ... often sit in the same shell or EnvironmentFile
+  // (docs/metaserver.md).
+  cl.env_prefix = "NINF_META_";
+  cl.foreign_variables = kForeignVariables;
+  cl.daemon = "ninf-meta";
   NINF_RETURN_IF_ERROR(daemon::ParseCommandLine<MetaSettings>(app, kTable, argc, argv, env, nullptr,
                                                               &cl, &inv.settings));
+  inv.ignored_variables = std::move(cl.ignored_variables);
   if (!cl.exit_now && !ParsePolicy(inv.settings.policy))
     return Status(NINF_ERR_INVALID_ARGUMENT, "policy: unknown policy '" + inv.settings.policy +
                                                  "' (completion, load, round-robin, random)");

@@ -1,5 +1,5 @@
 // ninf-meta settings: one table (daemon/settings_table.h has the machinery)
-// drives the flags, the NINF_<NAME> environment variables and the TOML
+// drives the flags, the NINF_META_<NAME> environment variables and the TOML
 // config file (config/ninf-meta.toml explains every key). Precedence,
 // highest first: flag > environment > config file > default.
 #pragma once
@@ -48,6 +48,11 @@ using MetaSettingSpec = daemon::SettingSpecOf<MetaSettings>;
 
 std::span<const MetaSettingSpec> MetaSettingsTable();
 
+// ninfd's and the client's variables that ninf-meta does not read, each
+// with ninf-meta's own for the same setting (NINF_KEY_FILE ->
+// NINF_META_KEY_FILE): the one table of these pairs.
+std::span<const daemon::ForeignVariable> MetaForeignVariables();
+
 // The keys whose values differ between `a` and `b` (SIGHUP: ninf-meta
 // applies log_level live and reports the others as needing a restart).
 std::vector<std::string> ChangedMetaSettings(const MetaSettings &a, const MetaSettings &b);
@@ -61,6 +66,9 @@ struct MetaInvocation {
   std::string status_server;  // --server host:port ("" = listen:port)
   bool exit_now = false;
   std::string output;
+  // ninfd's or the client's variables that are set where ninf-meta's own
+  // are not: not read; main warns of each once (daemon::ForeignVariableWarning).
+  std::vector<daemon::ForeignVariable> ignored_variables;
 };
 
 // Errors (NINF_ERR_INVALID_ARGUMENT) carry a message fit for the user.

@@ -12,7 +12,12 @@ Fails, naming the place, when:
   reload on SIGHUP (plus the [limits.NAME] tables);
 - a man page (docs/man/ninfd.8.scd, ninf-meta.8.scd) lacks a key's flag;
 - an example file (config/ninfd.toml, config/ninf-meta.toml) does not
-  explain a key.
+  explain a key;
+- the pairs of variables ninf-meta does not read (ninfd's and the client's
+  NINF_<NAME>, each with ninf-meta's NINF_META_<NAME>; the end of its
+  --help, from MetaForeignVariables) are not exactly: NINF_CONFIG and every
+  key both daemons have; or docs/metaserver.md's table of them, or the
+  list in docs/man/ninf-meta.8.scd, differs from them.
 """
 import os
 import re
@@ -24,9 +29,21 @@ HELP_LINE = re.compile(
     r'^\s+--([a-z0-9-]+)\b.*\[NINF_\w+, default (.*?)(, reloads on SIGHUP)?\]\s*$')
 
 
+# "  NINF_KEY_FILE (ninfd's and the client's) -> NINF_META_KEY_FILE"
+FOREIGN_HELP = re.compile(r'^  (NINF_\w+) \((.+)\) -> (NINF_\w+)$', re.M)
+# docs/metaserver.md: "| `NINF_KEY_FILE` | ninfd's and the client's | `NINF_META_KEY_FILE` |"
+FOREIGN_MD = re.compile(r'^\| `(NINF_\w+)` \| ([^|`]+?) \| `(NINF_\w+)` \|', re.M)
+# docs/man/ninf-meta.8.scd: "*NINF_KEY_FILE* (ninfd's and the client's) -> *NINF_META_KEY_FILE*"
+FOREIGN_SCD = re.compile(r'\*(NINF_\w+)\* \(([^)]+)\) -> \*(NINF_\w+)\*')
+
+
+def help_of(binary):
+    return subprocess.run([binary, '--help'], capture_output=True, text=True, check=True).stdout
+
+
 def table_of(binary):
     """{key: (default, live)} from a daemon's --help."""
-    out = subprocess.run([binary, '--help'], capture_output=True, text=True, check=True).stdout
+    out = help_of(binary)
     lines = []
     for line in out.splitlines():  # a long flag puts its help on the next line
         if lines and line.startswith(' ' * 8) and not line.lstrip().startswith('-'):
@@ -93,6 +110,30 @@ def check_listed(path, keys, pattern, problems):
             problems.append(f'{path}: `{key}` is not explained')
 
 
+def check_foreign_variables(meta_binary, ninfd, meta, problems):
+    pairs = set(FOREIGN_HELP.findall(help_of(meta_binary)))
+    if not pairs:
+        problems.append(f'{meta_binary} --help lists no variables of ninfd or the client')
+        return
+    for name, _, ours in sorted(pairs):
+        if ours != 'NINF_META_' + name[len('NINF_'):]:
+            problems.append(f'ninf-meta --help pairs {name} with {ours}, not NINF_META_{name[5:]}')
+    listed = {name[len('NINF_'):].lower() for name, _, _ in pairs}
+    expected = (set(ninfd) & set(meta)) | {'config'}
+    for key in sorted(expected - listed):
+        problems.append(f'MetaForeignVariables lacks NINF_{key.upper()} (ninfd and ninf-meta '
+                        f'both have `{key}`)')
+    for key in sorted(listed - expected):
+        problems.append(f'MetaForeignVariables has NINF_{key.upper()}, not a key of both daemons')
+    for path, pattern in [('docs/metaserver.md', FOREIGN_MD),
+                          ('docs/man/ninf-meta.8.scd', FOREIGN_SCD)]:
+        documented = {(n, w.strip(), o) for n, w, o in pattern.findall(read(path))}
+        for n, w, o in sorted(pairs - documented):
+            problems.append(f'{path}: lacks {n} ({w}) -> {o}, which ninf-meta --help lists')
+        for n, w, o in sorted(documented - pairs):
+            problems.append(f'{path}: lists {n} ({w}) -> {o}, which ninf-meta --help does not')
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -105,6 +146,7 @@ def main():
     check_listed('docs/man/ninf-meta.8.scd', meta, flag, problems)
     check_listed('config/ninfd.toml', ninfd, toml_key, problems)
     check_listed('config/ninf-meta.toml', meta, toml_key, problems)
+    check_foreign_variables(sys.argv[2], ninfd, meta, problems)
     for p in problems:
         print(p, file=sys.stderr)
     if problems:

@@ -123,6 +123,24 @@ Status MetaReporter::StartTls(Channel *ch) {
   return Status::Ok();
 }
 
+std::string MetaReporter::AuthFailureMessage(bool has_key, const std::string &key_file,
+                                             const std::string &metaserver,
+                                             const std::string &said) {
+  const std::string meta = "ninf-meta at " + metaserver;
+  if (!has_key)
+    return meta +
+           " requires a key, and ninfd has none: set key_file in ninfd's settings to a file "
+           "whose first key is one of ninf-meta's key_file";
+  if (said.find("does not authenticate") != std::string::npos)
+    return meta + " has no key_file, and ninfd (key_file " + key_file +
+           ") proves itself with its first key: give ninf-meta a key_file holding that key "
+           "(its key_file setting, NINF_META_KEY_FILE)";
+  return meta + " refused ninfd's key: the first key of ninfd's key_file " + key_file +
+         " is not one of ninf-meta's key_file; add it there, or put one of ninf-meta's keys "
+         "first in " +
+         key_file;
+}
+
 void MetaReporter::Run() {
   {
     double flops = CalibrateFlops(config_.threads_per_job);
@@ -131,7 +149,8 @@ void MetaReporter::Run() {
   }
   auto backoff = std::chrono::milliseconds(500);
   for (;;) {
-    Status st = Session();
+    bool key_refused = false;
+    Status st = Session(&key_refused);
     if (config_.tls.ca.empty() && st.message().find("requires TLS") != std::string::npos)
       // The metaserver's plaintext answer speaks to a client; say what
       // fixes it on this side.
@@ -141,10 +160,24 @@ void MetaReporter::Run() {
                       st.message() + ")");
     std::unique_lock<std::mutex> lock(mutex_);
     if (stopping_) return;
-    daemon::RateLimitedWarn("metaserver_unreachable",
-                            "event=metaserver_unreachable metaserver={}:{} error={} retry_ms={}",
-                            config_.metaserver.host, config_.metaserver.port,
-                            daemon::Quoted(st.ToString()), backoff.count());
+    const std::string where =
+        config_.metaserver.host + ":" + std::to_string(config_.metaserver.port);
+    if (key_refused)
+      // The metaserver answered: it is reachable, and the fix is a key.
+      daemon::RateLimitedWarn(
+          "metaserver_auth_failed",
+          "event=metaserver_auth_failed metaserver={} error={} metaserver_said={} retry_ms={}",
+          where,
+          // ninfd's own words, whole (the paths make them longer than a
+          // peer's text may be); the metaserver's, cut as any peer's.
+          daemon::Quoted(
+              AuthFailureMessage(!config_.key_file.empty(), config_.key_file, where, st.message()),
+              4096),
+          daemon::Quoted(st.message()), backoff.count());
+    else
+      daemon::RateLimitedWarn("metaserver_unreachable",
+                              "event=metaserver_unreachable metaserver={} error={} retry_ms={}",
+                              where, daemon::Quoted(st.ToString()), backoff.count());
     // A new key file is worth a try at once.
     wake_.wait_for(lock, backoff, [this] { return stopping_ || key_changed_; });
     if (stopping_) return;
@@ -154,7 +187,7 @@ void MetaReporter::Run() {
   }
 }
 
-Status MetaReporter::Session() {
+Status MetaReporter::Session(bool *key_refused) {
   std::string key_file;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -179,9 +212,16 @@ Status MetaReporter::Session() {
     }
   } forget{this};
   if (!config_.tls.ca.empty()) NINF_RETURN_IF_ERROR(StartTls(&ch));
-  if (!keys.keys.empty()) NINF_RETURN_IF_ERROR(auth::AuthenticateToServer(ch, keys.keys[0]));
+  if (!keys.keys.empty()) {
+    Status st = auth::AuthenticateToServer(ch, keys.keys[0]);
+    *key_refused = st.code() == NINF_ERR_AUTH;
+    NINF_RETURN_IF_ERROR(st);
+  }
 
   bool must_register = true;
+  // The first REGISTER's answer ends the key handshake: a keyed metaserver
+  // refuses a keyless ninfd there, and a wrong proof is refused there too.
+  bool first_request = true;
   std::chrono::milliseconds period(1000);
   uint64_t sequence = 0;
   for (;;) {
@@ -193,7 +233,11 @@ Status MetaReporter::Session() {
         reg = config_.registration;
         registration_changed_ = false;
       }
-      NINF_RETURN_IF_ERROR(Ask(ch, reg, &ack));
+      if (Status st = Ask(ch, reg, &ack); !st.ok()) {
+        *key_refused = first_request && st.code() == NINF_ERR_AUTH;
+        return st;
+      }
+      first_request = false;
       spdlog::info(
           "event=metaserver_registered metaserver={}:{} server={} site={} functions={} "
           "flops_per_second={:.3g}",

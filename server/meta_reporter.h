@@ -66,6 +66,15 @@ class MetaReporter {
   // itself is read at every connect, so a key rotated in place needs none).
   void UpdateKeyFile(const std::string &key_file);
 
+  // What ninfd logs (event=metaserver_auth_failed) when ninf-meta at
+  // `metaserver` refused its key handshake. ninf-meta's own words are
+  // written for its clients ("give the client the server's key"), and here
+  // ninfd is the client: this names ninfd's setting and which side needs
+  // which key. `has_key`: ninfd has a key_file (`key_file`, proving itself
+  // with its first key); `said`: ninf-meta's error. A pure function.
+  static std::string AuthFailureMessage(bool has_key, const std::string &key_file,
+                                        const std::string &metaserver, const std::string &said);
+
   // Calls' speed on this host: a short dense matrix product on one thread
   // (about 50 ms), times the threads one call may use. Flop/s.
   static double CalibrateFlops(int threads);
@@ -73,7 +82,9 @@ class MetaReporter {
  private:
   void Run();
   // One connection's life: returns when it fails or Stop() is asked.
-  Status Session();
+  // *key_refused: the failure was the key handshake's (the metaserver
+  // refused ninfd's key, or its lack of one), not the metaserver's absence.
+  Status Session(bool *key_refused);
   // The TLS handshake on the session's connection, then ch speaks TLS.
   Status StartTls(Channel *ch);
   bool Significant(const wire::LoadReport &now, const wire::LoadReport &sent) const;

@@ -22,6 +22,68 @@ void HistogramSamples(P *out, const std::string &labels, const Histogram &h) {
   out->Sample("ninf_call_seconds_count", labels, static_cast<double>(h.count));
 }
 
+// --status lines that had no metric before issue 31, one metric each (the
+// name says which line: ninf_<line>, _total for a counter, _bytes for a
+// byte count); the settings in words as labels of one info metric.
+void StatusMetrics(P *out, const Gauges &g, const Counters &c) {
+  out->Head("ninf_config_info", "gauge",
+            "Scheduling settings in force as labels (always 1): admission, queue_order, "
+            "thread_budget.");
+  out->Sample("ninf_config_info",
+              P::Label("admission", g.admission) + "," + P::Label("queue_order", g.queue_order) +
+                  "," + P::Label("thread_budget", g.thread_budget),
+              1);
+  auto n = [](uint64_t v) { return static_cast<double>(v); };
+  out->Metric("ninf_threads_per_job", "gauge", "Threads a lone call is granted.",
+              g.threads_per_job);
+  out->Metric("ninf_queue_limit", "gauge", "Calls that may wait for a slot (queue_limit).",
+              n(g.queue_limit));
+  out->Metric("ninf_max_call_bytes", "gauge", "Largest call accepted, in bytes (max_call_bytes).",
+              n(g.max_call_bytes));
+  out->Metric("ninf_functions", "gauge", "Functions the registry serves.", n(g.functions));
+  out->Metric("ninf_arrival_limit", "gauge", "Calls that may hold room under the arrival bounds.",
+              n(g.arrival_limit));
+  out->Metric("ninf_arrival_bytes_limit", "gauge",
+              "Argument bytes that may be charged under the arrival bounds.",
+              n(g.arrival_bytes_limit));
+  out->Metric("ninf_arrival_waiting_bytes", "gauge",
+              "Argument bytes of the calls waiting for room under the arrival bounds.",
+              n(g.arrival_waiting_bytes));
+  out->Metric("ninf_arguments_arriving", "gauge", "Executables reading a call's arguments now.",
+              n(g.arriving));
+  out->Metric("ninf_queue_seconds_total", "counter", "Seconds calls waited for a slot, summed.",
+              c.queue_seconds);
+  out->Metric("ninf_connections_accepted_total", "counter", "Client connections accepted.",
+              n(c.connections_accepted));
+  out->Metric("ninf_protocol_errors_total", "counter",
+              "Connections closed for a malformed or unexpected frame.", n(c.protocol_errors));
+  out->Metric("ninf_auth_failures_total", "counter",
+              "Connections closed for a missing or wrong proof of a key.", n(c.auth_failures));
+  out->Metric("ninf_calls_denied_total", "counter",
+              "Calls refused by an allow list or for a revoked user.", n(c.denied));
+  out->Metric("ninf_warm_executables", "gauge", "Executables kept started per function (setting).",
+              n(g.warm_executables));
+  out->Metric("ninf_executables_reused_total", "counter",
+              "Calls served by a process that had served one before.", n(c.executables_reused));
+  out->Metric("ninf_store_entries", "gauge", "Entries of kept data.", n(g.store_entries));
+  out->Metric("ninf_store_bytes", "gauge", "Bytes of kept data.", n(g.store_bytes));
+  out->Metric("ninf_store_cap_bytes", "gauge", "The store's bound, in bytes.", n(g.store_cap));
+  out->Metric("ninf_store_descriptors", "gauge", "Entries of kept data held as a memfd.",
+              n(g.store_descriptors));
+  out->Metric("ninf_store_stored_total", "counter", "Entries of kept data stored.",
+              n(g.store_stored));
+  out->Metric("ninf_store_refused_total", "counter", "Entries refused at the store's bounds.",
+              n(g.store_refused));
+  out->Metric("ninf_store_expired_total", "counter", "Entries dropped at their expiry.",
+              n(g.store_expired));
+  out->Metric("ninf_store_released_total", "counter", "Entries released by their owner.",
+              n(g.store_released));
+  out->Metric("ninf_store_served_bytes_total", "counter",
+              "Bytes of kept data sent by COLLECT and FETCH.", n(g.store_served_bytes));
+  out->Metric("ninf_load_average_1", "gauge", "The host's 1-minute load average.",
+              g.load_average_1);
+}
+
 }  // namespace
 
 std::string FormatPrometheus(const Gauges &g, const Counters &c) {
@@ -53,6 +115,11 @@ std::string FormatPrometheus(const Gauges &g, const Counters &c) {
   out.Metric("ninf_busy_core_seconds_total", "counter",
              "Core-seconds spent in routines (utilization = rate / ninf_cores).",
              g.busy_core_seconds);
+
+  // The rest of `ninfd --status`'s global lines (stats.cc FormatStats),
+  // so that a Prometheus alert can watch what an administrator reads there:
+  // refused peers, the kept-data store, the limits in force.
+  StatusMetrics(&out, g, c);
 
   out.Head("ninf_executables", "gauge", "Executable processes by state.");
   out.Sample("ninf_executables", P::Label("state", "live"), static_cast<double>(g.jobs));

@@ -11,8 +11,14 @@
 //   ninf_executables{state}                        live, persistent, warm_idle
 //   ninf_executables_started_total, ninf_warm_hits_total, ninf_warm_misses_total
 //   ninf_uptime_seconds, ninf_build_info{version}
+//   the rest of --status's global lines, one metric each: ninf_auth_failures_total,
+//   ninf_protocol_errors_total, ninf_connections_accepted_total, ninf_store_*,
+//   ninf_load_average_1, the limits in force, ninf_config_info{admission, ...}
 //
-// docs/monitoring.md has the queries. A pure function: unit-tested.
+// The process_* metrics are the endpoint's (daemon/process_metrics.h).
+// docs/monitoring.md has the list and the queries. A pure function:
+// unit-tested, among others against FormatStats (every status line has its
+// metric).
 #pragma once
 
 #include <string>

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -44,7 +46,9 @@ class ErrorCollector : public google::protobuf::io::ErrorCollector {
 
 Status ReadFile(const fs::path &path, std::string *out) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(NINF_ERR_INVALID_ARGUMENT, "cannot open " + path.string());
+  if (!in)  // ifstream leaves errno set by open(2): say why, as every file error does
+    return Status(NINF_ERR_INVALID_ARGUMENT,
+                  "cannot open " + path.string() + ": " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   *out = text.str();

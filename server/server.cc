@@ -118,7 +118,9 @@ Status Server::Start() {
                  sc.fixed_threads, cores_);
   StartWatchdog();
   NINF_RETURN_IF_ERROR(StartMetaReporter());
-  return WriteReadyFile();
+  NINF_RETURN_IF_ERROR(WriteReadyFile());
+  ready_ = true;
+  return Status::Ok();
 }
 
 Status Server::StartUnixListener() {
@@ -233,8 +235,16 @@ Gauges Server::CurrentGauges() const {
 Status Server::StartMetrics() {
   HostPort at;
   NINF_RETURN_IF_ERROR(daemon::ParseMetricsAddress(settings_.metrics, &at));
+  // /healthz: 503 "draining" from SIGTERM on (the grace period: running
+  // calls finish, no new ones are taken), so a balancer takes ninfd out
+  // before it exits; "starting" until Start() is through.
   metrics_ = std::make_unique<daemon::MetricsEndpoint>(
-      loop_, "ninfd", [this] { return FormatPrometheus(CurrentGauges(), counters_); });
+      loop_, "ninfd", [this] { return FormatPrometheus(CurrentGauges(), counters_); },
+      [this] {
+        return stopping_ ? daemon::Health::kDraining
+               : ready_  ? daemon::Health::kReady
+                         : daemon::Health::kStarting;
+      });
   return metrics_->Start(at);
 }
 

@@ -188,6 +188,7 @@ class Server : public daemon::Connection::Delegate {
   uint64_t next_connection_id_ = 1;
   bool stopping_ = false;
   bool stopped_ = false;
+  bool ready_ = false;  // Start() has finished (the ready file is written): /healthz
   std::function<void()> on_stopped_;
   std::string server_id_;                             // for the metaserver
   std::unique_ptr<MetaReporter> reporter_;            // null without a metaserver

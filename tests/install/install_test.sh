@@ -62,6 +62,13 @@ for f in share/ninf/examples/ninfd.toml share/ninf/examples/ninf-meta.toml \
   [[ -e "$root/$f" ]] || fail "$f is not installed"
 done
 grep -q '^\.TH "ninfd" "8"' "$root/share/man/man8/ninfd.8" || fail "ninfd.8 is not a man page"
+# Every installed program has its page (issue 31: ninf-sites and
+# ninf-linkdelay were installed without one).
+for prog in "$root"/bin/*; do
+  name=$(basename "$prog")
+  [[ -e "$root/share/man/man1/$name.1" || -e "$root/share/man/man8/$name.8" ]] ||
+    fail "bin/$name is installed without a man page (docs/man/$name.{1,8}.scd)"
+done
 for unit in ninfd ninf-meta ninf-relay; do
   # The unit names the final path (PREFIX/bin): verify a copy pointing into
   # the temporary tree, so that its programs exist. Unknown keys and bad

@@ -41,8 +41,11 @@ printf 'metaserver = "127.0.0.1:%s"\nunix_socket = ""\nwarm_executables = 0\n' "
 "$ninfd" --port 0 --config "$dir/ninfd.toml" --ready-file "$dir/ninfd.ready" \
   2>"$dir/ninfd.log" &
 ninfd_pid=$!
-wait_for "$dir/ninfd.log" 'event=metaserver_unreachable' 15
+# Refused for its missing key: an authentication failure, not an absent
+# metaserver (issue 31).
+wait_for "$dir/ninfd.log" 'event=metaserver_auth_failed' 15
 grep -q 'event=metaserver_registered' "$dir/ninfd.log" && fail "registered without a key"
+grep -q 'event=metaserver_unreachable' "$dir/ninfd.log" && fail "an auth failure logged as unreachable"
 
 printf 'key_file = "%s"\n' "$dir/key" >>"$dir/ninfd.toml"
 kill -HUP "$ninfd_pid"

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -60,9 +61,9 @@ TEST_CASE("meta_settings_example_config_documents_every_key", "[meta_settings]")
 
 TEST_CASE("meta_settings_precedence_policy_and_views", "[meta_settings]") {
   MetaInvocation inv;
-  REQUIRE(Parse({"--policy", "load"}, &inv, {{"NINF_POLICY", "random"}}).ok());
+  REQUIRE(Parse({"--policy", "load"}, &inv, {{"NINF_META_POLICY", "random"}}).ok());
   CHECK(inv.settings.policy == "load");  // the flag wins over the environment
-  REQUIRE(Parse({}, &inv, {{"NINF_POLICY", "round-robin"}}).ok());
+  REQUIRE(Parse({}, &inv, {{"NINF_META_POLICY", "round-robin"}}).ok());
   CHECK(inv.settings.policy == "round-robin");
   ninf::Status st = Parse({"--policy", "fastest"}, &inv);
   CHECK(st.code() == NINF_ERR_INVALID_ARGUMENT);
@@ -76,7 +77,125 @@ TEST_CASE("meta_settings_precedence_policy_and_views", "[meta_settings]") {
   CHECK(inv.view == "functions");
   REQUIRE(Parse({"--help"}, &inv).ok());
   CHECK(inv.exit_now);
-  CHECK_THAT(inv.output, Catch::Contains("NINF_PROBE_SECONDS"));
+  CHECK_THAT(inv.output, Catch::Contains("NINF_META_PROBE_SECONDS"));
+}
+
+// ninf-meta reads NINF_META_<NAME>; ninfd's and the client's NINF_<NAME> of
+// one of its settings are never read and never fatal (issue 31: one shell or
+// EnvironmentFile for both daemons and a client). One set where ninf-meta's
+// own and its flag are not is reported in ignored_variables, which main
+// turns into a warning naming ninf-meta's own.
+TEST_CASE("meta_settings_reads_its_own_variables", "[meta_settings]") {
+  MetaInvocation inv;
+  REQUIRE(Parse({}, &inv, {{"NINF_META_PORT", "3999"}, {"NINF_META_KEY_FILE", "/k"}}).ok());
+  CHECK(inv.settings.port == 3999);
+  CHECK(inv.settings.key_file == "/k");
+  CHECK(inv.ignored_variables.empty());
+  MetaInvocation defaults;
+  REQUIRE(Parse({}, &defaults).ok());
+  CHECK(defaults.ignored_variables.empty());
+
+  // Every pair of the table, alone, with a value no setting accepts (and a
+  // file that does not exist): parsed, ignored and reported; nothing
+  // changed.
+  std::span<const ninf::daemon::ForeignVariable> table = MetaForeignVariables();
+  REQUIRE(table.size() >= 4);
+  for (const ninf::daemon::ForeignVariable &v : table) {
+    INFO(v.name);
+    REQUIRE(Parse({}, &inv, {{v.name, "/nonexistent/x"}}).ok());
+    REQUIRE(inv.ignored_variables.size() == 1);
+    CHECK(std::string(inv.ignored_variables[0].name) == v.name);
+    CHECK(std::string(inv.ignored_variables[0].ours) == v.ours);
+    CHECK(ChangedMetaSettings(defaults.settings, inv.settings).empty());
+    CHECK(inv.config_file == defaults.config_file);
+    // The pair's names: NINF_<NAME> and ninf-meta's NINF_META_<NAME>.
+    CHECK(std::string(v.ours) == "NINF_META_" + std::string(v.name).substr(5));
+  }
+  // All of them at once: one report each.
+  std::map<std::string, std::string> all;
+  for (const ninf::daemon::ForeignVariable &v : table) all[v.name] = "/nonexistent/x";
+  REQUIRE(Parse({}, &inv, all).ok());
+  std::set<std::string> reported;
+  for (const ninf::daemon::ForeignVariable &v : inv.ignored_variables) reported.insert(v.name);
+  CHECK(inv.ignored_variables.size() == table.size());
+  CHECK(reported.size() == table.size());
+  CHECK(ChangedMetaSettings(defaults.settings, inv.settings).empty());
+
+  // The pairs issue 31 names, and the warning's exact words.
+  std::map<std::string, const ninf::daemon::ForeignVariable *> by_name;
+  for (const ninf::daemon::ForeignVariable &v : table) by_name[v.name] = &v;
+  for (const char *name : {"NINF_CONFIG", "NINF_PORT", "NINF_KEY_FILE", "NINF_METRICS",
+                           "NINF_TLS_CERT", "NINF_LOG_LEVEL"})
+    CHECK(by_name.count(name) == 1);
+  REQUIRE(by_name.count("NINF_KEY_FILE") == 1);
+  CHECK(ninf::daemon::ForeignVariableWarning(*by_name["NINF_KEY_FILE"], "ninf-meta") ==
+        "NINF_KEY_FILE is ninfd's and the client's variable and is not read by ninf-meta, "
+        "which reads NINF_META_KEY_FILE");
+  CHECK(ninf::daemon::ForeignVariableWarning(*by_name["NINF_PORT"], "ninf-meta") ==
+        "NINF_PORT is ninfd's variable and is not read by ninf-meta, which reads NINF_META_PORT");
+
+  // A client's key file beside ninf-meta's own: ninf-meta's, without a word.
+  REQUIRE(Parse({}, &inv, {{"NINF_KEY_FILE", "/client"}, {"NINF_META_KEY_FILE", "/meta"}}).ok());
+  CHECK(inv.settings.key_file == "/meta");
+  CHECK(inv.ignored_variables.empty());
+  // Alone, it is not ninf-meta's: keyless.
+  REQUIRE(Parse({}, &inv, {{"NINF_KEY_FILE", "/client"}}).ok());
+  CHECK(inv.settings.key_file.empty());
+  // Beside its own, ninfd's is ignored: both daemons' settings in one shell.
+  REQUIRE(Parse({}, &inv, {{"NINF_PORT", "4000"}, {"NINF_META_PORT", "4100"}}).ok());
+  CHECK(inv.settings.port == 4100);
+  CHECK(inv.ignored_variables.empty());
+  // A flag gives the value: ninfd's variable could not have been read anyway.
+  REQUIRE(Parse({"--port", "4200"}, &inv, {{"NINF_PORT", "4000"}}).ok());
+  CHECK(inv.settings.port == 4200);
+  CHECK(inv.ignored_variables.empty());
+  REQUIRE(Parse({"--config", NINF_META_EXAMPLE_CONFIG}, &inv, {{"NINF_CONFIG", "/x"}}).ok());
+  CHECK(inv.ignored_variables.empty());
+  REQUIRE(Parse({}, &inv, {{"NINF_META_CONFIG", NINF_META_EXAMPLE_CONFIG}, {"NINF_CONFIG", "/x"}})
+              .ok());
+  CHECK(inv.config_file == NINF_META_EXAMPLE_CONFIG);
+  CHECK(inv.ignored_variables.empty());
+  // A value from ninf-meta's file: ninfd's variable would still have won
+  // over it, so it is reported.
+  REQUIRE(Parse({"--config", NINF_META_EXAMPLE_CONFIG}, &inv, {{"NINF_PORT", "4000"}}).ok());
+  CHECK(inv.settings.port == 3100);
+  REQUIRE(inv.ignored_variables.size() == 1);
+  CHECK(std::string(inv.ignored_variables[0].name) == "NINF_PORT");
+  // A variable of ninfd's that ninf-meta has no setting for (slots), or a
+  // client's only (NINF_SERVER): none of its business, not reported.
+  REQUIRE(Parse({}, &inv, {{"NINF_SLOTS", "4"}, {"NINF_SERVER", "h:1"}}).ok());
+  CHECK(inv.ignored_variables.empty());
+  // The config file from NINF_META_CONFIG.
+  REQUIRE(Parse({}, &inv, {{"NINF_META_CONFIG", NINF_META_EXAMPLE_CONFIG}}).ok());
+  CHECK(inv.config_file == NINF_META_EXAMPLE_CONFIG);
+
+  // --help ends with the table, a line per pair.
+  REQUIRE(Parse({"--help"}, &inv, {{"NINF_KEY_FILE", "/client"}}).ok());
+  CHECK(inv.exit_now);
+  for (const ninf::daemon::ForeignVariable &v : table)
+    CHECK_THAT(inv.output, Catch::Contains(std::string("\n  ") + v.name + " (" + v.whose + ") -> " +
+                                           v.ours + "\n"));
+}
+
+// A pair whose own variable the daemon does not read would never be
+// noticed: the table is refused as a whole (NINF_ERR_INTERNAL), so any
+// start of the daemon shows the mistake.
+TEST_CASE("meta_settings_foreign_table_must_name_own_variables", "[meta_settings]") {
+  const ninf::daemon::ForeignVariable bad[] = {{"NINF_PORT", "ninfd's", "NINF_META_PORTS"}};
+  CLI::App app("test");
+  ninf::daemon::CommandLine cl;
+  cl.env_prefix = "NINF_META_";
+  cl.daemon = "ninf-meta";
+  cl.foreign_variables = bad;
+  const char *argv[] = {"ninf-meta"};
+  MetaSettings settings;
+  ninf::Status st = ninf::daemon::ParseCommandLine<MetaSettings>(
+      app, MetaSettingsTable(), 1, argv, [](const char *) -> const char * { return nullptr; },
+      nullptr, &cl, &settings);
+  CHECK(st.code() == NINF_ERR_INTERNAL);
+  CHECK(st.message() ==
+        "the table of other programs' variables pairs NINF_PORT with NINF_META_PORTS, which "
+        "ninf-meta does not read");
 }
 
 // What a peer may send ninf-meta, from its frame table: the metaserver's own

@@ -347,3 +347,25 @@ TEST_CASE("settings_metrics_address", "[settings]") {
   // ninfd refuses to start on it: the check runs at start (Server::Start).
   CHECK_FALSE(ParseMetricsAddress("9464x", &at).ok());
 }
+
+// A settings file that cannot be read says why, with strerror (issue 31:
+// it was "path:0:0: File could not be opened for reading"); a TOML error
+// keeps its line and column.
+TEST_CASE("settings_file_errors_name_the_cause", "[settings]") {
+  Run r = Parse({"--config", "/nonexistent.toml"});
+  CHECK(r.status.code() == NINF_ERR_INVALID_ARGUMENT);
+  CHECK(r.status.message() ==
+        "/nonexistent.toml: cannot open the settings file: No such file or directory");
+  TempDir dir;
+  r = Parse({"--config", dir.path()});  // a folder
+  CHECK(r.status.code() == NINF_ERR_INVALID_ARGUMENT);
+  CHECK(r.status.message() == dir.path() + ": cannot read the settings file: Is a directory");
+  const std::string bad = dir.Join("bad.toml");
+  std::ofstream(bad) << "port = 4000\nslots = = 2\n";
+  r = Parse({"--config", bad});
+  CHECK(r.status.code() == NINF_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(r.status.message(), Catch::StartsWith(bad + ":2:"));
+  // NINF_CONFIG the same.
+  r = Parse({}, {{"NINF_CONFIG", "/nonexistent.toml"}});
+  CHECK_THAT(r.status.message(), Catch::Contains("No such file or directory"));
+}

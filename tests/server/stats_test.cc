@@ -4,8 +4,11 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdlib>
+#include <map>
 #include <sstream>
 
+#include "daemon/prometheus_text.h"
 #include "server/metrics_text.h"
 
 using namespace ninf::server;
@@ -181,4 +184,149 @@ TEST_CASE("metrics_text_is_prometheus_exposition", "[stats][metrics]") {
       Catch::Contains("ninf_call_seconds_bucket{function=\"ep\",phase=\"wait\",le=\"0.005\"} 1\n"));
   CHECK_THAT(text, Catch::Contains("ninf_busy_core_seconds_total 0\n"));  // a gauge value
   CHECK_THAT(text, Catch::Contains("ninf_bytes_total{direction=\"out\"} 200\n"));
+}
+
+// Everything `ninfd --status` says is in /metrics too (issue 31): each
+// global status line (not function.* or user.*, which the labelled
+// families carry) names its metric sample here, and that sample is in the
+// text with the same value. A status line added without a metric fails
+// this test until it is exported (or listed below with the reason).
+TEST_CASE("metrics_text_exports_every_status_line", "[stats][metrics]") {
+  Gauges g;
+  g.version = "9.9";
+  g.pid = 4242;
+  g.uptime_seconds = 12;
+  g.cores = 3;
+  g.slots = 5;
+  g.threads_per_job = 7;
+  g.thread_budget = "fair";
+  g.queue_order = "fifo";
+  g.admission = "arrival";
+  g.queue_limit = 11;
+  g.max_call_bytes = 13;
+  g.functions = 17;
+  g.running = 2;
+  g.queued = 19;
+  g.arrival_limit = 23;
+  g.arrival_bytes_limit = 29;
+  g.arrival_waiting = 31;
+  g.arrival_waiting_bytes = 37;
+  g.arrival_held = 41;
+  g.arrival_held_bytes = 43;
+  g.arriving = 47;
+  g.held = 53;
+  g.held_bytes = 59;
+  g.threads_held = 61;
+  g.busy_core_seconds = 67;
+  g.jobs = 71;
+  g.connections = 73;
+  g.warm_executables = 79;
+  g.warm_idle = 83;
+  g.persistent_executables = 89;
+  g.store_entries = 97;
+  g.store_bytes = 101;
+  g.store_cap = 103;
+  g.store_stored = 107;
+  g.store_refused = 109;
+  g.store_expired = 113;
+  g.store_released = 127;
+  g.store_served_bytes = 131;
+  g.store_descriptors = 137;
+  g.load_average_1 = 1.5;
+  Counters c;
+  c.queue_seconds = 139;
+  c.connections_accepted = 149;
+  c.completed = 151;
+  c.failed = 157;
+  c.cancelled = 163;
+  c.rejected = 167;
+  c.protocol_errors = 173;
+  c.auth_failures = 179;
+  c.denied = 181;
+  c.bytes_in = 191;
+  c.bytes_out = 193;
+  c.executables_started = 197;
+  c.warm_hits = 199;
+  c.executables_reused = 211;
+  c.warm_misses = 223;
+
+  // status line -> the metric sample that carries it, with the same value
+  // (a whole line, value included, for words carried as labels; "": not
+  // exported, with the reason in the comment).
+  const std::string config_info =
+      "ninf_config_info{admission=\"arrival\",queue_order=\"fifo\",thread_budget=\"fair\"} 1";
+  const std::map<std::string, std::string> carried = {
+      {"version", "ninf_build_info{version=\"9.9\"} 1"},
+      {"pid", ""},  // the target's identity; process_start_time_seconds tells restarts
+      {"uptime_seconds", "ninf_uptime_seconds"},
+      {"cores", "ninf_cores"},
+      {"slots", "ninf_slots"},
+      {"threads_per_job", "ninf_threads_per_job"},
+      {"thread_budget", config_info},
+      {"queue_order", config_info},
+      {"admission", config_info},
+      {"queue_limit", "ninf_queue_limit"},
+      {"max_call_bytes", "ninf_max_call_bytes"},
+      {"functions", "ninf_functions"},
+      {"running", "ninf_slots_busy"},
+      {"queued", "ninf_queue_length"},
+      {"arrival_limit", "ninf_arrival_limit"},
+      {"arrival_bytes", "ninf_arrival_bytes_limit"},
+      {"arrival_waiting", "ninf_arrival_waiting"},
+      {"arrival_waiting_bytes", "ninf_arrival_waiting_bytes"},
+      {"arrival_held", "ninf_arrival_calls"},
+      {"arrival_held_bytes", "ninf_arrival_bytes"},
+      {"arriving", "ninf_arguments_arriving"},
+      {"held", "ninf_arguments_held"},
+      {"held_bytes", "ninf_arguments_held_bytes"},
+      {"threads_held", "ninf_threads_held"},
+      {"busy_core_seconds", "ninf_busy_core_seconds_total"},
+      {"queue_seconds", "ninf_queue_seconds_total"},
+      {"jobs", "ninf_executables{state=\"live\"}"},
+      {"connections", "ninf_connections"},
+      {"connections_accepted", "ninf_connections_accepted_total"},
+      {"completed", "ninf_calls_ended_total{outcome=\"completed\"}"},
+      {"failed", "ninf_calls_ended_total{outcome=\"failed\"}"},
+      {"cancelled", "ninf_calls_ended_total{outcome=\"cancelled\"}"},
+      {"rejected", "ninf_calls_ended_total{outcome=\"rejected\"}"},
+      {"protocol_errors", "ninf_protocol_errors_total"},
+      {"auth_failures", "ninf_auth_failures_total"},
+      {"denied", "ninf_calls_denied_total"},
+      {"bytes_in", "ninf_bytes_total{direction=\"in\"}"},
+      {"bytes_out", "ninf_bytes_total{direction=\"out\"}"},
+      {"executables_started", "ninf_executables_started_total"},
+      {"warm_executables", "ninf_warm_executables"},
+      {"warm_idle", "ninf_executables{state=\"warm_idle\"}"},
+      {"warm_hits", "ninf_warm_hits_total"},
+      {"executables_reused", "ninf_executables_reused_total"},
+      {"warm_misses", "ninf_warm_misses_total"},
+      {"persistent_executables", "ninf_executables{state=\"persistent\"}"},
+      {"store_entries", "ninf_store_entries"},
+      {"store_bytes", "ninf_store_bytes"},
+      {"store_cap", "ninf_store_cap_bytes"},
+      {"store_stored", "ninf_store_stored_total"},
+      {"store_refused", "ninf_store_refused_total"},
+      {"store_expired", "ninf_store_expired_total"},
+      {"store_released", "ninf_store_released_total"},
+      {"store_served_bytes", "ninf_store_served_bytes_total"},
+      {"store_descriptors", "ninf_store_descriptors"},
+      {"load_average_1", "ninf_load_average_1"},
+  };
+  const std::string text = FormatPrometheus(g, c);
+  for (const auto &[name, value] : Parse(FormatStats(g, c))) {
+    if (name.find('.') != std::string::npos) continue;  // function.*, user.*
+    INFO("status line " << name << ":" << value);
+    auto it = carried.find(name);
+    REQUIRE(it != carried.end());  // a new status line: export it, then list it here
+    if (it->second.empty()) continue;
+    if (it->second.find(' ') != std::string::npos) {  // a whole line
+      CHECK_THAT(text, Catch::Contains("\n" + it->second + "\n"));
+      continue;
+    }
+    char *end = nullptr;
+    const double number = std::strtod(value.c_str(), &end);
+    REQUIRE(*end == '\0');  // a number
+    CHECK_THAT(text, Catch::Contains("\n" + it->second + " " +
+                                     ninf::daemon::PrometheusText::Number(number) + "\n"));
+  }
 }
