@@ -1,0 +1,242 @@
+#include "offload/runtime.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "offload/policy.h"
+
+namespace ninf::offload {
+namespace {
+
+thread_local int nesting = 0;
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+const char *GetEnv(const char *name) { return std::getenv(name); }
+
+// Process-wide state, built on first use (the first offloadable call), so
+// that a program that never calls LAPACK pays nothing at start.
+class State {
+ public:
+  static State &Get() {
+    // Never destroyed: entry points may run from other libraries' static
+    // destructors or atexit handlers after ours would have been.
+    static State *state = new State;
+    return *state;
+  }
+
+  const Config &config() const { return config_; }
+
+  Model ModelOf(const char *routine) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return models_[routine];
+  }
+  void SetModel(const char *routine, const Model &m) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    models_[routine] = m;
+  }
+
+  bool logging() const { return log_ != nullptr; }
+  void Log(const std::string &line) {
+    if (!log_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::fputs(line.c_str(), log_);
+    std::fflush(log_);
+  }
+
+ private:
+  State() : config_(ParseConfig(GetEnv)) {
+    if (!config_.log.empty()) {
+      log_ = config_.log == "-" ? stderr : std::fopen(config_.log.c_str(), "a");
+      if (!log_)
+        std::fprintf(stderr, "ninf_offload: cannot open NINF_OFFLOAD_LOG file '%s': %s\n",
+                     config_.log.c_str(), std::strerror(errno));
+    }
+    if (!config_.warnings.empty()) std::fprintf(stderr, "ninf_offload: %s", config_.warnings.c_str());
+  }
+
+  Config config_;
+  std::FILE *log_ = nullptr;
+  std::mutex mutex_;
+  std::map<std::string, Model> models_;
+};
+
+std::string Quote(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += (c == '\n') ? ' ' : c;
+  }
+  return out + "\"";
+}
+
+// One line per call, key=value as the daemons' logs (docs/offload.md).
+void LogLine(State &state, const Call &call, const char *where, const char *server, double flops,
+             double bytes, double seconds, const std::string &why) {
+  if (!state.logging()) return;
+  char head[512];
+  std::snprintf(head, sizeof head,
+                "ninf_offload pid=%ld routine=%s where=%s server=%s flops=%.3g bytes=%.3g "
+                "seconds=%.6f why=",
+                static_cast<long>(getpid()), call.routine, where, *server ? server : "-", flops,
+                bytes, seconds);
+  state.Log(head + Quote(why) + "\n");
+}
+
+double RunLocal(const Call &call, bool *ran) {
+  *ran = true;
+  const double start = Now();
+  {
+    LocalScope scope;
+    call.local();
+  }
+  return Now() - start;
+}
+
+}  // namespace
+
+bool Nested() { return nesting > 0; }
+LocalScope::LocalScope() { ++nesting; }
+LocalScope::~LocalScope() { --nesting; }
+
+void *LocalSymbol(const char *name) {
+  if (void *p = dlsym(RTLD_NEXT, name)) return p;
+  // Not behind us in the lookup order (a program linked without -llapack
+  // that calls LAPACK only through this library): the system's.
+  for (const char *lib : {"liblapack.so.3", "libblas.so.3", "liblapacke.so.3"}) {
+    if (void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL)) {
+      if (void *p = dlsym(h, name)) return p;
+    }
+  }
+  std::fprintf(stderr,
+               "ninf_offload: no local %s to run: link the program with -llapack -lblas "
+               "(after -lninf_offload), or install liblapack3\n",
+               name);
+  std::abort();
+}
+
+namespace {
+
+// Run's body; *ran says whether the call has run (here or there), so that
+// an exception thrown after it (memory for a log line) does not run it twice.
+void RunChecked(const Call &call, bool *ran) {
+  State &state = State::Get();
+  const Config &config = state.config();
+  Model model = state.ModelOf(call.routine);
+
+  if (Nested()) {  // an entry point reached from a local routine: no decision, no line
+    RunLocal(call, ran);
+    return;
+  }
+  if (call.local_only) {
+    double seconds = RunLocal(call, ran);
+    LogLine(state, call, "local", "", 0, 0, seconds, call.local_only);
+    return;
+  }
+  if (auto early = DecideBeforeEstimate(config, model, call.workspace_query, Now())) {
+    double seconds = RunLocal(call, ran);
+    LogLine(state, call, "local", "", 0, 0, seconds, early->why);
+    return;
+  }
+
+  Ninf_call_info estimate{};
+  if (call.estimate(&estimate) != 0) {
+    // No interface, no server, or arguments the interface refuses (a
+    // negative n): the local routine answers, as it would have anyway.
+    const auto error = static_cast<ninf_error_t>(Ninf_get_error());
+    std::string why = std::string("no estimate: ") + Ninf_error_string(error) + ": " +
+                      Ninf_get_error_detail();
+    if (HoldsOff(error)) state.SetModel(call.routine, NoteUnreachable(model, config, Now()));
+    double seconds = RunLocal(call, ran);
+    LogLine(state, call, "local", "", 0, 0, seconds, why);
+    return;
+  }
+  const Estimate est{estimate.work_flops,
+                     static_cast<double>(estimate.send_bytes + estimate.recv_bytes)};
+  const Decision decision = DecideWithEstimate(config, model, est);
+  if (decision.where == Where::kLocal) {
+    double seconds = RunLocal(call, ran);
+    state.SetModel(call.routine, NoteLocal(model, est.flops, seconds));
+    LogLine(state, call, "local", "", est.flops, est.bytes, seconds, decision.why);
+    return;
+  }
+
+  // A failed remote call may have written part of a result into the
+  // caller's INOUT arrays: keep their input to start the local run from.
+  std::vector<std::vector<unsigned char>> saved;
+  saved.reserve(call.inout.size());
+  for (const Call::Span &s : call.inout) {
+    const auto *p = static_cast<const unsigned char *>(s.data);
+    saved.emplace_back(p, p + s.bytes);
+  }
+  const int info_before = call.info ? *call.info : 0;
+  const double start = Now();
+  const int rc = call.remote();
+  *ran = rc == 0;
+  const double remote_seconds = Now() - start;
+  Ninf_call_info info{};
+  if (rc != 0) {
+    const auto error = static_cast<ninf_error_t>(Ninf_get_error());
+    std::string why = "remote call failed (" + std::string(Ninf_error_string(error)) + ": " +
+                      Ninf_get_error_detail() + "), run locally";
+    for (std::size_t i = 0; i < saved.size(); ++i)
+      std::memcpy(call.inout[i].data, saved[i].data(), saved[i].size());
+    if (call.info) *call.info = info_before;
+    if (HoldsOff(error)) state.SetModel(call.routine, NoteUnreachable(model, config, Now()));
+    double seconds = RunLocal(call, ran);
+    LogLine(state, call, "local", "", est.flops, est.bytes, seconds, why);
+    return;
+  }
+  Ninf_get_call_info(&info);
+  state.SetModel(call.routine,
+                 NoteRemote(model, RemoteSample{
+                                       static_cast<double>(info.send_bytes + info.recv_bytes),
+                                       info.send_seconds + info.recv_seconds,
+                                       info.work_flops,
+                                       info.compute_seconds,
+                                       info.total_seconds,
+                                   }));
+  if (call.info && *call.info < 0) {
+    // An illegal argument the server's LAPACK found: the caller gets the
+    // local routine's report of it (XERBLA's message, the same INFO).
+    const std::string why = "remote INFO " + std::to_string(*call.info) +
+                            " (an illegal argument): run locally for LAPACK's own report";
+    for (std::size_t i = 0; i < saved.size(); ++i)
+      std::memcpy(call.inout[i].data, saved[i].data(), saved[i].size());
+    double seconds = RunLocal(call, ran);
+    LogLine(state, call, "local", info.server, est.flops, est.bytes, seconds, why);
+    return;
+  }
+  LogLine(state, call, "remote", info.server, est.flops, est.bytes, remote_seconds,
+          decision.why);
+}
+
+}  // namespace
+
+void Run(const Call &call) {
+  // No exception crosses into the caller's Fortran or C: whatever fails
+  // here (memory for the copies of the arrays), the local routine runs.
+  bool ran = false;
+  try {
+    RunChecked(call, &ran);
+  } catch (...) {
+    if (!ran) {
+      LocalScope scope;
+      call.local();
+    }
+  }
+}
+
+}  // namespace ninf::offload
