@@ -29,34 +29,41 @@ constexpr int kNoTrans = 111, kTrans = 112, kConjTrans = 113;
 // refuses (CblasConjNoTrans, 114, included: netlib's cblas refuses it).
 char FlagOf(int trans) {
   switch (trans) {
-    case kNoTrans: return 'N';
-    case kTrans: return 'T';
-    case kConjTrans: return 'C';
-    default: return '\0';
+    case kNoTrans:
+      return 'N';
+    case kTrans:
+      return 'T';
+    case kConjTrans:
+      return 'C';
+    default:
+      return '\0';
   }
 }
 
 }  // namespace
 }  // namespace ninf::offload
 
-extern "C" void cblas_dgemm(int order, int trans_a, int trans_b, int m, int n, int k,
-                            double alpha, const double *a, int lda, const double *b, int ldb,
-                            double beta, double *c, int ldc) {
+extern "C" void cblas_dgemm(int order, int trans_a, int trans_b, int m, int n, int k, double alpha,
+                            const double *a, int lda, const double *b, int ldb, double beta,
+                            double *c, int ldc) {
   using namespace ninf::offload;
-  using Real = void(int, int, int, int, int, int, double, const double *, int, const double *,
-                    int, double, double *, int);
+  using Real = void(int, int, int, int, int, int, double, const double *, int, const double *, int,
+                    double, double *, int);
   const char ta = FlagOf(trans_a), tb = FlagOf(trans_b);
   const bool row = order == kRowMajor;
-  const bool legal =
-      !Nested() && (row || order == kColMajor) && ta && tb &&
-      (row ? DgemmLegal(tb, ta, n, m, k, ldb, lda, ldc) : DgemmLegal(ta, tb, m, n, k, lda, ldb, ldc));
+  const bool legal = !Nested() && (row || order == kColMajor) && ta && tb &&
+                     (row ? DgemmLegal(tb, ta, n, m, k, ldb, lda, ldc)
+                          : DgemmLegal(ta, tb, m, n, k, lda, ldb, ldc));
   if (!legal) {
     Real *real = Local<Real>("cblas_dgemm");
     Call call;
     call.routine = "dgemm";
-    call.local_only = "arguments CBLAS refuses (order, transposition or leading dimension): "
-                      "its own answer";
-    call.local = [&] { real(order, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); };
+    call.local_only =
+        "arguments CBLAS refuses (order, transposition or leading dimension): "
+        "its own answer";
+    call.local = [&] {
+      real(order, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    };
     Run(call);
     return;
   }

@@ -84,9 +84,9 @@ void dgetrs_(const char *trans, const lapack_int *n, const lapack_int *nrhs, con
              lapack_int *info, size_t /*trans_len*/) {
   // The hidden length is not read: a C caller that declares dgetrs_
   // without it (many do) passes garbage there. LAPACK reads one character.
-  using Fn = void(const char *, const lapack_int *, const lapack_int *, const double *,
-                  const lapack_int *, const lapack_int *, double *, const lapack_int *,
-                  lapack_int *, size_t);
+  using Fn =
+      void(const char *, const lapack_int *, const lapack_int *, const double *, const lapack_int *,
+           const lapack_int *, double *, const lapack_int *, lapack_int *, size_t);
   static Fn *const local = Local<Fn>("dgetrs_");
   if (Nested()) return local(trans, n, nrhs, a, lda, ipiv, b, ldb, info, 1);
   const Flag t(trans);
@@ -139,9 +139,7 @@ void dsyev_(const char *jobz, const char *uplo, const lapack_int *n, double *a,
   c.estimate = [&](Ninf_call_info *i) {
     return Ninf_estimate(i, "dsyev", j.text, u.text, *n, a, *lda, w, work, *lwork, info);
   };
-  c.remote = [&] {
-    return Ninf_call("dsyev", j.text, u.text, *n, a, *lda, w, work, *lwork, info);
-  };
+  c.remote = [&] { return Ninf_call("dsyev", j.text, u.text, *n, a, *lda, w, work, *lwork, info); };
   c.local = [&] { local(jobz, uplo, n, a, lda, w, work, lwork, info, 1, 1); };
   c.inout = {{a, Bytes(*lda, *n)}};
   c.info = info;
@@ -152,12 +150,14 @@ void dgemm_(const char *transa, const char *transb, const lapack_int *m, const l
             const lapack_int *k, const double *alpha, const double *a, const lapack_int *lda,
             const double *b, const lapack_int *ldb, const double *beta, double *c,
             const lapack_int *ldc, size_t /*transa_len*/, size_t /*transb_len*/) {
-  using Fn = void(const char *, const char *, const lapack_int *, const lapack_int *,
-                  const lapack_int *, const double *, const double *, const lapack_int *,
-                  const double *, const lapack_int *, const double *, double *,
-                  const lapack_int *, size_t, size_t);
+  using Fn =
+      void(const char *, const char *, const lapack_int *, const lapack_int *, const lapack_int *,
+           const double *, const double *, const lapack_int *, const double *, const lapack_int *,
+           const double *, double *, const lapack_int *, size_t, size_t);
   static Fn *const local = Local<Fn>("dgemm_");
-  auto run_local = [&] { local(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1); };
+  auto run_local = [&] {
+    local(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
+  };
   if (Nested()) return run_local();
   // IN char on the server (blas.idl): a character, promoted to int as C's
   // varargs promote it.

@@ -96,12 +96,11 @@ extern "C" {
 
 lapack_int LAPACKE_dgesv(int layout, lapack_int n, lapack_int nrhs, double *a, lapack_int lda,
                          lapack_int *ipiv, double *b, lapack_int ldb) {
-  using Real = lapack_int(int, lapack_int, lapack_int, double *, lapack_int, lapack_int *,
-                          double *, lapack_int);
-  const bool legal =
-      !Nested() && KnownLayout(layout) && n >= 0 && nrhs >= 0 && lda >= Max1(n) &&
-      ldb >= (RowMajor(layout) ? Max1(nrhs) : Max1(n)) && !AnyNaN(layout, a, n, n, lda) &&
-      !AnyNaN(layout, b, n, nrhs, ldb);
+  using Real = lapack_int(int, lapack_int, lapack_int, double *, lapack_int, lapack_int *, double *,
+                          lapack_int);
+  const bool legal = !Nested() && KnownLayout(layout) && n >= 0 && nrhs >= 0 && lda >= Max1(n) &&
+                     ldb >= (RowMajor(layout) ? Max1(nrhs) : Max1(n)) &&
+                     !AnyNaN(layout, a, n, n, lda) && !AnyNaN(layout, b, n, nrhs, ldb);
   if (!legal)
     return Delegate<Real>("LAPACKE_dgesv", "dgesv", kRefused, layout, n, nrhs, a, lda, ipiv, b,
                           ldb);
@@ -127,9 +126,9 @@ lapack_int LAPACKE_dgetrf(int layout, lapack_int m, lapack_int n, double *a, lap
                           lapack_int *ipiv) {
   using Real = lapack_int(int, lapack_int, lapack_int, double *, lapack_int, lapack_int *);
   const bool legal = !Nested() && KnownLayout(layout) && m >= 0 && n >= 0 &&
-                     lda >= (RowMajor(layout) ? Max1(n) : Max1(m)) &&
-                     !AnyNaN(layout, a, m, n, lda);
-  if (!legal) return Delegate<Real>("LAPACKE_dgetrf", "dgetrf", kRefused, layout, m, n, a, lda, ipiv);
+                     lda >= (RowMajor(layout) ? Max1(n) : Max1(m)) && !AnyNaN(layout, a, m, n, lda);
+  if (!legal)
+    return Delegate<Real>("LAPACKE_dgetrf", "dgetrf", kRefused, layout, m, n, a, lda, ipiv);
   lapack_int info = 0;
   if (!RowMajor(layout)) {
     dgetrf_(&m, &n, a, &lda, ipiv, &info);
@@ -175,8 +174,8 @@ lapack_int LAPACKE_dgetrs(int layout, char trans, lapack_int n, lapack_int nrhs,
 
 lapack_int LAPACKE_dposv(int layout, char uplo, lapack_int n, lapack_int nrhs, double *a,
                          lapack_int lda, double *b, lapack_int ldb) {
-  using Real = lapack_int(int, char, lapack_int, lapack_int, double *, lapack_int, double *,
-                          lapack_int);
+  using Real =
+      lapack_int(int, char, lapack_int, lapack_int, double *, lapack_int, double *, lapack_int);
   const bool legal = !Nested() && KnownLayout(layout) && IsUplo(uplo) && n >= 0 && nrhs >= 0 &&
                      lda >= Max1(n) && ldb >= (RowMajor(layout) ? Max1(nrhs) : Max1(n)) &&
                      !AnyNaNTriangle(layout, uplo, a, n, lda) && !AnyNaN(layout, b, n, nrhs, ldb);
@@ -207,9 +206,8 @@ lapack_int LAPACKE_dposv(int layout, char uplo, lapack_int n, lapack_int nrhs, d
 lapack_int LAPACKE_dsyev(int layout, char jobz, char uplo, lapack_int n, double *a, lapack_int lda,
                          double *w) {
   using Real = lapack_int(int, char, char, lapack_int, double *, lapack_int, double *);
-  using Query = void(const char *, const char *, const lapack_int *, double *,
-                     const lapack_int *, double *, double *, const lapack_int *, lapack_int *,
-                     size_t, size_t);
+  using Query = void(const char *, const char *, const lapack_int *, double *, const lapack_int *,
+                     double *, double *, const lapack_int *, lapack_int *, size_t, size_t);
   const bool legal = !Nested() && KnownLayout(layout) && IsJobz(jobz) && IsUplo(uplo) && n >= 0 &&
                      lda >= Max1(n) && !AnyNaNTriangle(layout, uplo, a, n, lda);
   if (!legal)

@@ -44,7 +44,8 @@ Config ParseConfig(const char *(*get)(const char *name)) {
     if (!std::strcmp(v, "0")) {
       c.enabled = false;
     } else if (std::strcmp(v, "1") != 0) {
-      c.warnings += std::string("NINF_OFFLOAD='") + v + "' is neither 0 nor 1: offloading stays on\n";
+      c.warnings +=
+          std::string("NINF_OFFLOAD='") + v + "' is neither 0 nor 1: offloading stays on\n";
     }
   }
   if (const char *v = get("NINF_OFFLOAD_MIN_FLOPS"); v && *v) {
@@ -94,8 +95,8 @@ Decision DecideWithEstimate(const Config &config, const Model &model, const Esti
     return {Where::kLocal, flops + " < " + Format(kDefaultMinFlops) + " (the default floor)"};
   if (model.link_bytes_per_second <= 0)
     return {Where::kRemote, flops + ", link not measured yet: this call measures it"};
-  const double local_speed = model.local_flops_per_second > 0 ? model.local_flops_per_second
-                                                               : kAssumedLocalFlopsPerSecond;
+  const double local_speed =
+      model.local_flops_per_second > 0 ? model.local_flops_per_second : kAssumedLocalFlopsPerSecond;
   const double remote_speed =
       model.remote_flops_per_second > 0 ? model.remote_flops_per_second : local_speed;
   const double local_seconds = estimate.flops / local_speed;
@@ -114,8 +115,8 @@ bool DgemmLegal(char transa, char transb, int m, int n, int k, int lda, int ldb,
   auto max1 = [](int v) { return v > 1 ? v : 1; };
   const int nrowa = no_trans(transa) ? m : k;
   const int nrowb = no_trans(transb) ? k : n;
-  return is_flag(transa) && is_flag(transb) && m >= 0 && n >= 0 && k >= 0 &&
-         lda >= max1(nrowa) && ldb >= max1(nrowb) && ldc >= max1(m);
+  return is_flag(transa) && is_flag(transb) && m >= 0 && n >= 0 && k >= 0 && lda >= max1(nrowa) &&
+         ldb >= max1(nrowb) && ldc >= max1(m);
 }
 
 Model NoteRemote(Model model, const RemoteSample &s) {
@@ -127,8 +128,8 @@ Model NoteRemote(Model model, const RemoteSample &s) {
   // What is neither moving nor computing: connecting, queueing, the
   // executable's hand-over. Never negative (the clocks are two machines').
   const double overhead = s.total_seconds - s.transfer_seconds - s.compute_seconds;
-  if (s.total_seconds > 0) model.overhead_seconds = Smooth(model.overhead_seconds,
-                                                           overhead > 0 ? overhead : 0);
+  if (s.total_seconds > 0)
+    model.overhead_seconds = Smooth(model.overhead_seconds, overhead > 0 ? overhead : 0);
   model.unreachable_until = 0;
   return model;
 }

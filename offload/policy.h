@@ -14,11 +14,11 @@ namespace ninf::offload {
 
 // What the environment says (docs/offload.md), read once per process.
 struct Config {
-  bool enabled = true;                 // NINF_OFFLOAD=0 turns offloading off
-  std::optional<double> min_flops;     // NINF_OFFLOAD_MIN_FLOPS: a fixed threshold
-  std::string log;                     // NINF_OFFLOAD_LOG: "" none, "-" stderr, else a file
-  double retry_seconds = 10;           // NINF_OFFLOAD_RETRY_SECONDS: local after a dead server
-  std::string warnings;                // values that did not parse, one line each
+  bool enabled = true;              // NINF_OFFLOAD=0 turns offloading off
+  std::optional<double> min_flops;  // NINF_OFFLOAD_MIN_FLOPS: a fixed threshold
+  std::string log;                  // NINF_OFFLOAD_LOG: "" none, "-" stderr, else a file
+  double retry_seconds = 10;        // NINF_OFFLOAD_RETRY_SECONDS: local after a dead server
+  std::string warnings;             // values that did not parse, one line each
 };
 
 // Reads the variables through `get` (getenv in the runtime, a table in
@@ -51,8 +51,8 @@ struct Model {
 
 // One call, as Ninf_estimate saw it.
 struct Estimate {
-  double flops = 0;   // the IDL's CalcOrder on the call's scalars
-  double bytes = 0;   // array bytes out and back
+  double flops = 0;  // the IDL's CalcOrder on the call's scalars
+  double bytes = 0;  // array bytes out and back
 };
 
 enum class Where { kLocal, kRemote };
@@ -93,7 +93,7 @@ struct RemoteSample {
   double bytes = 0;
   double transfer_seconds = 0;  // send + receive on the client
   double flops = 0;
-  double compute_seconds = 0;   // the server's
+  double compute_seconds = 0;  // the server's
   double total_seconds = 0;
 };
 Model NoteRemote(Model model, const RemoteSample &sample);

@@ -20,8 +20,7 @@ namespace {
 thread_local int nesting = 0;
 
 double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 const char *GetEnv(const char *name) { return std::getenv(name); }
@@ -64,7 +63,8 @@ class State {
         std::fprintf(stderr, "ninf_offload: cannot open NINF_OFFLOAD_LOG file '%s': %s\n",
                      config_.log.c_str(), std::strerror(errno));
     }
-    if (!config_.warnings.empty()) std::fprintf(stderr, "ninf_offload: %s", config_.warnings.c_str());
+    if (!config_.warnings.empty())
+      std::fprintf(stderr, "ninf_offload: %s", config_.warnings.c_str());
   }
 
   Config config_;
@@ -156,8 +156,8 @@ void RunChecked(const Call &call, bool *ran) {
     // No interface, no server, or arguments the interface refuses (a
     // negative n): the local routine answers, as it would have anyway.
     const auto error = static_cast<ninf_error_t>(Ninf_get_error());
-    std::string why = std::string("no estimate: ") + Ninf_error_string(error) + ": " +
-                      Ninf_get_error_detail();
+    std::string why =
+        std::string("no estimate: ") + Ninf_error_string(error) + ": " + Ninf_get_error_detail();
     if (HoldsOff(error)) state.SetModel(call.routine, NoteUnreachable(model, config, Now()));
     double seconds = RunLocal(call, ran);
     LogLine(state, call, "local", "", 0, 0, seconds, why);
@@ -219,8 +219,7 @@ void RunChecked(const Call &call, bool *ran) {
     LogLine(state, call, "local", info.server, est.flops, est.bytes, seconds, why);
     return;
   }
-  LogLine(state, call, "remote", info.server, est.flops, est.bytes, remote_seconds,
-          decision.why);
+  LogLine(state, call, "remote", info.server, est.flops, est.bytes, remote_seconds, decision.why);
 }
 
 }  // namespace

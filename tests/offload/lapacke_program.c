@@ -80,8 +80,7 @@ int main(int argc, char **argv) {
   /* dgetrf + dgetrs, column-major. */
   double *f = matrix(n, n), *rhs = matrix(n, nrhs);
   put_info("LAPACKE_dgetrf", LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, f, n, ipiv));
-  put_info("LAPACKE_dgetrs",
-           LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', n, nrhs, f, n, ipiv, rhs, n));
+  put_info("LAPACKE_dgetrs", LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', n, nrhs, f, n, ipiv, rhs, n));
   put(f, sizeof(double) * nn);
   put(rhs, sizeof(double) * (size_t)n * nrhs);
 
@@ -135,8 +134,23 @@ int main(int argc, char **argv) {
     perror("fclose");
     return 1;
   }
-  free(a); free(b); free(f); free(rhs); free(r); free(s); free(sb); free(y); free(w);
-  free(ga); free(gb); free(gc); free(z); free(zw); free(work); free(sing); free(sing_b);
+  free(a);
+  free(b);
+  free(f);
+  free(rhs);
+  free(r);
+  free(s);
+  free(sb);
+  free(y);
+  free(w);
+  free(ga);
+  free(gb);
+  free(gc);
+  free(z);
+  free(zw);
+  free(work);
+  free(sing);
+  free(sing_b);
   free(ipiv);
   return 0;
 }

@@ -1,12 +1,11 @@
 // libninf_offload's decision (offload/policy.h) on its own: the
 // environment's parsing, each rule of the decision, the model's updates
 // and BLAS dgemm's argument checks. No server, no LAPACK.
-#include <catch2/catch.hpp>
+#include "offload/policy.h"
 
+#include <catch2/catch.hpp>
 #include <map>
 #include <string>
-
-#include "offload/policy.h"
 
 using namespace ninf::offload;
 
