@@ -38,6 +38,9 @@ class State {
 
   const Config &config() const { return config_; }
 
+  // The model is read at a call's start and written at its end: two
+  // threads' calls of one routine may overwrite each other's update, which
+  // costs one sample of a smoothed estimate, never a wrong result.
   Model ModelOf(const char *routine) {
     std::lock_guard<std::mutex> lock(mutex_);
     return models_[routine];
