@@ -115,13 +115,22 @@ LocalScope::LocalScope() { ++nesting; }
 LocalScope::~LocalScope() { --nesting; }
 
 void *LocalSymbol(const char *name) {
-  if (void *p = dlsym(RTLD_NEXT, name)) return p;
+  // Looked up once per name: the LAPACKE entry points ask again on every
+  // call they hand to the program's own LAPACKE.
+  static std::mutex mutex;
+  static auto *found = new std::map<std::string, void *>;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = found->find(name); it != found->end()) return it->second;
+  void *p = dlsym(RTLD_NEXT, name);
   // Not behind us in the lookup order (a program linked without -llapack
   // that calls LAPACK only through this library): the system's.
   for (const char *lib : {"liblapack.so.3", "libblas.so.3", "liblapacke.so.3"}) {
-    if (void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL)) {
-      if (void *p = dlsym(h, name)) return p;
-    }
+    if (p) break;
+    if (void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL)) p = dlsym(h, name);
+  }
+  if (p) {
+    (*found)[name] = p;
+    return p;
   }
   std::fprintf(stderr,
                "ninf_offload: no local %s to run: link the program with -llapack -lblas "
@@ -135,14 +144,15 @@ namespace {
 // Run's body; *ran says whether the call has run (here or there), so that
 // an exception thrown after it (memory for a log line) does not run it twice.
 void RunChecked(const Call &call, bool *ran) {
-  State &state = State::Get();
-  const Config &config = state.config();
-  Model model = state.ModelOf(call.routine);
-
-  if (Nested()) {  // an entry point reached from a local routine: no decision, no line
+  // An entry point reached from a local routine (OpenBLAS's LAPACK calls
+  // dgemm_ thousands of times): no decision, no line, no lock.
+  if (Nested()) {
     RunLocal(call, ran);
     return;
   }
+  State &state = State::Get();
+  const Config &config = state.config();
+  Model model = state.ModelOf(call.routine);
   if (call.local_only) {
     double seconds = RunLocal(call, ran);
     LogLine(state, call, "local", "", 0, 0, seconds, call.local_only);
