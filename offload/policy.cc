@@ -84,7 +84,8 @@ std::optional<Decision> DecideBeforeEstimate(const Config &config, const Model &
   return std::nullopt;
 }
 
-Decision DecideWithEstimate(const Config &config, const Model &model, const Estimate &estimate) {
+Decision DecideWithEstimate(const Config &config, const Model &model, const Estimate &estimate,
+                            double now) {
   const std::string flops = "flops " + Format(estimate.flops);
   if (config.min_flops) {
     const std::string limit = "NINF_OFFLOAD_MIN_FLOPS " + Format(*config.min_flops);
@@ -106,6 +107,9 @@ Decision DecideWithEstimate(const Config &config, const Model &model, const Esti
   const std::string times =
       "remote " + Format(remote_seconds) + " s vs local " + Format(local_seconds) + " s";
   if (remote_seconds < local_seconds) return {Where::kRemote, "estimated " + times};
+  if (now - model.measured_at >= kReprobeSeconds && remote_seconds < 2 * local_seconds)
+    return {Where::kRemote, "estimated " + times + ", from a model " +
+                                Format(now - model.measured_at) + " s old: measuring again"};
   return {Where::kLocal, "estimated " + times};
 }
 
@@ -119,7 +123,7 @@ bool DgemmLegal(char transa, char transb, int m, int n, int k, int lda, int ldb,
          ldb >= max1(nrowb) && ldc >= max1(m);
 }
 
-Model NoteRemote(Model model, const RemoteSample &s) {
+Model NoteRemote(Model model, const RemoteSample &s, double now) {
   if (s.bytes >= kMinSampleBytes && s.transfer_seconds > 0)
     model.link_bytes_per_second = Smooth(model.link_bytes_per_second, s.bytes / s.transfer_seconds);
   if (s.flops > 0 && s.compute_seconds >= kMinSampleSeconds)
@@ -131,6 +135,7 @@ Model NoteRemote(Model model, const RemoteSample &s) {
   if (s.total_seconds > 0)
     model.overhead_seconds = Smooth(model.overhead_seconds, overhead > 0 ? overhead : 0);
   model.unreachable_until = 0;
+  model.measured_at = now;
   return model;
 }
 

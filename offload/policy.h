@@ -47,6 +47,7 @@ struct Model {
   double local_flops_per_second = 0;   // CalcOrder / a local call's time
   double overhead_seconds = 0;         // a remote call's time beyond moving and computing
   double unreachable_until = 0;        // a clock time: stay local until then
+  double measured_at = 0;              // a clock time: the last remote call's
 };
 
 // One call, as Ninf_estimate saw it.
@@ -76,8 +77,13 @@ std::optional<Decision> DecideBeforeEstimate(const Config &config, const Model &
 //   local  = flops / local speed (kAssumedLocalFlopsPerSecond until timed)
 // An unmeasured link sends the call (it is then measured). The byte
 // threshold is the link term: a call whose bytes take longer to move than
-// the whole local run never goes.
-Decision DecideWithEstimate(const Config &config, const Model &model, const Estimate &estimate);
+// the whole local run never goes. A model kReprobeSeconds old or older is
+// measured again with a call it predicts at most 2x slower remotely than
+// locally: otherwise one congested moment would keep every later call
+// local for good, since local calls measure no link. `now` is a clock time.
+Decision DecideWithEstimate(const Config &config, const Model &model, const Estimate &estimate,
+                            double now);
+inline constexpr double kReprobeSeconds = 60;
 
 // BLAS dgemm's argument checks (reference dgemm.f), column-major: flags
 // in NnTtCc, no negative size, leading dimensions of at least the rows.
@@ -96,7 +102,7 @@ struct RemoteSample {
   double compute_seconds = 0;  // the server's
   double total_seconds = 0;
 };
-Model NoteRemote(Model model, const RemoteSample &sample);
+Model NoteRemote(Model model, const RemoteSample &sample, double now);
 Model NoteLocal(Model model, double flops, double seconds);
 // Whether a failed estimate or call says something about the server (no
 // server, a broken connection, a function it does not serve: stay local

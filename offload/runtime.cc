@@ -178,7 +178,7 @@ void RunChecked(const Call &call, bool *ran) {
   }
   const Estimate est{estimate.work_flops,
                      static_cast<double>(estimate.send_bytes + estimate.recv_bytes)};
-  const Decision decision = DecideWithEstimate(config, model, est);
+  const Decision decision = DecideWithEstimate(config, model, est, Now());
   if (decision.where == Where::kLocal) {
     double seconds = RunLocal(call, ran);
     state.SetModel(call.routine, NoteLocal(model, est.flops, seconds));
@@ -214,13 +214,15 @@ void RunChecked(const Call &call, bool *ran) {
   }
   Ninf_get_call_info(&info);
   state.SetModel(call.routine,
-                 NoteRemote(model, RemoteSample{
-                                       static_cast<double>(info.send_bytes + info.recv_bytes),
-                                       info.send_seconds + info.recv_seconds,
-                                       info.work_flops,
-                                       info.compute_seconds,
-                                       info.total_seconds,
-                                   }));
+                 NoteRemote(model,
+                            RemoteSample{
+                                static_cast<double>(info.send_bytes + info.recv_bytes),
+                                info.send_seconds + info.recv_seconds,
+                                info.work_flops,
+                                info.compute_seconds,
+                                info.total_seconds,
+                            },
+                            Now()));
   if (call.info && *call.info < 0) {
     // An illegal argument the server's LAPACK found: the caller gets the
     // local routine's report of it (XERBLA's message, the same INFO).

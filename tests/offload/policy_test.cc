@@ -100,23 +100,23 @@ TEST_CASE("offload_min_flops_decides_alone", "[offload]") {
   c.min_flops = 1e6;
   Model slow_link;
   slow_link.link_bytes_per_second = 1;  // would forbid everything
-  CHECK(DecideWithEstimate(c, slow_link, {1e6, 1e9}).where == Where::kRemote);
-  Decision d = DecideWithEstimate(c, slow_link, {999999, 8});
+  CHECK(DecideWithEstimate(c, slow_link, {1e6, 1e9}, 0).where == Where::kRemote);
+  Decision d = DecideWithEstimate(c, slow_link, {999999, 8}, 0);
   CHECK(d.where == Where::kLocal);
   CHECK(d.why == "flops 1e+06 < NINF_OFFLOAD_MIN_FLOPS 1e+06");
   c.min_flops = 0;
-  CHECK(DecideWithEstimate(c, slow_link, {0, 0}).where == Where::kRemote);
+  CHECK(DecideWithEstimate(c, slow_link, {0, 0}, 0).where == Where::kRemote);
 }
 
 TEST_CASE("offload_default_floor_and_model", "[offload]") {
   Config c;
   Model m;
   // Under the floor: local, whatever the model.
-  Decision d = DecideWithEstimate(c, m, {kDefaultMinFlops / 2, 8});
+  Decision d = DecideWithEstimate(c, m, {kDefaultMinFlops / 2, 8}, 0);
   CHECK(d.where == Where::kLocal);
   CHECK(Contains(d.why, "the default floor"));
   // Above it with no link measured: remote, to measure it.
-  d = DecideWithEstimate(c, m, {1e9, 8e6});
+  d = DecideWithEstimate(c, m, {1e9, 8e6}, 0);
   CHECK(d.where == Where::kRemote);
   CHECK(Contains(d.why, "link not measured yet"));
   // A fast link and a fast server: remote.
@@ -124,34 +124,53 @@ TEST_CASE("offload_default_floor_and_model", "[offload]") {
   m.remote_flops_per_second = 4e10;
   m.local_flops_per_second = 1e10;
   m.overhead_seconds = 0.01;
-  CHECK(DecideWithEstimate(c, m, {1e10, 1.6e7}).where == Where::kRemote);
+  CHECK(DecideWithEstimate(c, m, {1e10, 1.6e7}, 0).where == Where::kRemote);
   // The byte threshold: moving the bytes takes longer than computing here.
   m.link_bytes_per_second = 1e6;
-  d = DecideWithEstimate(c, m, {1e10, 1.6e7});
+  d = DecideWithEstimate(c, m, {1e10, 1.6e7}, 0);
   CHECK(d.where == Where::kLocal);
   CHECK(Contains(d.why, "estimated remote"));
   // A server no faster than this machine never wins.
   m.link_bytes_per_second = 1e12;
   m.remote_flops_per_second = 1e10;
-  CHECK(DecideWithEstimate(c, m, {1e10, 8}).where == Where::kLocal);
+  CHECK(DecideWithEstimate(c, m, {1e10, 8}, 0).where == Where::kLocal);
+}
+
+TEST_CASE("offload_stale_model_is_measured_again", "[offload]") {
+  Config c;
+  Model m;
+  m.link_bytes_per_second = 1e8;
+  m.remote_flops_per_second = 1e10;
+  m.local_flops_per_second = 1e10;
+  m.measured_at = 1000;
+  // Predicted 1.5x slower remotely (1 s of computing + 0.5 s of moving).
+  const Estimate est{1e10, 5e7};
+  CHECK(DecideWithEstimate(c, m, est, 1000 + kReprobeSeconds - 1).where == Where::kLocal);
+  Decision d = DecideWithEstimate(c, m, est, 1000 + kReprobeSeconds);
+  CHECK(d.where == Where::kRemote);
+  CHECK(Contains(d.why, "measuring again"));
+  // Predicted 3x slower: never sent, however old the model.
+  CHECK(DecideWithEstimate(c, m, {1e10, 2e8}, 1e9).where == Where::kLocal);
+  // A remote call dates the model.
+  CHECK(NoteRemote(m, {1e6, 0.01, 1e9, 0.1, 0.2}, 5000).measured_at == 5000);
 }
 
 TEST_CASE("offload_model_updates", "[offload]") {
   Model m;
-  m = NoteRemote(m, {1e6, 0.01, 2e9, 0.1, 0.2});
+  m = NoteRemote(m, {1e6, 0.01, 2e9, 0.1, 0.2}, 0);
   CHECK(m.link_bytes_per_second == Approx(1e8));
   CHECK(m.remote_flops_per_second == Approx(2e10));
   CHECK(m.overhead_seconds == Approx(0.09));
   // Smoothed: a sample moves the value by 0.3 of the difference.
-  m = NoteRemote(m, {1e6, 0.1, 2e9, 0.1, 0.2});
+  m = NoteRemote(m, {1e6, 0.1, 2e9, 0.1, 0.2}, 0);
   CHECK(m.link_bytes_per_second == Approx(0.7 * 1e8 + 0.3 * 1e7));
   // Too small to say anything: ignored (but the overhead is noted).
   Model before = m;
-  m = NoteRemote(m, {1000, 0.0001, 1000, 0.0000001, 0.0002});
+  m = NoteRemote(m, {1000, 0.0001, 1000, 0.0000001, 0.0002}, 0);
   CHECK(m.link_bytes_per_second == before.link_bytes_per_second);
   CHECK(m.remote_flops_per_second == before.remote_flops_per_second);
   // Clocks of two machines: a negative overhead counts as none.
-  m = NoteRemote(Model{}, {1e6, 0.5, 1e9, 0.5, 0.1});
+  m = NoteRemote(Model{}, {1e6, 0.5, 1e9, 0.5, 0.1}, 0);
   CHECK(m.overhead_seconds == 0);
 
   m = NoteLocal(Model{}, 1e9, 0.1);
@@ -163,7 +182,7 @@ TEST_CASE("offload_model_updates", "[offload]") {
   m = NoteUnreachable(Model{}, c, 50);
   CHECK(m.unreachable_until == 57);
   // A successful remote call clears it.
-  CHECK(NoteRemote(m, {}).unreachable_until == 0);
+  CHECK(NoteRemote(m, {}, 0).unreachable_until == 0);
 }
 
 TEST_CASE("offload_holds_off_on_server_errors_only", "[offload]") {
