@@ -152,10 +152,8 @@ bool HoldsOff(ninf_error_t error) {
     case NINF_ERR_ARGUMENT_MISMATCH:
     case NINF_ERR_TOO_LARGE:
     case NINF_ERR_OVERFLOW:
-    case NINF_ERR_NO_MEMORY:
     case NINF_ERR_INVALID_ID:
     case NINF_ERR_CANCELLED:
-    case NINF_ERR_LIMIT:
     case NINF_ERR_NOT_READY:
     case NINF_ERR_COUNT_:
       return false;
@@ -174,6 +172,10 @@ bool HoldsOff(ninf_error_t error) {
     case NINF_ERR_EXPIRED:
     case NINF_ERR_AUTH:
     case NINF_ERR_DENIED:
+    // The server's state, not the call's: its memory, or a limit (CPU
+    // time) that a call of the same size would exceed again.
+    case NINF_ERR_NO_MEMORY:
+    case NINF_ERR_LIMIT:
       return true;
   }
   return true;  // a code from a newer library: assume the server is the problem

@@ -190,6 +190,7 @@ TEST_CASE("offload_holds_off_on_server_errors_only", "[offload]") {
   CHECK(HoldsOff(NINF_ERR_FUNCTION_NOT_FOUND));
   CHECK(HoldsOff(NINF_ERR_AUTH));
   CHECK(HoldsOff(NINF_ERR_COMMUNICATION));
+  CHECK(HoldsOff(NINF_ERR_LIMIT));  // a call of the same size would exceed it again
   CHECK_FALSE(HoldsOff(NINF_ERR_INVALID_ARGUMENT));  // a negative n: this call only
   CHECK_FALSE(HoldsOff(NINF_ERR_OVERFLOW));
   CHECK_FALSE(HoldsOff(NINF_ERR_TOO_LARGE));
