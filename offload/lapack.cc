@@ -51,6 +51,7 @@ void dgesv_(const lapack_int *n, const lapack_int *nrhs, double *a, const lapack
   if (Nested()) return local(n, nrhs, a, lda, ipiv, b, ldb, info);
   Call c;
   c.routine = "dgesv";
+  c.scalars = {*n, *nrhs, *lda, *ldb};
   c.estimate = [&](Ninf_call_info *i) {
     return Ninf_estimate(i, "dgesv", *n, *nrhs, a, *lda, ipiv, b, *ldb, info);
   };
@@ -69,6 +70,7 @@ void dgetrf_(const lapack_int *m, const lapack_int *n, double *a, const lapack_i
   if (Nested()) return local(m, n, a, lda, ipiv, info);
   Call c;
   c.routine = "dgetrf";
+  c.scalars = {*m, *n, *lda};
   c.estimate = [&](Ninf_call_info *i) {
     return Ninf_estimate(i, "dgetrf", *m, *n, a, *lda, ipiv, info);
   };
@@ -92,6 +94,7 @@ void dgetrs_(const char *trans, const lapack_int *n, const lapack_int *nrhs, con
   const Flag t(trans);
   Call c;
   c.routine = "dgetrs";
+  c.scalars = {*trans, *n, *nrhs, *lda, *ldb};
   c.estimate = [&](Ninf_call_info *i) {
     return Ninf_estimate(i, "dgetrs", t.text, *n, *nrhs, a, *lda, ipiv, b, *ldb, info);
   };
@@ -112,6 +115,7 @@ void dposv_(const char *uplo, const lapack_int *n, const lapack_int *nrhs, doubl
   const Flag u(uplo);
   Call c;
   c.routine = "dposv";
+  c.scalars = {*uplo, *n, *nrhs, *lda, *ldb};
   c.estimate = [&](Ninf_call_info *i) {
     return Ninf_estimate(i, "dposv", u.text, *n, *nrhs, a, *lda, b, *ldb, info);
   };
@@ -132,6 +136,7 @@ void dsyev_(const char *jobz, const char *uplo, const lapack_int *n, double *a,
   const Flag j(jobz), u(uplo);
   Call c;
   c.routine = "dsyev";
+  c.scalars = {*jobz, *uplo, *n, *lda, *lwork};
   // The optimal lwork comes back in work[0], which a remote call never
   // returns (a WORK array stays on the server): only the local routine can
   // answer, and answers with what the program's own LAPACK wants.
@@ -164,6 +169,7 @@ void dgemm_(const char *transa, const char *transb, const lapack_int *m, const l
   const int ta = *transa, tb = *transb;
   Call call;
   call.routine = "dgemm";
+  call.scalars = {ta, tb, *m, *n, *k, *lda, *ldb, *ldc};
   call.estimate = [&](Ninf_call_info *i) {
     return Ninf_estimate(i, "dgemm", ta, tb, *m, *n, *k, *alpha, a, *lda, b, *ldb, *beta, c, *ldc);
   };

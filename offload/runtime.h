@@ -58,6 +58,11 @@ struct Call {
   const char *local_only = nullptr;
   // Ninf_estimate and Ninf_call with the routine's IDL argument list.
   std::function<int(Ninf_call_info *)> estimate;
+  // The scalars the estimate depends on (sizes, leading dimensions, flags).
+  // A call with the same ones as this thread's previous call of the routine
+  // reuses that estimate: a loop of small calls then pays a comparison, not
+  // an estimate, per call.
+  std::vector<long long> scalars;
   std::function<int()> remote;
   // The shadowed routine with the caller's own arguments.
   std::function<void()> local;
