@@ -129,6 +129,16 @@ def main():
         cc = os.environ.get("CC", "cc")
         fc = os.environ.get("FC", "gfortran")
         c_libs = ["-llapacke", "-llapack", "-lblas"]
+        # The wrappers: --offload goes before the first LAPACK/BLAS library,
+        # only when linking; --showme:offload prints the flags alone.
+        shown = run([ninfcc, "--showme", "--offload", "p.c", "-o", "p"] + c_libs).stdout
+        expect("-lninf_offload" in shown and
+               shown.index("-lninf_offload") < shown.index("-llapacke"),
+               f"ninfcc --offload: -lninf_offload not before -llapacke: {shown}")
+        shown = run([ninffc, "--showme", "--offload", "-c", "p.f90"]).stdout
+        expect("-lninf_offload" not in shown, f"ninffc --offload -c links: {shown}")
+        shown = run([ninffc, "--showme:offload"]).stdout
+        expect(shown.strip().endswith("-lninf_offload"), f"ninffc --showme:offload: {shown}")
         # The normal builds: nothing of Ninf in them.
         run([cc, c_source, "-o", "c_plain"] + c_libs)
         run([fc, f_source, "-o", "f_plain", "-llapack"])
