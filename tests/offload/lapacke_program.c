@@ -10,8 +10,9 @@
  * The calls: LAPACKE_dgesv (row-major), LAPACKE_dgetrf + LAPACKE_dgetrs
  * (column-major), LAPACKE_dposv (row-major), LAPACKE_dsyev (column-major,
  * with vectors), cblas_dgemm (row-major, B transposed), the Fortran dsyev_
- * with a workspace query (lwork = -1) first, and LAPACKE_dgesv on a
- * singular matrix (INFO > 0).
+ * with a workspace query (lwork = -1) first, LAPACKE_dgesv on a singular
+ * matrix (INFO > 0), and the Fortran dgesv_ with an illegal leading
+ * dimension (INFO = -4, and XERBLA's message on stderr).
  */
 #include <cblas.h>
 #include <lapacke.h>
@@ -130,6 +131,15 @@ int main(int argc, char **argv) {
            LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, sing, n, ipiv, sing_b, n));
   put(sing, sizeof(double) * nn);
 
+  /* An illegal argument: lda = n - 1 < n. LAPACK reports INFO = -4 (and
+   * XERBLA prints its message) before touching anything. */
+  double *bad = matrix(n, n), *bad_b = matrix(n, 1);
+  lapack_int one = 1, short_lda = n - 1;
+  LAPACK_dgesv(&nn_, &one, bad, &short_lda, ipiv, bad_b, &nn_, &info);
+  put_info("dgesv_ lda = n - 1", info);
+  put(bad, sizeof(double) * nn);
+  put(bad_b, sizeof(double) * (size_t)n);
+
   if (fclose(out) != 0) {
     perror("fclose");
     return 1;
@@ -151,6 +161,8 @@ int main(int argc, char **argv) {
   free(work);
   free(sing);
   free(sing_b);
+  free(bad);
+  free(bad_b);
   free(ipiv);
   return 0;
 }

@@ -6,14 +6,21 @@ program twice each: the normal way (cc/gfortran ... -llapack) and relinked
 (ninfcc/ninffc --offload ... -llapack). Runs the normal builds for the
 reference results, starts ninfd on a free loopback port, and checks:
 
+  - the wrappers: --offload puts -lninf_offload before the first LAPACK
+    library, only when linking; the relinked binaries need it before
+    liblapack;
   - relinked, and the normal build under LD_PRELOAD: every result equal to
     the local run bit for bit, each routine logged as offloaded, ninfd's
-    `completed` count grown by exactly the offloaded calls, and the
-    workspace query (lwork = -1) answered locally;
+    `completed` count grown by exactly the calls sent, the workspace query
+    (lwork = -1) answered locally, and an illegal argument (INFO = -4 from
+    the server) run again locally;
   - threshold: a tiny n stays local under the default floor, and a large
     NINF_OFFLOAD_MIN_FLOPS keeps everything local (the count does not move);
   - NINF_OFFLOAD=0: everything local;
   - a bad NINF_OFFLOAD_MIN_FLOPS: a warning, and the program still right;
+  - NINF_OFFLOAD_LOG=1: the lines on stderr;
+  - a server that refuses every call (max_call_bytes): the same results,
+    every call logged local after its remote failure;
   - the server down: the same results, every call logged local, exit 0.
 
     offload_test.py NINFD NINFCC NINFFC LIBNINF_OFFLOAD LAPACKE_PROGRAM.c LINPACK.f90
@@ -69,13 +76,13 @@ def field(line, key):
 
 
 class Server:
-    def __init__(self, ninfd, work):
+    def __init__(self, ninfd, work, flags=(), name="ninfd"):
         self.ninfd, self.work = ninfd, work
-        ready = os.path.join(work, "ninfd.ready")
-        self.log = open(os.path.join(work, "ninfd.log"), "w")
+        ready = os.path.join(work, name + ".ready")
+        self.log = open(os.path.join(work, name + ".log"), "w")
         self.proc = subprocess.Popen(
             [ninfd, "--port", "0", "--ready-file", ready,
-             "--thread-budget", "fixed", "--threads-per-job", "1"],
+             "--thread-budget", "fixed", "--threads-per-job", "1", *flags],
             stdout=self.log, stderr=self.log)
         deadline = time.monotonic() + 30
         while not (os.path.exists(ready) and open(ready).read().strip()):
@@ -191,15 +198,18 @@ def main():
             lines = log_lines(log)
             expect(len(lines) > 0, f"{label}: no log lines")
             remote = [l for l in lines if field(l, "where") == "remote"]
+            # Calls the server ran whose INFO < 0 was then run again here.
+            rerun = [l for l in lines if "remote INFO" in l]
             if expect_remote:
                 expect(len(remote) > 0, f"{label}: nothing offloaded:\n" + "\n".join(lines))
             else:
                 expect(not remote, f"{label}: offloaded although it should not:\n" +
                        "\n".join(remote))
             if before is not None:
-                grown = server.completed_at_least(before + len(remote)) - before
-                expect(grown == len(remote),
-                       f"{label}: ninfd completed grew by {grown}, {len(remote)} offloaded")
+                reached = len(remote) + len(rerun)
+                grown = server.completed_at_least(before + reached) - before
+                expect(grown == reached,
+                       f"{label}: ninfd completed grew by {grown}, {reached} calls sent")
             print(f"{label}: {len(remote)} of {len(lines)} calls offloaded; {p.stdout.strip()}")
             return lines
 
@@ -209,12 +219,16 @@ def main():
             routines = {field(l, "routine") for l in lines if field(l, "where") == "remote"}
             expect(set(ROUTINES) <= routines,
                    f"c {how}: routines not offloaded: {set(ROUTINES) - routines}")
-            # One line per call: 10 calls (lapacke_program.c), of which the
-            # workspace query stays local.
-            expect(len(lines) == 10, f"c {how}: {len(lines)} log lines, expected 10")
+            # One line per call: 11 calls (lapacke_program.c), of which the
+            # workspace query stays local and the illegal dgesv_ (lda < n)
+            # comes back with INFO = -4 and runs again locally.
+            expect(len(lines) == 11, f"c {how}: {len(lines)} log lines, expected 11")
             query = [l for l in lines if "workspace query" in l]
             expect(len(query) == 1 and field(query[0], "where") == "local",
                    f"c {how}: the workspace query is not one local line: {query}")
+            illegal = [l for l in lines if "remote INFO -4 " in l]
+            expect(len(illegal) == 1 and field(illegal[0], "where") == "local",
+                   f"c {how}: the illegal dgesv_ is not one local rerun: {illegal}")
             lines = offload_run("f", how, N_F, {"NINF_OFFLOAD_MIN_FLOPS": "0"}, True)
             expect(len(lines) == 1 and field(lines[0], "routine") == "dgesv",
                    f"f {how}: expected one dgesv line: {lines}")
@@ -249,6 +263,23 @@ def main():
         p = run(["./f_relinked", str(N_F), "stderr.bin"], env=env)
         expect(re.search(r"^ninf_offload pid=\d+ routine=dgesv where=remote ", p.stderr, re.M),
                f"NINF_OFFLOAD_LOG=1: no remote line on stderr: {p.stderr!r}")
+
+        # A server that refuses every call (max_call_bytes 4096, under any of
+        # these calls' arrays): each call sent fails there and runs here
+        # instead, with the same bits (the INOUT arrays put back first).
+        small = Server(ninfd, work, ["--max-call-bytes", "4096"], "small")
+        try:
+            big_server, server = server, small
+            for name in programs:
+                lines = offload_run(name, "relinked", programs[name][2],
+                                    {"NINF_OFFLOAD_MIN_FLOPS": "0"}, False)
+                failed = [l for l in lines if "remote call failed" in l]
+                expect(failed and all(field(l, "where") == "local" for l in lines),
+                       f"{name} refused by the server: not run locally:\n" + "\n".join(lines))
+                expect(server.completed() == 0, f"{name}: the small server completed a call")
+        finally:
+            small.stop()
+            server = big_server
 
         # The server down: local fallback, same bits, the log says why.
         server.stop()
