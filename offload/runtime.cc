@@ -213,13 +213,18 @@ void RunChecked(const Call &call, bool *ran) {
   *ran = rc == 0;
   const double remote_seconds = Now() - start;
   Ninf_call_info info{};
-  if (rc != 0) {
-    const auto error = static_cast<ninf_error_t>(Ninf_get_error());
-    std::string why = "remote call failed (" + std::string(Ninf_error_string(error)) + ": " +
-                      Ninf_get_error_detail() + "), run locally";
+  auto restore = [&] {
     for (std::size_t i = 0; i < saved.size(); ++i)
       std::memcpy(call.inout[i].data, saved[i].data(), saved[i].size());
     if (call.info) *call.info = info_before;
+  };
+  if (rc != 0) {
+    // The caller's data back first: whatever throws below, the local run
+    // (here or in Run's catch) starts from it.
+    restore();
+    const auto error = static_cast<ninf_error_t>(Ninf_get_error());
+    std::string why = "remote call failed (" + std::string(Ninf_error_string(error)) + ": " +
+                      Ninf_get_error_detail() + "), run locally";
     if (HoldsOff(error)) state.SetModel(call.routine, NoteUnreachable(model, config, Now()));
     double seconds = RunLocal(call, ran);
     LogLine(state, call, "local", "", est.flops, est.bytes, seconds, why);
@@ -241,8 +246,7 @@ void RunChecked(const Call &call, bool *ran) {
     // local routine's report of it (XERBLA's message, the same INFO).
     const std::string why = "remote INFO " + std::to_string(*call.info) +
                             " (an illegal argument): run locally for LAPACK's own report";
-    for (std::size_t i = 0; i < saved.size(); ++i)
-      std::memcpy(call.inout[i].data, saved[i].data(), saved[i].size());
+    restore();
     double seconds = RunLocal(call, ran);
     LogLine(state, call, "local", info.server, est.flops, est.bytes, seconds, why);
     return;
