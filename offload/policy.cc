@@ -1,5 +1,6 @@
 #include "offload/policy.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -135,6 +136,7 @@ Model NoteRemote(Model model, const RemoteSample &s, double now) {
   if (s.total_seconds > 0)
     model.overhead_seconds = Smooth(model.overhead_seconds, overhead > 0 ? overhead : 0);
   model.unreachable_until = 0;
+  model.failures = 0;
   model.measured_at = now;
   return model;
 }
@@ -145,7 +147,7 @@ Model NoteLocal(Model model, double flops, double seconds) {
   return model;
 }
 
-bool HoldsOff(ninf_error_t error) {
+Hold HoldOf(ninf_error_t error) {
   switch (error) {
     case NINF_OK:
     case NINF_ERR_INVALID_ARGUMENT:
@@ -156,33 +158,39 @@ bool HoldsOff(ninf_error_t error) {
     case NINF_ERR_CANCELLED:
     case NINF_ERR_NOT_READY:
     case NINF_ERR_COUNT_:
-      return false;
-    case NINF_ERR_CONNECT:
-    case NINF_ERR_PROTOCOL:
-    case NINF_ERR_VERSION:
+      return Hold::kNone;
     case NINF_ERR_FUNCTION_NOT_FOUND:
-    case NINF_ERR_COMMUNICATION:
-    case NINF_ERR_TIMEOUT:
     case NINF_ERR_EXECUTABLE:
     case NINF_ERR_SERVER:
-    case NINF_ERR_SHUTTING_DOWN:
     case NINF_ERR_NOT_SUPPORTED:
     case NINF_ERR_INTERNAL:
-    case NINF_ERR_CONFIG:
     case NINF_ERR_EXPIRED:
-    case NINF_ERR_AUTH:
     case NINF_ERR_DENIED:
     // The server's state, not the call's: its memory, or a limit (CPU
     // time) that a call of the same size would exceed again.
     case NINF_ERR_NO_MEMORY:
     case NINF_ERR_LIMIT:
-      return true;
+      return Hold::kRoutine;
+    case NINF_ERR_CONNECT:
+    case NINF_ERR_PROTOCOL:
+    case NINF_ERR_VERSION:
+    case NINF_ERR_COMMUNICATION:
+    case NINF_ERR_TIMEOUT:
+    case NINF_ERR_SHUTTING_DOWN:
+    case NINF_ERR_CONFIG:
+    case NINF_ERR_AUTH:
+      return Hold::kServer;
   }
-  return true;  // a code from a newer library: assume the server is the problem
+  return Hold::kServer;  // a code from a newer library: assume the server is the problem
 }
 
 Model NoteUnreachable(Model model, const Config &config, double now) {
-  model.unreachable_until = now + config.retry_seconds;
+  // retry_seconds times 1, 2, 4, ... for the 1st, 2nd, 3rd, ... failure in
+  // a row, at most kMaxBackoff times.
+  const double factor = std::min(static_cast<double>(kMaxBackoff),
+                                 std::ldexp(1.0, model.failures < 30 ? model.failures : 30));
+  if (model.failures < 30) ++model.failures;
+  model.unreachable_until = now + config.retry_seconds * factor;
   return model;
 }
 

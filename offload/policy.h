@@ -48,6 +48,7 @@ struct Model {
   double overhead_seconds = 0;         // a remote call's time beyond moving and computing
   double unreachable_until = 0;        // a clock time: stay local until then
   double measured_at = 0;              // a clock time: the last remote call's
+  int failures = 0;                    // remote failures since the last success
 };
 
 // One call, as Ninf_estimate saw it.
@@ -104,14 +105,21 @@ struct RemoteSample {
 };
 Model NoteRemote(Model model, const RemoteSample &sample, double now);
 Model NoteLocal(Model model, double flops, double seconds);
-// Whether a failed estimate or call says something about the server (no
-// server, a broken connection, a function it does not serve: stay local
-// for a while) or only about this call's arguments (a negative dimension:
-// the local routine reports it, and the next call may be fine).
-bool HoldsOff(ninf_error_t error);
-// After a remote failure (no server, a broken connection): local calls
-// until now + retry_seconds, so that a dead server costs one connection
-// attempt per interval, not one per call.
+// What a failed estimate or call holds off for a while:
+//   kServer   every routine: the server is not there (no connection, a
+//             broken one, a timeout, a refused key), and asking again for
+//             each routine would pay a connect timeout each;
+//   kRoutine  this routine: the server is there but does not serve it (no
+//             such function, denied, its executable failed, a limit);
+//   kNone     nothing: the call's own arguments (a negative dimension,
+//             too large for the server), which the next call may not share.
+enum class Hold { kNone, kRoutine, kServer };
+Hold HoldOf(ninf_error_t error);
+// After a failure that holds off (`model` is the routine's, or the
+// server's for kServer): local calls until now + retry_seconds, doubled
+// with each failure in a row up to kMaxBackoff times, so that a dead
+// server costs one connection attempt per interval, not one per call.
+inline constexpr int kMaxBackoff = 32;
 Model NoteUnreachable(Model model, const Config &config, double now);
 
 }  // namespace ninf::offload

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -56,6 +57,15 @@ class State {
     std::lock_guard<std::mutex> lock(mutex_);
     models_[routine] = m;
   }
+  // The server's own hold (Hold::kServer): failures of any routine.
+  Model server() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return server_;
+  }
+  void SetServer(const Model &m) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    server_ = m;
+  }
 
   bool logging() const { return log_ != nullptr; }
   void Log(const std::string &line) {
@@ -81,6 +91,7 @@ class State {
   std::FILE *log_ = nullptr;
   std::mutex mutex_;
   std::map<std::string, Model> models_;
+  Model server_;
 };
 
 std::string Quote(const std::string &s) {
@@ -103,6 +114,20 @@ void LogLine(State &state, const Call &call, const char *where, const char *serv
                 static_cast<long>(getpid()), call.routine, where, *server ? server : "-", flops,
                 bytes, seconds);
   state.Log(head + Quote(why) + "\n");
+}
+
+// A failure that holds the routine, or every routine, off for a while.
+void NoteFailure(State &state, const Call &call, const Model &model, ninf_error_t error) {
+  switch (HoldOf(error)) {
+    case Hold::kNone:
+      return;
+    case Hold::kRoutine:
+      state.SetModel(call.routine, NoteUnreachable(model, state.config(), Now()));
+      return;
+    case Hold::kServer:
+      state.SetServer(NoteUnreachable(state.server(), state.config(), Now()));
+      return;
+  }
 }
 
 double RunLocal(const Call &call, bool *ran) {
@@ -160,12 +185,15 @@ void RunChecked(const Call &call, bool *ran) {
   State &state = State::Get();
   const Config &config = state.config();
   Model model = state.ModelOf(call.routine);
+  // Held off while either this routine or the whole server is.
+  Model gate = model;
+  gate.unreachable_until = std::max(model.unreachable_until, state.server().unreachable_until);
   if (call.local_only) {
     double seconds = RunLocal(call, ran);
     LogLine(state, call, "local", "", 0, 0, seconds, call.local_only);
     return;
   }
-  if (auto early = DecideBeforeEstimate(config, model, call.workspace_query, Now())) {
+  if (auto early = DecideBeforeEstimate(config, gate, call.workspace_query, Now())) {
     double seconds = RunLocal(call, ran);
     LogLine(state, call, "local", "", 0, 0, seconds, early->why);
     return;
@@ -184,7 +212,7 @@ void RunChecked(const Call &call, bool *ran) {
     const auto error = static_cast<ninf_error_t>(Ninf_get_error());
     std::string why =
         std::string("no estimate: ") + Ninf_error_string(error) + ": " + Ninf_get_error_detail();
-    if (HoldsOff(error)) state.SetModel(call.routine, NoteUnreachable(model, config, Now()));
+    NoteFailure(state, call, model, error);
     double seconds = RunLocal(call, ran);
     LogLine(state, call, "local", "", 0, 0, seconds, why);
     return;
@@ -225,12 +253,13 @@ void RunChecked(const Call &call, bool *ran) {
     const auto error = static_cast<ninf_error_t>(Ninf_get_error());
     std::string why = "remote call failed (" + std::string(Ninf_error_string(error)) + ": " +
                       Ninf_get_error_detail() + "), run locally";
-    if (HoldsOff(error)) state.SetModel(call.routine, NoteUnreachable(model, config, Now()));
+    NoteFailure(state, call, model, error);
     double seconds = RunLocal(call, ran);
     LogLine(state, call, "local", "", est.flops, est.bytes, seconds, why);
     return;
   }
   Ninf_get_call_info(&info);
+  if (state.server().failures > 0) state.SetServer(Model{});  // it answered
   state.SetModel(call.routine,
                  NoteRemote(model,
                             RemoteSample{

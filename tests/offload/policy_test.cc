@@ -185,15 +185,39 @@ TEST_CASE("offload_model_updates", "[offload]") {
   CHECK(NoteRemote(m, {}, 0).unreachable_until == 0);
 }
 
-TEST_CASE("offload_holds_off_on_server_errors_only", "[offload]") {
-  CHECK(HoldsOff(NINF_ERR_CONNECT));
-  CHECK(HoldsOff(NINF_ERR_FUNCTION_NOT_FOUND));
-  CHECK(HoldsOff(NINF_ERR_AUTH));
-  CHECK(HoldsOff(NINF_ERR_COMMUNICATION));
-  CHECK(HoldsOff(NINF_ERR_LIMIT));  // a call of the same size would exceed it again
-  CHECK_FALSE(HoldsOff(NINF_ERR_INVALID_ARGUMENT));  // a negative n: this call only
-  CHECK_FALSE(HoldsOff(NINF_ERR_OVERFLOW));
-  CHECK_FALSE(HoldsOff(NINF_ERR_TOO_LARGE));
+TEST_CASE("offload_what_a_failure_holds_off", "[offload]") {
+  // No server: every routine, or each would pay its own connect timeout.
+  CHECK(HoldOf(NINF_ERR_CONNECT) == Hold::kServer);
+  CHECK(HoldOf(NINF_ERR_TIMEOUT) == Hold::kServer);
+  CHECK(HoldOf(NINF_ERR_COMMUNICATION) == Hold::kServer);
+  CHECK(HoldOf(NINF_ERR_AUTH) == Hold::kServer);
+  // A server that does not serve this routine: this routine.
+  CHECK(HoldOf(NINF_ERR_FUNCTION_NOT_FOUND) == Hold::kRoutine);
+  CHECK(HoldOf(NINF_ERR_DENIED) == Hold::kRoutine);
+  CHECK(HoldOf(NINF_ERR_LIMIT) == Hold::kRoutine);  // a call of the same size would exceed it again
+  // This call's arguments only: nothing.
+  CHECK(HoldOf(NINF_ERR_INVALID_ARGUMENT) == Hold::kNone);  // a negative n
+  CHECK(HoldOf(NINF_ERR_ARGUMENT_MISMATCH) == Hold::kNone);
+  CHECK(HoldOf(NINF_ERR_OVERFLOW) == Hold::kNone);
+  CHECK(HoldOf(NINF_ERR_TOO_LARGE) == Hold::kNone);
+}
+
+TEST_CASE("offload_failures_back_off", "[offload]") {
+  Config c;
+  c.retry_seconds = 10;
+  Model m;
+  const double expected[] = {10, 20, 40, 80, 160, 320, 320, 320};
+  for (double wait : expected) {
+    m = NoteUnreachable(m, c, 1000);
+    CHECK(m.unreachable_until == 1000 + wait);
+  }
+  // A success starts again from retry_seconds.
+  m = NoteRemote(m, {}, 2000);
+  CHECK(m.failures == 0);
+  CHECK(NoteUnreachable(m, c, 3000).unreachable_until == 3010);
+  // NINF_OFFLOAD_RETRY_SECONDS=0: try every call.
+  c.retry_seconds = 0;
+  CHECK(NoteUnreachable(m, c, 3000).unreachable_until == 3000);
 }
 
 TEST_CASE("offload_dgemm_argument_checks", "[offload]") {
