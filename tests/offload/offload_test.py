@@ -23,7 +23,12 @@ reference results, starts ninfd on a free loopback port, and checks:
     every call logged local after its remote failure;
   - the server down: the same results, every call logged local, exit 0.
 
-    offload_test.py NINFD NINFCC NINFFC LIBNINF_OFFLOAD LAPACKE_PROGRAM.c LINPACK.f90
+A third program, threads_program.c, makes 4 threads x 3 dgesv_ calls at
+once: it takes part in every case above, and its results too are the local
+ones bit for bit.
+
+    offload_test.py NINFD NINFCC NINFFC LIBNINF_OFFLOAD LAPACKE_PROGRAM.c LINPACK.f90 \
+                    THREADS_PROGRAM.c
 """
 import os
 import re
@@ -35,6 +40,7 @@ import time
 
 N_C = 100      # the C program's matrices
 N_F = 200      # the Fortran Linpack's
+N_T = 60       # the threaded program's
 N_TINY = 8     # under the default floor (kDefaultMinFlops, offload/policy.h)
 ROUTINES = ("dgesv", "dgetrf", "dgetrs", "dposv", "dsyev", "dgemm")
 
@@ -121,7 +127,7 @@ class Server:
 
 
 def main():
-    ninfd, ninfcc, ninffc, libpath, c_source, f_source = sys.argv[1:7]
+    ninfd, ninfcc, ninffc, libpath, c_source, f_source, t_source = sys.argv[1:8]
     work = tempfile.mkdtemp(prefix="ninf-offload-")
     server = None
     failures = []
@@ -152,7 +158,9 @@ def main():
         # Relinked: the same sources and libraries, with --offload.
         run([ninfcc, "--offload", c_source, "-o", "c_relinked"] + c_libs)
         run([ninffc, "--offload", f_source, "-o", "f_relinked", "-llapack"])
-        for exe in ("c_relinked", "f_relinked"):
+        run([cc, t_source, "-o", "t_plain", "-llapack", "-lpthread"])
+        run([ninfcc, "--offload", t_source, "-o", "t_relinked", "-llapack", "-lpthread"])
+        for exe in ("c_relinked", "f_relinked", "t_relinked"):
             needed = re.findall(r"\(NEEDED\).*\[(.*)\]", run(["readelf", "-d", exe]).stdout)
             names = [n.split(".so")[0] for n in needed]
             # Before liblapack when the linker kept it (with --as-needed it
@@ -165,6 +173,7 @@ def main():
         programs = {  # name: (normal build, relinked build, n)
             "c": ("./c_plain", "./c_relinked", N_C),
             "f": ("./f_plain", "./f_relinked", N_F),
+            "t": ("./t_plain", "./t_relinked", N_T),
         }
         ref = {}
         for name, (plain, _, n) in programs.items():
@@ -232,6 +241,10 @@ def main():
             lines = offload_run("f", how, N_F, {"NINF_OFFLOAD_MIN_FLOPS": "0"}, True)
             expect(len(lines) == 1 and field(lines[0], "routine") == "dgesv",
                    f"f {how}: expected one dgesv line: {lines}")
+            # 4 threads x 3 calls at once, every one sent.
+            lines = offload_run("t", how, N_T, {"NINF_OFFLOAD_MIN_FLOPS": "0"}, True)
+            expect(len(lines) == 12 and all(field(l, "where") == "remote" for l in lines),
+                   f"t {how}: expected 12 remote lines:\n" + "\n".join(lines))
 
         # Threshold: the default floor keeps a tiny n local; a huge
         # NINF_OFFLOAD_MIN_FLOPS keeps everything local.
