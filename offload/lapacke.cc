@@ -25,9 +25,15 @@ lapack_int Max1(lapack_int v) { return v > 1 ? v : 1; }
 bool RowMajor(int layout) { return layout == LAPACK_ROW_MAJOR; }
 bool KnownLayout(int layout) { return layout == LAPACK_ROW_MAJOR || layout == LAPACK_COL_MAJOR; }
 
+// Offsets in 64 bits: i * ld overflows an int from n ~ 46341 on.
+std::size_t Offset(lapack_int major, lapack_int ld, lapack_int minor) {
+  return static_cast<std::size_t>(major) * static_cast<std::size_t>(ld) +
+         static_cast<std::size_t>(minor);
+}
+
 // Element (i, j) of a rows x cols matrix stored in `layout` with `ld`.
 double At(int layout, const double *a, lapack_int ld, lapack_int i, lapack_int j) {
-  return RowMajor(layout) ? a[i * ld + j] : a[i + j * ld];
+  return RowMajor(layout) ? a[Offset(i, ld, j)] : a[Offset(j, ld, i)];
 }
 
 bool AnyNaN(int layout, const double *a, lapack_int rows, lapack_int cols, lapack_int ld) {
@@ -59,7 +65,7 @@ std::vector<double> ToColumnMajor(const double *a, lapack_int rows, lapack_int c
   const lapack_int ldt = Max1(rows);
   std::vector<double> t(static_cast<std::size_t>(ldt) * static_cast<std::size_t>(Max1(cols)));
   for (lapack_int i = 0; i < rows; ++i)
-    for (lapack_int j = 0; j < cols; ++j) t[i + j * ldt] = a[i * ld + j];
+    for (lapack_int j = 0; j < cols; ++j) t[Offset(j, ldt, i)] = a[Offset(i, ld, j)];
   return t;
 }
 
@@ -67,7 +73,7 @@ void FromColumnMajor(const std::vector<double> &t, lapack_int rows, lapack_int c
                      lapack_int ld) {
   const lapack_int ldt = Max1(rows);
   for (lapack_int i = 0; i < rows; ++i)
-    for (lapack_int j = 0; j < cols; ++j) a[i * ld + j] = t[i + j * ldt];
+    for (lapack_int j = 0; j < cols; ++j) a[Offset(i, ld, j)] = t[Offset(j, ldt, i)];
 }
 
 // The program's own LAPACKE_<routine>, run for a call it must answer
