@@ -75,10 +75,13 @@ Config ParseConfig(const char *(*get)(const char *name)) {
 }
 
 std::optional<Decision> DecideBeforeEstimate(const Config &config, const Model &model,
-                                             bool workspace_query, double now) {
+                                             const CallFacts &facts, double now) {
   if (!config.enabled) return Decision{Where::kLocal, "NINF_OFFLOAD=0"};
-  if (workspace_query)
+  if (facts.workspace_query)
     return Decision{Where::kLocal, "workspace query (lwork = -1) answered by the local routine"};
+  if (facts.in_transaction)
+    return Decision{Where::kLocal,
+                    "inside a Ninf transaction block, where a call is only recorded"};
   if (now < model.unreachable_until)
     return Decision{Where::kLocal, "server unreachable, next try in " +
                                        Format(model.unreachable_until - now) + " s"};

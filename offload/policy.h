@@ -64,11 +64,21 @@ struct Decision {
   std::string why;  // for the log line: the rule that decided
 };
 
+// What the runtime knows of a call before estimating it.
+struct CallFacts {
+  bool workspace_query = false;  // lwork = -1
+  // The thread has a Ninf transaction block open (Ninf_transaction_begin):
+  // Ninf_call there only records the call and returns at once, with no
+  // results, so a LAPACK call in the block must run here.
+  bool in_transaction = false;
+};
+
 // Before any estimate: the rules that need no server (disabled, a
-// workspace query, a server known to be down). Returns the local decision,
-// or nothing when the call is a candidate for offloading.
+// workspace query, a transaction block, a server known to be down).
+// Returns the local decision, or nothing when the call is a candidate for
+// offloading.
 std::optional<Decision> DecideBeforeEstimate(const Config &config, const Model &model,
-                                             bool workspace_query, double now);
+                                             const CallFacts &facts, double now);
 
 // With the estimate: NINF_OFFLOAD_MIN_FLOPS decides alone when set;
 // otherwise a call under kDefaultMinFlops stays local, and a larger one goes

@@ -193,7 +193,8 @@ void RunChecked(const Call &call, bool *ran) {
     LogLine(state, call, "local", "", 0, 0, seconds, call.local_only);
     return;
   }
-  if (auto early = DecideBeforeEstimate(config, gate, call.workspace_query, Now())) {
+  const CallFacts facts{call.workspace_query, Ninf_transaction_active() == 1};
+  if (auto early = DecideBeforeEstimate(config, gate, facts, Now())) {
     double seconds = RunLocal(call, ran);
     LogLine(state, call, "local", "", 0, 0, seconds, early->why);
     return;

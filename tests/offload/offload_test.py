@@ -27,8 +27,11 @@ A third program, threads_program.c, makes 4 threads x 3 dgesv_ calls at
 once: it takes part in every case above, and its results too are the local
 ones bit for bit.
 
+A fourth, transaction_program.c, is a Ninf client calling dgesv_ inside a
+transaction block, where Ninf_call only records: the call must run locally.
+
     offload_test.py NINFD NINFCC NINFFC LIBNINF_OFFLOAD LAPACKE_PROGRAM.c LINPACK.f90 \
-                    THREADS_PROGRAM.c
+                    THREADS_PROGRAM.c TRANSACTION_PROGRAM.c
 """
 import os
 import re
@@ -127,7 +130,7 @@ class Server:
 
 
 def main():
-    ninfd, ninfcc, ninffc, libpath, c_source, f_source, t_source = sys.argv[1:8]
+    ninfd, ninfcc, ninffc, libpath, c_source, f_source, t_source, x_source = sys.argv[1:9]
     work = tempfile.mkdtemp(prefix="ninf-offload-")
     server = None
     failures = []
@@ -160,6 +163,9 @@ def main():
         run([ninffc, "--offload", f_source, "-o", "f_relinked", "-llapack"])
         run([cc, t_source, "-o", "t_plain", "-llapack", "-lpthread"])
         run([ninfcc, "--offload", t_source, "-o", "t_relinked", "-llapack", "-lpthread"])
+        # A Ninf client: ninfcc alone for the reference.
+        run([ninfcc, x_source, "-o", "x_plain", "-llapack"])
+        run([ninfcc, "--offload", x_source, "-o", "x_relinked", "-llapack"])
         for exe in ("c_relinked", "f_relinked", "t_relinked"):
             needed = re.findall(r"\(NEEDED\).*\[(.*)\]", run(["readelf", "-d", exe]).stdout)
             names = [n.split(".so")[0] for n in needed]
@@ -245,6 +251,22 @@ def main():
             lines = offload_run("t", how, N_T, {"NINF_OFFLOAD_MIN_FLOPS": "0"}, True)
             expect(len(lines) == 12 and all(field(l, "where") == "remote" for l in lines),
                    f"t {how}: expected 12 remote lines:\n" + "\n".join(lines))
+
+        # Inside a Ninf transaction block: local, whatever the threshold.
+        ref_env = dict(base_env(), NINF_SERVER=server.address)
+        run(["./x_plain", str(N_T), "x_ref.bin"], env=ref_env)
+        env = base_env()
+        log = os.path.join(work, "transaction.log")
+        env.update({"NINF_SERVER": server.address, "NINF_OFFLOAD_MIN_FLOPS": "0",
+                    "NINF_OFFLOAD_LOG": log})
+        before = server.completed()
+        run(["./x_relinked", str(N_T), "x_out.bin"], env=env)
+        expect(read("x_out.bin") == read("x_ref.bin"), "transaction block: results differ")
+        lines = log_lines(log)
+        expect(len(lines) == 1 and field(lines[0], "where") == "local" and
+               "transaction block" in lines[0],
+               f"transaction block: expected one local line: {lines}")
+        expect(server.completed() == before, "transaction block: a call reached the server")
 
         # Threshold: the default floor keeps a tiny n local; a huge
         # NINF_OFFLOAD_MIN_FLOPS keeps everything local.

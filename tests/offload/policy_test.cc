@@ -74,25 +74,30 @@ TEST_CASE("offload_config_bad_values_warn_and_keep_defaults", "[offload]") {
 TEST_CASE("offload_decides_local_before_estimating", "[offload]") {
   Config on;
   Model model;
-  CHECK_FALSE(DecideBeforeEstimate(on, model, false, 100).has_value());
+  CHECK_FALSE(DecideBeforeEstimate(on, model, {}, 100).has_value());
 
   Config off;
   off.enabled = false;
-  auto d = DecideBeforeEstimate(off, model, false, 100);
+  auto d = DecideBeforeEstimate(off, model, {}, 100);
   REQUIRE(d);
   CHECK(d->where == Where::kLocal);
   CHECK(d->why == "NINF_OFFLOAD=0");
 
-  d = DecideBeforeEstimate(on, model, true, 100);
+  d = DecideBeforeEstimate(on, model, {true, false}, 100);
   REQUIRE(d);
   CHECK(d->where == Where::kLocal);
   CHECK(Contains(d->why, "workspace query"));
 
+  d = DecideBeforeEstimate(on, model, {false, true}, 100);
+  REQUIRE(d);
+  CHECK(d->where == Where::kLocal);
+  CHECK(Contains(d->why, "transaction block"));
+
   model.unreachable_until = 105;
-  d = DecideBeforeEstimate(on, model, false, 100);
+  d = DecideBeforeEstimate(on, model, {}, 100);
   REQUIRE(d);
   CHECK(Contains(d->why, "server unreachable, next try in 5 s"));
-  CHECK_FALSE(DecideBeforeEstimate(on, model, false, 105).has_value());  // time to try again
+  CHECK_FALSE(DecideBeforeEstimate(on, model, {}, 105).has_value());  // time to try again
 }
 
 TEST_CASE("offload_min_flops_decides_alone", "[offload]") {
