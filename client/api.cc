@@ -185,6 +185,26 @@ int Ninf_get_call_info(Ninf_call_info *info) {
   });
 }
 
+int Ninf_estimate_v(Ninf_call_info *info, const char *name, va_list args) {
+  return ninf::client::GuardNinf([&]() -> int {
+    if (!info) return Record(Status(NINF_ERR_INVALID_ARGUMENT, "Ninf_estimate: info is NULL"));
+    RemoteCall call;
+    va_list ap;
+    va_copy(ap, args);
+    Status st = call.Estimate(name, &ap, info);
+    va_end(ap);
+    return Record(st);
+  });
+}
+
+int Ninf_estimate(Ninf_call_info *info, const char *name, ...) {
+  va_list ap;
+  va_start(ap, name);
+  int r = Ninf_estimate_v(info, name, ap);
+  va_end(ap);
+  return r;
+}
+
 int Ninf_transaction_begin(void) {
   return ninf::client::GuardNinf([&]() -> int { return Record(ninf::client::BeginTransaction()); });
 }

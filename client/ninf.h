@@ -113,6 +113,21 @@ typedef struct Ninf_call_info {
 NINF_EXPORT int Ninf_get_call_info(Ninf_call_info *info);
 
 /*
+ * What Ninf_call(name, ...) with these arguments would compute and move,
+ * without making the call: the interface comes from the cache (fetched
+ * from the server on first use, as Ninf_call does), the arguments are read
+ * and sized as Ninf_call reads them, and nothing runs. Fills info->server
+ * ("" when a metaserver would place the call), info->work_flops (the
+ * IDL's CalcOrder on these IN scalars; 0 when it gives none),
+ * info->send_bytes and info->recv_bytes; the other fields are 0. Returns 0,
+ * or -1 with the errors Ninf_call reports before anything is sent (no
+ * server, unknown function, bad arguments). libninf_offload decides with
+ * it whether a LAPACK call is worth sending (docs/offload.md).
+ */
+NINF_EXPORT int Ninf_estimate(Ninf_call_info *info, const char *name, ...);
+NINF_EXPORT int Ninf_estimate_v(Ninf_call_info *info, const char *name, va_list args);
+
+/*
  * Transaction blocks (docs/transactions.md). Between begin and end,
  * Ninf_call records the call (its function, scalar values, array addresses
  * and extents) and returns 0 at once, or -1 for an error found while

@@ -85,6 +85,30 @@ Status RemoteCall::PrepareBinding(const char *name, const ninf_binding_args *bin
   return BuildFromBinding(iface, binding, &arguments_);
 }
 
+Status RemoteCall::Estimate(const char *name, va_list *ap, Ninf_call_info *out) {
+  NINF_RETURN_IF_ERROR(ResolveName(name, &server_, &function_));
+  // A named or default server's interface is cached after the first call:
+  // estimating a call then costs no round trip, which is what lets
+  // libninf_offload ask before every LAPACK call. A placed call asks the
+  // metaserver, as Prepare does.
+  ServerAddress meta;
+  Status config;
+  const bool placed = IsBareName(name) && ConfiguredMetaserver(&meta, &config);
+  NINF_RETURN_IF_ERROR(config);
+  InterfacePtr iface = placed ? nullptr : CachedInterface(server_, function_);
+  if (!iface) {
+    NINF_RETURN_IF_ERROR(Open(name, &iface));
+    Detach();
+  }
+  NINF_RETURN_IF_ERROR(arguments_.Build(iface, CollectVarargs(*iface, ap)));
+  *out = Ninf_call_info{};
+  std::snprintf(out->server, sizeof out->server, "%s", meta_ ? "" : server_.Key().c_str());
+  out->work_flops = arguments_.work_flops();
+  out->send_bytes = arguments_.send_bytes();
+  out->recv_bytes = arguments_.return_bytes();
+  return Status::Ok();
+}
+
 void RemoteCall::Detach() {
   std::lock_guard<std::mutex> lock(channel_mutex_);
   channel_.reset();

@@ -38,6 +38,12 @@ class RemoteCall {
 
   Status Execute();
 
+  // What the call would move and compute, without making it (Ninf_estimate):
+  // the interface from the cache, or fetched once (the connection is then
+  // closed at once), and the arguments read and sized as Prepare does.
+  // Fills out->server, work_flops, send_bytes and recv_bytes.
+  Status Estimate(const char *name, va_list *ap, Ninf_call_info *out);
+
   // A two-phase call's first half (docs/transactions.md): the arguments go
   // to the server (placed like Execute's), which answers a ticket; the
   // result stays there for CollectCall. *ticket is printable text.

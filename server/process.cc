@@ -43,6 +43,10 @@ std::vector<std::string> ExecutableEnvironment(const Launch &launch, const Launc
       {"OPENBLAS_NUM_THREADS", "1"},
       {"OMP_NUM_THREADS", "1"},
       {"NINF_CALL_ID", nullptr},
+      // A routine never offloads its LAPACK calls back to a server: with
+      // libninf_offload inherited through LD_PRELOAD (docs/offload.md), a
+      // remote dgesv would call dgesv remotely again, to this same server.
+      {"NINF_OFFLOAD", "0"},
       {kLaunchSocketEnv, claims && !tcp ? broker->path().c_str() : nullptr},
       {kLaunchAddressEnv, tcp ? broker->tcp_address().c_str() : nullptr},
       {kLaunchTokenEnv, claims ? token.c_str() : nullptr},

@@ -56,8 +56,10 @@ class Process {
   // Starts `executable` (argv[0] = its path; stdin ignored, stdout and stderr
   // inherited, the control socket as fd 3; environment: ninfd's with
   // OPENBLAS_NUM_THREADS = OMP_NUM_THREADS = 1 until a call's CTL_HANDOFF
-  // says how many threads it may use, and without NINF_CALL_ID, since a
-  // warm process cannot know its call in advance) in its own process group
+  // says how many threads it may use, without NINF_CALL_ID, since a
+  // warm process cannot know its call in advance, and with NINF_OFFLOAD=0,
+  // so that an inherited libninf_offload never sends a routine's LAPACK
+  // calls back to a server) in its own process group
   // and session, and watches its control channel.
   // Errors: NINF_ERR_EXECUTABLE when it cannot be started; *out is null then.
   //

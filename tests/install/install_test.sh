@@ -12,7 +12,9 @@
 # installed ninfcc and with `pkg-config ninf` (only this package's .pc files
 # visible) run and call it; the installed ninf-gen --install registers a
 # library without PKG_CONFIG_PATH and it is served; the installed Python
-# package calls dgesv.
+# package calls dgesv; an unmodified Fortran Linpack relinked with the
+# installed ninffc --offload (and with pkg-config ninf-offload) offloads its
+# dgesv.
 set -euo pipefail
 build=$(cd "$1" && pwd)
 prefix=$2
@@ -114,6 +116,24 @@ cflags=$(pkg-config --cflags ninf) || fail "pkg-config ninf fails with only this
 # shellcheck disable=SC2046
 cc "$here/client.c" $(pkg-config --cflags --libs ninf) -lm -o "$dest/client-pc"
 "$dest/client-pc" dgesv || fail "client built with pkg-config ninf"
+
+step "an unmodified Linpack relinked with the installed ninffc --offload, and pkg-config ninf-offload"
+# docs/offload.md: its dgesv goes to the installed ninfd (a zero threshold
+# sends every call), found through the installed library's run paths alone.
+"$root/bin/ninffc" --offload "$here/../offload/linpack.f90" -o "$dest/linpack-offload" -llapack
+NINF_OFFLOAD_MIN_FLOPS=0 NINF_OFFLOAD_LOG="$dest/offload.log" "$dest/linpack-offload" 100 \
+  "$dest/linpack.bin" >/dev/null || fail "the relinked Linpack failed"
+grep -q ' routine=dgesv where=remote ' "$dest/offload.log" ||
+  fail "the relinked Linpack did not offload: $(cat "$dest/offload.log" 2>&1)"
+[[ -z "$(pkg-config --print-requires-private ninf-offload)" ]] || fail "ninf-offload.pc has Requires.private"
+# shellcheck disable=SC2046
+gfortran "$here/../offload/linpack.f90" $(pkg-config --libs ninf-offload) -llapack \
+  -o "$dest/linpack-pc" || fail "pkg-config --libs ninf-offload"
+NINF_OFFLOAD_MIN_FLOPS=0 NINF_OFFLOAD_LOG="$dest/offload-pc.log" "$dest/linpack-pc" 100 \
+  "$dest/linpack-pc.bin" >/dev/null || fail "the Linpack linked with pkg-config ninf-offload failed"
+grep -q ' routine=dgesv where=remote ' "$dest/offload-pc.log" ||
+  fail "the Linpack linked with pkg-config ninf-offload did not offload"
+cmp -s "$dest/linpack.bin" "$dest/linpack-pc.bin" || fail "the two offloaded Linpacks differ"
 unset PKG_CONFIG_LIBDIR
 
 step "the installed ninf-gen registers a library, without PKG_CONFIG_PATH"

@@ -93,6 +93,8 @@ TEST_CASE("call_environment_and_handoff", "[call]") {
   CHECK(InfoField(text, "threads") == "3");
   // Never set, cold or warm: the call id arrives in CTL_HANDOFF.
   CHECK(InfoField(text, "NINF_CALL_ID") == "(unset)");
+  // An inherited libninf_offload never sends the routine's calls on.
+  CHECK(InfoField(text, "NINF_OFFLOAD") == "0");
   CHECK(InfoField(text, "max_call_bytes") == "1048576");
   CHECK(InfoField(text, "persistent") == "0");
   CHECK(InfoField(text, "call_id") == "77");

@@ -173,7 +173,8 @@ bool ServeCall(ninf::Channel &ch, const ninf::FrameHeader &h, const std::string 
   if (mode == "info")
     payload = "OPENBLAS_NUM_THREADS=" + Env("OPENBLAS_NUM_THREADS") +
               " OMP_NUM_THREADS=" + Env("OMP_NUM_THREADS") +
-              " NINF_CALL_ID=" + Env("NINF_CALL_ID") + " threads=" + std::to_string(g_threads) +
+              " NINF_CALL_ID=" + Env("NINF_CALL_ID") + " NINF_OFFLOAD=" + Env("NINF_OFFLOAD") +
+              " threads=" + std::to_string(g_threads) +
               " max_call_bytes=" + std::to_string(handoff.max_call_bytes) +
               " persistent=" + std::to_string(handoff.flags & ninf::kHandoffPersistent) +
               " call_id=" + std::to_string(handoff.call_id) +

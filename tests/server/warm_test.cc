@@ -116,6 +116,7 @@ TEST_CASE("warm_executable_environment_and_handoff", "[warm]") {
   CHECK(InfoField(text, "OMP_NUM_THREADS") == "1");
   CHECK(InfoField(text, "threads") == "3");
   CHECK(InfoField(text, "NINF_CALL_ID") == "(unset)");
+  CHECK(InfoField(text, "NINF_OFFLOAD") == "0");
   CHECK(InfoField(text, "call_id") == "42");  // from CTL_HANDOFF
   CHECK(InfoField(text, "max_call_bytes") == "1048576");
   // Started while other calls' sockets were open, it still holds only its own.
