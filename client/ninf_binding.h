@@ -60,6 +60,31 @@ NINF_EXPORT grpc_error_t grpc_call_async_binding(grpc_function_handle_t *handle,
                                                  grpc_sessionid_t *session_id,
                                                  const ninf_binding_args *args);
 
+/*
+ * What a server serves, as JSON text for bindings that read JSON (the
+ * Python client's ninf.functions and ninf.describe). `server` is
+ * "host:port" as for -server, or NULL (and "") for the default server.
+ * On success *json is a malloc'ed, NUL-terminated text that the caller
+ * frees with Ninf_binding_free, and the result is 0; else -1 with the
+ * error (Ninf_get_error) and *json NULL.
+ *
+ * Ninf_binding_functions: the names of the served functions, sorted:
+ *   ["dgesv", "ep", ...]
+ * Ninf_binding_describe: one function's interface, as calls check it:
+ *   {"name", "module", "description", "language" ("C" or "Fortran"),
+ *    "backend", "signature", "calc_order": EXPR,
+ *    "params": [{"name", "mode" ("IN", "OUT", "INOUT", "WORK"), "type"
+ *    ("double", ...), "pointer": bool, "dims": [EXPR, ...]}, ...]}
+ * where an EXPR is the expression's nodes in prefix order, each
+ * [OP, value] with OP a name of ninf.proto's ExprNode.Op ("CONST",
+ * "PARAM" whose value is a parameter's 0-based index, "MUL", ...); an
+ * empty list is no expression. Dimensions are outermost first, as the IDL
+ * writes them. Thread-safe.
+ */
+NINF_EXPORT int Ninf_binding_functions(const char *server, char **json);
+NINF_EXPORT int Ninf_binding_describe(const char *server, const char *name, char **json);
+NINF_EXPORT void Ninf_binding_free(void *p);
+
 #ifdef __cplusplus
 }
 #endif
