@@ -764,6 +764,39 @@ static PyObject *py_finalize(PyObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+/* The server's own answers as JSON text (ninf_binding.h), which the
+ * Python half parses: functions(server=None), describe(name, server=None). */
+static PyObject *json_result(int rc, char *json) {
+  if (rc != 0) return raise_last();
+  PyObject *text = PyUnicode_FromString(json ? json : "null");
+  Ninf_binding_free(json);
+  return text;
+}
+
+static PyObject *py_functions(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *server = NULL;
+  if (!PyArg_ParseTuple(args, "|z", &server)) return NULL;
+  char *json = NULL;
+  int rc;
+  Py_BEGIN_ALLOW_THREADS;
+  rc = Ninf_binding_functions(server, &json);
+  Py_END_ALLOW_THREADS;
+  return json_result(rc, json);
+}
+
+static PyObject *py_describe(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *name, *server = NULL;
+  if (!PyArg_ParseTuple(args, "s|z", &name, &server)) return NULL;
+  char *json = NULL;
+  int rc;
+  Py_BEGIN_ALLOW_THREADS;
+  rc = Ninf_binding_describe(server, name, &json);
+  Py_END_ALLOW_THREADS;
+  return json_result(rc, json);
+}
+
 static PyObject *py_error_string(PyObject *self, PyObject *args) {
   (void)self;
   int code;
@@ -811,6 +844,10 @@ static PyMethodDef module_methods[] = {
     {"initialize", py_initialize, METH_VARARGS, "initialize(config=None): grpc_initialize"},
     {"finalize", py_finalize, METH_NOARGS, "grpc_finalize"},
     {"error_string", py_error_string, METH_VARARGS, "The text of a Ninf error code."},
+    {"functions", py_functions, METH_VARARGS,
+     "functions(server=None): the served function names, as JSON text."},
+    {"describe", py_describe, METH_VARARGS,
+     "describe(name, server=None): one function's interface, as JSON text."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -843,6 +880,22 @@ PyMODINIT_FUNC PyInit__ninf(void) {
     Py_DECREF(m);
     return NULL;
   }
+  /* dtypes: IDL type name -> numpy dtype name ("double" -> "float64"),
+   * from the type table, for the Python half's conversions. */
+  PyObject *dtypes = PyDict_New();
+  for (int type = 0; dtypes && type < NINF_TYPE_COUNT; type++) {
+    const ninf_type_info *t = ninf_type_info_of(type);
+    if (t->cls == NINF_CLASS_STRING) continue;
+    PyObject *v = PyUnicode_FromString(dtype_names[type]);
+    if (!v || PyDict_SetItemString(dtypes, t->name, v) < 0) Py_CLEAR(dtypes);
+    Py_XDECREF(v);
+  }
+  if (!dtypes || PyModule_AddObjectRef(m, "dtypes", dtypes) < 0) {
+    Py_XDECREF(dtypes);
+    Py_DECREF(m);
+    return NULL;
+  }
+  Py_DECREF(dtypes);
 #define ADD_CODE_(name, value, text, grpc, elsewhere) PyModule_AddIntConstant(m, #name, value);
   NINF_ERROR_MAP(ADD_CODE_)
 #undef ADD_CODE_
