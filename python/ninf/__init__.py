@@ -115,6 +115,9 @@ class Handle:
         return describe(self.name, self.server)
 
     def close(self) -> None:
+        """Releases the handle once the calls already made have started
+        (they then keep what they need and run to their end)."""
+        _calls.starting.drain()
         self._h.close()
 
     def __enter__(self) -> "Handle":
@@ -136,5 +139,7 @@ def initialize(config: Optional[str] = None) -> None:
 
 
 def finalize() -> None:
-    """grpc_finalize."""
+    """grpc_finalize: cancels every call still running and waits for them
+    (the calls already made are started first, so none escapes)."""
+    _calls.starting.drain()
     _ninf.finalize()

@@ -79,10 +79,25 @@ def _convert_array(fn: Function, i: int, a: Any, copy_back: list) -> Any:
             f"{type(a).__name__} into a new array whose results you would not see; "
             f"pass a numpy array")
     src = np.asarray(a)
+    if p.mode == "OUT":
+        # Nothing is read from an OUT array: its values (np.empty's
+        # garbage) are neither checked nor copied; the results must only
+        # fit back into it.
+        if not np.can_cast(dtype, src.dtype, casting="same_kind"):
+            raise _argument_error(
+                f"{_where(fn, i)} is IDL {p.type}: convert=True cannot write its {dtype} "
+                f"results into a {src.dtype} array")
+        tmp = np.zeros(src.shape, dtype=dtype, order="F")
+        copy_back.append((a, tmp))
+        return tmp
     if not np.can_cast(src.dtype, dtype, casting="same_kind"):
         raise _argument_error(
             f"{_where(fn, i)} is IDL {p.type}: convert=True does not turn {src.dtype} "
             f"into {dtype} (it would lose more than precision); convert it yourself")
+    if writes and not np.can_cast(dtype, src.dtype, casting="same_kind"):
+        raise _argument_error(
+            f"{_where(fn, i)} is {p.mode}: convert=True cannot write its {dtype} results "
+            f"back into a {src.dtype} array")
     if src.size and dtype.kind == "i" and src.dtype.kind in "iu":
         info = np.iinfo(dtype)
         if src.min() < info.min or src.max() > info.max:
@@ -178,6 +193,34 @@ def plan(name: str, args: Sequence[Any], server: Optional[str], convert: bool,
     return p
 
 
+class StartGate:
+    """The calls whose worker has not yet started them in libninf. A
+    handle's close() and finalize() wait for these first, so that a call
+    made before them starts before them (a started call keeps what it
+    needs, and finalize cancels it) instead of failing or escaping."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._count = 0
+
+    def enter(self) -> None:
+        with self._cond:
+            self._count += 1
+
+    def leave(self) -> None:
+        with self._cond:
+            self._count -= 1
+            if self._count == 0:
+                self._cond.notify_all()
+
+    def drain(self) -> None:
+        with self._cond:
+            self._cond.wait_for(lambda: self._count == 0)
+
+
+starting = StartGate()
+
+
 class CallFuture(Future):
     """A call's future: cancel() also stops the remote call; `settled` is
     set once the worker no longer touches the call's arrays."""
@@ -226,15 +269,17 @@ def _work(future: CallFuture, name: str, args: Sequence[Any], handle: Any,
     # Everything, the interface fetch and the argument checks included,
     # happens here: call_async's errors come only from result().
     try:
-        if future.cancelled():
-            return
         try:
+            if future.cancelled():
+                return
             p = plan(name, args, server, convert, out)
             pending = _ninf.start(full_name(name, server) if handle is None else name,
                                   p.args, handle)
         except BaseException as e:  # noqa: B036 - the error goes to the future
             _settle(future, error=e)
             return
+        finally:
+            starting.leave()
         future._attach(pending)
         try:
             result = p.finish(pending.wait())
@@ -249,8 +294,13 @@ def _work(future: CallFuture, name: str, args: Sequence[Any], handle: Any,
 def start(name: str, args: Sequence[Any], handle: Any = None, server: Optional[str] = None,
           convert: bool = False, out: Optional[str] = None) -> CallFuture:
     future = CallFuture()
-    threading.Thread(target=_work, args=(future, name, args, handle, server, convert, out),
-                     daemon=True, name=f"ninf-{name}").start()
+    starting.enter()
+    try:
+        threading.Thread(target=_work, args=(future, name, args, handle, server, convert, out),
+                         daemon=True, name=f"ninf-{name}").start()
+    except BaseException:  # no thread: nothing will leave the gate for this call
+        starting.leave()
+        raise
     return future
 
 
