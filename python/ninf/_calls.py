@@ -269,6 +269,7 @@ def _work(future: CallFuture, name: str, args: Sequence[Any], handle: Any,
     # Everything, the interface fetch and the argument checks included,
     # happens here: call_async's errors come only from result().
     try:
+        error: Optional[BaseException] = None
         try:
             if future.cancelled():
                 return
@@ -276,10 +277,14 @@ def _work(future: CallFuture, name: str, args: Sequence[Any], handle: Any,
             pending = _ninf.start(full_name(name, server) if handle is None else name,
                                   p.args, handle)
         except BaseException as e:  # noqa: B036 - the error goes to the future
-            _settle(future, error=e)
-            return
+            error = e
         finally:
+            # Before the future is settled: a done-callback may close a
+            # handle or finalize, which wait for this gate.
             starting.leave()
+        if error is not None:
+            _settle(future, error=error)
+            return
         future._attach(pending)
         try:
             result = p.finish(pending.wait())
@@ -316,7 +321,10 @@ def run(name: str, args: Sequence[Any], handle: Any = None, server: Optional[str
         while not future.settled.wait(_WAIT_SLICE):
             pass
     except KeyboardInterrupt:
-        future.cancel()
+        try:
+            future.cancel()
+        except Exception:  # noqa: BLE001 - the Ctrl-C is what the caller gets
+            pass
         future.settled.wait(_SETTLE_SECONDS)
         raise
     return future.result()

@@ -1,9 +1,9 @@
 // The table of asynchronous calls (client/sessions.h), without a server:
 // the codes of waited-for calls are kept, but only the newest kKeptCodes,
 // so that a program making millions of calls does not grow it forever.
-#include <catch2/catch.hpp>
-
 #include "client/sessions.h"
+
+#include <catch2/catch.hpp>
 
 using ninf::Status;
 using ninf::client::Sessions;
