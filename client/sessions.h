@@ -16,9 +16,9 @@ namespace ninf::client {
 class Sessions {
  public:
   // How many waited-for calls' codes are kept (the newest): a program that
-  // makes millions of calls (the Python client runs every call of its main
-  // thread as an async one, so that Ctrl-C can cancel it) must not grow
-  // the table by one entry a call. An older id is then unknown.
+  // makes millions of asynchronous calls (Ninf_call_async in a loop,
+  // Python's call_async) must not grow the table by one entry a call. An
+  // older id is then unknown.
   static constexpr std::size_t kKeptCodes = 4096;
 
   static Sessions &Instance();
