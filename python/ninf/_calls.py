@@ -1,12 +1,17 @@
-"""How a call runs: the opt-in conversions and allocations, the futures,
-and the wait that Ctrl-C interrupts.
+"""How a call runs: the opt-in conversions and allocations, and the
+futures of call_async.
 
-A call from the main thread runs as a future whose worker thread does the
-blocking wait without the GIL, while the main thread waits on an Event:
-Python interrupts that wait for a signal, so Ctrl-C raises
-KeyboardInterrupt at once, and the call is cancelled (libninf aborts the
-connection; ninfd then kills the executable). Calls from other threads,
-which signals never reach, block in libninf directly.
+A blocking call runs in the calling thread, in libninf without the GIL.
+Ctrl-C reaches it there: the extension sets libninf's interrupt check
+(Ninf_binding_set_interrupt), which libninf asks while a call of the main
+thread waits (every 100 ms, and at once when a signal interrupted the
+wait). The check runs Python's signal handlers; when one raises
+(KeyboardInterrupt), libninf resets the call's connection, ninfd kills the
+executable, and the call raises that exception. No thread is made for it.
+
+call_async runs the whole call (interface fetch and argument checks
+included) on a thread of its own, so that its errors come only from
+result().
 """
 from __future__ import annotations
 
@@ -18,14 +23,6 @@ import numpy as np
 
 from . import _ninf
 from ._interface import ExpressionError, Function, describe
-
-# How long a Ctrl-C'd call may take to let go of the caller's arrays once
-# cancelled: the connection is aborted, so the worker ends within
-# milliseconds; the bound only keeps a wedged library from hanging Ctrl-C.
-_SETTLE_SECONDS = 1.0
-# The wait's slice: a signal handled by another thread (which Python then
-# runs in the main thread) is seen within this.
-_WAIT_SLICE = 0.2
 
 
 def split_name(name: str) -> Tuple[Optional[str], str]:
@@ -222,14 +219,12 @@ starting = StartGate()
 
 
 class CallFuture(Future):
-    """A call's future: cancel() also stops the remote call; `settled` is
-    set once the worker no longer touches the call's arrays."""
+    """A call's future: cancel() also stops the remote call."""
 
     def __init__(self) -> None:
         super().__init__()
         self._lock = threading.Lock()
         self._pending: Any = None
-        self.settled = threading.Event()
 
     def cancel(self) -> bool:
         if not super().cancel():
@@ -268,36 +263,34 @@ def _work(future: CallFuture, name: str, args: Sequence[Any], handle: Any,
           server: Optional[str], convert: bool, out: Optional[str]) -> None:
     # Everything, the interface fetch and the argument checks included,
     # happens here: call_async's errors come only from result().
+    error: Optional[BaseException] = None
     try:
-        error: Optional[BaseException] = None
-        try:
-            if future.cancelled():
-                return
-            p = plan(name, args, server, convert, out)
-            pending = _ninf.start(full_name(name, server) if handle is None else name,
-                                  p.args, handle)
-        except BaseException as e:  # noqa: B036 - the error goes to the future
-            error = e
-        finally:
-            # Before the future is settled: a done-callback may close a
-            # handle or finalize, which wait for this gate.
-            starting.leave()
-        if error is not None:
-            _settle(future, error=error)
+        if future.cancelled():
             return
-        future._attach(pending)
-        try:
-            result = p.finish(pending.wait())
-        except BaseException as e:  # noqa: B036
-            _settle(future, error=e)
-            return
-        _settle(future, result)
+        p = plan(name, args, server, convert, out)
+        pending = _ninf.start(full_name(name, server) if handle is None else name,
+                              p.args, handle)
+    except BaseException as e:  # noqa: B036 - the error goes to the future
+        error = e
     finally:
-        future.settled.set()
+        # Before the future is settled: a done-callback may close a
+        # handle or finalize, which wait for this gate.
+        starting.leave()
+    if error is not None:
+        _settle(future, error=error)
+        return
+    future._attach(pending)
+    try:
+        result = p.finish(pending.wait())
+    except BaseException as e:  # noqa: B036
+        _settle(future, error=e)
+        return
+    _settle(future, result)
 
 
 def start(name: str, args: Sequence[Any], handle: Any = None, server: Optional[str] = None,
           convert: bool = False, out: Optional[str] = None) -> CallFuture:
+    """call_async: the call on a thread of its own, as a future."""
     future = CallFuture()
     starting.enter()
     try:
@@ -311,20 +304,8 @@ def start(name: str, args: Sequence[Any], handle: Any = None, server: Optional[s
 
 def run(name: str, args: Sequence[Any], handle: Any = None, server: Optional[str] = None,
         convert: bool = False, out: Optional[str] = None) -> Any:
-    """A blocking call; from the main thread, one that Ctrl-C cancels."""
-    if threading.current_thread() is not threading.main_thread():
-        p = plan(name, args, server, convert, out)
-        return p.finish(_ninf.call(full_name(name, server) if handle is None else name,
-                                   p.args, handle))
-    future = start(name, args, handle, server, convert, out)
-    try:
-        while not future.settled.wait(_WAIT_SLICE):
-            pass
-    except KeyboardInterrupt:
-        try:
-            future.cancel()
-        except Exception:  # noqa: BLE001 - the Ctrl-C is what the caller gets
-            pass
-        future.settled.wait(_SETTLE_SECONDS)
-        raise
-    return future.result()
+    """A blocking call, in this thread. From the main thread, Ctrl-C stops
+    it (the module docstring says how) and raises KeyboardInterrupt."""
+    p = plan(name, args, server, convert, out)
+    return p.finish(_ninf.call(full_name(name, server) if handle is None else name,
+                               p.args, handle))

@@ -12,7 +12,8 @@
  *
  * The call runs without the GIL, so other Python threads (and the futures
  * of call_async) go on meanwhile; the binding's callbacks take it back
- * while they read Python objects.
+ * while they read Python objects, and so does the interrupt check that
+ * lets Ctrl-C stop a call of the main thread.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -477,6 +478,83 @@ static PyObject *call_results(const py_call *c) {
 }
 
 /* ----------------------------------------------------------------------
+ * Ctrl-C: libninf's interrupt check (Ninf_binding_set_interrupt).
+ *
+ * Python runs signal handlers in the main thread only, with the GIL held.
+ * A blocking libninf call made from the main thread marks the thread
+ * (interrupt_begin); libninf then calls interrupt_check between the slices
+ * of its waits (at most 100 ms) and at once when a signal interrupted one.
+ * The check takes the GIL and runs the pending handlers
+ * (PyErr_CheckSignals). When one raised (KeyboardInterrupt from SIGINT),
+ * its exception is kept and libninf told to stop: it resets the call's
+ * connection, ninfd kills the executable, and the call returns. Back with
+ * the GIL, interrupt_end puts the kept exception back and the call raises
+ * it in place of its own error (or result). A handler that returns
+ * normally lets the call go on, as it would let time.sleep.
+ *
+ * Other threads never handle signals: their check answers 0 without the
+ * GIL, so libninf's session threads and calls from other Python threads
+ * cost nothing here.
+ */
+
+/* threading.main_thread().ident, from import time. */
+static unsigned long main_thread_id;
+/* This thread is the main one, inside a blocking libninf call. */
+static _Thread_local int interruptible;
+/* Written and read by the main thread only (with the GIL, or inside its
+ * own call): a handler raised during the current call, and what. */
+static int interrupted;
+static PyObject *kept_type, *kept_value, *kept_tb;
+
+static int interrupt_check(void) {
+  if (!interruptible) return 0;
+  /* Sticky for the rest of the call: every later wait of it (a fallback
+   * server, the report to a metaserver) stops at once too. */
+  if (interrupted) return 1;
+  PyGILState_STATE gil = PyGILState_Ensure();
+  if (PyErr_CheckSignals() != 0) {
+    PyErr_Fetch(&kept_type, &kept_value, &kept_tb);
+    interrupted = 1;
+  }
+  PyGILState_Release(gil);
+  return interrupted;
+}
+
+/* Before a blocking libninf call (GIL held). */
+static void interrupt_begin(void) {
+  if (PyThread_get_thread_ident() != main_thread_id) return;
+  interruptible = 1;
+  interrupted = 0;
+}
+
+/* After it, with the GIL again: 1 when a signal handler raised during the
+ * call, whose exception is then set (the caller returns NULL), else 0. */
+static int interrupt_end(void) {
+  if (!interruptible) return 0;
+  interruptible = 0;
+  if (!interrupted) return 0;
+  interrupted = 0;
+  PyErr_Restore(kept_type, kept_value, kept_tb);
+  kept_type = kept_value = kept_tb = NULL;
+  return 1;
+}
+
+/* Sets libninf's check once the main thread is known. */
+static int install_interrupt_check(void) {
+  PyObject *threading = PyImport_ImportModule("threading");
+  PyObject *main = threading ? PyObject_CallMethod(threading, "main_thread", NULL) : NULL;
+  PyObject *ident = main ? PyObject_GetAttrString(main, "ident") : NULL;
+  Py_XDECREF(threading);
+  Py_XDECREF(main);
+  if (!ident) return -1;
+  main_thread_id = PyLong_AsUnsignedLong(ident);
+  Py_DECREF(ident);
+  if (PyErr_Occurred()) return -1;
+  Ninf_binding_set_interrupt(interrupt_check);
+  return 0;
+}
+
+/* ----------------------------------------------------------------------
  * Errors: ninf.Error (code, name, detail) and ninf.ArgumentError.
  */
 
@@ -540,10 +618,15 @@ static int Handle_init(HandleObject *self, PyObject *args, PyObject *kw) {
   if (ensure_grpc() != 0) return -1;
   snprintf(self->name, sizeof self->name, "%s", name);
   grpc_error_t e;
+  interrupt_begin(); /* it connects and asks the server */
   Py_BEGIN_ALLOW_THREADS;
   e = server ? grpc_function_handle_init(&self->h, (char *)server, (char *)name)
              : grpc_function_handle_default(&self->h, (char *)name);
   Py_END_ALLOW_THREADS;
+  if (interrupt_end()) {
+    if (e == GRPC_NO_ERROR) grpc_function_handle_destruct(&self->h);
+    return -1;
+  }
   if (e != GRPC_NO_ERROR) return raise_last(), -1;
   self->open = 1;
   return 0;
@@ -553,7 +636,12 @@ static PyObject *Handle_close(HandleObject *self, PyObject *unused) {
   (void)unused;
   if (self->open) {
     self->open = 0;
+    /* Without the GIL: ending the handle writes FRAME_END to its
+     * executable, a socket write that may wait, and takes the handle's
+     * call lock. */
+    Py_BEGIN_ALLOW_THREADS;
     grpc_function_handle_destruct(&self->h);
+    Py_END_ALLOW_THREADS;
   }
   Py_RETURN_NONE;
 }
@@ -628,11 +716,14 @@ static PyObject *py_call_sync(PyObject *self, PyObject *args, PyObject *kw) {
   if (prepare(&c, name, tuple) != 0) return NULL;
   ninf_binding_args b = binding_of(&c);
   int failed;
+  interrupt_begin();
   Py_BEGIN_ALLOW_THREADS;
   failed = handle ? grpc_call_binding(&handle->h, &b) != GRPC_NO_ERROR
                   : Ninf_call_binding(name, &b) != 0;
   Py_END_ALLOW_THREADS;
-  PyObject *result = failed ? raise_last() : call_results(&c);
+  /* An interrupt wins even over a call that got through after it: the
+   * handler raised, so the caller gets its exception. */
+  PyObject *result = interrupt_end() ? NULL : failed ? raise_last() : call_results(&c);
   call_release(&c);
   return result;
 }
@@ -652,12 +743,30 @@ static PyObject *py_call_start(PyObject *self, PyObject *args, PyObject *kw) {
   if (prepare(&p->call, name, tuple) != 0) return Py_DECREF(p), NULL;
   ninf_binding_args b = binding_of(&p->call);
   int id = -1, failed;
+  /* Starting connects and fetches the interface in this thread (call_async
+   * does it on a thread of its own, where the check answers 0). */
+  interrupt_begin();
   Py_BEGIN_ALLOW_THREADS;
   if (handle)
     failed = grpc_call_async_binding(&handle->h, &id, &b) != GRPC_NO_ERROR;
   else
     failed = (id = Ninf_call_async_binding(name, &b)) < 0;
   Py_END_ALLOW_THREADS;
+  if (interrupt_end()) {
+    /* Started before the interrupt came: the call holds the arguments, so
+     * it is cancelled and waited for before they are let go (dealloc). */
+    if (!failed) {
+      p->id = id;
+      p->handle = handle ? Py_NewRef((PyObject *)handle) : NULL;
+      p->finished = 0;
+      Py_BEGIN_ALLOW_THREADS;
+      (void)grpc_initialize(NULL); /* what grpc_cancel needs; "already" is fine */
+      (void)grpc_cancel(id);
+      Py_END_ALLOW_THREADS;
+    }
+    Py_DECREF(p);
+    return NULL;
+  }
   if (failed) {
     raise_last();
     Py_DECREF(p);
@@ -779,9 +888,14 @@ static PyObject *py_functions(PyObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "|z", &server)) return NULL;
   char *json = NULL;
   int rc;
+  interrupt_begin();
   Py_BEGIN_ALLOW_THREADS;
   rc = Ninf_binding_functions(server, &json);
   Py_END_ALLOW_THREADS;
+  if (interrupt_end()) {
+    Ninf_binding_free(json);
+    return NULL;
+  }
   return json_result(rc, json);
 }
 
@@ -791,9 +905,14 @@ static PyObject *py_describe(PyObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "s|z", &name, &server)) return NULL;
   char *json = NULL;
   int rc;
+  interrupt_begin();
   Py_BEGIN_ALLOW_THREADS;
   rc = Ninf_binding_describe(server, name, &json);
   Py_END_ALLOW_THREADS;
+  if (interrupt_end()) {
+    Ninf_binding_free(json);
+    return NULL;
+  }
   return json_result(rc, json);
 }
 
@@ -862,6 +981,7 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__ninf(void) {
   fill_dtype_names();
   if (PyType_Ready(&HandleType) < 0 || PyType_Ready(&PendingType) < 0) return NULL;
+  if (install_interrupt_check() < 0) return NULL;
   PyObject *m = PyModule_Create(&module);
   if (!m) return NULL;
   Error = PyErr_NewExceptionWithDoc("ninf.Error",
