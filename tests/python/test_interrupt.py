@@ -20,18 +20,33 @@ from conftest import free_port
 
 CTRL_C = r"""
 import sys
+import numpy as np
 import ninf
 
 ninf.set_server(sys.argv[1])
 ninf.ep(16)                         # the interface is fetched: the next call only runs
+with_handle = sys.argv[3] == "handle"
+h = ninf.Handle("ep", sys.argv[1]) if with_handle else None
 print("calling", flush=True)
 try:
-    ninf.ep(int(sys.argv[2]))       # hours if left alone
+    if with_handle:                 # hours if left alone
+        h.call(int(sys.argv[2]), None, None, np.zeros(10))
+    else:
+        ninf.ep(int(sys.argv[2]))
     print("finished", flush=True)
 except KeyboardInterrupt:
     print("interrupted", flush=True)
 print("after", ninf.ep(16).sx != 0, flush=True)   # the library still serves calls
+if with_handle:                     # the handle starts a new executable
+    print("handle after", h.call(16, None, None, np.zeros(10))[0] != 0, flush=True)
+    h.close()
 """
+
+# SIGINT to KeyboardInterrupt: within 0.1 s by design (libninf asks the
+# interrupt check every 100 ms of a wait, and at once when the signal
+# interrupts the poll). The bound only tells "stopped" from "ran to its
+# end" (ep(40) takes hours); the measured time is printed, not asserted.
+CTRL_C_BOUND_SECONDS = 15.0
 
 
 def child_env(**extra):
@@ -66,9 +81,10 @@ def wait_for(predicate, seconds, what):
         time.sleep(0.05)
 
 
-def test_ctrl_c_cancels_a_blocking_call(daemons):
+@pytest.mark.parametrize("how", ["call", "handle"])
+def test_ctrl_c_cancels_a_blocking_call(daemons, how):
     d = daemons()
-    child = subprocess.Popen([sys.executable, "-c", CTRL_C, d.address, "40"],
+    child = subprocess.Popen([sys.executable, "-c", CTRL_C, d.address, "40", how],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env=child_env())
     try:
@@ -79,12 +95,15 @@ def test_ctrl_c_cancels_a_blocking_call(daemons):
                  "ep(40) never started on the server")
         sent = time.monotonic()
         child.send_signal(signal.SIGINT)
-        line = out.next()
+        line = out.next(timeout=CTRL_C_BOUND_SECONDS + 5)
         latency = time.monotonic() - sent
+        print(f"Ctrl-C ({how}): KeyboardInterrupt {latency:.3f} s after SIGINT")
         assert line == "interrupted", child.stderr.read() if line is None else line
-        # The issue's bound: a Ctrl-C that waited for the call would take hours.
-        assert latency < 2.0, f"KeyboardInterrupt came {latency:.2f} s after SIGINT"
+        assert latency < CTRL_C_BOUND_SECONDS, \
+            f"KeyboardInterrupt came {latency:.2f} s after SIGINT"
         assert out.next() == "after True"
+        if how == "handle":
+            assert out.next() == "handle after True"
         assert child.wait(timeout=60) == 0
     finally:
         if child.poll() is None:
@@ -93,6 +112,39 @@ def test_ctrl_c_cancels_a_blocking_call(daemons):
     # The remote routine was stopped too (ep(40) would run for hours).
     wait_for(lambda: int(d.status()["running"]) == 0, 20,
              "ep(40) still runs on the server after Ctrl-C")
+
+
+def test_ctrl_c_with_a_handler_that_returns_lets_the_call_finish(daemons):
+    # A SIGINT handler that does not raise: the check runs it and the call
+    # goes on, as time.sleep would.
+    d = daemons()
+    script = r"""
+import signal, sys
+import ninf
+seen = []
+signal.signal(signal.SIGINT, lambda *a: seen.append(1))
+ninf.set_server(sys.argv[1])
+ninf.ep(16)
+print("calling", flush=True)
+r = ninf.ep(27)                     # a few seconds
+print("finished", len(seen), r.sx != 0, flush=True)
+"""
+    child = subprocess.Popen([sys.executable, "-c", script, d.address],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=child_env())
+    try:
+        out = Lines(child.stdout)
+        assert out.next() == "calling"
+        wait_for(lambda: int(d.status()["running"]) >= 1, 30,
+                 "ep(27) never started on the server")
+        child.send_signal(signal.SIGINT)
+        line = out.next(timeout=300)
+        assert line == "finished 1 True", child.stderr.read() if line is None else line
+        assert child.wait(timeout=60) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
 
 
 def test_call_async_connection_error_from_result(server):
