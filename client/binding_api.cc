@@ -11,6 +11,7 @@
 #include "client/remote_call.h"
 #include "client/sessions.h"
 #include "client/transaction.h"
+#include "protocol/interrupt.h"
 
 namespace ninf::client {
 
@@ -76,5 +77,7 @@ int Ninf_call_async_binding(const char *name, const ninf_binding_args *args) {
                                                     [call] { call->Cancel(); });
   });
 }
+
+void Ninf_binding_set_interrupt(int (*check)(void)) { ninf::SetInterruptCheck(check); }
 
 }  // extern "C"

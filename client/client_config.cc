@@ -98,6 +98,7 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
     std::optional<std::string> s = n->value<std::string>();
     if (!s) return ConfigError(At(path, *n), "'key_file' must be a string (a file name)");
     c.options.key_file = *s;
+    c.options.key_file_from_env = false;
   }
   // TLS files (docs/client.md): the file's win over NINF_TLS_CA,
   // NINF_TLS_CERT and NINF_TLS_KEY, which apply without them.

@@ -67,6 +67,57 @@ NINF_EXPORT grpc_error_t grpc_call_async_binding(grpc_function_handle_t *handle,
                                                  grpc_sessionid_t *session_id,
                                                  const ninf_binding_args *args);
 
+/*
+ * Interrupting blocking calls, for bindings whose user can stop a call
+ * (Python's Ctrl-C). With a check set, every blocking wait of libninf on a
+ * socket (connecting, the TLS handshake, sending the arguments, waiting for
+ * and reading the result, the interface and metaserver queries, a handle's
+ * calls, a two-phase collect's pauses) sleeps at most 100 ms at a time, and
+ * at once after a signal interrupted it (EINTR), then calls check(). A
+ * nonzero answer fails the waiting call with NINF_ERR_CANCELLED
+ * (GRPC_SESSION_CANCELLED for grpc_call) and the detail "interrupted": the
+ * connection is reset, so ninfd kills the call's executable at once (a
+ * handle's next call starts a new one). A placed call is not retried on
+ * another server. The timeout keeps its meaning: the slices count against
+ * it, "no progress for that long" still fails after that long.
+ *
+ * check is called from whichever thread waits (the session threads of
+ * asynchronous calls too), possibly while the lock of the handle the call
+ * uses is held: it must be thread-safe and quick, and must not call
+ * libninf. It decides for the calling thread; a check that should stop
+ * only some threads' calls (Python: the main thread's) returns 0 for the
+ * others. NULL removes the check; without one every wait is one poll, as
+ * before. Not interruptible: the name lookup (getaddrinfo) and the waits
+ * for asynchronous calls (Ninf_wait, grpc_wait*), whose calls' own I/O
+ * asks the check on their session threads. Process-wide; thread-safe.
+ */
+NINF_EXPORT void Ninf_binding_set_interrupt(int (*check)(void));
+
+/*
+ * What a server serves, as JSON text for bindings that read JSON (the
+ * Python client's ninf.functions and ninf.describe). `server` is
+ * "host:port" as for -server, or NULL (and "") for the default server.
+ * On success *json is a malloc'ed, NUL-terminated text that the caller
+ * frees with Ninf_binding_free, and the result is 0; else -1 with the
+ * error (Ninf_get_error) and *json NULL.
+ *
+ * Ninf_binding_functions: the names of the served functions, sorted:
+ *   ["dgesv", "ep", ...]
+ * Ninf_binding_describe: one function's interface, as calls check it:
+ *   {"name", "module", "description", "language" ("C" or "Fortran"),
+ *    "backend", "signature", "calc_order": EXPR,
+ *    "params": [{"name", "mode" ("IN", "OUT", "INOUT", "WORK"), "type"
+ *    ("double", ...), "pointer": bool, "dims": [EXPR, ...]}, ...]}
+ * where an EXPR is the expression's nodes in prefix order, each
+ * [OP, value] with OP a name of ninf.proto's ExprNode.Op ("CONST",
+ * "PARAM" whose value is a parameter's 0-based index, "MUL", ...); an
+ * empty list is no expression. Dimensions are outermost first, as the IDL
+ * writes them. Thread-safe.
+ */
+NINF_EXPORT int Ninf_binding_functions(const char *server, char **json);
+NINF_EXPORT int Ninf_binding_describe(const char *server, const char *name, char **json);
+NINF_EXPORT void Ninf_binding_free(void *p);
+
 #ifdef __cplusplus
 }
 #endif

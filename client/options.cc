@@ -75,24 +75,34 @@ void LoadFromEnvironment() {
   g_options = st.ok() ? o : ClientOptions();
 }
 
-}  // namespace
-
 int HeartbeatMs(const ClientOptions &o) {
   if (o.heartbeat_ms > 0) return o.heartbeat_ms;
   if (o.session_timeout_ms < 0) return 10000;
   return std::clamp(o.session_timeout_ms / 3, 10, 10000);
 }
 
+// NINF_KEY_FILE as it is now, unless a config file named the key.
+void RefreshKeyFile(ClientOptions *o) {
+  if (!o->key_file_from_env) return;
+  const char *key = std::getenv("NINF_KEY_FILE");
+  o->key_file = key ? key : "";
+}
+
+}  // namespace
+
 ClientOptions Options() {
   std::lock_guard<std::mutex> lock(g_mutex);
   LoadFromEnvironment();
-  return *g_options;
+  ClientOptions o = *g_options;
+  RefreshKeyFile(&o);
+  return o;
 }
 
 Status CheckedOptions(ClientOptions *out) {
   std::lock_guard<std::mutex> lock(g_mutex);
   LoadFromEnvironment();
   *out = *g_options;
+  RefreshKeyFile(out);
   return g_env_error;
 }
 

@@ -27,6 +27,11 @@ struct ClientOptions {
   // server must prove it too. Read again for every connection, so that a
   // rotated key takes effect without restarting the program.
   std::string key_file;
+  // Whether key_file is NINF_KEY_FILE's: then the variable is read again
+  // for every connection too, so that a program (a Python session) that
+  // sets it after its first call is heard. False once a config file
+  // (grpc_initialize) names its own key_file.
+  bool key_file_from_env = true;
   // TLS (docs/client.md): with trust anchors (a PEM file of CA
   // certificates), every TCP connection to ninfd speaks TLS 1.3 and
   // verifies the server's certificate for the host name or IP dialled; the

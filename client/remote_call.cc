@@ -68,6 +68,9 @@ Status RemoteCall::OpenFallback(InterfacePtr *iface) {
       return last;
     }
     channel_.reset();
+    // Interrupted (Ninf_binding_set_interrupt): the caller wants out, not
+    // the next server.
+    if (last.code() == NINF_ERR_CANCELLED) return last;
   }
   return Status(last.code(), "the metaserver is unreachable and no fallback server serves '" +
                                  function_ + "': " + last.message());

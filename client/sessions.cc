@@ -50,6 +50,11 @@ Status Collect(int id, const std::shared_ptr<Sessions::Entry> &e,
   auto it = t.running.find(id);
   if (it != t.running.end() && it->second == e) t.running.erase(it);
   t.finished_codes[id] = e->result.code();
+  // Bounded: the oldest ids go first (after the ids wrap, at 2^31 calls,
+  // the smallest are the newest for a while; a code forgotten early is
+  // only an "unknown id" for a call long since waited for).
+  while (t.finished_codes.size() > Sessions::kKeptCodes)
+    t.finished_codes.erase(t.finished_codes.begin());
   // Other waits on this id (or on a set holding it) re-check now.
   t.changed.notify_all();
   lock.unlock();

@@ -5,6 +5,7 @@
 // for, and its code after that until Reset(). Thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <vector>
 
@@ -14,6 +15,12 @@ namespace ninf::client {
 
 class Sessions {
  public:
+  // How many waited-for calls' codes are kept (the newest): a program that
+  // makes millions of asynchronous calls (Ninf_call_async in a loop,
+  // Python's call_async) must not grow the table by one entry a call. An
+  // older id is then unknown.
+  static constexpr std::size_t kKeptCodes = 4096;
+
   static Sessions &Instance();
 
   // Starts `work` in the background and returns its id (>= 0). `cancel`

@@ -20,6 +20,7 @@
 #include "client/ninf.h"
 #include "client/remote_call.h"
 #include "client/transaction.h"
+#include "protocol/interrupt.h"
 
 namespace ninf::client {
 namespace {
@@ -76,6 +77,9 @@ Status CollectInto(const Ticket &ticket, Channel &ch, const ArgumentList &list) 
       break;
     }
     std::this_thread::sleep_for(pause);  // the call still runs
+    // Stopping the wait leaves the call and its result on the server, for
+    // a later collect: the connection is closed, not reset.
+    if (InterruptRequested()) return InterruptedStatus();
     pause = std::min(pause * 2, std::chrono::milliseconds(200));
   }
   NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_RELEASE, &key));

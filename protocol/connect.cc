@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string>
 
+#include "protocol/interrupt.h"
 #include "protocol/wire.h"
 
 namespace ninf {
@@ -38,18 +39,27 @@ Status ConnectTcp(const std::string &host, int port, int timeout_ms, int *out_fd
     if (fd < 0) continue;
     int r = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
     if (r < 0 && errno == EINPROGRESS) {
-      pollfd p{fd, POLLOUT, 0};
-      r = ::poll(&p, 1, timeout_ms < 0 ? -1 : timeout_ms);
-      if (r == 0) {
-        errno = ETIMEDOUT;
-        r = -1;
-      } else if (r > 0) {
-        int err = 0;
-        socklen_t len = sizeof err;
-        if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
-        errno = err;
-        r = err ? -1 : 0;
+      // A signal no longer fails the connect (EINTR); an interrupt check
+      // (interrupt.h) may end it, and then no other address is tried.
+      int err = 0;
+      switch (WaitFd(fd, POLLOUT, timeout_ms, &err)) {
+        case WaitResult::kReady: {
+          socklen_t len = sizeof err;
+          if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+          break;
+        }
+        case WaitResult::kTimeout:
+          err = ETIMEDOUT;
+          break;
+        case WaitResult::kInterrupted:
+          ::close(fd);
+          ::freeaddrinfo(res);
+          return InterruptedStatus();
+        case WaitResult::kError:
+          break;
       }
+      errno = err;
+      r = err ? -1 : 0;
     }
     // Connected: blocking from now on (Channel polls for its timeouts), and
     // no Nagle delay for the small frames of a call.

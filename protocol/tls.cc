@@ -13,6 +13,8 @@
 #include <map>
 #include <mutex>
 
+#include "protocol/interrupt.h"
+
 namespace ninf::tls {
 namespace {
 
@@ -43,18 +45,21 @@ Status Timeout(int timeout_ms) {
                 "no progress in the TLS handshake for " + std::to_string(timeout_ms) + " ms");
 }
 
-// Waits for `events` on `fd`; false on timeout or error (errno says which).
-bool WaitFor(int fd, short events, int timeout_ms) {
-  pollfd p{fd, events, 0};
-  for (;;) {
-    int r = ::poll(&p, 1, timeout_ms);
-    if (r > 0) return true;
-    if (r == 0) {
-      errno = ETIMEDOUT;
-      return false;
-    }
-    if (errno != EINTR) return false;
+// Waits for `events` on `fd`: Ok, or the timeout, the interrupt check's
+// stop (interrupt.h) or poll's error.
+Status WaitFor(int fd, short events, int timeout_ms) {
+  int err = 0;
+  switch (WaitFd(fd, events, timeout_ms, &err)) {
+    case WaitResult::kReady:
+      return Status::Ok();
+    case WaitResult::kTimeout:
+      return Timeout(timeout_ms);
+    case WaitResult::kInterrupted:
+      return InterruptedStatus();
+    case WaitResult::kError:
+      break;
   }
+  return Status(NINF_ERR_COMMUNICATION, std::string("poll: ") + std::strerror(err));
 }
 
 void CommonSetup(SSL_CTX *ctx) {
@@ -239,10 +244,7 @@ Status Handshake(SSL *ssl, int fd, Role role, int timeout_ms, const std::string 
     if (r == 1) return Status::Ok();
     const int err = SSL_get_error(ssl, r);
     if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
-      if (!WaitFor(fd, err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, wait_ms)) {
-        if (errno == ETIMEDOUT) return Timeout(timeout_ms);
-        return Status(NINF_ERR_COMMUNICATION, std::string("poll: ") + std::strerror(errno));
-      }
+      NINF_RETURN_IF_ERROR(WaitFor(fd, err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, wait_ms));
       if (sniff && err == SSL_ERROR_WANT_READ) {
         // The session reads from an empty memory buffer until now (Connect),
         // so no byte of the answer has been taken from the socket yet.

@@ -16,6 +16,7 @@
 
 #include "ninf.pb.h"
 #include "protocol/fd_passing.h"
+#include "protocol/interrupt.h"
 
 namespace ninf {
 namespace {
@@ -43,6 +44,15 @@ void Consume(std::vector<iovec> &iov, std::size_t &first, std::size_t n) {
     if (iov[first].iov_len == 0) ++first;
   }
   while (first < iov.size() && iov[first].iov_len == 0) ++first;
+}
+
+// Ends the connection so that the peer learns it at once: the close that
+// follows sends a reset (SO_LINGER 0) where a plain close could read as a
+// half-close, and the shutdown fails every later read or write of ours.
+void AbortSocket(int fd) {
+  linger abort{1, 0};
+  (void)::setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, sizeof abort);
+  (void)::shutdown(fd, SHUT_RDWR);
 }
 
 }  // namespace
@@ -151,17 +161,25 @@ int Channel::TakeReceivedFd() { return std::exchange(received_fd_, -1); }
 // Every read and write is non-blocking (MSG_DONTWAIT) and waits here when
 // the socket is not ready, so the timeout bounds each step: a blocking
 // sendmsg of a whole array would otherwise sit in the kernel for as long as
-// the peer does not read, whatever the timeout says.
+// the peer does not read, whatever the timeout says. With an interrupt
+// check set (interrupt.h) the wait is sliced, and an interrupt aborts the
+// connection: the peer (ninfd, or the executable it handed the call to)
+// sees a reset at once and ends the call.
 Status Channel::WaitReady(short events) {
-  pollfd p{fd_, events, 0};
-  for (;;) {
-    int r = ::poll(&p, 1, timeout_ms_ < 0 ? -1 : timeout_ms_);
-    if (r > 0) return Status::Ok();
-    if (r == 0)
+  int err = 0;
+  switch (WaitFd(fd_, events, timeout_ms_, &err)) {
+    case WaitResult::kReady:
+      return Status::Ok();
+    case WaitResult::kTimeout:
       return Status(NINF_ERR_TIMEOUT,
                     "no progress from the peer for " + std::to_string(timeout_ms_) + " ms");
-    if (errno != EINTR) return IoError("poll", errno);
+    case WaitResult::kInterrupted:
+      AbortSocket(fd_);
+      return InterruptedStatus();
+    case WaitResult::kError:
+      break;
   }
+  return IoError("poll", err);
 }
 
 Status Channel::SendFrame(FrameType type, const google::protobuf::MessageLite *msg,

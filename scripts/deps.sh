@@ -5,7 +5,9 @@
 # scripts/fuzz.sh, which .ci/run runs; python3-matplotlib draws the load
 # tests' plots (loadtest/plot.py); prometheus scrapes the metrics endpoint in
 # its test (tests/e2e/metrics_test.py); python3-dev, -numpy and -pytest build
-# and test the Python client (python/); scdoc writes the man pages (docs/man);
+# and test the Python client (python/), python3-mesonpy (with patchelf, which
+# it runs on the bundled libraries), python3-pip and python3-venv install it
+# with pip into a venv (pyproject.toml, tests/python/venv_install_test.py); scdoc writes the man pages (docs/man);
 # systemd's systemd-analyze checks the units (tests/install); nftables drops
 # every inbound connection of the firewalled server in the relay's test
 # (tests/relay/relay_netns.sh).
@@ -20,7 +22,7 @@ NINF_PACKAGES=(
   procps iproute2 util-linux clang-format git
   clang libclang-rt-dev
   python3-matplotlib
-  python3-dev python3-numpy python3-pytest
+  python3-dev python3-numpy python3-pytest python3-mesonpy patchelf python3-pip python3-venv
   scdoc systemd
   nftables
 )

@@ -12,7 +12,8 @@
  *
  * The call runs without the GIL, so other Python threads (and the futures
  * of call_async) go on meanwhile; the binding's callbacks take it back
- * while they read Python objects.
+ * while they read Python objects, and so does the interrupt check that
+ * lets Ctrl-C stop a call of the main thread.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -477,6 +478,83 @@ static PyObject *call_results(const py_call *c) {
 }
 
 /* ----------------------------------------------------------------------
+ * Ctrl-C: libninf's interrupt check (Ninf_binding_set_interrupt).
+ *
+ * Python runs signal handlers in the main thread only, with the GIL held.
+ * A blocking libninf call made from the main thread marks the thread
+ * (interrupt_begin); libninf then calls interrupt_check between the slices
+ * of its waits (at most 100 ms) and at once when a signal interrupted one.
+ * The check takes the GIL and runs the pending handlers
+ * (PyErr_CheckSignals). When one raised (KeyboardInterrupt from SIGINT),
+ * its exception is kept and libninf told to stop: it resets the call's
+ * connection, ninfd kills the executable, and the call returns. Back with
+ * the GIL, interrupt_end puts the kept exception back and the call raises
+ * it in place of its own error (or result). A handler that returns
+ * normally lets the call go on, as it would let time.sleep.
+ *
+ * Other threads never handle signals: their check answers 0 without the
+ * GIL, so libninf's session threads and calls from other Python threads
+ * cost nothing here.
+ */
+
+/* threading.main_thread().ident, from import time. */
+static unsigned long main_thread_id;
+/* This thread is the main one, inside a blocking libninf call. */
+static _Thread_local int interruptible;
+/* Written and read by the main thread only (with the GIL, or inside its
+ * own call): a handler raised during the current call, and what. */
+static int interrupted;
+static PyObject *kept_type, *kept_value, *kept_tb;
+
+static int interrupt_check(void) {
+  if (!interruptible) return 0;
+  /* Sticky for the rest of the call: every later wait of it (a fallback
+   * server, the report to a metaserver) stops at once too. */
+  if (interrupted) return 1;
+  PyGILState_STATE gil = PyGILState_Ensure();
+  if (PyErr_CheckSignals() != 0) {
+    PyErr_Fetch(&kept_type, &kept_value, &kept_tb);
+    interrupted = 1;
+  }
+  PyGILState_Release(gil);
+  return interrupted;
+}
+
+/* Before a blocking libninf call (GIL held). */
+static void interrupt_begin(void) {
+  if (PyThread_get_thread_ident() != main_thread_id) return;
+  interruptible = 1;
+  interrupted = 0;
+}
+
+/* After it, with the GIL again: 1 when a signal handler raised during the
+ * call, whose exception is then set (the caller returns NULL), else 0. */
+static int interrupt_end(void) {
+  if (!interruptible) return 0;
+  interruptible = 0;
+  if (!interrupted) return 0;
+  interrupted = 0;
+  PyErr_Restore(kept_type, kept_value, kept_tb);
+  kept_type = kept_value = kept_tb = NULL;
+  return 1;
+}
+
+/* Sets libninf's check once the main thread is known. */
+static int install_interrupt_check(void) {
+  PyObject *threading = PyImport_ImportModule("threading");
+  PyObject *main = threading ? PyObject_CallMethod(threading, "main_thread", NULL) : NULL;
+  PyObject *ident = main ? PyObject_GetAttrString(main, "ident") : NULL;
+  Py_XDECREF(threading);
+  Py_XDECREF(main);
+  if (!ident) return -1;
+  main_thread_id = PyLong_AsUnsignedLong(ident);
+  Py_DECREF(ident);
+  if (PyErr_Occurred()) return -1;
+  Ninf_binding_set_interrupt(interrupt_check);
+  return 0;
+}
+
+/* ----------------------------------------------------------------------
  * Errors: ninf.Error (code, name, detail) and ninf.ArgumentError.
  */
 
@@ -540,10 +618,15 @@ static int Handle_init(HandleObject *self, PyObject *args, PyObject *kw) {
   if (ensure_grpc() != 0) return -1;
   snprintf(self->name, sizeof self->name, "%s", name);
   grpc_error_t e;
+  interrupt_begin(); /* it connects and asks the server */
   Py_BEGIN_ALLOW_THREADS;
   e = server ? grpc_function_handle_init(&self->h, (char *)server, (char *)name)
              : grpc_function_handle_default(&self->h, (char *)name);
   Py_END_ALLOW_THREADS;
+  if (interrupt_end()) {
+    if (e == GRPC_NO_ERROR) grpc_function_handle_destruct(&self->h);
+    return -1;
+  }
   if (e != GRPC_NO_ERROR) return raise_last(), -1;
   self->open = 1;
   return 0;
@@ -553,7 +636,12 @@ static PyObject *Handle_close(HandleObject *self, PyObject *unused) {
   (void)unused;
   if (self->open) {
     self->open = 0;
+    /* Without the GIL: ending the handle writes FRAME_END to its
+     * executable, a socket write that may wait, and takes the handle's
+     * call lock. */
+    Py_BEGIN_ALLOW_THREADS;
     grpc_function_handle_destruct(&self->h);
+    Py_END_ALLOW_THREADS;
   }
   Py_RETURN_NONE;
 }
@@ -628,11 +716,14 @@ static PyObject *py_call_sync(PyObject *self, PyObject *args, PyObject *kw) {
   if (prepare(&c, name, tuple) != 0) return NULL;
   ninf_binding_args b = binding_of(&c);
   int failed;
+  interrupt_begin();
   Py_BEGIN_ALLOW_THREADS;
   failed = handle ? grpc_call_binding(&handle->h, &b) != GRPC_NO_ERROR
                   : Ninf_call_binding(name, &b) != 0;
   Py_END_ALLOW_THREADS;
-  PyObject *result = failed ? raise_last() : call_results(&c);
+  /* An interrupt wins even over a call that got through after it: the
+   * handler raised, so the caller gets its exception. */
+  PyObject *result = interrupt_end() ? NULL : failed ? raise_last() : call_results(&c);
   call_release(&c);
   return result;
 }
@@ -652,12 +743,30 @@ static PyObject *py_call_start(PyObject *self, PyObject *args, PyObject *kw) {
   if (prepare(&p->call, name, tuple) != 0) return Py_DECREF(p), NULL;
   ninf_binding_args b = binding_of(&p->call);
   int id = -1, failed;
+  /* Starting connects and fetches the interface in this thread (call_async
+   * does it on a thread of its own, where the check answers 0). */
+  interrupt_begin();
   Py_BEGIN_ALLOW_THREADS;
   if (handle)
     failed = grpc_call_async_binding(&handle->h, &id, &b) != GRPC_NO_ERROR;
   else
     failed = (id = Ninf_call_async_binding(name, &b)) < 0;
   Py_END_ALLOW_THREADS;
+  if (interrupt_end()) {
+    /* Started before the interrupt came: the call holds the arguments, so
+     * it is cancelled and waited for before they are let go (dealloc). */
+    if (!failed) {
+      p->id = id;
+      p->handle = handle ? Py_NewRef((PyObject *)handle) : NULL;
+      p->finished = 0;
+      Py_BEGIN_ALLOW_THREADS;
+      (void)grpc_initialize(NULL); /* what grpc_cancel needs; "already" is fine */
+      (void)grpc_cancel(id);
+      Py_END_ALLOW_THREADS;
+    }
+    Py_DECREF(p);
+    return NULL;
+  }
   if (failed) {
     raise_last();
     Py_DECREF(p);
@@ -764,6 +873,49 @@ static PyObject *py_finalize(PyObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+/* The server's own answers as JSON text (ninf_binding.h), which the
+ * Python half parses: functions(server=None), describe(name, server=None). */
+static PyObject *json_result(int rc, char *json) {
+  if (rc != 0) return raise_last();
+  PyObject *text = PyUnicode_FromString(json ? json : "null");
+  Ninf_binding_free(json);
+  return text;
+}
+
+static PyObject *py_functions(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *server = NULL;
+  if (!PyArg_ParseTuple(args, "|z", &server)) return NULL;
+  char *json = NULL;
+  int rc;
+  interrupt_begin();
+  Py_BEGIN_ALLOW_THREADS;
+  rc = Ninf_binding_functions(server, &json);
+  Py_END_ALLOW_THREADS;
+  if (interrupt_end()) {
+    Ninf_binding_free(json);
+    return NULL;
+  }
+  return json_result(rc, json);
+}
+
+static PyObject *py_describe(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *name, *server = NULL;
+  if (!PyArg_ParseTuple(args, "s|z", &name, &server)) return NULL;
+  char *json = NULL;
+  int rc;
+  interrupt_begin();
+  Py_BEGIN_ALLOW_THREADS;
+  rc = Ninf_binding_describe(server, name, &json);
+  Py_END_ALLOW_THREADS;
+  if (interrupt_end()) {
+    Ninf_binding_free(json);
+    return NULL;
+  }
+  return json_result(rc, json);
+}
+
 static PyObject *py_error_string(PyObject *self, PyObject *args) {
   (void)self;
   int code;
@@ -811,6 +963,10 @@ static PyMethodDef module_methods[] = {
     {"initialize", py_initialize, METH_VARARGS, "initialize(config=None): grpc_initialize"},
     {"finalize", py_finalize, METH_NOARGS, "grpc_finalize"},
     {"error_string", py_error_string, METH_VARARGS, "The text of a Ninf error code."},
+    {"functions", py_functions, METH_VARARGS,
+     "functions(server=None): the served function names, as JSON text."},
+    {"describe", py_describe, METH_VARARGS,
+     "describe(name, server=None): one function's interface, as JSON text."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -825,6 +981,7 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__ninf(void) {
   fill_dtype_names();
   if (PyType_Ready(&HandleType) < 0 || PyType_Ready(&PendingType) < 0) return NULL;
+  if (install_interrupt_check() < 0) return NULL;
   PyObject *m = PyModule_Create(&module);
   if (!m) return NULL;
   Error = PyErr_NewExceptionWithDoc("ninf.Error",
@@ -843,6 +1000,22 @@ PyMODINIT_FUNC PyInit__ninf(void) {
     Py_DECREF(m);
     return NULL;
   }
+  /* dtypes: IDL type name -> numpy dtype name ("double" -> "float64"),
+   * from the type table, for the Python half's conversions. */
+  PyObject *dtypes = PyDict_New();
+  for (int type = 0; dtypes && type < NINF_TYPE_COUNT; type++) {
+    const ninf_type_info *t = ninf_type_info_of(type);
+    if (t->cls == NINF_CLASS_STRING) continue;
+    PyObject *v = PyUnicode_FromString(dtype_names[type]);
+    if (!v || PyDict_SetItemString(dtypes, t->name, v) < 0) Py_CLEAR(dtypes);
+    Py_XDECREF(v);
+  }
+  if (!dtypes || PyModule_AddObjectRef(m, "dtypes", dtypes) < 0) {
+    Py_XDECREF(dtypes);
+    Py_DECREF(m);
+    return NULL;
+  }
+  Py_DECREF(dtypes);
 #define ADD_CODE_(name, value, text, grpc, elsewhere) PyModule_AddIntConstant(m, #name, value);
   NINF_ERROR_MAP(ADD_CODE_)
 #undef ADD_CODE_

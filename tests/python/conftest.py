@@ -41,6 +41,13 @@ class Daemon:
                 time.sleep(0.05)
         raise AssertionError("ninfd did not start listening:\n" + self.log_text())
 
+    def status(self, *flags):
+        """`ninfd --status` of this daemon as a dict of its name: value lines."""
+        out = subprocess.run([os.environ["NINFD"], "--status", "--server", self.address, *flags],
+                             capture_output=True, text=True, timeout=20)
+        assert out.returncode == 0, out.stderr
+        return dict(line.split(":", 1) for line in out.stdout.splitlines() if ":" in line)
+
     def log_text(self):
         self.log.flush()
         self.log.seek(0)
@@ -72,3 +79,19 @@ def small_server(tmp_path):
     d = Daemon(tmp_path, "--max-call-bytes", "1M")
     yield d
     d.stop()
+
+
+@pytest.fixture
+def daemons(tmp_path):
+    """Starts ninfd processes with the flags given (start(*flags)); each is
+    stopped, and checked to stop, at the end of the test."""
+    started = []
+
+    def start(*flags):
+        d = Daemon(tmp_path, *flags)
+        started.append(d)
+        return d
+
+    yield start
+    for d in started:
+        d.stop()
