@@ -56,12 +56,24 @@ Status CheckIntegerFits(const wire::FunctionInterface &iface, int i, long long v
 // integer passed where the IDL says `IN string`. Reading through it would
 // crash the caller in strlen.
 constexpr std::uintptr_t kLowestStringAddress = 4096;
+// Above every user-space address of 64-bit Linux (57-bit addresses
+// included): a negative integer passed where a string goes.
+constexpr std::uint64_t kHighestUserAddress = (std::uint64_t{1} << 56) - 1;
 
-// An IN string argument as C varargs delivered it: NULL and small integers
-// are refused, naming the argument and what to pass instead.
+// A negative char ('\xe9' in Latin-1) promoted to int, as it arrives in a
+// 64-bit register: 0xffffff80 ... 0xffffffff. Nothing maps the last 128
+// bytes below 4 GiB for a string in practice.
+bool IsNegativeChar(std::uint64_t bits) {
+  return sizeof(void *) == 8 && bits >= 0xffffff80u && bits <= 0xffffffffu;
+}
+
+// An IN string argument as C varargs delivered it: NULL, small integers and
+// negative values are refused, naming the argument and what to pass instead.
 Status CheckStringPointer(const wire::FunctionInterface &iface, int i, const char *s) {
   const auto bits = reinterpret_cast<std::uintptr_t>(s);
-  if (bits >= kLowestStringAddress) return Status::Ok();
+  if (bits >= kLowestStringAddress && static_cast<std::uint64_t>(bits) <= kHighestUserAddress &&
+      !IsNegativeChar(bits))
+    return Status::Ok();
   if (!s)
     return Status(NINF_ERR_INVALID_ARGUMENT, ArgumentAt(iface, i) +
                                                  " is a NULL string: pass a string, such as "
@@ -69,7 +81,13 @@ Status CheckStringPointer(const wire::FunctionInterface &iface, int i, const cha
                                                  CallIs(iface));
   std::string fix = "pass a string in double quotes (\"N\"), not a character or an integer";
   std::string seen = std::to_string(bits);
-  if (bits >= 0x21 && bits < 0x7f) {
+  if (IsNegativeChar(bits) || static_cast<std::uint64_t>(bits) > kHighestUserAddress) {
+    // As an int (upper half zero) or sign-extended, which compilers choose.
+    const std::int64_t v = IsNegativeChar(bits) ? static_cast<std::int32_t>(bits)
+                                                : static_cast<std::int64_t>(bits);
+    seen = std::to_string(v) + (v >= -128 ? " (a negative integer, or a character outside ASCII)"
+                                          : " (a negative integer)");
+  } else if (bits >= 0x21 && bits < 0x7f) {
     const std::string c(1, static_cast<char>(bits));
     seen += " (the character '" + c + "')";
     fix = "pass the string \"" + c + "\" (double quotes), not the character '" + c +

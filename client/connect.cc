@@ -113,10 +113,12 @@ Status Connect(const ServerAddress &server, std::unique_ptr<Channel> *out, bool 
   else if (!same || !ConnectSameHost(*same, &fd))  // TCP also when the path fails
     connected = ConnectTcp(server.host, server.port, o.connect_timeout_ms, &fd);
   // "Connection refused" alone does not say which setting chose the
-  // address: the advice names it and how to change it.
+  // address: the advice names it and how to change it. Only a connect that
+  // failed gets it (not an interrupted one, nor a malformed address).
   if (!connected.ok())
-    return advise ? Status(connected.code(), connected.message() + UnreachableAdvice(server))
-                  : connected;
+    return advise && connected.code() == NINF_ERR_CONNECT
+               ? Status(connected.code(), connected.message() + UnreachableAdvice(server))
+               : connected;
   auto ch = std::make_unique<Channel>(fd, o.session_timeout_ms);
   if (!server.relay_name.empty()) {
     // The relay's one frame: which server. From here on the bytes go to

@@ -75,12 +75,6 @@ void LoadFromEnvironment() {
   g_options = st.ok() ? o : ClientOptions();
 }
 
-int HeartbeatMs(const ClientOptions &o) {
-  if (o.heartbeat_ms > 0) return o.heartbeat_ms;
-  if (o.session_timeout_ms < 0) return 10000;
-  return std::clamp(o.session_timeout_ms / 3, 10, 10000);
-}
-
 // NINF_KEY_FILE as it is now, unless a config file named the key.
 void RefreshKeyFile(ClientOptions *o) {
   if (!o->key_file_from_env) return;
@@ -89,6 +83,12 @@ void RefreshKeyFile(ClientOptions *o) {
 }
 
 }  // namespace
+
+int HeartbeatMs(const ClientOptions &o) {
+  if (o.heartbeat_ms > 0) return o.heartbeat_ms;
+  if (o.session_timeout_ms < 0) return 10000;
+  return std::clamp(o.session_timeout_ms / 3, 10, 10000);
+}
 
 ClientOptions Options() {
   std::lock_guard<std::mutex> lock(g_mutex);

@@ -7,7 +7,7 @@
 # its test (tests/e2e/metrics_test.py); python3-dev, -numpy and -pytest build
 # and test the Python client (python/), python3-mesonpy (with patchelf, which
 # it runs on the bundled libraries), python3-pip and python3-venv install it
-# with pip into a venv (pyproject.toml, tests/python/venv_install_test.py); scdoc writes the man pages (docs/man);
+# with pip into a venv (pyproject.toml, tests/python/venv_install.py); scdoc writes the man pages (docs/man);
 # systemd's systemd-analyze checks the units (tests/install); nftables drops
 # every inbound connection of the firewalled server in the relay's test
 # (tests/relay/relay_netns.sh).

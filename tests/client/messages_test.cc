@@ -103,6 +103,21 @@ TEST_CASE("client_messages_character_for_a_string", "[client_messages]") {
                                "passed is 1, not a pointer to text: pass a string in double quotes "
                                "(\"N\"), not a character or an integer. The call is wsquery("));
 
+  // A negative integer (a pointer-wide -1): above every user-space address.
+  // -1 could also be a character, which the message says.
+  CHECK(Ninf_call(m.Name().c_str(), -1L, 3, a, nullptr, 3, &info) != 0);
+  CHECK(Ninf_get_error() == NINF_ERR_ARGUMENT_MISMATCH);
+  CHECK_THAT(Detail(), Catch::StartsWith("argument 1 of wsquery ('jobz') is an IN string, but the "
+                                         "value passed is -1 (a negative integer, or a character "
+                                         "outside ASCII), not a pointer"));
+
+  // A character outside ASCII, promoted to a negative int.
+  CHECK(Ninf_call(m.Name().c_str(), static_cast<char>(-23), 3, a, nullptr, 3, &info) != 0);
+  CHECK_THAT(Detail(), Catch::StartsWith("argument 1 of wsquery ('jobz') is an IN string, but the "
+                                         "value passed is -23 (a negative integer, or a character "
+                                         "outside ASCII)"));
+  CHECK(info == 7);
+
   // NULL, by position too.
   CHECK(Ninf_call(m.Name().c_str(), static_cast<const char *>(nullptr), 3, a, nullptr, 3, &info) !=
         0);

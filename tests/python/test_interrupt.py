@@ -19,7 +19,9 @@ import ninf
 from conftest import free_port
 
 CTRL_C = r"""
+import signal
 import sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with SIGINT ignored
 import numpy as np
 import ninf
 
