@@ -647,7 +647,13 @@ static PyObject *Handle_close(HandleObject *self, PyObject *unused) {
 }
 
 static void Handle_dealloc(HandleObject *self) {
-  if (self->open) grpc_function_handle_destruct(&self->h);
+  /* The destruct writes to the socket and takes the handle's lock: not
+   * with the GIL held (as Handle_close). */
+  if (self->open) {
+    Py_BEGIN_ALLOW_THREADS;
+    grpc_function_handle_destruct(&self->h);
+    Py_END_ALLOW_THREADS;
+  }
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
