@@ -73,7 +73,7 @@ constexpr std::array<std::string_view, 41> kBlas = {
 bool IsPrecisionLetter(char c) { return c == 's' || c == 'd' || c == 'c' || c == 'z'; }
 
 bool IsBlasName(std::string_view name) {  // lower case, no trailing '_'
-  if (name.size() == 5 && name[0] == 'i' && IsPrecisionLetter(name[1]) &&
+  if (name.size() == 6 && name[0] == 'i' && IsPrecisionLetter(name[1]) &&
       (name.substr(2) == "amax" || name.substr(2) == "amin"))
     return true;
   if (name.size() < 2 || !IsPrecisionLetter(name[0])) return false;

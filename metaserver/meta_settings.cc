@@ -82,13 +82,17 @@ const MetaSettingSpec kTable[] = {
 
 constexpr const char *kNinfd = "ninfd's";
 constexpr const char *kNinfdAndClient = "ninfd's and the client's";
+// ninf-meta read NINF_<NAME> for its own settings before NINF_META_<NAME>:
+// an old EnvironmentFile must not change the policy without a word.
+constexpr const char *kOldMeta = "an earlier ninf-meta's";
 
 // ninfd's (and the client's) variables for the settings ninf-meta has too,
-// each beside ninf-meta's own: the one list of these pairs. ninf-meta reads
+// and the names an earlier ninf-meta read for its own settings, each beside
+// ninf-meta's own: the one list of these pairs. ninf-meta reads
 // none of them, and warns of one set while its own and its flag are not
 // (daemon::ForeignVariable says why); --help lists them, and
 // docs/metaserver.md and ninf-meta(8) list the same (settings_docs checks
-// both, and that every key of ninfd's table that ninf-meta has is here).
+// both, and that every key of ninf-meta's table is here).
 // The client reads NINF_KEY_FILE, NINF_TLS_CERT and NINF_TLS_KEY
 // (client/options.cc).
 const daemon::ForeignVariable kForeignVariables[] = {
@@ -107,6 +111,17 @@ const daemon::ForeignVariable kForeignVariables[] = {
     {"NINF_TLS_CERT", kNinfdAndClient, "NINF_META_TLS_CERT"},
     {"NINF_TLS_KEY", kNinfdAndClient, "NINF_META_TLS_KEY"},
     {"NINF_TLS_CLIENT_CA", kNinfd, "NINF_META_TLS_CLIENT_CA"},
+    {"NINF_POLICY", kOldMeta, "NINF_META_POLICY"},
+    {"NINF_REPORT_MS", kOldMeta, "NINF_META_REPORT_MS"},
+    {"NINF_LEASE_MS", kOldMeta, "NINF_META_LEASE_MS"},
+    {"NINF_RETRIES", kOldMeta, "NINF_META_RETRIES"},
+    {"NINF_PROBE_SECONDS", kOldMeta, "NINF_META_PROBE_SECONDS"},
+    {"NINF_PROBE_WAIT_SECONDS", kOldMeta, "NINF_META_PROBE_WAIT_SECONDS"},
+    {"NINF_PROBE_SMALL_BYTES", kOldMeta, "NINF_META_PROBE_SMALL_BYTES"},
+    {"NINF_PROBE_LARGE_BYTES", kOldMeta, "NINF_META_PROBE_LARGE_BYTES"},
+    {"NINF_DEFAULT_BANDWIDTH", kOldMeta, "NINF_META_DEFAULT_BANDWIDTH"},
+    {"NINF_DEFAULT_LATENCY_US", kOldMeta, "NINF_META_DEFAULT_LATENCY_US"},
+    {"NINF_RESERVATION_SECONDS", kOldMeta, "NINF_META_RESERVATION_SECONDS"},
 };
 
 }  // namespace

@@ -151,7 +151,8 @@ def check_meta_variables(meta, work, daemons):
     pairs = foreign_pairs(meta)
     key_pair = ("NINF_KEY_FILE", "ninfd's and the client's", "NINF_META_KEY_FILE")
     assert key_pair in pairs, pairs
-    for name in ["NINF_CONFIG", "NINF_PORT", "NINF_METRICS", "NINF_TLS_CERT", "NINF_LOG_LEVEL"]:
+    for name in ["NINF_CONFIG", "NINF_PORT", "NINF_METRICS", "NINF_TLS_CERT", "NINF_LOG_LEVEL",
+                 "NINF_POLICY"]:
         assert any(p[0] == name and p[2] == "NINF_META_" + name[5:] for p in pairs), (name, pairs)
 
     # A client's NINF_KEY_FILE in ninf-meta's environment: it starts, keyless,
@@ -451,7 +452,7 @@ def check_ninfd_metrics_and_drain(ninfd, ep_demo, work, daemons):
     # Draining: a call running, SIGTERM; /healthz turns 503 while the call
     # may finish (grace_seconds), /metrics still answers.
     env = clean_env(NINF_SERVER=server, NINF_KEY_FILE=key)
-    client = subprocess.Popen([ep_demo, "32"], env=env, stdout=subprocess.DEVNULL,
+    client = subprocess.Popen([ep_demo, "38"], env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:
         def running():

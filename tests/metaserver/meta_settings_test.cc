@@ -125,7 +125,7 @@ TEST_CASE("meta_settings_reads_its_own_variables", "[meta_settings]") {
   std::map<std::string, const ninf::daemon::ForeignVariable *> by_name;
   for (const ninf::daemon::ForeignVariable &v : table) by_name[v.name] = &v;
   for (const char *name : {"NINF_CONFIG", "NINF_PORT", "NINF_KEY_FILE", "NINF_METRICS",
-                           "NINF_TLS_CERT", "NINF_LOG_LEVEL"})
+                           "NINF_TLS_CERT", "NINF_LOG_LEVEL", "NINF_POLICY"})
     CHECK(by_name.count(name) == 1);
   REQUIRE(by_name.count("NINF_KEY_FILE") == 1);
   CHECK(ninf::daemon::ForeignVariableWarning(*by_name["NINF_KEY_FILE"], "ninf-meta") ==
