@@ -9,6 +9,7 @@
 #include "client/last_error.h"
 #include "client/ninf_binding.h"
 #include "client/remote_call.h"
+#include "client/server_address.h"
 #include "client/sessions.h"
 #include "client/transaction.h"
 #include "protocol/interrupt.h"
@@ -79,5 +80,19 @@ int Ninf_call_async_binding(const char *name, const ninf_binding_args *args) {
 }
 
 void Ninf_binding_set_interrupt(int (*check)(void)) { ninf::SetInterruptCheck(check); }
+
+int Ninf_binding_set_server(const char *address, const char *origin) {
+  return ninf::client::GuardNinf([&]() -> int {
+    if (!address || !*address)
+      return ninf::client::RecordStatus(
+          ninf::Status(NINF_ERR_INVALID_ARGUMENT, "no server address: pass \"host[:port]\""));
+    ninf::client::ServerAddress addr;
+    if (ninf::Status st = ninf::client::ParseServerAddress(address, &addr); !st.ok())
+      return ninf::client::RecordStatus(st);
+    ninf::client::SetDefaultServer(addr, ninf::client::ServerOrigin::kSetServer,
+                                   origin ? origin : "");
+    return ninf::client::RecordStatus(ninf::Status());
+  });
+}
 
 }  // extern "C"

@@ -94,6 +94,14 @@ NINF_EXPORT grpc_error_t grpc_call_async_binding(grpc_function_handle_t *handle,
 NINF_EXPORT void Ninf_binding_set_interrupt(int (*check)(void));
 
 /*
+ * Sets the default server from "host[:port]" as Ninf_set_server does;
+ * `origin` is how the binding's user set it (e.g. "ninf.set_server(...)"),
+ * which the advice for an unreachable server quotes. 0, or -1 with the
+ * error recorded (NINF_ERR_INVALID_ARGUMENT for a malformed address).
+ */
+NINF_EXPORT int Ninf_binding_set_server(const char *address, const char *origin);
+
+/*
  * What a server serves, as JSON text for bindings that read JSON (the
  * Python client's ninf.functions and ninf.describe). `server` is
  * "host:port" as for -server, or NULL (and "") for the default server.

@@ -81,7 +81,7 @@ std::string UnreachableAdvice(const ServerAddress &tried, bool is_default, Serve
       from = "NINF_SERVER=" + env;
       break;
     case ServerOrigin::kSetServer:
-      from = "the server set by Ninf_set_server";
+      from = where.empty() ? "the server set by Ninf_set_server" : where;
       break;
     case ServerOrigin::kCommandLine:
       from = where.empty() ? "-server/-port on the command line" : where + " on the command line";

@@ -851,8 +851,7 @@ static PyObject *py_set_server(PyObject *self, PyObject *args) {
   (void)self;
   const char *address;
   if (!PyArg_ParseTuple(args, "s", &address)) return NULL;
-  char *argv[] = {"ninf", "-server", (char *)address, NULL};
-  if (Ninf_parse_arg(3, argv) != 1) return raise_last();
+  if (Ninf_binding_set_server(address, "ninf.set_server()") != 0) return raise_last();
   Py_RETURN_NONE;
 }
 

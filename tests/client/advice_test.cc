@@ -36,6 +36,11 @@ TEST_CASE("client_advice_for_each_origin", "[client_advice]") {
         "; no ninfd at localhost:3000, the default server (from the server set by "
         "Ninf_set_server): start ninfd there, or " +
             kChoose);
+  // A binding's own way of setting it (Ninf_binding_set_server's origin).
+  CHECK(UnreachableAdvice(local, true, ServerOrigin::kSetServer, "ninf.set_server()", "") ==
+        "; no ninfd at localhost:3000, the default server (from ninf.set_server()): start "
+        "ninfd there, or " +
+            kChoose);
   CHECK(UnreachableAdvice(local, true, ServerOrigin::kCommandLine, "-port 3000", "") ==
         "; no ninfd at localhost:3000, the default server (from -port 3000 on the command "
         "line): start ninfd there, or " +

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import ninf
+from conftest import free_port
 
 # The NAS reference sums of EP class S (m = 24), NPB 3.x ep.c.
 NAS_S_SX = -3.247834652034740e+3
@@ -217,6 +218,33 @@ def test_bad_server_address():
         ninf.set_server("127.0.0.1:http")
 
 
+UNREACHABLE = r"""
+import sys
+import numpy as np
+import ninf
+from conftest import free_port
+
+ninf.set_server(sys.argv[1])
+try:
+    ninf.call("ep", 16, None, None, np.zeros(10))
+except ninf.Error as e:
+    print(e.code, str(e))
+"""
+
+
+def test_unreachable_server_names_set_server():
+    # A fresh interpreter: the default server is process-wide. Nothing
+    # listens on the port (bound, then closed).
+    port = free_port()
+    run = subprocess.run([sys.executable, "-c", UNREACHABLE, f"127.0.0.1:{port}"],
+                         capture_output=True, text=True, timeout=60, env=os.environ)
+    assert run.returncode == 0, run.stderr
+    code, _, text = run.stdout.partition(" ")
+    assert int(code) == ninf.NINF_ERR_CONNECT, run.stdout
+    assert f"no ninfd at 127.0.0.1:{port}, the default server (from ninf.set_server())" in text
+    assert "command line" not in text, text
+
+
 # Run in a child interpreter: before the fix (issue 28, H2) the second wait
 # on a call corrupted libninf's heap and the process spun at 100% CPU; a
 # fresh process is also one whose GridRPC state the other tests do not see.
@@ -225,6 +253,7 @@ import json
 import sys
 import numpy as np
 import ninf
+from conftest import free_port
 
 ninf.set_server(sys.argv[1])
 outcomes = []
