@@ -66,9 +66,11 @@ struct Call {
   std::function<int()> remote;
   // The shadowed routine with the caller's own arguments.
   std::function<void()> local;
-  // The arrays a remote call writes (INOUT, OUT): the INOUT ones are copied
-  // before it and put back if it fails, so the local run that follows
-  // starts from the caller's data.
+  // The caller's memory a remote call writes directly (INOUT and OUT
+  // arrays; a packed block is written back only after success and is not
+  // here): copied before it and put back if it fails or reports an illegal
+  // argument, so the local run that follows starts from the caller's data
+  // and leaves what LAPACK would leave.
   struct Span {
     void *data;
     std::size_t bytes;

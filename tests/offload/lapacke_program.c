@@ -11,14 +11,19 @@
  * (column-major), LAPACKE_dposv (row-major), LAPACKE_dsyev (column-major,
  * with vectors), cblas_dgemm (row-major, B transposed), the Fortran dsyev_
  * with a workspace query (lwork = -1) first, LAPACKE_dgesv on a singular
- * matrix (INFO > 0), and the Fortran dgesv_ with an illegal leading
- * dimension (INFO = -4, and XERBLA's message on stderr).
+ * matrix (INFO > 0), the Fortran dgesv_ on a sub-block whose leading
+ * dimension is larger than its rows and whose array ends at a page no one
+ * may read (only the block's rows may be touched), and the Fortran dgesv_
+ * with an illegal leading dimension (INFO = -4, and XERBLA's message on
+ * stderr; ipiv, an OUT array, is left as it was).
  */
 #include <cblas.h>
 #include <lapacke.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static unsigned long long seed = 12345;
 
@@ -112,7 +117,7 @@ int main(int argc, char **argv) {
   double *z = matrix(n, n), *zw = malloc(sizeof(double) * (size_t)n), query = 0;
   for (int i = 0; i < n; i++)
     for (int j = 0; j < i; j++) z[i + j * n] = z[j + i * n];
-  lapack_int lwork = -1, info = 0, nn_ = n;
+  lapack_int lwork = -1, info = 0, nn_ = n, one_rhs = 1;
   LAPACK_dsyev("N", "L", &nn_, z, &nn_, zw, &query, &lwork, &info);
   put_info("dsyev_ query", info);
   printf("dsyev_ query lwork=%d\n", (int)query);
@@ -121,6 +126,7 @@ int main(int argc, char **argv) {
   double *work = malloc(sizeof(double) * (size_t)lwork);
   LAPACK_dsyev("N", "L", &nn_, z, &nn_, zw, work, &lwork, &info);
   put_info("dsyev_", info);
+  put(work, sizeof(double)); /* LAPACK leaves the optimal lwork in work[0] */
   put(z, sizeof(double) * nn);
   put(zw, sizeof(double) * (size_t)n);
 
@@ -131,14 +137,40 @@ int main(int argc, char **argv) {
            LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, sing, n, ipiv, sing_b, n));
   put(sing, sizeof(double) * nn);
 
+  /* The bottom n x n block of an (n + 3) x n column-major array (lda =
+   * n + 3), which ends where an unreadable page begins: LAPACK reads and
+   * writes only the block's rows, so a copy of lda * n doubles from the
+   * block's start would cross into the page. Rows 0-2 (another tile) stay
+   * as they were. */
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  const size_t tall_bytes = sizeof(double) * (size_t)(n + 3) * (size_t)n;
+  const size_t tall_pages = (tall_bytes + page - 1) / page;
+  unsigned char *region = mmap(NULL, (tall_pages + 1) * page, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region == MAP_FAILED || mprotect(region + tall_pages * page, page, PROT_NONE) != 0) {
+    perror("mmap");
+    return 1;
+  }
+  double *tall = (double *)(region + tall_pages * page - tall_bytes);
+  for (size_t i = 0; i < (size_t)(n + 3) * (size_t)n; i++) tall[i] = next();
+  double *tall_b = matrix(n, 1);
+  lapack_int tall_lda = n + 3;
+  LAPACK_dgesv(&nn_, &one_rhs, tall + 3, &tall_lda, ipiv, tall_b, &nn_, &info);
+  put_info("dgesv_ sub-block lda = n + 3", info);
+  put(tall, tall_bytes);
+  put(tall_b, sizeof(double) * (size_t)n);
+  put(ipiv, sizeof(lapack_int) * (size_t)n);
+
   /* An illegal argument: lda = n - 1 < n. LAPACK reports INFO = -4 (and
    * XERBLA prints its message) before touching anything. */
+  for (int i = 0; i < n; i++) ipiv[i] = -7;
   double *bad = matrix(n, n), *bad_b = matrix(n, 1);
-  lapack_int one = 1, short_lda = n - 1;
-  LAPACK_dgesv(&nn_, &one, bad, &short_lda, ipiv, bad_b, &nn_, &info);
+  lapack_int short_lda = n - 1;
+  LAPACK_dgesv(&nn_, &one_rhs, bad, &short_lda, ipiv, bad_b, &nn_, &info);
   put_info("dgesv_ lda = n - 1", info);
   put(bad, sizeof(double) * nn);
   put(bad_b, sizeof(double) * (size_t)n);
+  put(ipiv, sizeof(lapack_int) * (size_t)n); /* untouched: -7 */
 
   if (fclose(out) != 0) {
     perror("fclose");
@@ -163,6 +195,8 @@ int main(int argc, char **argv) {
   free(sing_b);
   free(bad);
   free(bad_b);
+  free(tall_b);
+  munmap(region, (tall_pages + 1) * page);
   free(ipiv);
   return 0;
 }
