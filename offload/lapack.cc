@@ -109,6 +109,7 @@ void dgesv_(const lapack_int *n, const lapack_int *nrhs, double *a, const lapack
   const Block ba{a, *n, *n, *lda}, bb{b, *n, *nrhs, *ldb};
   Call c;
   c.routine = "dgesv";
+  c.flops = ninf::offload::DgesvFlops(*n, *nrhs);
   c.scalars = {*n, *nrhs, *lda, *ldb};
   c.estimate = [&](Ninf_call_info *i) {
     return Ninf_estimate(i, "dgesv", *n, *nrhs, a, ba.SentLd(), ipiv, b, bb.SentLd(), info);
@@ -135,6 +136,7 @@ void dgetrf_(const lapack_int *m, const lapack_int *n, double *a, const lapack_i
   const Block ba{a, *m, *n, *lda};
   Call c;
   c.routine = "dgetrf";
+  c.flops = ninf::offload::DgetrfFlops(*m, *n);
   c.scalars = {*m, *n, *lda};
   c.estimate = [&](Ninf_call_info *i) {
     return Ninf_estimate(i, "dgetrf", *m, *n, a, ba.SentLd(), ipiv, info);
@@ -165,6 +167,7 @@ void dgetrs_(const char *trans, const lapack_int *n, const lapack_int *nrhs, con
   const Block ba{a, *n, *n, *lda}, bb{b, *n, *nrhs, *ldb};
   Call c;
   c.routine = "dgetrs";
+  c.flops = ninf::offload::DgetrsFlops(*n, *nrhs);
   c.scalars = {*trans, *n, *nrhs, *lda, *ldb};
   c.estimate = [&](Ninf_call_info *i) {
     return Ninf_estimate(i, "dgetrs", t.text, *n, *nrhs, a, ba.SentLd(), ipiv, b, bb.SentLd(),
@@ -194,6 +197,7 @@ void dposv_(const char *uplo, const lapack_int *n, const lapack_int *nrhs, doubl
   const Block ba{a, *n, *n, *lda}, bb{b, *n, *nrhs, *ldb};
   Call c;
   c.routine = "dposv";
+  c.flops = ninf::offload::DposvFlops(*n, *nrhs);
   c.scalars = {*uplo, *n, *nrhs, *lda, *ldb};
   c.estimate = [&](Ninf_call_info *i) {
     return Ninf_estimate(i, "dposv", u.text, *n, *nrhs, a, ba.SentLd(), b, bb.SentLd(), info);
@@ -222,6 +226,7 @@ void dsyev_(const char *jobz, const char *uplo, const lapack_int *n, double *a,
   const Block ba{a, *n, *n, *lda};
   Call c;
   c.routine = "dsyev";
+  c.flops = ninf::offload::DsyevFlops(*n);
   c.scalars = {*jobz, *uplo, *n, *lda, *lwork};
   // The optimal lwork comes back in work[0], which a remote call never
   // returns (a WORK array stays on the server): only the local routine can
@@ -276,6 +281,7 @@ void dgemm_(const char *transa, const char *transb, const lapack_int *m, const l
   const Block bc{c, *m, *n, *ldc};
   Call call;
   call.routine = "dgemm";
+  call.flops = ninf::offload::DgemmFlops(*m, *n, *k);
   call.scalars = {ta, tb, *m, *n, *k, *lda, *ldb, *ldc};
   call.estimate = [&](Ninf_call_info *i) {
     return Ninf_estimate(i, "dgemm", ta, tb, *m, *n, *k, *alpha, a, ba.SentLd(), b, bb.SentLd(),

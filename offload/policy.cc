@@ -37,7 +37,40 @@ std::string Format(double v) {
   return buf;
 }
 
+// NINF_OFFLOAD_MIN_FLOPS, else the default floor: a local decision for a
+// call under it, or nothing.
+std::optional<Decision> UnderFloor(const Config &config, double flops) {
+  const std::string text = "flops " + Format(flops);
+  if (config.min_flops) {
+    if (flops < *config.min_flops)
+      return Decision{Where::kLocal, text + " < NINF_OFFLOAD_MIN_FLOPS " + Format(*config.min_flops)};
+    return std::nullopt;
+  }
+  if (flops < kDefaultMinFlops)
+    return Decision{Where::kLocal,
+                    text + " < " + Format(kDefaultMinFlops) + " (the default floor)"};
+  return std::nullopt;
+}
+
+long long Min(long long a, long long b) { return a < b ? a : b; }
+
 }  // namespace
+
+double DgesvFlops(long long n, long long nrhs) {
+  return static_cast<double>(2 * n * n * n / 3 + 2 * n * n * nrhs);
+}
+double DgetrfFlops(long long m, long long n) {
+  const long long k = Min(m, n);
+  return static_cast<double>(2 * m * n * k - (m + n) * k * k + 2 * k * k * k / 3);
+}
+double DgetrsFlops(long long n, long long nrhs) { return static_cast<double>(2 * n * n * nrhs); }
+double DposvFlops(long long n, long long nrhs) {
+  return static_cast<double>(n * n * n / 3 + 2 * n * n * nrhs);
+}
+double DsyevFlops(long long n) { return static_cast<double>(4 * n * n * n / 3); }
+double DgemmFlops(long long m, long long n, long long k) {
+  return static_cast<double>(2 * m * n * k);
+}
 
 Config ParseConfig(const char *(*get)(const char *name)) {
   Config c;
@@ -82,6 +115,8 @@ std::optional<Decision> DecideBeforeEstimate(const Config &config, const Model &
   if (facts.in_transaction)
     return Decision{Where::kLocal,
                     "inside a Ninf transaction block, where a call is only recorded"};
+  if (facts.flops >= 0)
+    if (auto local = UnderFloor(config, facts.flops)) return local;
   if (now < model.unreachable_until)
     return Decision{Where::kLocal, "server unreachable, next try in " +
                                        Format(model.unreachable_until - now) + " s"};
@@ -91,13 +126,9 @@ std::optional<Decision> DecideBeforeEstimate(const Config &config, const Model &
 Decision DecideWithEstimate(const Config &config, const Model &model, const Estimate &estimate,
                             double now) {
   const std::string flops = "flops " + Format(estimate.flops);
-  if (config.min_flops) {
-    const std::string limit = "NINF_OFFLOAD_MIN_FLOPS " + Format(*config.min_flops);
-    if (estimate.flops < *config.min_flops) return {Where::kLocal, flops + " < " + limit};
-    return {Where::kRemote, flops + " >= " + limit};
-  }
-  if (estimate.flops < kDefaultMinFlops)
-    return {Where::kLocal, flops + " < " + Format(kDefaultMinFlops) + " (the default floor)"};
+  if (auto local = UnderFloor(config, estimate.flops)) return *local;
+  if (config.min_flops)
+    return {Where::kRemote, flops + " >= NINF_OFFLOAD_MIN_FLOPS " + Format(*config.min_flops)};
   if (model.link_bytes_per_second <= 0)
     return {Where::kRemote, flops + ", link not measured yet: this call measures it"};
   const double local_speed =

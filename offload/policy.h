@@ -71,10 +71,27 @@ struct CallFacts {
   // Ninf_call there only records the call and returns at once, with no
   // results, so a LAPACK call in the block must run here.
   bool in_transaction = false;
+  // The routine's CalcOrder on the call's sizes (the *Flops functions
+  // below), or < 0 when not known: a call under the floor then stays local
+  // before any estimate.
+  double flops = -1;
 };
 
+// Each routine's CalcOrder (stubs/idl/lapack.idl, blas.idl) in the IDL's
+// integer arithmetic, computed here so that a call under the floor is
+// decided without an estimate: an estimate needs the server's interface,
+// a connection the first time, and a tiny call must never wait for one.
+// tests/offload/estimate_test.cc holds each equal to Ninf_estimate's.
+double DgesvFlops(long long n, long long nrhs);
+double DgetrfFlops(long long m, long long n);
+double DgetrsFlops(long long n, long long nrhs);
+double DposvFlops(long long n, long long nrhs);
+double DsyevFlops(long long n);
+double DgemmFlops(long long m, long long n, long long k);
+
 // Before any estimate: the rules that need no server (disabled, a
-// workspace query, a transaction block, a server known to be down).
+// workspace query, a transaction block, flops known to be under the
+// floor, a server known to be down).
 // Returns the local decision, or nothing when the call is a candidate for
 // offloading.
 std::optional<Decision> DecideBeforeEstimate(const Config &config, const Model &model,

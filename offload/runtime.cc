@@ -193,10 +193,10 @@ void RunChecked(const Call &call, bool *ran) {
     LogLine(state, call, "local", "", 0, 0, seconds, call.local_only);
     return;
   }
-  const CallFacts facts{call.workspace_query, Ninf_transaction_active() == 1};
+  const CallFacts facts{call.workspace_query, Ninf_transaction_active() == 1, call.flops};
   if (auto early = DecideBeforeEstimate(config, gate, facts, Now())) {
     double seconds = RunLocal(call, ran);
-    LogLine(state, call, "local", "", 0, 0, seconds, early->why);
+    LogLine(state, call, "local", "", call.flops > 0 ? call.flops : 0, 0, seconds, early->why);
     return;
   }
 

@@ -53,6 +53,9 @@ Fn *Local(const char *name) {
 struct Call {
   const char *routine = "";  // the IDL name on the server ("dgesv") and in the log
   bool workspace_query = false;
+  // The routine's CalcOrder on this call's sizes (policy.h's *Flops), < 0
+  // when not known: a call under the floor is decided without an estimate.
+  double flops = -1;
   // Set when the entry point already knows the call must run locally (BLAS
   // arguments that its XERBLA would refuse): the reason for the log line.
   const char *local_only = nullptr;

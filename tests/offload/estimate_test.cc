@@ -8,7 +8,15 @@
 #include <vector>
 
 #include "client/ninf.h"
+#include "offload/policy.h"
 #include "tests/e2e/e2e_fixture.h"
+
+using ninf::offload::DgemmFlops;
+using ninf::offload::DgesvFlops;
+using ninf::offload::DgetrfFlops;
+using ninf::offload::DgetrsFlops;
+using ninf::offload::DposvFlops;
+using ninf::offload::DsyevFlops;
 
 namespace {
 
@@ -30,6 +38,7 @@ TEST_CASE("offload_estimate_dgesv_runs_nothing", "[offload]") {
                         b.data(), ldb, &info) == 0);
   // CalcOrder 2*n^3/3 + 2*n^2*nrhs, in the IDL's integer arithmetic.
   CHECK(est.work_flops == 2 * n * n * n / 3 + 2 * n * n * nrhs);
+  CHECK(est.work_flops == DgesvFlops(n, nrhs));
   CHECK(est.send_bytes == 8ull * (n * lda + nrhs * ldb));
   CHECK(est.recv_bytes == 8ull * (n * lda + nrhs * ldb) + 4ull * n + 4);
   CHECK(Names(est, d.port()));
@@ -83,6 +92,7 @@ TEST_CASE("offload_estimate_lapack_idl_sizes", "[offload]") {
     CHECK(est.recv_bytes == 8ull * n * lda + 4ull * 5 + 4);
     // 2mnk - (m+n)k^2 + 2k^3/3 with k = 5: 350 - 300 + 83.
     CHECK(est.work_flops == 2 * 7 * 5 * 5 - 12 * 25 + 250 / 3);
+    CHECK(est.work_flops == DgetrfFlops(m, n));  // the offload runtime's own count
   }
   SECTION("dgetrs: only b comes back") {
     const int n = 6, nrhs = 2;
@@ -91,6 +101,7 @@ TEST_CASE("offload_estimate_lapack_idl_sizes", "[offload]") {
     CHECK(est.send_bytes == 8ull * n * n + 4ull * n + 8ull * n * nrhs);
     CHECK(est.recv_bytes == 8ull * n * nrhs + 4);
     CHECK(est.work_flops == 2 * n * n * nrhs);
+    CHECK(est.work_flops == DgetrsFlops(n, nrhs));
   }
   SECTION("dposv") {
     const int n = 9, nrhs = 1;
@@ -98,6 +109,7 @@ TEST_CASE("offload_estimate_lapack_idl_sizes", "[offload]") {
                           &info) == 0);
     CHECK(est.send_bytes == 8ull * (n * n + n * nrhs));
     CHECK(est.work_flops == 729 / 3 + 2 * 81 * 1);
+    CHECK(est.work_flops == DposvFlops(n, nrhs));
   }
   SECTION("dsyev: the WORK array never travels") {
     const int n = 10, lwork = 100;
@@ -106,6 +118,7 @@ TEST_CASE("offload_estimate_lapack_idl_sizes", "[offload]") {
     CHECK(est.send_bytes == 8ull * n * n);
     CHECK(est.recv_bytes == 8ull * n * n + 8ull * n + 4);
     CHECK(est.work_flops == 4 * 1000 / 3);
+    CHECK(est.work_flops == DsyevFlops(n));
   }
   SECTION("dgemm: A's columns follow transa") {
     const int m = 4, n = 5, k = 6, lda = 7, ldb = 6, ldc = 4;
@@ -114,6 +127,7 @@ TEST_CASE("offload_estimate_lapack_idl_sizes", "[offload]") {
     CHECK(est.send_bytes == 8ull * (k * lda + n * ldb + n * ldc));
     CHECK(est.recv_bytes == 8ull * n * ldc);
     CHECK(est.work_flops == 2 * m * n * k);
+    CHECK(est.work_flops == DgemmFlops(m, n, k));
     // Transposed: A is lda x m, B is ldb x k.
     REQUIRE(Ninf_estimate(&est, d.Name("dgemm").c_str(), 'T', 't', m, n, k, 1.0, big.data(), lda,
                           big.data(), ldb, 0.0, big.data(), ldc) == 0);

@@ -100,6 +100,39 @@ TEST_CASE("offload_decides_local_before_estimating", "[offload]") {
   CHECK_FALSE(DecideBeforeEstimate(on, model, {}, 105).has_value());  // time to try again
 }
 
+// A call whose flops the entry point knows is kept under the floor without
+// an estimate (which would need a connection); unknown flops wait for it.
+TEST_CASE("offload_floor_before_estimating", "[offload]") {
+  Config c;
+  Model model;
+  const CallFacts tiny{false, false, DgesvFlops(8, 1)};
+  auto d = DecideBeforeEstimate(c, model, tiny, 0);
+  REQUIRE(d);
+  CHECK(d->where == Where::kLocal);
+  CHECK(Contains(d->why, "(the default floor)"));
+  const CallFacts large{false, false, DgesvFlops(2000, 1)};
+  CHECK_FALSE(DecideBeforeEstimate(c, model, large, 0).has_value());
+  CHECK_FALSE(DecideBeforeEstimate(c, model, CallFacts{}, 0).has_value());
+  // NINF_OFFLOAD_MIN_FLOPS replaces the floor, both ways.
+  c.min_flops = 0;
+  CHECK_FALSE(DecideBeforeEstimate(c, model, tiny, 0).has_value());
+  c.min_flops = 1e15;
+  d = DecideBeforeEstimate(c, model, large, 0);
+  REQUIRE(d);
+  CHECK(Contains(d->why, "< NINF_OFFLOAD_MIN_FLOPS 1e+15"));
+}
+
+// The IDL's integer arithmetic (estimate_test.cc compares with the server).
+TEST_CASE("offload_routine_flops", "[offload]") {
+  CHECK(DgesvFlops(100, 2) == 2 * 100 * 100 * 100 / 3 + 2 * 100 * 100 * 2);
+  CHECK(DgetrfFlops(10, 10) == 2 * 1000 - 20 * 100 + 2000 / 3);
+  CHECK(DgetrfFlops(6, 4) == DgetrfFlops(4, 6));  // k = min(m, n)
+  CHECK(DgetrsFlops(10, 3) == 600);
+  CHECK(DposvFlops(10, 1) == 333 + 200);
+  CHECK(DsyevFlops(10) == 1333);
+  CHECK(DgemmFlops(2, 3, 4) == 48);
+}
+
 TEST_CASE("offload_min_flops_decides_alone", "[offload]") {
   Config c;
   c.min_flops = 1e6;
