@@ -25,7 +25,26 @@ struct LastEstimate {
   std::vector<long long> scalars;
   Ninf_call_info info;
 };
-thread_local std::map<const char *, LastEstimate> last_estimates;
+using Estimates = std::map<const char *, LastEstimate>;
+// A plain pointer, which a thread's exit does not destroy: a LAPACK call
+// from a later thread-local destructor or an atexit handler finds null (and
+// allocates again) instead of a destroyed map. The owner frees it at exit.
+thread_local Estimates *last_estimates = nullptr;
+struct EstimatesOwner {
+  ~EstimatesOwner() {
+    delete last_estimates;
+    last_estimates = nullptr;
+  }
+};
+thread_local EstimatesOwner estimates_owner;
+
+Estimates &ThreadEstimates() {
+  if (!last_estimates) {
+    last_estimates = new Estimates;
+    (void)&estimates_owner;  // constructed here, so destroyed at this thread's exit
+  }
+  return *last_estimates;
+}
 
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -46,25 +65,28 @@ class State {
 
   const Config &config() const { return config_; }
 
-  // The model is read at a call's start and written at its end: two
-  // threads' calls of one routine may overwrite each other's update, which
-  // costs one sample of a smoothed estimate, never a wrong result.
+  // The model is read at a call's start (a snapshot to decide on) and
+  // updated at its end by a function of the stored one, under the lock: a
+  // hold or a failure count another thread set meanwhile is kept.
   Model ModelOf(const char *routine) {
     std::lock_guard<std::mutex> lock(mutex_);
     return models_[routine];
   }
-  void SetModel(const char *routine, const Model &m) {
+  template <typename F>
+  void UpdateModel(const char *routine, F update) {
     std::lock_guard<std::mutex> lock(mutex_);
-    models_[routine] = m;
+    Model &m = models_[routine];
+    m = update(m);
   }
   // The server's own hold (Hold::kServer): failures of any routine.
   Model server() {
     std::lock_guard<std::mutex> lock(mutex_);
     return server_;
   }
-  void SetServer(const Model &m) {
+  template <typename F>
+  void UpdateServer(F update) {
     std::lock_guard<std::mutex> lock(mutex_);
-    server_ = m;
+    server_ = update(server_);
   }
 
   bool logging() const { return log_ != nullptr; }
@@ -117,15 +139,18 @@ void LogLine(State &state, const Call &call, const char *where, const char *serv
 }
 
 // A failure that holds the routine, or every routine, off for a while.
-void NoteFailure(State &state, const Call &call, const Model &model, ninf_error_t error) {
+void NoteFailure(State &state, const Call &call, ninf_error_t error) {
+  const Config &config = state.config();
+  const double now = Now();
+  auto hold = [&](const Model &m) { return NoteUnreachable(m, config, now); };
   switch (HoldOf(error)) {
     case Hold::kNone:
       return;
     case Hold::kRoutine:
-      state.SetModel(call.routine, NoteUnreachable(model, state.config(), Now()));
+      state.UpdateModel(call.routine, hold);
       return;
     case Hold::kServer:
-      state.SetServer(NoteUnreachable(state.server(), state.config(), Now()));
+      state.UpdateServer(hold);
       return;
   }
 }
@@ -201,6 +226,7 @@ void RunChecked(const Call &call, bool *ran) {
   }
 
   Ninf_call_info estimate{};
+  Estimates &last_estimates = ThreadEstimates();
   auto last = last_estimates.find(call.routine);
   if (!call.scalars.empty() && last != last_estimates.end() &&
       last->second.scalars == call.scalars) {
@@ -213,7 +239,7 @@ void RunChecked(const Call &call, bool *ran) {
     const auto error = static_cast<ninf_error_t>(Ninf_get_error());
     std::string why =
         std::string("no estimate: ") + Ninf_error_string(error) + ": " + Ninf_get_error_detail();
-    NoteFailure(state, call, model, error);
+    NoteFailure(state, call, error);
     double seconds = RunLocal(call, ran);
     LogLine(state, call, "local", "", 0, 0, seconds, why);
     return;
@@ -223,7 +249,8 @@ void RunChecked(const Call &call, bool *ran) {
   const Decision decision = DecideWithEstimate(config, model, est, Now());
   if (decision.where == Where::kLocal) {
     double seconds = RunLocal(call, ran);
-    state.SetModel(call.routine, NoteLocal(model, est.flops, seconds));
+    state.UpdateModel(call.routine,
+                      [&](const Model &m) { return NoteLocal(m, est.flops, seconds); });
     LogLine(state, call, "local", "", est.flops, est.bytes, seconds, decision.why);
     return;
   }
@@ -254,23 +281,22 @@ void RunChecked(const Call &call, bool *ran) {
     const auto error = static_cast<ninf_error_t>(Ninf_get_error());
     std::string why = "remote call failed (" + std::string(Ninf_error_string(error)) + ": " +
                       Ninf_get_error_detail() + "), run locally";
-    NoteFailure(state, call, model, error);
+    NoteFailure(state, call, error);
     double seconds = RunLocal(call, ran);
     LogLine(state, call, "local", "", est.flops, est.bytes, seconds, why);
     return;
   }
   Ninf_get_call_info(&info);
-  if (state.server().failures > 0) state.SetServer(Model{});  // it answered
-  state.SetModel(call.routine,
-                 NoteRemote(model,
-                            RemoteSample{
-                                static_cast<double>(info.send_bytes + info.recv_bytes),
-                                info.send_seconds + info.recv_seconds,
-                                info.work_flops,
-                                info.compute_seconds,
-                                info.total_seconds,
-                            },
-                            Now()));
+  state.UpdateServer([](const Model &) { return Model{}; });  // it answered
+  const RemoteSample sample{
+      static_cast<double>(info.send_bytes + info.recv_bytes),
+      info.send_seconds + info.recv_seconds,
+      info.work_flops,
+      info.compute_seconds,
+      info.total_seconds,
+  };
+  const double now = Now();
+  state.UpdateModel(call.routine, [&](const Model &m) { return NoteRemote(m, sample, now); });
   if (call.info && *call.info < 0) {
     // An illegal argument the server's LAPACK found: the caller gets the
     // local routine's report of it (XERBLA's message, the same INFO).

@@ -4,8 +4,8 @@
 //
 // Builds on policy.h (the decision) and the public client API
 // (client/ninf.h: Ninf_estimate, Ninf_call, Ninf_get_call_info). The entry
-// points themselves are in lapack.cc (Fortran) and lapacke.cc (LAPACKE,
-// CBLAS).
+// points themselves are in lapack.cc (Fortran), lapacke.cc (LAPACKE) and
+// cblas.cc (CBLAS).
 //
 // Thread safety: entry points may be called from any number of threads;
 // libninf is thread-safe, the model and the log are behind a mutex, and
