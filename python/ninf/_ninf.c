@@ -505,17 +505,27 @@ static _Thread_local int interruptible;
  * own call): a handler raised during the current call, and what. */
 static int interrupted;
 static PyObject *kept_type, *kept_value, *kept_tb;
+/* The main thread's blocking calls in progress: a signal handler that the
+ * check runs may itself make a ninf call, which must neither reset the
+ * outer call's state nor end its interruptibility. */
+static int depth;
+/* The check is running the handlers: a nested call's waits do not run
+ * them again (they answer what the outer check will). */
+static int in_check;
 
 static int interrupt_check(void) {
   if (!interruptible) return 0;
   /* Sticky for the rest of the call: every later wait of it (a fallback
    * server, the report to a metaserver) stops at once too. */
   if (interrupted) return 1;
+  if (in_check) return 0;
   PyGILState_STATE gil = PyGILState_Ensure();
+  in_check = 1;
   if (PyErr_CheckSignals() != 0) {
     PyErr_Fetch(&kept_type, &kept_value, &kept_tb);
     interrupted = 1;
   }
+  in_check = 0;
   PyGILState_Release(gil);
   return interrupted;
 }
@@ -523,6 +533,7 @@ static int interrupt_check(void) {
 /* Before a blocking libninf call (GIL held). */
 static void interrupt_begin(void) {
   if (PyThread_get_thread_ident() != main_thread_id) return;
+  if (depth++ > 0) return; /* a handler's call inside another: the outer's state holds */
   interruptible = 1;
   interrupted = 0;
 }
@@ -531,6 +542,7 @@ static void interrupt_begin(void) {
  * call, whose exception is then set (the caller returns NULL), else 0. */
 static int interrupt_end(void) {
   if (!interruptible) return 0;
+  if (--depth > 0) return 0;
   interruptible = 0;
   if (!interrupted) return 0;
   interrupted = 0;
