@@ -58,7 +58,13 @@ class Stopper {
  public:
   explicit Stopper(const E2EDaemon &d)
       : thread_([this, &d] {
-          running_seen_ = d.WaitForStat("running", 1);
+          // Polled for up to 30 s (WaitForStat gives up after 5): a loaded
+          // machine may start the executable late.
+          for (int waited = 0; waited < 30000; waited += 50) {
+            running_seen_ = d.Stat("running");
+            if (running_seen_ >= 1) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          }
           stopped_at_ = Clock::now();
           g_stop = true;
         }) {}
