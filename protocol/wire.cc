@@ -46,13 +46,20 @@ void Consume(std::vector<iovec> &iov, std::size_t &first, std::size_t n) {
   while (first < iov.size() && iov[first].iov_len == 0) ++first;
 }
 
-// Ends the connection so that the peer learns it at once: the close that
-// follows sends a reset (SO_LINGER 0) where a plain close could read as a
-// half-close, and the shutdown fails every later read or write of ours.
+// Ends the connection so that the peer learns it at once, as a reset where
+// a plain close could read as a half-close: a TCP socket is disconnected
+// (connect to AF_UNSPEC sends the reset now, and every later read or write
+// of ours fails); where that does not apply (a Unix-domain socket, whose
+// peer sees the end at once anyway) a shutdown fails our later I/O, and
+// SO_LINGER 0 makes the close that follows a reset if anything is unsent.
+// (A shutdown of a TCP socket would send a FIN first: the peer would read
+// an end of stream before the reset.)
 void AbortSocket(int fd) {
   linger abort{1, 0};
   (void)::setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, sizeof abort);
-  (void)::shutdown(fd, SHUT_RDWR);
+  sockaddr unspec{};
+  unspec.sa_family = AF_UNSPEC;
+  if (::connect(fd, &unspec, sizeof unspec) != 0) (void)::shutdown(fd, SHUT_RDWR);
 }
 
 }  // namespace

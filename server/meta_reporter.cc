@@ -151,13 +151,16 @@ void MetaReporter::Run() {
   for (;;) {
     bool key_refused = false;
     Status st = Session(&key_refused);
-    if (config_.tls.ca.empty() && st.message().find("requires TLS") != std::string::npos)
+    if (config_.tls.ca.empty() && st.message().find("requires TLS") != std::string::npos) {
       // The metaserver's plaintext answer speaks to a client; say what
-      // fixes it on this side.
+      // fixes it on this side. Not a key's fault: no TLS session, which
+      // docs/metaserver.md files under metaserver_unreachable.
+      key_refused = false;
       st = Status(st.code(),
                   "the metaserver requires TLS: set tls_ca in ninfd's settings to the "
                   "CA that signed its certificate (it said: " +
                       st.message() + ")");
+    }
     std::unique_lock<std::mutex> lock(mutex_);
     if (stopping_) return;
     const std::string where =

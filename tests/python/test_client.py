@@ -222,7 +222,6 @@ UNREACHABLE = r"""
 import sys
 import numpy as np
 import ninf
-from conftest import free_port
 
 ninf.set_server(sys.argv[1])
 try:
@@ -253,7 +252,6 @@ import json
 import sys
 import numpy as np
 import ninf
-from conftest import free_port
 
 ninf.set_server(sys.argv[1])
 outcomes = []
