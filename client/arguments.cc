@@ -83,8 +83,8 @@ Status CheckStringPointer(const wire::FunctionInterface &iface, int i, const cha
   std::string seen = std::to_string(bits);
   if (IsNegativeChar(bits) || static_cast<std::uint64_t>(bits) > kHighestUserAddress) {
     // As an int (upper half zero) or sign-extended, which compilers choose.
-    const std::int64_t v = IsNegativeChar(bits) ? static_cast<std::int32_t>(bits)
-                                                : static_cast<std::int64_t>(bits);
+    const std::int64_t v =
+        IsNegativeChar(bits) ? static_cast<std::int32_t>(bits) : static_cast<std::int64_t>(bits);
     seen = std::to_string(v) + (v >= -128 ? " (a negative integer, or a character outside ASCII)"
                                           : " (a negative integer)");
   } else if (bits >= 0x21 && bits < 0x7f) {

@@ -237,8 +237,8 @@ void dsyev_(const char *jobz, const char *uplo, const lapack_int *n, double *a,
   };
   c.remote = [&] {
     std::vector<double> pa = ba.Pack();
-    const int rc = Ninf_call("dsyev", j.text, u.text, *n, ba.Sent(pa), ba.SentLd(), w, work,
-                             *lwork, info);
+    const int rc =
+        Ninf_call("dsyev", j.text, u.text, *n, ba.Sent(pa), ba.SentLd(), w, work, *lwork, info);
     if (rc != 0 || *info < 0) return rc;
     ba.Unpack(pa, a);
     // LAPACK's dsyev leaves the optimal lwork in work[0]; the server's work

@@ -43,7 +43,8 @@ std::optional<Decision> UnderFloor(const Config &config, double flops) {
   const std::string text = "flops " + Format(flops);
   if (config.min_flops) {
     if (flops < *config.min_flops)
-      return Decision{Where::kLocal, text + " < NINF_OFFLOAD_MIN_FLOPS " + Format(*config.min_flops)};
+      return Decision{Where::kLocal,
+                      text + " < NINF_OFFLOAD_MIN_FLOPS " + Format(*config.min_flops)};
     return std::nullopt;
   }
   if (flops < kDefaultMinFlops)
