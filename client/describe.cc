@@ -59,17 +59,6 @@ void AppendExpr(std::string *out, const wire::Expr &e) {
   *out += ']';
 }
 
-const char *ModeWord(int mode) {
-  switch (static_cast<ninf_mode>(mode)) {
-#define MODE_WORD_(NAME, value, word) \
-  case NINF_MODE_##NAME:              \
-    return word;
-    NINF_MODE_MAP(MODE_WORD_)
-#undef MODE_WORD_
-  }
-  return "?";
-}
-
 std::string InterfaceJson(const wire::FunctionInterface &iface) {
   std::string j = "{\"name\": ";
   AppendString(&j, iface.name());
@@ -93,7 +82,7 @@ std::string InterfaceJson(const wire::FunctionInterface &iface) {
     j += "{\"name\": ";
     AppendString(&j, p.name());
     j += ", \"mode\": ";
-    AppendString(&j, ModeWord(p.mode()));
+    AppendString(&j, ModeName(p.mode()));
     j += ", \"type\": ";
     AppendString(&j, t ? t->name : "?");
     j += std::string(", \"pointer\": ") + (p.pointer() ? "true" : "false");

@@ -153,6 +153,13 @@ Status Walk(const wire::FunctionInterface &iface, const wire::Expr &e, int *pos,
   return Binary(n.op(), a, b, out);
 }
 
+const char *TypeName(wire::Type t) {
+  const ninf_type_info *info = ninf_type_info_of(t);
+  return info ? info->name : "?";
+}
+
+}  // namespace
+
 const char *ModeName(wire::Mode m) {
   switch (static_cast<ninf_mode>(m)) {
 #define NINF_MODE_NAME_(NAME, value, word) \
@@ -163,13 +170,6 @@ const char *ModeName(wire::Mode m) {
   }
   return "?";
 }
-
-const char *TypeName(wire::Type t) {
-  const ninf_type_info *info = ninf_type_info_of(t);
-  return info ? info->name : "?";
-}
-
-}  // namespace
 
 uint64_t ElementSize(wire::Type type) {
   const ninf_type_info *info = ninf_type_info_of(type);

@@ -24,6 +24,9 @@ constexpr int kMaxExprDepth = 256;
 NINF_PROTOCOL_API uint64_t ElementSize(wire::Type type);
 
 NINF_PROTOCOL_API bool IsIntegerType(wire::Type type);
+
+// An argument mode as the IDL writes it ("IN", "OUT", "INOUT", "WORK").
+NINF_PROTOCOL_API const char *ModeName(wire::Mode m);
 inline bool IsArray(const wire::Param &p) { return p.dims_size() > 0; }
 inline bool IsInScalar(const wire::Param &p) { return !IsArray(p) && p.mode() == wire::MODE_IN; }
 // Sent by the client: IN and INOUT arrays.
