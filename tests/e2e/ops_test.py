@@ -400,23 +400,34 @@ def check_meta_metrics(meta, work, daemons):
                              str(mport_metrics))
     url = f"http://127.0.0.1:{mport_metrics}"
     assert get(url + "/healthz") == (200, "ready\n")
+    r = check_status_against_scrape([meta, "--status", "--server", f"127.0.0.1:{mport}"], key,
+                                    url, "ninf_meta_", META_RENAMED)
+    assert "requires authentication" in r.stderr, r.stderr
+
+
+def check_status_against_scrape(status_argv, key, url, prefix, renamed):
+    """A keyless status query (refused: one auth failure), then a keyed one,
+    then a scrape: process_* and every metric documented, every --status line
+    in /metrics, and the counters moved by exactly those two connections.
+    Returns the refused query's result."""
     before = samples(get(url + "/metrics")[1])
-    # A keyless status query is refused: one auth failure.
-    r = run([meta, "--status", "--server", f"127.0.0.1:{mport}"])
-    assert r.returncode != 0 and "requires authentication" in r.stderr, r.stderr
-    r = run([meta, "--status", "--server", f"127.0.0.1:{mport}", "--key-file", key])
+    refused = run(status_argv)
+    assert refused.returncode != 0, refused.stdout
+    r = run(status_argv + ["--key-file", key])
     assert r.returncode == 0, r.stderr
     status = status_lines(r.stdout)
     status_code, text = get(url + "/metrics")
     assert status_code == 200
     check_process_metrics(text)
     check_documented(text)
-    check_parity(status, text, "ninf_meta_", META_RENAMED)
+    check_parity(status, text, prefix, renamed)
     after = samples(text)
-    assert after["ninf_meta_auth_failures_total"] == before["ninf_meta_auth_failures_total"] + 1
-    assert int(status["auth_failures"]) == after["ninf_meta_auth_failures_total"]
-    assert (after["ninf_meta_connections_accepted_total"]
-            >= before["ninf_meta_connections_accepted_total"] + 2)
+    assert after[prefix + "auth_failures_total"] == before[prefix + "auth_failures_total"] + 1
+    assert int(status["auth_failures"]) == after[prefix + "auth_failures_total"]
+    assert (after[prefix + "connections_accepted_total"]
+            >= before[prefix + "connections_accepted_total"] + 2)
+    assert after["process_cpu_seconds_total"] >= before["process_cpu_seconds_total"]
+    return refused
 
 
 # --- 5, 6. ninfd's /metrics, /healthz, draining ------------------------------
@@ -431,23 +442,9 @@ def check_ninfd_metrics_and_drain(ninfd, ep_demo, work, daemons):
     url = f"http://127.0.0.1:{metrics}"
     assert get(url + "/healthz") == (200, "ready\n")
     assert get(url + "/")[1] == "ninfd metrics: GET /metrics, GET /healthz\n"
-    before = samples(get(url + "/metrics")[1])
     server = f"127.0.0.1:{port}"
-    r = run([ninfd, "--status", "--server", server])  # no key: refused, counted
-    assert r.returncode != 0, r.stdout
-    r = run([ninfd, "--status", "--server", server, "--key-file", key])
-    assert r.returncode == 0, r.stderr
-    status = status_lines(r.stdout)
-    status_code, text = get(url + "/metrics")
-    assert status_code == 200
-    check_process_metrics(text)
-    check_documented(text)
-    check_parity(status, text, "ninf_", NINFD_RENAMED)
-    after = samples(text)
-    assert after["ninf_auth_failures_total"] == before["ninf_auth_failures_total"] + 1
-    assert int(status["auth_failures"]) == after["ninf_auth_failures_total"]
-    assert after["ninf_connections_accepted_total"] >= before["ninf_connections_accepted_total"] + 2
-    assert after["process_cpu_seconds_total"] >= before["process_cpu_seconds_total"]
+    check_status_against_scrape([ninfd, "--status", "--server", server], key, url, "ninf_",
+                                NINFD_RENAMED)
 
     # Draining: a call running, SIGTERM; /healthz turns 503 while the call
     # may finish (grace_seconds), /metrics still answers.
