@@ -309,10 +309,12 @@ TEST_CASE("channel_gathers_and_scatters_arrays", "[wire]") {
 }
 
 // A receiver beats while bytes arrive, and only then. Each piece below after
-// the first is written more than a period after the receiver took the first
-// or beat last, so the read that takes it is due to beat however the threads
-// are scheduled (one beat per piece, none more); a writer that stalls hears
-// nothing.
+// the first is written three periods after the receiver took the first or
+// beat last, so the read that takes it is due to beat however the threads
+// are scheduled (one beat per piece, none more; with 60 ms against the
+// 50 ms period a receiver descheduled for 10 ms would have seen the piece
+// early, not beaten, and waited for bytes that never came); a writer that
+// stalls hears nothing.
 TEST_CASE("channel_beats_while_a_payload_arrives", "[wire]") {
   int sv[2];
   REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
@@ -340,7 +342,7 @@ TEST_CASE("channel_beats_while_a_payload_arrives", "[wire]") {
     if (unread > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   for (int i = 1; i < kPieces - 1; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
     write_piece(i);
     next_beat();
   }

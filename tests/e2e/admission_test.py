@@ -277,7 +277,14 @@ def bounded(ninfd):
             assert fds <= start_fds + 3 * max(0, len(kids) - start_children), (
                 f"ninfd holds {fds} descriptors, {start_fds} before")
             assert not zombies(d.proc.pid), zombies(d.proc.pid)
-            st = d.status()
+            # ninfd books a call when its executable reports, after the
+            # client has its result: wait for the books to close.
+            def settled(st):
+                return (st["completed"] == str(clients + 1) and st["running"] == "0"
+                        and st["arrival_held"] == "0" and st["arriving"] == "0")
+            deadline = time.monotonic() + 10
+            while not settled(st := d.status()) and time.monotonic() < deadline:
+                time.sleep(0.1)
             assert st["arrival_held"] == "0" and st["arrival_waiting"] == "0", st
             # The slots' account is whole again (release_slot = "computed"
             # gives them back before the result is out, once).

@@ -38,6 +38,7 @@ SLOW_CLIENTS = 16
 SLOW_ADDRESS = "127.0.0.2"
 # The head deadline (kHeadSeconds) and the endpoint's limits.
 HEAD_SECONDS = 2
+LATE_SLACK = 3.5
 PER_ADDRESS = 8
 # Enough addresses, 8 connections each, to hold every one of the 64 slots.
 MANY_ADDRESSES = [f"127.0.0.{i}" for i in range(2, 10)]
@@ -210,7 +211,9 @@ def main():
         time.sleep(1)  # the flood holds all 64 slots
         try:
             status, waited = scrape_with_retries(port, 5)
-            time.sleep(HEAD_SECONDS + 0.5)  # the first 64 have all lived past their deadline
+            # The first 64 have all lived past their deadline, and any
+            # connection never cut would be older than LATE below.
+            time.sleep(HEAD_SECONDS + 4)
         finally:
             stop.set()
             slow.join()
@@ -218,11 +221,17 @@ def main():
             f"no scrape answered in {waited:.1f} s under {len(MANY_ADDRESSES)} slow addresses"
         cut = [t for t in lifetimes if t > 0.5]  # the rest: refused at once
         assert len(cut) >= 64, f"only {len(cut)} slow connections were cut off"
-        # Cut within the deadline plus a check's period and some load; and
-        # none of those still open at the end older than that.
-        late = [round(t, 2) for t in cut if not HEAD_SECONDS - 0.1 <= t <= 2 * HEAD_SECONDS]
-        late += [round(t, 2) for t in open_ages if t > 2 * HEAD_SECONDS]
-        assert not late, f"slow connections not cut off 2-4 s after their connect: {late[:10]}"
+        # Cut at the deadline, not before; and none of those still open at
+        # the end older than the deadline plus LATE_SLACK. The slack covers a
+        # check's period, the backlog a connection may wait in, and a loaded
+        # machine (sanitizers, this test's own 64 senders): it tells "cut" from
+        # "never cut", which is the point. The slowest cut is printed.
+        late_after = HEAD_SECONDS + LATE_SLACK
+        late = [round(t, 2) for t in cut if not HEAD_SECONDS - 0.1 <= t <= late_after]
+        late += [round(t, 2) for t in open_ages if t > late_after]
+        print(f"slow connections cut after {min(cut):.2f}-{max(cut):.2f} s (deadline {HEAD_SECONDS} s)")
+        assert not late, \
+            f"slow connections not cut off {HEAD_SECONDS}-{late_after} s after their connect: {late[:10]}"
 
         # The port is taken: a second daemon must refuse to start.
         for program, name in ((ninfd, "ninfd"), (ninf_meta, "ninf-meta")):

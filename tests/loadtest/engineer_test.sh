@@ -102,10 +102,10 @@ awk -F, -v mx="$(col "$work/sum.csv" throughput_max)" -v mn="$(col "$work/sum.cs
 # thousands of failed calls a second), the failures are "unreachable" and
 # the server is named.
 # The server is killed once it has completed calls of this run (so the run
-# has started however slow the machine), at least 2 s before its end.
+# has started however slow the machine), seconds before its end.
 completed() { "$ninfd" --status --server "$b" 2>/dev/null | awk -F: '$1 == "completed" { print $2 }'; }
 before=$(completed)
-"$tool" --server "$b" --size 16 -c 2 --duration 4 -q --csv "$work/dead.csv" \
+"$tool" --server "$b" --size 16 -c 2 --duration 7 -q --csv "$work/dead.csv" \
   > "$work/dead.txt" 2> "$work/dead.err" &
 tool_pid=$!
 for _ in $(seq 400); do

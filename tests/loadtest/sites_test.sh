@@ -50,9 +50,9 @@ for _ in $(seq 100); do [ -s "$work/ready" ] && break; sleep 0.05; done
 # dgesv n = 250: 1 MB of arguments and results in all, 0.4 s at 20 Mbit/s.
 "$sites" exec "$set_name" hub "$tool" --server 127.0.0.1:3000 \
   --netns "ninfsite-$set_name-a" --netns "ninfsite-$set_name-b" \
-  --workload linpack --size 250 -c 2 --steps 3 -q --csv "$work/calls.csv" >"$work/run.txt" ||
+  --workload linpack --size 250 -c 2 --steps 5 -q --csv "$work/calls.csv" >"$work/run.txt" ||
   fail "load test across sites failed: $(cat "$work/run.txt")"
-[ "$(grep -c ',ok,' "$work/calls.csv")" -eq 6 ] || fail "not 6 good calls: $(cat "$work/calls.csv")"
+[ "$(grep -c ',ok,' "$work/calls.csv")" -eq 10 ] || fail "not 10 good calls: $(cat "$work/calls.csv")"
 # Columns: 1 client, 5 response_s, 9 bytes.
 read -r a_min a_bytes < <(awk -F, '$1 == 0 { if (!m || $5 < m) m = $5; b = $9 } END { print m, b }' "$work/calls.csv")
 read -r b_min _ < <(awk -F, 'NR > 1 && $1 == 1 { if (!m || $5 < m) m = $5 } END { print m, 0 }' "$work/calls.csv")
@@ -62,14 +62,21 @@ awk -v t="$a_min" -v b="$a_bytes" 'BEGIN { exit !(t >= 0.9 * (b - 2 * 98304) / 2
   fail "site a's call took $a_min s for $a_bytes bytes: faster than its 20 Mbit/s link"
 awk -v a="$a_min" -v b="$b_min" 'BEGIN { exit !(b < a / 2) }' ||
   fail "site b's unshaped call ($b_min s) is not clearly faster than site a's ($a_min s)"
-# The delay: a tiny call is still at least one round trip, 2 x 60 ms.
+# The delay: a tiny call is still at least one round trip, 2 x 60 ms. Only
+# this lower bound is asserted: it holds however loaded the machine is. b's
+# time (no delay) is printed, not compared with a's: b's calls overlap a's
+# first one, so on a busy machine they may meet cold executables that a's
+# later calls do not, and the difference of the two minima is noise then
+# (it failed a CI run with 20 ms of slack). That b's link adds nothing is
+# checked above with a factor of 2.
 "$sites" exec "$set_name" hub "$tool" --server 127.0.0.1:3000 \
   --netns "ninfsite-$set_name-a" --netns "ninfsite-$set_name-b" \
   --workload linpack --size 4 -c 2 --steps 3 -q --csv "$work/tiny.csv" >"$work/tiny.txt" ||
   fail "tiny calls across sites failed: $(cat "$work/tiny.txt")"
 read -r a_tiny b_tiny < <(awk -F, 'NR > 1 { c = $1; if (!(c in m) || $5 < m[c]) m[c] = $5 }
   END { print m[0], m[1] }' "$work/tiny.csv")
-awk -v a="$a_tiny" -v b="$b_tiny" 'BEGIN { exit !(a >= 0.115 && a - b >= 0.1) }' ||
+echo "tiny calls: best $a_tiny s from a (60 ms each way), $b_tiny s from b (no delay)"
+awk -v a="$a_tiny" 'BEGIN { exit !(a >= 0.115) }' ||
   fail "tiny calls took $a_tiny s from a, $b_tiny s from b: a's 60 ms each way is missing"
 
 # A client that leaves while its server still talks must not take its
@@ -118,12 +125,14 @@ assert s.recv(100), "no bytes"
 # the relay, the link's queue) while it waits for the RESULT, and its
 # timeout counts only what it reads. So the executable beats while the
 # bytes arrive: 3.9 MB over site c's 4 Mbit/s take ~8 s, yet a client with
-# a 1 s timeout gets its result (it failed with "no progress from the peer
-# for 1000 ms" while the executable beat only once the arguments were in).
-"$sites" exec "$set_name" hub env NINF_TIMEOUT=1 "$tool" --server 127.0.0.1:3000 \
+# a 3 s timeout gets its result (with 1 s it failed with "no progress from
+# the peer for 1000 ms" while the executable beat only once the arguments
+# were in). 3 s, not 1 s: a descheduled executable on a loaded machine must
+# not pass for a silent one; the link's 8 s are still far beyond it.
+"$sites" exec "$set_name" hub env NINF_TIMEOUT=3 "$tool" --server 127.0.0.1:3000 \
   --netns "ninfsite-$set_name-c" --workload linpack --size 700 -c 1 --steps 1 -q \
   --csv "$work/slow.csv" >"$work/slow.txt" 2>&1 ||
-  fail "a call over a slow link failed with a 1 s timeout: $(cat "$work/slow.txt" "$work/slow.csv")"
+  fail "a call over a slow link failed with a 3 s timeout: $(cat "$work/slow.txt" "$work/slow.csv")"
 [ "$(grep -c ',ok,' "$work/slow.csv")" -eq 1 ] || fail "the slow call: $(cat "$work/slow.csv")"
 slow_s=$(awk -F, 'NR > 1 { print $5 }' "$work/slow.csv")
 awk -v t="$slow_s" 'BEGIN { exit !(t >= 5) }' ||
@@ -170,4 +179,4 @@ fi
 if "$sites" down "${set_name}y" >/dev/null 2>&1; then fail "down of a set it has no record of"; fi
 [ -e "/run/netns/ninfsite-${set_name}y-hub" ] || fail "down deleted a namespace it did not make"
 [ -e "/run/netns/$foreign" ] || fail "the foreign namespace is gone"
-echo "sites_test: ok (dgesv 250: a $a_min s for $a_bytes bytes, b $b_min s; n = 4: a $a_tiny s, b $b_tiny s; n = 700 over 4 Mbit/s with a 1 s timeout: $slow_s s)"
+echo "sites_test: ok (dgesv 250: a $a_min s for $a_bytes bytes, b $b_min s; n = 4: a $a_tiny s, b $b_tiny s; n = 700 over 4 Mbit/s with a 3 s timeout: $slow_s s)"

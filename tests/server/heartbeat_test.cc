@@ -84,9 +84,11 @@ TEST_CASE("heartbeat_slow_call_beats_then_result", "[heartbeat]") {
   Received r = RecvCounting(ch);
   REQUIRE(r.status.ok());
   CHECK(ScaledCorrectly(r.payload, 1000, 2.0));
-  // 500 ms of computing at one beat per 50 ms: about 10.
+  // 500 ms of computing at one beat per 50 ms: about 10, plus one per 50 ms
+  // that the slot's grant takes. The bounds only tell "beats at its period"
+  // from "none" or "a flood": a loaded machine moves the count by a few.
   CHECK(r.beats.size() >= 5);
-  CHECK(r.beats.size() <= 11);
+  CHECK(r.beats.size() <= 16);
   REQUIRE(WaitStat(*fx.daemon, "completed", 1));
 }
 
@@ -147,8 +149,10 @@ TEST_CASE("heartbeat_queued_call_beats_from_ninfd", "[heartbeat]") {
   Received r = RecvCounting(b);
   REQUIRE(r.status.ok());
   CHECK(ScaledCorrectly(r.payload, 10, 4.0));
-  // B waited ~600 ms in the queue: ninfd's beats arrived before A finished.
-  CHECK(CountBefore(r.beats, a_done.get()) >= 6);
+  // B waited ~600 ms in the queue (about 12 periods): ninfd's beats arrived
+  // before A finished. At least 3, so that a late start of the beats on a
+  // loaded machine is not taken for their absence.
+  CHECK(CountBefore(r.beats, a_done.get()) >= 3);
 }
 
 TEST_CASE("heartbeat_ninfd_stops_at_handoff", "[heartbeat]") {
@@ -176,7 +180,11 @@ TEST_CASE("heartbeat_ninfd_stops_at_handoff", "[heartbeat]") {
   REQUIRE(r.status.ok());
   CHECK(r.payload == DoublePayload(3));
   CHECK(CountBefore(r.beats, a_done) >= 3);
-  // Once B was handed over (right after A's end) ninfd fell silent.
-  CHECK(CountBefore(r.beats, a_done + 100ms) == r.beats.size());
+  // Once B was handed over (right after A's end) ninfd fell silent. B's
+  // executable computes 500 ms after the hand-off: had ninfd gone on, beats
+  // would arrive until then. 350 ms leaves room for ninfd's loop and this
+  // thread to be late on a loaded machine and still sees 5 periods of such
+  // beats.
+  CHECK(CountBefore(r.beats, a_done + 350ms) == r.beats.size());
   CHECK(d.Stop() == 0);
 }
