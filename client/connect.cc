@@ -21,7 +21,7 @@ struct SameHostPath {
   int pid = 0;
 };
 
-std::mutex g_mutex;
+std::mutex g_connect_mutex;
 std::map<std::string, SameHostPath> g_same_host;
 
 // One TLS context per set of files, for the life of the process: loading
@@ -31,7 +31,7 @@ std::map<std::string, tls::Context> g_tls_contexts;
 
 Status TlsContextFor(const ClientOptions &o, tls::Context *out) {
   const std::string key = o.tls_ca + '\n' + o.tls_cert + '\n' + o.tls_key;
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_connect_mutex);
   auto it = g_tls_contexts.find(key);
   if (it == g_tls_contexts.end()) {
     tls::Context ctx;
@@ -85,7 +85,7 @@ bool ConnectSameHost(const SameHostPath &same, int *fd) {
 }  // namespace
 
 void RememberSameHostPath(const ServerAddress &server, const std::string &path, int pid) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_connect_mutex);
   g_same_host[server.Key()] = {path, pid};
 }
 
@@ -104,7 +104,7 @@ Status Connect(const ServerAddress &server, std::unique_ptr<Channel> *out, bool 
   // A server behind a relay has no same-host path of its own to offer.
   if (o.transport != ClientOptions::Transport::kTcp && !tcp_only && server.unix_path.empty() &&
       server.relay_name.empty()) {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(g_connect_mutex);
     if (auto it = g_same_host.find(server.Key()); it != g_same_host.end()) same = it->second;
   }
   Status connected;

@@ -9,7 +9,7 @@
 namespace ninf::client {
 namespace {
 
-std::mutex g_mutex;
+std::mutex g_interfaces_mutex;
 std::map<std::string, InterfacePtr> g_cache;
 
 std::string Key(const ServerAddress &server, const std::string &function) {
@@ -19,7 +19,7 @@ std::string Key(const ServerAddress &server, const std::string &function) {
 }  // namespace
 
 InterfacePtr CachedInterface(const ServerAddress &server, const std::string &function) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_interfaces_mutex);
   auto it = g_cache.find(Key(server, function));
   return it == g_cache.end() ? nullptr : it->second;
 }
@@ -38,7 +38,7 @@ Status GetInterface(const ServerAddress &server, const std::string &function, Ch
     return Status(NINF_ERR_PROTOCOL,
                   "asked for '" + function + "', server described '" + reply.iface().name() + "'");
   auto iface = std::make_shared<const wire::FunctionInterface>(std::move(*reply.mutable_iface()));
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_interfaces_mutex);
   g_cache[Key(server, function)] = iface;
   // A server on this host (reached over loopback) that offers a
   // Unix-domain socket: later connections take it (ConnectToServer).

@@ -17,7 +17,7 @@
 namespace ninf::client {
 namespace {
 
-std::mutex g_mutex;
+std::mutex g_metaserver_mutex;
 std::optional<std::optional<ServerAddress>> g_meta;  // set by SetMetaserver
 std::vector<ServerAddress> g_fallback;               // the config's [servers]
 // Idle connections to each metaserver, by address key.
@@ -28,7 +28,7 @@ constexpr std::size_t kPoolPerMetaserver = 8;
 constexpr int kMetaTimeoutMs = 10000;
 
 std::unique_ptr<Channel> TakePooled(const ServerAddress &meta) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_metaserver_mutex);
   auto &pool = g_pool[meta.Key()];
   if (pool.empty()) return nullptr;
   std::unique_ptr<Channel> ch = std::move(pool.back());
@@ -37,7 +37,7 @@ std::unique_ptr<Channel> TakePooled(const ServerAddress &meta) {
 }
 
 void GiveBack(const ServerAddress &meta, std::unique_ptr<Channel> ch) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_metaserver_mutex);
   auto &pool = g_pool[meta.Key()];
   if (pool.size() < kPoolPerMetaserver) pool.push_back(std::move(ch));
 }
@@ -86,7 +86,7 @@ Status ProbeOnce(Channel &ch, uint64_t bytes, double *seconds) {
 
 bool ConfiguredMetaserver(ServerAddress *out, Status *error) {
   {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(g_metaserver_mutex);
     if (g_meta) {
       if (*g_meta) *out = **g_meta;
       return g_meta->has_value();
@@ -103,7 +103,7 @@ bool ConfiguredMetaserver(ServerAddress *out, Status *error) {
 }
 
 void SetMetaserver(const std::optional<ServerAddress> &meta) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_metaserver_mutex);
   g_meta = meta;
 }
 
@@ -116,7 +116,7 @@ std::vector<ServerAddress> FallbackServers() {
   std::vector<ServerAddress> out;
   ServerAddress def;
   if (DefaultServer(&def).ok()) out.push_back(def);
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_metaserver_mutex);
   for (const ServerAddress &s : g_fallback)
     if (std::none_of(out.begin(), out.end(),
                      [&s](const ServerAddress &o) { return o.Key() == s.Key(); }))
@@ -125,7 +125,7 @@ std::vector<ServerAddress> FallbackServers() {
 }
 
 void SetFallbackServers(std::vector<ServerAddress> servers) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_metaserver_mutex);
   g_fallback = std::move(servers);
 }
 

@@ -10,7 +10,7 @@
 namespace ninf::client {
 namespace {
 
-std::mutex g_mutex;
+std::mutex g_options_mutex;
 std::optional<ClientOptions> g_options;
 
 Status g_env_error;  // what was wrong with the environment, once read
@@ -31,7 +31,7 @@ Status SecondsFromEnv(const char *name, int zero_means, int *ms) {
   return Status::Ok();
 }
 
-// Fills g_options from the environment once (g_mutex held).
+// Fills g_options from the environment once (g_options_mutex held).
 void LoadFromEnvironment() {
   if (g_options) return;
   ClientOptions o;
@@ -91,7 +91,7 @@ int HeartbeatMs(const ClientOptions &o) {
 }
 
 ClientOptions Options() {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_options_mutex);
   LoadFromEnvironment();
   ClientOptions o = *g_options;
   RefreshKeyFile(&o);
@@ -99,7 +99,7 @@ ClientOptions Options() {
 }
 
 Status CheckedOptions(ClientOptions *out) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_options_mutex);
   LoadFromEnvironment();
   *out = *g_options;
   RefreshKeyFile(out);
@@ -107,7 +107,7 @@ Status CheckedOptions(ClientOptions *out) {
 }
 
 void SetOptions(const ClientOptions &options) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_options_mutex);
   g_options = options;
   g_env_error = Status::Ok();  // explicit settings replace the environment's
 }

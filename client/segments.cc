@@ -12,14 +12,14 @@ constexpr std::size_t kKeepAtMost = 4;
 // Sizes are rounded up so that calls of slightly different sizes share one.
 constexpr uint64_t kGranule = 1 << 20;
 
-std::mutex g_mutex;
+std::mutex g_segments_mutex;
 std::vector<SharedSegment> g_free;  // sorted by size, smallest first
 
 }  // namespace
 
 Status SegmentLease::Acquire(uint64_t bytes, SegmentLease *out) {
   {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(g_segments_mutex);
     auto it = std::find_if(g_free.begin(), g_free.end(),
                            [bytes](const SharedSegment &s) { return s.size() >= bytes; });
     if (it != g_free.end()) {
@@ -34,7 +34,7 @@ Status SegmentLease::Acquire(uint64_t bytes, SegmentLease *out) {
 
 SegmentLease::~SegmentLease() {
   if (!segment_.valid() || !keep_) return;
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_segments_mutex);
   auto pos =
       std::lower_bound(g_free.begin(), g_free.end(), segment_.size(),
                        [](const SharedSegment &s, uint64_t size) { return s.size() < size; });

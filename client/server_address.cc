@@ -8,7 +8,7 @@
 namespace ninf::client {
 namespace {
 
-std::mutex g_mutex;
+std::mutex g_server_address_mutex;
 std::optional<ServerAddress> g_default;          // set explicitly; else from the environment
 ServerOrigin g_origin = ServerOrigin::kBuiltIn;  // of g_default, when set
 std::string g_where;                             // more about g_origin
@@ -43,7 +43,7 @@ Status ResolveName(const char *name, ServerAddress *server, std::string *functio
 }
 
 Status DefaultServer(ServerAddress *out) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_server_address_mutex);
   if (g_default) {
     *out = *g_default;
     return Status::Ok();
@@ -58,7 +58,7 @@ Status DefaultServer(ServerAddress *out) {
 }
 
 void SetDefaultServer(const ServerAddress &addr, ServerOrigin origin, std::string where) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_server_address_mutex);
   g_default = addr;
   g_origin = origin;
   g_where = std::move(where);
@@ -99,7 +99,7 @@ std::string UnreachableAdvice(const ServerAddress &tried) {
   std::string where, env;
   ServerAddress def;
   {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(g_server_address_mutex);
     if (g_default) origin = g_origin, where = g_where;
   }
   if (const char *e = std::getenv("NINF_SERVER"); e && *e) env = e;

@@ -5,8 +5,6 @@
 namespace ninf::idl {
 namespace {
 
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
-
 // Skips blanks and comments of an original line from column j.
 // False when a block comment does not end on this line.
 bool SkipGap(std::string_view s, std::size_t *j) {

@@ -12,6 +12,10 @@
 
 namespace ninf::idl {
 
+// A blank inside a line, as C and cpp count them (no newline): shared by
+// the lexer and the column mapping below, which must agree on it.
+inline bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
 // cpp collapses runs of blanks and replaces comments inside a line by one
 // space, which moves columns. Given one line of cpp output and the same
 // line of the original file, returns for each 0-based column of the former

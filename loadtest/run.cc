@@ -31,10 +31,6 @@ namespace {
 volatile sig_atomic_t g_stop = 0;
 void OnStopSignal(int) { g_stop = 1; }
 
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 void SleepUntil(double when) {
   const double left = when - Now();
   if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double>(left));

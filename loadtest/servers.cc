@@ -20,10 +20,6 @@ namespace {
 
 constexpr int kQueryTimeoutMs = 2000;
 
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 Status Query(const std::string &server, const std::string &key_file, std::string *text) {
   HostPort hp;
   Status st = ParseHostPort(server, HostPort("127.0.0.1", kNinfdPort), &hp);
@@ -44,6 +40,10 @@ const CgroupSource *CgroupOf(const std::vector<CgroupSource> &groups, std::size_
 }
 
 }  // namespace
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 bool OpenCgroups(const RunConfig &c, std::vector<CgroupSource> *groups, std::string *error) {
   if (c.server_cgroups.empty()) return true;

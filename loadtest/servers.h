@@ -16,6 +16,9 @@ namespace ninf::loadtest {
 
 struct RunConfig;
 
+// Seconds on the monotonic clock: the time base of a run and its samples.
+double Now();
+
 // The control groups of c.server_cgroups (one per sampled server, or one for
 // all). False with a message for a wrong count or a group that cannot be read.
 bool OpenCgroups(const RunConfig &c, std::vector<CgroupSource> *groups, std::string *error);

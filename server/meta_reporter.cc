@@ -19,7 +19,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Also bounds how long Stop() may wait for a connect under way.
-constexpr int kTimeoutMs = 2000;
+constexpr int kMetaTimeoutMs = 2000;
 // Reports closer together than this are merged: a burst of calls starting
 // and ending costs the metaserver one report, not one per call.
 constexpr auto kMinGap = std::chrono::milliseconds(20);
@@ -113,7 +113,7 @@ Status MetaReporter::StartTls(Channel *ch) {
   tls::SslPtr ssl;
   bool plaintext = false;
   Status st = tls::Connect(ctx, ch->fd(), config_.metaserver.host, config_.metaserver.port,
-                           kTimeoutMs, &ssl, &plaintext);
+                           kMetaTimeoutMs, &ssl, &plaintext);
   if (plaintext)
     return Status(st.code(),
                   "the metaserver does not speak TLS: unset tls_ca in ninfd's settings, "
@@ -200,8 +200,8 @@ Status MetaReporter::Session(bool *key_refused) {
   if (!key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(key_file, &keys));
   int fd = -1;
   NINF_RETURN_IF_ERROR(
-      ConnectTcp(config_.metaserver.host, config_.metaserver.port, kTimeoutMs, &fd));
-  Channel ch(fd, kTimeoutMs);
+      ConnectTcp(config_.metaserver.host, config_.metaserver.port, kMetaTimeoutMs, &fd));
+  Channel ch(fd, kMetaTimeoutMs);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_) return Status::Ok();

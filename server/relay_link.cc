@@ -24,7 +24,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Bounds a connect and each blocking exchange, so Stop() waits no longer.
-constexpr int kTimeoutMs = 2000;
+constexpr int kRelayTimeoutMs = 2000;
 // Keep-alives unanswered before the relay counts as gone.
 constexpr int kMissedAcks = 3;
 
@@ -103,8 +103,8 @@ Status RelayLink::Session() {
   auth::KeyRing keys;
   if (!config_.key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(config_.key_file, &keys));
   int fd = -1;
-  NINF_RETURN_IF_ERROR(ConnectTcp(config_.relay.host, config_.relay.port, kTimeoutMs, &fd));
-  Channel ch(fd, kTimeoutMs);
+  NINF_RETURN_IF_ERROR(ConnectTcp(config_.relay.host, config_.relay.port, kRelayTimeoutMs, &fd));
+  Channel ch(fd, kRelayTimeoutMs);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_) return Status::Ok();
@@ -171,7 +171,7 @@ Status RelayLink::Session() {
 
 Status RelayLink::Dial(const std::string &token) {
   int raw = -1;
-  NINF_RETURN_IF_ERROR(ConnectTcp(config_.relay.host, config_.relay.port, kTimeoutMs, &raw));
+  NINF_RETURN_IF_ERROR(ConnectTcp(config_.relay.host, config_.relay.port, kRelayTimeoutMs, &raw));
   daemon::UniqueFd fd(raw);
   wire::RelayData data;
   data.set_token(token);

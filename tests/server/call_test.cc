@@ -27,8 +27,8 @@ using namespace std::chrono_literals;
 namespace {
 
 // Cold starts only, so that process counts stay exact.
-struct Fixture : FakeDaemon {
-  explicit Fixture(std::vector<std::string> args = {})
+struct CallFixture : FakeDaemon {
+  explicit CallFixture(std::vector<std::string> args = {})
       : FakeDaemon({"echo", "info", "crash", "exit3", "fail"}, WithColdStarts(std::move(args))) {}
   static std::vector<std::string> WithColdStarts(std::vector<std::string> args) {
     args.insert(args.begin(), {"--warm-executables", "0"});
@@ -36,7 +36,7 @@ struct Fixture : FakeDaemon {
   }
 };
 
-Status Call(const Daemon &d, const std::string &name, uint64_t call_id, int64_t ms,
+Status ColdCall(const Daemon &d, const std::string &name, uint64_t call_id, int64_t ms,
             const std::string &payload, std::string *result, uint32_t heartbeat_ms = 0) {
   return CallFake(d, name, call_id, ms, payload, result, false, heartbeat_ms);
 }
@@ -54,10 +54,10 @@ std::size_t OpenFds(pid_t pid) {
 }  // namespace
 
 TEST_CASE("call_echo_roundtrip", "[call]") {
-  Fixture fx;
+  CallFixture fx;
   std::string payload = DoublePayload(1000);
   std::string result;
-  REQUIRE(Call(*fx.daemon, "echo", 1, 0, payload, &result).ok());
+  REQUIRE(ColdCall(*fx.daemon, "echo", 1, 0, payload, &result).ok());
   CHECK(result == payload);
   REQUIRE(WaitStat(*fx.daemon, "completed", 1));
   auto s = GetStats(*fx.daemon);
@@ -72,7 +72,7 @@ TEST_CASE("call_echo_roundtrip", "[call]") {
 }
 
 TEST_CASE("call_after_query_on_same_connection", "[call]") {
-  Fixture fx;
+  CallFixture fx;
   Channel ch(fx.daemon->Connect(), 10000);
   wire::FunctionInterface iface;
   REQUIRE(QueryInterface(ch, "echo", &iface).ok());
@@ -83,10 +83,10 @@ TEST_CASE("call_after_query_on_same_connection", "[call]") {
 }
 
 TEST_CASE("call_environment_and_handoff", "[call]") {
-  Fixture fx({"--slots", "1", "--thread-budget", "fixed", "--threads-per-job", "3",
+  CallFixture fx({"--slots", "1", "--thread-budget", "fixed", "--threads-per-job", "3",
               "--max-call-bytes", "1M"});
   std::string text;
-  REQUIRE(Call(*fx.daemon, "info", 77, 0, DoublePayload(1), &text, 40).ok());
+  REQUIRE(ColdCall(*fx.daemon, "info", 77, 0, DoublePayload(1), &text, 40).ok());
   // Started single-threaded; each call's budget comes in CTL_HANDOFF.
   CHECK(InfoField(text, "OPENBLAS_NUM_THREADS") == "1");
   CHECK(InfoField(text, "OMP_NUM_THREADS") == "1");
@@ -100,10 +100,10 @@ TEST_CASE("call_environment_and_handoff", "[call]") {
   CHECK(InfoField(text, "call_id") == "77");
   CHECK(InfoField(text, "heartbeat_ms") == "40");
   // A period under 10 ms is raised to 10 ms.
-  REQUIRE(Call(*fx.daemon, "info", 78, 0, DoublePayload(1), &text, 1).ok());
+  REQUIRE(ColdCall(*fx.daemon, "info", 78, 0, DoublePayload(1), &text, 1).ok());
   CHECK(InfoField(text, "heartbeat_ms") == "10");
   // None asked for: the server's liveness period (5 s by default).
-  REQUIRE(Call(*fx.daemon, "info", 79, 0, DoublePayload(1), &text, 0).ok());
+  REQUIRE(ColdCall(*fx.daemon, "info", 79, 0, DoublePayload(1), &text, 0).ok());
   CHECK(InfoField(text, "heartbeat_ms") == "5000");
   // stdin, stdout, stderr, the control socket and the client socket: no
   // descriptor of the daemon (or of whoever started it) leaks through.
@@ -111,12 +111,12 @@ TEST_CASE("call_environment_and_handoff", "[call]") {
 }
 
 TEST_CASE("call_threads_split_cores_under_split", "[call]") {
-  Fixture fx({"--slots", "2", "--thread-budget", "split"});
+  CallFixture fx({"--slots", "2", "--thread-budget", "split"});
   auto s = GetStats(*fx.daemon);
   int64_t expect = std::max<int64_t>(1, Stat(s, "cores") / 2);
   CHECK(Stat(s, "threads_per_job") == expect);
   std::string text;
-  REQUIRE(Call(*fx.daemon, "info", 1, 0, DoublePayload(1), &text).ok());
+  REQUIRE(ColdCall(*fx.daemon, "info", 1, 0, DoublePayload(1), &text).ok());
   CHECK(InfoField(text, "threads") == std::to_string(expect));
 }
 
@@ -124,7 +124,7 @@ TEST_CASE("call_threads_split_cores_under_split", "[call]") {
 // arrives while they are all held waits, and from then on the two clients
 // share the cores and run side by side.
 TEST_CASE("call_adaptive_lone_call_gets_every_core_concurrent_calls_split", "[call]") {
-  Fixture fx;  // thread_budget = adaptive is the default
+  CallFixture fx;  // thread_budget = adaptive is the default
   auto s = GetStats(*fx.daemon);
   const int64_t cores = Stat(s, "cores");
   if (cores < 2) {
@@ -132,7 +132,7 @@ TEST_CASE("call_adaptive_lone_call_gets_every_core_concurrent_calls_split", "[ca
     return;
   }
   std::string text;
-  REQUIRE(Call(*fx.daemon, "info", 1, 0, DoublePayload(1), &text).ok());
+  REQUIRE(ColdCall(*fx.daemon, "info", 1, 0, DoublePayload(1), &text).ok());
   CHECK(InfoField(text, "threads") == std::to_string(cores));
   // Its executable has ended and released the cores.
   REQUIRE(WaitStat(*fx.daemon, "threads_held", 0));
@@ -140,7 +140,7 @@ TEST_CASE("call_adaptive_lone_call_gets_every_core_concurrent_calls_split", "[ca
   auto in_thread = [&fx](uint64_t id, int64_t ms) {
     return std::async(std::launch::async, [&fx, id, ms] {
       std::string out;
-      Status st = Call(*fx.daemon, "info", id, ms, DoublePayload(1), &out);
+      Status st = ColdCall(*fx.daemon, "info", id, ms, DoublePayload(1), &out);
       return st.ok() ? InfoField(out, "threads") : st.ToString();
     });
   };
@@ -159,30 +159,30 @@ TEST_CASE("call_adaptive_lone_call_gets_every_core_concurrent_calls_split", "[ca
 }
 
 TEST_CASE("call_executable_killed_reports_signal", "[call]") {
-  Fixture fx;
+  CallFixture fx;
   std::string result;
-  Status st = Call(*fx.daemon, "crash", 3, 0, DoublePayload(4), &result);
+  Status st = ColdCall(*fx.daemon, "crash", 3, 0, DoublePayload(4), &result);
   CHECK(st.code() == NINF_ERR_EXECUTABLE);
   CHECK(st.message() == "executable for 'crash' died: signal 9");
   REQUIRE(WaitStat(*fx.daemon, "failed", 1));
   CHECK(Stat(GetStats(*fx.daemon), "function.crash.failed") == 1);
   CHECK(fx.daemon->WaitNoChildren());
   // The daemon carries on.
-  REQUIRE(Call(*fx.daemon, "echo", 4, 0, DoublePayload(4), &result).ok());
+  REQUIRE(ColdCall(*fx.daemon, "echo", 4, 0, DoublePayload(4), &result).ok());
 }
 
 TEST_CASE("call_executable_exit_status_reported", "[call]") {
-  Fixture fx;
+  CallFixture fx;
   std::string result;
-  Status st = Call(*fx.daemon, "exit3", 5, 0, DoublePayload(4), &result);
+  Status st = ColdCall(*fx.daemon, "exit3", 5, 0, DoublePayload(4), &result);
   CHECK(st.code() == NINF_ERR_EXECUTABLE);
   CHECK(st.message() == "executable for 'exit3' died: exit status 3");
 }
 
 TEST_CASE("call_routine_error_counted_as_failed", "[call]") {
-  Fixture fx;
+  CallFixture fx;
   std::string result;
-  Status st = Call(*fx.daemon, "fail", 6, 0, DoublePayload(4), &result);
+  Status st = ColdCall(*fx.daemon, "fail", 6, 0, DoublePayload(4), &result);
   CHECK(st.code() == NINF_ERR_ARGUMENT_MISMATCH);
   CHECK(st.message() == "fake failure");
   REQUIRE(WaitStat(*fx.daemon, "failed", 1));
@@ -190,7 +190,7 @@ TEST_CASE("call_routine_error_counted_as_failed", "[call]") {
 }
 
 TEST_CASE("call_client_gone_kills_executable", "[call]") {
-  Fixture fx;
+  CallFixture fx;
   {
     Channel ch(fx.daemon->Connect(), 5000);
     SendCall(ch, "echo", 7, 60000, DoublePayload(4));
@@ -208,7 +208,7 @@ TEST_CASE("call_slots_queue_first_come_first_served", "[call]") {
   // The slot is given back when the result is out, so that A's result comes
   // before B's (with release_slot = "computed" B may compute while A's
   // result is being written, and finish first).
-  Fixture fx({"--slots", "1", "--release-slot", "result"});
+  CallFixture fx({"--slots", "1", "--release-slot", "result"});
   Channel a(fx.daemon->Connect(), 10000);
   Channel b(fx.daemon->Connect(), 10000);
   SendCall(a, "echo", 10, 600, DoublePayload(2));
@@ -238,12 +238,12 @@ TEST_CASE("call_slots_queue_first_come_first_served", "[call]") {
 }
 
 TEST_CASE("call_queue_full_is_refused", "[call]") {
-  Fixture fx({"--slots", "1", "--queue-limit", "0"});
+  CallFixture fx({"--slots", "1", "--queue-limit", "0"});
   Channel a(fx.daemon->Connect(), 10000);
   SendCall(a, "echo", 20, 800, DoublePayload(2));
   REQUIRE(WaitStat(*fx.daemon, "running", 1));
   std::string result;
-  Status st = Call(*fx.daemon, "echo", 21, 0, DoublePayload(2), &result);
+  Status st = ColdCall(*fx.daemon, "echo", 21, 0, DoublePayload(2), &result);
   CHECK(st.code() == NINF_ERR_SERVER);
   CHECK_THAT(st.message(), Catch::Contains("busy"));
   REQUIRE(RecvResult(a, &result).ok());
@@ -253,7 +253,7 @@ TEST_CASE("call_queue_full_is_refused", "[call]") {
 }
 
 TEST_CASE("call_queued_client_gone_leaves_queue", "[call]") {
-  Fixture fx({"--slots", "1"});
+  CallFixture fx({"--slots", "1"});
   Channel a(fx.daemon->Connect(), 10000);
   SendCall(a, "echo", 30, 800, DoublePayload(2));
   REQUIRE(WaitStat(*fx.daemon, "running", 1));
@@ -274,7 +274,7 @@ TEST_CASE("call_queued_client_gone_leaves_queue", "[call]") {
 }
 
 TEST_CASE("call_persistent_executable_holds_slot_only_while_computing", "[call]") {
-  Fixture fx({"--slots", "1"});
+  CallFixture fx({"--slots", "1"});
   Channel p(fx.daemon->Connect(), 10000);
   std::string payload = DoublePayload(8), result;
   SendCall(p, "echo", 40, 0, payload, /*persistent=*/true);
@@ -286,7 +286,7 @@ TEST_CASE("call_persistent_executable_holds_slot_only_while_computing", "[call]"
   CHECK(Stat(idle, "jobs") == 1);
   CHECK(Stat(idle, "persistent_executables") == 1);
   // ...so another client's call runs meanwhile.
-  REQUIRE(Call(*fx.daemon, "echo", 41, 0, payload, &result).ok());
+  REQUIRE(ColdCall(*fx.daemon, "echo", 41, 0, payload, &result).ok());
   for (int i = 0; i < 3; ++i) {
     SendArgs(p, 0, DoublePayload(i + 1));
     REQUIRE(RecvResult(p, &result).ok());
@@ -305,7 +305,7 @@ TEST_CASE("call_persistent_executable_holds_slot_only_while_computing", "[call]"
 }
 
 TEST_CASE("call_persistent_client_closes_without_end", "[call]") {
-  Fixture fx;
+  CallFixture fx;
   {
     Channel p(fx.daemon->Connect(), 10000);
     std::string result;
@@ -326,12 +326,12 @@ TEST_CASE("call_persistent_client_closes_without_end", "[call]") {
 }
 
 TEST_CASE("call_spawn_failure_reported", "[call]") {
-  Fixture fx;
+  CallFixture fx;
   // The registry had the program at start-up, but it is gone by call time:
   // exec fails, and the client hears why.
   ::unlink(fx.registry.Join("info").c_str());
   std::string result;
-  Status st = Call(*fx.daemon, "info", 50, 0, DoublePayload(2), &result);
+  Status st = ColdCall(*fx.daemon, "info", 50, 0, DoublePayload(2), &result);
   CHECK(st.code() == NINF_ERR_EXECUTABLE);
   CHECK_THAT(st.message(), Catch::Contains("cannot start") && Catch::Contains("info"));
   auto s = GetStats(*fx.daemon);
@@ -339,19 +339,19 @@ TEST_CASE("call_spawn_failure_reported", "[call]") {
   CHECK(Stat(s, "function.info.failed") == 1);
   CHECK(Stat(s, "executables_started") == 0);
   CHECK(Stat(s, "running") == 0);  // the slot was given back
-  REQUIRE(Call(*fx.daemon, "echo", 51, 0, DoublePayload(2), &result).ok());
+  REQUIRE(ColdCall(*fx.daemon, "echo", 51, 0, DoublePayload(2), &result).ok());
 }
 
 TEST_CASE("call_no_fd_or_process_leak", "[call]") {
-  Fixture fx;
+  CallFixture fx;
   std::string result;
-  REQUIRE(Call(*fx.daemon, "echo", 60, 0, DoublePayload(2), &result).ok());
+  REQUIRE(ColdCall(*fx.daemon, "echo", 60, 0, DoublePayload(2), &result).ok());
   REQUIRE(WaitStat(*fx.daemon, "connections", 1));  // only the stats connection
   std::this_thread::sleep_for(200ms);               // and that one closed too
   std::size_t before = OpenFds(fx.daemon->pid());
   for (int i = 0; i < 20; ++i) {
     const char *name = i % 4 == 3 ? "crash" : "echo";
-    Status st = Call(*fx.daemon, name, 61 + i, 0, DoublePayload(i + 1), &result);
+    Status st = ColdCall(*fx.daemon, name, 61 + i, 0, DoublePayload(i + 1), &result);
     CHECK(st.ok() == (i % 4 != 3));
   }
   CHECK(fx.daemon->WaitNoChildren());
@@ -363,7 +363,7 @@ TEST_CASE("call_no_fd_or_process_leak", "[call]") {
 }
 
 TEST_CASE("call_shutdown_lets_running_calls_finish", "[call]") {
-  Fixture fx({"--slots", "1", "--grace-seconds", "10"});
+  CallFixture fx({"--slots", "1", "--grace-seconds", "10"});
   Channel a(fx.daemon->Connect(), 10000);
   Channel b(fx.daemon->Connect(), 10000);
   SendCall(a, "echo", 70, 700, DoublePayload(5));
@@ -380,7 +380,7 @@ TEST_CASE("call_shutdown_lets_running_calls_finish", "[call]") {
 }
 
 TEST_CASE("call_shutdown_kills_after_grace", "[call]") {
-  Fixture fx({"--grace-seconds", "1"});
+  CallFixture fx({"--grace-seconds", "1"});
   Channel a(fx.daemon->Connect(), 10000);
   SendCall(a, "echo", 80, 60000, DoublePayload(5));
   REQUIRE(WaitStat(*fx.daemon, "running", 1));
@@ -394,7 +394,7 @@ TEST_CASE("call_shutdown_kills_after_grace", "[call]") {
 }
 
 TEST_CASE("call_shutdown_ends_idle_persistent_executables", "[call]") {
-  Fixture fx({"--grace-seconds", "30"});
+  CallFixture fx({"--grace-seconds", "30"});
   Channel p(fx.daemon->Connect(), 10000);
   std::string result;
   SendCall(p, "echo", 90, 0, DoublePayload(3), /*persistent=*/true);
@@ -409,7 +409,7 @@ TEST_CASE("call_shutdown_ends_idle_persistent_executables", "[call]") {
 }
 
 TEST_CASE("call_concurrent_clients", "[call]") {
-  Fixture fx({"--slots", "2", "--queue-limit", "100"});
+  CallFixture fx({"--slots", "2", "--queue-limit", "100"});
   constexpr int kClients = 8, kCalls = 5;
   std::vector<std::future<int>> clients;
   for (int c = 0; c < kClients; ++c)
@@ -419,7 +419,7 @@ TEST_CASE("call_concurrent_clients", "[call]") {
         std::string payload = DoublePayload(c * 100 + i + 1), result;
         // Every fifth client crashes its executables; the others must not care.
         const char *name = c % 5 == 4 ? "crash" : "echo";
-        Status st = Call(*fx.daemon, name, uint64_t(c * 100 + i), i % 2 ? 20 : 0, payload, &result);
+        Status st = ColdCall(*fx.daemon, name, uint64_t(c * 100 + i), i % 2 ? 20 : 0, payload, &result);
         if (st.ok() && result == payload) ++ok;
         if (!st.ok() && c % 5 == 4 && st.code() == NINF_ERR_EXECUTABLE) ++ok;
       }

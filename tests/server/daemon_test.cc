@@ -24,8 +24,8 @@ using namespace std::chrono_literals;
 namespace {
 
 // A daemon serving the fake functions "echo" and "info".
-struct Fixture : FakeDaemon {
-  explicit Fixture(std::vector<std::string> args = {})
+struct DaemonFixture : FakeDaemon {
+  explicit DaemonFixture(std::vector<std::string> args = {})
       : FakeDaemon({"echo", "info"}, std::move(args)) {}
 
   // The daemon must still answer a good request.
@@ -66,7 +66,7 @@ std::string Header(uint8_t version, const char *magic, uint16_t type, uint32_t h
 }  // namespace
 
 TEST_CASE("daemon_query_interface", "[daemon]") {
-  Fixture fx;
+  DaemonFixture fx;
   Channel ch(fx.daemon->Connect(), 5000);
   wire::FunctionInterface iface;
   REQUIRE(QueryInterface(ch, "echo", &iface).ok());
@@ -79,7 +79,7 @@ TEST_CASE("daemon_query_interface", "[daemon]") {
 }
 
 TEST_CASE("daemon_query_unknown_function_keeps_connection", "[daemon]") {
-  Fixture fx;
+  DaemonFixture fx;
   Channel ch(fx.daemon->Connect(), 5000);
   wire::FunctionInterface iface;
   Status st = QueryInterface(ch, "nope", &iface);
@@ -91,7 +91,7 @@ TEST_CASE("daemon_query_unknown_function_keeps_connection", "[daemon]") {
 }
 
 TEST_CASE("daemon_list_and_stats", "[daemon]") {
-  Fixture fx(
+  DaemonFixture fx(
       {"--slots", "3", "--thread-budget", "fixed", "--threads-per-job", "2", "--queue-limit", "5"});
   fx.RequireAlive();
   auto s = GetStats(*fx.daemon);
@@ -110,7 +110,7 @@ TEST_CASE("daemon_list_and_stats", "[daemon]") {
 }
 
 TEST_CASE("daemon_pipelined_requests_answered_in_order", "[daemon]") {
-  Fixture fx;
+  DaemonFixture fx;
   Channel ch(fx.daemon->Connect(), 5000);
   wire::ListRequest list;
   wire::StatsRequest stats;
@@ -129,7 +129,7 @@ TEST_CASE("daemon_pipelined_requests_answered_in_order", "[daemon]") {
 }
 
 TEST_CASE("daemon_bad_input_then_good_request", "[daemon]") {
-  Fixture fx;
+  DaemonFixture fx;
   Daemon &d = *fx.daemon;
   SECTION("garbage bytes") {
     ExpectErrorAndClose(d, "GET / HTTP/1.1\r\nHost: example\r\n\r\nmore garbage here",
@@ -188,14 +188,14 @@ TEST_CASE("daemon_bad_input_then_good_request", "[daemon]") {
 }
 
 TEST_CASE("daemon_protocol_errors_are_counted", "[daemon]") {
-  Fixture fx;
+  DaemonFixture fx;
   ExpectErrorAndClose(*fx.daemon, Header(1, "NINX", FRAME_LIST, 0), NINF_ERR_PROTOCOL);
   ExpectErrorAndClose(*fx.daemon, Header(9, "NINF", FRAME_LIST, 0), NINF_ERR_VERSION);
   CHECK(Stat(GetStats(*fx.daemon), "protocol_errors") == 2);
 }
 
 TEST_CASE("daemon_idle_connection_is_closed", "[daemon]") {
-  Fixture fx({"--idle-timeout-seconds", "1"});
+  DaemonFixture fx({"--idle-timeout-seconds", "1"});
   Channel ch(fx.daemon->Connect(), 5000);
   auto start = std::chrono::steady_clock::now();
   wire::ListReply unused;
@@ -210,7 +210,7 @@ TEST_CASE("daemon_idle_connection_is_closed", "[daemon]") {
 }
 
 TEST_CASE("daemon_connection_limit", "[daemon]") {
-  Fixture fx({"--max-connections", "2"});
+  DaemonFixture fx({"--max-connections", "2"});
   Channel a(fx.daemon->Connect(), 5000);
   Channel b(fx.daemon->Connect(), 5000);
   std::vector<std::string> names;
@@ -238,7 +238,7 @@ TEST_CASE("daemon_connection_limit", "[daemon]") {
 }
 
 TEST_CASE("daemon_sigterm_exits_zero", "[daemon]") {
-  Fixture fx;
+  DaemonFixture fx;
   Channel idle(fx.daemon->Connect(), 5000);  // an idle client does not hold it up
   fx.RequireAlive();
   CHECK(fx.daemon->Stop() == 0);
@@ -246,14 +246,14 @@ TEST_CASE("daemon_sigterm_exits_zero", "[daemon]") {
 }
 
 TEST_CASE("daemon_sigint_exits_zero", "[daemon]") {
-  Fixture fx;
+  DaemonFixture fx;
   fx.daemon->Signal(SIGINT);
   for (int i = 0; i < 500 && fx.daemon->Running(); ++i) std::this_thread::sleep_for(10ms);
   CHECK(fx.daemon->Stop() == 0);
 }
 
 TEST_CASE("daemon_sighup_reloads_registry", "[daemon]") {
-  Fixture fx;
+  DaemonFixture fx;
   MakeFakeRegistry(fx.registry, {"added"});
   fx.daemon->Signal(SIGHUP);
   bool found = false;
@@ -376,7 +376,7 @@ TEST_CASE("daemon_refuses_bad_settings", "[daemon]") {
 }
 
 TEST_CASE("daemon_status_tool", "[daemon]") {
-  Fixture fx;
+  DaemonFixture fx;
   std::string cmd = NinfdPath() + " --status --server " + fx.daemon->address();
   FILE *p = ::popen(cmd.c_str(), "r");
   REQUIRE(p);

@@ -23,12 +23,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Fixture : FakeDaemon {
-  explicit Fixture(std::vector<std::string> args = {})
+struct WarmFixture : FakeDaemon {
+  explicit WarmFixture(std::vector<std::string> args = {})
       : FakeDaemon({"echo", "info", "crash", "diestart"}, std::move(args)) {}
 };
 
-Status Call(const Daemon &d, const std::string &name, uint64_t call_id, int64_t ms,
+Status WarmCall(const Daemon &d, const std::string &name, uint64_t call_id, int64_t ms,
             const std::string &payload, std::string *result, bool persistent = false) {
   return CallFake(d, name, call_id, ms, payload, result, persistent);
 }
@@ -41,7 +41,7 @@ struct Info {
 
 Info CallInfo(const Daemon &d, uint64_t call_id) {
   std::string text;
-  Status st = Call(d, "info", call_id, 0, DoublePayload(1), &text);
+  Status st = WarmCall(d, "info", call_id, 0, DoublePayload(1), &text);
   REQUIRE(st.ok());
   return {static_cast<pid_t>(std::stol(InfoField(text, "pid"))),
           std::stol(InfoField(text, "waited_ms"))};
@@ -69,7 +69,7 @@ TEST_CASE("warm_later_calls_use_started_executables", "[warm]") {
   // call, and has long been waiting when the next call comes. (Under
   // `adaptive` a lone call holds every core and the replacement starts when
   // the call ends: policy_test covers when each happens.)
-  Fixture fx({"--thread-budget", "split"});
+  WarmFixture fx({"--thread-budget", "split"});
   Info first = CallInfo(*fx.daemon, 1);
   CHECK(first.waited_ms < 1000);  // started for the call
   std::vector<pid_t> warm = SettledWarm(*fx.daemon, 1);
@@ -99,17 +99,17 @@ TEST_CASE("warm_later_calls_use_started_executables", "[warm]") {
 
   // Each function is warmed on its own, after its own first call.
   std::string result;
-  REQUIRE(Call(*fx.daemon, "echo", 10, 0, DoublePayload(3), &result).ok());
+  REQUIRE(WarmCall(*fx.daemon, "echo", 10, 0, DoublePayload(3), &result).ok());
   SettledWarm(*fx.daemon, 2);
   CHECK(Stat(GetStats(*fx.daemon), "warm_misses") == 2);
 }
 
 TEST_CASE("warm_executable_environment_and_handoff", "[warm]") {
-  Fixture fx({"--thread-budget", "fixed", "--threads-per-job", "3", "--max-call-bytes", "1M"});
+  WarmFixture fx({"--thread-budget", "fixed", "--threads-per-job", "3", "--max-call-bytes", "1M"});
   CallInfo(*fx.daemon, 1);
   SettledWarm(*fx.daemon, 1);
   std::string text;
-  REQUIRE(Call(*fx.daemon, "info", 42, 0, DoublePayload(1), &text).ok());
+  REQUIRE(WarmCall(*fx.daemon, "info", 42, 0, DoublePayload(1), &text).ok());
   CHECK(Stat(GetStats(*fx.daemon), "warm_hits") == 1);
   // Started single-threaded; each call's budget comes in CTL_HANDOFF.
   CHECK(InfoField(text, "OPENBLAS_NUM_THREADS") == "1");
@@ -124,7 +124,7 @@ TEST_CASE("warm_executable_environment_and_handoff", "[warm]") {
 }
 
 TEST_CASE("warm_idle_executable_killed_is_replaced", "[warm]") {
-  Fixture fx;
+  WarmFixture fx;
   CallInfo(*fx.daemon, 1);
   pid_t victim = SettledWarm(*fx.daemon, 1).at(0);
   ::kill(victim, SIGKILL);
@@ -147,11 +147,11 @@ TEST_CASE("warm_idle_executable_killed_is_replaced", "[warm]") {
 }
 
 TEST_CASE("warm_crash_at_start_is_rate_limited_then_given_up", "[warm]") {
-  Fixture fx;
+  WarmFixture fx;
   std::string result;
   auto start = std::chrono::steady_clock::now();
   // The call itself fails: its executable dies before it reads the hand-off.
-  Status st = Call(*fx.daemon, "diestart", 1, 0, DoublePayload(1), &result);
+  Status st = WarmCall(*fx.daemon, "diestart", 1, 0, DoublePayload(1), &result);
   CHECK(st.code() == NINF_ERR_EXECUTABLE);
   // The warm executables die at once too. They are restarted at most once a
   // second, and after 5 early deaths in a row the function is given up: 1
@@ -164,7 +164,7 @@ TEST_CASE("warm_crash_at_start_is_rate_limited_then_given_up", "[warm]") {
   CHECK(Stat(s, "warm_idle") == 0);
   CHECK(fx.daemon->WaitNoChildren());
   // Its calls now start cold and warm nothing.
-  st = Call(*fx.daemon, "diestart", 2, 0, DoublePayload(1), &result);
+  st = WarmCall(*fx.daemon, "diestart", 2, 0, DoublePayload(1), &result);
   CHECK(st.code() == NINF_ERR_EXECUTABLE);
   std::this_thread::sleep_for(300ms);
   CHECK(Stat(GetStats(*fx.daemon), "executables_started") == 7);
@@ -174,7 +174,7 @@ TEST_CASE("warm_crash_at_start_is_rate_limited_then_given_up", "[warm]") {
 }
 
 TEST_CASE("warm_disabled_restores_cold_starts", "[warm]") {
-  Fixture fx({"--warm-executables", "0"});
+  WarmFixture fx({"--warm-executables", "0"});
   for (int i = 0; i < 3; ++i) {
     Info info = CallInfo(*fx.daemon, 1 + i);
     CHECK(info.waited_ms < 1000);
@@ -189,7 +189,7 @@ TEST_CASE("warm_disabled_restores_cold_starts", "[warm]") {
 }
 
 TEST_CASE("warm_pool_size_per_function", "[warm]") {
-  Fixture fx({"--warm-executables", "3"});
+  WarmFixture fx({"--warm-executables", "3"});
   CallInfo(*fx.daemon, 1);
   std::vector<pid_t> warm = SettledWarm(*fx.daemon, 3);
   CHECK(Stat(GetStats(*fx.daemon), "running") == 0);  // idle ones hold no slot
@@ -211,9 +211,9 @@ TEST_CASE("warm_pool_size_per_function", "[warm]") {
 }
 
 TEST_CASE("warm_queued_and_persistent_calls_use_warm_executables", "[warm]") {
-  Fixture fx({"--slots", "1"});
+  WarmFixture fx({"--slots", "1"});
   std::string result;
-  REQUIRE(Call(*fx.daemon, "echo", 1, 0, DoublePayload(2), &result).ok());
+  REQUIRE(WarmCall(*fx.daemon, "echo", 1, 0, DoublePayload(2), &result).ok());
   SettledWarm(*fx.daemon, 1);
   // A slow call takes the warm one; a queued call waits, then takes the
   // replacement.
@@ -246,11 +246,11 @@ TEST_CASE("warm_queued_and_persistent_calls_use_warm_executables", "[warm]") {
 }
 
 TEST_CASE("warm_crash_during_call_is_reported", "[warm]") {
-  Fixture fx;
+  WarmFixture fx;
   std::string result;
-  CHECK(Call(*fx.daemon, "crash", 1, 0, DoublePayload(2), &result).code() == NINF_ERR_EXECUTABLE);
+  CHECK(WarmCall(*fx.daemon, "crash", 1, 0, DoublePayload(2), &result).code() == NINF_ERR_EXECUTABLE);
   SettledWarm(*fx.daemon, 1);
-  Status st = Call(*fx.daemon, "crash", 2, 0, DoublePayload(2), &result);
+  Status st = WarmCall(*fx.daemon, "crash", 2, 0, DoublePayload(2), &result);
   CHECK(st.code() == NINF_ERR_EXECUTABLE);
   CHECK(st.message() == "executable for 'crash' died: signal 9");
   auto s = GetStats(*fx.daemon);
@@ -261,7 +261,7 @@ TEST_CASE("warm_crash_during_call_is_reported", "[warm]") {
 }
 
 TEST_CASE("warm_executables_killed_on_reload", "[warm]") {
-  Fixture fx;
+  WarmFixture fx;
   CallInfo(*fx.daemon, 1);
   pid_t warm = SettledWarm(*fx.daemon, 1).at(0);
   fx.daemon->Signal(SIGHUP);
@@ -278,10 +278,10 @@ TEST_CASE("warm_executables_killed_on_reload", "[warm]") {
 }
 
 TEST_CASE("warm_executables_killed_on_shutdown", "[warm]") {
-  Fixture fx({"--warm-executables", "2"});
+  WarmFixture fx({"--warm-executables", "2"});
   CallInfo(*fx.daemon, 1);
   std::string result;
-  REQUIRE(Call(*fx.daemon, "echo", 2, 0, DoublePayload(1), &result).ok());
+  REQUIRE(WarmCall(*fx.daemon, "echo", 2, 0, DoublePayload(1), &result).ok());
   std::vector<pid_t> warm = SettledWarm(*fx.daemon, 4);
   auto start = std::chrono::steady_clock::now();
   CHECK(fx.daemon->Stop() == 0);
@@ -291,10 +291,10 @@ TEST_CASE("warm_executables_killed_on_shutdown", "[warm]") {
 }
 
 TEST_CASE("warm_no_fd_or_process_leak", "[warm]") {
-  Fixture fx;
+  WarmFixture fx;
   std::string result;
-  REQUIRE(Call(*fx.daemon, "echo", 1, 0, DoublePayload(2), &result).ok());
-  REQUIRE(Call(*fx.daemon, "crash", 2, 0, DoublePayload(2), &result).code() == NINF_ERR_EXECUTABLE);
+  REQUIRE(WarmCall(*fx.daemon, "echo", 1, 0, DoublePayload(2), &result).ok());
+  REQUIRE(WarmCall(*fx.daemon, "crash", 2, 0, DoublePayload(2), &result).code() == NINF_ERR_EXECUTABLE);
   SettledWarm(*fx.daemon, 2);
   REQUIRE(WaitStat(*fx.daemon, "connections", 1));
   std::this_thread::sleep_for(200ms);
@@ -308,7 +308,7 @@ TEST_CASE("warm_no_fd_or_process_leak", "[warm]") {
   std::size_t before = fds();
   for (int i = 0; i < 20; ++i) {
     const char *name = i % 4 == 3 ? "crash" : "echo";
-    Status st = Call(*fx.daemon, name, 10 + i, 0, DoublePayload(i + 1), &result);
+    Status st = WarmCall(*fx.daemon, name, 10 + i, 0, DoublePayload(i + 1), &result);
     CHECK(st.ok() == (i % 4 != 3));
   }
   SettledWarm(*fx.daemon, 2);
