@@ -43,7 +43,8 @@ if [ ! -f "$BUILD/build.ninja" ]; then
   CC=clang CXX=clang++ meson setup "$BUILD" \
     -Dfuzz=true -Dtests=disabled \
     -Db_sanitize=address,undefined -Db_lundef=false \
-    -Dc_args=-fsanitize=fuzzer-no-link -Dcpp_args=-fsanitize=fuzzer-no-link || exit 1
+    -Dc_args=-fsanitize=fuzzer-no-link -Dcpp_args=-fsanitize=fuzzer-no-link \
+    -Dunity=on -Dunity_size=12 || exit 1  # as scripts/sanitize.sh: a third of the time
 fi
 nice -n 10 meson compile -C "$BUILD" -j "${NINF_JOBS:-1}" fuzz-targets || exit 1
 echo "fuzz: build took $(($(date +%s) - start)) s"

@@ -33,7 +33,8 @@ if [ ! -f "$BUILD/build.ninja" ]; then
   # and MPI are left out: nothing here runs them.
   meson setup "$BUILD" -Db_sanitize=thread -Db_lundef=false \
     -Doptimization=1 -Ddebug=false -Dc_args=-g1 -Dcpp_args=-g1 \
-    -Dpython=disabled -Dmpi=disabled -Dman=disabled || fail "meson setup"
+    -Dpython=disabled -Dmpi=disabled -Dman=disabled \
+    -Dunity=on -Dunity_size=12 || fail "meson setup"  # as scripts/sanitize.sh
 fi
 nice -n 10 meson compile -C "$BUILD" -j "${NINF_JOBS:-$(nproc)}" "${TARGETS[@]}" || fail "build"
 echo "tsan: build took $(($(date +%s) - start)) s"
