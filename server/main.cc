@@ -14,6 +14,7 @@
 #include "daemon/descriptors.h"
 #include "daemon/log.h"
 #include "daemon/status_tool.h"
+#include "server/blas_core.h"
 #include "server/registry.h"
 #include "server/server.h"
 #include "server/settings.h"
@@ -27,6 +28,29 @@ int CountCores() {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
   return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// The OpenBLAS kernels of the executables (server/blas_core.h): when the
+// library falls back below what this CPU runs, OPENBLAS_CORETYPE in the
+// daemon's environment, which every executable inherits. Logged either
+// way, so that a slow routine can be told from a slow kernel.
+void ChooseExecutableBlasCore() {
+  if (const char *set = std::getenv("OPENBLAS_CORETYPE")) {
+    spdlog::info("event=openblas_core executables={} source=environment", daemon::Quoted(set));
+    return;
+  }
+  const std::string detected = DetectedOpenblasCore();
+  const std::string better = PreferredOpenblasCore(detected, HostIsa());
+  if (better.empty()) {
+    spdlog::info("event=openblas_core executables={} source=openblas",
+                 daemon::Quoted(detected.empty() ? "unknown" : detected));
+    return;
+  }
+  ::setenv("OPENBLAS_CORETYPE", better.c_str(), 1);
+  spdlog::info("event=openblas_core executables={} source=cpu detected={} message={}", better,
+               detected,
+               daemon::Quoted("OpenBLAS does not know this CPU and fell back to " + detected +
+                              "; set OPENBLAS_CORETYPE for ninfd to choose otherwise"));
 }
 
 // Reads the command line, environment and config file again (SIGHUP).
@@ -112,6 +136,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ninfd: %s\n", st.message().c_str());
     return 2;
   }
+  ChooseExecutableBlasCore();
   // SIGHUP reads the same command line, environment and config file again.
   Reread reread = [argc, argv, env](Settings *out) {
     Invocation again;

@@ -144,6 +144,9 @@ static int run(int n, double *a0, double *a, double *b0, double *b, int *ipiv) {
   const char *env = getenv("OPENBLAS_NUM_THREADS");
   printf("local threads: %d (OpenBLAS; OPENBLAS_NUM_THREADS=%s)\n", openblas_get_num_threads(),
          env != NULL ? env : "unset");
+  /* The kernels OpenBLAS picked for this CPU (OPENBLAS_CORETYPE overrides):
+     ninfd logs its executables' as event=openblas_core. */
+  printf("local OpenBLAS kernels: %s\n", openblas_get_corename());
 
   Solve remote = {"remote", 0, 0, 0}, local = {"local", 0, 0, 0};
   if (solve(1, n, a0, b0, a, b, ipiv, &remote) != 0) return 1;

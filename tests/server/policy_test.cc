@@ -1,12 +1,14 @@
 // The decisions of ninfd's policy unit (server/job_state.h, watch_policy.h,
-// daemon/connection_policy.h (ninf-meta's too), warm_policy.h, reuse_policy.h, job_ending.h) that
-// are not admission or restarts: which job states hold a slot, when a hang-up cancels, when warm
-// executables are started, and what a job's end means for its client and the statistics. No
-// sockets, no processes.
+// daemon/connection_policy.h (ninf-meta's too), warm_policy.h, reuse_policy.h, job_ending.h,
+// blas_core.h) that are not admission or restarts: which job states hold a slot, when a hang-up
+// cancels, when warm executables are started, what a job's end means for its client and the
+// statistics, and which OpenBLAS kernels the executables get. No sockets; one short-lived child
+// process (the OpenBLAS check).
 #include <catch2/catch.hpp>
 
 #include "daemon/connection_policy.h"
 #include "daemon/exposure.h"
+#include "server/blas_core.h"
 #include "server/job_ending.h"
 #include "server/job_state.h"
 #include "server/reuse_policy.h"
@@ -330,4 +332,32 @@ TEST_CASE("policy_exposed_listeners_need_a_key", "[policy]") {
   ninf::Status st = CheckExposure("0.0.0.0", false, false);
   CHECK(st.code() == NINF_ERR_CONFIG);
   CHECK_THAT(st.message(), Catch::Contains("key_file") && Catch::Contains("--insecure"));
+}
+
+TEST_CASE("openblas_core_raised_only_from_a_fallback", "[policy]") {
+  const CpuIsa avx512{true, true, true}, avx2{true, true, false}, avx{true, false, false}, sse{};
+  // Debian 12's OpenBLAS on a CPU it does not know (Intel model 207).
+  CHECK(PreferredOpenblasCore("Prescott", avx512) == "SkylakeX");
+  CHECK(PreferredOpenblasCore("Prescott", avx2) == "Haswell");
+  CHECK(PreferredOpenblasCore("Nehalem", avx) == "Sandybridge");
+  CHECK(PreferredOpenblasCore("Sandybridge", avx2) == "Haswell");
+  // Already as good, or the CPU can do no better: the library's choice.
+  CHECK(PreferredOpenblasCore("SkylakeX", avx512).empty());
+  CHECK(PreferredOpenblasCore("SapphireRapids", avx512).empty());
+  CHECK(PreferredOpenblasCore("Zen", avx2).empty());
+  CHECK(PreferredOpenblasCore("Prescott", sse).empty());
+  // A name this table does not know is a newer library's: left alone.
+  CHECK(PreferredOpenblasCore("Zen5", avx512).empty());
+  CHECK(PreferredOpenblasCore("", avx512).empty());
+}
+
+TEST_CASE("openblas_core_detected_in_a_child", "[policy]") {
+  // The project links OpenBLAS: the library is there, and names its kernel.
+  const std::string core = DetectedOpenblasCore();
+  CHECK_FALSE(core.empty());
+  CHECK(core.size() < 64);
+  // Raising it is never a step down on this machine.
+  const std::string better = PreferredOpenblasCore(core, HostIsa());
+  if (!better.empty()) CHECK(better != core);
+  WARN("OpenBLAS picks " << core << " here; executables get " << (better.empty() ? core : better));
 }
