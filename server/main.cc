@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -30,26 +31,37 @@ int CountCores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-// The OpenBLAS kernels of the executables (server/blas_core.h): when the
-// library falls back below what this CPU runs, OPENBLAS_CORETYPE in the
-// daemon's environment, which every executable inherits. Logged either
-// way, so that a slow routine can be told from a slow kernel.
-void ChooseExecutableBlasCore() {
-  if (const char *set = std::getenv("OPENBLAS_CORETYPE")) {
-    spdlog::info("event=openblas_core executables={} source=environment", daemon::Quoted(set));
-    return;
-  }
+// The OpenBLAS kernels of the executables (server/blas_core.h): the
+// administrator's OPENBLAS_CORETYPE, else the library's own pick unless it
+// is below what this CPU runs.
+struct BlasChoice {
+  std::string core;      // what the executables run ("" = unknown)
+  std::string source;    // environment, openblas or cpu
+  std::string detected;  // the library's own pick
+};
+
+BlasChoice ExecutableBlasCore() {
+  if (const char *set = std::getenv("OPENBLAS_CORETYPE")) return {set, "environment", ""};
   const std::string detected = DetectedOpenblasCore();
   const std::string better = PreferredOpenblasCore(detected, HostIsa());
-  if (better.empty()) {
-    spdlog::info("event=openblas_core executables={} source=openblas",
-                 daemon::Quoted(detected.empty() ? "unknown" : detected));
+  if (better.empty()) return {detected, "openblas", detected};
+  return {better, "cpu", detected};
+}
+
+// Puts the choice in the daemon's environment, which every executable
+// inherits, and logs it either way, so that a slow routine can be told
+// from a slow kernel.
+void ChooseExecutableBlasCore() {
+  const BlasChoice c = ExecutableBlasCore();
+  const std::string core = c.core.empty() ? "unknown" : c.core;
+  if (c.source != "cpu") {
+    spdlog::info("event=openblas_core executables={} source={}", daemon::Quoted(core), c.source);
     return;
   }
-  ::setenv("OPENBLAS_CORETYPE", better.c_str(), 1);
-  spdlog::info("event=openblas_core executables={} source=cpu detected={} message={}", better,
-               detected,
-               daemon::Quoted("OpenBLAS does not know this CPU and fell back to " + detected +
+  ::setenv("OPENBLAS_CORETYPE", c.core.c_str(), 1);
+  spdlog::info("event=openblas_core executables={} source=cpu detected={} message={}", core,
+               daemon::Quoted(c.detected),
+               daemon::Quoted("OpenBLAS does not know this CPU and fell back to " + c.detected +
                               "; set OPENBLAS_CORETYPE for ninfd to choose otherwise"));
 }
 
@@ -132,6 +144,15 @@ int main(int argc, char **argv) {
     return daemon::PrintStats("ninfd --status", s.listen, port, inv.status_server, s.key_file);
   if (inv.list)
     return daemon::PrintFunctions("ninfd --list", s.listen, port, inv.status_server, s.key_file);
+  if (inv.openblas_core) {
+    const BlasChoice c = ExecutableBlasCore();
+    if (c.core.empty()) {
+      std::fputs("ninfd: OpenBLAS (libopenblas.so.0) could not be loaded\n", stderr);
+      return 1;
+    }
+    std::printf("%s\n", c.core.c_str());
+    return 0;
+  }
   if (st = daemon::SetupLogging(s.log_level); !st.ok()) {
     std::fprintf(stderr, "ninfd: %s\n", st.message().c_str());
     return 2;

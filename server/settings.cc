@@ -487,6 +487,9 @@ Status ParseInvocation(int argc, const char *const *argv, const daemon::EnvLooku
   app.add_flag("--status", inv.status, "ask a running ninfd for its statistics and exit");
   app.add_flag("--list", inv.list,
                "print the functions a running ninfd serves, with their signatures, and exit");
+  app.add_flag("--openblas-core", inv.openblas_core,
+               "print the OpenBLAS kernels this machine's executables get (OPENBLAS_CORETYPE), "
+               "and exit");
   app.add_option("--server", inv.status_server,
                  "host:port of the daemon --status and --list ask (default: listen:port)")
       ->type_name("HOST:PORT");

@@ -163,11 +163,12 @@ Settings LiveSettings(const Settings &running, const Settings &fresh);
 // What the command line asks ninfd to do.
 struct Invocation {
   Settings settings;
-  std::string config_file;    // --config or NINF_CONFIG, "" if none
-  bool status = false;        // --status: query a running daemon and exit
-  bool list = false;          // --list: print a running daemon's functions and exit
-  std::string status_server;  // --server host:port for --status, --list ("" = listen:port)
-  bool exit_now = false;      // --help or --version: print `output`, exit 0
+  std::string config_file;     // --config or NINF_CONFIG, "" if none
+  bool status = false;         // --status: query a running daemon and exit
+  bool list = false;           // --list: print a running daemon's functions and exit
+  bool openblas_core = false;  // --openblas-core: print the executables' OpenBLAS kernels, exit
+  std::string status_server;   // --server host:port for --status, --list ("" = listen:port)
+  bool exit_now = false;       // --help or --version: print `output`, exit 0
   std::string output;
 };
 

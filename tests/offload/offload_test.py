@@ -131,6 +131,12 @@ class Server:
 
 def main():
     ninfd, ninfcc, ninffc, libpath, c_source, f_source, t_source, x_source = sys.argv[1:9]
+    # The executables run the OpenBLAS kernels ninfd chooses for this CPU
+    # (docs/server.md: better than the library's own on a CPU it does not
+    # know); the local runs get the same, or "bit for bit" would compare
+    # two kernels' roundings. Set here, every program and ninfd inherit it.
+    if "OPENBLAS_CORETYPE" not in os.environ:
+        os.environ["OPENBLAS_CORETYPE"] = run([ninfd, "--openblas-core"]).stdout.strip()
     work = tempfile.mkdtemp(prefix="ninf-offload-")
     server = None
     failures = []
