@@ -37,7 +37,7 @@ struct CallFixture : FakeDaemon {
 };
 
 Status ColdCall(const Daemon &d, const std::string &name, uint64_t call_id, int64_t ms,
-            const std::string &payload, std::string *result, uint32_t heartbeat_ms = 0) {
+                const std::string &payload, std::string *result, uint32_t heartbeat_ms = 0) {
   return CallFake(d, name, call_id, ms, payload, result, false, heartbeat_ms);
 }
 
@@ -84,7 +84,7 @@ TEST_CASE("call_after_query_on_same_connection", "[call]") {
 
 TEST_CASE("call_environment_and_handoff", "[call]") {
   CallFixture fx({"--slots", "1", "--thread-budget", "fixed", "--threads-per-job", "3",
-              "--max-call-bytes", "1M"});
+                  "--max-call-bytes", "1M"});
   std::string text;
   REQUIRE(ColdCall(*fx.daemon, "info", 77, 0, DoublePayload(1), &text, 40).ok());
   // Started single-threaded; each call's budget comes in CTL_HANDOFF.
@@ -419,7 +419,8 @@ TEST_CASE("call_concurrent_clients", "[call]") {
         std::string payload = DoublePayload(c * 100 + i + 1), result;
         // Every fifth client crashes its executables; the others must not care.
         const char *name = c % 5 == 4 ? "crash" : "echo";
-        Status st = ColdCall(*fx.daemon, name, uint64_t(c * 100 + i), i % 2 ? 20 : 0, payload, &result);
+        Status st =
+            ColdCall(*fx.daemon, name, uint64_t(c * 100 + i), i % 2 ? 20 : 0, payload, &result);
         if (st.ok() && result == payload) ++ok;
         if (!st.ok() && c % 5 == 4 && st.code() == NINF_ERR_EXECUTABLE) ++ok;
       }

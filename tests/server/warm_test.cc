@@ -29,7 +29,7 @@ struct WarmFixture : FakeDaemon {
 };
 
 Status WarmCall(const Daemon &d, const std::string &name, uint64_t call_id, int64_t ms,
-            const std::string &payload, std::string *result, bool persistent = false) {
+                const std::string &payload, std::string *result, bool persistent = false) {
   return CallFake(d, name, call_id, ms, payload, result, persistent);
 }
 
@@ -248,7 +248,8 @@ TEST_CASE("warm_queued_and_persistent_calls_use_warm_executables", "[warm]") {
 TEST_CASE("warm_crash_during_call_is_reported", "[warm]") {
   WarmFixture fx;
   std::string result;
-  CHECK(WarmCall(*fx.daemon, "crash", 1, 0, DoublePayload(2), &result).code() == NINF_ERR_EXECUTABLE);
+  CHECK(WarmCall(*fx.daemon, "crash", 1, 0, DoublePayload(2), &result).code() ==
+        NINF_ERR_EXECUTABLE);
   SettledWarm(*fx.daemon, 1);
   Status st = WarmCall(*fx.daemon, "crash", 2, 0, DoublePayload(2), &result);
   CHECK(st.code() == NINF_ERR_EXECUTABLE);
@@ -294,7 +295,8 @@ TEST_CASE("warm_no_fd_or_process_leak", "[warm]") {
   WarmFixture fx;
   std::string result;
   REQUIRE(WarmCall(*fx.daemon, "echo", 1, 0, DoublePayload(2), &result).ok());
-  REQUIRE(WarmCall(*fx.daemon, "crash", 2, 0, DoublePayload(2), &result).code() == NINF_ERR_EXECUTABLE);
+  REQUIRE(WarmCall(*fx.daemon, "crash", 2, 0, DoublePayload(2), &result).code() ==
+          NINF_ERR_EXECUTABLE);
   SettledWarm(*fx.daemon, 2);
   REQUIRE(WaitStat(*fx.daemon, "connections", 1));
   std::this_thread::sleep_for(200ms);
