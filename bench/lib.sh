@@ -151,6 +151,13 @@ bench_parse() {
     [[ ! -e $f ]] || { echo "$0: $f exists; choose another --out" >&2; exit 2; }
   done
   mkdir -p "$(dirname "$out")"
+  # Local baselines run the OpenBLAS kernels the executables run: ninfd
+  # raises them on a CPU the library does not know (docs/server.md), and a
+  # ratio must compare calls, not kernels. Every program below inherits it.
+  if [[ -z ${OPENBLAS_CORETYPE:-} && -x $build/server/ninfd ]]; then
+    OPENBLAS_CORETYPE=$("$build/server/ninfd" --openblas-core 2>/dev/null) || OPENBLAS_CORETYPE=""
+    [[ -n $OPENBLAS_CORETYPE ]] && export OPENBLAS_CORETYPE || unset OPENBLAS_CORETYPE
+  fi
   # A name may hold a folder (seed004/table3): the temporary folder flattens it.
   work=$(mktemp -d "/tmp/ninf-bench-${bench_name//\//-}.XXXXXX")
   bench_on_exit bench_remove_work
