@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# bench/kernels.sh - remote dgesv on one host against the same solve done
+# locally, once on the OpenBLAS kernels the library picks by itself and once
+# on those ninfd gives its executables (ninfd --openblas-core; docs/server.md:
+# on a CPU the library does not know it falls back to generic SSE3 kernels).
+# Both sides of each row run the same kernels, so the ratio is the call's
+# cost; the rows together show what the kernels are worth (issue 32, part 2).
+#
+#   bash bench/kernels.sh BUILD_DIR [--out FILE] [--quick] [--runs R] [--sizes LIST]
+#
+# Per run and kernel: a fresh ninfd (--slots 1, every core for the one call,
+# as the local solve gets), then examples/c/linpack_demo at the first size:
+# the first call users see (remote first, cold), then bench_dgesv at every
+# size: best of --repeats warm solves each side. Kernels alternate within
+# each run. Writes a Markdown table (FILE, default a new
+# bench/results/kernels-DATE.md) and the raw lines beside it (.raw.txt).
+# shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
+set -euo pipefail
+
+source "$(dirname "$0")/lib.sh"
+bench_declare kernels "Remote dgesv against local on one host, on the library's OpenBLAS kernels and on ninfd's."
+bench_option --runs R runs 2 1 "whole runs, the kernels alternated in each"
+bench_option --sizes LIST sizes 1000,2000,4000 1000 "dgesv orders n"
+bench_option --repeats N repeats 5 1 "warm solves per side and size (best kept)"
+bench_parse "$@"
+bench_need server/ninfd bench/bench_dgesv examples/c/linpack_demo stubs/registry/dgesv
+
+cores=$(nproc)
+export OPENBLAS_NUM_THREADS=$cores
+# The library's own pick: asked of it with no override (the OPENBLAS_CORETYPE
+# that bench/lib.sh exported is ninfd's choice).
+library=$(env -u OPENBLAS_CORETYPE OPENBLAS_NUM_THREADS=1 /usr/bin/python3 -c '
+import ctypes
+lib = ctypes.CDLL("libopenblas.so.0")
+lib.openblas_get_corename.restype = ctypes.c_char_p
+print(lib.openblas_get_corename().decode())')
+chosen=$(env -u OPENBLAS_CORETYPE "$build/server/ninfd" --openblas-core)
+kernels=("$library")
+[[ $chosen == "$library" ]] || kernels+=("$chosen")
+IFS=, read -r -a ns <<<"$sizes"
+
+: >"$raw_log"
+for run in $(seq "$runs"); do
+  for kernel in "${kernels[@]}"; do
+    export OPENBLAS_CORETYPE=$kernel
+    start_daemon -- --slots 1
+    first=$("$build/examples/c/linpack_demo" "${ns[0]}" | tee -a "$work/demo.txt" |
+      sed -n 's/^remote \/ local GFLOPS = //p')
+    echo "run=$run kernel=$kernel first n=${ns[0]} ratio=$first" | tee -a "$raw_log"
+    "$build/bench/bench_dgesv" --runs "$repeats" "${ns[@]}" |
+      sed "s/^/run=$run kernel=$kernel /" | tee -a "$raw_log"
+    stop_daemon
+  done
+done
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
+{
+  echo "# Remote dgesv on one host: OpenBLAS kernels"
+  echo
+  echo "\`bash bench/kernels.sh BUILD_DIR$([[ $quick -eq 1 ]] && echo ' --quick')\`, $(date -u '+%Y-%m-%d %H:%M UTC'),"
+  echo "$cpu (family $(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -n1), model"
+  echo "$(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo | head -n1)), $cores cores, OPENBLAS_NUM_THREADS=$cores, ninfd --slots 1 on the same"
+  echo "cores, Ninf's same-host path (Unix socket, shared memory). The library picks \`$library\`;"
+  echo "ninfd gives its executables \`$chosen\`. Each row runs both sides on the row's kernels."
+  echo "first call: examples/c/linpack_demo (remote first, on a fresh ninfd), remote/local GFLOPS."
+  echo "warm: bench_dgesv, best of $repeats solves each side after one unmeasured."
+  echo
+  echo "| run | kernels | n | local GFLOPS | remote GFLOPS | remote / local (warm) | first call (n = ${ns[0]}) |"
+  echo "|---|---|---|---|---|---|---|"
+  awk '
+    /first n=/ { split($0, f, " "); for (i in f) { split(f[i], kv, "="); v[kv[1]] = kv[2] }
+                 first[v["run"] " " v["kernel"]] = v["ratio"]; next }
+    /dgesv n=/ { delete v; for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+                 key = v["run"] " " v["kernel"]
+                 printf "| %s | %s | %s | %.2f | %.2f | %.3f | %s |\n", v["run"], v["kernel"], v["n"],
+                   v["local_gflops"], v["remote_gflops"], v["ratio"], first[key] }
+  ' "$raw_log"
+} >"$out"
+echo "kernels.sh: wrote $out (raw log $raw_log)" >&2
