@@ -68,12 +68,11 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
   echo "| run | kernels | n | local GFLOPS | remote GFLOPS | remote / local (warm) | first call (n = ${ns[0]}) |"
   echo "|---|---|---|---|---|---|---|"
   awk '
-    /first n=/ { split($0, f, " "); for (i in f) { split(f[i], kv, "="); v[kv[1]] = kv[2] }
-                 first[v["run"] " " v["kernel"]] = v["ratio"]; next }
-    /dgesv n=/ { delete v; for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-                 key = v["run"] " " v["kernel"]
-                 printf "| %s | %s | %s | %.2f | %.2f | %.3f | %s |\n", v["run"], v["kernel"], v["n"],
-                   v["local_gflops"], v["remote_gflops"], v["ratio"], first[key] }
+    { delete v; for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+      key = v["run"] " " v["kernel"] }
+    / first / { first[key] = v["ratio"]; next }
+    / dgesv / { printf "| %s | %s | %s | %.2f | %.2f | %.3f | %s |\n", v["run"], v["kernel"], v["n"],
+                  v["local_gflops"], v["remote_gflops"], v["ratio"], first[key] }
   ' "$raw_log"
 } >"$out"
 echo "kernels.sh: wrote $out (raw log $raw_log)" >&2

@@ -22,7 +22,7 @@ struct CoreLevel {
   std::string_view name;
   int level;
 };
-constexpr std::array<CoreLevel, 27> kCores{{
+constexpr auto kCores = std::to_array<CoreLevel>({
     {"Katmai", 0},       {"Coppermine", 0},  {"Northwood", 0},
     {"Prescott", 0},     {"Banias", 0},      {"Atom", 0},
     {"Core2", 0},        {"Penryn", 0},      {"Dunnington", 0},
@@ -32,7 +32,7 @@ constexpr std::array<CoreLevel, 27> kCores{{
     {"Piledriver", 1},   {"Steamroller", 1}, {"Excavator", 1},
     {"Haswell", 2},      {"Zen", 2},         {"SkylakeX", 3},
     {"Cooperlake", 3},   {"CooperLake", 3},  {"SapphireRapids", 3},
-}};
+});
 
 int LevelOf(std::string_view core) {
   for (const CoreLevel &c : kCores)

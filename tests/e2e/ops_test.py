@@ -24,6 +24,9 @@ ninfd and ninf-meta:
    auth-failure and connection counters moving as failures are provoked.
 6. /healthz: 200 "ready"; ninfd's 503 "draining" while it finishes a
    call after SIGTERM.
+7. The executables' OpenBLAS kernels: `ninfd --openblas-core` names some,
+   an administrator's OPENBLAS_CORETYPE passes unchanged, and the daemon's
+   log says the same as the command (event=openblas_core).
 
     ops_test.py NINFD NINF_META EP_DEMO
 """
@@ -221,6 +224,23 @@ def check_config_errno(ninfd, meta):
         assert r.returncode == 2, (name, r.returncode, r.stderr)
         assert r.stderr.startswith(f"{name}: /nonexistent.toml: cannot open the settings file: "
                                    "No such file or directory\n"), (name, r.stderr)
+
+
+# --- 7. the executables' OpenBLAS kernels ----------------------------------
+
+def check_openblas_core(ninfd, work, daemons):
+    env = clean_env()
+    env.pop("OPENBLAS_CORETYPE", None)
+    r = run([ninfd, "--openblas-core"], env=env, timeout=20)
+    chosen = r.stdout.strip()
+    assert r.returncode == 0 and re.fullmatch(r"[A-Za-z0-9_]+", chosen), (r.returncode, r.stdout,
+                                                                            r.stderr)
+    r = run([ninfd, "--openblas-core"], env=clean_env(OPENBLAS_CORETYPE="Haswell"), timeout=20)
+    assert r.stdout == "Haswell\n", r.stdout
+    daemons.start(ninfd, "ninfd-kernels", env=env)
+    line = wait_log(work, "ninfd-kernels", r"event=openblas_core [^\n]*").group(0)
+    assert re.search(rf"executables={chosen}( |$)", line), (chosen, line)
+    print(f"ops_test: executables get OpenBLAS kernels {chosen}: {line}")
 
 
 # --- 3. the key handshake between the daemons -------------------------------
@@ -478,6 +498,7 @@ def main():
     ok = False
     try:
         check_config_errno(ninfd, meta)
+        check_openblas_core(ninfd, work, daemons)
         check_meta_variables(meta, work, daemons)
         mport, key = check_auth_between_daemons(ninfd, meta, work, daemons)
         check_view_headers(meta, mport, key)

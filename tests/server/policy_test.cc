@@ -356,8 +356,6 @@ TEST_CASE("openblas_core_detected_in_a_child", "[policy]") {
   const std::string core = DetectedOpenblasCore();
   CHECK_FALSE(core.empty());
   CHECK(core.size() < 64);
-  // Raising it is never a step down on this machine.
   const std::string better = PreferredOpenblasCore(core, HostIsa());
-  if (!better.empty()) CHECK(better != core);
   WARN("OpenBLAS picks " << core << " here; executables get " << (better.empty() ? core : better));
 }
