@@ -91,6 +91,19 @@ void RememberSameHostPath(const ServerAddress &server, const std::string &path, 
 
 namespace {
 
+// The same-host path a connection to `server` takes, if any.
+std::optional<SameHostPath> SameHostPathFor(const ClientOptions &o, const ServerAddress &server,
+                                            bool tcp_only) {
+  // A server behind a relay has no same-host path of its own to offer.
+  if (o.transport == ClientOptions::Transport::kTcp || tcp_only || !server.unix_path.empty() ||
+      !server.relay_name.empty())
+    return std::nullopt;
+  std::lock_guard<std::mutex> lock(g_connect_mutex);
+  auto it = g_same_host.find(server.Key());
+  if (it == g_same_host.end()) return std::nullopt;
+  return it->second;
+}
+
 // ConnectToServer and ConnectToMetaserver: `advise` appends what to change
 // when the connection itself fails.
 Status Connect(const ServerAddress &server, std::unique_ptr<Channel> *out, bool tcp_only,
@@ -100,13 +113,7 @@ Status Connect(const ServerAddress &server, std::unique_ptr<Channel> *out, bool 
   auth::KeyRing keys;
   if (!o.key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(o.key_file, &keys));
   int fd = -1;
-  std::optional<SameHostPath> same;
-  // A server behind a relay has no same-host path of its own to offer.
-  if (o.transport != ClientOptions::Transport::kTcp && !tcp_only && server.unix_path.empty() &&
-      server.relay_name.empty()) {
-    std::lock_guard<std::mutex> lock(g_connect_mutex);
-    if (auto it = g_same_host.find(server.Key()); it != g_same_host.end()) same = it->second;
-  }
+  const std::optional<SameHostPath> same = SameHostPathFor(o, server, tcp_only);
   Status connected;
   if (!server.unix_path.empty())
     connected = ConnectUnix(server.unix_path, &fd);
@@ -149,6 +156,11 @@ Status ConnectToServer(const ServerAddress &server, std::unique_ptr<Channel> *ou
 
 Status ConnectToMetaserver(const ServerAddress &meta, std::unique_ptr<Channel> *out) {
   return Connect(meta, out, false, false);
+}
+
+bool TakesSameHostPath(const ServerAddress &server) {
+  ClientOptions o;
+  return CheckedOptions(&o).ok() && SameHostPathFor(o, server, false).has_value();
 }
 
 Status TakeHandover(Channel &ch) {

@@ -38,6 +38,11 @@ Status ConnectToMetaserver(const ServerAddress &meta, std::unique_ptr<Channel> *
 // socket `path` as process `pid`: later connections to it take that path.
 void RememberSameHostPath(const ServerAddress &server, const std::string &path, int pid);
 
+// Whether ConnectToServer(server) tries a same-host path now: a call whose
+// interface was just asked over loopback TCP reconnects to send its
+// arguments that way (shared memory, no TCP copies).
+bool TakesSameHostPath(const ServerAddress &server);
+
 // The answer to FRAME_CALL of a function whose executables run where a
 // launcher puts them: ninfd names the executable, and `ch` becomes a
 // connection to it (protocol/ninf.proto, Redirect).

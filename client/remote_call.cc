@@ -47,7 +47,13 @@ Status RemoteCall::Open(const char *name, InterfacePtr *iface) {
   NINF_RETURN_IF_ERROR(config);
   if (!placed) {
     NINF_RETURN_IF_ERROR(ConnectToServer(server_, &channel_));
-    return GetInterface(server_, function_, *channel_, iface);
+    NINF_RETURN_IF_ERROR(GetInterface(server_, function_, *channel_, iface));
+    // The interface reply of a server on this host names its same-host
+    // path: the process's first call takes it too (Execute reconnects), not
+    // the loopback TCP connection that asked, where big arguments cross in
+    // socket-buffer pieces.
+    if (!channel_->local() && TakesSameHostPath(server_)) Detach();
+    return Status::Ok();
   }
   Status st = MetaInterface(meta, function_, iface);
   if (st.ok()) {

@@ -154,6 +154,8 @@ struct ControlMsg {
   double work_flops = 0;        // ARGS_RECEIVED, CALL_DONE, WANT_SLOT: CalcOrder on the IN scalars
                                 // (0: none)
   double queue_seconds = 0;     // HANDOFF, SLOT: how long the call waited for its slot
+  uint64_t peak_rss_bytes = 0;  // CALL_DONE: the executable's resident peak over the call
+                                // (0: unknown; stubs/runtime/peak_memory.h)
   uint64_t store_id = 0;        // HANDOFF (two-phase), KEPT: the store entry
   uint32_t param = 0;           // KEEP: the parameter, or kKeepWholeResult
   uint8_t token[kStoreTokenSize] = {};           // HANDOFF (two-phase), KEPT: the entry's token

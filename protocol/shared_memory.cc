@@ -64,25 +64,72 @@ void SharedSegment::Reset() {
   device_ = inode_ = 0;
 }
 
-Status SharedSegment::Create(uint64_t bytes, SharedSegment *out) {
-  SharedSegment s;
-  s.fd_ = ::memfd_create("ninf-arrays", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (s.fd_ < 0) return NoMemory("cannot create", bytes);
-  if (::ftruncate(s.fd_, static_cast<off_t>(bytes)) != 0 ||
-      ::fcntl(s.fd_, F_ADD_SEALS, F_SEAL_SHRINK) != 0)
-    return NoMemory("cannot size", bytes);
-  s.data_ = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s.fd_, 0);
-  if (s.data_ == MAP_FAILED) {
-    s.data_ = nullptr;
-    return NoMemory("cannot map", bytes);
+namespace {
+
+uint64_t MappedLength(uint64_t bytes, const struct stat &st) {
+  // A hugetlbfs file's block is its page; a length that is not a multiple of
+  // it is rounded up by mmap but refused by munmap, so it is rounded here.
+  const uint64_t block = st.st_blksize > 0 ? static_cast<uint64_t>(st.st_blksize) : 1;
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  return block > page ? (bytes + block - 1) / block * block : bytes;
+}
+
+}  // namespace
+
+// A segment of huge pages, when the administrator reserved some
+// (vm.nr_hugepages) and `bytes` is large enough: filling fresh 4 KiB pages
+// costs a fault each (about 1.5 GB/s for a new 32 MiB segment here), huge
+// pages a few faults in all (about 6 GB/s). False, with nothing held, when
+// there are none to spare: mapping a hugetlb memfd reserves its pages, and
+// fails at once without them.
+bool SharedSegment::CreateHuge(uint64_t bytes, SharedSegment *out) {
+  if (bytes < kHugeSegmentMin) return false;
+  const int fd = ::memfd_create("ninf-arrays", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB);
+  if (fd < 0) return false;
+  struct stat st {};
+  uint64_t length = 0;
+  bool ok = ::fstat(fd, &st) == 0 && (length = MappedLength(bytes, st)) > 0 &&
+            ::ftruncate(fd, static_cast<off_t>(length)) == 0 &&
+            ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) == 0;
+  void *data = ok ? ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+  if (data == MAP_FAILED) {
+    ::close(fd);
+    return false;
   }
-  s.size_ = bytes;
+  Adopt(fd, data, length, out);
+  return true;
+}
+
+void SharedSegment::Adopt(int fd, void *data, uint64_t size, SharedSegment *out) {
+  SharedSegment s;
+  s.fd_ = fd;
+  s.data_ = data;
+  s.size_ = size;
   struct stat st {};
   if (::fstat(s.fd_, &st) == 0) {
     s.device_ = st.st_dev;
     s.inode_ = st.st_ino;
   }
   *out = std::move(s);
+}
+
+Status SharedSegment::Create(uint64_t bytes, SharedSegment *out) {
+  if (CreateHuge(bytes, out)) return Status::Ok();
+  const int fd = ::memfd_create("ninf-arrays", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return NoMemory("cannot create", bytes);
+  if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0 ||
+      ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) != 0) {
+    Status st = NoMemory("cannot size", bytes);
+    ::close(fd);
+    return st;
+  }
+  void *data = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (data == MAP_FAILED) {
+    Status st = NoMemory("cannot map", bytes);
+    ::close(fd);
+    return st;
+  }
+  Adopt(fd, data, bytes, out);
   return Status::Ok();
 }
 
@@ -94,17 +141,18 @@ Status SharedSegment::Map(int fd, uint64_t bytes, SharedSegment *out) {
   if (seals < 0 || !(seals & F_SEAL_SHRINK) || ::fstat(fd, &st) != 0)
     return Status(NINF_ERR_PROTOCOL, "the shared segment is not a memfd sealed against shrinking");
   const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (size < bytes)
+  const uint64_t length = MappedLength(bytes, st);  // a huge-page segment's whole pages
+  if (size < length)
     return Status(NINF_ERR_PROTOCOL, "the shared segment holds " + std::to_string(size) +
-                                         " bytes, the call needs " + std::to_string(bytes));
+                                         " bytes, the call needs " + std::to_string(length));
   // Populated at once: the client has touched every page already, and
   // mapping them in one go costs far less than a fault per 4 KiB page.
-  s.data_ = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+  s.data_ = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
   if (s.data_ == MAP_FAILED) {
     s.data_ = nullptr;
     return NoMemory("cannot map", bytes);
   }
-  s.size_ = bytes;
+  s.size_ = length;
   s.device_ = st.st_dev;
   s.inode_ = st.st_ino;
   *out = std::move(s);

@@ -40,6 +40,10 @@ NINF_PROTOCOL_API SharedPlacement PlaceShared(const wire::FunctionInterface &ifa
 // or returned).
 NINF_PROTOCOL_API bool InSharedSegment(const wire::Param &p);
 
+// Segments at least this large are made of huge pages when there are any
+// (a smaller one would waste most of its last 2 MiB page).
+inline constexpr uint64_t kHugeSegmentMin = 4ull << 20;
+
 class NINF_PROTOCOL_API SharedSegment {
  public:
   SharedSegment() = default;
@@ -50,7 +54,9 @@ class NINF_PROTOCOL_API SharedSegment {
   SharedSegment &operator=(const SharedSegment &) = delete;
 
   // The client's side: a new segment of `bytes`, mapped, sealed against
-  // shrinking. Errors: NINF_ERR_NO_MEMORY.
+  // shrinking; of huge pages (size() rounded up to whole ones) when it is at
+  // least kHugeSegmentMin and the system has huge pages to spare
+  // (vm.nr_hugepages; docs/protocol.md, "The same-host path"). Errors: NINF_ERR_NO_MEMORY.
   static Status Create(uint64_t bytes, SharedSegment *out);
 
   // The executable's side: maps the first `bytes` of the segment `fd` (owned
@@ -71,6 +77,10 @@ class NINF_PROTOCOL_API SharedSegment {
 
  private:
   void Reset();
+  // Create's huge-page attempt: false, with nothing held, when it fails.
+  static bool CreateHuge(uint64_t bytes, SharedSegment *out);
+  // Takes `fd` and its mapping `data` of `size` bytes.
+  static void Adopt(int fd, void *data, uint64_t size, SharedSegment *out);
 
   void *data_ = nullptr;
   uint64_t size_ = 0;

@@ -166,6 +166,11 @@ std::string FormatPrometheus(const Gauges &g, const Counters &c) {
     HistogramSamples(&out, fn + "," + P::Label("phase", "transfer"), f.transfer_histogram);
     HistogramSamples(&out, fn + "," + P::Label("phase", "compute"), f.compute_histogram);
   }
+  out.Head("ninf_executable_peak_rss_bytes", "gauge",
+           "The largest resident memory one executable of the function reached over one call.");
+  for (const auto &[name, f] : functions)
+    out.Sample("ninf_executable_peak_rss_bytes", P::Label("function", name),
+               static_cast<double>(f.peak_rss_bytes));
   // Per user (bounded: Counters::user_labels, then "other").
   out.Head("ninf_user_calls_total", "counter", "Calls of each user by how they ended.");
   for (const UserGauge &u : g.users) {

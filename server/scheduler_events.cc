@@ -1,5 +1,6 @@
 // Scheduler: what the executables (JobEvents) and the clients' connections
 // (forwarded by the Server) tell about a call, and what each means for it.
+#include <algorithm>
 #include <cmath>
 
 #include "daemon/log.h"
@@ -184,7 +185,9 @@ void Scheduler::RecordCallDone(const Job &job, const ControlMsg &msg) {
   counters_.RecordCall(job.function(), outcome, std::isfinite(busy) ? busy : 0, msg.bytes_in,
                        msg.bytes_out);
   if (hooks_.user_call) hooks_.user_call(job.params().owner, outcome);
-  counters_.functions[job.function()].single_threaded = msg.threads == 1;
+  FunctionStats &f = counters_.functions[job.function()];
+  f.single_threaded = msg.threads == 1;
+  f.peak_rss_bytes = std::max(f.peak_rss_bytes, msg.peak_rss_bytes);
   if (outcome == CallOutcome::kCompleted) {
     counters_.RecordPhases(job.function(), msg.recv_seconds + msg.send_seconds, msg.compute_seconds,
                            job.threads());
@@ -197,11 +200,12 @@ void Scheduler::RecordCallDone(const Job &job, const ControlMsg &msg) {
   spdlog::info(
       "event=call_done job={} call={} function={} user={} peer={} outcome={} error={} "
       "bytes_in={} bytes_out={} queue_seconds={} recv_seconds={} compute_seconds={} "
-      "send_seconds={} wall_seconds={}",
+      "send_seconds={} wall_seconds={} peak_rss_bytes={}",
       job.id(), msg.call_id, job.function(), ShownUser(job.params().owner),
       job.conn() ? job.conn()->peer() : "-", CallOutcomeName(outcome), msg.error_code, msg.bytes_in,
       msg.bytes_out, Sec(queue), Sec(msg.recv_seconds), Sec(msg.compute_seconds),
-      Sec(msg.send_seconds), Sec(SecondsBetween(job.call_started(), Clock::now())));
+      Sec(msg.send_seconds), Sec(SecondsBetween(job.call_started(), Clock::now())),
+      msg.peak_rss_bytes);
 }
 
 void Scheduler::OnReleased(Job &job) {

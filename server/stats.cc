@@ -196,6 +196,7 @@ std::string FormatStats(const Gauges &g, const Counters &c) {
     Line(&out, prefix + "wait_seconds", Seconds(f.wait_seconds));
     Line(&out, prefix + "transfer_seconds", Seconds(f.transfer_seconds));
     Line(&out, prefix + "compute_seconds", Seconds(f.compute_seconds));
+    Line(&out, prefix + "peak_rss_bytes", f.peak_rss_bytes);
   }
   for (const UserGauge &u : g.users) {
     UserCallStats calls;

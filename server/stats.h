@@ -55,6 +55,10 @@ struct FunctionStats {
   // Its executable has no thread library (it said so at CALL_DONE): more
   // than one core would sit idle.
   bool single_threaded = false;
+  // The largest resident peak one of its executables reached over one call
+  // (CTL_CALL_DONE; stubs/runtime/peak_memory.h): the call's arrays plus
+  // the process's own code, libraries and kept buffers.
+  uint64_t peak_rss_bytes = 0;
 };
 
 // One user's calls, by how they ended (denied: refused by an allow list or

@@ -481,6 +481,7 @@ int CallServer::Serve(int client_fd) {
   for (;;) {
     FrameHeader h;
     uint64_t in_before = ch.bytes_received(), out_before = ch.bytes_sent();
+    peak_.Reset();  // while the client has not sent the call yet
     Status st = ch.RecvHeader(max_payload, &h);
     if (!st.ok()) {
       // A persistent client that simply goes away ends the session cleanly.
@@ -514,6 +515,7 @@ int CallServer::Serve(int client_fd) {
     done.threads = UsesThreads() || Shares(team_) ? 0 : 1;
     done.bytes_in = ch.bytes_received() - in_before;
     done.bytes_out = ch.bytes_sent() - out_before;
+    done.peak_rss_bytes = peak_.PeakBytes();  // the client has its answer already
     Report(done);
     if (!st.ok() || !persistent) break;
   }

@@ -30,6 +30,7 @@
 #include "stubs/runtime/heartbeats.h"
 #include "stubs/runtime/kept_data.h"
 #include "stubs/runtime/ninf_stub.h"
+#include "stubs/runtime/peak_memory.h"
 
 namespace ninf::stub {
 
@@ -160,6 +161,7 @@ class CallServer {
   uint64_t calls_ = 0;           // ARGS frames served on this connection
   bool submitted_ = false;       // a two-phase call's ticket is out: results go to ninfd
   Heartbeats heartbeats_;        // while a routine runs (heartbeats.h)
+  PeakMemory peak_;              // each call's resident peak (CTL_CALL_DONE)
 };
 
 }  // namespace ninf::stub
