@@ -65,17 +65,25 @@ start_soak_daemon() {
   log "daemon pid=$daemon_pid server=$NINF_SERVER args=\"$*\""
 }
 
-# sample NAME: ninfd's resident memory, open descriptors and child processes
-# (warm and handle executables) into rss_NAME, fds_NAME, children_NAME.
+# sample NAME: ninfd's resident memory (now, and its peak so far), open
+# descriptors and child processes (warm and handle executables), and the
+# largest resident peak one echo executable reached over one call (ninfd
+# --status), into rss_NAME, hwm_NAME, fds_NAME, children_NAME, exe_peak_NAME.
 sample() {
-  local rss fds children
+  local rss hwm fds children exe_peak
   rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$daemon_pid/status")
+  hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$daemon_pid/status")
+  exe_peak=$("$build/server/ninfd" --status --server "$NINF_SERVER" 2>/dev/null |
+    sed -n 's/^function\.echo\.peak_rss_bytes://p')
+  exe_peak=$(( ${exe_peak:-0} / 1024 ))
   fds=$(find "/proc/$daemon_pid/fd" -mindepth 1 -maxdepth 1 | wc -l)
   children=$(pgrep -P "$daemon_pid" | wc -l || true)
   printf -v "rss_$1" '%s' "$rss"
+  printf -v "hwm_$1" '%s' "$hwm"
   printf -v "fds_$1" '%s' "$fds"
   printf -v "children_$1" '%s' "$children"
-  log "sample name=$1 rss_kb=$rss fds=$fds children=$children"
+  printf -v "exe_peak_$1" '%s' "$exe_peak"
+  log "sample name=$1 rss_kb=$rss hwm_kb=$hwm fds=$fds children=$children exe_peak_kb=$exe_peak"
 }
 
 # The kernel's count of connections dropped because a listen backlog was
@@ -237,6 +245,7 @@ soak_table() {
   local line_var="$1_line" cpu_var="$1_cpu" lost_var="$1_lost" wrong_var="$1_wrong"
   local line=${!line_var} rss_b="rss_$1_before" rss_a="rss_$1_after" fds_b="fds_$1_before"
   local fds_a="fds_$1_after" ch_b="children_$1_before" ch_a="children_$1_after"
+  local hwm_a="hwm_$1_after" exe_a="exe_peak_$1_after"
   echo "| what | value |"
   echo "|---|---|"
   echo "| calls | $(field "$line" calls) in $(field "$line" seconds) s |"
@@ -246,7 +255,8 @@ soak_table() {
   echo "| ninfd CPU (user + system) | ${!cpu_var} s |"
   echo "| lost (error returned) | ${!lost_var} |"
   echo "| wrong (result differs) | ${!wrong_var} |"
-  echo "| ninfd RSS before / after | $(mib "${!rss_b}") / $(mib "${!rss_a}") MiB |"
+  echo "| ninfd RSS before / after / peak | $(mib "${!rss_b}") / $(mib "${!rss_a}") / $(mib "${!hwm_a}") MiB |"
+  echo "| echo executable's largest peak over one call | $(mib "${!exe_a}") MiB |"
   echo "| ninfd open fds before / after | ${!fds_b} / ${!fds_a} |"
   echo "| ninfd children before / after | ${!ch_b} / ${!ch_a} |"
 }

@@ -84,12 +84,14 @@ void Scheduler::OnArgsReceived(Job &job, bool resumed) {
   // normal for a client that sent everything): now the routine runs, a
   // heartbeat can tell whether it is still there to read the result.
   if (job.two_phase() && job.conn()) {
-    // The executable has sent the ticket: the client may leave, and its
-    // leaving cancels nothing. The connection is finished gently.
+    // The executable sends the ticket next: the client may then leave, and
+    // its leaving cancels nothing. ninfd only closes its own descriptor: a
+    // shutdown (Finish) would shut the socket the executable still writes
+    // the ticket to.
     daemon::Connection *conn = job.conn();
     conn->set_data(nullptr);
     job.detach_conn();
-    conn->Finish();
+    conn->Close();
   }
   if (job.conn() && job.conn()->peer_shut_write()) job.Probe();
   hooks_.publish_load();  // the call's size is known now

@@ -199,8 +199,11 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, bool slot_after_
                                           .work_flops = done->work_flops}));
     t_slot = Now();
   }
-  if (call.plan.two_phase) NINF_RETURN_IF_ERROR(SendTicket(ch));
+  // ninfd hears first: a two-phase client leaves once it has its ticket,
+  // and its hang-up must find ninfd told that the call no longer needs it
+  // (else the hang-up reads as a cancel and the call is killed).
   Report({.kind = CTL_ARGS_RECEIVED, .work_flops = done->work_flops});
+  if (call.plan.two_phase) NINF_RETURN_IF_ERROR(SendTicket(ch));
   NINF_RETURN_IF_ERROR(Invoke(ch, &call));
   const double t_computed = Now();
 
