@@ -94,15 +94,16 @@ start_server() {
   server_pids=()
   case $peer in
     ninf | ninf-oneshot)
-      # 16 handles at once need 16 slots; the thread budget stays adaptive
+      # 16 clients calling at once need 16 slots (20: room for a last
+      # process's executables still stopping); the thread budget stays adaptive
       # (a lone dgesv gets every core).
       if [[ $place == host ]]; then
-        start_daemon -- --slots 16
+        start_daemon -- --slots 20
         address=$NINF_SERVER
       else
         start_side ninfd "$work/ninfd.ready" veth "$build/server/ninfd" --port 0 \
           --ready-file "$work/ninfd.ready" --registry "$build/stubs/registry" --unix-socket "" \
-          --slots 16 --listen "$host" --insecure --log-level warn
+          --slots 20 --listen "$host" --insecure --log-level warn
         address="$host:$(head -n1 "$work/ninfd.ready")"
       fi
       server_pids+=("$bg_pid") ;;
@@ -216,15 +217,19 @@ run_peer() {
 # The raw TCP baseline of the round-trip rows, in this run (one host only:
 # raw_pingpong's echo side is its own forked child).
 run_raw() {
-  local max=0 s b
+  local max=0 s b wanted=""
   for s in "${size_list[@]}"; do
     b=$(numfmt --from=iec "$s")
+    wanted+=" $b"
     ((b > max)) && max=$b
   done
-  "$build/bench/raw_pingpong" --max-size "$max" | awk '
+  # raw_pingpong measures every power of 4 up to the largest; only the
+  # sizes of this run's rows are kept.
+  "$build/bench/raw_pingpong" --max-size "$max" | awk -v wanted="$wanted " '
     $1 == "raw" || $1 == "raw_latency" {
       for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
       w = $1 == "raw" ? "echo" : "null"; sz = $1 == "raw" ? f["size"] : 0
+      if (w == "echo" && index(wanted, " " sz " ") == 0) next
       printf "place=host peer=raw workload=%s size=%s median=%s min=%s p90=%s reps=%s unit=us\n",
         w, sz, f["rtt_us"], f["rtt_us"], f["rtt_us"], f["iters"] }' | tee -a "$raw" >&2
 }
