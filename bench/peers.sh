@@ -192,10 +192,16 @@ run_rate() {
     wait "${pids[i]}" || { echo "$0: $peer rate client $i failed on $place" >&2; tail -n 5 "$work/client.log" >&2; exit 1; }
   done
   cat "$work"/rate.*.out | awk -v peer="$peer" -v place="$place" -v k="$k" -v s="$seconds" '
-    { for (i = 1; i <= NF; i++) if ($i ~ /^calls=/) { sub("calls=", "", $i); sum += $i; n++ } }
+    { for (i = 1; i <= NF; i++) {
+        if ($i ~ /^calls=/) { sub("calls=", "", $i); sum += $i; n++ }
+        if ($i ~ /^late=1/) late++ } }
     END { if (n != k) exit 1
-          printf "place=%s peer=%s workload=rate size=%d median=%.1f min=%.1f p90=%.1f reps=%d unit=calls/s\n",
-            place, peer, k, sum / s, sum / s, sum / s, k }' | tee -a "$raw" >&2
+          printf "place=%s peer=%s workload=rate size=%d median=%.1f min=%.1f p90=%.1f reps=%d late=%d unit=calls/s\n",
+            place, peer, k, sum / s, sum / s, sum / s, k, late }' | tee -a "$raw" >&2
+  # A process that missed the start of the window undercounts its peer.
+  if grep -q ' late=[1-9]' <(tail -n1 "$raw"); then
+    echo "peers.sh: warning: $peer $place $k clients: some started after the window opened" >&2
+  fi
   rm -f "$work"/rate.*.out
 }
 

@@ -108,16 +108,18 @@ def report(workload, size, times):
 def rate(client, args):
     start = args.start_at if args.start_at > 0 else time.time() + 0.5
     stop = start + args.seconds
-    calls = 0
+    calls, late = 0, None
     while True:
         null_call(client, None)
         now = time.time()
+        if late is None:
+            late = int(now > start)  # started after the window opened
         if now >= stop:
             break
         if now >= start:
             calls += 1
-    print(f'peer=dask workload=rate size=0 calls={calls} seconds={args.seconds:.3f} unit=calls',
-          flush=True)
+    print(f'peer=dask workload=rate size=0 calls={calls} seconds={args.seconds:.3f} late={late} '
+          'unit=calls', flush=True)
 
 
 def main():

@@ -165,18 +165,24 @@ static int run_dgesv(const PeerOps *ops, const Options *o) {
   return status;
 }
 
-/* Null calls until the window ends; only those completed inside it count. */
+/*
+ * Null calls until the window ends; only those completed inside it count.
+ * late=1 says the first call completed after the window opened (the
+ * process started too late to count all of it), which the driver reports.
+ */
 static int run_rate(const PeerOps *ops, const Options *o) {
   double start = o->start_at > 0 ? o->start_at : wall_now() + 0.5, stop = start + o->seconds;
   long calls = 0;
+  int late = -1;
   for (;;) {
     if (ops->null_call(ops->ctx) != 0) return 1;
     double now = wall_now();
+    if (late < 0) late = now > start;
     if (now >= stop) break;
     if (now >= start) calls++;
   }
-  printf("peer=%s workload=rate size=0 calls=%ld seconds=%.3f unit=calls\n", ops->name, calls,
-         o->seconds);
+  printf("peer=%s workload=rate size=0 calls=%ld seconds=%.3f late=%d unit=calls\n", ops->name,
+         calls, o->seconds, late);
   return 0;
 }
 

@@ -84,7 +84,8 @@ def figure(workload, record):
         return '—'
     value = float(record['median'])
     if higher_is_better(workload):
-        return f'{value:,.0f}'
+        # late: some client processes missed the window's start (undercounted).
+        return f'{value:,.0f}' + (' (late)' if int(record.get('late', '0')) > 0 else '')
     return f'{value:,.1f} µs' if value < 10000 else f'{value / 1000:,.1f} ms'
 
 
@@ -118,14 +119,14 @@ def plot(rows, path):
               ('dgesv', 'dgesv end to end, median µs', axes[1][0]), ('rate', 'null calls/s, all clients', axes[1][1])]
     for workload, title, ax in panels:
         ax.set_title(title)
-        for peer in SHOWN:
+        for color, peer in enumerate(SHOWN):
             for place, style in (('host', '-o'), ('veth', '--s')):
                 pts = sorted((k[1], float(v[peer]['median'])) for k, v in rows.items()
                              if k[0] == workload and k[2] == place and peer in v)
                 if not pts:
                     continue
                 xs = [p[0] if workload != 'null' else PLACES.index(place) for p in pts]
-                ax.plot(xs, [p[1] for p in pts], style, label=f'{peer} {place}')
+                ax.plot(xs, [p[1] for p in pts], style, color=f'C{color}', label=f'{peer} {place}')
         if workload == 'echo':
             ax.set_xscale('log', base=2)
             ax.set_xlabel('bytes each way')
