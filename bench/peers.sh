@@ -56,8 +56,10 @@ bench_option --peers LIST peers ninf,ninf-oneshot,grpc,zeromq,dask "" "peers to 
 bench_parse "${args[@]}"
 bench_need server/ninfd bench/raw_pingpong bench/peers/ninf_client bench/peers/grpc_server \
   bench/peers/grpc_client bench/peers/zmq_server bench/peers/zmq_client
-[[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import distributed, scipy' 2>/dev/null ||
-  { echo "$0: /usr/bin/python3 lacks distributed or scipy (scripts/deps.sh)" >&2; exit 1; }
+if ! /usr/bin/python3 -c 'import distributed, scipy' 2>/dev/null; then
+  echo "$0: /usr/bin/python3 lacks distributed or scipy (scripts/deps.sh)" >&2
+  exit 1
+fi
 [[ $netns -eq 0 ]] || bench_need_root "the veth placement (ninf-sites); --no-netns skips it"
 
 cores=$(nproc)
@@ -75,7 +77,9 @@ IFS=, read -r -a peer_list <<<"$peers"
 
 # ---- servers: start_server PEER PLACE sets `address` (the client's form) --
 
-server_host() { [[ $1 == host ]] && echo 127.0.0.1 || site_addr s1; }
+server_host() {
+  if [[ $1 == host ]]; then echo 127.0.0.1; else site_addr s1; fi
+}
 
 # COMMAND on the server's side of PLACE, in the background (start_bg).
 start_side() {
@@ -138,6 +142,8 @@ start_server() {
 stop_server() {
   local pid
   for pid in "${server_pids[@]}"; do bench_stop "$pid"; done
+  # lib.sh's record of the loopback ninfd, stopped above.
+  # shellcheck disable=SC2034
   daemon_pid=""
   server_pids=()
 }
@@ -197,9 +203,11 @@ run_rate() {
         if ($i ~ /^late=1/) late++ } }
     END { if (n != k) exit 1
           printf "place=%s peer=%s workload=rate size=%d median=%.1f min=%.1f p90=%.1f reps=%d late=%d unit=calls/s\n",
-            place, peer, k, sum / s, sum / s, sum / s, k, late }' | tee -a "$raw" >&2
+            place, peer, k, sum / s, sum / s, sum / s, k, late }' >"$work/rate.line" ||
+    { echo "$0: $peer $place: fewer than $k rate lines" >&2; exit 1; }
+  tee -a "$raw" <"$work/rate.line" >&2
   # A process that missed the start of the window undercounts its peer.
-  if grep -q ' late=[1-9]' <(tail -n1 "$raw"); then
+  if grep -q ' late=[1-9]' "$work/rate.line"; then
     echo "peers.sh: warning: $peer $place $k clients: some started after the window opened" >&2
   fi
   rm -f "$work"/rate.*.out
