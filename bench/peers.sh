@@ -19,7 +19,8 @@
 #              sum of their calls/s.
 # Peers: ninf (GridRPC function handles: one running executable per handle,
 # as every other peer keeps one running server), ninf-oneshot (Ninf_call,
-# an executable per call), grpc (callback server, bytes fields), zeromq
+# an executable per call), grpc (callback server, bytes fields, pooled
+# messages), zeromq
 # (REQ/REP, zero-copy sends), dask (scheduler + one worker process with one
 # thread per core, scatter for arrays of 1 MiB and more), and raw (the TCP
 # ping-pong baseline, bench/raw_pingpong, one host only).

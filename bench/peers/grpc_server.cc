@@ -4,7 +4,9 @@
 //     grpc_server --listen ADDRESS:PORT --ready-file FILE
 //
 // PORT 0 picks a free one; the port bound is written to FILE. Messages of
-// any size are accepted (gRPC's default receive limit is 4 MiB).
+// any size are accepted (gRPC's default receive limit is 4 MiB). Echo and
+// Dgesv take their messages from pools (grpc_message_pool.h), gRPC's
+// mechanism for reusing message buffers across RPCs.
 #include <grpcpp/grpcpp.h>
 #include <lapacke.h>
 
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/peers/grpc_message_pool.h"
 #include "peers.grpc.pb.h"
 
 namespace {
@@ -77,6 +80,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   PeersService service;
+  MessagePool<ninfbench::EchoMessage, ninfbench::EchoMessage> echo_pool;
+  MessagePool<ninfbench::DgesvRequest, ninfbench::DgesvReply> dgesv_pool;
+  service.SetMessageAllocatorFor_Echo(&echo_pool);
+  service.SetMessageAllocatorFor_Dgesv(&dgesv_pool);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(argv[2], grpc::InsecureServerCredentials(), &port);
