@@ -23,7 +23,8 @@
 # messages), zeromq
 # (REQ/REP, zero-copy sends), dask (scheduler + one worker process with one
 # thread per core, scatter for arrays of 1 MiB and more), and raw (the TCP
-# ping-pong baseline, bench/raw_pingpong, one host only).
+# ping-pong baseline: bench/raw_pingpong on one host, bench/peers/raw_tcp's
+# server and client across the veth pair).
 #
 # Placements: host (everything on loopback; each peer uses the same-host
 # path it has, which for Ninf means its Unix-domain socket and shared
@@ -56,7 +57,7 @@ bench_option --null-reps R null_reps 1000 50 "timed null calls (after a tenth as
 bench_option --peers LIST peers ninf,ninf-oneshot,grpc,zeromq,dask "" "peers to run"
 bench_parse "${args[@]}"
 bench_need server/ninfd bench/raw_pingpong bench/peers/ninf_client bench/peers/grpc_server \
-  bench/peers/grpc_client bench/peers/zmq_server bench/peers/zmq_client
+  bench/peers/grpc_client bench/peers/zmq_server bench/peers/zmq_client bench/peers/raw_tcp
 if ! /usr/bin/python3 -c 'import distributed, scipy' 2>/dev/null; then
   echo "$0: /usr/bin/python3 lacks distributed or scipy (scripts/deps.sh)" >&2
   exit 1
@@ -158,6 +159,7 @@ client_command() {
     grpc) echo "$build/bench/peers/grpc_client" ;;
     zeromq) echo "$build/bench/peers/zmq_client" ;;
     dask) echo "/usr/bin/python3 $peer_dir/dask_client.py" ;;
+    raw) echo "$build/bench/peers/raw_tcp" ;;
   esac
 }
 
@@ -249,6 +251,23 @@ run_raw() {
         w, sz, f["rtt_us"], f["rtt_us"], f["rtt_us"], f["iters"] }' | tee -a "$raw" >&2
 }
 
+# The same baseline across the veth pair: raw_tcp's server in the site and
+# its client in the hub (raw_pingpong cannot be split in two).
+run_raw_veth() {
+  local host s
+  echo "peers.sh: raw TCP on veth" >&2
+  host=$(site_addr s1)
+  start_side raw_tcp "$work/raw.ready" veth "$build/bench/peers/raw_tcp" --listen "$host" \
+    --ready-file "$work/raw.ready"
+  server_pids=("$bg_pid")
+  address="$host:$(head -n1 "$work/raw.ready")"
+  run_client raw veth --workload null --reps "$null_reps" --warmup $((null_reps / 10 + 1))
+  for s in "${size_list[@]}"; do
+    run_client raw veth --workload echo --size "$s" --reps "$reps" --warmup 1
+  done
+  stop_server
+}
+
 {
   echo "# cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1 | tr ' ' '_')"
   echo "# cores=$cores openblas_coretype=${OPENBLAS_CORETYPE:-default} quick=$quick"
@@ -262,6 +281,7 @@ if [[ $netns -eq 1 ]]; then
   placements+=(veth)
 fi
 for place in "${placements[@]}"; do
+  [[ $place == host ]] || run_raw_veth
   for peer in "${peer_list[@]}"; do run_peer "$peer" "$place"; done
 done
 
