@@ -8,9 +8,16 @@ BUILD=${NINF_BUILD:-build}
 # into errors.
 werror=false
 [ "${NINF_WERROR:-0}" = 1 ] && werror=true
+# -Dpeers=true: the release build also compiles bench/peers/ (gRPC C++ and
+# ZeroMQ peers of bench/peers.sh), so that its smoke test runs with the rest;
+# the sanitizer, fuzz and TSan builds configure their own trees without it.
 if [ ! -f "$BUILD/build.ninja" ]; then
-  meson setup "$BUILD" --buildtype=release -Dwerror=$werror
-elif [ "$werror" = true ]; then
-  meson configure "$BUILD" -Dwerror=true
+  meson setup "$BUILD" --buildtype=release -Dwerror=$werror -Dpeers=true
+else
+  if [ "$werror" = true ]; then meson configure "$BUILD" -Dwerror=true; fi
+  # A tree configured before the option existed gets it once.
+  if [ "$(meson configure "$BUILD" 2>/dev/null | awk '$1 == "peers" { print $2 }')" != true ]; then
+    meson configure "$BUILD" -Dpeers=true
+  fi
 fi
 ninja -C "$BUILD"

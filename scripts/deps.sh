@@ -25,6 +25,10 @@ NINF_PACKAGES=(
   python3-dev python3-numpy python3-pytest python3-mesonpy patchelf python3-pip python3-venv
   scdoc systemd
   nftables
+  # bench/peers.sh (-Dpeers=true, which scripts/build.sh sets): the peers Ninf
+  # is measured against, gRPC C++, ZeroMQ and Dask distributed (with scipy's
+  # LAPACK for its dgesv), each as Debian 12 packages it.
+  libgrpc++-dev protobuf-compiler-grpc libzmq3-dev python3-distributed python3-scipy
 )
 
 missing=()

@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+"""report.py - bench/peers.sh's report: one table and one plot from one or
+more raw logs (several runs side by side).
+
+    /usr/bin/python3 bench/peers/report.py RAW [RAW2 ...] --out FILE.md
+
+Raw lines (bench/peers.sh; `#` lines are the run's settings):
+    place=P peer=NAME workload=W size=S median=M min=M p90=M reps=R unit=U
+Rows are workload x size x placement; a column per peer; "Ninf speed" is the
+best peer's median time over Ninf's (or Ninf's calls/s over the best
+peer's), so above 1 means Ninf ahead. Ninf is the function-handle client
+(peer=ninf); ninf-oneshot and raw are shown but are not peers to beat.
+With several runs each cell holds every run's figure, "run 1 / run 2".
+The plot (FILE.png, matplotlib) shows the first run.
+"""
+import argparse
+import os
+import sys
+
+NINF = 'ninf'
+RIVALS = ['grpc', 'zeromq', 'dask']
+SHOWN = [NINF, 'ninf-oneshot'] + RIVALS + ['raw']
+WORKLOADS = ['null', 'echo', 'dgesv', 'rate']
+PLACES = ['host', 'veth']
+
+
+def parse(path):
+    """({(workload, size, place): {peer: record}}, [setting lines])."""
+    rows, settings = {}, []
+    for line in open(path):
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith('#'):
+            settings.append(line.lstrip('# '))
+            continue
+        f = dict(kv.split('=', 1) for kv in line.split() if '=' in kv)
+        if not {'place', 'peer', 'workload', 'size', 'median', 'unit'} <= f.keys():
+            continue
+        key = (f['workload'], int(f['size']), f['place'])
+        rows.setdefault(key, {})[f['peer']] = f
+    return rows, settings
+
+
+def order(key):
+    workload, size, place = key
+    return (WORKLOADS.index(workload) if workload in WORKLOADS else 99, PLACES.index(place)
+            if place in PLACES else 9, size)
+
+
+def higher_is_better(workload):
+    return workload == 'rate'
+
+
+def speed(workload, peers):
+    """Ninf's speed against the best rival, or None when either is missing."""
+    if NINF not in peers:
+        return None
+    rivals = [float(peers[p]['median']) for p in RIVALS if p in peers]
+    if not rivals:
+        return None
+    ninf = float(peers[NINF]['median'])
+    if higher_is_better(workload):
+        return ninf / max(rivals)
+    return min(rivals) / ninf if ninf > 0 else None
+
+
+def size_label(workload, size):
+    if workload == 'echo':
+        for unit, div in (('MiB', 1 << 20), ('KiB', 1 << 10)):
+            if size >= div and size % div == 0:
+                return f'{size // div} {unit}'
+        return f'{size} B'
+    if workload == 'dgesv':
+        return f'n = {size}'
+    if workload == 'rate':
+        return f'{size} client' + ('s' if size != 1 else '')
+    return ''
+
+
+def figure(workload, record):
+    """A cell: µs below 10 ms, else ms; calls/s as is."""
+    if record is None:
+        return '—'
+    value = float(record['median'])
+    if higher_is_better(workload):
+        # late: some client processes missed the window's start (undercounted).
+        return f'{value:,.0f}' + (' (late)' if int(record.get('late', '0')) > 0 else '')
+    return f'{value:,.1f} µs' if value < 10000 else f'{value / 1000:,.1f} ms'
+
+
+def table(runs):
+    keys = sorted({k for rows, _ in runs for k in rows}, key=order)
+    peers = [p for p in SHOWN if any(p in rows.get(k, {}) for rows, _ in runs for k in keys)]
+    head = ['workload', 'placement'] + peers + ['Ninf speed vs best peer', 'Ninf ahead']
+    lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * 2 + '---:|' * (len(peers) + 1) + '---|']
+    behind = []
+    for key in keys:
+        workload, size, place = key
+        cells = [f'{workload} {size_label(workload, size)}'.strip(), place]
+        for p in peers:
+            cells.append(' / '.join(figure(workload, rows.get(key, {}).get(p)) for rows, _ in runs))
+        speeds = [speed(workload, rows.get(key, {})) for rows, _ in runs]
+        cells.append(' / '.join('—' if s is None else f'{s:.2f}x' for s in speeds))
+        verdicts = ['—' if s is None else ('yes' if s > 1 else 'no') for s in speeds]
+        cells.append(' / '.join(verdicts))
+        if 'no' in verdicts:
+            behind.append(cells[0] + ' on ' + place)
+        lines.append('| ' + ' | '.join(cells) + ' |')
+    return lines, behind
+
+
+def plot(rows, path):
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(2, 2, figsize=(12, 9))
+    panels = [('null', 'null call, median µs', axes[0][0]), ('echo', 'echo round trip, median µs', axes[0][1]),
+              ('dgesv', 'dgesv end to end, median µs', axes[1][0]), ('rate', 'null calls/s, all clients', axes[1][1])]
+    for workload, title, ax in panels:
+        ax.set_title(title)
+        for color, peer in enumerate(SHOWN):
+            for place, style in (('host', '-o'), ('veth', '--s')):
+                pts = sorted((k[1], float(v[peer]['median'])) for k, v in rows.items()
+                             if k[0] == workload and k[2] == place and peer in v)
+                if not pts:
+                    continue
+                xs = [p[0] if workload != 'null' else PLACES.index(place) for p in pts]
+                ax.plot(xs, [p[1] for p in pts], style, color=f'C{color}', label=f'{peer} {place}')
+        if workload == 'echo':
+            ax.set_xscale('log', base=2)
+            ax.set_xlabel('bytes each way')
+        elif workload == 'dgesv':
+            ax.set_xlabel('n')
+        elif workload == 'rate':
+            ax.set_xlabel('client processes')
+        else:
+            ax.set_xticks(range(len(PLACES)), PLACES)
+        if workload != 'rate':
+            ax.set_yscale('log')
+        ax.grid(True, alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def render(paths, out):
+    runs = [parse(p) for p in paths]
+    lines, behind = table(runs)
+    title = 'Ninf side by side with gRPC C++, ZeroMQ and Dask (bench/peers.sh)'
+    doc = [f'# {title}', '']
+    for i, (path, (_, settings)) in enumerate(zip(paths, runs), 1):
+        doc.append(f'Run {i} (`{os.path.basename(path)}`): ' + '; '.join(settings))
+        doc.append('')
+    doc += ['Medians; "Ninf" is the function-handle client. ' +
+            ('Cells give every run, "run 1 / run 2". ' if len(runs) > 1 else '') +
+            'Ninf speed = best peer time / Ninf time (rate: Ninf calls/s / best peer calls/s); '
+            'above 1 means Ninf ahead.', '']
+    doc += lines
+    doc.append('')
+    if behind:
+        doc.append('Rows where Ninf is not ahead in some run: ' + '; '.join(behind) + '.')
+    else:
+        doc.append('Ninf is ahead of every peer on every row.')
+    png = os.path.splitext(out)[0] + '.png'
+    doc += ['', f'![plot]({os.path.basename(png)})', '']
+    with open(out, 'w') as f:
+        f.write('\n'.join(doc))
+    plot(runs[0][0], png)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('raw', nargs='+')
+    p.add_argument('--out', required=True)
+    args = p.parse_args()
+    render(args.raw, args.out)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
