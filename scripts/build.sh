@@ -14,10 +14,18 @@ werror=false
 if [ ! -f "$BUILD/build.ninja" ]; then
   meson setup "$BUILD" --buildtype=release -Dwerror=$werror -Dpeers=true
 else
-  if [ "$werror" = true ]; then meson configure "$BUILD" -Dwerror=true; fi
-  # A tree configured before the option existed gets it once.
+  options=()
+  if [ "$werror" = true ]; then options+=(-Dwerror=true); fi
+  # A tree configured before the option existed gets it once (through
+  # --reconfigure: `meson configure` refuses an option the tree has not
+  # read from meson_options.txt yet).
   if [ "$(meson configure "$BUILD" 2>/dev/null | awk '$1 == "peers" { print $2 }')" != true ]; then
-    meson configure "$BUILD" -Dpeers=true
+    options+=(-Dpeers=true)
+  fi
+  if [[ " ${options[*]} " == *" -Dpeers=true "* ]]; then
+    meson setup --reconfigure "$BUILD" "${options[@]}" >/dev/null
+  elif [ ${#options[@]} -gt 0 ]; then
+    meson configure "$BUILD" "${options[@]}"
   fi
 fi
 ninja -C "$BUILD"
