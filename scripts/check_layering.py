@@ -5,7 +5,7 @@ which folder may include which.
 
 Fails, naming file:line, on an include that its folder's row does not
 allow, on a bare name that is neither a public header (installed flat) nor
-the generated ninf.pb.h, on a public header naming another by its folder
+the generated ninf.pb.h (or bench/peers' peers.pb.h and peers.grpc.pb.h), on a public header naming another by its folder
 (they are installed side by side), on an include of a file that does not exist, and on
 a source folder the table does not list.
 """
@@ -21,7 +21,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 # Installed flat, and written so that users include them by bare name.
 PUBLIC = {'ninf.h', 'grpc.h', 'ninf_binding.h', 'ninf_errors.h', 'ninf_types.h', 'ninf_stub.h',
           'ninf_stub_mpi.h'}
-GENERATED = {'ninf.pb.h'}
+GENERATED = {'ninf.pb.h', 'peers.pb.h', 'peers.grpc.pb.h'}
 # Not checked: generated golden outputs (compared byte for byte elsewhere).
 SKIP = ('tests/idl/golden/',)
 

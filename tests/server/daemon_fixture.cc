@@ -223,6 +223,15 @@ std::vector<pid_t> Daemon::ZombieChildren() const {
   return out;
 }
 
+bool Daemon::WaitNoZombies(int timeout_ms) const {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!ZombieChildren().empty()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
 bool Daemon::WaitNoChildren(int timeout_ms) const { return WaitChildren(0, timeout_ms); }
 
 bool Daemon::WaitChildren(std::size_t count, int timeout_ms) const {

@@ -87,6 +87,12 @@ class Daemon {
   std::vector<pid_t> Children() const;
   std::vector<pid_t> ZombieChildren() const;
 
+  // Waits until none of the daemon's children is a zombie: reaping is
+  // asynchronous (an executable killed a moment ago, say by SIGHUP, is a
+  // zombie until ninfd's loop sees its exit), a leaked one stays. False
+  // after `timeout_ms`.
+  bool WaitNoZombies(int timeout_ms = 5000) const;
+
   // Waits until the daemon has no children at all (every executable ended
   // and was reaped); false after `timeout_ms`.
   bool WaitNoChildren(int timeout_ms = 5000) const;

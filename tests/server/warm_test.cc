@@ -95,7 +95,7 @@ TEST_CASE("warm_later_calls_use_started_executables", "[warm]") {
   CHECK(Stat(s, "executables_started") == 6);
   CHECK(Stat(s, "completed") == 5);
   CHECK(Stat(s, "function.info.calls") == 5);
-  CHECK(fx.daemon->ZombieChildren().empty());
+  CHECK(fx.daemon->WaitNoZombies());
 
   // Each function is warmed on its own, after its own first call.
   std::string result;
