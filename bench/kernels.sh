@@ -88,7 +88,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
   echo "warm: bench_dgesv, best of $repeats solves each side after one unmeasured."
   echo "huge pages: vm.nr_hugepages during the row (2 MiB each; 0: the shared segment has 4 KiB pages)."
   echo "executable peak: the largest resident memory one dgesv executable reached over one call"
-  echo "(VmHWM over the call, ninfd --status); arrays: the call's A, b and ipiv."
+  echo "(VmHWM over the call plus the huge pages mapped, ninfd --status); arrays: the call's A, b and ipiv."
   echo
   echo "| run | kernels | huge pages | n | local GFLOPS | remote GFLOPS | remote / local (warm) | first call (n = ${ns[0]}) | executable peak (MiB) | arrays (MiB) | peak - arrays (MiB) |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"

@@ -7,7 +7,8 @@
  * By default every workload calls through GridRPC function handles (the
  * README's way for calls in a loop: one running executable per handle, as
  * the other peers keep one running server); peer=ninf. With --oneshot each
- * call is Ninf_call, which starts a fresh executable per call;
+ * call is Ninf_call: a connection and a hand-off per call, to an executable
+ * ninfd started ahead (warm) or kept from an earlier call (reused);
  * peer=ninf-oneshot. dgesv is the standard library's `linpack` (A and b
  * in, x back into b), the same traffic as the other peers' Dgesv.
  */

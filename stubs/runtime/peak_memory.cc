@@ -27,14 +27,18 @@ uint64_t PeakMemory::PeakBytes() const {
   const ssize_t n = ::pread(status_, text, sizeof text - 1, 0);
   if (n <= 0) return 0;
   text[n] = '\0';
-  return ParseVmHwmKb(text) * 1024;
+  return (ParseStatusKb(text, "VmHWM:") + ParseStatusKb(text, "HugetlbPages:")) * 1024;
 }
 
-uint64_t ParseVmHwmKb(const char *status_text) {
-  const char *line = std::strstr(status_text, "\nVmHWM:");
-  if (!line) return 0;
-  const long long kb = std::strtoll(line + 7, nullptr, 10);
-  return kb > 0 ? static_cast<uint64_t>(kb) : 0;
+uint64_t ParseStatusKb(const char *status_text, const char *field) {
+  const std::size_t length = std::strlen(field);
+  for (const char *line = status_text; line && *line; line = std::strchr(line, '\n')) {
+    if (*line == '\n') ++line;
+    if (std::strncmp(line, field, length) != 0) continue;
+    const long long kb = std::strtoll(line + length, nullptr, 10);
+    return kb > 0 ? static_cast<uint64_t>(kb) : 0;
+  }
+  return 0;
 }
 
 }  // namespace ninf::stub

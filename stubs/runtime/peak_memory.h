@@ -3,7 +3,9 @@
 // /proc/self/clear_refs sets it back to the current resident size. Reset
 // before a call's frame is read and read after its reply is sent, it is the
 // call's peak: what the process held before (code, libraries, buffers kept
-// for later calls) plus what the call added. Both files stay open, so a
+// for later calls) plus what the call added. Huge pages are not resident
+// memory to Linux (a shared segment of them, protocol/shared_memory.h):
+// those mapped when the call ends (HugetlbPages) are added. Both files stay open, so a
 // call pays two small system calls, off the client's path (the executable
 // is waiting for the client, or has already answered it).
 //
@@ -34,7 +36,8 @@ class PeakMemory {
   int status_ = -1;
 };
 
-// The kB of the "VmHWM:" line of a /proc/PID/status text; 0 without one.
-uint64_t ParseVmHwmKb(const char *status_text);
+// The kB of the line that starts with `field` (e.g. "VmHWM:") in a
+// /proc/PID/status text; 0 without one.
+uint64_t ParseStatusKb(const char *status_text, const char *field);
 
 }  // namespace ninf::stub

@@ -8,14 +8,19 @@
 #include <cstdint>
 #include <cstring>
 
-using ninf::stub::ParseVmHwmKb;
+using ninf::stub::ParseStatusKb;
 using ninf::stub::PeakMemory;
 
-TEST_CASE("the_vmhwm_line_is_parsed", "[unit]") {
-  CHECK(ParseVmHwmKb("Name:\tx\nVmPeak:\t  9000 kB\nVmHWM:\t    1234 kB\nVmRSS:\t 99 kB\n") ==
-        1234);
-  CHECK(ParseVmHwmKb("Name:\tx\nVmRSS:\t 99 kB\n") == 0);  // a kernel thread has none
-  CHECK(ParseVmHwmKb("") == 0);
+TEST_CASE("status_lines_are_parsed", "[unit]") {
+  const char *status =
+      "Name:\tx\nVmPeak:\t  9000 kB\nVmHWM:\t    1234 kB\nVmRSS:\t 99 kB\n"
+      "HugetlbPages:\t    4096 kB\n";
+  CHECK(ParseStatusKb(status, "VmHWM:") == 1234);
+  CHECK(ParseStatusKb(status, "HugetlbPages:") == 4096);
+  CHECK(ParseStatusKb(status, "Name:") == 0);                         // not a number
+  CHECK(ParseStatusKb("Name:\tx\nVmRSS:\t 99 kB\n", "VmHWM:") == 0);  // a kernel thread's
+  CHECK(ParseStatusKb("", "VmHWM:") == 0);
+  CHECK(ParseStatusKb("VmHWM:\t 7 kB\n", "VmHWM:") == 7);  // the first line too
 }
 
 TEST_CASE("the_peak_follows_touched_memory_and_resets", "[unit]") {
