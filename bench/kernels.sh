@@ -49,16 +49,18 @@ printf '%s\n' "${ns[@]}" | sort -nC || { echo "kernels.sh: --sizes must be ascen
 hugepages_file=/proc/sys/vm/nr_hugepages
 pages_before=$(cat "$hugepages_file")
 for pages in "${page_counts[@]}"; do
-  [[ $pages == "$pages_before" ]] || bench_need_root "--huge-pages reserves huge pages"
+  [[ $pages == "$pages_before" ]] && continue
+  bench_need_root "--huge-pages reserves huge pages"
+  bench_on_exit sh -c "echo $pages_before > $hugepages_file"  # restored at exit, once
+  break
 done
-bench_on_exit sh -c "echo $pages_before > $hugepages_file"
 
 : >"$raw_log"
 for run in $(seq "$runs"); do
   for kernel in "${kernels[@]}"; do
     for pages in "${page_counts[@]}"; do
       export OPENBLAS_CORETYPE=$kernel
-      echo "$pages" >"$hugepages_file"
+      [[ $pages == "$(cat "$hugepages_file")" ]] || echo "$pages" >"$hugepages_file"
       tag="run=$run kernel=$kernel pages=$(cat "$hugepages_file")"
       start_daemon -- --slots 1
       first=$("$build/examples/c/linpack_demo" "${ns[0]}" | tee -a "$work/demo.txt" |

@@ -45,16 +45,7 @@ Status RemoteCall::Open(const char *name, InterfacePtr *iface) {
   Status config;
   const bool placed = IsBareName(name) && ConfiguredMetaserver(&meta, &config);
   NINF_RETURN_IF_ERROR(config);
-  if (!placed) {
-    NINF_RETURN_IF_ERROR(ConnectToServer(server_, &channel_));
-    NINF_RETURN_IF_ERROR(GetInterface(server_, function_, *channel_, iface));
-    // The interface reply of a server on this host names its same-host
-    // path: the process's first call takes it too (Execute reconnects), not
-    // the loopback TCP connection that asked, where big arguments cross in
-    // socket-buffer pieces.
-    if (!channel_->local() && TakesSameHostPath(server_)) Detach();
-    return Status::Ok();
-  }
+  if (!placed) return OpenServer(server_, iface);
   Status st = MetaInterface(meta, function_, iface);
   if (st.ok()) {
     meta_ = meta;
@@ -64,11 +55,21 @@ Status RemoteCall::Open(const char *name, InterfacePtr *iface) {
   return OpenFallback(iface);
 }
 
+Status RemoteCall::OpenServer(const ServerAddress &server, InterfacePtr *iface) {
+  NINF_RETURN_IF_ERROR(ConnectToServer(server, &channel_));
+  NINF_RETURN_IF_ERROR(GetInterface(server, function_, *channel_, iface));
+  // The interface reply of a server on this host names its same-host path:
+  // the process's first call takes it too (Execute reconnects), not the
+  // loopback TCP connection that asked, where big arguments cross in
+  // socket-buffer pieces.
+  if (!channel_->local() && TakesSameHostPath(server)) Detach();
+  return Status::Ok();
+}
+
 Status RemoteCall::OpenFallback(InterfacePtr *iface) {
   Status last(NINF_ERR_CONNECT, "no server to fall back to");
   for (const ServerAddress &server : FallbackServers()) {
-    last = ConnectToServer(server, &channel_);
-    if (last.ok()) last = GetInterface(server, function_, *channel_, iface);
+    last = OpenServer(server, iface);
     if (last.ok()) {
       server_ = server;
       return last;

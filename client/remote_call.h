@@ -87,6 +87,9 @@ class RemoteCall {
   Status Open(const char *name, InterfacePtr *iface);
   // Opens the first of the fallback servers that serves the function.
   Status OpenFallback(InterfacePtr *iface);
+  // Connects to `server` and gets the function's interface; the connection
+  // is kept for the call unless a same-host path just became known.
+  Status OpenServer(const ServerAddress &server, InterfacePtr *iface);
   // The call on servers the metaserver ranks, the next one after a failure
   // before any result byte, each attempt reported.
   Status ExecutePlaced();
