@@ -13,6 +13,11 @@
 //     |<-- CTL_REPLYING --------------|   about to send the result
 //     |<-- CTL_CALL_DONE -------------|   outcome, byte counts, timings
 //
+// A persistent executable's first CTL_CALL_DONE carries a memfd page (over
+// a Unix-domain channel): the page its handle's later calls may find their
+// slot kept in between calls, and then begin without a message until
+// CALL_DONE (slot_lease.h).
+//
 // A persistent executable (function handles) serves further calls on the
 // same connection. Each of them takes a job slot like any other call: the
 // executable asks before it reads the arguments and waits for the answer

@@ -125,14 +125,17 @@ bool Admission::EligibleWaiting() const {
   return false;
 }
 
-Admission::Decision Admission::Offer(const CallDemand &call, double now, int *threads) {
+bool Admission::TryRun(const CallDemand &call, double now, int *threads) {
   const int granted = ThreadsFor(now, true, call.max_threads, call.ranks);
   // Waiting calls whose users hold their quota do not hold back others.
-  if (granted > 0 && !AtUserCap(call.user, call.user_slots) && !EligibleWaiting()) {
-    Hold(granted, call.user);
-    *threads = granted;
-    return Decision::kRun;
-  }
+  if (granted <= 0 || AtUserCap(call.user, call.user_slots) || EligibleWaiting()) return false;
+  Hold(granted, call.user);
+  *threads = granted;
+  return true;
+}
+
+Admission::Decision Admission::Offer(const CallDemand &call, double now, int *threads) {
+  if (TryRun(call, now, threads)) return Decision::kRun;
   if (queue_.size() >= config_.queue_limit) return Decision::kReject;
   if (call.user_queued > 0 && queued_of(call.user) >= call.user_queued)
     return Decision::kUserQueueFull;

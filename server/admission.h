@@ -143,6 +143,9 @@ class Admission {
   // under its slot quota and nobody who may start is waiting before it;
   // then *threads is its thread count.
   Decision Offer(const CallDemand &call, double now, int *threads);
+  // The call runs at once if Offer would run it (then true, *threads its
+  // threads); otherwise nothing changes but the demand noted (false).
+  bool TryRun(const CallDemand &call, double now, int *threads);
 
   // Before a call admitted after arrival is handed over: whether its
   // Offer, once its arguments are in, would be refused (kReject,

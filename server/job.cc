@@ -36,7 +36,7 @@ void Job::SetState(JobState next) {
   // Each state's transfer is watched from its start.
   progress_at_ = Clock::now();
   progress_moved_ = 0;
-  if (IdleBetweenCalls(next)) idle_since_ = progress_at_;
+  if (IdleBetweenCalls(next) || KeepsSlot(next)) idle_since_ = progress_at_;
 }
 
 void Job::NoteProgress(uint64_t moved, Clock::time_point now) {
@@ -114,7 +114,7 @@ void Job::RefuseSlot(const Status &st) {
 }
 
 void Job::Probe() {
-  if (HeartbeatWriterIn(state_) != HeartbeatWriter::kExecutable || !process_) return;
+  if (HeartbeatWriterIn(Observed()) != HeartbeatWriter::kExecutable || !process_) return;
   ControlMsg probe;
   probe.kind = CTL_PROBE;
   probe.call_id = params_.call_id;
@@ -138,7 +138,7 @@ void Job::End() { SetState(JobState::kEnded); }
 
 JobFacts Job::Facts(std::size_t queued) const {
   JobFacts f;
-  f.state = state_;
+  f.state = Observed();  // a call begun on a kept slot is a call under way
   f.persistent = params_.persistent;
   f.kill_reason = kill_reason_;
   f.function = params_.function;
@@ -220,7 +220,7 @@ void Job::Kill(KillReason reason, std::string detail) {
 void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached) {
   switch (msg.kind) {
     case CTL_KEEP:
-      if (CallOpen(state_) && attached.get() >= 0) {
+      if (CallOpen(Observed()) && attached.get() >= 0) {
         events_->OnKeep(*this, msg, std::move(attached));
         break;
       }
@@ -231,7 +231,7 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       break;
     case CTL_PROVE:
       // Only while the call reads its arguments, which is when it fetches.
-      if (ReadingArguments(state_)) {
+      if (ReadingArguments(Observed())) {
         events_->OnProve(*this, msg);
         break;
       }
@@ -248,9 +248,11 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       OnReplying();
       break;
     case CTL_CALL_DONE:
+      if (attached.get() >= 0) AdoptLeasePage(std::move(attached));
       OnCallDone(msg);
       break;
     case CTL_WANT_SLOT:
+      if (KeepsSlot(state_)) ReturnUnusedLease();
       if ((IdleBetweenCalls(state_) && params_.persistent) ||
           (state_ == JobState::kArriving && args_first_)) {
         WantSlot(msg);
@@ -260,11 +262,12 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
     case CTL_ARRIVING:
       // A handle's next call, admitted after arrival: from idle to reading
       // its arguments (watched for progress, no longer idle).
+      if (KeepsSlot(state_)) ReturnUnusedLease();
       if (IdleBetweenCalls(state_) && params_.persistent && args_first_)
         SetState(JobState::kArriving);
       break;
     case CTL_CLIENT_GONE:
-      if (CallOpen(state_)) events_->OnClientGone(*this);
+      if (CallOpen(Observed())) events_->OnClientGone(*this);
       break;
     case CTL_RELEASED:
       if (OneShotDone(state_) && reusable_) {
@@ -309,7 +312,20 @@ void Job::OnReplying() {
 }
 
 void Job::OnCallDone(const ControlMsg &msg) {
+  if (KeepsSlot(state_)) {
+    // A call on the kept slot, which ninfd learns of only now. The lease
+    // goes on unless the executable gave it back (it was taken back during
+    // the call): then the scheduler frees the slot, as after any call.
+    ++calls_done_;
+    last_call_kept_ = true;
+    const bool kept = lease_.StillLeased();
+    SetState(kept ? JobState::kLeased : JobState::kIdle);
+    if (conn_) conn_->WatchHangup(kept);
+    events_->OnCallDone(*this, msg);
+    return;
+  }
   if (!CallOpen(state_)) return;  // e.g. a refused frame while idle: no call was open
+  last_call_kept_ = false;
   SetState(params_.persistent ? JobState::kIdle : JobState::kDone);
   ++calls_done_;
   if (conn_) conn_->WatchHangup(false);
@@ -317,6 +333,87 @@ void Job::OnCallDone(const ControlMsg &msg) {
 }
 
 void Job::OnExit(Process &) { events_->OnExit(*this); }
+
+void Job::AdoptLeasePage(daemon::UniqueFd page) {
+  // A handle's executable offers it with its first CALL_DONE. Mapped only
+  // when it is a sealed page (the executable cannot shrink it under ninfd).
+  if (!params_.persistent || !params_.may_keep_slot || lease_.valid()) return;
+  if (Status st = SlotLease::Map(page.release(), &lease_); !st.ok())
+    spdlog::warn("event=slot_lease_refused job={} call={} function={} error={}", id_,
+                 params_.call_id, params_.function, daemon::Quoted(st.message()));
+}
+
+bool Job::GrantLease() {
+  assert(IdleBetweenCalls(state_) && slot_held_);
+  if (!lease_.Grant()) return false;
+  SetState(JobState::kLeased);
+  // A call may begin on the slot without a word to ninfd: a hang-up from
+  // here on may be a client leaving its call (Observed tells).
+  if (conn_) conn_->WatchHangup(true);
+  return true;
+}
+
+SlotLease::Taken Job::TakeLease() {
+  if (!KeepsSlot(state_)) return SlotLease::Taken::kNotLeased;
+  // In a call, the slot frees at its CALL_DONE; so it does when the
+  // executable gave it back already (kNotLeased: its CALL_DONE, which
+  // follows that at once, is on its way and finds the lease ended).
+  if (lease_.TakeBack() != SlotLease::Taken::kNow) return SlotLease::Taken::kAfterCall;
+  SetState(JobState::kIdle);
+  if (conn_) conn_->WatchHangup(false);
+  return SlotLease::Taken::kNow;
+}
+
+void Job::ReturnUnusedLease() {
+  // The executable asks for a slot (ARRIVING, WANT_SLOT) although it kept
+  // one: it began this call before the grant reached the page. It is on
+  // the asking path now and begins no call on the lease until answered.
+  if (TakeLease() == SlotLease::Taken::kNow) {
+    events_->OnLeaseReturned(*this);
+    return;
+  }
+  spdlog::warn(
+      "event=control_unexpected job={} call={} function={} kind=slot_request "
+      "state=leased_call",
+      id_, params_.call_id, params_.function);
+  Kill(KillReason::kNone);
+}
+
+JobState Job::Observed() const {
+  if (!KeepsSlot(state_)) return state_;
+  if (!lease_.InCall()) return JobState::kIdle;
+  switch (lease_.Phase()) {
+    case kLeasePhaseReceiving:
+      return JobState::kReceiving;
+    case kLeasePhaseReplying:
+      return JobState::kReplying;
+    case kLeasePhaseNone:
+    case kLeasePhaseComputing:
+      return JobState::kComputing;
+  }
+  return JobState::kComputing;
+}
+
+Clock::time_point Job::ObservedCallStarted() const {
+  if (!KeepsSlot(state_) || !lease_.InCall()) return call_started_;
+  // The executable's CLOCK_MONOTONIC is steady_clock's here; a time it
+  // reports from the future is taken as now.
+  const Clock::time_point now = Clock::now();
+  const Clock::time_point reported{std::chrono::duration_cast<Clock::duration>(
+      std::chrono::nanoseconds(lease_.CallStartedNs()))};
+  return reported > now ? now : std::max(reported, idle_since_);
+}
+
+void Job::NoteLeasedStep(Clock::time_point now) {
+  if (!KeepsSlot(state_) || !lease_.InCall()) return;
+  const uint64_t calls = lease_.LeasedCalls();
+  const LeasePhase phase = lease_.Phase();
+  if (calls == lease_seen_calls_ && phase == lease_seen_phase_) return;
+  lease_seen_calls_ = calls;
+  lease_seen_phase_ = phase;
+  progress_at_ = now;
+  progress_moved_ = 0;
+}
 
 void Job::SendKept(const Status &st, uint64_t store_id, const std::string &token) {
   if (!process_) return;

@@ -24,6 +24,7 @@
 #include <string>
 
 #include "protocol/control.h"
+#include "protocol/slot_lease.h"
 #include "protocol/status.h"
 #include "server/job_ending.h"
 #include "server/job_state.h"
@@ -58,6 +59,10 @@ class JobEvents {
   // connection after its call and waits for another. The scheduler ends the job
   // and takes the process back (ReleaseProcess).
   virtual void OnReleased(Job &job) = 0;
+  // A handle's kept slot is free again (kLeased -> kIdle): the executable
+  // asked for a slot instead of using it (protocol/slot_lease.h). The
+  // scheduler gives the slot back to admission.
+  virtual void OnLeaseReturned(Job &job) = 0;
   // The executable has exited and every control message it sent has been
   // handled. The scheduler ends the job (FinishJob) from here.
   virtual void OnExit(Job &job) = 0;
@@ -77,6 +82,9 @@ struct CallParams {
   bool persistent = false;
   bool reuse = true;          // the function lets one process serve many calls
   uint32_t heartbeat_ms = 0;  // already bounded by the server
+  // A handle may keep its slot between calls (keep_handle_slots): its
+  // executable gets the shared page with its first granted slot.
+  bool may_keep_slot = false;
   // A redirected call (control_relay.h): how long its executable waits for
   // the client to come (request_timeout_seconds).
   uint32_t redirect_wait_ms = 0;
@@ -155,6 +163,40 @@ class Job : public ProcessOwner {
   // Sends SIGKILL to the executable's process group; OnExit follows.
   // `detail` is what the client is told (for the reasons that tell it).
   void Kill(KillReason reason, std::string detail = {});
+
+  // --- A handle keeping its slot between calls (protocol/slot_lease.h) ---
+  // kIdle -> kLeased after a call, the slot still held: the executable may
+  // begin its next call on it. False (nothing changed) when its executable
+  // has no lease page.
+  bool GrantLease();
+  // Admitted after arrival but with its whole ARGS frame in already: it took
+  // its slot at the hand-off instead of asking once the arguments were in.
+  void set_slot_before_arrival_order() { slot_before_arrival_order_ = true; }
+  bool slot_before_arrival_order() const { return slot_before_arrival_order_; }
+  // Whether its executable has the page a kept slot is shared in.
+  bool has_lease_page() const { return lease_.valid(); }
+  // kLeased: takes the slot back. kNow: free now (kLeased -> kIdle, the
+  // caller releases it); kAfterCall: the call under way on it (or just
+  // done) gives it back with its CALL_DONE (the job stays kLeased till
+  // then). kNotLeased when the job keeps no slot.
+  SlotLease::Taken TakeLease();
+  // The state the job is in as far as its executable has said: its own
+  // state, except that a handle keeping its slot reports in the shared page
+  // whether a call is under way and in which step (kIdle, kReceiving,
+  // kComputing, kReplying).
+  JobState Observed() const;
+  // Since when the call Observed() describes runs (for a leased call, as
+  // its executable reported, bounded by now).
+  Clock::time_point ObservedCallStarted() const;
+  // The watchdog's look at a leased call: a new call or step restarts the
+  // step's transfer clock, as SetState does for the states ninfd sees.
+  void NoteLeasedStep(Clock::time_point now);
+  // The executable asked for a slot while it kept one: the lease ends.
+  void ReturnUnusedLease();
+  // The page a handle's executable offers with its first CALL_DONE.
+  void AdoptLeasePage(daemon::UniqueFd page);
+  // Whether the call CALL_DONE last reported began on the kept slot.
+  bool last_call_on_kept_slot() const { return last_call_kept_; }
 
   // kComputing: asks the executable for a heartbeat now (CTL_PROBE).
   void Probe();
@@ -287,6 +329,11 @@ class Job : public ProcessOwner {
   Clock::time_point client_quiet_since_{};
   bool reusable_ = false;
   int threads_ = 0;
+  SlotLease lease_;  // mapped once sent to the executable (a handle's first granted slot)
+  uint64_t lease_seen_calls_ = 0;
+  bool last_call_kept_ = false;
+  bool slot_before_arrival_order_ = false;
+  LeasePhase lease_seen_phase_ = kLeasePhaseNone;
 };
 
 }  // namespace ninf::server

@@ -39,7 +39,9 @@ StateSet Next(JobState from) {
     case S::kReplying:  // a repeated CTL_REPLYING changes nothing
       return Of(S::kReplying, S::kIdle, S::kDone);
     case S::kIdle:  // RefuseSlot may answer an idle executable too
-      return Of(S::kQueued, S::kIdle, S::kHeld, S::kArriving);
+      return Of(S::kQueued, S::kIdle, S::kHeld, S::kArriving, S::kLeased);
+    case S::kLeased:  // a call done on the kept slot; the lease taken or given back
+      return Of(S::kLeased, S::kIdle);
     case S::kDone:
       return Of();
     case S::kEnded:
@@ -78,6 +80,8 @@ const char *JobStateName(JobState state) {
       return "arriving";
     case JobState::kHeld:
       return "held";
+    case JobState::kLeased:
+      return "leased";
   }
   return "?";
 }
@@ -94,6 +98,7 @@ bool HoldsSlot(JobState state) {
     case JobState::kComputing:
     case JobState::kReplying:
     case JobState::kDone:  // until the one-shot executable is gone or released
+    case JobState::kLeased:
       return true;
     case JobState::kNew:
     case JobState::kQueued:
@@ -124,6 +129,7 @@ bool CallOpen(JobState state) {
     case JobState::kEnded:
     case JobState::kArrivalQueued:
     case JobState::kHandingOver:
+    case JobState::kLeased:  // not that ninfd knows: Job::Observed
       return false;
   }
   return false;
@@ -132,10 +138,12 @@ bool CallOpen(JobState state) {
 bool InQueue(JobState state) { return state == JobState::kQueued || state == JobState::kHeld; }
 
 // Calls admitted after arrival count as soon as they may arrive: each of
-// them will want a slot.
+// them will want a slot. A handle that keeps its slot counts as an idle one
+// (its calls' time shows in the function's measured service time).
 bool CountsInLoad(JobState state) {
-  return InQueue(state) || HoldsSlot(state) || AwaitsArrivalRoom(state) ||
-         state == JobState::kHandingOver || state == JobState::kArriving;
+  return (InQueue(state) || HoldsSlot(state) || AwaitsArrivalRoom(state) ||
+          state == JobState::kHandingOver || state == JobState::kArriving) &&
+         !KeepsSlot(state);
 }
 
 bool AwaitsArguments(JobState state) { return state == JobState::kNew; }
@@ -190,12 +198,15 @@ HeartbeatWriter HeartbeatWriterIn(JobState state) {
     case JobState::kIdle:
     case JobState::kDone:
     case JobState::kEnded:
+    case JobState::kLeased:
       return HeartbeatWriter::kNone;
   }
   return HeartbeatWriter::kNone;
 }
 
 bool IdleBetweenCalls(JobState state) { return state == JobState::kIdle; }
+
+bool KeepsSlot(JobState state) { return state == JobState::kLeased; }
 
 bool OneShotDone(JobState state) { return state == JobState::kDone; }
 

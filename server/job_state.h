@@ -31,6 +31,17 @@
 // redirected calls) go through the same states: where an executable runs
 // and how it was started is the launcher's business (launcher.h), not a
 // state of the job.
+//
+// A persistent executable whose call is done may keep its slot while no
+// other call asks for one (keep_handle_slots, protocol/slot_lease.h):
+//
+//   kIdle ──grant──> kLeased ──CALL_DONE (kept)──> kLeased
+//                      └──taken back, or given back──> kIdle
+//
+// In kLeased ninfd does not know from a message whether a call is under
+// way: the executable begins one on the kept slot without telling it. What
+// it reports in the shared page (Job::Observed) stands for the job's state
+// wherever the watchdog or a hang-up asks.
 #pragma once
 
 #include <cstdint>
@@ -50,8 +61,11 @@ enum class JobState {
   kHandingOver,    // may arrive; the hand-off waits for a heartbeat to be written
   kArriving,       // handed to the executable, which reads the arguments
   kHeld,           // arguments in memory; waits in the admission queue for a slot
-  kDone,           // a one-shot executable's call is done; it exits or is released
-  kEnded,          // finished: nothing more happens to the job
+  // A persistent executable between calls, or in a call it began on the
+  // slot it kept (slot_lease.h): holds its slot.
+  kLeased,
+  kDone,   // a one-shot executable's call is done; it exits or is released
+  kEnded,  // finished: nothing more happens to the job
 };
 
 // Every state, in declaration order (for tests and tables).
@@ -59,7 +73,7 @@ inline constexpr JobState kJobStates[] = {
     JobState::kNew,       JobState::kQueued,        JobState::kStarting,    JobState::kReceiving,
     JobState::kComputing, JobState::kReplying,      JobState::kIdle,        JobState::kDone,
     JobState::kEnded,     JobState::kArrivalQueued, JobState::kHandingOver, JobState::kArriving,
-    JobState::kHeld,
+    JobState::kHeld,      JobState::kLeased,
 };
 
 const char *JobStateName(JobState state);
@@ -155,6 +169,10 @@ HeartbeatWriter HeartbeatWriterIn(JobState state);
 // Whether a persistent executable waits between calls (holding no slot; the
 // watchdog holds it to handle_idle_seconds).
 bool IdleBetweenCalls(JobState state);
+
+// Whether a persistent executable keeps its slot between its calls (it
+// may be in a call it began on it: Job::Observed tells).
+bool KeepsSlot(JobState state);
 
 // Whether a one-shot call is done and its executable may go back to the
 // pool (CTL_RELEASED) or exit.

@@ -128,6 +128,12 @@ std::string FormatPrometheus(const Gauges &g, const Counters &c) {
   out.Sample("ninf_executables", P::Label("state", "warm_idle"), static_cast<double>(g.warm_idle));
   out.Metric("ninf_executables_started_total", "counter", "Executables started, cold or warm.",
              static_cast<double>(c.executables_started));
+  out.Metric("ninf_kept_slots", "gauge",
+             "Function handles keeping their slot between calls (keep_handle_slots).",
+             static_cast<double>(g.kept_slots));
+  out.Metric("ninf_kept_slot_calls_total", "counter",
+             "Function handle calls begun on the slot the handle kept, without asking ninfd.",
+             static_cast<double>(c.kept_slot_calls));
   out.Metric("ninf_warm_hits_total", "counter", "Calls handed to a waiting executable.",
              static_cast<double>(c.warm_hits));
   out.Metric("ninf_warm_misses_total", "counter", "Calls that had to start their executable.",

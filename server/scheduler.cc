@@ -4,6 +4,7 @@
 // scheduler_events.cc, the watchdog in scheduler_watch.cc.
 #include "server/scheduler.h"
 
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -131,6 +132,25 @@ double Scheduler::OpenBusyCoreSeconds() const {
   return sum;
 }
 
+namespace {
+
+// Whether the call's whole ARGS frame waits in the socket behind the CALL
+// that ninfd read (not knowable over TLS, whose records ninfd would have to
+// decrypt). A frame header that does not decode says no: the executable
+// refuses it.
+bool ArgumentsArrived(const daemon::Connection &conn) {
+  if (conn.tls()) return false;
+  uint8_t raw[kFrameHeaderSize];
+  FrameHeader h;
+  int queued = 0;
+  const ssize_t n = ::recv(conn.fd(), raw, sizeof raw, MSG_PEEK | MSG_DONTWAIT);
+  return n == static_cast<ssize_t>(sizeof raw) && DecodeFrameHeader(raw, UINT64_MAX, &h).ok() &&
+         ::ioctl(conn.fd(), FIONREAD, &queued) == 0 && queued >= 0 &&
+         static_cast<uint64_t>(queued) >= kFrameHeaderSize + h.header_length + h.payload_length;
+}
+
+}  // namespace
+
 void Scheduler::OfferJob(Job &job) {
   daemon::Connection &conn = *job.conn();
   AdmissionOrder order = AdmissionOrder::kArrival;
@@ -140,6 +160,18 @@ void Scheduler::OfferJob(Job &job) {
                     .two_phase = job.two_phase(),
                     .direct_launch = launch.direct(),
                     .redirected = launch.over_tcp})) {
+    // Nothing left to arrive and a slot free now: the call takes it at its
+    // hand-off, which saves its executable a round trip to ninfd
+    // (CTL_WANT_SLOT, CTL_SLOT) on the call's path. A call that would wait
+    // waits with its arguments in its executable, as any other.
+    int threads = 0;
+    if (ArgumentsArrived(conn) && admission_.TryRun(DemandOf(job), SchedulerNow(), &threads)) {
+      job.set_slot_before_arrival_order();
+      AdmitJob(job, threads);
+      StartJob(job);
+      hooks_.publish_load();
+      return;
+    }
     OfferArrival(job);
     return;
   }
@@ -158,6 +190,9 @@ void Scheduler::OfferJob(Job &job) {
       spdlog::info("event=call_queued job={} call={} function={} user={} peer={} queued={}",
                    job.id(), job.call_id(), job.function(), ShownUser(job.params().owner),
                    conn.peer(), admission_.queued());
+      // No handle keeps a slot (or its threads) while a call waits: an
+      // idle one's is free at once (AdmitQueued may start this call).
+      TakeBackKeptSlots();
       break;
     case Admission::Decision::kReject:
       FinishJob(job, EndReason::kQueueFull);
@@ -314,6 +349,7 @@ void Scheduler::LogEnding(const Job &job, const Ending &ending, const std::strin
 
 void Scheduler::BeginShutdown() {
   stopping_ = true;
+  TakeBackKeptSlots();
   warm_.Close();
   for (uint64_t id : arrivals_.TakeWaiting()) FinishJob(*jobs_.at(id), EndReason::kRefused);
   for (uint64_t id : admission_.TakeQueue()) {
@@ -336,7 +372,7 @@ void Scheduler::StopIdleHandles() {
   // Persistent executables between calls run nothing the grace period
   // should wait for.
   for (auto &[id, job] : jobs_)
-    if (job->persistent() && job->started() && !CallOpen(job->state()))
+    if (job->persistent() && job->started() && !CallOpen(job->Observed()))
       job->Kill(KillReason::kShutdown);
 }
 
@@ -375,6 +411,7 @@ void Scheduler::AddGauges(Gauges *g) const {
   g->jobs = 0;
   for (const auto &[id, job] : jobs_) {
     if (job->persistent() && job->started() && !job->exited()) ++g->persistent_executables;
+    if (KeepsSlot(job->state())) ++g->kept_slots;
     // Live executables, and calls about to get one (as before: queued calls
     // without an executable are not jobs).
     if (job->started() || !(InQueue(job->state()) || AwaitsArrivalRoom(job->state()))) ++g->jobs;

@@ -112,6 +112,11 @@ class Scheduler : public JobEvents {
   // SIGHUP: idle warm executables are killed (their programs may have been
   // replaced); each function is warmed again after its next call.
   void ForgetWarm() { warm_.Clear(); }
+  // Takes back every slot a function handle keeps between its calls
+  // (protocol/slot_lease.h): another call asks for one, a reload (whose
+  // checks the handle's next call must pass: Hooks::may_continue), the
+  // shutdown. Idle ones are free at once, those in a call at its end.
+  void TakeBackKeptSlots();
 
   // How `function`'s executable is started (launcher.h).
   Launch LaunchOf(const std::string &function) const;
@@ -137,6 +142,10 @@ class Scheduler : public JobEvents {
   void OnReplying(Job &job) override;
   void OnClientGone(Job &job) override;
   void OnReleased(Job &job) override;
+  void OnLeaseReturned(Job &job) override;
+  // After `job`'s call: whether its handle keeps the slot for its next
+  // call (keep_handle_slots; nobody waits for a slot or for room).
+  bool MayKeepSlot(const Job &job) const;
   void OnExit(Job &job) override;
   void OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) override;
   void OnProve(Job &job, const ControlMsg &msg) override;

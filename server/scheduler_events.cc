@@ -38,8 +38,8 @@ void Scheduler::OnPeerShutWrite(daemon::Connection &conn) {
   if (JobOf(conn) != job) return;  // a two-phase call let its client go
   job->set_client_quiet_since(Clock::now());
   spdlog::debug("event=peer_shut_write job={} call={} state={}", job->id(), job->call_id(),
-                JobStateName(job->state()));
-  switch (HeartbeatWriterIn(job->state())) {
+                JobStateName(job->Observed()));  // what it is doing
+  switch (HeartbeatWriterIn(job->Observed())) {
     case HeartbeatWriter::kDaemon:
       conn.Probe();
       break;
@@ -62,7 +62,8 @@ void Scheduler::OnHangup(daemon::Connection &conn) {
   // the same loop turn; a client that leaves with its result is no cancel.
   job->CatchUpControl();
   if (JobOf(conn) != job) return;  // a two-phase call let its client go
-  if (HangupCancels(job->state())) {
+  // A handle that keeps its slot may be in a call ninfd was not told of.
+  if (HangupCancels(job->Observed())) {
     spdlog::info("event=client_gone job={} call={} function={} user={} peer={} pid={}", job->id(),
                  job->call_id(), job->function(), ShownUser(job->params().owner), conn.peer(),
                  job->pid());
@@ -127,6 +128,8 @@ void Scheduler::OnWantSlot(Job &job) {
           "event=call_queued job={} call={} function={} user={} persistent={} held={} queued={}",
           job.id(), job.call_id(), job.function(), ShownUser(job.params().owner), job.persistent(),
           job.args_first(), admission_.queued());
+      // No handle keeps a slot (or its threads) while a call waits.
+      TakeBackKeptSlots();
       break;  // AdmitQueued grants it
     case Admission::Decision::kReject:
       ++counters_.rejected;
@@ -149,6 +152,9 @@ void Scheduler::OnReplying(Job &job) {
   // the arrival bounds until the call is done. A repeated REPLYING finds
   // the slot already given back.
   if (!job.args_first() || !job.slot_held() || settings_.release_slot != "computed") return;
+  // A handle that will keep its slot (nobody waits for one) keeps it
+  // through its reply too.
+  if (MayKeepSlot(job)) return;
   job.SlotReleased();
   admission_.Release(job.threads(), job.params().owner);
   arrivals_.Rehold({job.id(), ArrivalClient(job), job.arrived_bytes()});
@@ -172,8 +178,14 @@ void Scheduler::OnCallDone(Job &job, const ControlMsg &msg) {
     AdmitArrivals();
   }
   RecordCallDone(job, msg);
+  if (job.last_call_on_kept_slot()) ++counters_.kept_slot_calls;
   if (IdleBetweenCalls(job.state()) && job.slot_held()) {
-    // Idle between calls, a persistent executable holds no slot.
+    // Idle between calls, a persistent executable holds no slot, unless
+    // no other call asks for one: then it keeps it for its next call.
+    if (msg.error_code == NINF_OK && MayKeepSlot(job) && job.GrantLease()) {
+      hooks_.publish_load();
+      return;
+    }
     job.SlotReleased();
     admission_.Release(job.threads(), job.params().owner);
     AdmitQueued();
@@ -228,6 +240,30 @@ void Scheduler::OnReleased(Job &job) {
 }
 
 void Scheduler::OnExit(Job &job) { FinishJob(job, EndReason::kExited); }
+
+bool Scheduler::MayKeepSlot(const Job &job) const {
+  return settings_.keep_handle_slots && job.has_lease_page() && !stopping_ &&
+         admission_.queued() == 0 && arrivals_.waiting().calls == 0;
+}
+
+void Scheduler::OnLeaseReturned(Job &job) {
+  job.SlotReleased();
+  admission_.Release(job.threads(), job.params().owner);
+  AdmitQueued();
+  hooks_.publish_load();
+}
+
+void Scheduler::TakeBackKeptSlots() {
+  // By id: a slot given back may start other jobs (AdmitQueued).
+  std::vector<uint64_t> kept;
+  for (auto &[id, job] : jobs_)
+    if (KeepsSlot(job->state())) kept.push_back(id);
+  for (uint64_t id : kept) {
+    auto it = jobs_.find(id);
+    if (it != jobs_.end() && it->second->TakeLease() == SlotLease::Taken::kNow)
+      OnLeaseReturned(*it->second);
+  }
+}
 
 void Scheduler::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) {
   hooks_.keep(job, msg, std::move(data));

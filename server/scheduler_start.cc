@@ -65,8 +65,12 @@ void Scheduler::WarmAfter(const Job &job, bool warm, const std::string &function
   // A process that came back after an earlier call will come back after
   // this one too; one that never did may be an executable that exits.
   const bool comes_back = job.reusable() && job.process_served_before();
-  switch (
-      WarmAfterHandoff(warm, comes_back, warm_.idle(function), admission_.threads_held(), cores_)) {
+  // A call whose arguments were all in took its slot at the hand-off rather
+  // than a moment later, when it asks (admission after arrival): the pool
+  // replenishes as it would have for it, before the call's threads count.
+  const int held =
+      admission_.threads_held() - (job.slot_before_arrival_order() ? job.threads() : 0);
+  switch (WarmAfterHandoff(warm, comes_back, warm_.idle(function), held, cores_)) {
     case WarmAction::kNothing:
       break;
     case WarmAction::kReplenishNow:

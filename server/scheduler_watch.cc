@@ -112,11 +112,14 @@ bool Scheduler::Judge(Job &job, Clock::time_point now, WatchKill *kill) {
   limits.transfer_ms = settings_.transfer_timeout_seconds * 1000;
   limits.handle_idle_ms = settings_.handle_idle_seconds * 1000;
   auto verdict = [&] {
-    const JobState state = job.state();
+    // A handle that keeps its slot says in shared memory which step of a
+    // call it is in; ninfd holds that call to the same deadlines.
+    job.NoteLeasedStep(now);
+    const JobState state = job.Observed();
     if (MovesCallData(state))
       job.NoteProgress(BytesMoved(job.conn() ? job.conn()->fd() : -1, state), now);
     limits.wall_ms = job.limits().wall_seconds * 1000;
-    return Watch(WatchFacts{state, MsBetween(job.call_started(), now),
+    return Watch(WatchFacts{state, MsBetween(job.ObservedCallStarted(), now),
                             MsBetween(job.progress_at(), now), MsBetween(job.idle_since(), now)},
                  limits);
   };
@@ -131,9 +134,9 @@ bool Scheduler::Judge(Job &job, Clock::time_point now, WatchKill *kill) {
       return false;
     case Verdict::kStalled:
       *kill = {job.id(), KillReason::kStalled,
-               std::string(WritingResult(job.state()) ? "the result" : "the arguments") + " of '" +
-                   job.function() + "' made no progress for " + Seconds(limits.transfer_ms) +
-                   " s (transfer_timeout_seconds)"};
+               std::string(WritingResult(job.Observed()) ? "the result" : "the arguments") +
+                   " of '" + job.function() + "' made no progress for " +
+                   Seconds(limits.transfer_ms) + " s (transfer_timeout_seconds)"};
       return true;
     case Verdict::kWallLimit:
       *kill = {job.id(), KillReason::kWallLimit,
@@ -152,7 +155,7 @@ bool Scheduler::Judge(Job &job, Clock::time_point now, WatchKill *kill) {
 void Scheduler::BeatForStoppedExecutable(Job &job, Clock::time_point now) {
   daemon::Connection *conn = job.conn();
   if (!conn || job.client_quiet_since() == Clock::time_point()) return;
-  BeatFacts facts{job.state(), conn->peer_shut_write(), MsBetween(job.client_quiet_since(), now),
+  BeatFacts facts{job.Observed(), conn->peer_shut_write(), MsBetween(job.client_quiet_since(), now),
                   false, false};
   const int64_t liveness_ms = settings_.liveness_seconds * 1000;
   if (facts.client_quiet_ms < liveness_ms) return;  // the cheap facts first
@@ -177,7 +180,7 @@ void Scheduler::EndWithoutArguments(uint64_t id) {
 void Scheduler::WatchIdleHandles(Clock::time_point now) {
   std::vector<IdleHandle> idle;
   for (auto &[id, job] : jobs_)
-    if (IdleBetweenCalls(job->state()) && job->started() && !job->exited() &&
+    if (IdleBetweenCalls(job->Observed()) && job->started() && !job->exited() &&
         job->kill_reason() == KillReason::kNone)
       idle.push_back({id, MsBetween(job->idle_since(), now), ResidentBytes(job->pid())});
   if (idle.empty()) return;

@@ -278,11 +278,15 @@ void Server::ReloadRegistry() {
     spdlog::error("event=reload_failed registry={} error={}", daemon::Quoted(registry_.dir()),
                   daemon::Quoted(st.message()));
     scheduler_.ForgetWarm();
+    scheduler_.TakeBackKeptSlots();
     return;
   }
   registry_ = std::move(fresh);
   if (reporter_) reporter_->UpdateRegistration(Registration());
   scheduler_.ForgetWarm();
+  // A handle's next call is checked against the reloaded users and allow
+  // lists when it asks for its slot: none keeps one across a reload.
+  scheduler_.TakeBackKeptSlots();
   // The key files are read again too: that is how a key is rotated, and a
   // user added or revoked, without a restart (docs/security.md). A bad file
   // keeps the users and keys in use.

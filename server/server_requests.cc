@@ -179,6 +179,7 @@ CallParams Server::ParamsOf(const wire::CallRequest &req, const FunctionEntry &e
   params.function = req.name();
   params.executable = entry.executable;
   params.persistent = req.persistent();
+  params.may_keep_slot = settings_.keep_handle_slots;
   params.reuse = !entry.iface.no_reuse();
   params.heartbeat_ms = HeartbeatPeriodMs(req.heartbeat_ms(),
                                           static_cast<uint32_t>(settings_.liveness_seconds * 1000));

@@ -88,6 +88,11 @@ const SettingSpec kTable[] = {
      "call's computation; it counts against the arrival bounds until the result is out) or "
      "\"result\" (when the result is out)",
      &Settings::release_slot, Reload::kLive},
+    {"keep_handle_slots", SettingKind::kBool, "true", 0, 0,
+     "a function handle keeps its slot between its calls while no other call asks for one, "
+     "so that its next call starts without asking ninfd (protocol/slot_lease.h); any other "
+     "call, a reload or the shutdown takes it back",
+     &Settings::keep_handle_slots, Reload::kLive},
     {"max_call_bytes", SettingKind::kBytes, "8G", 0, kMaxInt,
      "largest array data of one call, e.g. 512M or 8G (0: no limit)", &Settings::max_call_bytes,
      Reload::kLive},

@@ -175,6 +175,8 @@ std::string FormatStats(const Gauges &g, const Counters &c) {
   Line(&out, "executables_reused", c.executables_reused);
   Line(&out, "warm_misses", c.warm_misses);
   Line(&out, "persistent_executables", g.persistent_executables);
+  Line(&out, "kept_slots", g.kept_slots);
+  Line(&out, "kept_slot_calls", c.kept_slot_calls);
   Line(&out, "store_entries", g.store_entries);
   Line(&out, "store_bytes", g.store_bytes);
   Line(&out, "store_cap", g.store_cap);

@@ -78,6 +78,7 @@ struct Counters {
   uint64_t warm_hits = 0;            // calls handed to a warm executable
   uint64_t warm_misses = 0;          // calls that had to start their executable
   uint64_t executables_reused = 0;   // calls served by a process that served one before
+  uint64_t kept_slot_calls = 0;      // a handle's calls begun on the slot it kept (slot_lease.h)
   uint64_t connections_accepted = 0;
   uint64_t protocol_errors = 0;
   uint64_t auth_failures = 0;   // connections closed for a missing or wrong proof
@@ -151,6 +152,7 @@ struct Gauges {
   uint64_t arrival_limit = 0, arrival_bytes_limit = 0;
   uint64_t jobs = 0;                    // live executables (idle persistent ones included)
   uint64_t persistent_executables = 0;  // live persistent executables, bound to a client
+  uint64_t kept_slots = 0;              // of them, those keeping their slot between calls
   uint64_t warm_idle = 0;               // started executables waiting for a call
   uint64_t warm_executables = 0;        // the setting
   uint64_t connections = 0;

@@ -23,6 +23,8 @@ Verdict Watch(const WatchFacts &job, const WatchLimits &limits) {
       return Verdict::kKeep;
     case JobState::kIdle:
       return job.idle_ms > limits.handle_idle_ms ? Verdict::kIdleExpired : Verdict::kKeep;
+    case JobState::kLeased:  // the watchdog judges Job::Observed(), never this
+      return Verdict::kKeep;
     case JobState::kNew:
     case JobState::kQueued:
     case JobState::kStarting:

@@ -102,11 +102,23 @@ Status DecodeInScalars(const wire::FunctionInterface &iface, const wire::Args &a
   return Status::Ok();
 }
 
-void CallServer::Report(ControlMsg msg) {
+void CallServer::Report(ControlMsg msg, int pass_fd) {
   msg.call_id = handoff_.call_id;
   // ninfd may already be gone (shutdown); the call itself is unaffected.
   std::lock_guard<std::mutex> lock(report_mutex_);
-  (void)SendControl(control_fd_, msg);
+  (void)SendControl(control_fd_, msg, pass_fd);
+}
+
+int CallServer::OfferLeasePage() {
+  // Only over a Unix-domain channel: a TCP one (an executable on another
+  // host) passes no descriptors, and shares no memory with ninfd.
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (lease_.valid() ||
+      ::getsockname(control_fd_, reinterpret_cast<sockaddr *>(&addr), &len) != 0 ||
+      addr.ss_family != AF_UNIX || !SlotLease::Create(&lease_).ok())
+    return -1;
+  return lease_.fd();
 }
 
 Status CallServer::WaitForSlot(Channel &ch, ControlMsg want) {
@@ -201,15 +213,22 @@ Status CallServer::ServeCall(Channel &ch, const FrameHeader &h, bool slot_after_
   }
   // ninfd hears first: a two-phase client leaves once it has its ticket,
   // and its hang-up must find ninfd told that the call no longer needs it
-  // (else the hang-up reads as a cancel and the call is killed).
-  Report({.kind = CTL_ARGS_RECEIVED, .work_flops = done->work_flops});
+  // (else the hang-up reads as a cancel and the call is killed). A call on
+  // the kept slot says it in the lease page, which wakes nobody.
+  if (leased_call_)
+    lease_.SetPhase(kLeasePhaseComputing);
+  else
+    Report({.kind = CTL_ARGS_RECEIVED, .work_flops = done->work_flops});
   if (call.plan.two_phase) NINF_RETURN_IF_ERROR(SendTicket(ch));
   NINF_RETURN_IF_ERROR(Invoke(ch, &call));
   const double t_computed = Now();
 
   wire::Result result;
   NINF_RETURN_IF_ERROR(KeepResults(call, &result));
-  if (!call.plan.two_phase) Report({.kind = CTL_REPLYING});
+  if (leased_call_)
+    lease_.SetPhase(kLeasePhaseReplying);
+  else if (!call.plan.two_phase)
+    Report({.kind = CTL_REPLYING});
   wire::ServerTimes *times = result.mutable_server_times();
   times->set_queue_seconds(handoff_.queue_seconds);
   times->set_recv_seconds(t_received - t_start);
@@ -439,11 +458,16 @@ Status CallServer::ServeFrame(Channel &ch, const FrameHeader &h, ControlMsg *don
   // one got its slot before the hand-off. Admitted after arrival, every call
   // reads its arguments first and then asks (ServeCall).
   const bool after_arrival = handoff_.flags & kHandoffArgsFirst;
+  // A handle's next call on the slot its last call kept: no word to ninfd
+  // (protocol/slot_lease.h). Otherwise it asks as below.
+  leased_call_ = calls_ > 0 && lease_.Begin();
+  const bool asks = calls_ > 0 && !leased_call_;
+  if (leased_call_) handoff_.queue_seconds = 0;  // it waited for nothing
   // A handle's next call: ninfd hears that its arguments are coming (the
   // executable is no longer idle, and their progress is watched).
-  if (after_arrival && calls_ > 0) Report({.kind = CTL_ARRIVING});
-  Status st = calls_ > 0 && !after_arrival ? WaitForSlot(ch, {}) : Status::Ok();
-  if (st.ok()) st = ServeCall(ch, h, after_arrival, done);
+  if (after_arrival && asks) Report({.kind = CTL_ARRIVING});
+  Status st = asks && !after_arrival ? WaitForSlot(ch, {}) : Status::Ok();
+  if (st.ok()) st = ServeCall(ch, h, after_arrival && !leased_call_, done);
   ++calls_;
   return st;
 }
@@ -519,7 +543,13 @@ int CallServer::Serve(int client_fd) {
     done.bytes_in = ch.bytes_received() - in_before;
     done.bytes_out = ch.bytes_sent() - out_before;
     done.peak_rss_bytes = peak_.PeakBytes();  // the client has its answer already
-    Report(done);
+    // The kept slot is kept, or given back if ninfd asked for it meanwhile,
+    // before ninfd hears the call is done (it reads the page then).
+    if (leased_call_) (void)lease_.End();
+    leased_call_ = false;
+    // A handle's first call done offers ninfd the page its later calls may
+    // find a kept slot in (slot_lease.h).
+    Report(done, persistent && st.ok() && !lease_.valid() ? OfferLeasePage() : -1);
     if (!st.ok() || !persistent) break;
   }
   return exit_status;

@@ -23,6 +23,7 @@
 #include "protocol/layout.h"
 #include "protocol/scalar_codec.h"
 #include "protocol/shared_memory.h"
+#include "protocol/slot_lease.h"
 #include "protocol/status.h"
 #include "protocol/wire.h"
 #include "stubs/runtime/buffer.h"
@@ -96,7 +97,9 @@ class CallServer {
   // is returned, not reported: Run tells the client and ninfd. The steps
   // below, in this order, run the call's plan (call_plan.h).
   // `slot_after_arrival`: the call asks for its slot once its arguments are
-  // in (kHandoffArgsFirst), and computes once it has it.
+  // in (kHandoffArgsFirst), and computes once it has it. A call on the
+  // slot its handle kept (leased_call_) asks nothing and reports its steps
+  // in the lease page instead of to ninfd (protocol/slot_lease.h).
   Status ServeCall(Channel &ch, const FrameHeader &h, bool slot_after_arrival, ControlMsg *done);
 
   // One call as it goes through ServeCall's steps.
@@ -146,8 +149,12 @@ class CallServer {
   // then carries what ninfd's queue orders by (control.h).
   Status WaitForSlot(Channel &ch, ControlMsg want);
 
-  // Thread-safe (the heartbeat thread reports a lost client).
-  void Report(ControlMsg msg);
+  // Thread-safe (the heartbeat thread reports a lost client). `pass_fd`
+  // (>= 0) travels with the message.
+  void Report(ControlMsg msg, int pass_fd = -1);
+  // A new lease page for ninfd (protocol/slot_lease.h), kept mapped here;
+  // -1 when this process cannot share one (a TCP control channel).
+  int OfferLeasePage();
 
   const wire::FunctionInterface &iface_;
   ninf_stub_invoke_fn invoke_;
@@ -162,6 +169,8 @@ class CallServer {
   bool submitted_ = false;       // a two-phase call's ticket is out: results go to ninfd
   Heartbeats heartbeats_;        // while a routine runs (heartbeats.h)
   PeakMemory peak_;              // each call's resident peak (CTL_CALL_DONE)
+  SlotLease lease_;              // a handle's kept slot (offered with its first CALL_DONE)
+  bool leased_call_ = false;     // the call under way began on the kept slot
 };
 
 }  // namespace ninf::stub

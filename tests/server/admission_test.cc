@@ -102,6 +102,24 @@ TEST_CASE("admission_newcomer_never_overtakes_queue", "[admission]") {
   CHECK_FALSE(a.Next(0).has_value());
 }
 
+// TryRun: a call whose arguments are all in takes a free slot at once, and
+// otherwise leaves no trace (it then goes the arrival way).
+TEST_CASE("admission_try_run_takes_a_free_slot_or_changes_nothing", "[admission]") {
+  Admission a(Slots(1, 10));
+  int threads = 0;
+  CHECK(a.TryRun(CallDemand{1, 0}, 0, &threads));
+  CHECK(threads >= 1);
+  CHECK(a.running() == 1);
+  CHECK_FALSE(a.TryRun(CallDemand{2, 0}, 0, &threads));  // no slot: nothing queued
+  CHECK(a.queued() == 0);
+  CHECK(OfferAt(a, 3) == Decision::kQueue);
+  a.Release(1);
+  // A slot is free but call 3 waits for it: TryRun does not overtake.
+  CHECK_FALSE(a.TryRun(CallDemand{4, 0}, 0, &threads));
+  CHECK(NextId(a) == 3u);
+  CHECK(a.running() == 1);
+}
+
 TEST_CASE("admission_zero_queue_limit_rejects_when_busy", "[admission]") {
   Admission a(Slots(1, 0));
   CHECK(OfferAt(a, 1) == Decision::kRun);

@@ -27,7 +27,10 @@
 // its threads come with CTL_SLOT. Admitted after
 // arrival (kHandoffArgsFirst), every call asks for its slot once its
 // arguments are in (a handle's later ones announced by CTL_ARRIVING), and
-// its threads come with CTL_SLOT.
+// its threads come with CTL_SLOT. A handle's first CALL_DONE offers ninfd a
+// lease page (protocol/slot_lease.h) as the stub runtime's does, but this
+// executable never begins a call on it: it asks for every slot, as one
+// that raced ninfd's grant does, and ninfd takes the kept slot back.
 #include <dirent.h>
 #include <poll.h>
 #include <signal.h>
@@ -42,6 +45,7 @@
 
 #include "ninf.pb.h"
 #include "protocol/control.h"
+#include "protocol/slot_lease.h"
 #include "protocol/wire.h"
 
 namespace {
@@ -80,7 +84,8 @@ std::string OpenFds() {
   return out;
 }
 
-void Report(uint32_t kind, uint64_t call_id, int32_t error = 0, uint64_t in = 0, uint64_t out = 0) {
+void Report(uint32_t kind, uint64_t call_id, int32_t error = 0, uint64_t in = 0, uint64_t out = 0,
+            int pass_fd = -1) {
   ControlMsg m;
   m.kind = kind;
   m.call_id = call_id;
@@ -90,7 +95,14 @@ void Report(uint32_t kind, uint64_t call_id, int32_t error = 0, uint64_t in = 0,
   m.recv_seconds = 0.001;
   m.compute_seconds = 0.002;
   m.send_seconds = 0.001;
-  ninf::SendControl(ninf::kControlFd, m);
+  ninf::SendControl(ninf::kControlFd, m, pass_fd);
+}
+
+// The page offered with a handle's first CALL_DONE (-1 once offered).
+int LeasePageToOffer(const ControlMsg &handoff) {
+  static ninf::SlotLease lease;
+  if (!(handoff.flags & ninf::kHandoffPersistent) || lease.valid()) return -1;
+  return ninf::SlotLease::Create(&lease).ok() ? lease.fd() : -1;
 }
 
 // "Computes" for `ms` milliseconds the way the stub runtime does: a
@@ -193,7 +205,8 @@ bool ServeCall(ninf::Channel &ch, const ninf::FrameHeader &h, const std::string 
   ninf::wire::Result result;
   iovec out{payload.data(), payload.size()};
   if (!ch.SendFrame(ninf::FRAME_RESULT, &result, {&out, 1}).ok()) return false;
-  Report(ninf::CTL_CALL_DONE, handoff.call_id, 0, in, ch.bytes_sent() - sent_before);
+  Report(ninf::CTL_CALL_DONE, handoff.call_id, 0, in, ch.bytes_sent() - sent_before,
+         LeasePageToOffer(handoff));
   return true;
 }
 

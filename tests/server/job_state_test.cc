@@ -27,7 +27,8 @@ std::set<S> Where(Pred pred) {
 TEST_CASE("job_state_every_state_is_listed_once_with_its_own_name", "[job_state]") {
   std::set<std::string> names;
   for (S s : kJobStates) names.insert(JobStateName(s));
-  CHECK(names.size() == 13);
+  CHECK(names.size() == 14);
+  CHECK(std::string(JobStateName(S::kLeased)) == "leased");
   CHECK(std::string(JobStateName(S::kHeld)) == "held");
   CHECK(std::string(JobStateName(S::kArrivalQueued)) == "arrival_queued");
   CHECK(std::string(JobStateName(S::kNew)) == "new");
@@ -35,8 +36,9 @@ TEST_CASE("job_state_every_state_is_listed_once_with_its_own_name", "[job_state]
 }
 
 TEST_CASE("job_state_predicates_answer_for_every_state", "[job_state]") {
-  CHECK(Where(HoldsSlot) ==
-        std::set<S>{S::kStarting, S::kReceiving, S::kComputing, S::kReplying, S::kDone});
+  // A handle that keeps its slot between calls holds it (slot_lease.h).
+  CHECK(Where(HoldsSlot) == std::set<S>{S::kStarting, S::kReceiving, S::kComputing, S::kReplying,
+                                        S::kDone, S::kLeased});
   // Admitted after arrival, a call holds no slot until it is granted one
   // with its arguments in memory (kHeld -> kComputing).
   CHECK(Where(CallOpen) ==
@@ -57,6 +59,7 @@ TEST_CASE("job_state_predicates_answer_for_every_state", "[job_state]") {
   CHECK(Where(MovesCallData) == std::set<S>{S::kReceiving, S::kReplying, S::kArriving});
   CHECK(Where(HangupCancels) == std::set<S>{S::kReceiving, S::kComputing, S::kArriving, S::kHeld});
   CHECK(Where(IdleBetweenCalls) == std::set<S>{S::kIdle});
+  CHECK(Where(KeepsSlot) == std::set<S>{S::kLeased});
   CHECK(Where(OneShotDone) == std::set<S>{S::kDone});
 }
 
@@ -71,7 +74,8 @@ TEST_CASE("job_state_heartbeats_come_from_ninfd_before_the_handoff_and_from_the_
   // which beats (and answers CTL_PROBE) meanwhile.
   CHECK(writer(HeartbeatWriter::kExecutable) == std::set<S>{S::kComputing, S::kHeld});
   CHECK(writer(HeartbeatWriter::kNone) == std::set<S>{S::kNew, S::kReceiving, S::kReplying,
-                                                      S::kIdle, S::kDone, S::kEnded, S::kArriving});
+                                                      S::kIdle, S::kDone, S::kEnded, S::kArriving,
+                                                      S::kLeased});
 }
 
 // OnHangup (the client hung up: a socket error or urgent data on a parked
@@ -112,6 +116,10 @@ TEST_CASE("job_state_transition_table", "[job_state]") {
       {S::kReplying, S::kDone},
       {S::kIdle, S::kQueued},
       {S::kIdle, S::kIdle},
+      // A handle keeping its slot between calls (slot_lease.h).
+      {S::kIdle, S::kLeased},
+      {S::kLeased, S::kLeased},
+      {S::kLeased, S::kIdle},
       // Admission after arrival.
       {S::kNew, S::kArrivalQueued},
       {S::kNew, S::kHandingOver},

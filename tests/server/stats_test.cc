@@ -301,6 +301,8 @@ TEST_CASE("metrics_text_exports_every_status_line", "[stats][metrics]") {
       {"executables_reused", "ninf_executables_reused_total"},
       {"warm_misses", "ninf_warm_misses_total"},
       {"persistent_executables", "ninf_executables{state=\"persistent\"}"},
+      {"kept_slots", "ninf_kept_slots"},
+      {"kept_slot_calls", "ninf_kept_slot_calls_total"},
       {"store_entries", "ninf_store_entries"},
       {"store_bytes", "ninf_store_bytes"},
       {"store_cap", "ninf_store_cap_bytes"},

@@ -59,7 +59,10 @@ TEST_CASE("stub_call_persistent", "[stub]") {
     REQUIRE(RecvResult(ch, &result).ok());
     CHECK(Doubles(result)[9] == 9.0 * k);
   }
-  REQUIRE(WaitStat(*fx.daemon, "running", 0));
+  // Between calls the handle keeps its slot while nobody else asks for one
+  // (protocol/slot_lease.h).
+  REQUIRE(WaitStat(*fx.daemon, "kept_slots", 1));
+  CHECK(Stat(GetStats(*fx.daemon), "running") == 1);
   // ninfd books a call when its executable reports it done, which may come
   // after the client has read the result (under load it does): waited for.
   CHECK(WaitStat(*fx.daemon, "function.scale.calls", 4));
@@ -75,6 +78,108 @@ TEST_CASE("stub_call_persistent", "[stub]") {
   // The session's executable, and the warm one started after its hand-off.
   CHECK(Stat(s, "executables_started") == 2);
   CHECK(Stat(s, "warm_misses") == 1);
+}
+
+namespace {
+
+// One more call of an open scale handle: a[i] = i * factor (after sleep_ms).
+void ScaleAgain(Channel &ch, double factor, int64_t sleep_ms) {
+  WriteAll(ch.fd(), ScaleArgs(10, factor, sleep_ms, DoublePayload(10)));
+}
+
+void CheckScaled(Channel &ch, double factor) {
+  std::string result;
+  REQUIRE(RecvResult(ch, &result).ok());
+  REQUIRE(Doubles(result).size() == 10);
+  CHECK(Doubles(result)[9] == 9.0 * factor);
+}
+
+}  // namespace
+
+// A handle keeps its slot between calls while nobody else asks for one, and
+// then begins its calls on it without a word to ninfd (slot_lease.h). With
+// one slot, every other call needs it back: from an idle handle at once,
+// from a handle in a call when that call is done.
+TEST_CASE("stub_call_a_handle_keeps_its_slot_until_another_call_needs_it", "[stub]") {
+  Fixture fx({"--slots", "1"});
+  Channel h(fx.daemon->Connect(), 10000);
+  SendScale(h, 20, 10, 2.0, 0, /*persistent=*/true);
+  CheckScaled(h, 2.0);
+  REQUIRE(WaitStat(*fx.daemon, "kept_slots", 1));
+  ScaleAgain(h, 3.0, 0);
+  CheckScaled(h, 3.0);
+  REQUIRE(WaitStat(*fx.daemon, "kept_slot_calls", 1));  // begun on the kept slot
+  CHECK(Stat(GetStats(*fx.daemon), "running") == 1);
+
+  // Another client's call while the handle is idle: its slot is taken back.
+  {
+    Channel other(fx.daemon->Connect(), 10000);
+    SendScale(other, 21, 10, 5.0, 0);
+    CheckScaled(other, 5.0);
+  }
+  CHECK(Stat(GetStats(*fx.daemon), "kept_slots") == 0);
+  // The handle's next call asks for a slot again, and keeps it afterwards.
+  ScaleAgain(h, 4.0, 0);
+  CheckScaled(h, 4.0);
+  REQUIRE(WaitStat(*fx.daemon, "kept_slots", 1));
+  CHECK(Stat(GetStats(*fx.daemon), "kept_slot_calls") == 1);
+
+  // Another call while the handle is in a call on its kept slot: it waits
+  // for that call's end, and gets the slot then.
+  ScaleAgain(h, 6.0, 1500);
+  Channel other(fx.daemon->Connect(), 10000);
+  SendScale(other, 22, 10, 7.0, 0);
+  REQUIRE(WaitStat(*fx.daemon, "queued", 1));
+  CheckScaled(h, 6.0);
+  CheckScaled(other, 7.0);
+  REQUIRE(WaitStat(*fx.daemon, "kept_slot_calls", 2));
+  CHECK(WaitStat(*fx.daemon, "completed", 6));
+  CHECK(Stat(GetStats(*fx.daemon), "kept_slots") == 0);
+
+  wire::End end;
+  REQUIRE(h.SendFrame(FRAME_END, &end).ok());
+  REQUIRE(WaitStat(*fx.daemon, "persistent_executables", 0));
+  auto s = GetStats(*fx.daemon);
+  CHECK(Stat(s, "running") == 0);
+  CHECK(Stat(s, "kept_slots") == 0);
+  CHECK(Stat(s, "failed") == 0);
+  CHECK(Stat(s, "function.scale.calls") == 6);
+}
+
+// A call begun on a kept slot is watched as any other (ninfd reads its step
+// in the lease page): its client leaving cancels it, and its wall-clock
+// limit ends it with the client told.
+TEST_CASE("stub_call_a_call_on_a_kept_slot_is_watched", "[stub]") {
+  // Heartbeats every second: the executable's beat thread takes up a new
+  // call's beats within one period, and with them ninfd's probe.
+  Fixture fx({"--liveness-seconds", "1"});
+  {
+    Channel h(fx.daemon->Connect(), 10000);
+    SendScale(h, 30, 10, 2.0, 0, /*persistent=*/true);
+    CheckScaled(h, 2.0);
+    REQUIRE(WaitStat(*fx.daemon, "kept_slots", 1));
+    ScaleAgain(h, 3.0, 60000);           // begun on the kept slot: no word to ninfd
+    std::this_thread::sleep_for(300ms);  // the call sleeps in its routine
+  }                                      // the client leaves mid-call
+  REQUIRE(WaitStat(*fx.daemon, "cancelled", 1));
+  REQUIRE(WaitStat(*fx.daemon, "persistent_executables", 0));
+  CHECK(Stat(GetStats(*fx.daemon), "running") == 0);
+}
+
+TEST_CASE("stub_call_a_call_on_a_kept_slot_is_held_to_its_wall_clock_limit", "[stub]") {
+  Fixture fx({"--call-wall-seconds", "2"});
+  Channel h(fx.daemon->Connect(), 10000);
+  SendScale(h, 31, 10, 2.0, 0, /*persistent=*/true);
+  CheckScaled(h, 2.0);
+  REQUIRE(WaitStat(*fx.daemon, "kept_slots", 1));
+  const auto start = std::chrono::steady_clock::now();
+  ScaleAgain(h, 3.0, 60000);
+  std::string result;
+  Status st = RecvResult(h, &result);
+  CHECK(st.code() == NINF_ERR_LIMIT);
+  CHECK(std::chrono::steady_clock::now() - start < 30s);
+  REQUIRE(WaitStat(*fx.daemon, "persistent_executables", 0));
+  CHECK(Stat(GetStats(*fx.daemon), "running") == 0);
 }
 
 TEST_CASE("stub_call_persistent_client_just_closes", "[stub]") {
