@@ -1,5 +1,6 @@
 #include "client/connect.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -196,6 +197,12 @@ Status FollowRedirect(Channel &ch) {
   wire::Claim claim;
   claim.set_token(redirect.token());
   return ch.SendFrame(FRAME_CLAIM, &claim);
+}
+
+void CloseWithoutTimeWait(Channel &ch) {
+  if (ch.local() || ch.fd() < 0) return;  // Unix-domain sockets have no TIME_WAIT
+  const linger reset{.l_onoff = 1, .l_linger = 0};
+  (void)::setsockopt(ch.fd(), SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
 }
 
 }  // namespace ninf::client

@@ -43,6 +43,16 @@ void RememberSameHostPath(const ServerAddress &server, const std::string &path, 
 // arguments that way (shared memory, no TCP copies).
 bool TakesSameHostPath(const ServerAddress &server);
 
+// A TCP connection whose exchange is complete (the whole result read, or a
+// two-phase ticket): its close will send a reset instead of a FIN, so that
+// no TIME_WAIT socket stays on this side for a minute. Whoever closes
+// first keeps that socket; a client making one-shot calls to one server
+// over TCP kept one per call and, beyond ~28,000 (the ephemeral ports),
+// slowed to ~470 calls/s and then failed to connect (bench/results/peers.md).
+// Nothing is owed on such a connection: the server has sent everything,
+// and its end is ninfd's parked copy and an executable that is done.
+void CloseWithoutTimeWait(Channel &ch);
+
 // The answer to FRAME_CALL of a function whose executables run where a
 // launcher puts them: ninfd names the executable, and `ch` becomes a
 // connection to it (protocol/ninf.proto, Redirect).

@@ -140,6 +140,7 @@ Status RemoteCall::Execute() {
   Status st = Exchange(server_, *channel_, &times);
   NoteAttempt(server_, times, st, start);
   std::lock_guard<std::mutex> lock(channel_mutex_);
+  if (st.ok()) CloseWithoutTimeWait(*channel_);
   channel_.reset();
   return st;
 }
@@ -205,6 +206,7 @@ Status RemoteCall::Attempt(const ServerAddress &server, ExchangeTimes *times) {
   }
   Status st = Exchange(server, *channel_, times);
   std::lock_guard<std::mutex> lock(channel_mutex_);
+  if (st.ok()) CloseWithoutTimeWait(*channel_);
   channel_.reset();
   if (cancelled_ && !st.ok()) return Status(NINF_ERR_CANCELLED, "call cancelled");
   return st;

@@ -10,10 +10,12 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -48,6 +50,41 @@ double ScaledResidual(int n, const std::vector<double> &a, const std::vector<dou
 }
 
 }  // namespace
+
+namespace {
+
+// TIME_WAIT sockets (state 06 of /proc/net/tcp) whose far end is 127.0.0.1
+// port `port`: a client's closed connections to a server there.
+int TimeWaitTo(int port) {
+  std::ifstream tcp("/proc/net/tcp");
+  std::string line;
+  std::getline(tcp, line);  // the header
+  char remote[16];
+  std::snprintf(remote, sizeof remote, "0100007F:%04X", port);
+  int n = 0;
+  while (std::getline(tcp, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, far, state;
+    if ((fields >> slot >> local >> far >> state) && far == remote && state == "06") ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+// A client that makes one-shot calls over TCP (to another host, or here
+// without the Unix-domain socket) leaves no TIME_WAIT socket per call: it
+// would run out of ephemeral ports at a few hundred calls/s sustained
+// (client/connect.h CloseWithoutTimeWait).
+TEST_CASE("calls_one_shot_calls_over_tcp_leave_no_time_wait_behind", "[e2e]") {
+  E2EDaemon d({"--unix-socket", ""});
+  const int before = TimeWaitTo(d.port());
+  constexpr int kCalls = 60;
+  for (int i = 0; i < kCalls; ++i) REQUIRE(Ninf_call(d.Name("null").c_str()) == 0);
+  REQUIRE(d.WaitForStat("completed", kCalls) >= kCalls);
+  // The first call's interface query has a connection of its own.
+  CHECK(TimeWaitTo(d.port()) - before <= 2);
+}
 
 TEST_CASE("calls_dgesv_matches_lapack", "[e2e]") {
   E2EDaemon d;
