@@ -192,6 +192,7 @@ void Scheduler::OfferJob(Job &job) {
                    conn.peer(), admission_.queued());
       // No handle keeps a slot (or its threads) while a call waits: an
       // idle one's is free at once (AdmitQueued may start this call).
+      last_wait_ = Clock::now();
       TakeBackKeptSlots();
       break;
     case Admission::Decision::kReject:

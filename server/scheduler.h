@@ -144,7 +144,8 @@ class Scheduler : public JobEvents {
   void OnReleased(Job &job) override;
   void OnLeaseReturned(Job &job) override;
   // After `job`'s call: whether its handle keeps the slot for its next
-  // call (keep_handle_slots; nobody waits for a slot or for room).
+  // call (keep_handle_slots; nobody waits for a slot or for room, and no
+  // call waited within the demand window).
   bool MayKeepSlot(const Job &job) const;
   void OnExit(Job &job) override;
   void OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) override;
@@ -227,6 +228,10 @@ class Scheduler : public JobEvents {
   bool admitting_ = false;
   bool admitting_arrivals_ = false;
   bool stopping_ = false;
+  // When a call last had to wait for a slot: no handle keeps one within
+  // demand_window_ms of it (MayKeepSlot), where leases would only be taken
+  // back again and delay the slots' release to the calls' ends.
+  Clock::time_point last_wait_{};
   std::unique_ptr<LaunchBroker> broker_;  // launched executables' connect-back; on first use
 };
 

@@ -129,6 +129,7 @@ void Scheduler::OnWantSlot(Job &job) {
           job.id(), job.call_id(), job.function(), ShownUser(job.params().owner), job.persistent(),
           job.args_first(), admission_.queued());
       // No handle keeps a slot (or its threads) while a call waits.
+      last_wait_ = Clock::now();
       TakeBackKeptSlots();
       break;  // AdmitQueued grants it
     case Admission::Decision::kReject:
@@ -243,7 +244,8 @@ void Scheduler::OnExit(Job &job) { FinishJob(job, EndReason::kExited); }
 
 bool Scheduler::MayKeepSlot(const Job &job) const {
   return settings_.keep_handle_slots && job.has_lease_page() && !stopping_ &&
-         admission_.queued() == 0 && arrivals_.waiting().calls == 0;
+         admission_.queued() == 0 && arrivals_.waiting().calls == 0 &&
+         Clock::now() - last_wait_ > std::chrono::milliseconds(settings_.demand_window_ms);
 }
 
 void Scheduler::OnLeaseReturned(Job &job) {

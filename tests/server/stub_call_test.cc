@@ -101,7 +101,9 @@ void CheckScaled(Channel &ch, double factor) {
 // one slot, every other call needs it back: from an idle handle at once,
 // from a handle in a call when that call is done.
 TEST_CASE("stub_call_a_handle_keeps_its_slot_until_another_call_needs_it", "[stub]") {
-  Fixture fx({"--slots", "1"});
+  // No handle keeps a slot within the demand window of a call that waited
+  // (100 ms here).
+  Fixture fx({"--slots", "1", "--demand-window-ms", "100"});
   Channel h(fx.daemon->Connect(), 10000);
   SendScale(h, 20, 10, 2.0, 0, /*persistent=*/true);
   CheckScaled(h, 2.0);
@@ -118,7 +120,9 @@ TEST_CASE("stub_call_a_handle_keeps_its_slot_until_another_call_needs_it", "[stu
     CheckScaled(other, 5.0);
   }
   CHECK(Stat(GetStats(*fx.daemon), "kept_slots") == 0);
-  // The handle's next call asks for a slot again, and keeps it afterwards.
+  // The handle's next call asks for a slot again, and keeps it afterwards
+  // once the wait is older than the demand window.
+  std::this_thread::sleep_for(300ms);
   ScaleAgain(h, 4.0, 0);
   CheckScaled(h, 4.0);
   REQUIRE(WaitStat(*fx.daemon, "kept_slots", 1));
