@@ -82,9 +82,12 @@ Status SlotLease::Create(SlotLease *out) {
 }
 
 Status SlotLease::Map(int fd, SlotLease *out) {
+  // Only a memfd has seals (F_GET_SEALS fails on any other file): a
+  // regular file could be truncated under ninfd however it was opened.
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(kPageBytes) ||
-      (::fcntl(fd, F_GET_SEALS) & F_SEAL_SHRINK) == 0) {
+  const int seals = ::fcntl(fd, F_GET_SEALS);
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_size < static_cast<off_t>(kPageBytes) || seals < 0 || (seals & F_SEAL_SHRINK) == 0) {
     ::close(fd);
     errno = EINVAL;
     return Failed("not a sealed page");

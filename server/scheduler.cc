@@ -350,7 +350,6 @@ void Scheduler::LogEnding(const Job &job, const Ending &ending, const std::strin
 
 void Scheduler::BeginShutdown() {
   stopping_ = true;
-  TakeBackKeptSlots();
   warm_.Close();
   for (uint64_t id : arrivals_.TakeWaiting()) FinishJob(*jobs_.at(id), EndReason::kRefused);
   for (uint64_t id : admission_.TakeQueue()) {
@@ -367,6 +366,8 @@ void Scheduler::BeginShutdown() {
   for (auto &[id, job] : jobs_)
     if (AwaitsArguments(job->state())) awaiting.push_back(job.get());
   for (Job *job : awaiting) FinishJob(*job, EndReason::kRefused);
+  // Last: a kept slot given back admits nothing now that the queue is empty.
+  TakeBackKeptSlots();
 }
 
 void Scheduler::StopIdleHandles() {
