@@ -15,9 +15,9 @@ using ninf::SlotLease;
 namespace {
 
 // The executable's page and ninfd's mapping of the same memory.
-struct Pair {
+struct LeasePages {
   SlotLease executable, ninfd;
-  Pair() {
+  LeasePages() {
     REQUIRE(SlotLease::Create(&executable).ok());
     REQUIRE(SlotLease::Map(::dup(executable.fd()), &ninfd).ok());
   }
@@ -26,7 +26,7 @@ struct Pair {
 }  // namespace
 
 TEST_CASE("slot_lease_a_granted_slot_is_begun_kept_and_begun_again", "[slot_lease]") {
-  Pair p;
+  LeasePages p;
   CHECK_FALSE(p.executable.Begin());  // nothing granted yet: the call asks
   REQUIRE(p.ninfd.Grant());
   CHECK_FALSE(p.ninfd.Grant());  // only from none
@@ -45,7 +45,7 @@ TEST_CASE("slot_lease_a_granted_slot_is_begun_kept_and_begun_again", "[slot_leas
 }
 
 TEST_CASE("slot_lease_taken_back_when_idle_frees_at_once", "[slot_lease]") {
-  Pair p;
+  LeasePages p;
   REQUIRE(p.ninfd.Grant());
   CHECK(p.ninfd.TakeBack() == SlotLease::Taken::kNow);
   CHECK_FALSE(p.executable.Begin());  // the next call asks
@@ -53,7 +53,7 @@ TEST_CASE("slot_lease_taken_back_when_idle_frees_at_once", "[slot_lease]") {
 }
 
 TEST_CASE("slot_lease_taken_back_in_a_call_frees_at_its_end", "[slot_lease]") {
-  Pair p;
+  LeasePages p;
   REQUIRE(p.ninfd.Grant());
   REQUIRE(p.executable.Begin());
   CHECK(p.ninfd.TakeBack() == SlotLease::Taken::kAfterCall);
@@ -88,7 +88,7 @@ TEST_CASE("slot_lease_ninfd_maps_only_a_sealed_memfd_page", "[slot_lease]") {
 }
 
 TEST_CASE("slot_lease_a_word_ninfd_does_not_know_ends_the_lease", "[slot_lease]") {
-  Pair p;
+  LeasePages p;
   REQUIRE(p.ninfd.Grant());
   REQUIRE(p.executable.Begin());
   // The executable's memory is its own: it may write anything there.
