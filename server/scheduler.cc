@@ -134,19 +134,27 @@ double Scheduler::OpenBusyCoreSeconds() const {
 
 namespace {
 
-// Whether the call's whole ARGS frame waits in the socket behind the CALL
-// that ninfd read (not knowable over TLS, whose records ninfd would have to
-// decrypt). A frame header that does not decode says no: the executable
-// refuses it.
-bool ArgumentsArrived(const daemon::Connection &conn) {
+// The length of the ARGS frame next in the socket (ninfd reads no byte past
+// the CALL; libninf sends the arguments right behind it), from its header;
+// false when it is not readable (over TLS, or not all there) or does not
+// decode (the executable refuses it).
+bool PeekArgsFrameBytes(const daemon::Connection &conn, uint64_t *bytes) {
   if (conn.tls()) return false;
   uint8_t raw[kFrameHeaderSize];
   FrameHeader h;
-  int queued = 0;
   const ssize_t n = ::recv(conn.fd(), raw, sizeof raw, MSG_PEEK | MSG_DONTWAIT);
-  return n == static_cast<ssize_t>(sizeof raw) && DecodeFrameHeader(raw, UINT64_MAX, &h).ok() &&
-         ::ioctl(conn.fd(), FIONREAD, &queued) == 0 && queued >= 0 &&
-         static_cast<uint64_t>(queued) >= kFrameHeaderSize + h.header_length + h.payload_length;
+  if (n != static_cast<ssize_t>(sizeof raw) || !DecodeFrameHeader(raw, UINT64_MAX, &h).ok())
+    return false;
+  *bytes = kFrameHeaderSize + h.header_length + h.payload_length;
+  return true;
+}
+
+// Whether the call's whole ARGS frame waits in the socket behind the CALL.
+bool ArgumentsArrived(const daemon::Connection &conn) {
+  uint64_t frame = 0;
+  int queued = 0;
+  return PeekArgsFrameBytes(conn, &frame) && ::ioctl(conn.fd(), FIONREAD, &queued) == 0 &&
+         queued >= 0 && static_cast<uint64_t>(queued) >= frame;
 }
 
 }  // namespace
@@ -207,21 +215,11 @@ void Scheduler::OfferJob(Job &job) {
 
 void Scheduler::OfferArrival(Job &job) {
   daemon::Connection &conn = *job.conn();
-  // The ARGS frame's header is next in the socket (ninfd reads no byte past
-  // the CALL; libninf sends the arguments right behind it): its lengths are
-  // the bytes the call will hold. Over TLS they are not readable here.
+  // The ARGS frame's lengths are the bytes the call will hold (not
+  // readable over TLS).
   const ArrivalBounds bounds = Bounds();
-  bool known = false;
   uint64_t frame_bytes = 0;
-  if (!conn.tls()) {
-    uint8_t raw[kFrameHeaderSize];
-    FrameHeader h;
-    const ssize_t n = ::recv(conn.fd(), raw, sizeof raw, MSG_PEEK | MSG_DONTWAIT);
-    if (n == static_cast<ssize_t>(sizeof raw) && DecodeFrameHeader(raw, UINT64_MAX, &h).ok()) {
-      known = true;
-      frame_bytes = kFrameHeaderSize + h.header_length + h.payload_length;
-    }
-  }
+  const bool known = PeekArgsFrameBytes(conn, &frame_bytes);
   // Refused now if its slot request would be, once its arguments are in:
   // ninfd can still tell the client why, and counts it as refused.
   std::size_t arriving = 0, user_arriving = 0;

@@ -114,8 +114,9 @@ int CallServer::OfferLeasePage() {
   // host) passes no descriptors, and shares no memory with ninfd.
   sockaddr_storage addr{};
   socklen_t len = sizeof addr;
-  if (lease_.valid() ||
-      ::getsockname(control_fd_, reinterpret_cast<sockaddr *>(&addr), &len) != 0 ||
+  if (lease_.valid() || lease_offered_) return -1;
+  lease_offered_ = true;  // once: a channel that cannot share one never will
+  if (::getsockname(control_fd_, reinterpret_cast<sockaddr *>(&addr), &len) != 0 ||
       addr.ss_family != AF_UNIX || !SlotLease::Create(&lease_).ok())
     return -1;
   return lease_.fd();

@@ -171,6 +171,7 @@ class CallServer {
   PeakMemory peak_;              // each call's resident peak (CTL_CALL_DONE)
   SlotLease lease_;              // a handle's kept slot (offered with its first CALL_DONE)
   bool leased_call_ = false;     // the call under way began on the kept slot
+  bool lease_offered_ = false;   // OfferLeasePage tried (a TCP channel: never again)
 };
 
 }  // namespace ninf::stub
