@@ -37,8 +37,11 @@ void CheckBounds(const Settings &s) {
       FUZZ_CHECK(s.*(*field) >= spec.min && s.*(*field) <= spec.max, spec.name);
     }
   }
-  for (const auto &[name, limits] : s.function_limits)
-    FUZZ_CHECK(limits.wall_seconds >= 0 && limits.cpu_seconds >= 0, name.c_str());
+  for (const auto &[name, keys] : s.function_limits) {
+    const ninf::server::FunctionLimits limits = s.LimitsOf(name);
+    FUZZ_CHECK(limits.wall_seconds >= 0 && limits.cpu_seconds >= 0 && limits.max_calls >= 1,
+               name.c_str());
+  }
 }
 
 void CheckError(const Status &st) {

@@ -23,10 +23,8 @@ std::vector<std::string> CommandWords(const std::string &text) {
 
 namespace {
 
-const std::string &LauncherOf(const std::string &function, const Settings &s) {
-  auto it = s.function_limits.find(function);
-  return it != s.function_limits.end() && !it->second.launcher.empty() ? it->second.launcher
-                                                                       : s.launcher;
+std::string LauncherOf(const std::string &function, const Settings &s) {
+  return s.LimitsOf(function).launcher;  // the server's launcher unless its table sets one
 }
 
 // srun ... for `tasks` tasks, MPI ones through PMIx (the only MPI plugin
@@ -41,9 +39,8 @@ std::vector<std::string> SrunCommand(const Settings &s, int tasks, bool mpi) {
 }
 
 int RanksOf(const std::string &function, const Settings &s, int cores) {
-  if (auto it = s.function_limits.find(function); it != s.function_limits.end() && it->second.ranks)
-    return static_cast<int>(it->second.ranks);
-  if (s.mpi_ranks > 0) return static_cast<int>(s.mpi_ranks);
+  // A table's ranks, else the server's mpi_ranks, else (0) one per core.
+  if (const int64_t ranks = s.LimitsOf(function).ranks; ranks > 0) return static_cast<int>(ranks);
   return std::max(1, cores);
 }
 
@@ -128,9 +125,11 @@ Status CheckLaunches(const Settings &s, int cores) {
   };
   // Slurm steps run on the allocation's cores, which ninfd cannot count.
   if (s.mpi_ranks > cores && s.launcher != "slurm") return too_many("mpi_ranks", s.mpi_ranks);
-  for (const auto &[name, limits] : s.function_limits)
-    if (limits.ranks > cores && LauncherOf(name, s) != "slurm")
-      return too_many("limits." + name + ".ranks", limits.ranks);
+  // Only the tables that set ranks: the others' is mpi_ranks, checked above.
+  for (const auto &[name, keys] : s.function_limits)
+    if (const int64_t ranks = s.LimitsOf(name).ranks;
+        keys.count("ranks") && ranks > cores && LauncherOf(name, s) != "slurm")
+      return too_many("limits." + name + ".ranks", ranks);
   return Status::Ok();
 }
 

@@ -171,7 +171,7 @@ class Server : public daemon::Connection::Delegate {
   Principals principals_;
   // The [users.NAME] tables principals_ was built from: a reload whose key
   // files fail keeps these, with the principals.
-  UserSpecs users_in_force_;
+  daemon::NamedTables users_in_force_;
   tls::Context tls_;  // null: plaintext TCP
   daemon::Listener listener_;
   daemon::Listener unix_listener_;  // the same-host path, when there is one

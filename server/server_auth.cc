@@ -11,7 +11,7 @@ namespace ninf::server {
 
 Status Server::LoadKeys() {
   Principals fresh;
-  if (Status st = LoadPrincipals(settings_.key_file, settings_.users, &fresh); !st.ok()) {
+  if (Status st = LoadPrincipals(settings_.key_file, settings_.Users(), &fresh); !st.ok()) {
     settings_.users = users_in_force_;  // the users stay as their keys do
     return st;
   }

@@ -255,149 +255,6 @@ const SettingSpec kTable[] = {
      &Settings::tls_ca},
 };
 
-Status Invalid(const std::string &source, const std::string &what) {
-  return Status(NINF_ERR_INVALID_ARGUMENT, source + ": " + what);
-}
-
-// limits.NAME.allow: an array of user names and "group:NAME".
-Status ReadAllowList(const std::string &where, const std::string &function, const toml::node &value,
-                     std::vector<std::string> *out) {
-  const toml::array *list = value.as_array();
-  const std::string what = "limits." + function + ".allow";
-  if (!list) return Invalid(where, what + " must be an array of user names and \"group:NAME\"");
-  for (const toml::node &item : *list) {
-    std::optional<std::string> text = item.value_exact<std::string>();
-    const std::string_view bare = text && text->starts_with("group:")
-                                      ? std::string_view(*text).substr(6)
-                                      : std::string_view();
-    if (!text || !ValidUserName(text->starts_with("group:") ? bare : std::string_view(*text)))
-      return Invalid(where, what +
-                                " entries are user names or \"group:NAME\" (letters, digits, "
-                                "'_', '-', '.')");
-    out->push_back(*text);
-  }
-  return Status::Ok();
-}
-
-// A quota of a [users.NAME] table: an integer >= 0 (store_bytes also a
-// string with a K/M/G/T suffix, as the store_* settings take).
-Status ReadQuota(const std::string &where, const std::string &what, const toml::node &value,
-                 int64_t *out) {
-  if (std::optional<std::string> text = value.value_exact<std::string>();
-      text && what.ends_with(".store_bytes")) {
-    daemon::SettingValue parsed;
-    NINF_RETURN_IF_ERROR(daemon::ParseSettingValue(SettingKind::kBytes, what.c_str(), 0, kMaxInt,
-                                                   *text, where, &parsed));
-    *out = std::get<int64_t>(parsed);
-    return Status::Ok();
-  }
-  std::optional<int64_t> v = value.value_exact<int64_t>();
-  if (!v || *v < 0) return Invalid(where, what + " must be an integer >= 0");
-  *out = *v;
-  return Status::Ok();
-}
-
-// One [users.NAME] table (users.h UserSpec). Key files are read later, by
-// the server (LoadPrincipals), at start and on every reload.
-Status ReadUser(const std::string &where, const std::string &name, const toml::table &t,
-                UserSpec *out) {
-  const std::string table = "users." + name;
-  UserSpec u;
-  for (auto &&[key, value] : t) {
-    const std::string k(key.str());
-    const std::string what = table + "." + k;
-    if (k == "key_file" || k == "cert_subject" || k == "run_as") {
-      std::optional<std::string> text = value.value_exact<std::string>();
-      if (!text || text->empty()) return Invalid(where, what + " must be a non-empty string");
-      (k == "key_file" ? u.key_file : k == "cert_subject" ? u.cert_subject : u.run_as) = *text;
-    } else if (k == "groups") {
-      const toml::array *list = value.as_array();
-      if (!list) return Invalid(where, what + " must be an array of group names");
-      for (const toml::node &item : *list) {
-        std::optional<std::string> g = item.value_exact<std::string>();
-        if (!g || !ValidUserName(*g))
-          return Invalid(where, what + " entries are names (letters, digits, '_', '-', '.')");
-        u.groups.push_back(*g);
-      }
-    } else if (k == "max_slots" || k == "max_queued" || k == "store_bytes" ||
-               k == "store_entries" || k == "max_two_phase") {
-      int64_t *field = k == "max_slots"       ? &u.max_slots
-                       : k == "max_queued"    ? &u.max_queued
-                       : k == "store_bytes"   ? &u.store_bytes
-                       : k == "store_entries" ? &u.store_entries
-                                              : &u.max_two_phase;
-      NINF_RETURN_IF_ERROR(ReadQuota(where, what, value, field));
-    } else {
-      return Invalid(where, "unknown key " + what +
-                                " (key_file, cert_subject, groups, run_as, max_slots, max_queued, "
-                                "store_bytes, store_entries, max_two_phase)");
-    }
-  }
-  if (u.key_file.empty() && u.cert_subject.empty())
-    return Invalid(where, table + " needs a key_file or a cert_subject");
-  *out = std::move(u);
-  return Status::Ok();
-}
-
-// The [users] table: one table per user.
-Status ReadUsers(const std::string &path, const toml::table &users, UserSpecs *out) {
-  for (auto &&[name, node] : users) {
-    std::string where = path + ":" + std::to_string(node.source().begin.line);
-    const toml::table *t = node.as_table();
-    const std::string n(name.str());
-    if (!t) return Invalid(where, "users." + n + " must be a table");
-    if (!ValidUserName(n))
-      return Invalid(where, "users." + n + ": a user name is letters, digits, '_', '-', '.'");
-    NINF_RETURN_IF_ERROR(ReadUser(where, n, *t, &(*out)[n]));
-  }
-  return Status::Ok();
-}
-
-// One [limits.NAME] table: wall_seconds, cpu_seconds (integers >= 0),
-// executable_max_calls and ranks (>= 1), launcher ("local" or "slurm").
-Status ReadFunctionLimits(const std::string &path, const toml::table &limits,
-                          std::map<std::string, FunctionLimits, std::less<>> *out) {
-  for (auto &&[name, node] : limits) {
-    std::string where = path + ":" + std::to_string(node.source().begin.line);
-    const toml::table *t = node.as_table();
-    if (!t) return Invalid(where, "limits." + std::string(name.str()) + " must be a table");
-    FunctionLimits fl;
-    for (auto &&[key, value] : *t) {
-      if (key.str() == "launcher") {
-        std::optional<std::string> text = value.value_exact<std::string>();
-        if (!text || (*text != "local" && *text != "slurm"))
-          return Invalid(where, "limits." + std::string(name.str()) +
-                                    ".launcher must be \"local\" or \"slurm\"");
-        fl.launcher = *text;
-        continue;
-      }
-      if (key.str() == "allow") {
-        NINF_RETURN_IF_ERROR(ReadAllowList(where, std::string(name.str()), value, &fl.allow));
-        continue;
-      }
-      std::optional<int64_t> v = value.value_exact<int64_t>();
-      const bool at_least_one = key.str() == "executable_max_calls" || key.str() == "ranks";
-      int64_t *field = key.str() == "wall_seconds"           ? &fl.wall_seconds
-                       : key.str() == "cpu_seconds"          ? &fl.cpu_seconds
-                       : key.str() == "executable_max_calls" ? &fl.max_calls
-                       : key.str() == "ranks"                ? &fl.ranks
-                                                             : nullptr;
-      if (!field)
-        return Invalid(where, "unknown key limits." + std::string(name.str()) + "." +
-                                  std::string(key.str()) +
-                                  " (wall_seconds, cpu_seconds, executable_max_calls, ranks, "
-                                  "launcher, allow)");
-      if (!v || *v < (at_least_one ? 1 : 0))
-        return Invalid(
-            where, "limits." + std::string(name.str()) + "." + std::string(key.str()) +
-                       (at_least_one ? " must be an integer >= 1" : " must be an integer >= 0"));
-      *field = *v;
-    }
-    (*out)[std::string(name.str())] = fl;
-  }
-  return Status::Ok();
-}
-
 std::string VersionText() { return std::string("ninfd ") + NINF_VERSION + "\n"; }
 
 }  // namespace
@@ -421,24 +278,6 @@ std::vector<std::string> ChangedSettings(const Settings &a, const Settings &b) {
 Settings LiveSettings(const Settings &running, const Settings &fresh) {
   // function_limits and users are no rows: they come from `fresh`, live.
   return daemon::LiveSettingsOf(std::span<const SettingSpec>(kTable), running, fresh);
-}
-
-FunctionLimits Settings::LimitsOf(std::string_view function) const {
-  FunctionLimits fl{.wall_seconds = call_wall_seconds,
-                    .cpu_seconds = call_cpu_seconds,
-                    .max_calls = executable_max_calls};
-  if (auto it = function_limits.find(function); it != function_limits.end()) fl = it->second;
-  if (fl.max_calls == 0) fl.max_calls = executable_max_calls;  // not in the table
-  return fl;
-}
-
-UserQuota Settings::QuotaOf(std::string_view user) const {
-  const UserQuota defaults{.slots = user_max_slots,
-                           .queued = user_max_queued,
-                           .store_bytes = store_bytes_per_owner,
-                           .store_entries = store_entries_per_owner,
-                           .two_phase = user_max_two_phase};
-  return server::QuotaOf(users, user, defaults);
 }
 
 Status CheckScheduling(const Settings &s) {
@@ -501,15 +340,18 @@ Status ParseInvocation(int argc, const char *const *argv, const daemon::EnvLooku
   daemon::CommandLine cl;
   cl.version_text = VersionText();
   cl.default_config_file = InstalledConfigFile("ninfd.toml");
+  // The [limits.NAME] and [users.NAME] tables: rows of their own
+  // (named_tables.cc), listed after the flags.
+  app.footer(NamedTablesHelp());
   auto limits = [&inv](const std::string &path, std::string_view key, const toml::table &table,
                        bool *handled) {
     if (key == "users") {
       *handled = true;
-      return ReadUsers(path, table, &inv.settings.users);
+      return ReadUserTables(path, table, &inv.settings.users);
     }
     if (key != "limits") return Status::Ok();
     *handled = true;
-    return ReadFunctionLimits(path, table, &inv.settings.function_limits);
+    return ReadFunctionTables(path, table, &inv.settings.function_limits);
   };
   NINF_RETURN_IF_ERROR(
       daemon::ParseCommandLine<Settings>(app, kTable, argc, argv, env, limits, &cl, &inv.settings));

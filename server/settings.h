@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "daemon/settings_table.h"
+#include "daemon/table_settings.h"
 #include "protocol/address.h"
 #include "protocol/default_ports.h"
 #include "protocol/status.h"
@@ -22,16 +23,17 @@
 
 namespace ninf::server {
 
-// A call's budget (0: no limit). When a call runs out of wall-clock time
-// ninfd kills its executable; CPU time is enforced by the executable's own
-// RLIMIT_CPU (the kernel sends SIGXCPU). Either way the client is told which
-// limit ended its call.
+// What one call of a function may use: its [limits.NAME] table's keys, each
+// one it leaves out inherited from the server's setting (FunctionKeys()).
+// When a call runs out of wall-clock time ninfd kills its executable; CPU
+// time is enforced by the executable's own RLIMIT_CPU (the kernel sends
+// SIGXCPU). Either way the client is told which limit ended its call.
 struct FunctionLimits {
-  int64_t wall_seconds = 0;
-  int64_t cpu_seconds = 0;
-  int64_t max_calls = 0;   // one-shot calls per executable process (1: no reuse)
-  int64_t ranks = 0;       // Backend "MPI": the job's ranks (0: mpi_ranks; launcher.h)
-  std::string launcher{};  // "local" or "slurm" ("": the server's `launcher`)
+  int64_t wall_seconds = 0;  // 0: no limit
+  int64_t cpu_seconds = 0;   // 0: no limit
+  int64_t max_calls = 0;     // one-shot calls per executable process (1: no reuse)
+  int64_t ranks = 0;         // Backend "MPI": the job's ranks (0: one per core; launcher.h)
+  std::string launcher{};    // "local" or "slurm"
   // Who may call it (users.h MayCall): user names and "group:NAME"; empty:
   // every user.
   std::vector<std::string> allow{};
@@ -109,17 +111,19 @@ struct Settings {
   // and its executables' kept-data fetches); with it ninfd shows
   // tls_cert/tls_key as its client certificate.
   std::string tls_ca;  // "": those connections are plaintext
-  // Per-function overrides of call_wall_seconds, call_cpu_seconds,
-  // executable_max_calls, mpi_ranks and launcher, from the config file's
-  // [limits.NAME] tables.
-  std::map<std::string, FunctionLimits, std::less<>> function_limits;
-  // The [users.NAME] tables (users.h), live: a reload adds and revokes users.
-  UserSpecs users;
+  // The config file's [limits.NAME] and [users.NAME] tables, as given (the
+  // keys each sets; FunctionKeys() and UserKeys() are their rows). Live: a
+  // reload changes limits, adds and revokes users.
+  daemon::NamedTables function_limits;
+  daemon::NamedTables users;
 
-  // The limits of one call of `function`: its override, else the defaults.
+  // The limits of one call of `function`: its table's keys, the server's
+  // settings for the rest.
   FunctionLimits LimitsOf(std::string_view function) const;
-  // The quotas of `user`: its [users.NAME] table, else the user_* and
-  // store_*_per_owner defaults.
+  // Every [users.NAME] table, each key it leaves out the server's setting.
+  UserSpecs Users() const;
+  // The quotas of `user`: its [users.NAME] table's, else the user_* and
+  // store_*_per_owner settings.
   UserQuota QuotaOf(std::string_view user) const;
   // The scheduler's configuration on a machine with `cores` cores (the
   // settings were checked by ParseInvocation).
@@ -127,6 +131,21 @@ struct Settings {
 };
 
 using SettingSpec = daemon::SettingSpecOf<Settings>;
+using FunctionKey = daemon::TableKeyOf<Settings, FunctionLimits>;
+using UserKey = daemon::TableKeyOf<Settings, UserSpec>;
+
+// The keys of a [limits.NAME] and of a [users.NAME] table, in the order
+// --help lists them (server/named_tables.cc).
+std::span<const FunctionKey> FunctionKeys();
+std::span<const UserKey> UserKeys();
+
+// Reads the config file's [limits] / [users] table into *out
+// (NINF_ERR_INVALID_ARGUMENT naming the key).
+Status ReadFunctionTables(const std::string &path, const toml::table &limits,
+                          daemon::NamedTables *out);
+Status ReadUserTables(const std::string &path, const toml::table &users, daemon::NamedTables *out);
+// The --help sections of both.
+std::string NamedTablesHelp();
 
 // The table, in the order --help and the example config list the keys.
 std::span<const SettingSpec> SettingsTable();

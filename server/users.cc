@@ -138,18 +138,16 @@ bool MayCall(const Principals &p, std::string_view user, const std::vector<std::
   return false;
 }
 
-UserQuota QuotaOf(const UserSpecs &users, std::string_view user, const UserQuota &defaults) {
-  UserQuota q = defaults;
-  auto it = users.find(user);
-  if (it == users.end()) return q;
-  const UserSpec &s = it->second;
-  auto pick = [](int64_t own, int64_t dflt) { return own >= 0 ? own : dflt; };
-  q.slots = pick(s.max_slots, defaults.slots);
-  q.queued = pick(s.max_queued, defaults.queued);
-  q.store_bytes = pick(s.store_bytes, defaults.store_bytes);
-  q.store_entries = pick(s.store_entries, defaults.store_entries);
-  q.two_phase = pick(s.max_two_phase, defaults.two_phase);
-  return q;
+UserQuota QuotaOf(const UserSpec &user) {
+  return {.slots = user.max_slots,
+          .queued = user.max_queued,
+          .store_bytes = user.store_bytes,
+          .store_entries = user.store_entries,
+          .two_phase = user.max_two_phase};
+}
+
+bool ValidAllowEntry(std::string_view entry) {
+  return ValidUserName(entry.starts_with("group:") ? entry.substr(6) : entry);
 }
 
 std::string UserLabel(std::set<std::string, std::less<>> *seen, std::string_view user,

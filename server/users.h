@@ -32,18 +32,19 @@ namespace ninf::server {
 // The user of the server's own `key_file`.
 inline constexpr char kDefaultUser[] = "default";
 
-// One [users.NAME] table. A quota of -1 was not given: the server-wide
-// default applies (user_max_slots, ..., store_bytes_per_owner); 0 is no cap.
+// One user as its [users.NAME] table says, each quota it leaves out the
+// server-wide setting (user_max_slots, ..., store_bytes_per_owner:
+// settings.h UserKeys()); a quota of 0 is no cap.
 struct UserSpec {
   std::string key_file{};
   std::string cert_subject{};
   std::vector<std::string> groups{};
   std::string run_as{};
-  int64_t max_slots = -1;      // calls of the user holding a slot at once
-  int64_t max_queued = -1;     // calls of the user waiting for a slot
-  int64_t store_bytes = -1;    // bytes of kept data
-  int64_t store_entries = -1;  // entries of kept data
-  int64_t max_two_phase = -1;  // two-phase results kept (uncollected) at once
+  int64_t max_slots = 0;      // calls of the user holding a slot at once
+  int64_t max_queued = 0;     // calls of the user waiting for a slot
+  int64_t store_bytes = 0;    // bytes of kept data
+  int64_t store_entries = 0;  // entries of kept data
+  int64_t max_two_phase = 0;  // two-phase results kept (uncollected) at once
   bool operator==(const UserSpec &) const = default;
 };
 
@@ -111,7 +112,7 @@ bool Knows(const Principals &p, std::string_view user);
 // user is allowed only by an empty list.
 bool MayCall(const Principals &p, std::string_view user, const std::vector<std::string> &allow);
 
-// A user's quotas in force (0: no cap), from its table or the defaults.
+// A user's quotas in force (0: no cap).
 struct UserQuota {
   int64_t slots = 0;
   int64_t queued = 0;
@@ -119,9 +120,10 @@ struct UserQuota {
   int64_t store_entries = 0;
   int64_t two_phase = 0;
 };
-// `defaults` holds the server-wide settings (a user without a table, or a
-// quota its table leaves out).
-UserQuota QuotaOf(const UserSpecs &users, std::string_view user, const UserQuota &defaults);
+UserQuota QuotaOf(const UserSpec &user);
+
+// May an allow list name `entry`: a user name, or "group:NAME".
+bool ValidAllowEntry(std::string_view entry);
 
 // The label of `user` in metrics: itself while fewer than `max_labels`
 // users have one, "other" after that (a label per user forever would let

@@ -8,7 +8,6 @@ using ninf::Status;
 using ninf::server::CheckLaunches;
 using ninf::server::CommandWords;
 using ninf::server::CoresHeld;
-using ninf::server::FunctionLimits;
 using ninf::server::Launch;
 using ninf::server::LaunchFor;
 using ninf::server::ParseLaunchAddress;
@@ -46,11 +45,11 @@ TEST_CASE("launcher_mpi_functions_run_one_rank_per_core_by_default", "[launcher]
 TEST_CASE("launcher_ranks_come_from_the_function_then_the_server", "[launcher]") {
   Settings s;
   s.mpi_ranks = 3;
-  s.function_limits["pdgesv"] = FunctionLimits{.ranks = 2};
+  s.function_limits["pdgesv"] = {{"ranks", int64_t{2}}};
   CHECK(LaunchFor(Iface("pdgesv", true), s, 8, false).ranks == 2);
   CHECK(LaunchFor(Iface("ep_mpi", true), s, 8, false).ranks == 3);
   // A limits table without ranks leaves the server's.
-  s.function_limits["ep_mpi"] = FunctionLimits{.wall_seconds = 10};
+  s.function_limits["ep_mpi"] = {{"wall_seconds", int64_t{10}}};
   CHECK(LaunchFor(Iface("ep_mpi", true), s, 8, false).ranks == 3);
 }
 
@@ -78,7 +77,7 @@ TEST_CASE("launcher_more_ranks_than_cores_needs_oversubscribe", "[launcher]") {
   CHECK_THAT(st.message(), Catch::Contains("mpi_ranks = 3") && Catch::Contains("2 cores") &&
                                Catch::Contains("mpi_oversubscribe"));
   s.mpi_ranks = 0;
-  s.function_limits["big"] = FunctionLimits{.ranks = 16};
+  s.function_limits["big"] = {{"ranks", int64_t{16}}};
   CHECK_THAT(CheckLaunches(s, 2).message(), Catch::Contains("limits.big.ranks = 16"));
   s.mpi_oversubscribe = true;
   CHECK(CheckLaunches(s, 2).ok());
@@ -109,10 +108,10 @@ TEST_CASE("launcher_slurm_starts_steps_with_srun", "[launcher]") {
   // Slurm's cores are the allocation's: no oversubscription check here.
   CHECK(CheckLaunches(s, 2).ok());
   // One function back on the local launcher, or one sent to Slurm alone.
-  s.function_limits["dgesv"] = FunctionLimits{.launcher = "local"};
+  s.function_limits["dgesv"] = {{"launcher", std::string("local")}};
   CHECK(LaunchFor(Iface("dgesv", false), s, 2, true).direct());
   Settings t;
-  t.function_limits["ep_mpi"] = FunctionLimits{.launcher = "slurm"};
+  t.function_limits["ep_mpi"] = {{"launcher", std::string("slurm")}};
   CHECK(LaunchFor(Iface("ep_mpi", true), t, 2, false).slurm);
   CHECK_FALSE(LaunchFor(Iface("ep", false), t, 2, false).slurm);
 }

@@ -314,7 +314,7 @@ TEST_CASE("settings_reload_applies_live_keys_and_names_the_rest", "[settings]") 
   Settings running, fresh;
   fresh.call_wall_seconds = 5;
   fresh.port = 4000;
-  fresh.function_limits["ep"] = FunctionLimits{.wall_seconds = 9};
+  fresh.function_limits["ep"] = {{"wall_seconds", int64_t{9}}};
   CHECK(ChangedSettings(running, fresh) ==
         std::vector<std::string>{"port", "call_wall_seconds", "limits"});
   CHECK(AppliesLive("call_wall_seconds"));
@@ -324,7 +324,7 @@ TEST_CASE("settings_reload_applies_live_keys_and_names_the_rest", "[settings]") 
   Settings next = LiveSettings(running, fresh);
   CHECK(next.call_wall_seconds == 5);
   CHECK(next.port == 3000);  // kept until a restart
-  CHECK(next.function_limits.at("ep").wall_seconds == 9);
+  CHECK(next.LimitsOf("ep").wall_seconds == 9);
   // The 37 live keys of docs/server.md are all keys of the table (a typo in
   // the list would leave one out).
   int live = 0;

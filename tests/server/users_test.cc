@@ -1,5 +1,5 @@
 // Unit tests of the users' policy (server/users.h): who a connection is,
-// who may call what, which quotas hold, the metrics label bound, and the
+// who may call what, the metrics label bound, and the
 // checks of the [users.NAME] tables' key files.
 #include "server/users.h"
 
@@ -123,20 +123,6 @@ TEST_CASE("users_allow_lists", "[users]") {
   CHECK(MayCall(p, "bob", {}));
   CHECK(!MayCall(p, "chem", allow));  // a group is not a user
   CHECK(!MayCall(p, "group:chem", allow));
-}
-
-TEST_CASE("users_quotas_and_defaults", "[users]") {
-  UserSpecs users;
-  users["alice"] = {.key_file = "x", .max_slots = 1, .store_bytes = 0};
-  const UserQuota defaults{
-      .slots = 4, .queued = 8, .store_bytes = 100, .store_entries = 5, .two_phase = 2};
-  UserQuota a = QuotaOf(users, "alice", defaults);
-  CHECK(a.slots == 1);
-  CHECK(a.store_bytes == 0);  // 0 in the table: no cap of its own
-  CHECK(a.queued == 8);       // left out: the default
-  UserQuota b = QuotaOf(users, "bob", defaults);
-  CHECK(b.slots == 4);
-  CHECK(b.two_phase == 2);
 }
 
 TEST_CASE("users_metric_label_bound", "[users]") {
