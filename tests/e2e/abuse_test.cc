@@ -348,6 +348,24 @@ TEST_CASE("abuse_f6_wall_clock_and_cpu_budgets", "[abuse]") {
     GoodCall(d);
     std::remove(path);
   }
+  {
+    // A table that only says who may call keeps the server's budget: it
+    // used to replace the server's limits with none.
+    char path[] = "/tmp/ninfd-limits-XXXXXX";
+    int fd = ::mkstemp(path);
+    REQUIRE(fd >= 0);
+    const std::string toml = "call_wall_seconds = 2\n[limits.ep]\nallow = []\n";
+    REQUIRE(::write(fd, toml.data(), toml.size()) == static_cast<ssize_t>(toml.size()));
+    ::close(fd);
+    E2EDaemon d({"--config", path});
+    Clock::time_point t = Clock::now();
+    CHECK(Ninf_call(d.Name("ep").c_str(), 40L, &sx, &sy, q) == -1);
+    CHECK(Ninf_get_error() == NINF_ERR_LIMIT);
+    CHECK_THAT(Ninf_get_error_detail(), Catch::Contains("wall-clock limit of 2 s"));
+    CHECK(SecondsSince(t) < 8.0);
+    GoodCall(d);
+    std::remove(path);
+  }
 }
 
 TEST_CASE("abuse_f7_handles_take_slots_like_any_call", "[abuse]") {
