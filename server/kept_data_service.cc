@@ -69,27 +69,17 @@ bool ParseKey(std::string_view body, wire::StoreKey *key) {
 
 }  // namespace
 
-Proved ProvedBy(daemon::Connection &conn) {
-  return Proved{.authenticated = conn.auth().authenticated,
-                .key_id = conn.auth().key_id,
-                .peer_subject = conn.peer_subject()};
-}
-
-Identity IdentityOf(const Principals &principals, daemon::Connection &conn) {
-  return Identify(principals, ProvedBy(conn));
-}
-
-KeptDataService::KeptDataService(const Settings &settings, const Principals &principals,
+KeptDataService::KeptDataService(const Settings &settings, const UserPolicy &users,
                                  Clock::time_point epoch)
     : settings_(settings),
-      principals_(principals),
+      users_(users),
       epoch_(epoch),
       store_(static_cast<uint64_t>(settings.store_bytes), DescriptorBudget()) {}
 
 Status KeptDataService::Reserve(const std::string &owner, const std::string &token,
                                 DataStore::Kind kind, uint64_t bytes, double ttl_seconds,
                                 uint64_t *id) {
-  const UserQuota quota = settings_.QuotaOf(owner);
+  const UserQuota quota = users_.QuotaOf(owner);
   store_.set_owner_caps({.entries = static_cast<uint64_t>(quota.store_entries),
                          .bytes = static_cast<uint64_t>(quota.store_bytes),
                          .results = static_cast<uint64_t>(quota.two_phase)});
@@ -166,11 +156,11 @@ void KeptDataService::HandleCollect(daemon::Connection &conn, std::string_view b
     return;
   }
   const DataStore::Entry *entry = nullptr;
-  Status st = store_.Find(key.id(), key.token(), IdentityOf(principals_, conn).user,
-                          DataStore::Kind::kResult, Now(), &entry);
+  Status st = store_.Find(key.id(), key.token(), users_.Of(conn).user, DataStore::Kind::kResult,
+                          Now(), &entry);
   if (!st.ok()) {
     spdlog::info("event=collect_refused conn={} peer={} user={} id={} error={}", conn.id(),
-                 conn.peer(), ShownUser(IdentityOf(principals_, conn).user), key.id(),
+                 conn.peer(), ShownUser(users_.Of(conn).user), key.id(),
                  daemon::Quoted(st.message()));
     conn.Fail(st);
     return;
@@ -192,7 +182,7 @@ void KeptDataService::HandleCollect(daemon::Connection &conn, std::string_view b
   store_.Release(key.id());
   served_bytes_ += frames.size();
   spdlog::info("event=collect conn={} peer={} user={} id={} bytes={}", conn.id(), conn.peer(),
-               ShownUser(IdentityOf(principals_, conn).user), key.id(), frames.size());
+               ShownUser(users_.Of(conn).user), key.id(), frames.size());
   conn.ReplyBytes(std::move(frames));
 }
 
@@ -204,8 +194,7 @@ void KeptDataService::HandleRelease(daemon::Connection &conn, std::string_view b
   }
   const DataStore::Entry *entry = store_.Get(key.id());
   const DataStore::Kind kind = entry ? entry->kind : DataStore::Kind::kArray;
-  Status st =
-      store_.Find(key.id(), key.token(), IdentityOf(principals_, conn).user, kind, Now(), &entry);
+  Status st = store_.Find(key.id(), key.token(), users_.Of(conn).user, kind, Now(), &entry);
   if (st.code() == NINF_ERR_AUTH) {
     conn.Fail(st);
     return;
@@ -223,8 +212,8 @@ void KeptDataService::HandleFetch(daemon::Connection &conn, std::string_view bod
     return;
   }
   const DataStore::Entry *entry = nullptr;
-  Status st = store_.Find(key.id(), key.token(), IdentityOf(principals_, conn).user,
-                          DataStore::Kind::kArray, Now(), &entry);
+  Status st = store_.Find(key.id(), key.token(), users_.Of(conn).user, DataStore::Kind::kArray,
+                          Now(), &entry);
   if (st.ok() && entry->state == DataStore::State::kPending)
     st = Status(NINF_ERR_INVALID_ID, "kept data " + std::to_string(key.id()) + " is not ready");
   std::string frame;
@@ -235,7 +224,7 @@ void KeptDataService::HandleFetch(daemon::Connection &conn, std::string_view bod
   }
   if (!st.ok()) {
     spdlog::info("event=fetch_refused conn={} peer={} user={} id={} error={}", conn.id(),
-                 conn.peer(), ShownUser(IdentityOf(principals_, conn).user), key.id(),
+                 conn.peer(), ShownUser(users_.Of(conn).user), key.id(),
                  daemon::Quoted(st.message()));
     conn.Fail(st);
     return;
@@ -296,10 +285,7 @@ void KeptDataService::OnProve(Job &job, const ControlMsg &msg) {
   // The key the call's client proved, while it is still its user's: a
   // revoked key proves nothing for the calls it started.
   const std::string &key_id = job.params().key_id;
-  auto holder = principals_.user_of_key.find(key_id);
-  const bool still_users =
-      holder != principals_.user_of_key.end() && holder->second == job.params().owner;
-  const auth::Key *key = key_id.empty() || !still_users ? nullptr : principals_.ring.Find(key_id);
+  const auth::Key *key = users_.KeyOfCall(job.params().owner, key_id);
   auth::Nonce cn{}, sn{};
   std::memcpy(cn.data(), msg.client_nonce, cn.size());
   std::memcpy(sn.data(), msg.server_nonce, sn.size());

@@ -26,25 +26,17 @@
 #include "server/job.h"
 #include "server/settings.h"
 #include "server/stats.h"
+#include "server/user_policy.h"
 
 namespace ninf::server {
-
-// What a connection proved: the key of its handshake, its client
-// certificate's subject.
-Proved ProvedBy(daemon::Connection &conn);
-
-// The user of a connection now (users.h Identify; "": anonymous): a store
-// entry's owner. Two keys of one user (a key being rotated) reach the same
-// entries.
-Identity IdentityOf(const Principals &principals, daemon::Connection &conn);
 
 class KeptDataService {
  public:
   // `settings` is the server's and outlives the service (reloads change it
   // in place); the store's cap is its store_bytes now. `epoch` starts the
-  // store's clock. `principals` are the daemon's users and keys (reloads
-  // replace them in place; no keys: no authentication).
-  KeptDataService(const Settings &settings, const Principals &principals, Clock::time_point epoch);
+  // store's clock. `users` is the daemon's user policy, which every read
+  // asks who owns what.
+  KeptDataService(const Settings &settings, const UserPolicy &users, Clock::time_point epoch);
   KeptDataService(const KeptDataService &) = delete;
   KeptDataService &operator=(const KeptDataService &) = delete;
 
@@ -97,7 +89,7 @@ class KeptDataService {
   Status FillFrom(uint64_t id, daemon::UniqueFd data, uint64_t bytes);
 
   const Settings &settings_;
-  const Principals &principals_;
+  const UserPolicy &users_;
   Clock::time_point epoch_;
   DataStore store_;
   uint64_t served_bytes_ = 0;

@@ -29,7 +29,8 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
       settings_(settings),
       registry_(std::move(registry)),
       cores_(cores),
-      kept_(settings_, principals_, started_at_),
+      users_(settings_),
+      kept_(settings_, users_, started_at_),
       listener_(loop, [this](daemon::UniqueFd fd,
                              const std::string &peer) { Accept(std::move(fd), peer, true); }),
       unix_listener_(loop, [this](daemon::UniqueFd fd,
@@ -45,19 +46,11 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
            .prove = [this](Job &job, const ControlMsg &msg) { kept_.OnProve(job, msg); },
            .may_continue =
                [this](const Job &job) {
-                 const std::string &key_id = job.params().key_id;
-                 Identity who{.user = job.params().owner};
-                 // The key it came with must still be its user's.
-                 if (!key_id.empty()) {
-                   auto it = principals_.user_of_key.find(key_id);
-                   who.revoked = it == principals_.user_of_key.end() || it->second != who.user;
-                 }
-                 // A user known by its certificate alone: still a user?
-                 if (!who.user.empty() && !Knows(principals_, who.user)) who.revoked = true;
-                 Status st = MayRun(who, job.function());
+                 Status st = users_.MayRun(users_.OfCall(job.params().owner, job.params().key_id),
+                                           job.function());
                  if (!st.ok()) {
                    ++counters_.denied;
-                   ++counters_.users[LabelOf(who.user)].denied;
+                   ++counters_.users[LabelOf(job.params().owner)].denied;
                  }
                  return st;
                },
@@ -106,7 +99,7 @@ Status Server::Start() {
                  daemon::Quoted(settings_.tls_client_ca));
   if (auth_required())
     spdlog::info("event=authentication state=on key_file={} keys={} users={}",
-                 daemon::Quoted(principals_.ring.path), principals_.ring.keys.size(),
+                 daemon::Quoted(users_.ring().path), users_.ring().keys.size(),
                  settings_.users.size() + (settings_.key_file.empty() ? 0 : 1));
   else if (!daemon::IsLoopbackAddress(settings_.listen))
     spdlog::warn("event=authentication state=off address={} reason=insecure message={}",

@@ -39,6 +39,7 @@
 #include "server/scheduler.h"
 #include "server/settings.h"
 #include "server/stats.h"
+#include "server/user_policy.h"
 
 namespace ninf::server {
 
@@ -103,16 +104,13 @@ class Server : public daemon::Connection::Delegate {
   // connection that has not proved it holds a key yet.
   Status LoadKeys();
   void HandleAuth(daemon::Connection &conn, const FrameHeader &h, std::string_view body);
-  bool auth_required() const { return principals_.keyed(); }
+  bool auth_required() const { return users_.keyed(); }
   // A connection that proved a client certificate of a user needs no key
   // as well (users.h).
   bool NeedsKey(daemon::Connection &conn) const;
   // A request of a connection whose key a reload took away: refused, the
   // connection ends (true).
   bool RefuseRevoked(daemon::Connection &conn);
-  // May `user` call `function`, now? NINF_ERR_DENIED naming both if its
-  // allow list leaves the user out; NINF_ERR_AUTH for a revoked user.
-  Status MayRun(const Identity &who, const std::string &function) const;
   // Counts and logs (rate-limited) a call refused by MayRun.
   void NoteDenied(daemon::Connection *conn, const std::string &user, const std::string &function,
                   const Status &why);
@@ -166,11 +164,12 @@ class Server : public daemon::Connection::Delegate {
   int cores_;
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
   Counters counters_;
+  // Who calls and what they may do (user_policy.h); no keys: no
+  // authentication.
+  UserPolicy users_;
   KeptDataService kept_;
-  // The users and their keys (users.h); no keys: no authentication.
-  Principals principals_;
-  // The [users.NAME] tables principals_ was built from: a reload whose key
-  // files fail keeps these, with the principals.
+  // The [users.NAME] tables users_ was built from: a reload whose key
+  // files fail keeps these, with the users in force.
   daemon::NamedTables users_in_force_;
   tls::Context tls_;  // null: plaintext TCP
   daemon::Listener listener_;

@@ -144,8 +144,8 @@ void Server::HandleCall(daemon::Connection &conn, std::string_view body) {
                      "no function " + daemon::Quoted(req.name()) + " on this server"));
     return;
   }
-  const Identity who = IdentityOf(principals_, conn);
-  if (Status st = MayRun(who, req.name()); !st.ok()) {
+  const Identity who = users_.Of(conn);
+  if (Status st = users_.MayRun(who, req.name()); !st.ok()) {
     NoteDenied(&conn, who.user, req.name(), st);
     conn.Fail(st);
     return;
@@ -186,10 +186,9 @@ CallParams Server::ParamsOf(const wire::CallRequest &req, const FunctionEntry &e
   params.limits = settings_.LimitsOf(req.name());
   params.redirect_wait_ms = static_cast<uint32_t>(settings_.request_timeout_seconds * 1000);
   params.work_flops = std::isfinite(req.work_flops()) ? std::max(0.0, req.work_flops()) : 0;
-  params.owner = IdentityOf(principals_, conn).user;
+  params.owner = users_.Of(conn).user;
   params.key_id = conn.auth().authenticated ? conn.auth().key_id : std::string();
-  if (auto it = principals_.run_as.find(params.owner); it != principals_.run_as.end())
-    params.run_as = it->second;
+  params.run_as = users_.RunAsOf(params.owner);
   return params;
 }
 
