@@ -1,13 +1,15 @@
-// Unit tests of the users' policy (server/users.h): who a connection is,
-// who may call what, the metrics label bound, and the
-// checks of the [users.NAME] tables' key files.
+// Unit tests of the users' policy (server/users.h, server/user_policy.h):
+// who a connection or a call is, who may call what, the metrics label
+// bound, and the checks of the [users.NAME] tables' key files.
 #include "server/users.h"
 
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <set>
 
+#include "server/user_policy.h"
 #include "tests/server/daemon_fixture.h"
 
 using namespace ninf::server;
@@ -142,4 +144,37 @@ TEST_CASE("users_names", "[users]") {
   CHECK(!ValidUserName("a b"));
   CHECK(!ValidUserName("a\"b"));
   CHECK(!ValidUserName(std::string(65, 'a')));
+}
+
+TEST_CASE("users_policy_revokes_calls_of_a_user_a_reload_removed", "[users]") {
+  using ninf::auth::KeyIdOf;
+  TempDir dir;
+  Settings s;
+  const std::string alice = KeyFile(dir, "a", kAlice1 + "\n");
+  s.users["alice"] = {{"key_file", alice}};
+  s.users["bob"] = {{"key_file", KeyFile(dir, "b", kBob + "\n")}};
+  s.function_limits["dgesv"] = {{"allow", std::vector<std::string>{"bob"}}};
+  UserPolicy policy(s);
+  std::set<std::string> gone;
+  REQUIRE(policy.Load(&gone).ok());
+  CHECK(gone.empty());
+  CHECK(policy.keyed());
+  CHECK_FALSE(policy.OfCall("alice", KeyIdOf(kAlice1)).revoked);
+  CHECK(policy.OfCall("alice", KeyIdOf(kBob)).revoked);  // bob's key is not alice's
+  CHECK(policy.KeyOfCall("alice", KeyIdOf(kAlice1)) != nullptr);
+  CHECK(policy.MayRun(policy.OfCall("alice", KeyIdOf(kAlice1)), "echo").ok());
+  CHECK(policy.MayRun(policy.OfCall("alice", KeyIdOf(kAlice1)), "dgesv").code() == NINF_ERR_DENIED);
+  // A certificate nobody has must still prove a key.
+  CHECK(policy.NeedsKey("CN=nobody"));
+  // The reload without alice: her calls are revoked, her key proves nothing.
+  s.users.erase("alice");
+  REQUIRE(policy.Load(&gone).ok());
+  CHECK(gone == std::set<std::string>{"alice"});
+  CHECK(policy.OfCall("alice", KeyIdOf(kAlice1)).revoked);
+  CHECK(policy.MayRun(policy.OfCall("alice", KeyIdOf(kAlice1)), "echo").code() == NINF_ERR_AUTH);
+  CHECK(policy.KeyOfCall("alice", KeyIdOf(kAlice1)) == nullptr);
+  // A reload whose key file is unsafe changes nothing.
+  s.users["carol"] = {{"key_file", dir.Join("missing.key")}};
+  CHECK_FALSE(policy.Load(&gone).ok());
+  CHECK_FALSE(policy.OfCall("bob", KeyIdOf(kBob)).revoked);
 }
