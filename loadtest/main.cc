@@ -32,21 +32,16 @@ bool AppendWithHeader(const std::string &path, const std::string &header, const 
   return std::fclose(f) == 0;
 }
 
-}  // namespace
-
-int main(int argc, char **argv) {
-  CLI::App app(
-      "ninf-loadtest: c client processes call Linpack (dgesv or linpack) or NAS EP on one server, "
-      "a list "
-      "of servers or through the metaserver, in the Ninf load-test model: every --interval "
-      "seconds each client calls with --probability, for --duration seconds or --steps ticks. "
-      "Every answer is checked. Writes one CSV row per call, a Markdown table row in the form "
-      "of the Ninf paper's tables, and samples each server's utilization and load. Exit status "
-      "1 if any call failed.",
-      "ninf-loadtest");
+// The command line: the run's configuration and what to write where.
+struct Options {
   RunConfig c;
-  std::string workload = "linpack", csv_path, table_path, summary_path, label;
+  std::string workload = "linpack", csv_path, table_path, summary_path, label, series_path;
+  std::string phase = "random";
   bool quiet = false;
+};
+
+// Where the calls go and whose statistics are sampled.
+void AddTargetOptions(CLI::App &app, RunConfig &c) {
   app.add_option("--server", c.servers,
                  "a server host:port (repeat for several: client i calls "
                  "server i mod count)")
@@ -71,6 +66,12 @@ int main(int argc, char **argv) {
                  "run client i in network namespace NETNS[i mod count], over TCP (repeat for "
                  "several; ninf-sites netns NAME SITE names a site's)")
       ->type_name("NETNS");
+}
+
+// What each client calls, how often and for how long.
+void AddWorkloadOptions(CLI::App &app, Options *o) {
+  RunConfig &c = o->c;
+  std::string &workload = o->workload, &phase = o->phase;
   app.add_option("--workload", workload,
                  "linpack (dgesv: A's factors and x come back), linpack-x (the standard "
                  "library's linpack, the Ninf paper's call: only x comes back) or ep")
@@ -88,7 +89,6 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(0.0, 3600.0));
   app.add_option("--probability,-p", c.probability, "chance of a call at each tick")
       ->check(CLI::Range(0.0, 1.0));
-  std::string phase = "random";
   app.add_option("--phase", phase,
                  "random: each client's first tick at a uniform offset in [0, interval) from "
                  "its seeded generator; aligned: all clients tick together (bursts)")
@@ -100,19 +100,31 @@ int main(int argc, char **argv) {
   app.add_option("--sample-ms", c.sample_ms,
                  "mean statistics sampling period (each drawn from 0.5 to 1.5 times it)")
       ->check(CLI::Range(50, 60000));
-  app.add_option("--csv", csv_path, "write one row per call here");
-  app.add_option("--table", table_path, "append the run's Markdown row here (header if new)");
-  app.add_option("--summary", summary_path, "append the run's summary CSV row here (for plots)");
-  app.add_option("--label", label, "the run's name in the table (default: the workload)");
-  std::string series_path;
-  app.add_option("--series", series_path,
+}
+
+// What is written where.
+void AddOutputOptions(CLI::App &app, Options *o) {
+  app.add_option("--csv", o->csv_path, "write one row per call here");
+  app.add_option("--table", o->table_path, "append the run's Markdown row here (header if new)");
+  app.add_option("--summary", o->summary_path, "append the run's summary CSV row here (for plots)");
+  app.add_option("--label", o->label, "the run's name in the table (default: the workload)");
+  app.add_option("--series", o->series_path,
                  "write a per-second time series CSV here (per server and all: running, queued, "
                  "utilization, cpu_util, calls, failed, GF/s, MB/s)");
-  app.add_flag("--fail-fast", c.fail_fast,
+  app.add_flag("--fail-fast", o->c.fail_fast,
                "stop the run at the first failed call, print its error, exit 1");
-  app.add_flag("--quiet,-q", quiet, "no progress line");
-  CLI11_PARSE(app, argc, argv);
+  app.add_flag("--quiet,-q", o->quiet, "no progress line");
+}
 
+void AddOptions(CLI::App &app, Options *o) {
+  AddTargetOptions(app, o->c);
+  AddWorkloadOptions(app, o);
+  AddOutputOptions(app, o);
+}
+
+// Checks and completes the options; 0, or the exit status of a bad one.
+int Settle(const CLI::App &app, Options *o) {
+  RunConfig &c = o->c;
   if (c.servers.empty() == c.metaserver.empty()) {
     std::fprintf(stderr, "ninf-loadtest: give --server (one or more) or --metaserver\n");
     return 2;
@@ -132,9 +144,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ninf-loadtest: --mix needs a weight above 0\n");
     return 2;
   }
-  (void)ParseWorkload(workload, &c.workload);
-  c.phase = phase == "aligned" ? RunConfig::Phase::kAligned : RunConfig::Phase::kRandom;
-  const std::string sizes = SizesText(c.sizes);
+  (void)ParseWorkload(o->workload, &c.workload);
+  c.phase = o->phase == "aligned" ? RunConfig::Phase::kAligned : RunConfig::Phase::kRandom;
   if (c.sampled.empty()) c.sampled = c.servers;
   // One key setting for the calls and the statistics: --key-file reaches the
   // clients' libninf through NINF_KEY_FILE (inherited by the client
@@ -143,29 +154,37 @@ int main(int argc, char **argv) {
     ::setenv("NINF_KEY_FILE", c.key_file.c_str(), 1);
   else if (const char *env = std::getenv("NINF_KEY_FILE"))
     c.key_file = env;
-  c.progress = !quiet;
-  if (label.empty()) label = workload;
+  c.progress = !o->quiet;
+  if (o->label.empty()) o->label = o->workload;
 
+  return 0;
+}
+
+// Runs the load test, its calls' rows into --csv; 0, or 2 if it could not
+// start.
+int RunTo(const Options &o, RunResult *result) {
   std::FILE *csv = nullptr;
-  if (!csv_path.empty()) {
-    csv = std::fopen(csv_path.c_str(), "w");
+  if (!o.csv_path.empty()) {
+    csv = std::fopen(o.csv_path.c_str(), "w");
     if (!csv) {
-      std::perror(("ninf-loadtest: " + csv_path).c_str());
+      std::perror(("ninf-loadtest: " + o.csv_path).c_str());
       return 2;
     }
     std::fprintf(csv, "%s\n", CsvHeader().c_str());
   }
-  RunResult result;
   std::string error;
-  const bool started = Run(c, csv, &result, &error);
+  const bool started = Run(o.c, csv, result, &error);
   if (csv) std::fclose(csv);
   if (!started) {
     std::fprintf(stderr, "ninf-loadtest: %s\n", error.c_str());
     return 2;
   }
+  return 0;
+}
 
-  const Summary s = Summarize(result.rows, result.samples);
-  const std::string row = MarkdownRow(label, workload, sizes, c.clients, s);
+// The Markdown row (and the size and server tables when there are several)
+// and the tool's own CPU time, on standard output.
+void PrintReport(const RunResult &result, const Summary &s, const std::string &row) {
   std::printf("%s%s", MarkdownHeader().c_str(), row.c_str());
   if (s.by_size.size() > 1) std::printf("\n%s\n", SizeTable(s).c_str());
   std::set<std::string> servers;
@@ -178,21 +197,30 @@ int main(int argc, char **argv) {
       "argument data, answer checks and client library) in %.1f s\n",
       result.collector_cpu_seconds, 100.0 * result.collector_cpu_seconds / wall,
       result.clients_cpu_seconds, 100.0 * result.clients_cpu_seconds / wall, result.wall_seconds);
-  if (!table_path.empty() && !AppendWithHeader(table_path, MarkdownHeader(), row))
-    std::perror(("ninf-loadtest: " + table_path).c_str());
-  if (!summary_path.empty() &&
-      !AppendWithHeader(summary_path, SummaryCsvHeader(),
-                        SummaryCsvRow(label, workload, sizes, c.clients, s)))
-    std::perror(("ninf-loadtest: " + summary_path).c_str());
+}
 
-  if (!series_path.empty()) {
-    std::FILE *f = std::fopen(series_path.c_str(), "w");
+// --table, --summary and --series.
+void WriteOutputs(const Options &o, const RunResult &result, const Summary &s,
+                  const std::string &row) {
+  const std::string sizes = SizesText(o.c.sizes);
+  if (!o.table_path.empty() && !AppendWithHeader(o.table_path, MarkdownHeader(), row))
+    std::perror(("ninf-loadtest: " + o.table_path).c_str());
+  if (!o.summary_path.empty() &&
+      !AppendWithHeader(o.summary_path, SummaryCsvHeader(),
+                        SummaryCsvRow(o.label, o.workload, sizes, o.c.clients, s)))
+    std::perror(("ninf-loadtest: " + o.summary_path).c_str());
+  if (!o.series_path.empty()) {
+    std::FILE *f = std::fopen(o.series_path.c_str(), "w");
     if (!f ||
         std::fputs(SeriesCsv(result.rows, result.samples, result.wall_seconds).c_str(), f) < 0 ||
         std::fclose(f) != 0)
-      std::perror(("ninf-loadtest: " + series_path).c_str());
+      std::perror(("ninf-loadtest: " + o.series_path).c_str());
   }
-  // Calls that could not connect, per server: one line each, not one per call.
+}
+
+// What failed, on standard error: unreachable servers one line each (not
+// one per call), the first five other failures, abnormal client ends.
+void ReportFailures(const RunResult &result) {
   std::map<std::string, int> unreachable;
   for (const CallRow &r : result.rows)
     if (r.outcome == "unreachable") ++unreachable[r.server];
@@ -207,5 +235,30 @@ int main(int argc, char **argv) {
   if (result.client_failures > 0)
     std::fprintf(stderr, "ninf-loadtest: %d client process(es) ended abnormally\n",
                  result.client_failures);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app(
+      "ninf-loadtest: c client processes call Linpack (dgesv or linpack) or NAS EP on one server, "
+      "a list "
+      "of servers or through the metaserver, in the Ninf load-test model: every --interval "
+      "seconds each client calls with --probability, for --duration seconds or --steps ticks. "
+      "Every answer is checked. Writes one CSV row per call, a Markdown table row in the form "
+      "of the Ninf paper's tables, and samples each server's utilization and load. Exit status "
+      "1 if any call failed.",
+      "ninf-loadtest");
+  Options o;
+  AddOptions(app, &o);
+  CLI11_PARSE(app, argc, argv);
+  if (int status = Settle(app, &o)) return status;
+  RunResult result;
+  if (int status = RunTo(o, &result)) return status;
+  const Summary s = Summarize(result.rows, result.samples);
+  const std::string row = MarkdownRow(o.label, o.workload, SizesText(o.c.sizes), o.c.clients, s);
+  PrintReport(result, s, row);
+  WriteOutputs(o, result, s, row);
+  ReportFailures(result);
   return s.failed > 0 || result.client_failures > 0 ? 1 : 0;
 }
