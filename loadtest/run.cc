@@ -195,6 +195,136 @@ ServerSample ParseSample(const std::string &text, double at) {
   return s;
 }
 
+namespace {
+
+// Forks the client processes, each writing its rows into a pipe of its
+// own; false (with *error) if one could not be started, the others then
+// stopped and reaped.
+bool StartClients(const RunConfig &c, double t0, const std::vector<int> &netns_fds,
+                  std::vector<pid_t> *pids, std::vector<pollfd> *pipes, std::string *error) {
+  for (int i = 0; i < c.clients; ++i) {
+    int fds[2];
+    if (::pipe(fds) != 0) {
+      *error = std::string("pipe: ") + std::strerror(errno);
+      break;
+    }
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      *error = std::string("fork: ") + std::strerror(errno);
+      ::close(fds[0]);
+      ::close(fds[1]);
+      break;
+    }
+    if (pid == 0) {
+      ::close(fds[0]);
+      for (const pollfd &p : *pipes) ::close(p.fd);
+      ClientMain(
+          c, i, t0, fds[1],
+          netns_fds.empty() ? -1 : netns_fds[static_cast<std::size_t>(i) % netns_fds.size()]);
+    }
+    ::close(fds[1]);
+    pids->push_back(pid);
+    pipes->push_back({fds[0], POLLIN, 0});
+  }
+  if (static_cast<int>(pids->size()) == c.clients) return true;
+  for (pid_t pid : *pids) ::kill(pid, SIGTERM);
+  for (pid_t pid : *pids) ::waitpid(pid, nullptr, 0);
+  for (const pollfd &p : *pipes) ::close(p.fd);
+  return false;
+}
+
+// The collector's side of the clients' pipes: their CSV lines become rows.
+class RowCollector {
+ public:
+  RowCollector(const RunConfig &c, std::FILE *csv, const std::vector<pid_t> &pids,
+               Progress *progress, RunResult *result, std::size_t clients)
+      : c_(c), csv_(csv), pids_(pids), progress_(progress), result_(result), partial_(clients) {}
+
+  // Reads what client `i` wrote; false once its pipe is closed.
+  bool Read(std::size_t i, int fd) {
+    char buf[65536];
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) return true;
+    if (n <= 0) return false;
+    partial_[i].append(buf, static_cast<std::size_t>(n));
+    for (std::size_t eol; (eol = partial_[i].find('\n')) != std::string::npos;) {
+      const std::string line = partial_[i].substr(0, eol);
+      partial_[i].erase(0, eol + 1);
+      Take(line);
+    }
+    return true;
+  }
+
+ private:
+  void Take(const std::string &line) {
+    CallRow row;
+    if (!ParseCsvRow(line, &row)) return;
+    progress_->Count(row);
+    result_->rows.push_back(row);
+    if (csv_) std::fprintf(csv_, "%s\n", line.c_str());
+    if (row.outcome == "unreachable" && unreachable_.insert(row.server).second)
+      progress_->Note("server " + row.server + " unreachable at " + Seconds(row.start) +
+                      " s (client " + std::to_string(row.client) + ": " + row.detail +
+                      "); its clients retry at their next tick, after a pause");
+    if (c_.fail_fast && row.outcome != "ok" && !result_->stopped_at_failure) {
+      // The first failure ends the run: the clients are stopped at once,
+      // their calls in progress with them (not counted as failures).
+      progress_->Note("--fail-fast: client " + std::to_string(row.client) + " step " +
+                      std::to_string(row.step) + " at " + Seconds(row.start) +
+                      " s: " + row.outcome + ": " + row.detail);
+      result_->stopped_at_failure = true;
+      for (pid_t pid : pids_) ::kill(pid, SIGKILL);
+    }
+  }
+
+  const RunConfig &c_;
+  std::FILE *csv_;
+  const std::vector<pid_t> &pids_;
+  Progress *progress_;
+  RunResult *result_;
+  std::vector<std::string> partial_;
+  std::set<std::string> unreachable_;  // servers already reported so
+};
+
+// Until every client's pipe is closed: their rows, and the servers'
+// statistics sampled at jittered instants.
+void Collect(const RunConfig &c, double t0, std::vector<pollfd> &pipes,
+             const std::vector<pid_t> &pids, RowCollector &rows, Sampler &sampler,
+             Progress &progress, RunResult *result) {
+  std::size_t open = pipes.size();
+  double next_sample = t0;
+  // Sampling periods are jittered, uniform in [0.5, 1.5] x --sample-ms: a
+  // fixed period is phase-locked to aligned ticks (0.5 s samples of 0.5 s
+  // ticks all land on the bursts) and biases running, queued and jobs; at
+  // random instants their means are time averages.
+  std::mt19937_64 jitter_rng(0x5a3b1e00ull);
+  std::uniform_real_distribution<double> jitter(0.5, 1.5);
+  bool forwarded = false;
+  while (open > 0) {
+    if (g_stop && !forwarded) {  // Ctrl-C: the clients stop after their current call
+      for (pid_t pid : pids) ::kill(pid, SIGTERM);
+      forwarded = true;
+    }
+    const double now = Now();
+    if (now >= next_sample) {
+      sampler.Sample(t0, &result->samples);
+      next_sample = now + jitter(jitter_rng) * c.sample_ms / 1000.0;
+    }
+    progress.Show(std::max(0.0, now - t0), false);
+    const int wait_ms = static_cast<int>(std::max(0.0, (next_sample - Now()) * 1000)) + 1;
+    if (::poll(pipes.data(), pipes.size(), wait_ms) < 0 && errno != EINTR) break;
+    for (std::size_t i = 0; i < pipes.size(); ++i) {
+      if (pipes[i].fd < 0 || !(pipes[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      if (rows.Read(i, pipes[i].fd)) continue;
+      ::close(pipes[i].fd);
+      pipes[i].fd = -1;
+      --open;
+    }
+  }
+}
+
+}  // namespace
+
 bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *error) {
   struct sigaction sa {};
   sa.sa_handler = OnStopSignal;
@@ -214,101 +344,14 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
   std::fflush(nullptr);           // nothing buffered may be written twice
   std::vector<pid_t> pids;
   std::vector<pollfd> pipes;
-  for (int i = 0; i < c.clients; ++i) {
-    int fds[2];
-    if (::pipe(fds) != 0) {
-      *error = std::string("pipe: ") + std::strerror(errno);
-      break;
-    }
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-      *error = std::string("fork: ") + std::strerror(errno);
-      ::close(fds[0]);
-      ::close(fds[1]);
-      break;
-    }
-    if (pid == 0) {
-      ::close(fds[0]);
-      for (const pollfd &p : pipes) ::close(p.fd);
-      ClientMain(
-          c, i, t0, fds[1],
-          netns_fds.empty() ? -1 : netns_fds[static_cast<std::size_t>(i) % netns_fds.size()]);
-    }
-    ::close(fds[1]);
-    pids.push_back(pid);
-    pipes.push_back({fds[0], POLLIN, 0});
-  }
+  const bool started = StartClients(c, t0, netns_fds, &pids, &pipes, error);
   for (int f : netns_fds) ::close(f);
-  if (static_cast<int>(pids.size()) < c.clients) {
-    for (pid_t pid : pids) ::kill(pid, SIGTERM);
-    for (pid_t pid : pids) ::waitpid(pid, nullptr, 0);
-    for (const pollfd &p : pipes) ::close(p.fd);
-    return false;
-  }
+  if (!started) return false;
 
   Progress progress(c.progress, Plan{c.clients, c.interval, c.probability, c.duration, c.steps});
   Sampler sampler(c, groups, &progress);
-  std::vector<std::string> partial(pipes.size());
-  std::size_t open = pipes.size();
-  double next_sample = t0;
-  // Sampling periods are jittered, uniform in [0.5, 1.5] x --sample-ms: a
-  // fixed period is phase-locked to aligned ticks (0.5 s samples of 0.5 s
-  // ticks all land on the bursts) and biases running, queued and jobs; at
-  // random instants their means are time averages.
-  std::mt19937_64 jitter_rng(0x5a3b1e00ull);
-  std::uniform_real_distribution<double> jitter(0.5, 1.5);
-  bool forwarded = false;
-  std::set<std::string> unreachable;  // servers already reported so
-  while (open > 0) {
-    if (g_stop && !forwarded) {  // Ctrl-C: the clients stop after their current call
-      for (pid_t pid : pids) ::kill(pid, SIGTERM);
-      forwarded = true;
-    }
-    const double now = Now();
-    if (now >= next_sample) {
-      sampler.Sample(t0, &result->samples);
-      next_sample = now + jitter(jitter_rng) * c.sample_ms / 1000.0;
-    }
-    progress.Show(std::max(0.0, now - t0), false);
-    const int wait_ms = static_cast<int>(std::max(0.0, (next_sample - Now()) * 1000)) + 1;
-    if (::poll(pipes.data(), pipes.size(), wait_ms) < 0 && errno != EINTR) break;
-    for (std::size_t i = 0; i < pipes.size(); ++i) {
-      if (pipes[i].fd < 0 || !(pipes[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      char buf[65536];
-      const ssize_t n = ::read(pipes[i].fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        ::close(pipes[i].fd);
-        pipes[i].fd = -1;
-        --open;
-        continue;
-      }
-      partial[i].append(buf, static_cast<std::size_t>(n));
-      std::size_t eol;
-      while ((eol = partial[i].find('\n')) != std::string::npos) {
-        const std::string line = partial[i].substr(0, eol);
-        partial[i].erase(0, eol + 1);
-        CallRow row;
-        if (!ParseCsvRow(line, &row)) continue;
-        progress.Count(row);
-        result->rows.push_back(row);
-        if (csv) std::fprintf(csv, "%s\n", line.c_str());
-        if (row.outcome == "unreachable" && unreachable.insert(row.server).second)
-          progress.Note("server " + row.server + " unreachable at " + Seconds(row.start) +
-                        " s (client " + std::to_string(row.client) + ": " + row.detail +
-                        "); its clients retry at their next tick, after a pause");
-        if (c.fail_fast && row.outcome != "ok" && !result->stopped_at_failure) {
-          // The first failure ends the run: the clients are stopped at once,
-          // their calls in progress with them (not counted as failures).
-          progress.Note("--fail-fast: client " + std::to_string(row.client) + " step " +
-                        std::to_string(row.step) + " at " + Seconds(row.start) +
-                        " s: " + row.outcome + ": " + row.detail);
-          result->stopped_at_failure = true;
-          for (pid_t pid : pids) ::kill(pid, SIGKILL);
-        }
-      }
-    }
-  }
+  RowCollector rows(c, csv, pids, &progress, result, pipes.size());
+  Collect(c, t0, pipes, pids, rows, sampler, progress, result);
   sampler.Sample(t0, &result->samples);  // the last figures, after the last call
   for (pid_t pid : pids) {
     int status = 0;
