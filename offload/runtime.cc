@@ -198,6 +198,102 @@ void *LocalSymbol(const char *name) {
 
 namespace {
 
+// The estimate of `call` (the last one of this thread when the scalars are
+// the same); false, with why, when there is none (no interface, no server,
+// or arguments the interface refuses: a negative n).
+bool EstimateOf(State &state, const Call &call, Ninf_call_info *estimate, std::string *why) {
+  Estimates &last_estimates = ThreadEstimates();
+  auto last = last_estimates.find(call.routine);
+  if (!call.scalars.empty() && last != last_estimates.end() &&
+      last->second.scalars == call.scalars) {
+    *estimate = last->second.info;
+    return true;
+  }
+  if (call.estimate(estimate) == 0) {
+    if (!call.scalars.empty()) last_estimates[call.routine] = LastEstimate{call.scalars, *estimate};
+    return true;
+  }
+  const auto error = static_cast<ninf_error_t>(Ninf_get_error());
+  *why = std::string("no estimate: ") + Ninf_error_string(error) + ": " + Ninf_get_error_detail();
+  NoteFailure(state, call, error);
+  return false;
+}
+
+// The caller's INOUT arrays (and INFO) as they were before a remote call,
+// which may have written part of a result into them before it failed: the
+// local run starts from them.
+class SavedInputs {
+ public:
+  explicit SavedInputs(const Call &call) : call_(call), info_(call.info ? *call.info : 0) {
+    saved_.reserve(call.inout.size());
+    for (const Call::Span &s : call.inout) {
+      const auto *p = static_cast<const unsigned char *>(s.data);
+      saved_.emplace_back(p, p + s.bytes);
+    }
+  }
+  void Restore() const {
+    for (std::size_t i = 0; i < saved_.size(); ++i)
+      std::memcpy(call_.inout[i].data, saved_[i].data(), saved_[i].size());
+    if (call_.info) *call_.info = info_;
+  }
+
+ private:
+  const Call &call_;
+  int info_;
+  std::vector<std::vector<unsigned char>> saved_;
+};
+
+// What a remote call that answered teaches the models.
+void NoteAnswer(State &state, const Call &call, const Ninf_call_info &info) {
+  state.UpdateServer([](const Model &) { return Model{}; });  // it answered
+  const RemoteSample sample{
+      static_cast<double>(info.send_bytes + info.recv_bytes),
+      info.send_seconds + info.recv_seconds,
+      info.work_flops,
+      info.compute_seconds,
+      info.total_seconds,
+  };
+  const double now = Now();
+  state.UpdateModel(call.routine, [&](const Model &m) { return NoteRemote(m, sample, now); });
+}
+
+// The call sent to the server; run locally from the caller's inputs when
+// it fails, or when the server's LAPACK found an illegal argument.
+void RunRemote(State &state, const Call &call, const Estimate &est, const Decision &decision,
+               bool *ran) {
+  const SavedInputs saved(call);
+  const double start = Now();
+  const int rc = call.remote();
+  *ran = rc == 0;
+  const double remote_seconds = Now() - start;
+  if (rc != 0) {
+    // The caller's data back first: whatever throws below, the local run
+    // (here or in Run's catch) starts from it.
+    saved.Restore();
+    const auto error = static_cast<ninf_error_t>(Ninf_get_error());
+    std::string why = "remote call failed (" + std::string(Ninf_error_string(error)) + ": " +
+                      Ninf_get_error_detail() + "), run locally";
+    NoteFailure(state, call, error);
+    double seconds = RunLocal(call, ran);
+    LogLine(state, call, "local", "", est.flops, est.bytes, seconds, why);
+    return;
+  }
+  Ninf_call_info info{};
+  Ninf_get_call_info(&info);
+  NoteAnswer(state, call, info);
+  if (call.info && *call.info < 0) {
+    // An illegal argument the server's LAPACK found: the caller gets the
+    // local routine's report of it (XERBLA's message, the same INFO).
+    const std::string why = "remote INFO " + std::to_string(*call.info) +
+                            " (an illegal argument): run locally for LAPACK's own report";
+    saved.Restore();
+    double seconds = RunLocal(call, ran);
+    LogLine(state, call, "local", info.server, est.flops, est.bytes, seconds, why);
+    return;
+  }
+  LogLine(state, call, "remote", info.server, est.flops, est.bytes, remote_seconds, decision.why);
+}
+
 // Run's body; *ran says whether the call has run (here or there), so that
 // an exception thrown after it (memory for a log line) does not run it twice.
 void RunChecked(const Call &call, bool *ran) {
@@ -224,22 +320,9 @@ void RunChecked(const Call &call, bool *ran) {
     LogLine(state, call, "local", "", call.flops > 0 ? call.flops : 0, 0, seconds, early->why);
     return;
   }
-
   Ninf_call_info estimate{};
-  Estimates &last_estimates = ThreadEstimates();
-  auto last = last_estimates.find(call.routine);
-  if (!call.scalars.empty() && last != last_estimates.end() &&
-      last->second.scalars == call.scalars) {
-    estimate = last->second.info;
-  } else if (call.estimate(&estimate) == 0) {
-    if (!call.scalars.empty()) last_estimates[call.routine] = LastEstimate{call.scalars, estimate};
-  } else {
-    // No interface, no server, or arguments the interface refuses (a
-    // negative n): the local routine answers, as it would have anyway.
-    const auto error = static_cast<ninf_error_t>(Ninf_get_error());
-    std::string why =
-        std::string("no estimate: ") + Ninf_error_string(error) + ": " + Ninf_get_error_detail();
-    NoteFailure(state, call, error);
+  if (std::string why; !EstimateOf(state, call, &estimate, &why)) {
+    // The local routine answers, as it would have anyway.
     double seconds = RunLocal(call, ran);
     LogLine(state, call, "local", "", 0, 0, seconds, why);
     return;
@@ -254,60 +337,7 @@ void RunChecked(const Call &call, bool *ran) {
     LogLine(state, call, "local", "", est.flops, est.bytes, seconds, decision.why);
     return;
   }
-
-  // A failed remote call may have written part of a result into the
-  // caller's INOUT arrays: keep their input to start the local run from.
-  std::vector<std::vector<unsigned char>> saved;
-  saved.reserve(call.inout.size());
-  for (const Call::Span &s : call.inout) {
-    const auto *p = static_cast<const unsigned char *>(s.data);
-    saved.emplace_back(p, p + s.bytes);
-  }
-  const int info_before = call.info ? *call.info : 0;
-  const double start = Now();
-  const int rc = call.remote();
-  *ran = rc == 0;
-  const double remote_seconds = Now() - start;
-  Ninf_call_info info{};
-  auto restore = [&] {
-    for (std::size_t i = 0; i < saved.size(); ++i)
-      std::memcpy(call.inout[i].data, saved[i].data(), saved[i].size());
-    if (call.info) *call.info = info_before;
-  };
-  if (rc != 0) {
-    // The caller's data back first: whatever throws below, the local run
-    // (here or in Run's catch) starts from it.
-    restore();
-    const auto error = static_cast<ninf_error_t>(Ninf_get_error());
-    std::string why = "remote call failed (" + std::string(Ninf_error_string(error)) + ": " +
-                      Ninf_get_error_detail() + "), run locally";
-    NoteFailure(state, call, error);
-    double seconds = RunLocal(call, ran);
-    LogLine(state, call, "local", "", est.flops, est.bytes, seconds, why);
-    return;
-  }
-  Ninf_get_call_info(&info);
-  state.UpdateServer([](const Model &) { return Model{}; });  // it answered
-  const RemoteSample sample{
-      static_cast<double>(info.send_bytes + info.recv_bytes),
-      info.send_seconds + info.recv_seconds,
-      info.work_flops,
-      info.compute_seconds,
-      info.total_seconds,
-  };
-  const double now = Now();
-  state.UpdateModel(call.routine, [&](const Model &m) { return NoteRemote(m, sample, now); });
-  if (call.info && *call.info < 0) {
-    // An illegal argument the server's LAPACK found: the caller gets the
-    // local routine's report of it (XERBLA's message, the same INFO).
-    const std::string why = "remote INFO " + std::to_string(*call.info) +
-                            " (an illegal argument): run locally for LAPACK's own report";
-    restore();
-    double seconds = RunLocal(call, ran);
-    LogLine(state, call, "local", info.server, est.flops, est.bytes, seconds, why);
-    return;
-  }
-  LogLine(state, call, "remote", info.server, est.flops, est.bytes, remote_seconds, decision.why);
+  RunRemote(state, call, est, decision, ran);
 }
 
 }  // namespace
