@@ -35,20 +35,8 @@ Status Seconds(const toml::table &t, const char *key, const std::string &path, i
   return Status::Ok();
 }
 
-}  // namespace
-
-Status LoadClientConfig(const std::string &path, ClientConfig *out) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    return Status(NINF_ERR_INVALID_ARGUMENT, "configuration file '" + path + "' not found");
-  toml::table t;
-  try {
-    t = toml::parse_file(path);
-  } catch (const toml::parse_error &e) {
-    return ConfigError(path + ":" + std::to_string(e.source().begin.line) + ":" +
-                           std::to_string(e.source().begin.column),
-                       std::string(e.description()));
-  }
+// The file's keys are all the client's: a typo is an error, with a guess.
+Status CheckKnownKeys(const std::string &path, const toml::table &t) {
   static const std::vector<std::string> kKnown = {
       "default_server", "servers",    "connect_timeout", "session_timeout", "heartbeat",
       "key_file",       "metaserver", "tls_ca",          "tls_cert",        "tls_key"};
@@ -59,7 +47,12 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
     return ConfigError(At(path, node), "unknown key '" + name + "'" +
                                            (near.empty() ? "" : " (did you mean '" + near + "'?)"));
   }
-  ClientConfig c;
+  return Status::Ok();
+}
+
+// default_server, metaserver and the [servers] table.
+Status ReadAddresses(const std::string &path, const toml::table &t, ClientConfig *out) {
+  ClientConfig &c = *out;
   if (const toml::node *n = t.get("default_server")) {
     std::optional<std::string> s = n->value<std::string>();
     if (!s) return ConfigError(At(path, *n), "'default_server' must be a string \"host:port\"");
@@ -87,10 +80,12 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
       c.servers[std::string(name.str())] = a;
     }
   }
-  NINF_RETURN_IF_ERROR(Seconds(t, "connect_timeout", path, c.options.connect_timeout_ms,
-                               &c.options.connect_timeout_ms));
-  NINF_RETURN_IF_ERROR(Seconds(t, "session_timeout", path, -1, &c.options.session_timeout_ms));
-  NINF_RETURN_IF_ERROR(Seconds(t, "heartbeat", path, 0, &c.options.heartbeat_ms));
+  return Status::Ok();
+}
+
+// key_file and the TLS files, each over its NINF_* variable.
+Status ReadFiles(const std::string &path, const toml::table &t, ClientConfig *out) {
+  ClientConfig &c = *out;
   // The file's key_file wins; without one, NINF_KEY_FILE still applies (a
   // config file that only names servers must not turn authentication off).
   if (const char *env = std::getenv("NINF_KEY_FILE")) c.options.key_file = env;
@@ -118,6 +113,31 @@ Status LoadClientConfig(const std::string &path, ClientConfig *out) {
       *f.field = *s;
     }
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status LoadClientConfig(const std::string &path, ClientConfig *out) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return Status(NINF_ERR_INVALID_ARGUMENT, "configuration file '" + path + "' not found");
+  toml::table t;
+  try {
+    t = toml::parse_file(path);
+  } catch (const toml::parse_error &e) {
+    return ConfigError(path + ":" + std::to_string(e.source().begin.line) + ":" +
+                           std::to_string(e.source().begin.column),
+                       std::string(e.description()));
+  }
+  NINF_RETURN_IF_ERROR(CheckKnownKeys(path, t));
+  ClientConfig c;
+  NINF_RETURN_IF_ERROR(ReadAddresses(path, t, &c));
+  NINF_RETURN_IF_ERROR(Seconds(t, "connect_timeout", path, c.options.connect_timeout_ms,
+                               &c.options.connect_timeout_ms));
+  NINF_RETURN_IF_ERROR(Seconds(t, "session_timeout", path, -1, &c.options.session_timeout_ms));
+  NINF_RETURN_IF_ERROR(Seconds(t, "heartbeat", path, 0, &c.options.heartbeat_ms));
+  NINF_RETURN_IF_ERROR(ReadFiles(path, t, &c));
   if (c.options.session_timeout_ms > 0 && c.options.session_timeout_ms < 2 * HeartbeatMs(c.options))
     return ConfigError(path, "session_timeout must be at least twice the heartbeat interval");
   *out = std::move(c);
