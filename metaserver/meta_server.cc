@@ -496,41 +496,62 @@ void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
   wire::Placement reply;
   reply.set_site(site);
   reply.set_policy(std::string(PolicyName(policy_)));
-  // Only the completion policy reads links; a link it knows nothing of, or
-  // nothing recent, is probed by the client before it decides, unless
-  // another client of the same reporter and site was asked to a moment ago
-  // (LinkModel::ShouldAskProbe): then this one is placed on what is known.
-  if (policy_ == Policy::kCompletion && !req.no_probe()) {
-    const double max_age = static_cast<double>(settings_.probe_seconds);
-    const double wait = static_cast<double>(settings_.probe_wait_seconds);
-    for (std::size_t i = 0; i < choices.servers.size(); ++i) {
-      const ServerEntry &e = *choices.servers[i];
-      const LinkModel *known = table_.FindLink(site, reporter, e.reg.address);
-      if (known && !known->ShouldAskProbe(now, max_age, wait)) continue;
-      table_.LinkTo(site, reporter, e.reg.address).ProbeAsked(now);
-      wire::PlacementTarget *t = reply.add_probe();
-      t->set_server_id(e.reg.id);
-      t->set_address(e.reg.address);
-    }
-    if (reply.probe_size() > 0) {
-      ++counters_.probe_requests;
-      reply.set_probe_small_bytes(static_cast<uint64_t>(settings_.probe_small_bytes));
-      reply.set_probe_large_bytes(static_cast<uint64_t>(settings_.probe_large_bytes));
-      conn.Reply(FRAME_META_PLACEMENT, &reply);
-      return;
-    }
+  // Only the completion policy reads links.
+  if (policy_ == Policy::kCompletion && !req.no_probe() &&
+      AskProbes(site, reporter, choices, now, &reply)) {
+    conn.Reply(FRAME_META_PLACEMENT, &reply);
+    return;
   }
-  if (policy_ == Policy::kCompletion && req.no_probe()) {
-    // A client back from its probes: a link it was asked to probe and left
-    // without a sample is asked of the next client at once.
-    const double max_age = static_cast<double>(settings_.probe_seconds);
-    for (const ServerEntry *e : choices.servers) {
-      const LinkModel *known = table_.FindLink(site, reporter, e->reg.address);
-      if (known && known->NeedsProbe(now, max_age))
-        table_.LinkTo(site, reporter, e->reg.address).ProbeFailed();
-    }
+  if (policy_ == Policy::kCompletion && req.no_probe()) NoteUnprobed(site, reporter, choices, now);
+  const CallShape shape{std::max(0.0, req.work_flops()), req.in_bytes(), req.out_bytes()};
+  const std::vector<uint32_t> ranked = RankTargets(req, choices, shape, &reply);
+  // A breakdown plans a block; each call of it is placed (and reserved)
+  // again when it becomes ready.
+  if (!req.breakdown())
+    ReservePlaced(req, site, reporter, choices, shape, ranked.front(), now, &reply);
+  conn.Reply(FRAME_META_PLACEMENT, &reply);
+}
+
+bool MetaServer::AskProbes(const std::string &site, const std::string &reporter,
+                           const ServerTable::Choices &choices, double now,
+                           wire::Placement *reply) {
+  // A link it knows nothing of, or nothing recent, is probed by the client
+  // before it decides, unless another client of the same reporter and site
+  // was asked to a moment ago (LinkModel::ShouldAskProbe): then this one is
+  // placed on what is known.
+  const double max_age = static_cast<double>(settings_.probe_seconds);
+  const double wait = static_cast<double>(settings_.probe_wait_seconds);
+  for (std::size_t i = 0; i < choices.servers.size(); ++i) {
+    const ServerEntry &e = *choices.servers[i];
+    const LinkModel *known = table_.FindLink(site, reporter, e.reg.address);
+    if (known && !known->ShouldAskProbe(now, max_age, wait)) continue;
+    table_.LinkTo(site, reporter, e.reg.address).ProbeAsked(now);
+    wire::PlacementTarget *t = reply->add_probe();
+    t->set_server_id(e.reg.id);
+    t->set_address(e.reg.address);
   }
-  CallShape shape{std::max(0.0, req.work_flops()), req.in_bytes(), req.out_bytes()};
+  if (reply->probe_size() == 0) return false;
+  ++counters_.probe_requests;
+  reply->set_probe_small_bytes(static_cast<uint64_t>(settings_.probe_small_bytes));
+  reply->set_probe_large_bytes(static_cast<uint64_t>(settings_.probe_large_bytes));
+  return true;
+}
+
+void MetaServer::NoteUnprobed(const std::string &site, const std::string &reporter,
+                              const ServerTable::Choices &choices, double now) {
+  // A client back from its probes: a link it was asked to probe and left
+  // without a sample is asked of the next client at once.
+  const double max_age = static_cast<double>(settings_.probe_seconds);
+  for (const ServerEntry *e : choices.servers) {
+    const LinkModel *known = table_.FindLink(site, reporter, e->reg.address);
+    if (known && known->NeedsProbe(now, max_age))
+      table_.LinkTo(site, reporter, e->reg.address).ProbeFailed();
+  }
+}
+
+std::vector<uint32_t> MetaServer::RankTargets(const wire::PlaceRequest &req,
+                                              const ServerTable::Choices &choices,
+                                              const CallShape &shape, wire::Placement *reply) {
   const std::size_t limit =
       req.breakdown() ? choices.candidates.size()
                       : std::clamp<std::size_t>(req.limit(), 1,
@@ -540,7 +561,7 @@ void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
   if (ranked.size() > limit) ranked.resize(limit);
   for (uint32_t index : ranked) {
     const ServerEntry &e = *choices.servers[index];
-    wire::PlacementTarget *t = reply.add_targets();
+    wire::PlacementTarget *t = reply->add_targets();
     t->set_server_id(e.reg.id);
     t->set_address(e.reg.address);
     const Candidate &c = choices.candidates[index];
@@ -553,17 +574,17 @@ void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
     t->set_bandwidth(c.link.bandwidth_bytes_per_second);
     t->set_slots(static_cast<uint32_t>(c.load.slots));
   }
-  // A breakdown plans a block; each call of it is placed (and reserved)
-  // again when it becomes ready.
-  if (req.breakdown()) {
-    conn.Reply(FRAME_META_PLACEMENT, &reply);
-    return;
-  }
+  return ranked;
+}
+
+void MetaServer::ReservePlaced(const wire::PlaceRequest &req, const std::string &site,
+                               const std::string &reporter, const ServerTable::Choices &choices,
+                               const CallShape &shape, uint32_t first, double now,
+                               wire::Placement *reply) {
   const uint64_t ticket = RandomTicket();
-  reply.set_ticket(ticket);
-  const Candidate &first = choices.candidates[ranked.front()];
-  const std::string first_id = choices.servers[ranked.front()]->reg.id;
-  Prediction p = Predict(first, shape);
+  reply->set_ticket(ticket);
+  const std::string first_id = choices.servers[first]->reg.id;
+  Prediction p = Predict(choices.candidates[first], shape);
   table_.Reserve(first_id, ticket, p.compute + p.startup, now, reporter);
   ++counters_.placements;
   spdlog::debug(
@@ -571,7 +592,6 @@ void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
       "queue={:.4f} transfer={:.4f} compute={:.4f} candidates={}",
       ticket, Quoted(req.function()), Quoted(site), first_id, p.total(), p.queue,
       p.latency + p.send + p.receive, p.compute, choices.candidates.size());
-  conn.Reply(FRAME_META_PLACEMENT, &reply);
 }
 
 std::vector<uint32_t> MetaServer::PreferPlan(const wire::PlaceRequest &req,

@@ -90,6 +90,20 @@ class MetaServer : public daemon::Connection::Delegate {
   static std::vector<uint32_t> PreferPlan(const wire::PlaceRequest &req,
                                           const ServerTable::Choices &choices,
                                           const CallShape &shape, std::vector<uint32_t> ranked);
+  // The parts of a placement (HandlePlace): the links the client is to
+  // probe first (true: asked, *reply holds them); the servers ranked into
+  // *reply's targets (their indexes, best first); the reservation on the
+  // first of them.
+  bool AskProbes(const std::string &site, const std::string &reporter,
+                 const ServerTable::Choices &choices, double now, wire::Placement *reply);
+  void NoteUnprobed(const std::string &site, const std::string &reporter,
+                    const ServerTable::Choices &choices, double now);
+  std::vector<uint32_t> RankTargets(const wire::PlaceRequest &req,
+                                    const ServerTable::Choices &choices, const CallShape &shape,
+                                    wire::Placement *reply);
+  void ReservePlaced(const wire::PlaceRequest &req, const std::string &site,
+                     const std::string &reporter, const ServerTable::Choices &choices,
+                     const CallShape &shape, uint32_t first, double now, wire::Placement *reply);
   void HandleOutcome(daemon::Connection &conn, std::string_view body);
   void HandleProbed(daemon::Connection &conn, std::string_view body);
   void HandleStats(daemon::Connection &conn, std::string_view body);
