@@ -296,18 +296,7 @@ void MetaServer::HandleRegister(Connection &conn, std::string_view body) {
                      "to 128) and the host:port clients call"));
     return;
   }
-  Registration reg;
-  reg.id = msg.server_id();
-  reg.address = msg.address();
-  reg.site = msg.site();
-  reg.cores = std::max<uint32_t>(1, msg.cores());
-  reg.slots = std::max<uint32_t>(1, msg.slots());  // 0: not said
-  reg.flops_per_second = msg.flops_per_second();
-  reg.startup_seconds = msg.startup_seconds();
-  // The server's lease, but never shorter than two of its report periods.
-  uint64_t lease = msg.lease_ms() ? msg.lease_ms() : static_cast<uint64_t>(settings_.lease_ms);
-  lease = std::max<uint64_t>(lease, 2 * static_cast<uint64_t>(settings_.report_ms));
-  reg.lease_seconds = static_cast<double>(lease) / 1000.0;
+  Registration reg = RegistrationOf(msg);
   // Figures outside their range would be ranked as they are (a NaN load,
   // 2^32-1 slots): refused, with the field named.
   if (std::string bad = CheckRegistration(reg); !bad.empty()) {
@@ -325,6 +314,33 @@ void MetaServer::HandleRegister(Connection &conn, std::string_view body) {
   }
   const std::string id = reg.id;
   const std::size_t functions = reg.functions.size();
+  const bool replaced = Enter(conn, std::move(reg));
+  spdlog::info(
+      "event=server_registered server={} address={} site={} slots={} functions={} "
+      "flops_per_second={:.3g} replaced={} servers={}",
+      id, Quoted(msg.address()), Quoted(msg.site()), msg.slots(), functions, msg.flops_per_second(),
+      replaced, table_.size());
+  Ack(conn);
+}
+
+Registration MetaServer::RegistrationOf(const wire::ServerRegistration &msg) const {
+  Registration reg;
+  reg.id = msg.server_id();
+  reg.address = msg.address();
+  reg.site = msg.site();
+  reg.cores = std::max<uint32_t>(1, msg.cores());
+  reg.slots = std::max<uint32_t>(1, msg.slots());  // 0: not said
+  reg.flops_per_second = msg.flops_per_second();
+  reg.startup_seconds = msg.startup_seconds();
+  // The server's lease, but never shorter than two of its report periods.
+  uint64_t lease = msg.lease_ms() ? msg.lease_ms() : static_cast<uint64_t>(settings_.lease_ms);
+  lease = std::max<uint64_t>(lease, 2 * static_cast<uint64_t>(settings_.report_ms));
+  reg.lease_seconds = static_cast<double>(lease) / 1000.0;
+  return reg;
+}
+
+bool MetaServer::Enter(Connection &conn, Registration reg) {
+  const std::string id = reg.id;
   // One server per connection: a connection registering another id stands
   // for a restarted server, whose old entry goes (so one peer cannot hold
   // more than one entry, and its functions, per connection).
@@ -354,12 +370,7 @@ void MetaServer::HandleRegister(Connection &conn, std::string_view body) {
         Quoted("a live server registered a different interface first; this server is not sent "
                "calls of it until that server leaves or registers the same interface"));
   }
-  spdlog::info(
-      "event=server_registered server={} address={} site={} slots={} functions={} "
-      "flops_per_second={:.3g} replaced={} servers={}",
-      id, Quoted(msg.address()), Quoted(msg.site()), msg.slots(), functions, msg.flops_per_second(),
-      replaced, table_.size());
-  Ack(conn);
+  return replaced;
 }
 
 void MetaServer::HandleLoad(Connection &conn, std::string_view body) {

@@ -81,6 +81,11 @@ class MetaServer : public daemon::Connection::Delegate {
   // The authentication handshake (daemon/auth_handshake.h) with ninf-meta's keys.
   void ServeHandshake(daemon::Connection &conn, const FrameHeader &h, std::string_view body);
   void HandleRegister(daemon::Connection &conn, std::string_view body);
+  // A registration's figures as the table keeps them (the lease at least
+  // two report periods), and its entry in the table: one server per
+  // connection (true: it replaced an entry of the same address).
+  Registration RegistrationOf(const wire::ServerRegistration &msg) const;
+  bool Enter(daemon::Connection &conn, Registration reg);
   void HandleLoad(daemon::Connection &conn, std::string_view body);
   void HandleQuery(daemon::Connection &conn, std::string_view body);
   void HandleList(daemon::Connection &conn);
