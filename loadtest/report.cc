@@ -135,117 +135,146 @@ double Percentile(std::vector<double> values, double p) {
   return values[i - 1];
 }
 
-Summary Summarize(const std::vector<CallRow> &rows,
-                  const std::map<std::string, std::vector<ServerSample>> &samples) {
-  Summary s;
-  s.calls = rows.size();
+namespace {
+
+// What the calls' rows add up to before they are described.
+struct CallFigures {
   std::vector<double> mflops, throughput, response, wait, transfer;
   std::map<int, std::vector<double>> size_response, size_wait;
   std::map<std::string, std::vector<double>> server_mflops;
   std::map<std::string, double> server_work, server_bytes;
   double first = 0, last = 0, work = 0, bytes = 0;
+};
+
+// Counts every row into *s (calls, failures per size and server) and the
+// successful ones' figures into *f.
+void CountCalls(const std::vector<CallRow> &rows, Summary *s, CallFigures *f) {
   bool any = false;
   for (const CallRow &r : rows) {
-    first = any ? std::min(first, r.start) : r.start;
-    last = any ? std::max(last, r.start + r.response) : r.start + r.response;
+    f->first = any ? std::min(f->first, r.start) : r.start;
+    f->last = any ? std::max(f->last, r.start + r.response) : r.start + r.response;
     any = true;
-    Summary::BySize &by = s.by_size[r.size];
+    Summary::BySize &by = s->by_size[r.size];
     ++by.calls;
-    Summary::ByServer &server = s.by_server[r.server];
+    Summary::ByServer &server = s->by_server[r.server];
     ++server.calls;
     if (r.outcome != "ok") {
-      ++s.failed;
+      ++s->failed;
       ++by.failed;
       ++server.failed;
-      if (r.outcome == "unreachable") ++s.unreachable;
+      if (r.outcome == "unreachable") ++s->unreachable;
       continue;
     }
-    server_mflops[r.server].push_back(r.Mflops());
-    server_work[r.server] += r.flops;
-    server_bytes[r.server] += static_cast<double>(r.bytes);
-    bytes += static_cast<double>(r.bytes);
-    mflops.push_back(r.Mflops());
-    if (r.transfer > 0) throughput.push_back(r.Throughput());
-    response.push_back(r.response);
-    wait.push_back(r.wait);
-    transfer.push_back(r.transfer);
-    size_response[r.size].push_back(r.response);
-    size_wait[r.size].push_back(r.wait);
-    work += r.flops;
+    f->server_mflops[r.server].push_back(r.Mflops());
+    f->server_work[r.server] += r.flops;
+    f->server_bytes[r.server] += static_cast<double>(r.bytes);
+    f->bytes += static_cast<double>(r.bytes);
+    f->mflops.push_back(r.Mflops());
+    if (r.transfer > 0) f->throughput.push_back(r.Throughput());
+    f->response.push_back(r.response);
+    f->wait.push_back(r.wait);
+    f->transfer.push_back(r.transfer);
+    f->size_response[r.size].push_back(r.response);
+    f->size_wait[r.size].push_back(r.wait);
+    f->work += r.flops;
   }
-  s.duration = last - first;
-  s.mflops = Describe(mflops);
-  s.throughput = Describe(throughput);
-  const Times all = TimesOf(response, wait);
-  s.response_mean = all.response_mean;
-  s.response_p95 = all.response_p95;
-  s.wait_mean = all.wait_mean;
-  s.wait_max = all.wait_max;
-  s.transfer_mean = MeanOf(transfer);
-  s.aggregate_gflops = s.duration > 0 ? work / s.duration / 1e9 : 0;
-  s.aggregate_mbs = s.duration > 0 ? bytes / s.duration / 1e6 : 0;
+}
+
+// The calls' part of the summary.
+void SummarizeCalls(const std::vector<CallRow> &rows, Summary *s) {
+  s->calls = rows.size();
+  CallFigures f;
+  CountCalls(rows, s, &f);
+  s->duration = f.last - f.first;
+  s->mflops = Describe(f.mflops);
+  s->throughput = Describe(f.throughput);
+  const Times all = TimesOf(f.response, f.wait);
+  s->response_mean = all.response_mean;
+  s->response_p95 = all.response_p95;
+  s->wait_mean = all.wait_mean;
+  s->wait_max = all.wait_max;
+  s->transfer_mean = MeanOf(f.transfer);
+  s->aggregate_gflops = s->duration > 0 ? f.work / s->duration / 1e9 : 0;
+  s->aggregate_mbs = s->duration > 0 ? f.bytes / s->duration / 1e6 : 0;
   double busy = 0;
   for (const CallRow &r : rows) busy += r.response;
-  s.in_flight = s.duration > 0 ? busy / s.duration : 0;
-  for (auto &[name, server] : s.by_server) {
-    server.mflops_mean = MeanOf(server_mflops[name]);
-    server.gflops = s.duration > 0 ? server_work[name] / s.duration / 1e9 : 0;
-    server.mbs = s.duration > 0 ? server_bytes[name] / s.duration / 1e6 : 0;
+  s->in_flight = s->duration > 0 ? busy / s->duration : 0;
+  for (auto &[name, server] : s->by_server) {
+    server.mflops_mean = MeanOf(f.server_mflops[name]);
+    server.gflops = s->duration > 0 ? f.server_work[name] / s->duration / 1e9 : 0;
+    server.mbs = s->duration > 0 ? f.server_bytes[name] / s->duration / 1e6 : 0;
   }
-  for (auto &[size, by] : s.by_size) {
-    const Times t = TimesOf(size_response[size], size_wait[size]);
+  for (auto &[size, by] : s->by_size) {
+    const Times t = TimesOf(f.size_response[size], f.size_wait[size]);
     by.response_mean = t.response_mean;
     by.response_p95 = t.response_p95;
     by.wait_mean = t.wait_mean;
     by.wait_max = t.wait_max;
   }
-  double busy_total = 0, capacity_total = 0;
+}
+
+// The servers' samples added up over every server.
+struct SampleTotals {
+  double busy = 0, capacity = 0;
   // Per control group: CPU seconds grown and (seconds x CPUs), once each.
   std::map<std::string, std::pair<double, double>> groups;
-  for (const auto &[server, all_samples] : samples) {
-    std::vector<ServerSample> list, measured;
-    for (const ServerSample &x : all_samples) {
-      if (x.has_stats) list.push_back(x);
-      if (x.cpu_seconds >= 0) measured.push_back(x);
-    }
-    if (measured.size() >= 2) {
-      const ServerSample &a = measured.front(), &b = measured.back();
-      const double span = b.at - a.at;
-      // Not clamped: a measurement, read at the moment it is stamped.
-      if (span > 0 && b.cpu_count > 0) {
-        const double grown = std::max(0.0, b.cpu_seconds - a.cpu_seconds);
-        s.cpu_utilization[server] = grown / (span * b.cpu_count);
-        groups[b.cgroup.empty() ? server : b.cgroup] = {grown, span * b.cpu_count};
-      }
-    }
-    if (list.empty()) continue;
-    const ServerSample &a = list.front(), &b = list.back();
-    const double span = b.at - a.at;
-    if (span > 0) {
-      const double grown = std::max(0.0, b.busy_core_seconds - a.busy_core_seconds);
-      const double capacity = span * std::max(1, b.cores);
-      s.utilization[server] = std::clamp(grown / capacity, 0.0, 1.0);
-      busy_total += grown;
-      capacity_total += capacity;
-    }
-    double load = 0, running = 0, queued = 0;
-    for (const ServerSample &x : list) {
-      load += x.load_average;
-      running += x.running;
-      queued += x.queued;
-    }
-    const double n = static_cast<double>(list.size());
-    s.load_average[server] = load / n;
-    s.running[server] = running / n;
-    s.queued[server] = queued / n;
-    s.jobs[server] = (running + queued) / n;
-    s.total.running += running / n;
-    s.total.queued += queued / n;
-    s.total.jobs += (running + queued) / n;
+};
+
+// One server's samples: its measured CPU use, utilization, load and jobs.
+void SummarizeServer(const std::string &server, const std::vector<ServerSample> &all_samples,
+                     Summary *s, SampleTotals *t) {
+  std::vector<ServerSample> list, measured;
+  for (const ServerSample &x : all_samples) {
+    if (x.has_stats) list.push_back(x);
+    if (x.cpu_seconds >= 0) measured.push_back(x);
   }
-  if (capacity_total > 0) s.total.utilization = std::clamp(busy_total / capacity_total, 0.0, 1.0);
+  if (measured.size() >= 2) {
+    const ServerSample &a = measured.front(), &b = measured.back();
+    const double span = b.at - a.at;
+    // Not clamped: a measurement, read at the moment it is stamped.
+    if (span > 0 && b.cpu_count > 0) {
+      const double grown = std::max(0.0, b.cpu_seconds - a.cpu_seconds);
+      s->cpu_utilization[server] = grown / (span * b.cpu_count);
+      t->groups[b.cgroup.empty() ? server : b.cgroup] = {grown, span * b.cpu_count};
+    }
+  }
+  if (list.empty()) return;
+  const ServerSample &a = list.front(), &b = list.back();
+  const double span = b.at - a.at;
+  if (span > 0) {
+    const double grown = std::max(0.0, b.busy_core_seconds - a.busy_core_seconds);
+    const double capacity = span * std::max(1, b.cores);
+    s->utilization[server] = std::clamp(grown / capacity, 0.0, 1.0);
+    t->busy += grown;
+    t->capacity += capacity;
+  }
+  double load = 0, running = 0, queued = 0;
+  for (const ServerSample &x : list) {
+    load += x.load_average;
+    running += x.running;
+    queued += x.queued;
+  }
+  const double n = static_cast<double>(list.size());
+  s->load_average[server] = load / n;
+  s->running[server] = running / n;
+  s->queued[server] = queued / n;
+  s->jobs[server] = (running + queued) / n;
+  s->total.running += running / n;
+  s->total.queued += queued / n;
+  s->total.jobs += (running + queued) / n;
+}
+
+}  // namespace
+
+Summary Summarize(const std::vector<CallRow> &rows,
+                  const std::map<std::string, std::vector<ServerSample>> &samples) {
+  Summary s;
+  SummarizeCalls(rows, &s);
+  SampleTotals t;
+  for (const auto &[server, all_samples] : samples) SummarizeServer(server, all_samples, &s, &t);
+  if (t.capacity > 0) s.total.utilization = std::clamp(t.busy / t.capacity, 0.0, 1.0);
   double cpu_grown = 0, cpu_capacity = 0;
-  for (const auto &[group, figures] : groups) {
+  for (const auto &[group, figures] : t.groups) {
     cpu_grown += figures.first;
     cpu_capacity += figures.second;
   }
@@ -365,34 +394,37 @@ std::string SeriesCsvHeader() {
   return "t_s,server,running,queued,utilization,cpu_util,calls,failed,gflops,mbs\n";
 }
 
-std::string SeriesCsv(const std::vector<CallRow> &rows,
-                      const std::map<std::string, std::vector<ServerSample>> &samples,
-                      double seconds) {
-  for (const CallRow &r : rows) seconds = std::max(seconds, r.start + r.response);
-  const int n = std::max(1, static_cast<int>(std::ceil(seconds)));
-  // Per server: the samples with statistics, those with a group's CPU time,
-  // and per second the calls that ended in it.
-  struct Ended {
-    int calls = 0, failed = 0;
-    double flops = 0, bytes = 0;
-  };
-  struct Server {
-    std::vector<ServerSample> stats, cpu;
-    std::vector<Ended> ended;
-  };
-  std::map<std::string, Server> servers;
+namespace {
+
+// The calls of one server that ended in one second.
+struct SeriesEnded {
+  int calls = 0, failed = 0;
+  double flops = 0, bytes = 0;
+};
+
+// Per server: the samples with statistics, those with a group's CPU time,
+// and per second the calls that ended in it.
+struct SeriesServer {
+  std::vector<ServerSample> stats, cpu;
+  std::vector<SeriesEnded> ended;
+};
+
+std::map<std::string, SeriesServer> SeriesServers(
+    const std::vector<CallRow> &rows,
+    const std::map<std::string, std::vector<ServerSample>> &samples, int n) {
+  std::map<std::string, SeriesServer> servers;
   for (const auto &[name, list] : samples) {
-    Server &server = servers[name];
+    SeriesServer &server = servers[name];
     for (const ServerSample &x : list) {
       if (x.has_stats) server.stats.push_back(x);
       if (x.cpu_seconds >= 0 && x.cpu_count > 0) server.cpu.push_back(x);
     }
   }
   for (const CallRow &r : rows) servers[r.server];
-  for (auto &entry : servers) entry.second.ended.assign(static_cast<std::size_t>(n), Ended{});
+  for (auto &entry : servers) entry.second.ended.assign(static_cast<std::size_t>(n), SeriesEnded{});
   for (const CallRow &r : rows) {
     const int k = std::clamp(static_cast<int>(std::floor(r.start + r.response)), 0, n - 1);
-    Ended &e = servers[r.server].ended[static_cast<std::size_t>(k)];
+    SeriesEnded &e = servers[r.server].ended[static_cast<std::size_t>(k)];
     ++e.calls;
     if (r.outcome != "ok") {
       ++e.failed;
@@ -401,68 +433,76 @@ std::string SeriesCsv(const std::vector<CallRow> &rows,
     e.flops += r.flops;
     e.bytes += static_cast<double>(r.bytes);
   }
-  std::ostringstream out;
-  out << SeriesCsvHeader();
-  for (int k = 0; k < n; ++k) {
-    const double lo = k, hi = std::min<double>(k + 1, std::max(seconds, lo + 1e-9));
-    const double width = hi - lo;
-    Ended all;
-    double running_all = 0, queued_all = 0, busy_all = 0, cores_all = 0;
-    bool any_stats = false;
-    std::map<std::string, std::pair<double, double>> groups;  // cgroup: grown, CPUs
-    for (const auto &[name, server] : servers) {
-      // Running and queued: the mean of this second's samples.
-      double running = 0, queued = 0;
-      int count = 0;
-      for (const ServerSample &x : server.stats)
-        if (x.at >= lo && x.at < hi) {
-          running += x.running;
-          queued += x.queued;
-          ++count;
-        }
-      std::optional<double> run_mean, queue_mean, util, cpu;
-      if (count > 0) {
-        run_mean = running / count;
-        queue_mean = queued / count;
-        running_all += *run_mean;
-        queued_all += *queue_mean;
-        any_stats = true;
+  return servers;
+}
+
+// One second [lo, hi) of the series, every server's row and the sums the
+// "all" row shows.
+struct SeriesSecond {
+  int k;
+  double lo, hi, width;
+  SeriesEnded all{};
+  double running_all = 0, queued_all = 0, busy_all = 0, cores_all = 0;
+  bool any_stats = false;
+  std::map<std::string, std::pair<double, double>> groups{};  // cgroup: grown, CPUs
+
+  // Growth over the part of the second that the samples span (the first
+  // sample comes a little after 0, the last may end the run early).
+  template <class Get>
+  std::optional<double> Growth(const std::vector<ServerSample> &list, Get get, double *span) const {
+    if (list.empty()) return std::nullopt;
+    const double a = std::max(lo, list.front().at), b = std::min(hi, list.back().at);
+    *span = b - a;
+    if (*span <= 0) return std::nullopt;
+    const std::optional<double> v0 = At(list, a, get), v1 = At(list, b, get);
+    if (!v0 || !v1) return std::nullopt;
+    return std::max(0.0, *v1 - *v0);
+  }
+
+  void ServerRow(std::ostringstream &out, const std::string &name, const SeriesServer &server) {
+    // Running and queued: the mean of this second's samples.
+    double running = 0, queued = 0;
+    int count = 0;
+    for (const ServerSample &x : server.stats)
+      if (x.at >= lo && x.at < hi) {
+        running += x.running;
+        queued += x.queued;
+        ++count;
       }
-      // Growth over the part of the second that the samples span (the first
-      // sample comes a little after 0, the last may end the run early).
-      auto growth = [lo, hi](const std::vector<ServerSample> &list, auto get, double *span) {
-        if (list.empty()) return std::optional<double>();
-        const double a = std::max(lo, list.front().at), b = std::min(hi, list.back().at);
-        *span = b - a;
-        if (*span <= 0) return std::optional<double>();
-        const std::optional<double> v0 = At(list, a, get), v1 = At(list, b, get);
-        if (!v0 || !v1) return std::optional<double>();
-        return std::optional<double>(std::max(0.0, *v1 - *v0));
-      };
-      double span = 0;
-      auto busy = [](const ServerSample &x) { return x.busy_core_seconds; };
-      if (const std::optional<double> grown = growth(server.stats, busy, &span)) {
-        const double cores = std::max(1, server.stats.back().cores);
-        util = std::clamp(*grown / (span * cores), 0.0, 1.0);
-        busy_all += *grown;
-        cores_all += span * cores;
-      }
-      auto used = [](const ServerSample &x) { return x.cpu_seconds; };
-      if (const std::optional<double> grown = growth(server.cpu, used, &span)) {
-        const ServerSample &last = server.cpu.back();
-        cpu = *grown / (span * last.cpu_count);
-        groups[last.cgroup.empty() ? name : last.cgroup] = {*grown, span * last.cpu_count};
-      }
-      const Ended &e = server.ended[static_cast<std::size_t>(k)];
-      all.calls += e.calls;
-      all.failed += e.failed;
-      all.flops += e.flops;
-      all.bytes += e.bytes;
-      out << k << ',' << CsvSafe(name.empty() ? "(none)" : name) << ',' << Cell(run_mean, 2) << ','
-          << Cell(queue_mean, 2) << ',' << Cell(util, 4) << ',' << Cell(cpu, 4) << ',' << e.calls
-          << ',' << e.failed << ',' << Fixed(e.flops / 1e9 / width, 4) << ','
-          << Fixed(e.bytes / 1e6 / width, 3) << '\n';
+    std::optional<double> run_mean, queue_mean, util, cpu;
+    if (count > 0) {
+      run_mean = running / count;
+      queue_mean = queued / count;
+      running_all += *run_mean;
+      queued_all += *queue_mean;
+      any_stats = true;
     }
+    double span = 0;
+    auto busy = [](const ServerSample &x) { return x.busy_core_seconds; };
+    if (const std::optional<double> grown = Growth(server.stats, busy, &span)) {
+      const double cores = std::max(1, server.stats.back().cores);
+      util = std::clamp(*grown / (span * cores), 0.0, 1.0);
+      busy_all += *grown;
+      cores_all += span * cores;
+    }
+    auto used = [](const ServerSample &x) { return x.cpu_seconds; };
+    if (const std::optional<double> grown = Growth(server.cpu, used, &span)) {
+      const ServerSample &last = server.cpu.back();
+      cpu = *grown / (span * last.cpu_count);
+      groups[last.cgroup.empty() ? name : last.cgroup] = {*grown, span * last.cpu_count};
+    }
+    const SeriesEnded &e = server.ended[static_cast<std::size_t>(k)];
+    all.calls += e.calls;
+    all.failed += e.failed;
+    all.flops += e.flops;
+    all.bytes += e.bytes;
+    out << k << ',' << CsvSafe(name.empty() ? "(none)" : name) << ',' << Cell(run_mean, 2) << ','
+        << Cell(queue_mean, 2) << ',' << Cell(util, 4) << ',' << Cell(cpu, 4) << ',' << e.calls
+        << ',' << e.failed << ',' << Fixed(e.flops / 1e9 / width, 4) << ','
+        << Fixed(e.bytes / 1e6 / width, 3) << '\n';
+  }
+
+  void AllRow(std::ostringstream &out) const {
     double grown = 0, capacity = 0;
     for (const auto &[group, figures] : groups) {
       grown += figures.first;
@@ -474,6 +514,24 @@ std::string SeriesCsv(const std::vector<CallRow> &rows,
         << (capacity > 0 ? Fixed(grown / capacity, 4) : "") << ',' << all.calls << ',' << all.failed
         << ',' << Fixed(all.flops / 1e9 / width, 4) << ',' << Fixed(all.bytes / 1e6 / width, 3)
         << '\n';
+  }
+};
+
+}  // namespace
+
+std::string SeriesCsv(const std::vector<CallRow> &rows,
+                      const std::map<std::string, std::vector<ServerSample>> &samples,
+                      double seconds) {
+  for (const CallRow &r : rows) seconds = std::max(seconds, r.start + r.response);
+  const int n = std::max(1, static_cast<int>(std::ceil(seconds)));
+  const std::map<std::string, SeriesServer> servers = SeriesServers(rows, samples, n);
+  std::ostringstream out;
+  out << SeriesCsvHeader();
+  for (int k = 0; k < n; ++k) {
+    const double lo = k, hi = std::min<double>(k + 1, std::max(seconds, lo + 1e-9));
+    SeriesSecond second{.k = k, .lo = lo, .hi = hi, .width = hi - lo};
+    for (const auto &[name, server] : servers) second.ServerRow(out, name, server);
+    second.AllRow(out);
   }
   return out.str();
 }
