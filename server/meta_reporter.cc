@@ -221,6 +221,10 @@ Status MetaReporter::Session(bool *key_refused) {
     NINF_RETURN_IF_ERROR(st);
   }
 
+  return Report(ch, key_refused);
+}
+
+Status MetaReporter::Report(Channel &ch, bool *key_refused) {
   bool must_register = true;
   // The first REGISTER's answer ends the key handshake: a keyed metaserver
   // refuses a keyless ninfd there, and a wrong proof is refused there too.
@@ -228,50 +232,64 @@ Status MetaReporter::Session(bool *key_refused) {
   std::chrono::milliseconds period(1000);
   uint64_t sequence = 0;
   for (;;) {
-    wire::MetaAck ack;
     if (must_register) {
-      wire::ServerRegistration reg;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        reg = config_.registration;
-        registration_changed_ = false;
-      }
-      if (Status st = Ask(ch, reg, &ack); !st.ok()) {
-        *key_refused = first_request && st.code() == NINF_ERR_AUTH;
-        return st;
-      }
+      NINF_RETURN_IF_ERROR(Register(ch, first_request, key_refused, &period));
       first_request = false;
-      spdlog::info(
-          "event=metaserver_registered metaserver={}:{} server={} site={} functions={} "
-          "flops_per_second={:.3g}",
-          config_.metaserver.host, config_.metaserver.port, reg.server_id(),
-          daemon::Quoted(reg.site()), reg.functions_size(), reg.flops_per_second());
-      period = std::chrono::milliseconds(std::max<uint32_t>(50, ack.report_ms()));
       must_register = false;
     }
     wire::LoadReport report;
-    std::string id;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait_for(lock, period,
-                     [this] { return stopping_ || load_changed_ || registration_changed_; });
-      if (stopping_) return Status::Ok();
-      if (registration_changed_) {
+    switch (WaitToReport(period, &report)) {
+      case Next::kStop:
+        return Status::Ok();
+      case Next::kRegister:
         must_register = true;
         continue;
-      }
-      load_changed_ = false;
-      report = load_;
-      sent_ = load_;
-      id = config_.registration.server_id();
+      case Next::kReport:
+        break;
     }
-    report.set_server_id(id);
     report.set_sequence(++sequence);
+    wire::MetaAck ack;
     NINF_RETURN_IF_ERROR(Ask(ch, report, &ack));
     if (ack.register_again()) must_register = true;
     period = std::chrono::milliseconds(std::max<uint32_t>(50, ack.report_ms()));
     std::this_thread::sleep_for(kMinGap);
   }
+}
+
+Status MetaReporter::Register(Channel &ch, bool first_request, bool *key_refused,
+                              std::chrono::milliseconds *period) {
+  wire::ServerRegistration reg;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    reg = config_.registration;
+    registration_changed_ = false;
+  }
+  wire::MetaAck ack;
+  if (Status st = Ask(ch, reg, &ack); !st.ok()) {
+    *key_refused = first_request && st.code() == NINF_ERR_AUTH;
+    return st;
+  }
+  spdlog::info(
+      "event=metaserver_registered metaserver={}:{} server={} site={} functions={} "
+      "flops_per_second={:.3g}",
+      config_.metaserver.host, config_.metaserver.port, reg.server_id(), daemon::Quoted(reg.site()),
+      reg.functions_size(), reg.flops_per_second());
+  *period = std::chrono::milliseconds(std::max<uint32_t>(50, ack.report_ms()));
+  return Status::Ok();
+}
+
+MetaReporter::Next MetaReporter::WaitToReport(std::chrono::milliseconds period,
+                                              wire::LoadReport *report) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  wake_.wait_for(lock, period,
+                 [this] { return stopping_ || load_changed_ || registration_changed_; });
+  if (stopping_) return Next::kStop;
+  if (registration_changed_) return Next::kRegister;
+  load_changed_ = false;
+  *report = load_;
+  sent_ = load_;
+  report->set_server_id(config_.registration.server_id());
+  return Next::kReport;
 }
 
 }  // namespace ninf::server

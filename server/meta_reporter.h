@@ -16,6 +16,7 @@
 // over snapshots (Publish); the thread decides when to send them.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -85,6 +86,15 @@ class MetaReporter {
   // *key_refused: the failure was the key handshake's (the metaserver
   // refused ninfd's key, or its lack of one), not the metaserver's absence.
   Status Session(bool *key_refused);
+  // The session's exchanges once connected: REGISTER (again whenever the
+  // registration changed or the metaserver asks), then LOAD every period
+  // the metaserver's acknowledgement gives.
+  Status Report(Channel &ch, bool *key_refused);
+  Status Register(Channel &ch, bool first_request, bool *key_refused,
+                  std::chrono::milliseconds *period);
+  enum class Next { kStop, kRegister, kReport };
+  // Waits out `period` or a change; kReport with the load to send.
+  Next WaitToReport(std::chrono::milliseconds period, wire::LoadReport *report);
   // The TLS handshake on the session's connection, then ch speaks TLS.
   Status StartTls(Channel *ch);
   bool Significant(const wire::LoadReport &now, const wire::LoadReport &sent) const;
