@@ -20,6 +20,12 @@ Fails, naming the place, when:
   or lists one the daemon does not have; or lacks a key of a
   [TABLE.NAME] table, or names another setting it inherits than --help;
 - docs/server.md's [limits.NAME] table differs from ninfd's --help;
+- what a daemon's man page (SIGNALS, *SIGHUP*: its "Applied at once:"
+  paragraph) or systemd unit (config/systemd/*.service.in: the comment on
+  ExecReload, "SIGHUP applies at once: KEY, KEY and KEY; ...", or a pointer
+  to the man page's SIGNALS) says SIGHUP applies is not exactly the keys
+  its --help marks "reloads on SIGHUP" (for ninfd, plus its [TABLE.NAME]
+  tables);
 - a daemon with a variable prefix of its own (NINF_META_, NINF_RELAY_) does
   not list, at the end of its --help, exactly the pairs NINF_<NAME> ->
   its own name for NINF_CONFIG and each of its keys; or its doc's table of
@@ -54,14 +60,16 @@ class Daemon:
     man: str
     example: str
     foreign_doc: str  # where a daemon with its own prefix lists NINF_<NAME> it ignores
+    unit: str  # its systemd unit, whose ExecReload comment says what SIGHUP applies
 
 
 DAEMONS = [
-    Daemon('ninfd', 'docs/server.md', 'docs/man/ninfd.8.scd', 'config/ninfd.toml', ''),
+    Daemon('ninfd', 'docs/server.md', 'docs/man/ninfd.8.scd', 'config/ninfd.toml', '',
+           'config/systemd/ninfd.service.in'),
     Daemon('ninf-meta', None, 'docs/man/ninf-meta.8.scd', 'config/ninf-meta.toml',
-           'docs/metaserver.md'),
+           'docs/metaserver.md', 'config/systemd/ninf-meta.service.in'),
     Daemon('ninf-relay', 'docs/relay.md', 'docs/man/ninf-relay.8.scd', 'config/ninf-relay.toml',
-           'docs/relay.md'),
+           'docs/relay.md', 'config/systemd/ninf-relay.service.in'),
 ]
 NINF_TOML = 'docs/man/ninf.toml.5.scd'
 
@@ -239,6 +247,42 @@ def check_foreign_variables(daemon, help, problems):
             problems.append(f'{path}: lists {n} ({w}) -> {o}, which {daemon.name} --help does not')
 
 
+def compare_live(where, named, help, problems):
+    live = {k for k, (_, is_live) in help.keys.items() if is_live}
+    for key in sorted(live - named):
+        problems.append(f'{where}: `{key}` reloads on SIGHUP, and it does not say so')
+    for key in sorted(named - live):
+        what = 'needs a restart' if key in help.keys else 'is no setting of the daemon'
+        problems.append(f'{where}: says SIGHUP applies `{key}`, which {what}')
+
+
+def check_sighup(daemon, help, problems):
+    """The man page's and the unit's SIGHUP texts name exactly the live keys."""
+    man = read(daemon.man)
+    item = re.search(r'^\*SIGHUP\*\n(.*?)(?=^\*|^# )', man, re.M | re.S)
+    applied = item and re.search(r'Applied at once:(.*?)(?:\n\n|$)', item.group(1), re.S)
+    if not applied:
+        problems.append(f'{daemon.man}: SIGNALS has no *SIGHUP* item with an '
+                        f'"Applied at once:" paragraph')
+    else:
+        named = set(re.findall(r'\*([a-z0-9_]+)\*', applied.group(1)))
+        compare_live(f'{daemon.man}: SIGHUP', named, help, problems)
+    comment = re.search(r'^# SIGHUP (.*?)\nExecReload=', read(daemon.unit), re.M | re.S)
+    if not comment:
+        problems.append(f'{daemon.unit}: no "# SIGHUP ..." comment above ExecReload')
+        return
+    text = ' '.join(line.lstrip('# ') for line in comment.group(1).splitlines())
+    at_once = re.search(r'applies at once: ([^;.]*)', text)
+    if at_once:
+        keys = re.sub(r'\([^)]*\)', '', at_once.group(1))  # a remark in brackets names none
+        named = set(re.findall(r'[a-z0-9_]+', keys)) - {'and'}
+        compare_live(f'{daemon.unit}: SIGHUP', named, help, problems)
+    elif f'{daemon.name}(8), SIGNALS' not in text:
+        problems.append(f'{daemon.unit}: the SIGHUP comment neither lists what applies at '
+                        f'once ("applies at once: KEY, ...") nor points to {daemon.name}(8), '
+                        f'SIGNALS')
+
+
 def check_daemon(daemon, help, problems):
     flag = lambda key: r'\*--' + re.escape(key.replace('_', '-')) + r'\*'
     toml_key = lambda key: r'^#? ?' + re.escape(key) + r' ='
@@ -248,6 +292,7 @@ def check_daemon(daemon, help, problems):
     check_listed(daemon.example, help.keys, toml_key, problems)
     check_ninf_toml(daemon, help, problems)
     check_foreign_variables(daemon, help, problems)
+    check_sighup(daemon, help, problems)
 
 
 def main():
