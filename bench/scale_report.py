@@ -345,7 +345,7 @@ def render(d, a):
                f"({a['load_cpu_s'] / a['load_s'] * 100 if a['load_s'] else 0:.2f} % of a core) |")
     out.append(f"| | CPU per placement (all of it) | {a['cpu_per_placement_us']:.0f} µs |")
     net = a["net_cpu_per_placement_us"]
-    out.append(f"| | CPU per placement, less the reports at the idle price | "
+    out.append("| | CPU per placement, less the reports at the idle price | "
                + (f"{net:.0f} µs |" if net is not None else "n/a (the reports at that price are all of it) |"))
     out.append(f"| | RSS at the end (peak) | {a['rss_loaded_kb'] / 1024:.1f} MiB "
                f"({a['hwm_loaded_kb'] / 1024:.1f} MiB) |")

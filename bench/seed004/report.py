@@ -16,7 +16,6 @@ tests/bench/seed004_report_test.py.
 import argparse
 import csv
 import importlib.util
-import math
 import os
 import statistics
 import sys
