@@ -60,6 +60,6 @@ for r in $(seq "$rounds"); do
   echo "relay.sh: round $r of $rounds done" >&2
 done
 
-/usr/bin/python3 "$here/relay_report.py" "$raw" "$rounds" "$(nproc)" "$(uname -r)" \
+/usr/bin/python3 "$here/report.py" relay "$raw" "$rounds" "$(nproc)" "$(uname -r)" \
   "$relay_cpus" >"$out"
 cat "$out"

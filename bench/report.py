@@ -14,18 +14,66 @@
     report.py meta WORK ROUNDS "CLIENTS"                 bench/loadtest_meta.sh
     report.py sites WORK ROUNDS "SIZES" "PER_SITE"       bench/loadtest_sites.sh
     report.py sjf WORK ROUNDS fcfs VARIANT...            bench/loadtest_sjf.sh
+    report.py relay RAW ROUNDS CPUS KERNEL RELAY_CPUS    bench/relay.sh, the whole report
 
 RAW is a driver's raw log: lines of `what key=value ...` from the benchmark
 programs, some with a label in front. WORK is a load-test driver's temporary
 folder of ninf-loadtest CSVs: summary-ROUND.csv (--summary) and the calls of
 each point (--csv), named as the kind below says. Every kind prints to
 standard output; the drivers put their own header around it.
+
+The reports with logic of their own (bench/scale_report.py, bench/peers/,
+bench/seed004/) take what every report does from here, "shared by every
+report" below: Markdown table rows, runs side by side in one cell, ratios and
+their formatting, the plot set-up. Those in a folder load this file by its
+path as `bench_report`, since they are named report.py too.
 """
 import csv
 import math
 import re
 import statistics
 import sys
+
+
+# ---- shared by every report --------------------------------------------------------
+
+def md_row(cells):
+    """One Markdown table row."""
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def md_head(columns, aligns):
+    """A table's header and rule; aligns has one letter a column, "l" or "r"."""
+    return [md_row(columns), "|" + "".join("---:|" if a == "r" else "---|" for a in aligns)]
+
+
+def side_by_side(values, show):
+    """Several runs' values in one cell, "run 1 / run 2"."""
+    return " / ".join(show(v) for v in values)
+
+
+def ratio(a, b):
+    """a / b, or None when either is missing (or b is 0): a verdict on missing
+    data is "no data", never "holds"."""
+    return a / b if a is not None and b else None
+
+
+def fmt(x, digits=2, missing="-"):
+    return missing if x is None else f"{x:.{digits}f}"
+
+
+def pyplot(required=True):
+    """matplotlib's pyplot drawing into files (no display). Without matplotlib:
+    None if the plot is optional, else the ImportError."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        if required:
+            raise
+        return None
+    return plt
 
 
 # ---- raw logs of `what key=value` lines -------------------------------------------
@@ -774,6 +822,41 @@ def sjf(work, rounds, variants):
 
 # ---- the command line ---------------------------------------------------------------
 
+def relay(raw, rounds, cpus, kernel, relay_cpus):
+    """bench/relay.sh: per size and mode ("direct" or "relayed", in front of
+    bench_transfer's lines), the median over the rounds of mb_s (size / (call
+    time / 2), the whole one-shot call) and of bulk_mb_s (the same with the
+    mode's own null call subtracted: the transfer itself)."""
+    runs = {}
+    line_re = re.compile(r"(\w+) transfer size=(\d+) iters=\d+ call_us=([\d.]+) mb_s=([\d.]+) "
+                         r"bulk_mb_s=([\d.]+)")
+    for line in open(raw):
+        m = line_re.match(line)
+        if m:
+            runs.setdefault((m.group(1), int(m.group(2))), []).append(
+                (float(m.group(4)), float(m.group(5))))
+
+    def median(mode, size, column):
+        values = [v[column] for v in runs.get((mode, size), [])]
+        return statistics.median(values) if values else 0.0
+
+    print("# Relayed vs direct one-shot echo over TCP\n")
+    print(f"{rounds} rounds, direct and relayed alternated; medians of the rounds, MB/s per "
+          "direction.")
+    print("`call`: size / (call time / 2), the whole one-shot call (connect, the relay's dial-back,")
+    print("authentication, executable start, both transfers); `bulk`: the same with the mode's own")
+    print("null call subtracted (bench/bench_transfer.c). Loopback, NINF_TRANSPORT=tcp, keys on,")
+    print(f"{cpus} vCPUs shared with other work, kernel {kernel}. taskset: both ninfds and their")
+    print(f"executables on CPU 0, the client on CPU 1, ninf-relay on CPU {relay_cpus}.\n")
+    print("\n".join(md_head(["size", "direct call", "relayed call", "ratio", "direct bulk",
+                             "relayed bulk", "bulk ratio"], "rrrrrrr")))
+    for size in sorted({s for _, s in runs}):
+        dc, rc = median("direct", size, 0), median("relayed", size, 0)
+        db, rb = median("direct", size, 1), median("relayed", size, 1)
+        print(md_row([f"{size >> 20} MiB", f"{dc:.0f}", f"{rc:.0f}", fmt(ratio(rc, dc) or 0.0),
+                      f"{db:.0f}", f"{rb:.0f}", fmt(ratio(rb, db) or 0.0)]))
+
+
 def ints(text):
     return [int(v) for v in text.split()]
 
@@ -793,6 +876,7 @@ KINDS = {
     "meta": (lambda w, r, c: meta(w, int(r), ints(c)), 3),
     "sites": (lambda w, r, s, p: sites(w, int(r), ints(s), ints(p)), 4),
     "sjf": (lambda w, r, *v: sjf(w, int(r), list(v)), None),
+    "relay": (relay, 5),
 }
 
 

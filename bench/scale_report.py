@@ -23,9 +23,13 @@ RAW has one `kind key=value ...` line per fact (bench/scale.sh writes them):
 The verdicts are computed here (and unit-tested on recorded data by
 bench/scale_report_test.py), never asserted by the timed run itself.
 """
+import os
 import re
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report as shared  # noqa: E402  bench/report.py, the one report module
 
 # Under `completion`, at least this share of a site's calls is expected on
 # the site's own servers: the only servers reached without crossing a
@@ -295,26 +299,25 @@ def render(d, a):
     out.append("")
     out.append("## Checks")
     out.append("")
-    out.append("| check | measured | verdict |")
-    out.append("|---|---|---|")
+    out += shared.md_head(["check", "measured", "verdict"], "lll")
     for _, what, measured, ok in a["checks"]:
-        out.append(f"| {what} | {measured} | {verdict(ok)} |")
+        out.append(shared.md_row([what, measured, verdict(ok)]))
     out.append("")
     out.append("## Sites")
     out.append("")
-    out.append("| site | link | servers | calls | on its own servers | share | response mean ms | p95 ms |")
-    out.append("|---|---|---:|---:|---:|---:|---:|---:|")
+    out += shared.md_head(["site", "link", "servers", "calls", "on its own servers", "share",
+                           "response mean ms", "p95 ms"], "llrrrrrr")
     for site in a["sites"]:
         p = a["per_site"][site]
-        out.append(f"| {site} | {rates[site]} | {per_site_servers.get(site, 0)} | {p['calls']} | "
-                   f"{p['own']} | {p['share']:.2f} | {p['response_ms']:.1f} | {p['p95_ms']:.1f} |")
+        out.append(shared.md_row([site, rates[site], per_site_servers.get(site, 0), p["calls"],
+                                  p["own"], shared.fmt(p["share"]), shared.fmt(p["response_ms"], 1),
+                                  shared.fmt(p["p95_ms"], 1)]))
     out.append("")
     out.append("Where each site's calls ran (rows: the clients' site; columns: the server's):")
     out.append("")
-    out.append("| from \\ to | " + " | ".join(a["sites"]) + " |")
-    out.append("|---|" + "---:|" * len(a["sites"]))
+    out += shared.md_head(["from \\ to"] + a["sites"], "l" + "r" * len(a["sites"]))
     for site in a["sites"]:
-        out.append(f"| {site} | " + " | ".join(str(a["matrix"][site][t]) for t in a["sites"]) + " |")
+        out.append(shared.md_row([site] + [a["matrix"][site][t] for t in a["sites"]]))
     out.append("")
     out.append("## ninf-meta's cost")
     out.append("")
@@ -322,8 +325,7 @@ def render(d, a):
                "older raw logs: user + system from `/proc/PID/stat`, in ticks of 10 ms); "
                "memory: `/proc/PID/status` (VmRSS, VmHWM).")
     out.append("")
-    out.append("| phase | what | figure |")
-    out.append("|---|---|---:|")
+    out += shared.md_head(["phase", "what", "figure"], "llr")
     out.append(f"| started, no server | RSS | {a['rss_empty_kb'] / 1024:.1f} MiB |")
     out.append(f"| {a['n_servers']} servers registered | RSS | {a['rss_registered_kb'] / 1024:.1f} MiB |")
     out.append(f"| | RSS per server registered | {a['rss_per_server_kb']:.0f} KiB |")
@@ -343,7 +345,7 @@ def render(d, a):
                f"({a['load_cpu_s'] / a['load_s'] * 100 if a['load_s'] else 0:.2f} % of a core) |")
     out.append(f"| | CPU per placement (all of it) | {a['cpu_per_placement_us']:.0f} µs |")
     net = a["net_cpu_per_placement_us"]
-    out.append(f"| | CPU per placement, less the reports at the idle price | "
+    out.append("| | CPU per placement, less the reports at the idle price | "
                + (f"{net:.0f} µs |" if net is not None else "n/a (the reports at that price are all of it) |"))
     out.append(f"| | RSS at the end (peak) | {a['rss_loaded_kb'] / 1024:.1f} MiB "
                f"({a['hwm_loaded_kb'] / 1024:.1f} MiB) |")

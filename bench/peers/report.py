@@ -14,8 +14,16 @@ With several runs each cell holds every run's figure, "run 1 / run 2".
 The plot (FILE.png, matplotlib) shows the first run.
 """
 import argparse
+import importlib.util
 import os
 import sys
+
+# bench/report.py, the one report module (tables, runs side by side, the plot
+# set-up); by its path, since this file is report.py too.
+_SPEC = importlib.util.spec_from_file_location(
+    'bench_report', os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'report.py'))
+shared = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(shared)
 
 NINF = 'ninf'
 RIVALS = ['grpc', 'zeromq', 'dask']
@@ -93,27 +101,27 @@ def table(runs):
     keys = sorted({k for rows, _ in runs for k in rows}, key=order)
     peers = [p for p in SHOWN if any(p in rows.get(k, {}) for rows, _ in runs for k in keys)]
     head = ['workload', 'placement'] + peers + ['Ninf speed vs best peer', 'Ninf ahead']
-    lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * 2 + '---:|' * (len(peers) + 1) + '---|']
+    lines = shared.md_head(head, 'll' + 'r' * (len(peers) + 1) + 'l')
     behind = []
     for key in keys:
         workload, size, place = key
         cells = [f'{workload} {size_label(workload, size)}'.strip(), place]
         for p in peers:
-            cells.append(' / '.join(figure(workload, rows.get(key, {}).get(p)) for rows, _ in runs))
+            cells.append(shared.side_by_side(
+                runs, lambda run: figure(workload, run[0].get(key, {}).get(p))))
         speeds = [speed(workload, rows.get(key, {})) for rows, _ in runs]
-        cells.append(' / '.join('—' if s is None else f'{s:.2f}x' for s in speeds))
+        cells.append(shared.side_by_side(
+            speeds, lambda s: '—' if s is None else shared.fmt(s) + 'x'))
         verdicts = ['—' if s is None else ('yes' if s > 1 else 'no') for s in speeds]
-        cells.append(' / '.join(verdicts))
+        cells.append(shared.side_by_side(verdicts, str))
         if 'no' in verdicts:
             behind.append(cells[0] + ' on ' + place)
-        lines.append('| ' + ' | '.join(cells) + ' |')
+        lines.append(shared.md_row(cells))
     return lines, behind
 
 
 def plot(rows, path):
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
+    plt = shared.pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(12, 9))
     panels = [('null', 'null call, median µs', axes[0][0]), ('echo', 'echo round trip, median µs', axes[0][1]),
               ('dgesv', 'dgesv end to end, median µs', axes[1][0]), ('rate', 'null calls/s, all clients', axes[1][1])]

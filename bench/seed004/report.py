@@ -15,13 +15,21 @@ tests/bench/seed004_report_test.py.
 """
 import argparse
 import csv
-import math
+import importlib.util
 import os
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import paper  # noqa: E402
+
+# bench/report.py, the one report module (tables, ratios, the plot set-up);
+# by its path, since this file is report.py too.
+_SPEC = importlib.util.spec_from_file_location(
+    'bench_report', os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'report.py'))
+shared = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(shared)
+_fmt, _ratio = shared.fmt, shared.ratio
 
 PAPER_SIZES = {'table3': [600, 1000, 1400], 'table4': [600, 1000, 1400],
                'table6': [600, 1000, 1400], 'table7': [600, 1000, 1400],
@@ -181,16 +189,6 @@ def _mean_at(rows, n, c):
 def _mbs_at(rows, n, c):
     hit = _by(rows, n=n, c=c)
     return hit[0]['mbs'][2] if hit and hit[0]['ok'] else None
-
-
-def _fmt(x, digits=2):
-    return '-' if x is None else f'{x:.{digits}f}'
-
-
-def _ratio(a, b):
-    """a / b, or None when either is missing (a point without a successful
-    call): a verdict on missing data is "no data", never "holds"."""
-    return a / b if a is not None and b else None
 
 
 def _all(pred, values):
@@ -545,24 +543,20 @@ def sites_table(rows):
 def surface_table(rows, cores):
     ts = sorted({r['t'] for r in rows})
     cs = sorted({r['c'] for r in rows})
-    lines = ['| t \\ c | ' + ' | '.join(str(c) for c in cs) + ' |',
-             '|---|' + '---|' * len(cs)]
+    lines = shared.md_head(['t \\ c'] + cs, 'l' * (len(cs) + 1))
     for t in ts:
         cells = []
         for c in cs:
             hit = _by(rows, t=t, c=c)
             v = _fmt(hit[0]['mflops'][2], 0) if hit else '-'
             cells.append(f'**{v}**' if c * t <= cores else v)
-        lines.append(f'| {t} | ' + ' | '.join(cells) + ' |')
+        lines.append(shared.md_row([t] + cells))
     return lines
 
 
 def plot(item, rows, cores, path):
-    try:
-        import matplotlib
-        matplotlib.use('Agg')
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = shared.pyplot(required=False)
+    if plt is None:
         return False
     if item == 'fig6':
         ts = sorted({r['t'] for r in rows})
@@ -649,10 +643,10 @@ def render(item, rows, cores, notes, args, plotted):
     out += ['', '## The paper\'s claim', '', paper.CLAIMS[item], '']
     groups = sorted({(r['version'], r['admission']) for r in rows})
     out += ['## Shape verdict (computed from the data)', '']
-    out += ['| admission | claim | verdict | evidence |', '|---|---|---|---|']
+    out += shared.md_head(['admission', 'claim', 'verdict', 'evidence'], 'llll')
     for adm in sorted({r['admission'] for r in rows}):
         for v in verdicts(item, _by(rows, admission=adm), cores):
-            out.append(f'| {adm} | {v.claim} | {v.mark()} | {v.evidence} |')
+            out.append(shared.md_row([adm, v.claim, v.mark(), v.evidence]))
     check = setup_checks(item, rows)
     if check:
         out += ['', '## Set-up check: the paper\'s ratios at the smallest c', '']

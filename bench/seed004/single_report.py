@@ -13,7 +13,16 @@ test_single_report.py); only main() reads and writes files, and only the plot
 needs matplotlib (Debian's /usr/bin/python3).
 """
 
+import importlib.util
+import os
 import sys
+
+# bench/report.py, the one report module (tables, the plot set-up); by its
+# path, as bench/seed004/report.py loads it.
+_SPEC = importlib.util.spec_from_file_location(
+    "bench_report", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report.py"))
+shared = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(shared)
 
 # What the paper says (seed 004, section 3.3 and Table 2). Its Figs. 3/4 are
 # plots whose points the text copy does not carry; their readable content is
@@ -275,7 +284,7 @@ def fig3_4_markdown(meta, records):
     if weaker:
         cols += ["weaker: Ninf_call Mflops", "weaker: Local blocked Mflops"]
     cols += ["Ninf_call transfer % of call", "Ninf_call MB/s", "paper (its text; the plots' points are not in it)"]
-    out += ["| n | " + " | ".join(cols) + " |", "|---:|" + "---:|" * (len(cols) - 1) + "---|"]
+    out += shared.md_head(["n"] + cols, "r" * len(cols) + "l")
     every = list(cv.values()) + list(weaker.values())
     ns = sorted(set().union(*[set(c) for c in every])) if every else []
     for n in ns:
@@ -287,8 +296,8 @@ def fig3_4_markdown(meta, records):
         if r and r.get("seconds") and r.get("transfer_s"):
             share = f"{100 * r['transfer_s'] / r['seconds']:.0f} %"
             mbs = f"{r['bytes'] / r['transfer_s'] / 1e6:.1f}"
-        out.append(f"| {n} | " + " | ".join(cells + [share, mbs, paper_at(n) or "-"]) + " |")
-    out += ["", "| crossover n (Ninf_call passes ...) | here | paper |", "|---|---|---|"]
+        out.append(shared.md_row([n] + cells + [share, mbs, paper_at(n) or "-"]))
+    out += [""] + shared.md_head(["crossover n (Ninf_call passes ...)", "here", "paper"], "lll")
     for m in ("blocked", "unblocked"):
         if m in cv:
             out.append(f"| {LABELS[m]} | {format_crossover(crossover(cv.get('ninf', {}), cv[m]))} "
@@ -370,19 +379,20 @@ def table2_markdown(meta, records):
         "and back over one raw TCP connection from the same group and site (median of its transfers). "
         "MB/s are 10^6 bytes per second, averaged over n as the paper averaged its calls.",
         "",
-        "| set-up | stands for (paper's pair) | n | Ninf_call MB/s (transfer) | Ninf_call MB/s (call - compute) | FTP MB/s | Ninf/FTP (transfer) | Ninf/FTP (call - compute) |",
-        "|---|---|---|---:|---:|---:|---:|---:|",
     ]
+    out += shared.md_head(["set-up", "stands for (paper's pair)", "n", "Ninf_call MB/s (transfer)",
+                           "Ninf_call MB/s (call - compute)", "FTP MB/s", "Ninf/FTP (transfer)",
+                           "Ninf/FTP (call - compute)"], "lllrrrrr")
     order = [s for s in SETUPS if s in rows] + sorted(s for s in rows if s not in SETUPS)
     for s in order:
         r = rows[s]
         what, pair = SETUPS.get(s, (s, "-"))
         out.append(f"| {s}: {what} | {pair} | {', '.join(map(str, r['sizes']))} | {r['ninf_transfer']:.1f} | "
                    f"{r['ninf_call']:.1f} | {r['ftp']:.1f} | {r['ratio_transfer']:.2f} | {r['ratio_call']:.2f} |")
-    out += ["", "The paper's Table 2 (MB/s, Ninf_call / FTP):", "",
-            "| client -> server | Ninf_call | FTP | ratio |", "|---|---:|---:|---:|"]
+    out += ["", "The paper's Table 2 (MB/s, Ninf_call / FTP):", ""]
+    out += shared.md_head(["client -> server", "Ninf_call", "FTP", "ratio"], "lrrr")
     for c, s, ninf, ftp in PAPER_TABLE2:
-        out.append(f"| {c} -> {s} | {ninf} | {ftp} | {ninf / ftp:.2f} |")
+        out.append(shared.md_row([f"{c} -> {s}", ninf, ftp, shared.fmt(ninf / ftp)]))
     out += ["", f"## Verdict: the claim {word}", "",
             f"Claim: Ninf_call reaches 79-100 % of FTP. Checked per set-up on the transfer time "
             f"(ratio >= {PAPER_TABLE2_FLOOR}); the call - compute column also pays the call's set-up "
@@ -397,10 +407,7 @@ def table2_markdown(meta, records):
 
 
 def plot(meta, records, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = shared.pyplot()
 
     cv, weaker = curves(records), curves(records, "weaker")
     fig, ax = plt.subplots(figsize=(7, 4.5))
