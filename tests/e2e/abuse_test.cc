@@ -90,6 +90,17 @@ bool FdsBackTo(const E2EDaemon &d, int baseline) {
   return false;
 }
 
+// A config file of `toml` in /tmp, for a daemon of the test (the caller
+// removes it).
+std::string TempConfig(const std::string &toml) {
+  char path[] = "/tmp/ninfd-limits-XXXXXX";
+  int fd = ::mkstemp(path);
+  REQUIRE(fd >= 0);
+  REQUIRE(::write(fd, toml.data(), toml.size()) == static_cast<ssize_t>(toml.size()));
+  ::close(fd);
+  return path;
+}
+
 // Polls until the stat is at most `at_most`.
 bool StatDownTo(const E2EDaemon &d, const std::string &name, long at_most, int timeout_ms = 10000) {
   for (int waited = 0; waited < timeout_ms; waited += 50) {
@@ -344,12 +355,7 @@ TEST_CASE("abuse_f6_wall_clock_and_cpu_budgets", "[abuse]") {
     GoodCall(d);
   }
   {
-    char path[] = "/tmp/ninfd-limits-XXXXXX";
-    int fd = ::mkstemp(path);
-    REQUIRE(fd >= 0);
-    const std::string toml = "[limits.ep]\ncpu_seconds = 1\n";
-    REQUIRE(::write(fd, toml.data(), toml.size()) == static_cast<ssize_t>(toml.size()));
-    ::close(fd);
+    const std::string path = TempConfig("[limits.ep]\ncpu_seconds = 1\n");
     E2EDaemon d({"--config", path});
     Clock::time_point t = Clock::now();
     CHECK(Ninf_call(d.Name("ep").c_str(), 40L, &sx, &sy, q) == -1);
@@ -359,17 +365,12 @@ TEST_CASE("abuse_f6_wall_clock_and_cpu_budgets", "[abuse]") {
     // Other functions keep the server default (none).
     REQUIRE(Ninf_call(d.Name("ep").c_str(), 10L, &sx, &sy, q) == 0);
     GoodCall(d);
-    std::remove(path);
+    std::remove(path.c_str());
   }
   {
     // A table that only says who may call keeps the server's budget: it
     // used to replace the server's limits with none.
-    char path[] = "/tmp/ninfd-limits-XXXXXX";
-    int fd = ::mkstemp(path);
-    REQUIRE(fd >= 0);
-    const std::string toml = "call_wall_seconds = 2\n[limits.ep]\nallow = []\n";
-    REQUIRE(::write(fd, toml.data(), toml.size()) == static_cast<ssize_t>(toml.size()));
-    ::close(fd);
+    const std::string path = TempConfig("call_wall_seconds = 2\n[limits.ep]\nallow = []\n");
     E2EDaemon d({"--config", path});
     Clock::time_point t = Clock::now();
     CHECK(Ninf_call(d.Name("ep").c_str(), 40L, &sx, &sy, q) == -1);
@@ -377,7 +378,7 @@ TEST_CASE("abuse_f6_wall_clock_and_cpu_budgets", "[abuse]") {
     CHECK_THAT(Ninf_get_error_detail(), Catch::Contains("wall-clock limit of 2 s"));
     CHECK(SecondsSince(t) < 8.0);
     GoodCall(d);
-    std::remove(path);
+    std::remove(path.c_str());
   }
 }
 

@@ -95,19 +95,22 @@ TEST_CASE("named_tables_a_limits_table_with_only_allow_keeps_the_servers_limits"
   CHECK(other.allow.empty());
 }
 
-TEST_CASE("named_tables_each_limits_key_overrides_itself_and_nothing_else", "[settings]") {
+// For each key of `rows` but `skip`: a table `head` + that key alone
+// changes that field of what `resolve` gives and no other.
+template <class T, class Resolve>
+void EachKeyOverridesItselfOnly(std::span<const ninf::daemon::TableKeyOf<Settings, T>> rows,
+                                const std::string &head, std::string_view skip, Resolve resolve) {
   TempDir dir;
   Settings base;
-  REQUIRE(ParseFile(dir, kServer, &base).ok());
-  const auto inherited = Fields(FunctionKeys(), base.LimitsOf("f"));
-  for (const FunctionKey &key : FunctionKeys()) {
-    DYNAMIC_SECTION("limits.f." << key.name) {
+  REQUIRE(ParseFile(dir, kServer + head, &base).ok());
+  const auto inherited = Fields(rows, resolve(base));
+  for (const auto &key : rows) {
+    if (key.name == skip) continue;
+    DYNAMIC_SECTION(head << key.name) {
       Settings s;
-      const std::string table =
-          std::string("[limits.f]\n") + key.name + " = " + OwnValue(key.kind, key.name) + "\n";
+      const std::string table = head + key.name + " = " + OwnValue(key.kind, key.name) + "\n";
       REQUIRE(ParseFile(dir, kServer + table, &s).ok());
-      const auto own = Fields(FunctionKeys(), s.LimitsOf("f"));
-      for (const auto &[name, value] : own) {
+      for (const auto &[name, value] : Fields(rows, resolve(s))) {
         if (name == key.name)
           CHECK(value != inherited.at(name));
         else
@@ -117,30 +120,21 @@ TEST_CASE("named_tables_each_limits_key_overrides_itself_and_nothing_else", "[se
   }
 }
 
+TEST_CASE("named_tables_each_limits_key_overrides_itself_and_nothing_else", "[settings]") {
+  EachKeyOverridesItselfOnly(FunctionKeys(), "[limits.f]\n", "",
+                             [](const Settings &s) { return s.LimitsOf("f"); });
+}
+
 TEST_CASE("named_tables_each_users_key_overrides_itself_and_nothing_else", "[settings]") {
+  // cert_subject is the table's principal: every table here has one.
+  EachKeyOverridesItselfOnly(UserKeys(), "[users.u]\ncert_subject = \"CN=u\"\n", "cert_subject",
+                             [](const Settings &s) { return s.Users().at("u"); });
   TempDir dir;
   Settings base;
   REQUIRE(
       ParseFile(dir, std::string(kServer) + "[users.u]\ncert_subject = \"CN=u\"\n", &base).ok());
-  const auto inherited = Fields(UserKeys(), base.Users().at("u"));
-  CHECK(inherited.at("max_slots") == "3");
-  CHECK(inherited.at("store_bytes") == std::to_string(1 << 20));
-  for (const UserKey &key : UserKeys()) {
-    if (std::string_view(key.name) == "cert_subject") continue;  // the table's principal
-    DYNAMIC_SECTION("users.u." << key.name) {
-      Settings s;
-      const std::string table = std::string("[users.u]\ncert_subject = \"CN=u\"\n") + key.name +
-                                " = " + OwnValue(key.kind, key.name) + "\n";
-      REQUIRE(ParseFile(dir, kServer + table, &s).ok());
-      const auto own = Fields(UserKeys(), s.Users().at("u"));
-      for (const auto &[name, value] : own) {
-        if (name == key.name)
-          CHECK(value != inherited.at(name));
-        else
-          CHECK(value == inherited.at(name));
-      }
-    }
-  }
+  CHECK(base.Users().at("u").max_slots == 3);
+  CHECK(base.Users().at("u").store_bytes == 1 << 20);
 }
 
 TEST_CASE("named_tables_quotas_come_from_the_users_table_then_the_server", "[settings]") {
