@@ -29,6 +29,7 @@
 #include "daemon/metrics_endpoint.h"
 #include "metaserver/meta_settings.h"
 #include "metaserver/placement.h"
+#include "metaserver/placer.h"
 #include "metaserver/server_table.h"
 #include "ninf.pb.h"
 #include "protocol/auth.h"
@@ -90,25 +91,6 @@ class MetaServer : public daemon::Connection::Delegate {
   void HandleQuery(daemon::Connection &conn, std::string_view body);
   void HandleList(daemon::Connection &conn);
   void HandlePlace(daemon::Connection &conn, std::string_view body);
-  // `ranked` with the block plan's server first, when the request names one
-  // (PlaceRequest.prefer_server_id) and it is still a candidate.
-  static std::vector<uint32_t> PreferPlan(const wire::PlaceRequest &req,
-                                          const ServerTable::Choices &choices,
-                                          const CallShape &shape, std::vector<uint32_t> ranked);
-  // The parts of a placement (HandlePlace): the links the client is to
-  // probe first (true: asked, *reply holds them); the servers ranked into
-  // *reply's targets (their indexes, best first); the reservation on the
-  // first of them.
-  bool AskProbes(const std::string &site, const std::string &reporter,
-                 const ServerTable::Choices &choices, double now, wire::Placement *reply);
-  void NoteUnprobed(const std::string &site, const std::string &reporter,
-                    const ServerTable::Choices &choices, double now);
-  std::vector<uint32_t> RankTargets(const wire::PlaceRequest &req,
-                                    const ServerTable::Choices &choices, const CallShape &shape,
-                                    wire::Placement *reply);
-  void ReservePlaced(const wire::PlaceRequest &req, const std::string &site,
-                     const std::string &reporter, const ServerTable::Choices &choices,
-                     const CallShape &shape, uint32_t first, double now, wire::Placement *reply);
   void HandleOutcome(daemon::Connection &conn, std::string_view body);
   void HandleProbed(daemon::Connection &conn, std::string_view body);
   void HandleStats(daemon::Connection &conn, std::string_view body);
@@ -144,6 +126,7 @@ class MetaServer : public daemon::Connection::Delegate {
   Policy policy_;
   PolicyState policy_state_;
   ServerTable table_;
+  Placer placer_{settings_, policy_, policy_state_, table_};
   // Which connection registered each server: only that connection's close
   // removes it (a server that reconnected has a new one).
   std::unordered_map<std::string, daemon::Connection *> registered_by_;
