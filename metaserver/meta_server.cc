@@ -57,6 +57,42 @@ std::string Fixed(double v, int decimals) {
   return buf;
 }
 
+// A client's site: what it says, else its address without the port.
+std::string SiteOf(const Connection &conn, const std::string &said) {
+  if (!said.empty()) return said;
+  const std::string &peer = conn.peer();
+  std::size_t colon = peer.rfind(':');
+  return colon == std::string::npos ? peer : peer.substr(0, colon);
+}
+
+// Who reports on this connection: its address without the port, and the
+// id of the key it proved ("KEY@HOST") when it authenticated. Link
+// samples and tickets belong to a reporter, not to a claimed site.
+std::string Reporter(Connection &conn) {
+  const std::string &peer = conn.peer();
+  std::size_t colon = peer.rfind(':');
+  std::string host = colon == std::string::npos ? peer : peer.substr(0, colon);
+  if (!conn.auth().authenticated) return host;
+  return conn.auth().key_id + "@" + host;
+}
+
+// A registration's figures as the table keeps them: the server's lease,
+// but never shorter than two of its report periods.
+Registration RegistrationOf(const wire::ServerRegistration &msg, const MetaSettings &settings) {
+  Registration reg;
+  reg.id = msg.server_id();
+  reg.address = msg.address();
+  reg.site = msg.site();
+  reg.cores = std::max<uint32_t>(1, msg.cores());
+  reg.slots = std::max<uint32_t>(1, msg.slots());  // 0: not said
+  reg.flops_per_second = msg.flops_per_second();
+  reg.startup_seconds = msg.startup_seconds();
+  uint64_t lease = msg.lease_ms() ? msg.lease_ms() : static_cast<uint64_t>(settings.lease_ms);
+  lease = std::max<uint64_t>(lease, 2 * static_cast<uint64_t>(settings.report_ms));
+  reg.lease_seconds = static_cast<double>(lease) / 1000.0;
+  return reg;
+}
+
 }  // namespace
 
 const daemon::RequestRules &MetaRequestRules() {
@@ -282,7 +318,7 @@ void MetaServer::HandleRegister(Connection &conn, std::string_view body) {
                      "to 128) and the host:port clients call"));
     return;
   }
-  Registration reg = RegistrationOf(msg);
+  Registration reg = RegistrationOf(msg, settings_);
   // Figures outside their range would be ranked as they are (a NaN load,
   // 2^32-1 slots): refused, with the field named.
   if (std::string bad = CheckRegistration(reg); !bad.empty()) {
@@ -307,22 +343,6 @@ void MetaServer::HandleRegister(Connection &conn, std::string_view body) {
       id, Quoted(msg.address()), Quoted(msg.site()), msg.slots(), functions, msg.flops_per_second(),
       replaced, table_.size());
   Ack(conn);
-}
-
-Registration MetaServer::RegistrationOf(const wire::ServerRegistration &msg) const {
-  Registration reg;
-  reg.id = msg.server_id();
-  reg.address = msg.address();
-  reg.site = msg.site();
-  reg.cores = std::max<uint32_t>(1, msg.cores());
-  reg.slots = std::max<uint32_t>(1, msg.slots());  // 0: not said
-  reg.flops_per_second = msg.flops_per_second();
-  reg.startup_seconds = msg.startup_seconds();
-  // The server's lease, but never shorter than two of its report periods.
-  uint64_t lease = msg.lease_ms() ? msg.lease_ms() : static_cast<uint64_t>(settings_.lease_ms);
-  lease = std::max<uint64_t>(lease, 2 * static_cast<uint64_t>(settings_.report_ms));
-  reg.lease_seconds = static_cast<double>(lease) / 1000.0;
-  return reg;
 }
 
 bool MetaServer::Enter(Connection &conn, Registration reg) {
@@ -435,21 +455,6 @@ void MetaServer::HandleList(Connection &conn) {
   wire::ListReply reply;
   for (const std::string &n : names) reply.add_names(n);
   conn.Reply(FRAME_LIST_REPLY, &reply);
-}
-
-std::string MetaServer::SiteOf(const Connection &conn, const std::string &said) {
-  if (!said.empty()) return said;
-  const std::string &peer = conn.peer();
-  std::size_t colon = peer.rfind(':');
-  return colon == std::string::npos ? peer : peer.substr(0, colon);
-}
-
-std::string MetaServer::Reporter(Connection &conn) {
-  const std::string &peer = conn.peer();
-  std::size_t colon = peer.rfind(':');
-  std::string host = colon == std::string::npos ? peer : peer.substr(0, colon);
-  if (!conn.auth().authenticated) return host;
-  return conn.auth().key_id + "@" + host;
 }
 
 LinkModel *MetaServer::LinkFor(Connection &conn, const std::string &said,

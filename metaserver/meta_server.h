@@ -82,10 +82,8 @@ class MetaServer : public daemon::Connection::Delegate {
   // The authentication handshake (daemon/auth_handshake.h) with ninf-meta's keys.
   void ServeHandshake(daemon::Connection &conn, const FrameHeader &h, std::string_view body);
   void HandleRegister(daemon::Connection &conn, std::string_view body);
-  // A registration's figures as the table keeps them (the lease at least
-  // two report periods), and its entry in the table: one server per
-  // connection (true: it replaced an entry of the same address).
-  Registration RegistrationOf(const wire::ServerRegistration &msg) const;
+  // A registration's entry in the table: one server per connection (true:
+  // it replaced an entry of the same address).
   bool Enter(daemon::Connection &conn, Registration reg);
   void HandleLoad(daemon::Connection &conn, std::string_view body);
   void HandleQuery(daemon::Connection &conn, std::string_view body);
@@ -102,12 +100,6 @@ class MetaServer : public daemon::Connection::Delegate {
   void MaybeStopped();
   void ExpireLeases();
 
-  // A client's site: what it says, else its address without the port.
-  static std::string SiteOf(const daemon::Connection &conn, const std::string &said);
-  // Who reports on this connection: its address without the port, and the
-  // id of the key it proved ("KEY@HOST") when it authenticated. Link
-  // samples and tickets belong to a reporter, not to a claimed site.
-  static std::string Reporter(daemon::Connection &conn);
   // The link model of (the client's site, the reporter, server address);
   // null when the site name is too long.
   LinkModel *LinkFor(daemon::Connection &conn, const std::string &said, const std::string &address);
