@@ -179,7 +179,7 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   }
   // Admitted after arrival: no slot and no threads yet (CTL_SLOT brings
   // them once the arguments are in).
-  args_first_ = state_ == JobState::kHandingOver;
+  args_first_ = plan_.ArgumentsFirst();
   if (args_first_) handoff.flags |= kHandoffArgsFirst;
   handoff.threads = static_cast<uint32_t>(threads_);
   handoff.queue_seconds = args_first_ ? 0 : QueueSeconds();

@@ -26,6 +26,7 @@
 #include "protocol/control.h"
 #include "protocol/slot_lease.h"
 #include "protocol/status.h"
+#include "server/admission_plan.h"
 #include "server/job_ending.h"
 #include "server/job_state.h"
 #include "server/process.h"
@@ -169,10 +170,10 @@ class Job : public ProcessOwner {
   // begin its next call on it. False (nothing changed) when its executable
   // has no lease page.
   bool GrantLease();
-  // Admitted after arrival but with its whole ARGS frame in already: it took
-  // its slot at the hand-off instead of asking once the arguments were in.
-  void set_slot_before_arrival_order() { slot_before_arrival_order_ = true; }
-  bool slot_before_arrival_order() const { return slot_before_arrival_order_; }
+  // How the call reaches its slot (admission_plan.h), set when it is
+  // offered to admission; the hand-off tells the executable its part of it.
+  void set_admission_plan(const AdmissionPlan &plan) { plan_ = plan; }
+  const AdmissionPlan &admission_plan() const { return plan_; }
   // Whether its executable has the page a kept slot is shared in.
   bool has_lease_page() const { return lease_.valid(); }
   // kLeased: takes the slot back. kNow: free now (kLeased -> kIdle, the
@@ -332,7 +333,7 @@ class Job : public ProcessOwner {
   SlotLease lease_;  // mapped once sent to the executable (a handle's first granted slot)
   uint64_t lease_seen_calls_ = 0;
   bool last_call_kept_ = false;
-  bool slot_before_arrival_order_ = false;
+  AdmissionPlan plan_;
   LeasePhase lease_seen_phase_ = kLeasePhaseNone;
 };
 

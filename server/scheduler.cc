@@ -160,29 +160,41 @@ bool ArgumentsArrived(const daemon::Connection &conn) {
 }  // namespace
 
 void Scheduler::OfferJob(Job &job) {
-  daemon::Connection &conn = *job.conn();
   AdmissionOrder order = AdmissionOrder::kArrival;
   (void)ParseAdmissionOrder(settings_.admission, &order);
   const Launch launch = LaunchOf(job.function());
-  if (ArrivesFirst({.order = order,
-                    .two_phase = job.two_phase(),
-                    .direct_launch = launch.direct(),
-                    .redirected = launch.over_tcp})) {
-    // Nothing left to arrive and a slot free now: the call takes it at its
-    // hand-off, which saves its executable a round trip to ninfd
-    // (CTL_WANT_SLOT, CTL_SLOT) on the call's path. A call that would wait
-    // waits with its arguments in its executable, as any other.
-    int threads = 0;
-    if (ArgumentsArrived(conn) && admission_.TryRun(DemandOf(job), SchedulerNow(), &threads)) {
-      job.set_slot_before_arrival_order();
-      AdmitJob(job, threads);
-      StartJob(job);
-      hooks_.publish_load();
+  const AdmissionPlan plan = PlanAdmission({.order = order,
+                                            .two_phase = job.two_phase(),
+                                            .direct_launch = launch.direct(),
+                                            .redirected = launch.over_tcp,
+                                            .arguments_in = ArgumentsArrived(*job.conn())});
+  job.set_admission_plan(plan);
+  switch (plan.path) {
+    case SlotPath::kSlotFirst:
+      OfferSlotFirst(job);
       return;
-    }
-    OfferArrival(job);
-    return;
+    case SlotPath::kFreeSlotAtHandoff:
+      // Nothing left to arrive and a slot free now: the call takes it at its
+      // hand-off, which saves its executable a round trip to ninfd
+      // (CTL_WANT_SLOT, CTL_SLOT) on the call's path. A call that would wait
+      // waits with its arguments in its executable, as any other.
+      if (int threads = 0; admission_.TryRun(DemandOf(job), SchedulerNow(), &threads)) {
+        AdmitJob(job, threads);
+        StartJob(job);
+        hooks_.publish_load();
+        return;
+      }
+      job.set_admission_plan(NoFreeSlot(plan));
+      OfferArrival(job);
+      return;
+    case SlotPath::kArrivalFirst:
+      OfferArrival(job);
+      return;
   }
+}
+
+void Scheduler::OfferSlotFirst(Job &job) {
+  daemon::Connection &conn = *job.conn();
   int threads = 0;
   switch (admission_.Offer(DemandOf(job), SchedulerNow(), &threads)) {
     case Admission::Decision::kRun:

@@ -32,6 +32,7 @@
 
 #include "daemon/connection.h"
 #include "server/admission.h"
+#include "server/admission_plan.h"
 #include "server/job.h"
 #include "server/job_ending.h"
 #include "server/launch_broker.h"
@@ -151,7 +152,11 @@ class Scheduler : public JobEvents {
   void OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) override;
   void OnProve(Job &job, const ControlMsg &msg) override;
 
+  // Plans how the call reaches its slot (admission_plan.h) and follows the
+  // plan's first step.
   void OfferJob(Job &job);
+  // kSlotFirst: a slot now, a place in the queue, or a refusal.
+  void OfferSlotFirst(Job &job);
   // Admission after arrival: the call may arrive now (its executable gets
   // it without a slot) or waits for room under the arrival bounds.
   void OfferArrival(Job &job);

@@ -152,7 +152,9 @@ void Scheduler::OnReplying(Job &job) {
   // 1998 server overlapped communication. Its memory still counts against
   // the arrival bounds until the call is done. A repeated REPLYING finds
   // the slot already given back.
-  if (!job.args_first() || !job.slot_held() || settings_.release_slot != "computed") return;
+  if (!job.slot_held() ||
+      ReleaseOf(job.admission_plan(), settings_.release_slot) != SlotRelease::kComputed)
+    return;
   // A handle that will keep its slot (nobody waits for one) keeps it
   // through its reply too.
   if (MayKeepSlot(job)) return;

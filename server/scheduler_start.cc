@@ -68,8 +68,8 @@ void Scheduler::WarmAfter(const Job &job, bool warm, const std::string &function
   // A call whose arguments were all in took its slot at the hand-off rather
   // than a moment later, when it asks (admission after arrival): the pool
   // replenishes as it would have for it, before the call's threads count.
-  const int held =
-      admission_.threads_held() - (job.slot_before_arrival_order() ? job.threads() : 0);
+  const int held = admission_.threads_held() -
+                   (job.admission_plan().path == SlotPath::kFreeSlotAtHandoff ? job.threads() : 0);
   switch (WarmAfterHandoff(warm, comes_back, warm_.idle(function), held, cores_)) {
     case WarmAction::kNothing:
       break;

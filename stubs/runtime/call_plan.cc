@@ -110,4 +110,13 @@ Status PlanCall(const wire::FunctionInterface &iface, const CallLayout &layout,
   return Status::Ok();
 }
 
+SlotPlan PlanSlot(const SlotFacts &facts) {
+  // The first call's slot came with the hand-off, unless the executable
+  // reads its arguments first; a later call on the kept slot asks nothing.
+  if (facts.later_call && facts.leased) return {.step = SlotStep::kHeld, .no_wait = true};
+  if (facts.arguments_first)
+    return {.step = SlotStep::kAskAfterArguments, .report_arriving = facts.later_call};
+  return {.step = facts.later_call ? SlotStep::kAskBeforeArguments : SlotStep::kHeld};
+}
+
 }  // namespace ninf::stub

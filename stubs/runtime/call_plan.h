@@ -86,4 +86,33 @@ struct CallPlan {
 Status PlanCall(const wire::FunctionInterface &iface, const CallLayout &layout,
                 const wire::Args &args, const CallRequest &request, CallPlan *plan);
 
+// How the executable's side of one call comes by its job slot: its part
+// of ninfd's admission plan (server/admission_plan.h), which the hand-off
+// tells it (kHandoffArgsFirst), with what only the executable knows: whether
+// this is a handle's later call and whether it began on the slot its last
+// call kept (protocol/slot_lease.h). CallServer::ServeFrame runs it.
+enum class SlotStep {
+  kHeld,                // nothing to ask: granted with the hand-off, or kept (leased)
+  kAskBeforeArguments,  // CTL_WANT_SLOT, then read the arguments
+  kAskAfterArguments,   // read the arguments, then CTL_WANT_SLOT with their figures
+};
+
+struct SlotFacts {
+  bool arguments_first = false;  // HANDOFF's kHandoffArgsFirst
+  bool later_call = false;       // not the hand-off's first call (a handle's next one)
+  bool leased = false;           // later_call only: it began on the kept slot
+};
+
+struct SlotPlan {
+  SlotStep step = SlotStep::kHeld;
+  // Tell ninfd the call's arguments are coming (CTL_ARRIVING): a handle's
+  // later call admitted after arrival, which ninfd would otherwise take for
+  // an idle executable.
+  bool report_arriving = false;
+  // The call waited for nothing (HANDOFF's queue_seconds no longer applies).
+  bool no_wait = false;
+};
+
+SlotPlan PlanSlot(const SlotFacts &facts);
+
 }  // namespace ninf::stub

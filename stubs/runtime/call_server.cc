@@ -455,52 +455,82 @@ void CallServer::ApplyThreadBudget(uint32_t threads) {
 Status CallServer::ServeFrame(Channel &ch, const FrameHeader &h, ControlMsg *done) {
   if (h.type != FRAME_ARGS)
     return Status(NINF_ERR_PROTOCOL, std::string("expected ARGS, got ") + FrameTypeName(h.type));
-  // A handle's later calls take a job slot like any other call; the first
-  // one got its slot before the hand-off. Admitted after arrival, every call
-  // reads its arguments first and then asks (ServeCall).
-  const bool after_arrival = handoff_.flags & kHandoffArgsFirst;
-  // A handle's next call on the slot its last call kept: no word to ninfd
-  // (protocol/slot_lease.h). Otherwise it asks as below.
+  // How this call comes by its slot (call_plan.h PlanSlot). A handle's next
+  // call on the slot its last call kept says no word to ninfd
+  // (protocol/slot_lease.h); Begin() claims the kept slot, so it is asked
+  // only of a later call.
   leased_call_ = calls_ > 0 && lease_.Begin();
-  const bool asks = calls_ > 0 && !leased_call_;
-  if (leased_call_) handoff_.queue_seconds = 0;  // it waited for nothing
+  const SlotPlan slot = PlanSlot({.arguments_first = (handoff_.flags & kHandoffArgsFirst) != 0,
+                                  .later_call = calls_ > 0,
+                                  .leased = leased_call_});
+  if (slot.no_wait) handoff_.queue_seconds = 0;
   // A handle's next call: ninfd hears that its arguments are coming (the
   // executable is no longer idle, and their progress is watched).
-  if (after_arrival && asks) Report({.kind = CTL_ARRIVING});
-  Status st = asks && !after_arrival ? WaitForSlot(ch, {}) : Status::Ok();
-  if (st.ok()) st = ServeCall(ch, h, after_arrival && !leased_call_, done);
+  if (slot.report_arriving) Report({.kind = CTL_ARRIVING});
+  Status st = Status::Ok();
+  switch (slot.step) {
+    case SlotStep::kHeld:
+    case SlotStep::kAskAfterArguments:  // ServeCall asks once they are in
+      break;
+    case SlotStep::kAskBeforeArguments:
+      st = WaitForSlot(ch, {});
+      break;
+  }
+  if (st.ok()) st = ServeCall(ch, h, slot.step == SlotStep::kAskAfterArguments, done);
   ++calls_;
   return st;
 }
 
-int CallServer::Serve(int client_fd) {
+Status CallServer::AcceptTls(Channel &ch, int client_fd) {
+  // ninfd gave the client the same key inside its own TLS session
+  // (FRAME_HANDOVER); the client's handshake comes next on this socket.
+  tls::Psk psk;
+  std::memcpy(psk.data(), handoff_.psk, psk.size());
+  std::memset(handoff_.psk, 0, sizeof handoff_.psk);  // used once
+  tls::SslPtr ssl;
+  Status st = tls::PskAccept(client_fd, psk, kHandoverHandshakeMs, &ssl);
+  std::memset(psk.data(), 0, psk.size());
+  if (st.ok()) ch.UseTls(std::move(ssl));
+  return st;
+}
+
+void CallServer::ReportCallDone(ControlMsg done, bool offer_lease) {
+  // A routine without OpenBLAS or OpenMP runs on one thread whatever it
+  // is granted: ninfd's adaptive budget then gives its calls one core.
+  // A team's ranks hold the cores they were granted, threads or not.
+  done.threads = UsesThreads() || Shares(team_) ? 0 : 1;
+  done.peak_rss_bytes = peak_.PeakBytes();  // the client has its answer already
+  // The kept slot is kept, or given back if ninfd asked for it meanwhile,
+  // before ninfd hears the call is done (it reads the page then).
+  if (leased_call_) (void)lease_.End();
+  leased_call_ = false;
+  // A handle's first call done offers ninfd the page its later calls may
+  // find a kept slot in (slot_lease.h).
+  Report(done, offer_lease && !lease_.valid() ? OfferLeasePage() : -1);
+}
+
+int CallServer::StartSession(Channel &ch, int client_fd) {
   // ninfd keeps its sockets non-blocking; this process does blocking I/O.
-  Channel ch(client_fd);  // owns it from here
-  const bool tls = handoff_.flags & kHandoffTls;
   // Over TLS the channel polls a non-blocking socket (wire.h).
+  const bool tls = handoff_.flags & kHandoffTls;
   const int flags = ::fcntl(client_fd, F_GETFL);
   if (flags < 0 ||
       ::fcntl(client_fd, F_SETFL, tls ? flags | O_NONBLOCK : flags & ~O_NONBLOCK) < 0) {
     std::perror("ninf executable: fcntl on the client socket");
     return 2;
   }
-  if (tls) {
-    // ninfd gave the client the same key inside its own TLS session
-    // (FRAME_HANDOVER); the client's handshake comes next on this socket.
-    tls::Psk psk;
-    std::memcpy(psk.data(), handoff_.psk, psk.size());
-    std::memset(handoff_.psk, 0, sizeof handoff_.psk);  // used once
-    tls::SslPtr ssl;
-    Status st = tls::PskAccept(client_fd, psk, kHandoverHandshakeMs, &ssl);
-    std::memset(psk.data(), 0, psk.size());
-    if (!st.ok()) {
-      std::fprintf(stderr, "ninf executable %s: %s\n", iface_.name().c_str(),
-                   st.ToString().c_str());
-      Report({.kind = CTL_CALL_DONE, .error_code = st.code()});
-      return 1;
-    }
-    ch.UseTls(std::move(ssl));
+  if (!tls) return 0;
+  if (Status st = AcceptTls(ch, client_fd); !st.ok()) {
+    std::fprintf(stderr, "ninf executable %s: %s\n", iface_.name().c_str(), st.ToString().c_str());
+    Report({.kind = CTL_CALL_DONE, .error_code = st.code()});
+    return 1;
   }
+  return 0;
+}
+
+int CallServer::Serve(int client_fd) {
+  Channel ch(client_fd);  // owns it from here
+  if (const int failed = StartSession(ch, client_fd); failed != 0) return failed;
   const bool persistent = handoff_.flags & kHandoffPersistent;
   const uint64_t max_payload = handoff_.max_call_bytes ? handoff_.max_call_bytes : UINT64_MAX;
   calls_ = 0;
@@ -537,20 +567,9 @@ int CallServer::Serve(int client_fd) {
       FailCall(ch, consumed < frame ? frame - consumed : 0, st, &done);
       exit_status = 1;
     }
-    // A routine without OpenBLAS or OpenMP runs on one thread whatever it
-    // is granted: ninfd's adaptive budget then gives its calls one core.
-    // A team's ranks hold the cores they were granted, threads or not.
-    done.threads = UsesThreads() || Shares(team_) ? 0 : 1;
     done.bytes_in = ch.bytes_received() - in_before;
     done.bytes_out = ch.bytes_sent() - out_before;
-    done.peak_rss_bytes = peak_.PeakBytes();  // the client has its answer already
-    // The kept slot is kept, or given back if ninfd asked for it meanwhile,
-    // before ninfd hears the call is done (it reads the page then).
-    if (leased_call_) (void)lease_.End();
-    leased_call_ = false;
-    // A handle's first call done offers ninfd the page its later calls may
-    // find a kept slot in (slot_lease.h).
-    Report(done, persistent && st.ok() && !lease_.valid() ? OfferLeasePage() : -1);
+    ReportCallDone(done, persistent && st.ok());
     if (!st.ok() || !persistent) break;
   }
   return exit_status;

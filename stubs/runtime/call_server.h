@@ -138,6 +138,19 @@ class CallServer {
   // Sends the RESULT frame, or keeps it for the collector (two-phase).
   Status Reply(Channel &ch, const Call &call, wire::Result *result);
 
+  // Readies the client's socket (blocking, or non-blocking under TLS) and,
+  // over TLS, the session: 0, or the exit status of a failure (which is
+  // reported to ninfd).
+  int StartSession(Channel &ch, int client_fd);
+  // Over TLS: accepts the client's handshake with the key HANDOFF carried
+  // (used once, then wiped) and runs the channel over it.
+  Status AcceptTls(Channel &ch, int client_fd);
+  // CTL_CALL_DONE for the call just served (`done` with its byte counts),
+  // after the kept slot, if the call began on it, is kept or given back;
+  // `offer_lease`: a handle's call that succeeded, which offers its lease
+  // page with it if it has none yet.
+  void ReportCallDone(ControlMsg done, bool offer_lease);
+
   // Tells the client about `st` (reading away `unread_bytes` it is still
   // sending) and records the failure in *done.
   void FailCall(Channel &ch, uint64_t unread_bytes, const Status &st, ControlMsg *done);

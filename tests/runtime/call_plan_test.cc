@@ -299,3 +299,37 @@ TEST_CASE("call_plan_empty_reference_with_shared_memory", "[call_plan]") {
   CHECK(c.plan.params[kX].source == Source::kStoreRef);
   CHECK(c.plan.params[kZ].source == Source::kSegment);
 }
+
+// --- The executable's slot step (PlanSlot): its part of ninfd's admission plan ---
+
+TEST_CASE("call_plan_slot_step_table", "[call_plan]") {
+  using ninf::stub::PlanSlot;
+  using ninf::stub::SlotFacts;
+  using ninf::stub::SlotPlan;
+  using ninf::stub::SlotStep;
+  struct Row {
+    const char *name;
+    SlotFacts facts;
+    SlotStep step;
+    bool report_arriving;
+    bool no_wait;
+  };
+  // clang-format off
+  const std::vector<Row> rows = {
+    // name                                     args first later  leased
+    {"first call, slot with the hand-off",      {false,     false, false}, SlotStep::kHeld,               false, false},
+    {"first call, admitted after arrival",      {true,      false, false}, SlotStep::kAskAfterArguments, false, false},
+    {"handle's next call, slot first",          {false,     true,  false}, SlotStep::kAskBeforeArguments, false, false},
+    {"handle's next call, after arrival",       {true,      true,  false}, SlotStep::kAskAfterArguments, true,  false},
+    {"handle's next call on its kept slot",     {false,     true,  true},  SlotStep::kHeld,               false, true},
+    {"kept slot, admitted after arrival",       {true,      true,  true},  SlotStep::kHeld,               false, true},
+  };
+  // clang-format on
+  for (const Row &r : rows) {
+    INFO(r.name);
+    const SlotPlan plan = PlanSlot(r.facts);
+    CHECK(plan.step == r.step);
+    CHECK(plan.report_arriving == r.report_arriving);
+    CHECK(plan.no_wait == r.no_wait);
+  }
+}
