@@ -174,6 +174,11 @@ class Job : public ProcessOwner {
   // offered to admission; the hand-off tells the executable its part of it.
   void set_admission_plan(const AdmissionPlan &plan) { plan_ = plan; }
   const AdmissionPlan &admission_plan() const { return plan_; }
+  // The scheduler's policy epoch when the call's user and function were
+  // last checked (Scheduler::PolicyChanged): a lease is granted only to a
+  // handle checked since the last reload.
+  void set_policy_checked(uint64_t epoch) { policy_checked_ = epoch; }
+  uint64_t policy_checked() const { return policy_checked_; }
   // Whether its executable has the page a kept slot is shared in.
   bool has_lease_page() const { return lease_.valid(); }
   // kLeased: takes the slot back. kNow: free now (kLeased -> kIdle, the
@@ -324,6 +329,7 @@ class Job : public ProcessOwner {
   uint64_t progress_moved_ = 0;
   std::string kill_detail_;
   uint64_t calls_done_ = 0;
+  uint64_t policy_checked_ = 0;  // Scheduler's policy epoch at the last check
   double work_flops_ = 0;
   bool cold_start_ = false;
   Clock::time_point args_at_{};  // ARGS_RECEIVED of the current call

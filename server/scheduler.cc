@@ -46,6 +46,7 @@ void Scheduler::Submit(daemon::Connection &conn, CallParams params, bool redirec
   ++counters_.calls_received;
   auto owned = std::make_unique<Job>(this, next_job_id_++, std::move(params), &conn);
   Job *job = owned.get();
+  job->set_policy_checked(policy_epoch_);  // the server checked its CALL just now
   conn.set_data(job);
   jobs_.emplace(job->id(), std::move(owned));
   if (stopping_) {

@@ -118,6 +118,11 @@ class Scheduler : public JobEvents {
   // checks the handle's next call must pass: Hooks::may_continue), the
   // shutdown. Idle ones are free at once, those in a call at its end.
   void TakeBackKeptSlots();
+  // A reload changed who may call what: every kept slot is taken back, and
+  // none is granted again to a handle until its next call passes the
+  // checks (a CALL_DONE that ninfd reads after the reload must not lease a
+  // slot to a user the reload revoked).
+  void PolicyChanged();
 
   // How `function`'s executable is started (launcher.h).
   Launch LaunchOf(const std::string &function) const;
@@ -230,6 +235,7 @@ class Scheduler : public JobEvents {
   // Owned here; a job is freed in FinishJob.
   std::unordered_map<uint64_t, std::unique_ptr<Job>> jobs_;
   uint64_t next_job_id_ = 1;
+  uint64_t policy_epoch_ = 0;  // PolicyChanged() counts up
   bool admitting_ = false;
   bool admitting_arrivals_ = false;
   bool stopping_ = false;

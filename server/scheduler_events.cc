@@ -117,6 +117,7 @@ void Scheduler::OnWantSlot(Job &job) {
       job.RefuseSlot(st);
       return;
     }
+    job.set_policy_checked(policy_epoch_);
   }
   int threads = 0;
   switch (admission_.Offer(DemandOf(job), SchedulerNow(), &threads)) {
@@ -246,7 +247,8 @@ void Scheduler::OnExit(Job &job) { FinishJob(job, EndReason::kExited); }
 
 bool Scheduler::MayKeepSlot(const Job &job) const {
   return settings_.keep_handle_slots && job.has_lease_page() && !stopping_ &&
-         admission_.queued() == 0 && arrivals_.waiting().calls == 0 &&
+         job.policy_checked() == policy_epoch_ && admission_.queued() == 0 &&
+         arrivals_.waiting().calls == 0 &&
          Clock::now() - last_wait_ > std::chrono::milliseconds(settings_.demand_window_ms);
 }
 
@@ -255,6 +257,11 @@ void Scheduler::OnLeaseReturned(Job &job) {
   admission_.Release(job.threads(), job.params().owner);
   AdmitQueued();
   hooks_.publish_load();
+}
+
+void Scheduler::PolicyChanged() {
+  ++policy_epoch_;
+  TakeBackKeptSlots();
 }
 
 void Scheduler::TakeBackKeptSlots() {

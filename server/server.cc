@@ -271,7 +271,7 @@ void Server::ReloadRegistry() {
     spdlog::error("event=reload_failed registry={} error={}", daemon::Quoted(registry_.dir()),
                   daemon::Quoted(st.message()));
     scheduler_.ForgetWarm();
-    scheduler_.TakeBackKeptSlots();
+    scheduler_.PolicyChanged();
     return;
   }
   registry_ = std::move(fresh);
@@ -279,7 +279,7 @@ void Server::ReloadRegistry() {
   scheduler_.ForgetWarm();
   // A handle's next call is checked against the reloaded users and allow
   // lists when it asks for its slot: none keeps one across a reload.
-  scheduler_.TakeBackKeptSlots();
+  scheduler_.PolicyChanged();
   // The key files are read again too: that is how a key is rotated, and a
   // user added or revoked, without a restart (docs/security.md). A bad file
   // keeps the users and keys in use.
