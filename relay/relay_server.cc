@@ -199,9 +199,9 @@ void RelayServer::HandleRegister(daemon::Connection &conn, std::string_view body
   control_[&conn] = name;
   const uint64_t idle_ms = static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000;
   conn.SetIdleTimeout(idle_ms);
-  wire::MetaAck ack;
-  ack.set_report_ms(static_cast<uint32_t>(idle_ms / 3));  // the keep-alive period
-  conn.Reply(FRAME_META_ACK, &ack);
+  wire::RelayAck ack;
+  ack.set_keepalive_ms(static_cast<uint32_t>(idle_ms / 3));
+  conn.Reply(FRAME_RELAY_ACK, &ack);
   if (fresh)
     spdlog::info("event=server_registered name={} conn={} peer={} servers={}", name, conn.id(),
                  conn.peer(), servers_.size());

@@ -1,7 +1,7 @@
 // ninf-relay's core: the listener, the connections, the registered reverse
 // servers, the clients waiting for a dial-back, and the bridges.
 //
-//   reverse ninfd --control--> AUTH, PROOF, RELAY_REGISTER{name} -> ACK
+//   reverse ninfd --control--> AUTH, PROOF, RELAY_REGISTER{name} -> RELAY_ACK
 //                               (again every third of idle_timeout: keep-alive)
 //   client ------------------> RELAY_OPEN{name}   (parked: what follows is ninfd's)
 //   relay  --control---------> RELAY_DIAL{token}  (one use, dial_timeout_seconds)
