@@ -174,7 +174,9 @@ class Connection {
   const tls::Psk &handover_psk() const { return psk_; }
   bool sealed() const { return sealed_; }
 
-  uint64_t id() const { return id_; }              // also the order of acceptance
+  uint64_t id() const { return id_; }  // also the order of acceptance
+  // What the daemon accepts (its frame table's RequestRules).
+  const RequestRules &rules() const { return reader_.rules(); }
   uint64_t requests() const { return requests_; }  // complete requests read
   bool peer_shut_write() const { return peer_shut_write_; }
   int fd() const { return fd_.get(); }

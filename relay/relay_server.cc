@@ -23,6 +23,14 @@ using daemon::Quoted;
 constexpr uint32_t kMaxHeader = 1024;
 constexpr uint64_t kSweepMs = 250;
 
+// A ninfd registering without a key: it is the "client" here, and the fix
+// is in ninfd's settings, so the client's wording (NINF_KEY_FILE) would
+// send its administrator to the wrong file.
+constexpr const char *kRelayNeedsServerKey =
+    "this relay requires authentication: ninfd proves itself with the first key of its own "
+    "key_file, so set key_file in ninfd's settings to a file whose first key is one of the "
+    "relay's";
+
 // A second owner of a connection's socket, for the bridge: the Connection
 // closes its own descriptor when it is freed.
 Status DupSocket(int fd, daemon::UniqueFd *out) {
@@ -76,7 +84,8 @@ std::span<const daemon::FrameRoute<RelayServer>> RelayServer::Requests() {
       {FRAME_RELAY_REGISTER, FrameAccess::kAuthenticated, kMaxHeader, 0,
        [](RelayServer &r, Connection &c, const FrameHeader &, std::string_view b) {
          r.HandleRegister(c, b);
-       }},
+       },
+       kRelayNeedsServerKey},
       // A client is authenticated by ninfd itself, through the bridge.
       {FRAME_RELAY_OPEN, FrameAccess::kAnyone, kMaxHeader, 0,
        [](RelayServer &r, Connection &c, const FrameHeader &, std::string_view b) {
