@@ -26,30 +26,6 @@ void Refuse(Connection &conn, uint64_t *failures, const std::string &why, const 
 const Status kNeedsKey(NINF_ERR_AUTH,
                        "this server requires authentication: give the client the server's key "
                        "(NINF_KEY_FILE, or key_file in client.toml)");
-// A ninfd registering with (or reporting to) a keyed ninf-meta or
-// ninf-relay without a key: it is the "client" here, and the fix is in
-// ninfd's settings, so the client's wording above would send its
-// administrator to the wrong file. Null for a frame no ninfd sends first.
-const Status *ServerNeedsKey(uint16_t first_frame) {
-  static const Status kMeta(NINF_ERR_AUTH,
-                            "this metaserver requires authentication: ninfd proves itself with "
-                            "the first key of its own key_file, so set key_file in ninfd's "
-                            "settings to a file whose first key is one of the metaserver's");
-  static const Status kRelay(NINF_ERR_AUTH,
-                             "this relay requires authentication: ninfd proves itself with the "
-                             "first key of its own key_file, so set key_file in ninfd's settings "
-                             "to a file whose first key is one of the relay's");
-  switch (first_frame) {
-    case FRAME_META_REGISTER:
-    case FRAME_META_LOAD:
-      return &kMeta;
-    case FRAME_RELAY_REGISTER:
-      return &kRelay;
-    default:
-      return nullptr;
-  }
-}
-
 const Status kRefused(NINF_ERR_AUTH,
                       "authentication failed: the client's key is not one of this server's");
 
@@ -78,11 +54,14 @@ void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHead
   if (!state.challenged) {
     wire::AuthRequest request;
     if (h.type != FRAME_AUTH) {
-      const Status *server = ServerNeedsKey(h.type);
+      // The daemon's frame table says who sends this frame first and what
+      // that peer must set (a ninfd registering: its own key file).
+      const RequestRules::Frame *row = conn.rules().Find(h.type);
+      const char *server = row ? row->unkeyed_refusal : nullptr;
       Refuse(conn, failures,
              std::string(server ? "a server without a key sent " : "first frame ") +
                  FrameTypeName(h.type),
-             server ? *server : kNeedsKey);
+             server ? Status(NINF_ERR_AUTH, server) : kNeedsKey);
       return;
     }
     if (!request.ParseFromArray(body.data(), static_cast<int>(body.size())) ||

@@ -1,5 +1,5 @@
-// The authentication handshake of a daemon's connections, shared by ninfd and ninf-meta
-// (the exchange itself is in protocol/auth.h).
+// The authentication handshake of a daemon's connections, shared by ninfd,
+// ninf-meta and ninf-relay (the exchange itself is in protocol/auth.h).
 #pragma once
 
 #include <cstdint>
@@ -18,9 +18,9 @@ namespace ninf::daemon {
 // becomes `idle_timeout_ms`. With no keys, a client asking to authenticate
 // is refused: the daemon cannot prove who it is. The refusal of a first
 // frame that is not AUTH names what the peer must set: a client's key file
-// (NINF_KEY_FILE), or, for a ninfd's META_REGISTER, META_LOAD or
-// RELAY_REGISTER (a server registering with ninf-meta or ninf-relay),
-// ninfd's own key_file.
+// (NINF_KEY_FILE), or what that frame's row of the daemon's table says
+// (FrameRoute::unkeyed_refusal: ninf-meta's META_REGISTER and ninf-relay's
+// RELAY_REGISTER name ninfd's own key file).
 void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHeader &h,
                     std::string_view body, uint64_t idle_timeout_ms, uint64_t *failures);
 

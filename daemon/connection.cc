@@ -37,37 +37,33 @@ constexpr uint64_t kProbeMs = 200;
 
 }  // namespace
 
-std::unique_ptr<Connection> Connection::Open(uv_loop_t *loop, UniqueFd fd, uint64_t id,
-                                             std::string peer, Delegate *delegate,
-                                             Timeouts timeouts, const RequestRules &rules,
-                                             const tls::Context &tls) {
-  std::unique_ptr<Connection> conn(
-      new Connection(std::move(fd), id, std::move(peer), delegate, timeouts, rules));
+bool Connection::Start(Connection &conn, uv_loop_t *loop, Timeouts timeouts,
+                       const tls::Context &tls) {
   if (tls) {
-    conn->tls_ = true;
-    conn->ssl_.reset(SSL_new(tls.get()));
-    if (!conn->ssl_ || SSL_set_fd(conn->ssl_.get(), conn->fd()) != 1) {
-      spdlog::error("event=connection_error conn={} error={}", id,
+    conn.tls_ = true;
+    conn.ssl_.reset(SSL_new(tls.get()));
+    if (!conn.ssl_ || SSL_set_fd(conn.ssl_.get(), conn.fd()) != 1) {
+      spdlog::error("event=connection_error conn={} error={}", conn.id(),
                     Quoted(tls::TakeErrors("SSL_new failed")));
-      return nullptr;
+      return false;
     }
-    SSL_set_accept_state(conn->ssl_.get());
-    conn->state_ = State::kHandshake;
+    SSL_set_accept_state(conn.ssl_.get());
+    conn.state_ = State::kHandshake;
   }
-  if (int rc = uv_poll_init(loop, &conn->poll_, conn->fd()); rc != 0) {
-    spdlog::error("event=connection_error conn={} error={}", id, Quoted(uv_strerror(rc)));
-    return nullptr;  // no handle was opened: the object and its fd go now
+  if (int rc = uv_poll_init(loop, &conn.poll_, conn.fd()); rc != 0) {
+    spdlog::error("event=connection_error conn={} error={}", conn.id(), Quoted(uv_strerror(rc)));
+    return false;  // no handle was opened: the object and its fd go now
   }
   // uv_timer_init cannot fail (it only fills the handle in).
-  (void)uv_timer_init(loop, &conn->timer_);
-  conn->poll_.data = conn.get();
-  conn->timer_.data = conn.get();
-  conn->opened_ms_ = uv_now(loop);
+  (void)uv_timer_init(loop, &conn.timer_);
+  conn.poll_.data = &conn;
+  conn.timer_.data = &conn;
+  conn.opened_ms_ = uv_now(loop);
   // A handshake must end within the request timeout, as a request must.
-  (void)uv_timer_start(&conn->timer_, OnTimer, conn->ssl_ ? timeouts.request_ms : timeouts.idle_ms,
+  (void)uv_timer_start(&conn.timer_, OnTimer, conn.ssl_ ? timeouts.request_ms : timeouts.idle_ms,
                        0);
-  conn->UpdatePoll();  // on failure it closes: OnClosed follows from the close callbacks
-  return conn;
+  conn.UpdatePoll();  // on failure it closes: OnClosed follows from the close callbacks
+  return true;
 }
 
 Connection::Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate,
@@ -85,6 +81,11 @@ void Connection::Reply(FrameType type, const google::protobuf::MessageLite *msg)
   if (state_ == State::kClosed || state_ == State::kDraining || sealed_) return;
   AppendFrame(&out_, type, msg);
   Flush();
+}
+
+void Connection::ReplySecret(FrameType type, const google::protobuf::MessageLite *msg) {
+  wipe_output_ = true;
+  Reply(type, msg);
 }
 
 void Connection::ReplyBytes(std::string frames) {
@@ -153,18 +154,6 @@ void Connection::SendHeartbeat() {
   wire::Heartbeat beat;
   AppendFrame(&out_, FRAME_HEARTBEAT, &beat);
   Flush();
-}
-
-Status Connection::SendHandover() {
-  if (!ssl_ || state_ != State::kParked || handover_sent_)
-    return Status(NINF_ERR_INTERNAL, "no TLS session to hand over");
-  NINF_RETURN_IF_ERROR(tls::RandomPsk(&psk_));
-  wire::Handover msg;
-  msg.set_psk(psk_.data(), psk_.size());
-  handover_sent_ = true;
-  Reply(FRAME_HANDOVER, &msg);
-  OPENSSL_cleanse(msg.mutable_psk()->data(), msg.psk().size());
-  return Status::Ok();
 }
 
 void Connection::SealTls() {
@@ -476,7 +465,7 @@ bool Connection::Flush() {
     out_sent_ += static_cast<std::size_t>(n);
   }
   if (out_sent_ == out_.size()) {
-    if (handover_sent_ && !sealed_) OPENSSL_cleanse(out_.data(), out_.size());  // the key
+    if (wipe_output_ && !sealed_) OPENSSL_cleanse(out_.data(), out_.size());  // a key
     out_.clear();
     out_sent_ = 0;
     if (state_ == State::kFinishing) {

@@ -33,12 +33,14 @@
 // All socket I/O uses MSG_DONTWAIT, so it never blocks even after the
 // socket was switched to blocking mode for the executable.
 //
-// Over TLS, requests are read and replies written through the session.
-// Before the hand-over the connection sends FRAME_HANDOVER with a fresh key
-// (SendHandover) and, once it is out, frees its session without a
-// close_notify (SealTls): from then on the client and the executable speak
-// their own TLS session on the socket, and this connection writes nothing
-// more on it (heartbeats and error frames are dropped; Fail only closes).
+// Over TLS, requests are read and replies written through the session. A
+// daemon that gives the socket to another process over TLS sends its last
+// frame (a secret: ReplySecret wipes it from memory as it is written) and,
+// once it is out, frees its session without a close_notify (SealTls): from
+// then on the peer and that process speak their own TLS session on the
+// socket, and this connection writes nothing more on it (heartbeats and
+// error frames are dropped; Fail only closes). What ninfd sends there
+// (FRAME_HANDOVER and its key) is ninfd's: server/client_connection.h.
 // A plaintext connection whose first bytes are a TLS ClientHello gets one
 // FRAME_ERROR saying that this server does not speak TLS.
 #pragma once
@@ -102,11 +104,29 @@ class Connection {
   // `tls`: the listener's TLS context (null: plaintext).
   static std::unique_ptr<Connection> Open(uv_loop_t *loop, UniqueFd fd, uint64_t id,
                                           std::string peer, Delegate *delegate, Timeouts timeouts,
-                                          const RequestRules &rules, const tls::Context &tls = {});
-  ~Connection() = default;
+                                          const RequestRules &rules, const tls::Context &tls = {}) {
+    return OpenAs<Connection>(loop, std::move(fd), id, std::move(peer), delegate, timeouts, rules,
+                              tls);
+  }
+  // Open, for a daemon's own kind of connection: a class C derived from
+  // this one, with what that daemon alone keeps per connection, whose
+  // public constructor takes the arguments of Connection's (ninfd:
+  // server/client_connection.h).
+  template <class C>
+  static std::unique_ptr<C> OpenAs(uv_loop_t *loop, UniqueFd fd, uint64_t id, std::string peer,
+                                   Delegate *delegate, Timeouts timeouts, const RequestRules &rules,
+                                   const tls::Context &tls = {}) {
+    std::unique_ptr<C> conn(new C(std::move(fd), id, std::move(peer), delegate, timeouts, rules));
+    if (!Start(*conn, loop, timeouts, tls)) return nullptr;  // no handle was opened
+    return conn;
+  }
+  virtual ~Connection() = default;
 
   // Queues one reply frame and writes as much as the socket takes now.
   void Reply(FrameType type, const google::protobuf::MessageLite *msg);
+  // Reply, for a frame that carries a secret (a key): from now on until
+  // SealTls, the output buffer is wiped once written.
+  void ReplySecret(FrameType type, const google::protobuf::MessageLite *msg);
 
   // Queues whole frames already encoded (kept data: a two-phase result, or
   // a header with its payload) and writes as much as the socket takes now.
@@ -163,18 +183,14 @@ class Connection {
   // The verified client certificate's subject (RFC 2253, "CN=alice,O=site");
   // empty without TLS or without a client certificate.
   const std::string &peer_subject() const { return peer_subject_; }
-  // Parked, TLS active: queues FRAME_HANDOVER with a fresh key. Errors:
-  // NINF_ERR_INTERNAL (no randomness).
-  Status SendHandover();
-  bool handover_sent() const { return handover_sent_; }
-  // Once FRAME_HANDOVER is out: frees the session without a close_notify;
-  // the connection writes nothing more.
+  // Once the last frame of the daemon's session is out: frees the session
+  // without a close_notify; the connection writes nothing more.
   void SealTls();
-  // The key FRAME_HANDOVER carried (for CTL_HANDOFF).
-  const tls::Psk &handover_psk() const { return psk_; }
   bool sealed() const { return sealed_; }
 
-  uint64_t id() const { return id_; }              // also the order of acceptance
+  uint64_t id() const { return id_; }  // also the order of acceptance
+  // What the daemon accepts (its frame table's RequestRules).
+  const RequestRules &rules() const { return reader_.rules(); }
   uint64_t requests() const { return requests_; }  // complete requests read
   bool peer_shut_write() const { return peer_shut_write_; }
   int fd() const { return fd_.get(); }
@@ -214,11 +230,17 @@ class Connection {
   void *data() const { return data_; }
   void set_data(void *data) { data_ = data; }
 
+ protected:
+  // For OpenAs: a derived class's constructor passes its arguments on.
+  Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate, Timeouts timeouts,
+             const RequestRules &rules);
+
  private:
   enum class State { kHandshake, kReading, kParked, kFinishing, kDraining, kClosed };
 
-  Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate, Timeouts timeouts,
-             const RequestRules &rules);
+  // Opens the handles of a new connection and starts the TLS handshake or
+  // the reading; false (logged) if it cannot, with no handle opened.
+  static bool Start(Connection &conn, uv_loop_t *loop, Timeouts timeouts, const tls::Context &tls);
 
   static void OnPoll(uv_poll_t *handle, int status, int events);
   static void OnTimer(uv_timer_t *timer);
@@ -270,9 +292,8 @@ class Connection {
   tls::SslPtr ssl_;
   bool sniffed_ = false;  // the first bytes were looked at (plaintext or TLS?)
   bool handshake_wants_write_ = false;
-  bool handover_sent_ = false;
+  bool wipe_output_ = false;  // ReplySecret: wipe what was written, until sealed
   bool sealed_ = false;
-  tls::Psk psk_{};
   std::string peer_subject_;
 };
 

@@ -33,6 +33,11 @@ struct FrameRoute {
   uint32_t max_header;   // largest protobuf header
   uint64_t max_payload;  // bytes after the header, read and dropped (FRAME_PROBE); 0: none
   void (*serve)(D &daemon, Connection &conn, const FrameHeader &h, std::string_view body);
+  // What a peer is told when this frame comes first on a connection that
+  // must prove a key and has not (auth_handshake.h): a frame only another
+  // daemon sends (ninfd registering with ninf-meta or ninf-relay) names
+  // that daemon's setting to fix. Null: the client's wording (its key file).
+  const char *unkeyed_refusal = nullptr;
 };
 
 // The reader's rules from the table; `daemon` names it in messages. Keep
@@ -41,7 +46,7 @@ template <class D>
 RequestRules RulesOf(const char *daemon, std::span<const FrameRoute<D>> routes) {
   RequestRules rules{daemon, {}};
   for (const FrameRoute<D> &r : routes)
-    rules.frames.push_back({r.type, r.max_header, r.max_payload});
+    rules.frames.push_back({r.type, r.max_header, r.max_payload, r.unkeyed_refusal});
   return rules;
 }
 

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <map>
 
+#include "daemon/settings_table.h"
+
 namespace ninf::daemon {
 
 Status SetupLogging(const std::string &level) {
@@ -81,6 +83,12 @@ bool LogAllowed(std::string_view kind, uint64_t *suppressed) {
   *suppressed = w.dropped;
   w.dropped = 0;
   return true;
+}
+
+void LogIgnoredVariables(std::span<const ForeignVariable> ignored, std::string_view daemon) {
+  for (const ForeignVariable &v : ignored)
+    spdlog::warn("event=variable_ignored variable={} use={} message={}", v.name, v.ours,
+                 Quoted(ForeignVariableWarning(v, daemon)));
 }
 
 std::string FormatAddress(const sockaddr *addr) {

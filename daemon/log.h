@@ -13,12 +13,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "protocol/status.h"
 
 namespace ninf::daemon {
+
+struct ForeignVariable;  // daemon/settings_table.h
 
 // Installs the stderr logger with the key=value pattern and `level`
 // ("trace" ... "off"). Errors: NINF_ERR_INVALID_ARGUMENT for an unknown level.
@@ -59,6 +62,11 @@ template <typename... Args>
 void RateLimitedInfo(std::string_view kind, spdlog::format_string_t<Args...> fmt, Args &&...args) {
   RateLimitedLog(spdlog::level::info, kind, fmt, std::forward<Args>(args)...);
 }
+
+// One warning line per variable of another program that `daemon` did not
+// read although it was set (CommandLine::ignored_variables), at start:
+// event=variable_ignored variable=NINF_KEY_FILE use=NINF_META_KEY_FILE ...
+void LogIgnoredVariables(std::span<const ForeignVariable> ignored, std::string_view daemon);
 
 // "127.0.0.1:51234" or "[::1]:51234" for a socket address.
 std::string FormatAddress(const sockaddr *addr);

@@ -34,6 +34,8 @@ struct RequestRules {
     uint16_t type;
     uint32_t max_header;   // largest protobuf header
     uint64_t max_payload;  // bytes after the header, read and dropped; 0: none
+    // FrameRoute::unkeyed_refusal (frame_table.h); null: the client's wording.
+    const char *unkeyed_refusal = nullptr;
   };
   const char *daemon;  // "ninfd", for the messages
   std::vector<Frame> frames;
@@ -46,6 +48,7 @@ class RequestReader {
  public:
   // `rules` outlives the reader.
   explicit RequestReader(const RequestRules &rules) : rules_(&rules) {}
+  const RequestRules &rules() const { return *rules_; }
 
   // Where the next read goes: never larger than what remains of the current
   // frame (and at most 64 KiB at a time, so memory follows the bytes that

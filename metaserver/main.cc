@@ -105,9 +105,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ninf-meta: %s\n", st.message().c_str());
     return 2;
   }
-  for (const ninf::daemon::ForeignVariable &v : inv.ignored_variables)
-    spdlog::warn("event=variable_ignored variable={} use={} message={}", v.name, v.ours,
-                 Quoted(ninf::daemon::ForeignVariableWarning(v, "ninf-meta")));
+  ninf::daemon::LogIgnoredVariables(inv.ignored_variables, "ninf-meta");
   // SIGHUP reads the same command line, environment and config file again.
   auto reread = [argc, argv](ninf::meta::MetaSettings *out) {
     ninf::meta::MetaInvocation again;

@@ -30,6 +30,13 @@ using daemon::Quoted;
 constexpr std::size_t kMaxSiteName = 128;
 constexpr std::size_t kMaxLinks = 100000;
 constexpr std::size_t kMaxLinksPerReporter = 1024;
+// A ninfd registering (or reporting) without a key: it is the "client"
+// here, and the fix is in ninfd's settings, so the client's wording
+// (NINF_KEY_FILE) would send its administrator to the wrong file.
+constexpr const char *kMetaNeedsServerKey =
+    "this metaserver requires authentication: ninfd proves itself with the first key of its "
+    "own key_file, so set key_file in ninfd's settings to a file whose first key is one of the "
+    "metaserver's";
 // The --links view and /metrics show this many links, the most recently
 // used; the rest are counted (a scrape stays small however many clients).
 constexpr std::size_t kShownLinks = 256;
@@ -258,11 +265,13 @@ std::span<const daemon::FrameRoute<MetaServer>> MetaServer::Requests() {
       {FRAME_META_REGISTER, FrameAccess::kAuthenticated, kHeader, 0,
        [](MetaServer &m, Connection &c, const FrameHeader &, std::string_view b) {
          m.HandleRegister(c, b);
-       }},
+       },
+       kMetaNeedsServerKey},
       {FRAME_META_LOAD, FrameAccess::kAuthenticated, kHeader, 0,
        [](MetaServer &m, Connection &c, const FrameHeader &, std::string_view b) {
          m.HandleLoad(c, b);
-       }},
+       },
+       kMetaNeedsServerKey},
       {FRAME_QUERY_INTERFACE, FrameAccess::kAuthenticated, kHeader, 0,
        [](MetaServer &m, Connection &c, const FrameHeader &, std::string_view b) {
          m.HandleQuery(c, b);

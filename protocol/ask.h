@@ -31,6 +31,7 @@ NINF_RPC_(wire::LoadReport, FRAME_META_LOAD, wire::MetaAck, FRAME_META_ACK)
 NINF_RPC_(wire::PlaceRequest, FRAME_META_PLACE, wire::Placement, FRAME_META_PLACEMENT)
 NINF_RPC_(wire::ProbeOutcome, FRAME_META_PROBED, wire::MetaAck, FRAME_META_ACK)
 NINF_RPC_(wire::CallOutcome, FRAME_META_OUTCOME, wire::MetaAck, FRAME_META_ACK)
+NINF_RPC_(wire::RelayRegister, FRAME_RELAY_REGISTER, wire::RelayAck, FRAME_RELAY_ACK)
 #undef NINF_RPC_
 
 // Sends `request` and reads its reply (no payload): errors are SendFrame's

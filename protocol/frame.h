@@ -82,7 +82,8 @@ inline constexpr uint64_t kMaxProbePayload = uint64_t{16} << 20;
   X(FRAME_RELAY_REGISTER, 40) /* ninfd -> relay       RelayRegister */   \
   X(FRAME_RELAY_DIAL, 41)     /* relay -> ninfd       RelayDial */       \
   X(FRAME_RELAY_DATA, 42)     /* ninfd -> relay       RelayData */       \
-  X(FRAME_RELAY_OPEN, 43)     /* client -> relay      RelayOpen */
+  X(FRAME_RELAY_OPEN, 43)     /* client -> relay      RelayOpen */       \
+  X(FRAME_RELAY_ACK, 44)      /* relay -> ninfd       RelayAck */
 
 enum FrameType : uint16_t {
 #define NINF_FRAME_ENUM_(name, value) name = value,

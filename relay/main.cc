@@ -73,6 +73,10 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ninf-relay: %s\n", st.message().c_str());
     return 2;
   }
+  // ninfd's or the client's variable where ninf-relay's own is not set: not
+  // read, and said once, so that a key file meant for the relay is not
+  // dropped without a word.
+  ninf::daemon::LogIgnoredVariables(inv.ignored_variables, "ninf-relay");
   // A connection holds its socket; a bridge two sockets and two pipes
   // (four descriptors), counted against max_connections twice over.
   const ninf::daemon::DaemonSpec spec{.max_connections = inv.settings.max_connections,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "daemon/auth_handshake.h"
 #include "daemon/exposure.h"
@@ -22,6 +23,14 @@ using daemon::Quoted;
 constexpr uint32_t kMaxHeader = 1024;
 constexpr uint64_t kSweepMs = 250;
 
+// A ninfd registering without a key: it is the "client" here, and the fix
+// is in ninfd's settings, so the client's wording (NINF_KEY_FILE) would
+// send its administrator to the wrong file.
+constexpr const char *kRelayNeedsServerKey =
+    "this relay requires authentication: ninfd proves itself with the first key of its own "
+    "key_file, so set key_file in ninfd's settings to a file whose first key is one of the "
+    "relay's";
+
 // A second owner of a connection's socket, for the bridge: the Connection
 // closes its own descriptor when it is freed.
 Status DupSocket(int fd, daemon::UniqueFd *out) {
@@ -33,6 +42,16 @@ Status DupSocket(int fd, daemon::UniqueFd *out) {
   return Status::Ok();
 }
 
+RegistrationLimits LimitsOf(const RelaySettings &s) {
+  return RegistrationLimits{
+      .max_servers = static_cast<std::size_t>(s.max_servers),
+      .max_pending_dials = static_cast<std::size_t>(s.max_pending_dials),
+      .max_bridges_per_server = static_cast<std::size_t>(s.max_bridges_per_server),
+      .dial_timeout_ms = static_cast<uint64_t>(s.dial_timeout_seconds) * 1000};
+}
+
+daemon::Connection *ConnOf(Peer peer) { return static_cast<daemon::Connection *>(peer); }
+
 }  // namespace
 
 RelayServer::RelayServer(uv_loop_t *loop, const RelaySettings &settings)
@@ -40,7 +59,8 @@ RelayServer::RelayServer(uv_loop_t *loop, const RelaySettings &settings)
       settings_(settings),
       listener_(loop, [this](daemon::UniqueFd fd,
                              const std::string &peer) { Accept(std::move(fd), peer); }),
-      connections_(loop) {
+      connections_(loop),
+      book_(LimitsOf(settings)) {
   (void)uv_timer_init(loop_, &sweep_);  // only fills the handle in
   sweep_.data = this;
   sweep_open_ = true;
@@ -64,7 +84,8 @@ std::span<const daemon::FrameRoute<RelayServer>> RelayServer::Requests() {
       {FRAME_RELAY_REGISTER, FrameAccess::kAuthenticated, kMaxHeader, 0,
        [](RelayServer &r, Connection &c, const FrameHeader &, std::string_view b) {
          r.HandleRegister(c, b);
-       }},
+       },
+       kRelayNeedsServerKey},
       // A client is authenticated by ninfd itself, through the bridge.
       {FRAME_RELAY_OPEN, FrameAccess::kAnyone, kMaxHeader, 0,
        [](RelayServer &r, Connection &c, const FrameHeader &, std::string_view b) {
@@ -168,43 +189,25 @@ void RelayServer::HandleRegister(daemon::Connection &conn, std::string_view body
     return;
   }
   const std::string &name = req.name();
-  if (auto it = control_.find(&conn); it != control_.end() && it->second != name) {
-    Refuse(conn,
-           Status(NINF_ERR_PROTOCOL, "a control connection registers one name ('" + it->second +
-                                         "'), not '" + name + "'"),
-           "register_refused");
+  Registered done;
+  if (Status st = book_.Register(name, &conn, &done); !st.ok()) {
+    Refuse(conn, st, "register_refused");
     return;
   }
-  auto found = servers_.find(name);
-  if (found != servers_.end() && found->second.control != &conn) {
-    // A restarted ninfd comes back before the relay noticed the old
-    // connection gone: the newest registration wins (it proved a key too).
-    daemon::Connection *old = found->second.control;
-    control_.erase(old);
-    found->second.control = nullptr;
+  if (done.replaced) {
+    daemon::Connection *old = ConnOf(done.replaced);
     spdlog::info("event=server_replaced name={} old_peer={} peer={}", name, old->peer(),
                  conn.peer());
     old->Fail(Status(NINF_ERR_SERVER, "replaced by a newer registration of '" + name + "'"));
-  } else if (found == servers_.end() &&
-             servers_.size() >= static_cast<std::size_t>(settings_.max_servers)) {
-    Refuse(
-        conn,
-        Status(NINF_ERR_SERVER, "the relay has max_servers (" +
-                                    std::to_string(settings_.max_servers) + ") servers registered"),
-        "register_refused");
-    return;
   }
-  const bool fresh = control_.find(&conn) == control_.end();
-  servers_[name].control = &conn;
-  control_[&conn] = name;
   const uint64_t idle_ms = static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000;
   conn.SetIdleTimeout(idle_ms);
-  wire::MetaAck ack;
-  ack.set_report_ms(static_cast<uint32_t>(idle_ms / 3));  // the keep-alive period
-  conn.Reply(FRAME_META_ACK, &ack);
-  if (fresh)
+  wire::RelayAck ack;
+  ack.set_keepalive_ms(static_cast<uint32_t>(idle_ms / 3));
+  conn.Reply(FRAME_RELAY_ACK, &ack);
+  if (done.fresh)
     spdlog::info("event=server_registered name={} conn={} peer={} servers={}", name, conn.id(),
-                 conn.peer(), servers_.size());
+                 conn.peer(), book_.servers());
 }
 
 void RelayServer::HandleOpen(daemon::Connection &conn, std::string_view body) {
@@ -216,29 +219,8 @@ void RelayServer::HandleOpen(daemon::Connection &conn, std::string_view body) {
            "open_refused");
     return;
   }
-  auto it = servers_.find(req.name());
-  if (it == servers_.end() || !it->second.control) {
-    Refuse(conn,
-           Status(NINF_ERR_CONNECT, "no server named '" + req.name() +
-                                        "' is registered at this relay (is its ninfd running "
-                                        "with --reverse --relay pointing here?)"),
-           "open_refused");
-    return;
-  }
-  Server &server = it->second;
-  if (server.pending >= static_cast<std::size_t>(settings_.max_pending_dials) ||
-      server.pending + server.bridges >=
-          static_cast<std::size_t>(settings_.max_bridges_per_server)) {
-    const bool dials = server.pending >= static_cast<std::size_t>(settings_.max_pending_dials);
-    Refuse(
-        conn,
-        Status(NINF_ERR_SERVER, "server '" + req.name() + "' has " +
-                                    (dials ? std::to_string(server.pending) +
-                                                 " clients waiting for it (max_pending_dials)"
-                                           : std::to_string(server.bridges) +
-                                                 " relayed connections (max_bridges_per_server)") +
-                                    " at this relay: try again later"),
-        "open_refused");
+  if (Status st = book_.Admit(req.name()); !st.ok()) {
+    Refuse(conn, st, "open_refused");
     return;
   }
   auth::Nonce nonce;
@@ -247,24 +229,20 @@ void RelayServer::HandleOpen(daemon::Connection &conn, std::string_view body) {
     return;
   }
   std::string token(reinterpret_cast<const char *>(nonce.data()), nonce.size());
-  pending_[token] =
-      Pending{req.name(), &conn,
-              uv_now(loop_) + static_cast<uint64_t>(settings_.dial_timeout_seconds) * 1000};
-  waiting_[&conn] = token;
-  ++server.pending;
+  daemon::Connection *control = ConnOf(book_.Wait(token, req.name(), &conn, uv_now(loop_)));
   conn.WatchHangup(true);  // a client that gives up frees its place at once
   wire::RelayDial dial;
   dial.set_token(token);
-  server.control->Reply(FRAME_RELAY_DIAL, &dial);
+  control->Reply(FRAME_RELAY_DIAL, &dial);
   spdlog::debug("event=dial_asked server={} conn={} peer={}", req.name(), conn.id(), conn.peer());
 }
 
 void RelayServer::HandleData(daemon::Connection &conn, std::string_view body) {
   wire::RelayData req;
-  auto it = pending_.end();
+  std::optional<PendingDial> pending;
   if (req.ParseFromArray(body.data(), static_cast<int>(body.size())))
-    it = pending_.find(req.token());
-  if (it == pending_.end()) {
+    pending = book_.TakeDial(req.token());
+  if (!pending) {
     ++auth_failures_;
     Refuse(conn,
            Status(NINF_ERR_AUTH,
@@ -273,15 +251,11 @@ void RelayServer::HandleData(daemon::Connection &conn, std::string_view body) {
            "dial_refused");
     return;
   }
-  Pending pending = std::move(it->second);
-  pending_.erase(it);
-  waiting_.erase(pending.client);
-  if (auto s = servers_.find(pending.server); s != servers_.end()) --s->second.pending;
-  StartBridge(std::move(pending), conn);
+  StartBridge(*pending, conn);
 }
 
-void RelayServer::StartBridge(Pending pending, daemon::Connection &data) {
-  daemon::Connection &client = *pending.client;
+void RelayServer::StartBridge(const PendingDial &pending, daemon::Connection &data) {
+  daemon::Connection &client = *ConnOf(pending.client);
   daemon::UniqueFd client_fd, server_fd;
   Status st = DupSocket(client.fd(), &client_fd);
   if (st.ok()) st = DupSocket(data.fd(), &server_fd);
@@ -306,7 +280,7 @@ void RelayServer::StartBridge(Pending pending, daemon::Connection &data) {
   // Even a bridge that finished while opening reports it from a close
   // callback, which the loop runs later: the entry below exists by then.
   Bridge *raw = bridge.get();
-  if (auto s = servers_.find(pending.server); s != servers_.end()) ++s->second.bridges;
+  book_.BridgeOpened(pending.server);
   spdlog::info("event=bridged server={} client={} server_peer={} bridges={}", pending.server,
                client_peer, server_peer, bridges_.size() + 1);
   bridges_[raw] = BridgeEntry{std::move(bridge), pending.server};
@@ -318,66 +292,28 @@ void RelayServer::OnBridgeClosed(Bridge &bridge, const std::string &why) {
   spdlog::info("event=bridge_closed server={} to_server={} to_client={} error={}",
                it->second.server, bridge.bytes_to_server(), bridge.bytes_to_client(),
                Quoted(why.empty() ? "-" : why));
-  if (auto s = servers_.find(it->second.server); s != servers_.end()) {
-    --s->second.bridges;
-    if (!s->second.control && s->second.pending == 0 && s->second.bridges == 0) servers_.erase(s);
-  }
+  book_.BridgeClosed(it->second.server);
   bridges_.erase(it);  // frees the bridge: its close callback has returned its last use
   MaybeStopped();
 }
 
-void RelayServer::Unregister(const std::string &name, const char *why) {
-  auto it = servers_.find(name);
-  if (it == servers_.end()) return;
-  it->second.control = nullptr;
-  spdlog::info("event=server_unregistered name={} reason={}", name, why);
-  // Clients waiting for this server would wait in vain.
-  std::vector<daemon::Connection *> orphans;
-  for (const auto &[token, p] : pending_)
-    if (p.server == name) orphans.push_back(p.client);
-  for (daemon::Connection *c : orphans) {
-    auto w = waiting_.find(c);
-    if (w != waiting_.end()) {
-      pending_.erase(w->second);
-      waiting_.erase(w);
-    }
-    --it->second.pending;
-    c->Fail(Status(NINF_ERR_CONNECT, "server '" + name + "' left the relay before dialing back"));
-  }
-  if (it->second.pending == 0 && it->second.bridges == 0) servers_.erase(it);
-}
-
 void RelayServer::ExpireDials() {
-  const uint64_t now = uv_now(loop_);
-  std::vector<std::string> late;
-  for (const auto &[token, p] : pending_)
-    if (now >= p.deadline_ms) late.push_back(token);
-  for (const std::string &token : late) {
-    auto it = pending_.find(token);
-    Pending p = std::move(it->second);
-    pending_.erase(it);
-    waiting_.erase(p.client);
-    if (auto s = servers_.find(p.server); s != servers_.end()) --s->second.pending;
-    Refuse(*p.client,
+  for (const PendingDial &p : book_.Expire(uv_now(loop_)))
+    Refuse(*ConnOf(p.client),
            Status(NINF_ERR_TIMEOUT, "server '" + p.server + "' did not dial back within " +
                                         std::to_string(settings_.dial_timeout_seconds) +
                                         " s (dial_timeout_seconds): can it reach the relay?"),
            "dial_timeout");
-  }
 }
 
 void RelayServer::OnClosed(daemon::Connection &conn) {
-  if (auto c = control_.find(&conn); c != control_.end()) {
-    const std::string name = c->second;
-    control_.erase(c);
-    Unregister(name, "control connection closed");
-  }
-  if (auto w = waiting_.find(&conn); w != waiting_.end()) {
-    if (auto p = pending_.find(w->second); p != pending_.end()) {
-      if (auto s = servers_.find(p->second.server); s != servers_.end()) --s->second.pending;
-      pending_.erase(p);
-    }
-    waiting_.erase(w);
+  Departure gone = book_.Closed(&conn);
+  if (!gone.name.empty()) {
+    spdlog::info("event=server_unregistered name={} reason={}", gone.name,
+                 "control connection closed");
+    for (Peer c : gone.orphans)
+      ConnOf(c)->Fail(Status(NINF_ERR_CONNECT,
+                             "server '" + gone.name + "' left the relay before dialing back"));
   }
   spdlog::debug("event=disconnect conn={} peer={}", conn.id(), conn.peer());
   connections_.Remove(conn);  // frees conn
@@ -388,7 +324,7 @@ void RelayServer::Shutdown(std::function<void()> stopped) {
   if (stopping_) return;
   stopping_ = true;
   on_stopped_ = std::move(stopped);
-  spdlog::info("event=shutdown servers={} bridges={} connections={}", servers_.size(),
+  spdlog::info("event=shutdown servers={} bridges={} connections={}", book_.servers(),
                bridges_.size(), connections_.size());
   listener_.Close();
   for (daemon::Connection *c : connections_.List()) c->Close();

@@ -1,7 +1,7 @@
 // ninf-relay's core: the listener, the connections, the registered reverse
 // servers, the clients waiting for a dial-back, and the bridges.
 //
-//   reverse ninfd --control--> AUTH, PROOF, RELAY_REGISTER{name} -> ACK
+//   reverse ninfd --control--> AUTH, PROOF, RELAY_REGISTER{name} -> RELAY_ACK
 //                               (again every third of idle_timeout: keep-alive)
 //   client ------------------> RELAY_OPEN{name}   (parked: what follows is ninfd's)
 //   relay  --control---------> RELAY_DIAL{token}  (one use, dial_timeout_seconds)
@@ -31,6 +31,7 @@
 #include "daemon/listener.h"
 #include "protocol/auth.h"
 #include "relay/bridge.h"
+#include "relay/registrations.h"
 #include "relay/relay_settings.h"
 
 namespace ninf::relay {
@@ -52,16 +53,6 @@ class RelayServer : public daemon::Connection::Delegate {
   void ReloadKeys();
 
  private:
-  struct Server {
-    daemon::Connection *control = nullptr;
-    std::size_t pending = 0;  // clients waiting for a dial-back
-    std::size_t bridges = 0;
-  };
-  struct Pending {
-    std::string server;
-    daemon::Connection *client = nullptr;
-    uint64_t deadline_ms = 0;  // uv_now() by which the dial-back must come
-  };
   struct BridgeEntry {
     std::unique_ptr<Bridge> bridge;
     std::string server;
@@ -85,9 +76,8 @@ class RelayServer : public daemon::Connection::Delegate {
   void HandleData(daemon::Connection &conn, std::string_view body);
   // A client's failure before it is bridged: FRAME_ERROR and close.
   void Refuse(daemon::Connection &conn, const Status &why, const char *event);
-  void Unregister(const std::string &name, const char *why);
   void ExpireDials();
-  void StartBridge(Pending pending, daemon::Connection &data);
+  void StartBridge(const PendingDial &pending, daemon::Connection &data);
   void OnBridgeClosed(Bridge &bridge, const std::string &why);
   void MaybeStopped();
   bool auth_required() const { return !keys_.keys.empty(); }
@@ -99,10 +89,9 @@ class RelayServer : public daemon::Connection::Delegate {
   daemon::ConnectionSet connections_;
   uv_timer_t sweep_{};  // expires dial-backs that never came
   bool sweep_open_ = false;
-  std::unordered_map<std::string, Server> servers_;                      // by name
-  std::unordered_map<const daemon::Connection *, std::string> control_;  // -> server name
-  std::unordered_map<std::string, Pending> pending_;                     // by token
-  std::unordered_map<const daemon::Connection *, std::string> waiting_;  // client -> token
+  // Names, waiting clients and bridge counts, with every decision on them
+  // (registrations.h); its peers are this server's daemon::Connection.
+  Registrations book_;
   std::unordered_map<const Bridge *, BridgeEntry> bridges_;
   uint64_t next_connection_id_ = 1;
   uint64_t auth_failures_ = 0;

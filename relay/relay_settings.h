@@ -1,12 +1,13 @@
 // ninf-relay settings: one table (daemon/settings_table.h has the
-// machinery) drives the flags, the NINF_<NAME> environment variables and
-// the TOML config file. Precedence, highest first: flag > environment >
-// config file > default.
+// machinery) drives the flags, the NINF_RELAY_<NAME> environment variables
+// and the TOML config file (config/ninf-relay.toml explains every key).
+// Precedence, highest first: flag > environment > config file > default.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "daemon/settings_table.h"
 #include "protocol/default_ports.h"
@@ -35,12 +36,20 @@ using RelaySettingSpec = daemon::SettingSpecOf<RelaySettings>;
 
 std::span<const RelaySettingSpec> RelaySettingsTable();
 
+// ninfd's and the client's variables that ninf-relay does not read, each
+// with ninf-relay's own for the same setting (NINF_READY_FILE ->
+// NINF_RELAY_READY_FILE): the one table of these pairs.
+std::span<const daemon::ForeignVariable> RelayForeignVariables();
+
 // What the command line asks ninf-relay to do.
 struct RelayInvocation {
   RelaySettings settings;
   std::string config_file;
   bool exit_now = false;  // --help, --version: print `output`
   std::string output;
+  // ninfd's or the client's variables that are set where ninf-relay's own
+  // are not: not read; main warns of each once (daemon::ForeignVariableWarning).
+  std::vector<daemon::ForeignVariable> ignored_variables;
 };
 
 // Errors: NINF_ERR_INVALID_ARGUMENT with a message for the user.

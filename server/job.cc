@@ -14,7 +14,7 @@
 namespace ninf::server {
 
 Job::Job(JobEvents *events, uint64_t id, CallParams params, daemon::Connection *conn)
-    : events_(events), id_(id), params_(std::move(params)), conn_(conn) {}
+    : events_(events), id_(id), params_(std::move(params)), conn_(&ClientConnection::Of(*conn)) {}
 
 // The job's process has exited by now (the server ends jobs from OnExit, or
 // before any process was started): its handles only need closing.

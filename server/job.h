@@ -27,6 +27,7 @@
 #include "protocol/slot_lease.h"
 #include "protocol/status.h"
 #include "server/admission_plan.h"
+#include "server/client_connection.h"
 #include "server/job_ending.h"
 #include "server/job_state.h"
 #include "server/process.h"
@@ -245,7 +246,7 @@ class Job : public ProcessOwner {
   bool reuse_allowed() const { return params_.reuse; }  // the function allows reuse
   uint32_t heartbeat_ms() const { return params_.heartbeat_ms; }
   const FunctionLimits &limits() const { return params_.limits; }
-  daemon::Connection *conn() const { return conn_; }
+  ClientConnection *conn() const { return conn_; }
   void detach_conn() { conn_ = nullptr; }
   bool started() const { return process_ != nullptr; }
   // Its executable reads each call's arguments before the call asks for a
@@ -311,7 +312,7 @@ class Job : public ProcessOwner {
   JobEvents *events_;
   uint64_t id_;
   CallParams params_;
-  daemon::Connection *conn_;
+  ClientConnection *conn_;
   Process *process_ = nullptr;
 
   JobState state_ = JobState::kNew;

@@ -121,11 +121,10 @@ Status RelayLink::Session() {
   if (!keys.keys.empty()) NINF_RETURN_IF_ERROR(auth::AuthenticateToServer(ch, keys.keys[0]));
   wire::RelayRegister reg;
   reg.set_name(config_.name);
-  NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_RELAY_REGISTER, &reg));
-  wire::MetaAck ack;
+  wire::RelayAck ack;
+  NINF_RETURN_IF_ERROR(Ask(ch, reg, &ack));
   FrameHeader h;
-  NINF_RETURN_IF_ERROR(ch.RecvReply(FRAME_META_ACK, 0, &ack, &h));
-  const auto period = std::chrono::milliseconds(std::max<uint32_t>(ack.report_ms(), 100));
+  const auto period = std::chrono::milliseconds(std::max<uint32_t>(ack.keepalive_ms(), 100));
   spdlog::info("event=relay_state state=registered relay={} name={} keepalive_ms={}",
                config_.relay.Key(), config_.name, period.count());
   auto last_ack = Clock::now(), next_beat = Clock::now() + period;
@@ -149,7 +148,7 @@ Status RelayLink::Session() {
     if (rc < 0) return Status(NINF_ERR_COMMUNICATION, std::string("poll: ") + std::strerror(errno));
     if (rc == 0) continue;
     NINF_RETURN_IF_ERROR(ch.RecvHeader(0, &h));
-    if (h.type == FRAME_META_ACK) {
+    if (h.type == FRAME_RELAY_ACK) {
       NINF_RETURN_IF_ERROR(ch.RecvMessage(h, &ack));
       last_ack = Clock::now();
     } else if (h.type == FRAME_RELAY_DIAL) {
@@ -161,7 +160,9 @@ Status RelayLink::Session() {
     } else if (h.type == FRAME_ERROR) {
       wire::Error error;
       NINF_RETURN_IF_ERROR(ch.RecvMessage(h, &error));
-      return Status(static_cast<ninf_error_t>(error.code()), "the relay said: " + error.message());
+      // A code from the wire: one this version does not know reads as
+      // NINF_ERR_SERVER, never as an enum value outside the list.
+      return Status(ErrorFromWire(error.code()), "the relay said: " + error.message());
     } else {
       return Status(NINF_ERR_PROTOCOL,
                     std::string("unexpected frame from the relay: ") + FrameTypeName(h.type));

@@ -16,6 +16,7 @@
 #include "daemon/exposure.h"
 #include "daemon/log.h"
 #include "ninf.pb.h"
+#include "server/client_connection.h"
 #include "server/metrics_text.h"
 
 #ifndef NINF_VERSION
@@ -173,9 +174,10 @@ void Server::Accept(daemon::UniqueFd fd, const std::string &peer, bool tcp) {
   // Until it has proved it holds a key, a connection gets no longer to
   // start a request than to finish one.
   if (auth_required()) timeouts.idle_ms = std::min(timeouts.idle_ms, timeouts.request_ms);
-  std::unique_ptr<daemon::Connection> conn =
-      daemon::Connection::Open(loop_, std::move(fd), id, peer, this, timeouts, NinfdRequestRules(),
-                               tcp ? tls_ : tls::Context());
+  // A ClientConnection: a call over TLS is handed over (client_connection.h).
+  std::unique_ptr<ClientConnection> conn = daemon::Connection::OpenAs<ClientConnection>(
+      loop_, std::move(fd), id, peer, this, timeouts, NinfdRequestRules(),
+      tcp ? tls_ : tls::Context());
   if (!conn) return;
   connections_.Add(std::move(conn));
   ++counters_.connections_accepted;

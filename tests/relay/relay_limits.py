@@ -19,7 +19,7 @@ import sys
 import time
 
 PORT = int(sys.argv[1])
-FRAME_ERROR, FRAME_META_ACK = 6, 20
+FRAME_ERROR, FRAME_RELAY_ACK = 6, 44
 FRAME_RELAY_REGISTER, FRAME_RELAY_DIAL, FRAME_RELAY_DATA, FRAME_RELAY_OPEN = 40, 41, 42, 43
 
 
@@ -90,7 +90,7 @@ def token_of(body):  # RelayDial{token = 1}: 0x0a, 32, the bytes
 
 ghost = register(b"ghost")
 kind, _ = recv_frame(ghost)
-if kind != FRAME_META_ACK:
+if kind != FRAME_RELAY_ACK:
     fail(f"register answered {kind}")
 print("ok registered ghost")
 
@@ -109,10 +109,10 @@ print("ok expired token: " + expect_error(late, "unknown or expired dial token")
 
 # Names: the second and third fit, a fourth is over max_servers.
 second = register(b"second")
-if recv_frame(second)[0] != FRAME_META_ACK:
+if recv_frame(second)[0] != FRAME_RELAY_ACK:
     fail("second name refused")
 server = register(b"site")
-if recv_frame(server)[0] != FRAME_META_ACK:
+if recv_frame(server)[0] != FRAME_RELAY_ACK:
     fail("site refused")
 third_name = register(b"fourth")
 print("ok third name: " + expect_error(third_name, "max_servers"))

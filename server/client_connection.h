@@ -1,0 +1,43 @@
+// ninfd's client connection: the shared daemon::Connection plus what only
+// ninfd does with one, the TLS hand-over of a call: FRAME_HANDOVER with a
+// fresh key as the last frame of ninfd's session, and the key the
+// executable gets with the socket (Job::Handoff, CTL_HANDOFF). ninfd opens
+// every connection as one (Server::Accept), so a daemon::Connection of
+// ninfd's is always one of these (Of). Builds on daemon/connection.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "daemon/connection.h"
+#include "protocol/status.h"
+#include "protocol/tls.h"
+
+namespace ninf::server {
+
+class ClientConnection : public daemon::Connection {
+ public:
+  // Built by daemon::Connection::OpenAs<ClientConnection>.
+  ClientConnection(daemon::UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate,
+                   Timeouts timeouts, const daemon::RequestRules &rules)
+      : daemon::Connection(std::move(fd), id, std::move(peer), delegate, timeouts, rules) {}
+
+  // One of ninfd's connections, as it was opened.
+  static ClientConnection &Of(daemon::Connection &conn) {
+    return static_cast<ClientConnection &>(conn);
+  }
+
+  // Parked, TLS active: queues FRAME_HANDOVER with a fresh key (wiped from
+  // the output as it is written). Errors: NINF_ERR_INTERNAL (no TLS session
+  // to hand over, or no randomness).
+  Status SendHandover();
+  bool handover_sent() const { return handover_sent_; }
+  // The key FRAME_HANDOVER carried (for CTL_HANDOFF).
+  const tls::Psk &handover_psk() const { return psk_; }
+
+ private:
+  bool handover_sent_ = false;
+  tls::Psk psk_{};
+};
+
+}  // namespace ninf::server
