@@ -2,31 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+
+#include "server/stats_table.h"
 
 namespace ninf::server {
-namespace {
-
-// Seconds with microsecond resolution and no exponent, so that every tool
-// can parse the value.
-std::string Seconds(double s) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6f", s);
-  return buf;
-}
-
-void Line(std::string *out, const std::string &name, const std::string &value) {
-  *out += name;
-  *out += ':';
-  *out += value;
-  *out += '\n';
-}
-
-void Line(std::string *out, const std::string &name, uint64_t value) {
-  Line(out, name, std::to_string(value));
-}
-
-}  // namespace
 
 const char *CallOutcomeName(CallOutcome outcome) {
   switch (outcome) {
@@ -130,88 +109,14 @@ void Counters::RecordUserCall(const std::string &label, CallOutcome outcome) {
 
 std::string FormatStats(const Gauges &g, const Counters &c) {
   std::string out;
-  Line(&out, "version", g.version);
-  Line(&out, "pid", static_cast<uint64_t>(g.pid));
-  Line(&out, "uptime_seconds", static_cast<uint64_t>(g.uptime_seconds));
-  Line(&out, "cores", static_cast<uint64_t>(g.cores));
-  Line(&out, "slots", static_cast<uint64_t>(g.slots));
-  Line(&out, "threads_per_job", static_cast<uint64_t>(g.threads_per_job));
-  Line(&out, "thread_budget", g.thread_budget);
-  Line(&out, "queue_order", g.queue_order);
-  Line(&out, "queue_limit", g.queue_limit);
-  Line(&out, "max_call_bytes", g.max_call_bytes);
-  Line(&out, "functions", g.functions);
-  Line(&out, "running", static_cast<uint64_t>(g.running));
-  Line(&out, "queued", g.queued);
-  Line(&out, "admission", g.admission);
-  Line(&out, "arrival_limit", g.arrival_limit);
-  Line(&out, "arrival_bytes", g.arrival_bytes_limit);
-  Line(&out, "arrival_waiting", g.arrival_waiting);
-  Line(&out, "arrival_waiting_bytes", g.arrival_waiting_bytes);
-  Line(&out, "arrival_held", g.arrival_held);
-  Line(&out, "arrival_held_bytes", g.arrival_held_bytes);
-  Line(&out, "arriving", g.arriving);
-  Line(&out, "held", g.held);
-  Line(&out, "held_bytes", g.held_bytes);
-  Line(&out, "threads_held", static_cast<uint64_t>(g.threads_held));
-  Line(&out, "busy_core_seconds", Seconds(g.busy_core_seconds));
-  Line(&out, "queue_seconds", Seconds(c.queue_seconds));
-  Line(&out, "jobs", g.jobs);
-  Line(&out, "connections", g.connections);
-  Line(&out, "connections_accepted", c.connections_accepted);
-  Line(&out, "completed", c.completed);
-  Line(&out, "failed", c.failed);
-  Line(&out, "cancelled", c.cancelled);
-  Line(&out, "rejected", c.rejected);
-  Line(&out, "protocol_errors", c.protocol_errors);
-  Line(&out, "auth_failures", c.auth_failures);
-  Line(&out, "denied", c.denied);
-  Line(&out, "bytes_in", c.bytes_in);
-  Line(&out, "bytes_out", c.bytes_out);
-  Line(&out, "executables_started", c.executables_started);
-  Line(&out, "warm_executables", g.warm_executables);
-  Line(&out, "warm_idle", g.warm_idle);
-  Line(&out, "warm_hits", c.warm_hits);
-  Line(&out, "executables_reused", c.executables_reused);
-  Line(&out, "warm_misses", c.warm_misses);
-  Line(&out, "persistent_executables", g.persistent_executables);
-  Line(&out, "kept_slots", g.kept_slots);
-  Line(&out, "kept_slot_calls", c.kept_slot_calls);
-  Line(&out, "store_entries", g.store_entries);
-  Line(&out, "store_bytes", g.store_bytes);
-  Line(&out, "store_cap", g.store_cap);
-  Line(&out, "store_stored", g.store_stored);
-  Line(&out, "store_refused", g.store_refused);
-  Line(&out, "store_expired", g.store_expired);
-  Line(&out, "store_released", g.store_released);
-  Line(&out, "store_served_bytes", g.store_served_bytes);
-  Line(&out, "store_descriptors", g.store_descriptors);
-  char load[32];
-  std::snprintf(load, sizeof load, "%.2f", g.load_average_1);
-  Line(&out, "load_average_1", load);
-  for (const auto &[name, f] : c.functions) {
-    std::string prefix = "function." + name + ".";
-    Line(&out, prefix + "calls", f.calls);
-    Line(&out, prefix + "failed", f.failed);
-    Line(&out, prefix + "mean_seconds",
-         Seconds(f.completed ? f.busy_seconds / static_cast<double>(f.completed) : 0.0));
-    Line(&out, prefix + "wait_seconds", Seconds(f.wait_seconds));
-    Line(&out, prefix + "transfer_seconds", Seconds(f.transfer_seconds));
-    Line(&out, prefix + "compute_seconds", Seconds(f.compute_seconds));
-    Line(&out, prefix + "peak_rss_bytes", f.peak_rss_bytes);
-  }
+  daemon::WriteStatusLines(&out, GlobalStatRows(), "", GlobalStatsSource{g, c});
+  for (const auto &[name, f] : c.functions)
+    daemon::WriteStatusLines(&out, FunctionStatRows(), "function." + name + ".", f);
   for (const UserGauge &u : g.users) {
     UserCallStats calls;
     if (auto it = c.users.find(u.name); it != c.users.end()) calls = it->second;
-    std::string prefix = "user." + u.name + ".";
-    Line(&out, prefix + "calls", calls.completed + calls.failed + calls.cancelled);
-    Line(&out, prefix + "completed", calls.completed);
-    Line(&out, prefix + "failed", calls.failed);
-    Line(&out, prefix + "rejected", calls.rejected);
-    Line(&out, prefix + "denied", calls.denied);
-    Line(&out, prefix + "running", static_cast<uint64_t>(u.running));
-    Line(&out, prefix + "queued", u.queued);
-    Line(&out, prefix + "store_bytes", u.store_bytes);
+    daemon::WriteStatusLines(&out, UserStatRows(), "user." + u.name + ".",
+                             UserStatsSource{u, calls});
   }
   return out;
 }

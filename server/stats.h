@@ -2,7 +2,9 @@
 //
 // The reply is a list of stable `name:value` lines (like Redis INFO or
 // memcached `stats`): tools and tests look values up by name, so names are
-// never renamed, only added.
+// never renamed, only added. Which fields are printed, under which names
+// and in which form is the statistics table's (stats_table.h): a field here
+// without a row there is neither a status line nor a metric.
 #pragma once
 
 #include <cstddef>
@@ -170,9 +172,9 @@ struct Gauges {
   std::vector<UserGauge> users;
 };
 
-// The reply text: global lines first, then function.NAME.* lines sorted by
-// name, then user.NAME.* lines (calls, completed, failed, denied, running,
-// queued, store_bytes). Every line ends with '\n'.
+// The reply text, written from the statistics table's rows: global lines
+// first, then function.NAME.* lines sorted by name, then user.NAME.* lines
+// for each user of `gauges.users`. Every line ends with '\n'.
 std::string FormatStats(const Gauges &gauges, const Counters &counters);
 
 }  // namespace ninf::server

@@ -6,10 +6,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <set>
+#include <span>
 #include <sstream>
 
 #include "daemon/prometheus_text.h"
 #include "server/metrics_text.h"
+#include "server/stats_table.h"
 
 using namespace ninf::server;
 
@@ -331,4 +334,68 @@ TEST_CASE("metrics_text_exports_every_status_line", "[stats][metrics]") {
     CHECK_THAT(text, Catch::Contains("\n" + it->second + " " +
                                      ninf::daemon::PrometheusText::Number(number) + "\n"));
   }
+}
+
+namespace {
+
+// The rules of a statistics table (daemon/stat_table.h): every row is shown
+// somewhere, status names are unique, and a family's rows agree on its type,
+// carry its help on the first row only, and tell their samples apart.
+template <class Source>
+void CheckStatRows(std::span<const ninf::daemon::StatRowOf<Source>> rows) {
+  std::set<std::string> status;
+  std::map<std::string, std::set<std::string>> labels;
+  std::map<std::string, ninf::daemon::MetricType> types;
+  for (const auto &row : rows) {
+    INFO("row " << (row.status ? row.status : "-") << " / " << (row.metric ? row.metric : "-"));
+    CHECK((row.status != nullptr || row.metric != nullptr));
+    if (row.status != nullptr) CHECK(status.insert(row.status).second);
+    if (row.metric == nullptr) {
+      CHECK(row.help == nullptr);
+      continue;
+    }
+    const bool first = types.count(row.metric) == 0;
+    CHECK((row.help != nullptr) == first);
+    if (first) types[row.metric] = row.type;
+    CHECK(types[row.metric] == row.type);
+    CHECK(labels[row.metric].insert(row.label ? row.label : "").second);
+  }
+  for (const auto &[family, own] : labels)
+    if (own.size() > 1) CHECK(own.count("") == 0);  // one sample without a label among several
+}
+
+}  // namespace
+
+TEST_CASE("stats_table_rows_keep_the_rules", "[stats]") {
+  CheckStatRows(GlobalStatRows());
+  CheckStatRows(FunctionStatRows());
+  CheckStatRows(UserStatRows());
+  std::set<std::string> families;
+  for (const ninf::daemon::FamilyDoc &family : StatFamilies())
+    CHECK(families.insert(family.name).second);  // no family in two tables
+}
+
+TEST_CASE("stats_status_and_metrics_are_written_from_the_table", "[stats]") {
+  // A function's and a user's rows as both texts show them.
+  Gauges g;
+  g.users = {{"alice", 2, 3, 4}};
+  Counters c;
+  c.RecordCall("ep", CallOutcome::kFailed, 0, 0, 0);
+  c.RecordUserCall("alice", CallOutcome::kCancelled);
+  const auto s = Parse(FormatStats(g, c));
+  CHECK(s.at("function.ep.failed") == "1");
+  CHECK(s.at("user.alice.calls") == "1");
+  CHECK(s.at("user.alice.running") == "2");
+  CHECK(s.count("user.alice.cancelled") == 0);  // a metric only
+  const std::string text = FormatPrometheus(g, c);
+  CHECK_THAT(text,
+             Catch::Contains("\nninf_user_calls_total{user=\"alice\",outcome=\"cancelled\"} 1\n"));
+  CHECK_THAT(text, Catch::Contains("\nninf_user_store_bytes{user=\"alice\"} 4\n"));
+  CHECK_THAT(text, Catch::Contains("\nninf_calls_total{function=\"ep\",outcome=\"failed\"} 1\n"));
+  // Each family's HELP and TYPE once.
+  std::size_t heads = 0;
+  for (std::size_t at = 0;
+       (at = text.find("# TYPE ninf_executables gauge\n", at)) != std::string::npos; ++at)
+    ++heads;
+  CHECK(heads == 1);
 }
