@@ -168,15 +168,21 @@ void WriteFamilies(PrometheusText *out, std::span<const StatRowOf<Source>> rows,
   }
 }
 
-// The families of `rows` as the docs list them; `instance_label` (or
-// nullptr) is the label every sample of the table carries ("function").
+// The families of `rows` as the docs list them; `instance_labels` (or
+// nullptr) are the labels every sample of the table carries, joined by
+// commas ("function"; "server,address,site").
 template <class Source>
 void DescribeFamilies(std::vector<FamilyDoc> *out, std::span<const StatRowOf<Source>> rows,
-                      const char *instance_label) {
+                      const char *instance_labels) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (!stat_table_detail::OpensFamily(rows, i)) continue;
     FamilyDoc doc{rows[i].metric, MetricTypeName(rows[i].type), {}};
-    if (instance_label != nullptr) doc.labels.emplace_back(instance_label);
+    for (std::string_view rest = instance_labels == nullptr ? "" : instance_labels;
+         !rest.empty();) {
+      const std::size_t comma = std::min(rest.find(','), rest.size());
+      doc.labels.emplace_back(rest.substr(0, comma));
+      rest.remove_prefix(std::min(comma + 1, rest.size()));
+    }
     for (std::size_t j = i; j < rows.size(); ++j) {
       if (rows[j].metric == nullptr || doc.name != rows[j].metric || rows[j].label == nullptr)
         continue;

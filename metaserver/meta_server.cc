@@ -58,12 +58,6 @@ bool Parse(Connection &conn, std::string_view body, M *msg, const char *what) {
   return false;
 }
 
-std::string Fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
 // A client's site: what it says, else its address without the port.
 std::string SiteOf(const Connection &conn, const std::string &said) {
   if (!said.empty()) return said;
@@ -590,41 +584,24 @@ std::size_t MetaServer::FunctionCount() const {
   return functions.size();
 }
 
+MetaGauges MetaServer::CurrentGauges() const {
+  MetaGauges g;
+  g.version = NINF_VERSION;
+  g.pid = ::getpid();
+  g.uptime_seconds = Now();
+  g.policy = std::string(PolicyName(policy_));
+  g.servers = table_.size();
+  g.functions = FunctionCount();
+  g.links = table_.link_count();
+  g.links_evicted = table_.links_evicted();
+  g.connections = connections_.size();
+  return g;
+}
+
 std::string MetaServer::StatsText() const {
   std::string out;
-  auto line = [&out](const char *name, const std::string &value) {
-    out += name;
-    out += ':';
-    out += value;
-    out += '\n';
-  };
-  line("version", NINF_VERSION);
-  line("pid", std::to_string(::getpid()));
-  line("uptime_seconds", Fixed(Now(), 1));
-  line("policy", std::string(PolicyName(policy_)));
-  line("servers", std::to_string(table_.size()));
-  line("functions", std::to_string(FunctionCount()));
-  line("links", std::to_string(table_.link_count()));
-  line("links_evicted", std::to_string(table_.links_evicted()));
-  line("connections", std::to_string(connections_.size()));
-  line("connections_accepted", std::to_string(counters_.connections_accepted));
-  line("registrations", std::to_string(counters_.registrations));
-  line("reports", std::to_string(counters_.reports));
-  line("servers_expired", std::to_string(counters_.servers_expired));
-  line("servers_closed", std::to_string(counters_.servers_closed));
-  line("placements", std::to_string(counters_.placements));
-  line("placements_unserved", std::to_string(counters_.placements_unserved));
-  line("probe_requests", std::to_string(counters_.probe_requests));
-  line("probes", std::to_string(counters_.probes));
-  line("outcomes_ok", std::to_string(counters_.outcomes_ok));
-  line("outcomes_failed", std::to_string(counters_.outcomes_failed));
-  line("interface_conflicts", std::to_string(counters_.interface_conflicts));
-  line("registrations_refused", std::to_string(counters_.registrations_refused));
-  line("reports_refused", std::to_string(counters_.reports_refused));
-  line("report_functions_refused", std::to_string(counters_.report_functions_refused));
-  line("outcomes_refused", std::to_string(counters_.outcomes_refused));
-  line("protocol_errors", std::to_string(counters_.protocol_errors));
-  line("auth_failures", std::to_string(counters_.auth_failures));
+  const MetaGauges gauges = CurrentGauges();
+  daemon::WriteStatusLines(&out, MetaStatRows(), "", MetaStatsSource{gauges, counters_});
   return out;
 }
 

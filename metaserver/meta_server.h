@@ -28,6 +28,7 @@
 #include "daemon/listener.h"
 #include "daemon/metrics_endpoint.h"
 #include "metaserver/meta_settings.h"
+#include "metaserver/meta_stats.h"
 #include "metaserver/placement.h"
 #include "metaserver/placer.h"
 #include "metaserver/server_table.h"
@@ -137,26 +138,9 @@ class MetaServer : public daemon::Connection::Delegate {
   std::function<void()> on_stopped_;
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
 
-  struct Counters {
-    uint64_t registrations = 0;
-    uint64_t reports = 0;
-    uint64_t servers_expired = 0;
-    uint64_t servers_closed = 0;
-    uint64_t placements = 0;
-    uint64_t placements_unserved = 0;  // no server serves the function
-    uint64_t probe_requests = 0;       // placements answered with links to probe
-    uint64_t probes = 0;               // probe results received
-    uint64_t outcomes_ok = 0;
-    uint64_t outcomes_failed = 0;
-    uint64_t interface_conflicts = 0;
-    uint64_t registrations_refused = 0;     // a figure out of range
-    uint64_t reports_refused = 0;           // a figure out of range
-    uint64_t report_functions_refused = 0;  // samples of functions not registered
-    uint64_t outcomes_refused = 0;          // another client's ticket
-    uint64_t protocol_errors = 0;
-    uint64_t auth_failures = 0;
-    uint64_t connections_accepted = 0;
-  } counters_;
+  MetaCounters counters_;
+  // The instantaneous values of the statistics (meta_stats.h).
+  MetaGauges CurrentGauges() const;
 };
 
 }  // namespace ninf::meta

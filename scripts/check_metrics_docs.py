@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Checks docs/monitoring.md's table of ninfd's metrics against the
-statistics table itself (server/stats_table.h).
+"""Checks docs/monitoring.md's tables of ninfd's and ninf-meta's metrics
+against the daemons' statistics tables (server/stats_table.cc,
+metaserver/meta_stats.cc).
 
 Usage: check_metrics_docs.py STAT_FAMILIES_DUMP
 
 STAT_FAMILIES_DUMP is tests/server/stat_families_dump, which prints each
-family of the table as "name<TAB>type<TAB>label,label". The docs' table is
-the first "| metric | type | labels | what |" table under "## What is
-exported": a row names one or more families in backticks in its first cell
+family of a daemon's table ("ninfd" or "ninf-meta" as its argument) as
+"name<TAB>type<TAB>label,label". A daemon's docs table is the first
+"| metric | type | labels | what |" table under its section (SECTIONS):
+a row names one or more families in backticks in its first cell
 (`ninf_build_info{version}` counts as ninf_build_info), gives one type for
 all of them or one per family (comma-separated) in the second, and the label
 keys in backticks in the third (values in parentheses are prose).
@@ -23,13 +25,17 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..'))
 DOC = os.path.join(ROOT, 'docs', 'monitoring.md')
-SECTION = '## What is exported'
+# The docs section of each daemon's table, and the source of its rows.
+SECTIONS = {
+    'ninfd': ('## What is exported', 'server/stats_table.cc'),
+    'ninf-meta': ('## The metaserver', 'metaserver/meta_stats.cc'),
+}
 TABLE_HEAD = '| metric | type | labels | what |'
 
 
-def table_families(dump):
+def table_families(dump, daemon):
     """{name: (type, frozenset(labels))} from the dump program."""
-    out = subprocess.run([dump], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run([dump, daemon], check=True, capture_output=True, text=True).stdout
     families = {}
     for line in out.splitlines():
         name, kind, labels = line.split('\t')
@@ -37,10 +43,10 @@ def table_families(dump):
     return families
 
 
-def doc_rows():
+def doc_rows(section):
     """[(line number, [names], [types], labels)] of the docs' table."""
     lines = open(DOC).read().split('\n')
-    start = lines.index(SECTION)
+    start = lines.index(section)
     head = next(i for i in range(start, len(lines)) if lines[i].startswith(TABLE_HEAD))
     rows = []
     for number in range(head + 2, len(lines)):
@@ -55,12 +61,12 @@ def doc_rows():
     return rows
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    families = table_families(sys.argv[1])
+def check(dump, daemon):
+    """The problems of one daemon's docs table, and its family count."""
+    section, source = SECTIONS[daemon]
+    families = table_families(dump, daemon)
     errors, seen = [], set()
-    for number, names, types, labels in doc_rows():
+    for number, names, types, labels in doc_rows(section):
         where = f'docs/monitoring.md:{number}'
         if len(types) not in (1, len(names)):
             errors.append(f'{where}: {len(types)} types for {len(names)} metrics')
@@ -71,7 +77,7 @@ def main():
                 errors.append(f'{where}: {name} is listed twice')
             seen.add(name)
             if name not in families:
-                errors.append(f'{where}: {name} is not in server/stats_table.cc')
+                errors.append(f'{where}: {name} is not in {source}')
                 continue
             want_kind, want_labels = families[name]
             if kind != want_kind:
@@ -82,12 +88,23 @@ def main():
     for name in sorted(set(families) - seen):
         kind, labels = families[name]
         errors.append(f'docs/monitoring.md: {name} ({kind}, labels {sorted(labels)}) is '
-                      f'missing from the table under "{SECTION}"')
+                      f'missing from the table under "{section}"')
+    return errors, len(families)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    errors, counts = [], []
+    for daemon in SECTIONS:
+        found, count = check(sys.argv[1], daemon)
+        errors += found
+        counts.append(f'{count} of {daemon}')
     for error in errors:
         print(error)
     if errors:
         sys.exit(f'check_metrics_docs: {len(errors)} problem(s)')
-    print(f'check_metrics_docs: {len(families)} families of ninfd listed as the table has them')
+    print(f'check_metrics_docs: the families ({", ".join(counts)}) listed as the tables have them')
 
 
 if __name__ == '__main__':
