@@ -194,4 +194,32 @@ void DescribeFamilies(std::vector<FamilyDoc> *out, std::span<const StatRowOf<Sou
   }
 }
 
+// What breaks a table's rules, one sentence each (empty: none): a row shown
+// nowhere, a status name twice, a family whose rows disagree on its type,
+// whose help is not on its first row alone, or whose samples share labels.
+// The daemons' unit tests assert it is empty.
+template <class Source>
+std::vector<std::string> StatRowProblems(std::span<const StatRowOf<Source>> rows) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const StatRowOf<Source> &row = rows[i];
+    const std::string name = row.status ? row.status : row.metric ? row.metric : "(unnamed)";
+    if (row.status == nullptr && row.metric == nullptr) out.push_back(name + ": shown nowhere");
+    if (row.metric == nullptr && row.help != nullptr) out.push_back(name + ": help, no metric");
+    if (row.metric != nullptr && (row.help != nullptr) != stat_table_detail::OpensFamily(rows, i))
+      out.push_back(name + ": help must be on the family's first row alone");
+    for (std::size_t j = 0; j < i; ++j) {
+      const StatRowOf<Source> &other = rows[j];
+      if (row.status && other.status && std::string_view(row.status) == other.status)
+        out.push_back(name + ": status line twice");
+      if (!row.metric || !other.metric || std::string_view(row.metric) != other.metric) continue;
+      if (row.type != other.type) out.push_back(name + ": two types in " + row.metric);
+      const std::string_view a = row.label ? row.label : "", b = other.label ? other.label : "";
+      if (a == b || a.empty() || b.empty())
+        out.push_back(name + ": samples alike in " + row.metric);
+    }
+  }
+  return out;
+}
+
 }  // namespace ninf::daemon

@@ -8,7 +8,7 @@
 #include "daemon/prometheus_text.h"
 #include "daemon/stat_table.h"
 #include "metaserver/meta_server.h"
-#include "metaserver/meta_stats.h"
+#include "metaserver/meta_stats_table.h"
 
 namespace ninf::meta {
 namespace {

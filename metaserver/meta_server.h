@@ -28,7 +28,7 @@
 #include "daemon/listener.h"
 #include "daemon/metrics_endpoint.h"
 #include "metaserver/meta_settings.h"
-#include "metaserver/meta_stats.h"
+#include "metaserver/meta_stats_table.h"
 #include "metaserver/placement.h"
 #include "metaserver/placer.h"
 #include "metaserver/server_table.h"
@@ -139,7 +139,7 @@ class MetaServer : public daemon::Connection::Delegate {
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
 
   MetaCounters counters_;
-  // The instantaneous values of the statistics (meta_stats.h).
+  // The instantaneous values of the statistics (meta_stats_table.h).
   MetaGauges CurrentGauges() const;
 };
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks docs/monitoring.md's tables of ninfd's and ninf-meta's metrics
 against the daemons' statistics tables (server/stats_table.cc,
-metaserver/meta_stats.cc).
+metaserver/meta_stats_table.cc).
 
 Usage: check_metrics_docs.py STAT_FAMILIES_DUMP
 
@@ -28,7 +28,7 @@ DOC = os.path.join(ROOT, 'docs', 'monitoring.md')
 # The docs section of each daemon's table, and the source of its rows.
 SECTIONS = {
     'ninfd': ('## What is exported', 'server/stats_table.cc'),
-    'ninf-meta': ('## The metaserver', 'metaserver/meta_stats.cc'),
+    'ninf-meta': ('## The metaserver', 'metaserver/meta_stats_table.cc'),
 }
 TABLE_HEAD = '| metric | type | labels | what |'
 

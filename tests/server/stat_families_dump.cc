@@ -1,12 +1,12 @@
 // Prints every Prometheus family of a daemon's statistics table (ninfd's
-// server/stats_table.h, ninf-meta's metaserver/meta_stats.h), one a line:
+// server/stats_table.h, ninf-meta's metaserver/meta_stats_table.h), one a line:
 // name, TYPE word, label keys joined by commas, separated by tabs.
 // scripts/check_metrics_docs.py compares docs/monitoring.md's metrics
 // tables with it. Usage: stat_families_dump ninfd|ninf-meta
 #include <cstdio>
 #include <string>
 
-#include "metaserver/meta_stats.h"
+#include "metaserver/meta_stats_table.h"
 #include "server/stats_table.h"
 
 int main(int argc, char **argv) {

@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <map>
 #include <set>
-#include <span>
 #include <sstream>
 
 #include "daemon/prometheus_text.h"
@@ -336,40 +335,11 @@ TEST_CASE("metrics_text_exports_every_status_line", "[stats][metrics]") {
   }
 }
 
-namespace {
-
-// The rules of a statistics table (daemon/stat_table.h): every row is shown
-// somewhere, status names are unique, and a family's rows agree on its type,
-// carry its help on the first row only, and tell their samples apart.
-template <class Source>
-void CheckStatRows(std::span<const ninf::daemon::StatRowOf<Source>> rows) {
-  std::set<std::string> status;
-  std::map<std::string, std::set<std::string>> labels;
-  std::map<std::string, ninf::daemon::MetricType> types;
-  for (const auto &row : rows) {
-    INFO("row " << (row.status ? row.status : "-") << " / " << (row.metric ? row.metric : "-"));
-    CHECK((row.status != nullptr || row.metric != nullptr));
-    if (row.status != nullptr) CHECK(status.insert(row.status).second);
-    if (row.metric == nullptr) {
-      CHECK(row.help == nullptr);
-      continue;
-    }
-    const bool first = types.count(row.metric) == 0;
-    CHECK((row.help != nullptr) == first);
-    if (first) types[row.metric] = row.type;
-    CHECK(types[row.metric] == row.type);
-    CHECK(labels[row.metric].insert(row.label ? row.label : "").second);
-  }
-  for (const auto &[family, own] : labels)
-    if (own.size() > 1) CHECK(own.count("") == 0);  // one sample without a label among several
-}
-
-}  // namespace
-
 TEST_CASE("stats_table_rows_keep_the_rules", "[stats]") {
-  CheckStatRows(GlobalStatRows());
-  CheckStatRows(FunctionStatRows());
-  CheckStatRows(UserStatRows());
+  using ninf::daemon::StatRowProblems;
+  CHECK(StatRowProblems(GlobalStatRows()).empty());
+  CHECK(StatRowProblems(FunctionStatRows()).empty());
+  CHECK(StatRowProblems(UserStatRows()).empty());
   std::set<std::string> families;
   for (const ninf::daemon::FamilyDoc &family : StatFamilies())
     CHECK(families.insert(family.name).second);  // no family in two tables

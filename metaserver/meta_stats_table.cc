@@ -1,4 +1,4 @@
-#include "metaserver/meta_stats.h"
+#include "metaserver/meta_stats_table.h"
 
 namespace ninf::meta {
 namespace {
