@@ -399,80 +399,129 @@ class KeptData {
   std::vector<wire::DataRef> all_;
 };
 
-// Runs the calls as the graph allows, ready ones in the plan's order, each
-// on a thread. After a call fails, nothing new starts; the running ones
-// finish. Returns each call's outcome.
+// One run of a block's calls as the graph allows, ready ones in the plan's
+// order, each on a thread. After a call fails, nothing new starts; the
+// running ones finish. The state the loop and the call threads share is
+// members here, so that starting, collecting and cancelling are each a
+// function of their own.
+class BlockRun {
+ public:
+  BlockRun(const std::vector<std::unique_ptr<RemoteCall>> &calls, const BlockGraph &graph,
+           const BlockPlan &plan, KeptData &kept)
+      : calls_(calls),
+        plan_(plan),
+        kept_(kept),
+        n_(static_cast<int>(calls.size())),
+        out_(static_cast<std::size_t>(n_)),
+        waiting_(static_cast<std::size_t>(n_), 0),
+        successors_(static_cast<std::size_t>(n_)),
+        started_(static_cast<std::size_t>(n_), false) {
+    for (const Dependency &d : graph.dependencies) {
+      ++waiting_[d.to];
+      successors_[d.from].push_back(d.to);
+    }
+  }
+
+  // Returns each call's outcome once every started call has ended.
+  std::vector<Outcome> Go() {
+    for (;;) {
+      StartReady();
+      if (running_ == 0) break;
+      CollectOne();
+    }
+    for (std::thread &th : threads_) th.join();
+    CancelUnstarted();
+    return std::move(out_);
+  }
+
+ private:
+  // Starts the calls whose inputs are ready, in the plan's order, up to the
+  // plan's limit; none once a call has failed.
+  void StartReady() {
+    for (int t : plan_.order) {
+      if (failed_ >= 0 || running_ >= plan_.max_running) break;
+      if (started_[t] || waiting_[t] > 0) continue;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);  // re-runs ask what has started
+        started_[t] = true;
+      }
+      ++running_;
+      if (!plan_.server_id[t].empty()) calls_[t]->Prefer(plan_.server_id[t], kRecheckMargin);
+      try {
+        threads_.emplace_back([this, t] { RunCall(t); });
+      } catch (const std::system_error &) {
+        RunCall(t);  // no thread to be had: this call runs here, the block goes on
+      }
+    }
+  }
+
+  // The body of call t's thread: runs it and queues it as finished.
+  void RunCall(int t) {
+    Status st;
+    try {
+      st = kept_.Run(t, [this](int k) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return static_cast<bool>(started_[k]);
+      });
+    } catch (...) {  // a thread must not end in an exception
+      st = StatusOfException(std::current_exception());
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    out_[t].status = std::move(st);
+    finished_.push_back(t);
+    cv_.notify_one();
+  }
+
+  // Waits for one call to finish; a failure is named after its call and
+  // stops new starts, a success releases the calls waiting on it.
+  void CollectOne() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [this] { return !finished_.empty(); });
+    const int t = finished_.front();
+    finished_.pop_front();
+    --running_;
+    out_[t].info = calls_[t]->info();
+    if (!out_[t].status.ok()) {
+      if (failed_ < 0) failed_ = t;
+      out_[t].status =
+          Status(out_[t].status.code(), CallName(t, *calls_[t]) + ": " + out_[t].status.message());
+      return;
+    }
+    for (int s : successors_[t]) --waiting_[s];
+  }
+
+  // The calls never started (only after a failure): cancelled, naming it.
+  void CancelUnstarted() {
+    for (int t = 0; t < n_; ++t) {
+      if (started_[t]) continue;
+      out_[t].status =
+          Status(NINF_ERR_CANCELLED, "not run: " + CallName(failed_, *calls_[failed_]) + " failed");
+      out_[t].info.error = NINF_ERR_CANCELLED;
+    }
+  }
+
+  const std::vector<std::unique_ptr<RemoteCall>> &calls_;
+  const BlockPlan &plan_;
+  KeptData &kept_;
+  const int n_;
+  std::vector<Outcome> out_;
+  std::vector<int> waiting_;  // per call, its unfinished predecessors
+  std::vector<std::vector<int>> successors_;
+  std::vector<bool> started_;  // written under mutex_: re-runs read it from call threads
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<int> finished_;  // calls ended, not yet collected; under mutex_
+  std::vector<std::thread> threads_;
+  std::size_t running_ = 0;
+  int failed_ = -1;  // the first call that failed, or -1
+};
+
+// Runs the calls as the graph allows (see BlockRun). Returns each call's
+// outcome.
 std::vector<Outcome> RunBlock(const std::vector<std::unique_ptr<RemoteCall>> &calls,
                               const BlockGraph &graph, const BlockPlan &plan, KeptData &kept) {
-  const int n = static_cast<int>(calls.size());
-  std::vector<Outcome> out(static_cast<std::size_t>(n));
-  std::vector<int> waiting(static_cast<std::size_t>(n), 0);
-  std::vector<std::vector<int>> successors(static_cast<std::size_t>(n));
-  for (const Dependency &d : graph.dependencies) {
-    ++waiting[d.to];
-    successors[d.from].push_back(d.to);
-  }
-  std::vector<bool> started(static_cast<std::size_t>(n), false);
-  std::mutex mutex;
-  std::condition_variable cv;
-  std::deque<int> finished;
-  std::vector<std::thread> threads;
-  std::size_t running = 0;
-  int failed = -1;
-  for (;;) {
-    for (int t : plan.order) {
-      if (failed >= 0 || running >= plan.max_running) break;
-      if (started[t] || waiting[t] > 0) continue;
-      {
-        std::lock_guard<std::mutex> lock(mutex);  // re-runs ask what has started
-        started[t] = true;
-      }
-      ++running;
-      if (!plan.server_id[t].empty()) calls[t]->Prefer(plan.server_id[t], kRecheckMargin);
-      auto work = [&, t] {
-        Status st;
-        try {
-          st = kept.Run(t, [&](int k) {
-            std::lock_guard<std::mutex> lock(mutex);
-            return static_cast<bool>(started[k]);
-          });
-        } catch (...) {  // a thread must not end in an exception
-          st = StatusOfException(std::current_exception());
-        }
-        std::lock_guard<std::mutex> lock(mutex);
-        out[t].status = std::move(st);
-        finished.push_back(t);
-        cv.notify_one();
-      };
-      try {
-        threads.emplace_back(work);
-      } catch (const std::system_error &) {
-        work();  // no thread to be had: this call runs here, the block goes on
-      }
-    }
-    if (running == 0) break;
-    std::unique_lock<std::mutex> lock(mutex);
-    cv.wait(lock, [&] { return !finished.empty(); });
-    const int t = finished.front();
-    finished.pop_front();
-    --running;
-    out[t].info = calls[t]->info();
-    if (!out[t].status.ok()) {
-      if (failed < 0) failed = t;
-      out[t].status =
-          Status(out[t].status.code(), CallName(t, *calls[t]) + ": " + out[t].status.message());
-      continue;
-    }
-    for (int s : successors[t]) --waiting[s];
-  }
-  for (std::thread &th : threads) th.join();
-  for (int t = 0; t < n; ++t) {
-    if (started[t]) continue;
-    out[t].status =
-        Status(NINF_ERR_CANCELLED, "not run: " + CallName(failed, *calls[failed]) + " failed");
-    out[t].info.error = NINF_ERR_CANCELLED;
-  }
-  return out;
+  BlockRun run(calls, graph, plan, kept);
+  return run.Go();
 }
 
 }  // namespace

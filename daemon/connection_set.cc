@@ -16,6 +16,57 @@ ConnectionFacts::Phase PhaseOf(const Connection &c) {
   return ConnectionFacts::Phase::kBusy;
 }
 
+// What the replacement policy is told of `c` (not const: auth() has no const
+// overload).
+ConnectionFacts FactsOf(Connection &c, bool auth_required, uint64_t now) {
+  // Authentication frames are requests, but a connection that has not
+  // proved a key has done nothing the newcomer could not.
+  const uint64_t requests = auth_required && !c.auth().authenticated ? 0 : c.requests();
+  return {.id = c.id(),
+          .phase = PhaseOf(c),
+          .requests = requests,
+          .started = c.request_started(),
+          .age_ms = now - c.opened_ms(),
+          .opened_seq = c.id()};
+}
+
+// Looks at `c`'s socket (one syscall) to complete its facts and, if the
+// policy then lets it go, closes it for the newcomer. Returns whether it
+// did.
+bool ReplaceIfIdle(Connection &c, ConnectionFacts &facts, bool address_full) {
+  const Connection::Unread unread = c.PeekInput();
+  facts.input_waiting = unread == Connection::Unread::kBytes;
+  facts.peer_gone = unread == Connection::Unread::kEnd && !c.output_pending();
+  if (!Replaceable(facts)) return false;
+  const char *setting = address_full ? "max_connections_per_client" : "max_connections";
+  RateLimitedWarn("connection_replaced", "event=connection_replaced conn={} peer={} reason={}",
+                  c.id(), c.peer(), setting);
+  // The error goes out if the socket takes it at once (an answered
+  // connection gets none); the close does not wait, so the newcomer's
+  // room is there now.
+  if (c.reading() && c.requests() == 0 && !facts.peer_gone)
+    c.Fail(Status(NINF_ERR_SERVER, std::string("connection closed: it sent no request and a "
+                                               "new connection needed room (setting ") +
+                                       setting + ")"));
+  c.Close();
+  return true;
+}
+
+// The refusal when no connection could make room: it names the limit
+// reached and its setting.
+Status NoRoom(bool address_full, const ConnectionSet::Limits &limits, const std::string &address) {
+  if (address_full)
+    return Status(NINF_ERR_SERVER,
+                  "too many connections: per-address connection limit " +
+                      std::to_string(limits.per_address) + " reached for " + address +
+                      " (setting max_connections_per_client): every open connection from it has a "
+                      "request under way or holds a call");
+  return Status(NINF_ERR_SERVER, "too many connections: connection limit " +
+                                     std::to_string(limits.total) +
+                                     " reached (setting max_connections): every open connection "
+                                     "has a request under way or holds a call");
+}
+
 }  // namespace
 
 std::string AddressOf(const std::string &peer) {
@@ -34,10 +85,19 @@ void RefuseConnection(UniqueFd fd, const std::string &peer, const Status &why) {
 
 Status ConnectionSet::MakeRoom(const std::string &peer, const Limits &limits, bool auth_required) {
   const std::string address = AddressOf(peer);
+  const Occupancy open = CountOpen(address, limits);
+  const bool address_full = open.here >= limits.per_address;
+  if (!address_full && open.total < limits.total) return Status::Ok();
+  if (ReplaceOne(address, address_full, auth_required)) return Status::Ok();
+  return NoRoom(address_full, limits, address);
+}
+
+ConnectionSet::Occupancy ConnectionSet::CountOpen(const std::string &address,
+                                                  const Limits &limits) const {
   auto counted = per_address_.find(address);
-  std::size_t here = counted == per_address_.end() ? 0 : counted->second;
-  std::size_t total = connections_.size();
-  if (here >= limits.per_address || total >= limits.total) {
+  Occupancy open{.here = counted == per_address_.end() ? 0 : counted->second,
+                 .total = connections_.size()};
+  if (open.here >= limits.per_address || open.total >= limits.total) {
     // A connection already closing still counts until its close callbacks
     // run, at the end of this loop iteration; its room is the newcomer's.
     // (A client that closes one connection and opens the next at once,
@@ -45,62 +105,29 @@ Status ConnectionSet::MakeRoom(const std::string &peer, const Limits &limits, bo
     // iteration that read the first one's end when the machine is busy.)
     for (const auto &[c, owned] : connections_) {
       if (!c->closing()) continue;
-      --total;
-      if (AddressOf(c->peer()) == address) --here;
+      --open.total;
+      if (AddressOf(c->peer()) == address) --open.here;
     }
   }
-  const bool address_full = here >= limits.per_address;
-  if (!address_full && total < limits.total) return Status::Ok();
-  // Full: the newcomer may replace a connection that holds nothing (of its
-  // own address when that is what is full).
+  return open;
+}
+
+bool ConnectionSet::ReplaceOne(const std::string &address, bool address_full, bool auth_required) {
   const uint64_t now = uv_now(loop_);
   std::vector<ConnectionFacts> candidates;
   std::unordered_map<uint64_t, std::pair<Connection *, std::size_t>> by_id;
   for (const auto &[c, owned] : connections_) {
     if (c->closing() || (address_full && AddressOf(c->peer()) != address)) continue;
-    // Authentication frames are requests, but a connection that has not
-    // proved a key has done nothing the newcomer could not.
-    const uint64_t requests = auth_required && !c->auth().authenticated ? 0 : c->requests();
     by_id[c->id()] = {c, candidates.size()};
-    candidates.push_back({.id = c->id(),
-                          .phase = PhaseOf(*c),
-                          .requests = requests,
-                          .started = c->request_started(),
-                          .age_ms = now - c->opened_ms(),
-                          .opened_seq = c->id()});
+    candidates.push_back(FactsOf(*c, auth_required, now));
   }
   // Sockets are looked at (one syscall each) in the policy's order, until
   // one can go: under a flood of slow senders that is the first.
   for (uint64_t id : ReplacementOrder(candidates)) {
     auto [c, index] = by_id.at(id);
-    ConnectionFacts &facts = candidates[index];
-    const Connection::Unread unread = c->PeekInput();
-    facts.input_waiting = unread == Connection::Unread::kBytes;
-    facts.peer_gone = unread == Connection::Unread::kEnd && !c->output_pending();
-    if (!Replaceable(facts)) continue;
-    const char *setting = address_full ? "max_connections_per_client" : "max_connections";
-    RateLimitedWarn("connection_replaced", "event=connection_replaced conn={} peer={} reason={}",
-                    c->id(), c->peer(), setting);
-    // The error goes out if the socket takes it at once (an answered
-    // connection gets none); the close does not wait, so the newcomer's
-    // room is there now.
-    if (c->reading() && c->requests() == 0 && !facts.peer_gone)
-      c->Fail(Status(NINF_ERR_SERVER, std::string("connection closed: it sent no request and a "
-                                                  "new connection needed room (setting ") +
-                                          setting + ")"));
-    c->Close();
-    return Status::Ok();
+    if (ReplaceIfIdle(*c, candidates[index], address_full)) return true;
   }
-  if (address_full)
-    return Status(NINF_ERR_SERVER,
-                  "too many connections: per-address connection limit " +
-                      std::to_string(limits.per_address) + " reached for " + address +
-                      " (setting max_connections_per_client): every open connection from it has a "
-                      "request under way or holds a call");
-  return Status(NINF_ERR_SERVER, "too many connections: connection limit " +
-                                     std::to_string(limits.total) +
-                                     " reached (setting max_connections): every open connection "
-                                     "has a request under way or holds a call");
+  return false;
 }
 
 void ConnectionSet::Add(std::unique_ptr<Connection> conn) {

@@ -58,6 +58,17 @@ class ConnectionSet {
   std::vector<Connection *> List() const;
 
  private:
+  // Connections open in all and from one address, those already closing
+  // left out when a limit is reached.
+  struct Occupancy {
+    std::size_t here;   // from the newcomer's address
+    std::size_t total;  // in all
+  };
+  Occupancy CountOpen(const std::string &address, const Limits &limits) const;
+  // Closes the first connection the policy lets go (of `address` only when
+  // `address_full`); false when none may.
+  bool ReplaceOne(const std::string &address, bool address_full, bool auth_required);
+
   uv_loop_t *loop_;
   std::unordered_map<Connection *, std::unique_ptr<Connection>> connections_;
   // Open connections per client address, kept as they open and close so

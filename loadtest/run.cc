@@ -76,25 +76,83 @@ std::string Seconds(double s) {
 
 constexpr double kFirstBackoff = 0.1, kLastBackoff = 1.0;  // seconds
 
-// One client process: the seed's model, then _exit. `netns_fd` >= 0: the
-// client's network namespace, entered first. Sites share this host, so the
-// same-host shortcut (Unix socket, shared memory) would bypass their links:
-// TCP only there.
-[[noreturn]] void ClientMain(const RunConfig &c, int index, double t0, int fd, int netns_fd) {
-  if (netns_fd >= 0) {
-    if (::setns(netns_fd, CLONE_NEWNET) != 0) {
-      std::fprintf(stderr, "ninf-loadtest: client %d: cannot enter network namespace %s: %s\n",
-                   index, c.netns[static_cast<std::size_t>(index) % c.netns.size()].c_str(),
-                   std::strerror(errno));
-      ::_exit(3);
-    }
-    ::setenv("NINF_TRANSPORT", "tcp", 1);
+// The client's network namespace (`netns_fd` >= 0), entered before any
+// connection. Sites share this host, so the same-host shortcut (Unix
+// socket, shared memory) would bypass their links: TCP only there.
+void EnterClientNetns(const RunConfig &c, int index, int netns_fd) {
+  if (netns_fd < 0) return;
+  if (::setns(netns_fd, CLONE_NEWNET) != 0) {
+    std::fprintf(stderr, "ninf-loadtest: client %d: cannot enter network namespace %s: %s\n", index,
+                 c.netns[static_cast<std::size_t>(index) % c.netns.size()].c_str(),
+                 std::strerror(errno));
+    ::_exit(3);
   }
-  std::string prefix;
-  if (!c.metaserver.empty())
+  ::setenv("NINF_TRANSPORT", "tcp", 1);
+}
+
+// The server client `index` calls when there is no metaserver (clients
+// spread round-robin over --servers).
+const std::string &ServerOfClient(const RunConfig &c, int index) {
+  return c.servers[static_cast<std::size_t>(index) % c.servers.size()];
+}
+
+// Where the client's calls go: through the metaserver (set in the
+// environment, where the client library reads it; no prefix), or to its
+// server by a "ninf://host:port/" prefix.
+std::string ClientPrefix(const RunConfig &c, int index) {
+  if (!c.metaserver.empty()) {
     ::setenv("NINF_METASERVER", c.metaserver.c_str(), 1);
-  else
-    prefix = "ninf://" + c.servers[static_cast<std::size_t>(index) % c.servers.size()] + "/";
+    return {};
+  }
+  return "ninf://" + ServerOfClient(c, index) + "/";
+}
+
+// After a call that could not connect, the next waits for its tick and at
+// least `delay` (doubling to a second): a dead server must not turn a
+// closed loop into thousands of failed calls a second.
+struct ClientBackoff {
+  double not_before = 0, delay = kFirstBackoff;
+
+  void After(const CallResult &r) {
+    if (r.outcome == "unreachable") {
+      not_before = Now() + delay;
+      delay = std::min(kLastBackoff, 2 * delay);
+    } else {
+      not_before = 0;
+      delay = kFirstBackoff;
+    }
+  }
+};
+
+// The CSV row of one call that began at `start`; its response time ends
+// now.
+CallRow RowOfCall(const RunConfig &c, int index, int step, int size, double t0, double start,
+                  const CallResult &r, const Workload &work) {
+  CallRow row;
+  row.client = index;
+  row.step = step;
+  row.size = size;
+  row.start = start - t0;
+  row.response = Now() - start;
+  row.wait = r.info.queue_seconds;
+  row.transfer = r.info.server_recv_seconds + r.info.recv_seconds;
+  row.compute = r.info.compute_seconds;
+  row.bytes = r.info.send_bytes + r.info.recv_bytes;
+  row.flops = work.Flops();
+  row.server = r.info.server;
+  // A call that never reached its server still counts against it.
+  if (row.server.empty() && c.metaserver.empty()) row.server = ServerOfClient(c, index);
+  row.threads = r.info.threads;
+  row.outcome = r.outcome;
+  row.detail = r.detail;
+  return row;
+}
+
+// One client process: the seed's model, then _exit. `netns_fd` >= 0: the
+// client's network namespace, entered first.
+[[noreturn]] void ClientMain(const RunConfig &c, int index, double t0, int fd, int netns_fd) {
+  EnterClientNetns(c, index, netns_fd);
+  const std::string prefix = ClientPrefix(c, index);
   std::map<int, std::unique_ptr<Workload>> works;  // made at a size's first call
   std::mt19937_64 rng(0x5eed0000ull + static_cast<uint64_t>(index));
   std::uniform_real_distribution<double> coin(0.0, 1.0);
@@ -102,14 +160,11 @@ constexpr double kFirstBackoff = 0.1, kLastBackoff = 1.0;  // seconds
   if (weights.empty()) weights.assign(c.sizes.size(), 1.0);
   std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());
   const double phase = FirstTickOffset(c.phase, c.interval, index);
-  // After a call that could not connect, the next waits for its tick and at
-  // least `backoff` (doubling to a second): a dead server must not turn a
-  // closed loop into thousands of failed calls a second.
-  double not_before = 0, backoff = kFirstBackoff;
+  ClientBackoff backoff;
   for (int step = 0; !g_stop; ++step) {
     if (c.steps > 0 && step >= c.steps) break;
     // The tick, or now when a long call made the client late for it.
-    const double tick = std::max(t0 + phase + step * c.interval, not_before);
+    const double tick = std::max(t0 + phase + step * c.interval, backoff.not_before);
     if (c.duration > 0 && std::max(tick, Now()) >= t0 + c.duration) break;
     SleepUntil(tick);
     if (coin(rng) >= c.probability) continue;
@@ -119,32 +174,8 @@ constexpr double kFirstBackoff = 0.1, kLastBackoff = 1.0;  // seconds
     if (!work) work = MakeWorkload(c.workload, size);
     const double start = Now();
     CallResult r = work->Call(prefix, (static_cast<uint64_t>(index) << 32) | step);
-    if (r.outcome == "unreachable") {
-      not_before = Now() + backoff;
-      backoff = std::min(kLastBackoff, 2 * backoff);
-    } else {
-      not_before = 0;
-      backoff = kFirstBackoff;
-    }
-    CallRow row;
-    row.client = index;
-    row.step = step;
-    row.size = size;
-    row.start = start - t0;
-    row.response = Now() - start;
-    row.wait = r.info.queue_seconds;
-    row.transfer = r.info.server_recv_seconds + r.info.recv_seconds;
-    row.compute = r.info.compute_seconds;
-    row.bytes = r.info.send_bytes + r.info.recv_bytes;
-    row.flops = work->Flops();
-    row.server = r.info.server;
-    // A call that never reached its server still counts against it.
-    if (row.server.empty() && c.metaserver.empty())
-      row.server = c.servers[static_cast<std::size_t>(index) % c.servers.size()];
-    row.threads = r.info.threads;
-    row.outcome = r.outcome;
-    row.detail = r.detail;
-    WriteLine(fd, FormatCsvRow(row));
+    backoff.After(r);
+    WriteLine(fd, FormatCsvRow(RowOfCall(c, index, step, size, t0, start, r, *work)));
   }
   ::close(fd);
   ::_exit(0);  // not exit(): the parent's stdio buffers are not ours to flush

@@ -174,6 +174,15 @@ int SpawnAs(const RunAs &as, const char *path, char *const *args, char *const *e
   return 0;
 }
 
+// The argv/envp form of `strings`: pointers into them, then a null. The
+// strings must outlive the result and not move.
+std::vector<char *> PointersTo(std::vector<std::string> &strings) {
+  std::vector<char *> pointers;
+  for (std::string &s : strings) pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
 }  // namespace
 
 FileStamp StampOf(const std::string &path) {
@@ -233,28 +242,33 @@ Status Process::OpenControl(daemon::UniqueFd *child_end) {
 Status Process::Start() {
   daemon::UniqueFd child_end;  // closed when Start returns: the child has its copy as fd 3
   NINF_RETURN_IF_ERROR(OpenControl(&child_end));
+  NINF_RETURN_IF_ERROR(PrepareLaunch(&child_end));
+  std::vector<std::string> env = ExecutableEnvironment(launch_, broker_, launch_token_);
+  std::vector<char *> envp = PointersTo(env);
+  std::vector<std::string> words = launch_.command;
+  words.push_back(executable_);
+  std::vector<char *> args = PointersTo(words);
+  // Before the exec: a file replaced in between then looks stale, never fresh.
+  stamp_ = StampOf(executable_);
+  NINF_RETURN_IF_ERROR(SpawnExecutable(args.data(), envp.data(), child_end.get()));
+  return WatchStarted();
+}
+
+Status Process::PrepareLaunch(daemon::UniqueFd *child_end) {
   if (!launch_.direct()) {  // the executable's rank 0 claims its end
     if (!broker_)
       return Status(NINF_ERR_EXECUTABLE, "cannot launch '" + function_ + "': no launch broker");
-    launch_token_ = broker_->Expect(std::move(child_end));
+    launch_token_ = broker_->Expect(std::move(*child_end));
     if (launch_token_.empty())
       return Status(NINF_ERR_EXECUTABLE, "cannot launch '" + function_ + "': no random token");
   }
   if (launch_.over_tcp && broker_ && broker_->tcp_address().empty())
     return Status(NINF_ERR_EXECUTABLE,
                   "cannot launch '" + function_ + "': ninfd does not listen at launch_address");
-  std::vector<std::string> env = ExecutableEnvironment(launch_, broker_, launch_token_);
-  std::vector<char *> envp;
-  for (std::string &e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> words = launch_.command;
-  words.push_back(executable_);
-  std::vector<char *> args;
-  for (std::string &w : words) args.push_back(w.data());
-  args.push_back(nullptr);
-  // Before the exec: a file replaced in between then looks stale, never fresh.
-  stamp_ = StampOf(executable_);
+  return Status::Ok();
+}
 
+Status Process::SpawnExecutable(char *const *args, char *const *envp, int control_fd) {
   // posix_spawn, not uv_spawn: glibc's shares the daemon's memory until the
   // exec (CLONE_VM | CLONE_VFORK) where libuv 1.44 forks, copying the page
   // tables of the daemon (perf: 10% of ninfd's CPU in _Fork during a loop of
@@ -266,17 +280,21 @@ Status Process::Start() {
   // the same number clears close-on-exec as well (glibc >= 2.29).
   pid_t pid = 0;
   int rc = launch_.run_as.set()
-               ? SpawnAs(launch_.run_as, launch_.direct() ? executable_.c_str() : nullptr,
-                         args.data(), envp.data(), child_end.get(), &pid)
-               : SpawnPlain(launch_.direct() ? executable_.c_str() : nullptr, args.data(),
-                            envp.data(), child_end.get(), &pid);
+               ? SpawnAs(launch_.run_as, launch_.direct() ? executable_.c_str() : nullptr, args,
+                         envp, control_fd, &pid)
+               : SpawnPlain(launch_.direct() ? executable_.c_str() : nullptr, args, envp,
+                            control_fd, &pid);
   if (rc != 0)
     return Status(NINF_ERR_EXECUTABLE,
-                  "cannot start the executable for '" + function_ + "' (" + words[0] +
+                  "cannot start the executable for '" + function_ + "' (" + args[0] +
                       (launch_.run_as.set() ? " as " + launch_.run_as.account : std::string()) +
                       "): " + std::strerror(rc));
   pid_ = pid;
   spawned_at_ = Clock::now();
+  return Status::Ok();
+}
+
+Status Process::WatchStarted() {
   // Its exit: a pidfd turns readable (the child stays unreaped until
   // OnPidfdReadable, so the pid cannot be reused under us).
   Status watched = WatchExit();

@@ -123,8 +123,16 @@ class Process {
           LaunchBroker *broker, ProcessOwner *owner);
   ~Process() = default;
 
+  // Start's steps, in order: the control channel, the launch broker's
+  // claim (`child_end` handed to it unless direct), the spawn, the watches.
   Status Start();
   Status OpenControl(daemon::UniqueFd *child_end);
+  Status PrepareLaunch(daemon::UniqueFd *child_end);
+  // Sets pid_; `control_fd` becomes the child's fd 3.
+  Status SpawnExecutable(char *const *args, char *const *envp, int control_fd);
+  // Watches the exit and the control channel; a child that cannot be
+  // watched is killed and reaped here.
+  Status WatchStarted();
   void ReadControl();
   void StopControl();
   static void OnControlReadable(uv_poll_t *handle, int status, int events);

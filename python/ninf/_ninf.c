@@ -191,117 +191,136 @@ static void append_python_error(char *err, size_t errlen) {
   Py_XDECREF(tb);
 }
 
-static int collect_scalar(py_call *c, int i, PyObject *o, ninf_binding_value *v, char *err,
+/* Scalars: one function per type class, each producing its own message;
+ * the class switch below names every class, so a new one is a compile
+ * error until it has a collector. */
+static int collect_integer(py_call *c, int i, PyObject *o, const ninf_type_info *t,
+                           ninf_binding_value *v, char *err, size_t errlen) {
+  int n = 0;
+  PyObject *index = PyFloat_Check(o) || PyComplex_Check(o) ? NULL : PyNumber_Index(o);
+  if (!index) {
+    PyErr_Clear();
+    n = where(err, errlen, c, i);
+    snprintf(err + n, errlen - (size_t)n, " takes an integer (IDL %s), got %s%s", t->name,
+             Py_TYPE(o)->tp_name, PyFloat_Check(o) ? ": use int(x) if it is whole" : "");
+    return -1;
+  }
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(index, &overflow);
+  Py_DECREF(index);
+  if (overflow || !fits(x, t->element_size)) {
+    n = where(err, errlen, c, i);
+    PyObject *s = PyObject_Str(o);
+    snprintf(err + n, errlen - (size_t)n, " = %s does not fit the IDL type %s (%u bytes)",
+             s ? PyUnicode_AsUTF8(s) : "?", t->name, t->element_size);
+    Py_XDECREF(s);
+    PyErr_Clear();
+    return -1;
+  }
+  v->i = x;
+  return 0;
+}
+
+static int collect_real(py_call *c, int i, PyObject *o, const ninf_type_info *t,
+                        ninf_binding_value *v, char *err, size_t errlen) {
+  /* Refused by type before any conversion: numpy's complex scalars would
+   * convert, silently dropping the imaginary part. */
+  double d =
+      PyComplex_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o) ? -1.0 : PyFloat_AsDouble(o);
+  if (PyComplex_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o) ||
+      (d == -1.0 && PyErr_Occurred())) {
+    int n = where(err, errlen, c, i);
+    snprintf(err + n, errlen - (size_t)n, " takes a real number (IDL %s), got %s", t->name,
+             Py_TYPE(o)->tp_name);
+    PyErr_Clear();
+    return -1;
+  }
+  v->d = d;
+  return 0;
+}
+
+static int collect_complex(py_call *c, int i, PyObject *o, const ninf_type_info *t,
+                           ninf_binding_value *v, char *err, size_t errlen) {
+  Py_complex z =
+      PyUnicode_Check(o) || PyBytes_Check(o) ? (Py_complex){-1.0, 0.0} : PyComplex_AsCComplex(o);
+  if (PyUnicode_Check(o) || PyBytes_Check(o) || (z.real == -1.0 && PyErr_Occurred())) {
+    int n = where(err, errlen, c, i);
+    snprintf(err + n, errlen - (size_t)n, " takes a complex number (IDL %s), got %s", t->name,
+             Py_TYPE(o)->tp_name);
+    PyErr_Clear();
+    return -1;
+  }
+  v->re = z.real;
+  v->im = z.imag;
+  return 0;
+}
+
+/* The bytes object is kept in the argument (released by call_release), so
+ * the pointer handed to the call stays valid until it ends. */
+static int collect_string(py_call *c, int i, PyObject *o, ninf_binding_value *v, char *err,
                           size_t errlen) {
   py_arg *a = &c->a[i];
-  const ninf_type_info *t = ninf_type_info_of(a->type);
   int n = 0;
+  if (PyUnicode_Check(o))
+    a->text = PyUnicode_AsUTF8String(o);
+  else if (PyBytes_Check(o))
+    a->text = Py_NewRef(o);
+  if (!a->text) {
+    n = where(err, errlen, c, i);
+    snprintf(err + n, errlen - (size_t)n, " takes a str or bytes, got %s", Py_TYPE(o)->tp_name);
+    append_python_error(err, errlen);
+    return -1;
+  }
+  const char *s = PyBytes_AS_STRING(a->text);
+  if (strlen(s) != (size_t)PyBytes_GET_SIZE(a->text)) {
+    n = where(err, errlen, c, i);
+    snprintf(err + n, errlen - (size_t)n, " holds a NUL character: strings end at the first");
+    return -1;
+  }
+  v->s = s;
+  return 0;
+}
+
+static int collect_scalar(py_call *c, int i, PyObject *o, ninf_binding_value *v, char *err,
+                          size_t errlen) {
+  const ninf_type_info *t = ninf_type_info_of(c->a[i].type);
   switch (t->cls) {
-    case NINF_CLASS_INTEGER: {
-      PyObject *index = PyFloat_Check(o) || PyComplex_Check(o) ? NULL : PyNumber_Index(o);
-      if (!index) {
-        PyErr_Clear();
-        n = where(err, errlen, c, i);
-        snprintf(err + n, errlen - (size_t)n, " takes an integer (IDL %s), got %s%s", t->name,
-                 Py_TYPE(o)->tp_name, PyFloat_Check(o) ? ": use int(x) if it is whole" : "");
-        return -1;
-      }
-      int overflow = 0;
-      long long x = PyLong_AsLongLongAndOverflow(index, &overflow);
-      Py_DECREF(index);
-      if (overflow || !fits(x, t->element_size)) {
-        n = where(err, errlen, c, i);
-        PyObject *s = PyObject_Str(o);
-        snprintf(err + n, errlen - (size_t)n, " = %s does not fit the IDL type %s (%u bytes)",
-                 s ? PyUnicode_AsUTF8(s) : "?", t->name, t->element_size);
-        Py_XDECREF(s);
-        PyErr_Clear();
-        return -1;
-      }
-      v->i = x;
-      return 0;
-    }
-    case NINF_CLASS_REAL: {
-      double d =
-          PyComplex_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o) ? -1.0 : PyFloat_AsDouble(o);
-      if (PyComplex_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o) ||
-          (d == -1.0 && PyErr_Occurred())) {
-        n = where(err, errlen, c, i);
-        snprintf(err + n, errlen - (size_t)n, " takes a real number (IDL %s), got %s", t->name,
-                 Py_TYPE(o)->tp_name);
-        PyErr_Clear();
-        return -1;
-      }
-      v->d = d;
-      return 0;
-    }
-    case NINF_CLASS_COMPLEX: {
-      Py_complex z = PyUnicode_Check(o) || PyBytes_Check(o) ? (Py_complex){-1.0, 0.0}
-                                                            : PyComplex_AsCComplex(o);
-      if (PyUnicode_Check(o) || PyBytes_Check(o) || (z.real == -1.0 && PyErr_Occurred())) {
-        n = where(err, errlen, c, i);
-        snprintf(err + n, errlen - (size_t)n, " takes a complex number (IDL %s), got %s", t->name,
-                 Py_TYPE(o)->tp_name);
-        PyErr_Clear();
-        return -1;
-      }
-      v->re = z.real;
-      v->im = z.imag;
-      return 0;
-    }
-    case NINF_CLASS_STRING: {
-      if (PyUnicode_Check(o))
-        a->text = PyUnicode_AsUTF8String(o);
-      else if (PyBytes_Check(o))
-        a->text = Py_NewRef(o);
-      if (!a->text) {
-        n = where(err, errlen, c, i);
-        snprintf(err + n, errlen - (size_t)n, " takes a str or bytes, got %s", Py_TYPE(o)->tp_name);
-        append_python_error(err, errlen);
-        return -1;
-      }
-      const char *s = PyBytes_AS_STRING(a->text);
-      if (strlen(s) != (size_t)PyBytes_GET_SIZE(a->text)) {
-        n = where(err, errlen, c, i);
-        snprintf(err + n, errlen - (size_t)n, " holds a NUL character: strings end at the first");
-        return -1;
-      }
-      v->s = s;
-      return 0;
-    }
+    case NINF_CLASS_INTEGER:
+      return collect_integer(c, i, o, t, v, err, errlen);
+    case NINF_CLASS_REAL:
+      return collect_real(c, i, o, t, v, err, errlen);
+    case NINF_CLASS_COMPLEX:
+      return collect_complex(c, i, o, t, v, err, errlen);
+    case NINF_CLASS_STRING:
+      return collect_string(c, i, o, v, err, errlen);
   }
   return -1;
 }
 
-/* Arrays and pointer parameters: the caller's buffer itself. */
-static int collect_array(py_call *c, int i, PyObject *o, int rank, ninf_binding_value *v, char *err,
-                         size_t errlen) {
+/* An array parameter given None: refused for data the call reads; for OUT a
+ * one-element result, returned by the call (verify() refuses more); WORK is
+ * never touched on this side. */
+static int collect_none_array(py_call *c, int i, ninf_binding_value *v, char *err, size_t errlen) {
   py_arg *a = &c->a[i];
-  int n = 0;
-  if (o == Py_None) {
-    if (a->mode == NINF_MODE_IN || a->mode == NINF_MODE_INOUT) {
-      n = where(err, errlen, c, i);
-      snprintf(err + n, errlen - (size_t)n,
-               " is %s: pass a %s array (numpy.asfortranarray(..., dtype=numpy.%s)), not None",
-               mode_name(a->mode), dtype_name(a->type), dtype_name(a->type));
-      return -1;
-    }
-    /* OUT: a one-element result, returned by the call (verify() refuses
-     * more); WORK: never touched on this side. */
-    a->use_slot = 1;
-    memset(a->slot, 0, sizeof a->slot);
-    v->p = a->slot;
-    return 0;
-  }
-  int writes = a->mode == NINF_MODE_OUT || a->mode == NINF_MODE_INOUT;
-  if (PyObject_GetBuffer(o, &a->view, PyBUF_RECORDS_RO) != 0) {
-    PyErr_Clear();
-    n = where(err, errlen, c, i);
-    snprintf(err + n, errlen - (size_t)n, " is an array: pass a numpy.%s array, not %s",
-             dtype_name(a->type), Py_TYPE(o)->tp_name);
+  if (a->mode == NINF_MODE_IN || a->mode == NINF_MODE_INOUT) {
+    int n = where(err, errlen, c, i);
+    snprintf(err + n, errlen - (size_t)n,
+             " is %s: pass a %s array (numpy.asfortranarray(..., dtype=numpy.%s)), not None",
+             mode_name(a->mode), dtype_name(a->type), dtype_name(a->type));
     return -1;
   }
-  a->has_view = 1;
+  a->use_slot = 1;
+  memset(a->slot, 0, sizeof a->slot);
+  v->p = a->slot;
+  return 0;
+}
+
+/* The buffer's element type and writability against the parameter's IDL
+ * type and mode. */
+static int check_array_type(py_call *c, int i, char *err, size_t errlen) {
+  py_arg *a = &c->a[i];
+  int n = 0;
+  int writes = a->mode == NINF_MODE_OUT || a->mode == NINF_MODE_INOUT;
   char got[48];
   kind k = buffer_kind(&a->view, got, sizeof got);
   if (!buffer_matches(&a->view, a->type, k)) {
@@ -320,6 +339,14 @@ static int collect_array(py_call *c, int i, PyObject *o, int rank, ninf_binding_
              mode_name(a->mode));
     return -1;
   }
+  return 0;
+}
+
+/* The buffer's shape and memory order: the call reads and writes it as one
+ * column-major block. */
+static int check_array_layout(py_call *c, int i, int rank, char *err, size_t errlen) {
+  py_arg *a = &c->a[i];
+  int n = 0;
   if (a->view.ndim > 1 && a->view.ndim != rank) {
     n = where(err, errlen, c, i);
     snprintf(err + n, errlen - (size_t)n,
@@ -350,6 +377,24 @@ static int collect_array(py_call *c, int i, PyObject *o, int rank, ninf_binding_
              "which copies it into one block");
     return -1;
   }
+  return 0;
+}
+
+/* Arrays and pointer parameters: the caller's buffer itself. */
+static int collect_array(py_call *c, int i, PyObject *o, int rank, ninf_binding_value *v, char *err,
+                         size_t errlen) {
+  py_arg *a = &c->a[i];
+  if (o == Py_None) return collect_none_array(c, i, v, err, errlen);
+  if (PyObject_GetBuffer(o, &a->view, PyBUF_RECORDS_RO) != 0) {
+    PyErr_Clear();
+    int n = where(err, errlen, c, i);
+    snprintf(err + n, errlen - (size_t)n, " is an array: pass a numpy.%s array, not %s",
+             dtype_name(a->type), Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  a->has_view = 1; /* released by call_release, whatever the checks say */
+  if (check_array_type(c, i, err, errlen) != 0) return -1;
+  if (check_array_layout(c, i, rank, err, errlen) != 0) return -1;
   /* The pointer is the caller's memory; an empty buffer may have none. */
   v->p = a->view.buf ? a->view.buf : a->slot;
   return 0;
