@@ -129,8 +129,14 @@ TEST_CASE("stub_call_a_handle_keeps_its_slot_until_another_call_needs_it", "[stu
   CHECK(Stat(GetStats(*fx.daemon), "kept_slot_calls") == 1);
 
   // Another call while the handle is in a call on its kept slot: it waits
-  // for that call's end, and gets the slot then.
-  ScaleAgain(h, 6.0, 1500);
+  // for that call's end, and gets the slot then. The other call comes once
+  // the handle's executable has begun its call on the lease (nothing
+  // outside the lease page shows that: a pause, well inside the call's 5 s).
+  // Sent at once, under load it could reach ninfd while the lease was still
+  // idle, take the slot, and leave the handle's call queued for an instant
+  // only ("queued" never read 1).
+  ScaleAgain(h, 6.0, 5000);
+  std::this_thread::sleep_for(500ms);
   Channel other(fx.daemon->Connect(), 10000);
   SendScale(other, 22, 10, 7.0, 0);
   REQUIRE(WaitStat(*fx.daemon, "queued", 1));
