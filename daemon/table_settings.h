@@ -11,6 +11,7 @@
 #include <toml++/toml.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <span>
 #include <string>
@@ -137,7 +138,8 @@ T ResolveTable(std::span<const TableKeyOf<S, T>> rows, std::span<const SettingSp
           } else if constexpr (std::is_same_v<V, std::string>) {
             out.*field = row.fallback;
           } else if constexpr (std::is_same_v<V, int64_t>) {
-            out.*field = std::stoll(row.fallback);
+            // "" (no fallback) or a number: never a throw at the time of asking.
+            out.*field = std::strtoll(row.fallback, nullptr, 10);
           }
         },
         row.field);
