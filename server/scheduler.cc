@@ -21,14 +21,17 @@
 namespace ninf::server {
 
 Scheduler::Scheduler(uv_loop_t *loop, const Settings &settings, const Registry &registry, int cores,
-                     Counters *counters, Clock::time_point epoch, Hooks hooks)
+                     Counters *counters, Clock::time_point epoch, const UserPolicy &users,
+                     KeptDataService *kept, SchedulerObserver *observer)
     : loop_(loop),
       settings_(settings),
       registry_(registry),
       cores_(cores),
       counters_(*counters),
       epoch_(epoch),
-      hooks_(std::move(hooks)),
+      users_(users),
+      kept_(*kept),
+      observer_(*observer),
       admission_(settings.Scheduler(cores)),
       memory_bytes_(static_cast<uint64_t>(std::max(0L, ::sysconf(_SC_PHYS_PAGES))) *
                     static_cast<uint64_t>(std::max(0L, ::sysconf(_SC_PAGESIZE)))),
@@ -38,7 +41,7 @@ Scheduler::Scheduler(uv_loop_t *loop, const Settings &settings, const Registry &
                           ProcessOwner *owner,
                           Process **out) { return SpawnProcess(function, executable, owner, out); },
              .spawned = [this](const Process &) { ++counters_.executables_started; },
-             .reaped = [this] { hooks_.maybe_stopped(); }}) {}
+             .reaped = [this] { observer_.MaybeStopped(); }}) {}
 
 Scheduler::~Scheduler() = default;
 
@@ -182,7 +185,7 @@ void Scheduler::OfferJob(Job &job) {
       if (int threads = 0; admission_.TryRun(DemandOf(job), SchedulerNow(), &threads)) {
         AdmitJob(job, threads);
         StartJob(job);
-        hooks_.publish_load();
+        observer_.PublishLoad();
         return;
       }
       job.set_admission_plan(NoFreeSlot(plan));
@@ -223,7 +226,7 @@ void Scheduler::OfferSlotFirst(Job &job) {
       FinishJob(job, EndReason::kOverQuota, UserQueueFull(job));
       break;
   }
-  hooks_.publish_load();
+  observer_.PublishLoad();
 }
 
 void Scheduler::OfferArrival(Job &job) {
@@ -246,11 +249,11 @@ void Scheduler::OfferArrival(Job &job) {
   switch (admission_.Precheck(DemandOf(job), arriving, user_arriving)) {
     case Admission::Decision::kReject:
       FinishJob(job, EndReason::kQueueFull);
-      hooks_.publish_load();
+      observer_.PublishLoad();
       return;
     case Admission::Decision::kUserQueueFull:
       FinishJob(job, EndReason::kOverQuota, UserQueueFull(job));
-      hooks_.publish_load();
+      observer_.PublishLoad();
       return;
     case Admission::Decision::kRun:
     case Admission::Decision::kQueue:
@@ -272,7 +275,7 @@ void Scheduler::OfferArrival(Job &job) {
         job.id(), job.call_id(), job.function(), ShownUser(job.params().owner), conn.peer(),
         call.bytes, arrivals_.held().calls, arrivals_.held().bytes, arrivals_.waiting().calls);
   }
-  hooks_.publish_load();
+  observer_.PublishLoad();
 }
 
 void Scheduler::AdmitArrivals() {
@@ -301,7 +304,7 @@ void Scheduler::AdmitQueued() {
   }
   admitting_ = false;
   AdmitArrivals();  // admitted calls left the arrival bounds room
-  hooks_.publish_load();
+  observer_.PublishLoad();
 }
 
 void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
@@ -321,11 +324,11 @@ void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
   const std::string &name = job.function();
   if (ending.counted) {
     counters_.RecordCall(name, ending.outcome, 0, 0, 0);
-    if (hooks_.user_call) hooks_.user_call(job.params().owner, ending.outcome);
+    counters_.RecordUserCall(UserLabelOf(job.params().owner), ending.outcome);
   }
   LogEnding(job, ending, conn ? conn->peer() : "-");
 
-  hooks_.settle(job, ending.tell);
+  kept_.SettleResult(job, ending.tell);
   if (conn) {
     conn->set_data(nullptr);
     job.detach_conn();
@@ -339,7 +342,7 @@ void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
   if (job.started()) warm_.Refill(name);  // see StartJob
   jobs_.erase(job.id());                  // frees the job: not to be touched below
   AdmitQueued();
-  hooks_.maybe_stopped();
+  observer_.MaybeStopped();
 }
 
 void Scheduler::LogEnding(const Job &job, const Ending &ending, const std::string &peer) const {

@@ -35,11 +35,13 @@
 #include "server/admission_plan.h"
 #include "server/job.h"
 #include "server/job_ending.h"
+#include "server/kept_data_service.h"
 #include "server/launch_broker.h"
 #include "server/launcher.h"
 #include "server/registry.h"
 #include "server/settings.h"
 #include "server/stats.h"
+#include "server/user_policy.h"
 #include "server/warm_pool.h"
 
 namespace ninf::server {
@@ -47,34 +49,27 @@ namespace ninf::server {
 // The job a connection was handed to (Connection::data), or null.
 inline Job *JobOf(const daemon::Connection &conn) { return static_cast<Job *>(conn.data()); }
 
+// What the job table tells the daemon around it. Narrow on purpose: the
+// scheduler's other dependencies are its constructor's parameter types.
+class SchedulerObserver {
+ public:
+  virtual ~SchedulerObserver() = default;
+  // A call was admitted, started or ended: the load the metaserver sees
+  // may have changed.
+  virtual void PublishLoad() = 0;
+  // A job or a warm executable is gone: a shutdown may be complete.
+  virtual void MaybeStopped() = 0;
+};
+
 class Scheduler : public JobEvents {
  public:
-  // What the scheduler needs from the daemon around it.
-  struct Hooks {
-    // A call was admitted, started or ended: the load the metaserver sees
-    // may have changed.
-    std::function<void()> publish_load;
-    // A job or a warm executable is gone: a shutdown may be complete.
-    std::function<void()> maybe_stopped;
-    // CTL_KEEP from a job's executable (kept data).
-    std::function<void(Job &, const ControlMsg &, daemon::UniqueFd)> keep;
-    // A job ends: a two-phase call's kept result is settled with `why`.
-    std::function<void(Job &, const Status &why)> settle;
-    // CTL_PROVE from a job's executable (kept data, server to server).
-    std::function<void(Job &, const ControlMsg &)> prove;
-    // A persistent executable asks for a slot for its handle's next call:
-    // may the job's user still call its function (not revoked, still
-    // allowed)? An error refuses that call (null: always).
-    std::function<Status(const Job &)> may_continue;
-    // A call of `user` ended with `outcome` (the per-user counters).
-    std::function<void(const std::string &user, CallOutcome outcome)> user_call;
-  };
-
-  // `settings`, `registry` and `counters` are the server's and outlive the
-  // scheduler (reloads change them in place); `epoch` starts the
-  // scheduler's clock.
+  // `settings`, `registry`, `counters` and `users` are the server's and
+  // outlive the scheduler (reloads change them in place); `kept` keeps what
+  // jobs' executables hand over (CTL_KEEP, CTL_PROVE, two-phase results);
+  // `epoch` starts the scheduler's clock.
   Scheduler(uv_loop_t *loop, const Settings &settings, const Registry &registry, int cores,
-            Counters *counters, Clock::time_point epoch, Hooks hooks);
+            Counters *counters, Clock::time_point epoch, const UserPolicy &users,
+            KeptDataService *kept, SchedulerObserver *observer);
   ~Scheduler() override;
   Scheduler(const Scheduler &) = delete;
   Scheduler &operator=(const Scheduler &) = delete;
@@ -115,7 +110,7 @@ class Scheduler : public JobEvents {
   void ForgetWarm() { warm_.Clear(); }
   // Takes back every slot a function handle keeps between its calls
   // (protocol/slot_lease.h): another call asks for one, a reload (whose
-  // checks the handle's next call must pass: Hooks::may_continue), the
+  // checks the handle's next call must pass: MayContinue), the
   // shutdown. Idle ones are free at once, those in a call at its end.
   void TakeBackKeptSlots();
   // A reload changed who may call what: every kept slot is taken back, and
@@ -196,6 +191,12 @@ class Scheduler : public JobEvents {
   // CALL_DONE's statistics and call_done log line.
   void RecordCallDone(const Job &job, const ControlMsg &msg);
 
+  // A reload may have revoked a handle's user or taken its function: may
+  // the job's user still call it? (Counted as denied when not.)
+  Status MayContinue(const Job &job);
+  // The per-user counters' label of `user` (bounded: user_metric_labels).
+  std::string UserLabelOf(const std::string &user);
+
   // The scheduler's clock: seconds since the server started.
   double SchedulerNow() const;
   // What admission needs to know of a call (its predicted run time).
@@ -227,7 +228,9 @@ class Scheduler : public JobEvents {
   int cores_;
   Counters &counters_;
   Clock::time_point epoch_;
-  Hooks hooks_;
+  const UserPolicy &users_;
+  KeptDataService &kept_;
+  SchedulerObserver &observer_;
   Admission admission_;
   ArrivalGate arrivals_;
   uint64_t memory_bytes_ = 0;  // the machine's, for arrival_bytes = 0

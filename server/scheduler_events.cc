@@ -95,7 +95,7 @@ void Scheduler::OnArgsReceived(Job &job, bool resumed) {
     conn->Close();
   }
   if (job.conn() && job.conn()->peer_shut_write()) job.Probe();
-  hooks_.publish_load();  // the call's size is known now
+  observer_.PublishLoad();  // the call's size is known now
 }
 
 void Scheduler::OnWantSlot(Job &job) {
@@ -107,8 +107,8 @@ void Scheduler::OnWantSlot(Job &job) {
   // A reload may have revoked the handle's user, or taken the function
   // from it: the handle's next call is where ninfd can say so. (A first
   // call admitted after arrival was checked at its CALL.)
-  if (hooks_.may_continue && job.calls_done() > 0) {
-    if (Status st = hooks_.may_continue(job); !st.ok()) {
+  if (job.calls_done() > 0) {
+    if (Status st = MayContinue(job); !st.ok()) {
       daemon::RateLimitedWarn("call_denied",
                               "event=call_denied job={} call={} function={} user={} persistent=1 "
                               "error={}",
@@ -143,7 +143,7 @@ void Scheduler::OnWantSlot(Job &job) {
       break;
   }
   AdmitArrivals();  // an admitted call left room under the arrival bounds
-  hooks_.publish_load();
+  observer_.PublishLoad();
 }
 
 void Scheduler::OnReplying(Job &job) {
@@ -187,14 +187,14 @@ void Scheduler::OnCallDone(Job &job, const ControlMsg &msg) {
     // Idle between calls, a persistent executable holds no slot, unless
     // no other call asks for one: then it keeps it for its next call.
     if (msg.error_code == NINF_OK && MayKeepSlot(job) && job.GrantLease()) {
-      hooks_.publish_load();
+      observer_.PublishLoad();
       return;
     }
     job.SlotReleased();
     admission_.Release(job.threads(), job.params().owner);
     AdmitQueued();
   }
-  hooks_.publish_load();
+  observer_.PublishLoad();
 }
 
 void Scheduler::RecordCallDone(const Job &job, const ControlMsg &msg) {
@@ -202,7 +202,7 @@ void Scheduler::RecordCallDone(const Job &job, const ControlMsg &msg) {
   double busy = msg.recv_seconds + msg.compute_seconds + msg.send_seconds;
   counters_.RecordCall(job.function(), outcome, std::isfinite(busy) ? busy : 0, msg.bytes_in,
                        msg.bytes_out);
-  if (hooks_.user_call) hooks_.user_call(job.params().owner, outcome);
+  counters_.RecordUserCall(UserLabelOf(job.params().owner), outcome);
   FunctionStats &f = counters_.functions[job.function()];
   f.single_threaded = msg.threads == 1;
   f.peak_rss_bytes = std::max(f.peak_rss_bytes, msg.peak_rss_bytes);
@@ -256,7 +256,7 @@ void Scheduler::OnLeaseReturned(Job &job) {
   job.SlotReleased();
   admission_.Release(job.threads(), job.params().owner);
   AdmitQueued();
-  hooks_.publish_load();
+  observer_.PublishLoad();
 }
 
 void Scheduler::PolicyChanged() {
@@ -276,16 +276,25 @@ void Scheduler::TakeBackKeptSlots() {
   }
 }
 
-void Scheduler::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) {
-  hooks_.keep(job, msg, std::move(data));
+Status Scheduler::MayContinue(const Job &job) {
+  Status st =
+      users_.MayRun(users_.OfCall(job.params().owner, job.params().key_id), job.function());
+  if (!st.ok()) {
+    ++counters_.denied;
+    ++counters_.users[UserLabelOf(job.params().owner)].denied;
+  }
+  return st;
 }
 
-void Scheduler::OnProve(Job &job, const ControlMsg &msg) {
-  if (hooks_.prove) {
-    hooks_.prove(job, msg);
-    return;
-  }
-  job.SendProved(Status(NINF_ERR_AUTH, "this server cannot authenticate for its calls"), nullptr);
+std::string Scheduler::UserLabelOf(const std::string &user) {
+  return UserLabel(&counters_.user_labels, user,
+                   static_cast<std::size_t>(settings_.user_metric_labels));
 }
+
+void Scheduler::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) {
+  kept_.OnKeep(job, msg, std::move(data));
+}
+
+void Scheduler::OnProve(Job &job, const ControlMsg &msg) { kept_.OnProve(job, msg); }
 
 }  // namespace ninf::server

@@ -37,28 +37,7 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
       unix_listener_(loop, [this](daemon::UniqueFd fd,
                                   const std::string &peer) { Accept(std::move(fd), peer, false); }),
       connections_(loop),
-      scheduler_(
-          loop, settings_, registry_, cores, &counters_, started_at_,
-          {.publish_load = [this] { PublishLoad(); },
-           .maybe_stopped = [this] { MaybeStopped(); },
-           .keep = [this](Job &job, const ControlMsg &msg,
-                          daemon::UniqueFd data) { kept_.OnKeep(job, msg, std::move(data)); },
-           .settle = [this](Job &job, const Status &why) { kept_.SettleResult(job, why); },
-           .prove = [this](Job &job, const ControlMsg &msg) { kept_.OnProve(job, msg); },
-           .may_continue =
-               [this](const Job &job) {
-                 Status st = users_.MayRun(users_.OfCall(job.params().owner, job.params().key_id),
-                                           job.function());
-                 if (!st.ok()) {
-                   ++counters_.denied;
-                   ++counters_.users[LabelOf(job.params().owner)].denied;
-                 }
-                 return st;
-               },
-           .user_call =
-               [this](const std::string &user, CallOutcome outcome) {
-                 counters_.RecordUserCall(LabelOf(user), outcome);
-               }}) {
+      scheduler_(loop, settings_, registry_, cores, &counters_, started_at_, users_, &kept_, this) {
   (void)uv_timer_init(loop_, &grace_timer_);  // only fills the handle in
   grace_timer_.data = this;
   grace_timer_open_ = true;

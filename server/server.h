@@ -49,7 +49,7 @@ inline constexpr uint32_t kMaxRequestHeader = 64 * 1024;
 // What ninfd's connections accept: its frame table's rules (server_requests.cc).
 const daemon::RequestRules &NinfdRequestRules();
 
-class Server : public daemon::Connection::Delegate {
+class Server : public daemon::Connection::Delegate, private SchedulerObserver {
  public:
   Server(uv_loop_t *loop, const Settings &settings, Registry registry, int cores);
   ~Server() override;
@@ -140,9 +140,10 @@ class Server : public daemon::Connection::Delegate {
   Status StartMetaReporter();
   std::string AdvertisedAddress() const;
   wire::ServerRegistration Registration() const;
-  // Hands the current load to the reporter, which sends it when it changed
-  // enough. Called wherever a call is admitted, started or ended.
-  void PublishLoad();
+  // SchedulerObserver. PublishLoad hands the current load to the reporter,
+  // which sends it when it changed enough: wherever a call is admitted,
+  // started or ended, and on a timer.
+  void PublishLoad() override;
 
   std::string StatsText() const;
   // The daemon's instantaneous values, for --status and the metrics.
@@ -156,7 +157,7 @@ class Server : public daemon::Connection::Delegate {
   // Shutdown's end of the jobs: a grace period for the running calls, then
   // the kill (at once without one).
   void StartGracePeriod();
-  void MaybeStopped();
+  void MaybeStopped() override;
 
   uv_loop_t *loop_;
   Settings settings_;
