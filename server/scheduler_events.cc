@@ -277,8 +277,7 @@ void Scheduler::TakeBackKeptSlots() {
 }
 
 Status Scheduler::MayContinue(const Job &job) {
-  Status st =
-      users_.MayRun(users_.OfCall(job.params().owner, job.params().key_id), job.function());
+  Status st = users_.MayRun(users_.OfCall(job.params().owner, job.params().key_id), job.function());
   if (!st.ok()) {
     ++counters_.denied;
     ++counters_.users[UserLabelOf(job.params().owner)].denied;
