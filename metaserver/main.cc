@@ -5,11 +5,8 @@
 #include <uv.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <memory>
-#include <string>
-#include <vector>
 
 #include "daemon/daemon_main.h"
 #include "daemon/descriptors.h"
@@ -40,27 +37,18 @@ class MetaDaemon : public ninf::daemon::Service {
   Status Start() override { return server_.Start(); }
   void Shutdown(std::function<void()> stopped) override { server_.Shutdown(std::move(stopped)); }
   void Reload() override {
-    MetaSettings fresh;
-    if (Status st = reread_(&fresh); !st.ok()) {
-      spdlog::error("event=reload_failed settings=config error={}", Quoted(st.message()));
-      return;
-    }
-    std::vector<std::string> applied, restart;
-    auto table = ninf::meta::MetaSettingsTable();
-    for (const std::string &key : ninf::meta::ChangedMetaSettings(running_, fresh))
-      (ninf::daemon::AppliesLiveIn(table, key) ? applied : restart).push_back(key);
-    const MetaSettings previous = running_;
-    running_ = ninf::daemon::LiveSettingsOf(table, running_, fresh);
     // The TLS files are read again (a renewed certificate keeps its path);
     // a failure keeps the ones in use.
-    if (Status st = server_.LoadTls(running_); !st.ok()) {
-      spdlog::error("event=reload_failed settings=tls error={}", Quoted(st.message()));
-      running_.tls_cert = previous.tls_cert;
-      running_.tls_key = previous.tls_key;
-      running_.tls_client_ca = previous.tls_client_ca;
-    }
-    spdlog::set_level(spdlog::level::from_str(running_.log_level));
-    ninf::daemon::LogReload("ninf-meta", applied, restart);
+    auto reload_tls = [this](const MetaSettings &previous) {
+      if (Status st = server_.LoadTls(running_); !st.ok()) {
+        spdlog::error("event=reload_failed settings=tls error={}", Quoted(st.message()));
+        running_.tls_cert = previous.tls_cert;
+        running_.tls_key = previous.tls_key;
+        running_.tls_client_ca = previous.tls_client_ca;
+      }
+    };
+    ninf::daemon::ReloadTableSettings("ninf-meta", ninf::meta::MetaSettingsTable(), reread_,
+                                      &running_, reload_tls);
   }
 
  private:
@@ -74,17 +62,9 @@ class MetaDaemon : public ninf::daemon::Service {
 int main(int argc, char **argv) {
   ninf::daemon::OpenStandardDescriptors();
   ninf::meta::MetaInvocation inv;
-  Status st = ninf::meta::ParseMetaInvocation(
-      argc, argv, [](const char *name) { return std::getenv(name); }, &inv);
-  if (!st.ok()) {
-    std::fprintf(stderr, "ninf-meta: %s\nRun 'ninf-meta --help' for the settings.\n",
-                 st.message().c_str());
-    return 2;
-  }
-  if (inv.exit_now) {
-    std::fputs(inv.output.c_str(), stdout);
-    return 0;
-  }
+  if (auto exit_status = ninf::daemon::ReadCommandLine("ninf-meta", argc, argv,
+                                                       ninf::meta::ParseMetaInvocation, &inv))
+    return *exit_status;
   // ninfd's or the client's variable where ninf-meta's own is not set: not
   // read, and said once (a tool command on stderr, the daemon in its log),
   // so that a key file meant for ninf-meta is not dropped without a word.
@@ -101,19 +81,11 @@ int main(int argc, char **argv) {
     return ninf::daemon::PrintStats("ninf-meta", inv.settings.listen,
                                     static_cast<int>(inv.settings.port), inv.status_server,
                                     inv.settings.key_file, inv.view == "stats" ? "" : inv.view);
-  if (st = ninf::daemon::SetupLogging(inv.settings.log_level); !st.ok()) {
-    std::fprintf(stderr, "ninf-meta: %s\n", st.message().c_str());
-    return 2;
-  }
+  if (auto exit_status = ninf::daemon::StartLog("ninf-meta", inv.settings.log_level))
+    return *exit_status;
   ninf::daemon::LogIgnoredVariables(inv.ignored_variables, "ninf-meta");
   // SIGHUP reads the same command line, environment and config file again.
-  auto reread = [argc, argv](ninf::meta::MetaSettings *out) {
-    ninf::meta::MetaInvocation again;
-    NINF_RETURN_IF_ERROR(ninf::meta::ParseMetaInvocation(
-        argc, argv, [](const char *name) { return std::getenv(name); }, &again));
-    *out = again.settings;
-    return Status::Ok();
-  };
+  Reread reread = ninf::daemon::Rereader(argc, argv, ninf::meta::ParseMetaInvocation);
   // A connection holds its socket alone.
   const ninf::daemon::DaemonSpec spec{.max_connections = inv.settings.max_connections,
                                       .fds_per_connection = 1};

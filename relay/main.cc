@@ -1,12 +1,8 @@
 // ninf-relay: parse the settings, then run the RelayServer on the daemon
 // layer's loop (daemon/daemon_main.h: descriptors, limits, signals).
 // relay_server.h has the map; docs/relay.md the picture.
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <memory>
-#include <string>
-#include <vector>
 
 #include "daemon/daemon_main.h"
 #include "daemon/descriptors.h"
@@ -31,19 +27,8 @@ class RelayDaemon : public ninf::daemon::Service {
   Status Start() override { return server_.Start(); }
   void Shutdown(std::function<void()> stopped) override { server_.Shutdown(std::move(stopped)); }
   void Reload() override {
-    ninf::relay::RelaySettings fresh;
-    if (Status st = reread_(&fresh); !st.ok()) {
-      spdlog::error("event=reload_failed settings=config error={}",
-                    ninf::daemon::Quoted(st.message()));
-    } else {
-      auto table = ninf::relay::RelaySettingsTable();
-      std::vector<std::string> applied, restart;
-      for (const std::string &key : ninf::daemon::ChangedSettingKeys(table, running_, fresh))
-        (ninf::daemon::AppliesLiveIn(table, key) ? applied : restart).push_back(key);
-      running_ = ninf::daemon::LiveSettingsOf(table, running_, fresh);
-      spdlog::set_level(spdlog::level::from_str(running_.log_level));
-      ninf::daemon::LogReload("ninf-relay", applied, restart);
-    }
+    ninf::daemon::ReloadTableSettings("ninf-relay", ninf::relay::RelaySettingsTable(), reread_,
+                                      &running_);
     server_.ReloadKeys();
   }
 
@@ -58,21 +43,11 @@ class RelayDaemon : public ninf::daemon::Service {
 int main(int argc, char **argv) {
   ninf::daemon::OpenStandardDescriptors();
   ninf::relay::RelayInvocation inv;
-  Status st = ninf::relay::ParseRelayInvocation(
-      argc, argv, [](const char *name) { return std::getenv(name); }, &inv);
-  if (!st.ok()) {
-    std::fprintf(stderr, "ninf-relay: %s\nRun 'ninf-relay --help' for the settings.\n",
-                 st.message().c_str());
-    return 2;
-  }
-  if (inv.exit_now) {
-    std::fputs(inv.output.c_str(), stdout);
-    return 0;
-  }
-  if (st = ninf::daemon::SetupLogging(inv.settings.log_level); !st.ok()) {
-    std::fprintf(stderr, "ninf-relay: %s\n", st.message().c_str());
-    return 2;
-  }
+  if (auto exit_status = ninf::daemon::ReadCommandLine("ninf-relay", argc, argv,
+                                                       ninf::relay::ParseRelayInvocation, &inv))
+    return *exit_status;
+  if (auto exit_status = ninf::daemon::StartLog("ninf-relay", inv.settings.log_level))
+    return *exit_status;
   // ninfd's or the client's variable where ninf-relay's own is not set: not
   // read, and said once, so that a key file meant for the relay is not
   // dropped without a word.
@@ -81,13 +56,8 @@ int main(int argc, char **argv) {
   // (four descriptors), counted against max_connections twice over.
   const ninf::daemon::DaemonSpec spec{.max_connections = inv.settings.max_connections,
                                       .fds_per_connection = 4};
-  auto reread = [argc, argv](ninf::relay::RelaySettings *out) {
-    ninf::relay::RelayInvocation again;
-    NINF_RETURN_IF_ERROR(ninf::relay::ParseRelayInvocation(
-        argc, argv, [](const char *name) { return std::getenv(name); }, &again));
-    *out = again.settings;
-    return Status::Ok();
-  };
+  // SIGHUP reads the same command line, environment and config file again.
+  Reread reread = ninf::daemon::Rereader(argc, argv, ninf::relay::ParseRelayInvocation);
   return ninf::daemon::RunDaemon(spec, [&](uv_loop_t *loop) {
     return std::make_unique<RelayDaemon>(loop, inv.settings, reread);
   });
