@@ -15,24 +15,13 @@
 
 #include "daemon/request_reader.h"
 #include "metaserver/meta_server.h"
+#include "tests/invocation_args.h"
 
 using namespace ninf::meta;
 
 namespace {
 
-ninf::Status Parse(std::vector<std::string> args, MetaInvocation *inv,
-                   std::map<std::string, std::string> env = {}) {
-  args.insert(args.begin(), "ninf-meta");
-  std::vector<const char *> argv;
-  for (const std::string &a : args) argv.push_back(a.c_str());
-  return ParseMetaInvocation(
-      static_cast<int>(argv.size()), argv.data(),
-      [&env](const char *name) -> const char * {
-        auto it = env.find(name);
-        return it == env.end() ? nullptr : it->second.c_str();
-      },
-      inv);
-}
+const ninf::test::ArgsParser<MetaInvocation> Parse{ParseMetaInvocation, "ninf-meta"};
 
 }  // namespace
 

@@ -13,23 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/invocation_args.h"
+
 using namespace ninf::relay;
 
 namespace {
 
-ninf::Status ParseRelay(std::vector<std::string> args, RelayInvocation *inv,
-                        std::map<std::string, std::string> env = {}) {
-  args.insert(args.begin(), "ninf-relay");
-  std::vector<const char *> argv;
-  for (const std::string &a : args) argv.push_back(a.c_str());
-  return ParseRelayInvocation(
-      static_cast<int>(argv.size()), argv.data(),
-      [&env](const char *name) -> const char * {
-        auto it = env.find(name);
-        return it == env.end() ? nullptr : it->second.c_str();
-      },
-      inv);
-}
+const ninf::test::ArgsParser<RelayInvocation> ParseRelay{ParseRelayInvocation, "ninf-relay"};
 
 }  // namespace
 
