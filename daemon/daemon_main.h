@@ -18,6 +18,7 @@
 #include <string_view>
 #include <utility>
 
+#include "daemon/descriptors.h"
 #include "daemon/settings_table.h"
 #include "protocol/status.h"
 
@@ -63,12 +64,15 @@ const char *ProcessVariable(const char *name);
 // and where the settings are listed) on stderr. Returns 2, main's status.
 int CommandLineError(std::string_view program, const Status &st);
 
-// Parses the command line and environment into *inv. Returns the status
+// A daemon's first step: makes sure descriptors 0-2 are open
+// (OpenStandardDescriptors), then parses the command line and environment
+// into *inv. Returns the status
 // main() returns at once (2 after printing the error, 0 after printing what
 // --help or --version asked for), or nullopt when the daemon goes on.
 template <class Inv>
 std::optional<int> ReadCommandLine(std::string_view program, int argc, char **argv,
                                    ParseInvocationFn<Inv> parse, Inv *inv) {
+  OpenStandardDescriptors();
   if (Status st = parse(argc, argv, ProcessVariable, inv); !st.ok())
     return CommandLineError(program, st);
   if (!inv->exit_now) return std::nullopt;

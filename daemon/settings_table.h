@@ -269,4 +269,21 @@ Status ParseCommandLine(CLI::App &app, std::span<const SettingSpecOf<S>> table, 
   return Status::Ok();
 }
 
+// ParseCommandLine into a daemon's invocation: its settings, and what the
+// command line itself says (the config file, --help or --version output and,
+// where the invocation keeps them, the foreign variables that are set).
+template <class Inv>
+Status ParseInvocationOf(CLI::App &app,
+                         std::span<const SettingSpecOf<decltype(Inv::settings)>> table, int argc,
+                         const char *const *argv, const EnvLookup &env, const ExtraTableFn &extra,
+                         CommandLine *cl, Inv *inv) {
+  NINF_RETURN_IF_ERROR(ParseCommandLine(app, table, argc, argv, env, extra, cl, &inv->settings));
+  inv->config_file = cl->config_file;
+  inv->exit_now = cl->exit_now;
+  inv->output = cl->output;
+  if constexpr (requires { inv->ignored_variables; })
+    inv->ignored_variables = std::move(cl->ignored_variables);
+  return Status::Ok();
+}
+
 }  // namespace ninf::daemon

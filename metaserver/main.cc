@@ -9,7 +9,6 @@
 #include <memory>
 
 #include "daemon/daemon_main.h"
-#include "daemon/descriptors.h"
 #include "daemon/log.h"
 #include "daemon/status_tool.h"
 #include "metaserver/meta_server.h"
@@ -60,7 +59,6 @@ class MetaDaemon : public ninf::daemon::Service {
 }  // namespace
 
 int main(int argc, char **argv) {
-  ninf::daemon::OpenStandardDescriptors();
   ninf::meta::MetaInvocation inv;
   if (auto exit_status = ninf::daemon::ReadCommandLine("ninf-meta", argc, argv,
                                                        ninf::meta::ParseMetaInvocation, &inv))

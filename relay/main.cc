@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "daemon/daemon_main.h"
-#include "daemon/descriptors.h"
 #include "daemon/log.h"
 #include "relay/relay_server.h"
 #include "relay/relay_settings.h"
@@ -41,7 +40,6 @@ class RelayDaemon : public ninf::daemon::Service {
 }  // namespace
 
 int main(int argc, char **argv) {
-  ninf::daemon::OpenStandardDescriptors();
   ninf::relay::RelayInvocation inv;
   if (auto exit_status = ninf::daemon::ReadCommandLine("ninf-relay", argc, argv,
                                                        ninf::relay::ParseRelayInvocation, &inv))

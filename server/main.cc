@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "daemon/daemon_main.h"
-#include "daemon/descriptors.h"
 #include "daemon/log.h"
 #include "daemon/status_tool.h"
 #include "server/blas_core.h"
@@ -125,7 +124,6 @@ std::unique_ptr<daemon::Service> MakeNinfd(uv_loop_t *loop, const Settings &sett
 int main(int argc, char **argv) {
   using namespace ninf::server;
   namespace daemon = ninf::daemon;
-  daemon::OpenStandardDescriptors();
   Invocation inv;
   if (auto exit_status = daemon::ReadCommandLine("ninfd", argc, argv, ParseInvocation, &inv))
     return *exit_status;
