@@ -13,21 +13,17 @@ one line per case; exits 1 on the first that fails.
 """
 import os
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 
+from relay_wire import frame, recv_frame
+
 NINFD = sys.argv[1]
 
 FRAME_RELAY_REGISTER, FRAME_RELAY_DIAL, FRAME_RELAY_ACK = 40, 41, 44
 HEADER_LIMIT = 1 << 20  # protocol/frame.h kMaxHeaderLength
-
-
-def frame(kind, header=b"", header_length=None, payload_length=0):
-    length = len(header) if header_length is None else header_length
-    return b"NINF" + struct.pack("<BBHIIQ", 1, 1, kind, length, 0, payload_length) + header
 
 
 def ack(keepalive_ms):
@@ -41,21 +37,9 @@ def ack(keepalive_ms):
             return frame(FRAME_RELAY_ACK, bytes(out))
 
 
-def read_exact(conn, n):
-    data = b""
-    while len(data) < n:
-        chunk = conn.recv(n - len(data))
-        if not chunk:
-            raise ConnectionError("ninfd closed the connection")
-        data += chunk
-    return data
-
-
 def read_register(conn):
     """One FRAME_RELAY_REGISTER from ninfd (a registration or a keep-alive)."""
-    fixed = read_exact(conn, 24)
-    kind, length = struct.unpack("<H", fixed[6:8])[0], struct.unpack("<I", fixed[8:12])[0]
-    read_exact(conn, length)
+    kind, _ = recv_frame(conn, 10)
     if kind != FRAME_RELAY_REGISTER:
         raise ValueError(f"expected RELAY_REGISTER from ninfd, got frame type {kind}")
 
