@@ -14,11 +14,13 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "daemon/descriptors.h"
+#include "daemon/log.h"
 #include "daemon/settings_table.h"
 #include "protocol/status.h"
 
@@ -50,6 +52,48 @@ struct DaemonSpec {
 // loop or the service could not start or handles were left open.
 int RunDaemon(const DaemonSpec &spec,
               const std::function<std::unique_ptr<Service>(uv_loop_t *)> &make);
+
+// A daemon whose settings are all rows of its table (ninf-meta, ninf-relay)
+// as RunDaemon runs it: its Server is built from the loop and the settings
+// and has Start() and Shutdown(stopped); SIGHUP is ReloadTableSettings under
+// the daemon's name, and the daemon's own part of a reload comes from Hooks.
+template <class Server, class S>
+class TableDaemon : public Service {
+ public:
+  struct Hooks {
+    // Inside a reload whose settings were read: the server, the settings now
+    // running (it may set some back) and those before.
+    std::function<void(Server &server, S *running, const S &previous)> apply;
+    // After every SIGHUP, whether or not the settings could be read.
+    std::function<void(Server &server)> after;
+  };
+
+  TableDaemon(uv_loop_t *loop, std::string_view name, std::span<const SettingSpecOf<S>> table,
+              const S &settings, std::function<Status(S *)> reread, Hooks hooks)
+      : server_(loop, settings),
+        name_(name),
+        table_(table),
+        running_(settings),
+        reread_(std::move(reread)),
+        hooks_(std::move(hooks)) {}
+
+  Status Start() override { return server_.Start(); }
+  void Shutdown(std::function<void()> stopped) override { server_.Shutdown(std::move(stopped)); }
+  void Reload() override {
+    ReloadTableSettings<S>(name_, table_, reread_, &running_, [this](const S &previous) {
+      if (hooks_.apply) hooks_.apply(server_, &running_, previous);
+    });
+    if (hooks_.after) hooks_.after(server_);
+  }
+
+ private:
+  Server server_;
+  std::string name_;
+  std::span<const SettingSpecOf<S>> table_;
+  S running_;
+  std::function<Status(S *)> reread_;
+  Hooks hooks_;
+};
 
 // A daemon's parser of its command line and environment into its
 // invocation (ninfd's ParseInvocation, ninf-meta's ParseMetaInvocation, ...).
@@ -94,6 +138,35 @@ auto Rereader(int argc, char **argv, ParseInvocationFn<Inv> parse) {
     NINF_RETURN_IF_ERROR(parse(argc, argv, ProcessVariable, &again));
     *out = std::move(again.settings);
     return Status::Ok();
+  });
+}
+
+// What ninf-meta's or ninf-relay's main() runs once its command line is read.
+template <class Server, class Inv>
+struct TableProgram {
+  using Settings = decltype(Inv::settings);
+  std::string_view name;         // "ninf-meta"
+  ParseInvocationFn<Inv> parse;  // what SIGHUP runs again
+  std::span<const SettingSpecOf<Settings>> table;
+  int fds_per_connection = 1;  // DaemonSpec's
+  typename TableDaemon<Server, Settings>::Hooks hooks;
+};
+
+// The rest of such a main(): starts the log, warns of the other programs'
+// variables that were not read, and runs Server as a TableDaemon until it
+// stops. Returns main's exit status.
+template <class Server, class Inv>
+int RunTableDaemon(const TableProgram<Server, Inv> &program, int argc, char **argv,
+                   const Inv &inv) {
+  if (auto exit_status = StartLog(program.name, inv.settings.log_level)) return *exit_status;
+  LogIgnoredVariables(inv.ignored_variables, program.name);
+  const DaemonSpec spec{.max_connections = inv.settings.max_connections,
+                        .fds_per_connection = program.fds_per_connection};
+  return RunDaemon(spec, [&](uv_loop_t *loop) {
+    // SIGHUP reads the same command line, environment and config file again.
+    return std::make_unique<TableDaemon<Server, typename TableProgram<Server, Inv>::Settings>>(
+        loop, program.name, program.table, inv.settings, Rereader(argc, argv, program.parse),
+        program.hooks);
   });
 }
 

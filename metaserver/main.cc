@@ -5,8 +5,6 @@
 #include <uv.h>
 
 #include <cstdio>
-#include <functional>
-#include <memory>
 
 #include "daemon/daemon_main.h"
 #include "daemon/log.h"
@@ -21,40 +19,21 @@ using ninf::daemon::Quoted;
 using ninf::meta::MetaServer;
 using ninf::meta::MetaSettings;
 
-// Reads the command line, environment and config file again.
-using Reread = std::function<Status(MetaSettings *)>;
-
-// ninf-meta as the daemon layer runs it. SIGHUP: the rows marked live in
+// ninf-meta runs as a daemon::TableDaemon. SIGHUP: the rows marked live in
 // the table (the log level) change at once; any other changed key is
 // reported and keeps its running value (the server, its sockets and its
 // forecasts were built from them). A broken file changes nothing.
-class MetaDaemon : public ninf::daemon::Service {
- public:
-  MetaDaemon(uv_loop_t *loop, const MetaSettings &settings, Reread reread)
-      : server_(loop, settings), running_(settings), reread_(std::move(reread)) {}
-
-  Status Start() override { return server_.Start(); }
-  void Shutdown(std::function<void()> stopped) override { server_.Shutdown(std::move(stopped)); }
-  void Reload() override {
-    // The TLS files are read again (a renewed certificate keeps its path);
-    // a failure keeps the ones in use.
-    auto reload_tls = [this](const MetaSettings &previous) {
-      if (Status st = server_.LoadTls(running_); !st.ok()) {
-        spdlog::error("event=reload_failed settings=tls error={}", Quoted(st.message()));
-        running_.tls_cert = previous.tls_cert;
-        running_.tls_key = previous.tls_key;
-        running_.tls_client_ca = previous.tls_client_ca;
-      }
-    };
-    ninf::daemon::ReloadTableSettings("ninf-meta", ninf::meta::MetaSettingsTable(), reread_,
-                                      &running_, reload_tls);
+//
+// SIGHUP also reads the TLS files again (a renewed certificate keeps its path);
+// a failure keeps the ones in use.
+void ReloadTls(MetaServer &server, MetaSettings *running, const MetaSettings &previous) {
+  if (Status st = server.LoadTls(*running); !st.ok()) {
+    spdlog::error("event=reload_failed settings=tls error={}", Quoted(st.message()));
+    running->tls_cert = previous.tls_cert;
+    running->tls_key = previous.tls_key;
+    running->tls_client_ca = previous.tls_client_ca;
   }
-
- private:
-  MetaServer server_;
-  MetaSettings running_;
-  Reread reread_;
-};
+}
 
 }  // namespace
 
@@ -79,15 +58,12 @@ int main(int argc, char **argv) {
     return ninf::daemon::PrintStats("ninf-meta", inv.settings.listen,
                                     static_cast<int>(inv.settings.port), inv.status_server,
                                     inv.settings.key_file, inv.view == "stats" ? "" : inv.view);
-  if (auto exit_status = ninf::daemon::StartLog("ninf-meta", inv.settings.log_level))
-    return *exit_status;
-  ninf::daemon::LogIgnoredVariables(inv.ignored_variables, "ninf-meta");
-  // SIGHUP reads the same command line, environment and config file again.
-  Reread reread = ninf::daemon::Rereader(argc, argv, ninf::meta::ParseMetaInvocation);
   // A connection holds its socket alone.
-  const ninf::daemon::DaemonSpec spec{.max_connections = inv.settings.max_connections,
-                                      .fds_per_connection = 1};
-  return ninf::daemon::RunDaemon(spec, [&](uv_loop_t *loop) {
-    return std::make_unique<MetaDaemon>(loop, inv.settings, reread);
-  });
+  const ninf::daemon::TableProgram<MetaServer, ninf::meta::MetaInvocation> program{
+      .name = "ninf-meta",
+      .parse = ninf::meta::ParseMetaInvocation,
+      .table = ninf::meta::MetaSettingsTable(),
+      .fds_per_connection = 1,
+      .hooks = {.apply = ReloadTls, .after = nullptr}};
+  return ninf::daemon::RunTableDaemon(program, argc, argv, inv);
 }
