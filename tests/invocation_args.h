@@ -1,10 +1,15 @@
 // Runs a daemon's parser of its command line and environment (ninfd's
 // ParseInvocation, ninf-meta's ParseMetaInvocation, ninf-relay's
 // ParseRelayInvocation) on test arguments and a test environment, as main()
-// runs it on the process's: the settings tests of all three daemons share it.
+// runs it on the process's, and checks a shipped example config file against
+// a settings table: the settings tests of all three daemons share them.
 #pragma once
 
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,5 +39,16 @@ struct ArgsParser {
         inv);
   }
 };
+
+// Every row of `table` has its "\nKEY = " line in the file at `path` (the
+// shipped example config documents every key).
+template <class Spec>
+void CheckDocumentsEveryKey(const char *path, std::span<const Spec> table) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE_FALSE(text.empty());
+  for (const Spec &spec : table)
+    CHECK_THAT(text, Catch::Contains("\n" + std::string(spec.name) + " = "));
+}
 
 }  // namespace ninf::test

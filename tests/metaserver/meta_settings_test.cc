@@ -42,10 +42,7 @@ TEST_CASE("meta_settings_example_config_documents_every_key", "[meta_settings]")
   MetaInvocation inv;
   REQUIRE(Parse({"--config", NINF_META_EXAMPLE_CONFIG}, &inv).ok());
   CHECK(inv.settings.port == 3100);
-  std::ifstream in(NINF_META_EXAMPLE_CONFIG);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const MetaSettingSpec &spec : MetaSettingsTable())
-    CHECK_THAT(text, Catch::Contains("\n" + std::string(spec.name) + " = "));
+  ninf::test::CheckDocumentsEveryKey(NINF_META_EXAMPLE_CONFIG, MetaSettingsTable());
 }
 
 TEST_CASE("meta_settings_precedence_policy_and_views", "[meta_settings]") {

@@ -73,10 +73,7 @@ TEST_CASE("relay_settings_example_config_documents_every_key", "[relay_settings]
   RelayInvocation inv;
   REQUIRE(ParseRelay({"--config", NINF_RELAY_EXAMPLE_CONFIG}, &inv).ok());
   CHECK(inv.settings.port == 3200);
-  std::ifstream in(NINF_RELAY_EXAMPLE_CONFIG);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const RelaySettingSpec &spec : RelaySettingsTable())
-    CHECK_THAT(text, Catch::Contains("\n" + std::string(spec.name) + " = "));
+  ninf::test::CheckDocumentsEveryKey(NINF_RELAY_EXAMPLE_CONFIG, RelaySettingsTable());
 }
 
 // Every pair of the table: set alone, parsed, ignored and reported; the

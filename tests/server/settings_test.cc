@@ -249,10 +249,7 @@ TEST_CASE("settings_shipped_example_config_parses", "[settings]") {
   REQUIRE(r.status.ok());
   CHECK(r.inv.settings.port == 3000);
   CHECK(r.inv.settings.warm_executables == 1);
-  std::ifstream in(NINF_EXAMPLE_CONFIG);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const SettingSpec &spec : SettingsTable())
-    CHECK_THAT(text, Catch::Contains("\n" + std::string(spec.name) + " = "));
+  ninf::test::CheckDocumentsEveryKey(NINF_EXAMPLE_CONFIG, SettingsTable());
 }
 
 TEST_CASE("settings_booleans", "[settings]") {
