@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -68,6 +70,23 @@ int Serve(uv_loop_t *loop, const std::function<std::unique_ptr<Service>(uv_loop_
 }
 
 }  // namespace
+
+const char *ProcessVariable(const char *name) { return std::getenv(name); }
+
+int CommandLineError(std::string_view program, const Status &st) {
+  const std::string name(program);
+  std::fprintf(stderr, "%s: %s\nRun '%s --help' for the settings.\n", name.c_str(),
+               st.message().c_str(), name.c_str());
+  return 2;
+}
+
+std::optional<int> StartLog(std::string_view program, const std::string &level) {
+  if (Status st = SetupLogging(level); !st.ok()) {
+    std::fprintf(stderr, "%s: %s\n", std::string(program).c_str(), st.message().c_str());
+    return 2;
+  }
+  return std::nullopt;
+}
 
 int RunDaemon(const DaemonSpec &spec,
               const std::function<std::unique_ptr<Service>(uv_loop_t *)> &make) {

@@ -465,4 +465,25 @@ void LogReload(std::string_view daemon, const std::vector<std::string> &applied,
                         std::string(daemon) + " restarts"));
 }
 
+ReloadKeys SplitReloadKeys(const std::vector<std::string> &changed,
+                           const std::function<bool(std::string_view key)> &applies_live) {
+  ReloadKeys keys;
+  for (const std::string &key : changed)
+    (applies_live(key) ? keys.applied : keys.restart).push_back(key);
+  return keys;
+}
+
+void FinishReload(std::string_view daemon, const std::string &log_level, const ReloadKeys &keys) {
+  // The level was checked when it was read; an unknown name (spdlog's
+  // from_str gives `off`) would silence the daemon, so it is not applied.
+  if (auto level = spdlog::level::from_str(log_level);
+      level != spdlog::level::off || log_level == "off")
+    spdlog::set_level(level);
+  LogReload(daemon, keys.applied, keys.restart);
+}
+
+void LogRereadFailed(const Status &st) {
+  spdlog::error("event=reload_failed settings=config error={}", Quoted(st.message()));
+}
+
 }  // namespace ninf::daemon

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -128,6 +129,49 @@ S LiveSettingsOf(std::span<const SettingSpecOf<S>> table, const S &running, cons
 void LogReload(std::string_view daemon, const std::vector<std::string> &applied,
                const std::vector<std::string> &restart);
 
+// The keys a reload changed, split by the reload column.
+struct ReloadKeys {
+  std::vector<std::string> applied;  // in effect at once
+  std::vector<std::string> restart;  // keep their running values until a restart
+};
+
+// Splits `changed` into the keys that apply live and the others.
+ReloadKeys SplitReloadKeys(const std::vector<std::string> &changed,
+                           const std::function<bool(std::string_view key)> &applies_live);
+
+// The end of every daemon's reload: the log level of the settings now
+// running takes effect, and the keys are logged (LogReload).
+void FinishReload(std::string_view daemon, const std::string &log_level, const ReloadKeys &keys);
+
+// Logs a reload whose settings could not be read again (event=reload_failed
+// settings=config): nothing changes.
+void LogRereadFailed(const Status &st);
+
+// SIGHUP for a daemon whose settings are all rows of `table` (ninf-meta,
+// ninf-relay): reads them again with `reread` (a failure is logged and
+// changes nothing: false); the rows marked live take their new values in
+// *running, the others keep theirs; `apply`, when set, then does what the
+// daemon itself reloads, given the settings before; last FinishReload.
+template <class S>
+bool ReloadTableSettings(
+    std::string_view daemon, std::span<const SettingSpecOf<S>> table,
+    const std::function<Status(S *)> &reread, S *running,
+    const std::type_identity_t<std::function<void(const S &previous)>> &apply = {}) {
+  S fresh;
+  if (Status st = reread(&fresh); !st.ok()) {
+    LogRereadFailed(st);
+    return false;
+  }
+  const ReloadKeys keys =
+      SplitReloadKeys(ChangedSettingKeys(table, *running, fresh),
+                      [table](std::string_view key) { return AppliesLiveIn(table, key); });
+  const S previous = *running;
+  *running = LiveSettingsOf(table, previous, fresh);
+  if (apply) apply(previous);
+  FinishReload(daemon, running->log_level, keys);
+  return true;
+}
+
 // Looks up an environment variable; returns null when it is not set.
 using EnvLookup = std::function<const char *(const char *name)>;
 
@@ -222,6 +266,23 @@ Status ParseCommandLine(CLI::App &app, std::span<const SettingSpecOf<S>> table, 
   if (cl->exit_now) return Status::Ok();
   for (std::size_t i = 0; i < table.size(); ++i)
     NINF_RETURN_IF_ERROR(ApplySettingOf(table[i], values[i].first, values[i].second, out));
+  return Status::Ok();
+}
+
+// ParseCommandLine into a daemon's invocation: its settings, and what the
+// command line itself says (the config file, --help or --version output and,
+// where the invocation keeps them, the foreign variables that are set).
+template <class Inv>
+Status ParseInvocationOf(CLI::App &app,
+                         std::span<const SettingSpecOf<decltype(Inv::settings)>> table, int argc,
+                         const char *const *argv, const EnvLookup &env, const ExtraTableFn &extra,
+                         CommandLine *cl, Inv *inv) {
+  NINF_RETURN_IF_ERROR(ParseCommandLine(app, table, argc, argv, env, extra, cl, &inv->settings));
+  inv->config_file = cl->config_file;
+  inv->exit_now = cl->exit_now;
+  inv->output = cl->output;
+  if constexpr (requires { inv->ignored_variables; })
+    inv->ignored_variables = std::move(cl->ignored_variables);
   return Status::Ok();
 }
 

@@ -5,14 +5,8 @@
 #include <uv.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <functional>
-#include <memory>
-#include <string>
-#include <vector>
 
 #include "daemon/daemon_main.h"
-#include "daemon/descriptors.h"
 #include "daemon/log.h"
 #include "daemon/status_tool.h"
 #include "metaserver/meta_server.h"
@@ -25,66 +19,29 @@ using ninf::daemon::Quoted;
 using ninf::meta::MetaServer;
 using ninf::meta::MetaSettings;
 
-// Reads the command line, environment and config file again.
-using Reread = std::function<Status(MetaSettings *)>;
-
-// ninf-meta as the daemon layer runs it. SIGHUP: the rows marked live in
+// ninf-meta runs as a daemon::TableDaemon. SIGHUP: the rows marked live in
 // the table (the log level) change at once; any other changed key is
 // reported and keeps its running value (the server, its sockets and its
 // forecasts were built from them). A broken file changes nothing.
-class MetaDaemon : public ninf::daemon::Service {
- public:
-  MetaDaemon(uv_loop_t *loop, const MetaSettings &settings, Reread reread)
-      : server_(loop, settings), running_(settings), reread_(std::move(reread)) {}
-
-  Status Start() override { return server_.Start(); }
-  void Shutdown(std::function<void()> stopped) override { server_.Shutdown(std::move(stopped)); }
-  void Reload() override {
-    MetaSettings fresh;
-    if (Status st = reread_(&fresh); !st.ok()) {
-      spdlog::error("event=reload_failed settings=config error={}", Quoted(st.message()));
-      return;
-    }
-    std::vector<std::string> applied, restart;
-    auto table = ninf::meta::MetaSettingsTable();
-    for (const std::string &key : ninf::meta::ChangedMetaSettings(running_, fresh))
-      (ninf::daemon::AppliesLiveIn(table, key) ? applied : restart).push_back(key);
-    const MetaSettings previous = running_;
-    running_ = ninf::daemon::LiveSettingsOf(table, running_, fresh);
-    // The TLS files are read again (a renewed certificate keeps its path);
-    // a failure keeps the ones in use.
-    if (Status st = server_.LoadTls(running_); !st.ok()) {
-      spdlog::error("event=reload_failed settings=tls error={}", Quoted(st.message()));
-      running_.tls_cert = previous.tls_cert;
-      running_.tls_key = previous.tls_key;
-      running_.tls_client_ca = previous.tls_client_ca;
-    }
-    spdlog::set_level(spdlog::level::from_str(running_.log_level));
-    ninf::daemon::LogReload("ninf-meta", applied, restart);
+//
+// SIGHUP also reads the TLS files again (a renewed certificate keeps its path);
+// a failure keeps the ones in use.
+void ReloadTls(MetaServer &server, MetaSettings *running, const MetaSettings &previous) {
+  if (Status st = server.LoadTls(*running); !st.ok()) {
+    spdlog::error("event=reload_failed settings=tls error={}", Quoted(st.message()));
+    running->tls_cert = previous.tls_cert;
+    running->tls_key = previous.tls_key;
+    running->tls_client_ca = previous.tls_client_ca;
   }
-
- private:
-  MetaServer server_;
-  MetaSettings running_;
-  Reread reread_;
-};
+}
 
 }  // namespace
 
 int main(int argc, char **argv) {
-  ninf::daemon::OpenStandardDescriptors();
   ninf::meta::MetaInvocation inv;
-  Status st = ninf::meta::ParseMetaInvocation(
-      argc, argv, [](const char *name) { return std::getenv(name); }, &inv);
-  if (!st.ok()) {
-    std::fprintf(stderr, "ninf-meta: %s\nRun 'ninf-meta --help' for the settings.\n",
-                 st.message().c_str());
-    return 2;
-  }
-  if (inv.exit_now) {
-    std::fputs(inv.output.c_str(), stdout);
-    return 0;
-  }
+  if (auto exit_status = ninf::daemon::ReadCommandLine("ninf-meta", argc, argv,
+                                                       ninf::meta::ParseMetaInvocation, &inv))
+    return *exit_status;
   // ninfd's or the client's variable where ninf-meta's own is not set: not
   // read, and said once (a tool command on stderr, the daemon in its log),
   // so that a key file meant for ninf-meta is not dropped without a word.
@@ -101,23 +58,12 @@ int main(int argc, char **argv) {
     return ninf::daemon::PrintStats("ninf-meta", inv.settings.listen,
                                     static_cast<int>(inv.settings.port), inv.status_server,
                                     inv.settings.key_file, inv.view == "stats" ? "" : inv.view);
-  if (st = ninf::daemon::SetupLogging(inv.settings.log_level); !st.ok()) {
-    std::fprintf(stderr, "ninf-meta: %s\n", st.message().c_str());
-    return 2;
-  }
-  ninf::daemon::LogIgnoredVariables(inv.ignored_variables, "ninf-meta");
-  // SIGHUP reads the same command line, environment and config file again.
-  auto reread = [argc, argv](ninf::meta::MetaSettings *out) {
-    ninf::meta::MetaInvocation again;
-    NINF_RETURN_IF_ERROR(ninf::meta::ParseMetaInvocation(
-        argc, argv, [](const char *name) { return std::getenv(name); }, &again));
-    *out = again.settings;
-    return Status::Ok();
-  };
   // A connection holds its socket alone.
-  const ninf::daemon::DaemonSpec spec{.max_connections = inv.settings.max_connections,
-                                      .fds_per_connection = 1};
-  return ninf::daemon::RunDaemon(spec, [&](uv_loop_t *loop) {
-    return std::make_unique<MetaDaemon>(loop, inv.settings, reread);
-  });
+  const ninf::daemon::TableProgram<MetaServer, ninf::meta::MetaInvocation> program{
+      .name = "ninf-meta",
+      .parse = ninf::meta::ParseMetaInvocation,
+      .table = ninf::meta::MetaSettingsTable(),
+      .fds_per_connection = 1,
+      .hooks = {.apply = ReloadTls, .after = nullptr}};
+  return ninf::daemon::RunTableDaemon(program, argc, argv, inv);
 }

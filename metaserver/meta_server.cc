@@ -10,6 +10,7 @@
 
 #include "daemon/auth_handshake.h"
 #include "daemon/exposure.h"
+#include "daemon/listener_tls.h"
 #include "daemon/log.h"
 #include "protocol/address.h"
 #include "protocol/layout.h"
@@ -182,16 +183,9 @@ void MetaServer::MaybeStopped() {
 }
 
 Status MetaServer::LoadTls(const MetaSettings &s) {
-  if (s.tls_cert.empty()) {
-    if (!s.tls_key.empty() || !s.tls_client_ca.empty())
-      return Status(NINF_ERR_CONFIG, "tls_key and tls_client_ca need tls_cert");
-    tls_.reset();
-    return Status::Ok();
-  }
-  tls::Context fresh;
-  NINF_RETURN_IF_ERROR(tls::MakeServerContext(
-      {.cert = s.tls_cert, .key = s.tls_key, .client_ca = s.tls_client_ca}, &fresh));
-  tls_ = std::move(fresh);  // running connections keep the context they were made with
+  NINF_RETURN_IF_ERROR(daemon::LoadListenerTls(
+      {.cert = s.tls_cert, .key = s.tls_key, .client_ca = s.tls_client_ca}, &tls_));
+  if (s.tls_cert.empty()) return Status::Ok();
   spdlog::info("event=tls state=on cert={}", daemon::Quoted(s.tls_cert));
   return Status::Ok();
 }

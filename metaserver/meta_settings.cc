@@ -165,15 +165,10 @@ Status ParseMetaInvocation(int argc, const char *const *argv, const daemon::EnvL
   cl.env_prefix = "NINF_META_";
   cl.foreign_variables = kForeignVariables;
   cl.daemon = "ninf-meta";
-  NINF_RETURN_IF_ERROR(daemon::ParseCommandLine<MetaSettings>(app, kTable, argc, argv, env, nullptr,
-                                                              &cl, &inv.settings));
-  inv.ignored_variables = std::move(cl.ignored_variables);
-  if (!cl.exit_now && !ParsePolicy(inv.settings.policy))
+  NINF_RETURN_IF_ERROR(daemon::ParseInvocationOf(app, kTable, argc, argv, env, nullptr, &cl, &inv));
+  if (!inv.exit_now && !ParsePolicy(inv.settings.policy))
     return Status(NINF_ERR_INVALID_ARGUMENT, "policy: unknown policy '" + inv.settings.policy +
                                                  "' (completion, load, round-robin, random)");
-  inv.config_file = cl.config_file;
-  inv.exit_now = cl.exit_now;
-  inv.output = cl.output;
   inv.view = list ? "functions" : links ? "links" : servers ? "servers" : status ? "stats" : "";
   *out = std::move(inv);
   return Status::Ok();

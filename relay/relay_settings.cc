@@ -108,12 +108,7 @@ Status ParseRelayInvocation(int argc, const char *const *argv, const daemon::Env
   cl.foreign_variables = kForeignVariables;
   cl.daemon = "ninf-relay";
   RelayInvocation inv;
-  NINF_RETURN_IF_ERROR(daemon::ParseCommandLine<RelaySettings>(app, kTable, argc, argv, env,
-                                                               nullptr, &cl, &inv.settings));
-  inv.ignored_variables = std::move(cl.ignored_variables);
-  inv.config_file = cl.config_file;
-  inv.exit_now = cl.exit_now;
-  inv.output = cl.output;
+  NINF_RETURN_IF_ERROR(daemon::ParseInvocationOf(app, kTable, argc, argv, env, nullptr, &cl, &inv));
   *out = std::move(inv);
   return Status::Ok();
 }

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "daemon/daemon_main.h"
-#include "daemon/descriptors.h"
 #include "daemon/log.h"
 #include "daemon/status_tool.h"
 #include "server/blas_core.h"
@@ -82,7 +81,7 @@ class Ninfd : public daemon::Service {
     if (Status st = reread_(&fresh); st.ok())
       server_.ReloadSettings(fresh);
     else  // a broken file keeps every running value
-      spdlog::error("event=reload_failed settings=config error={}", daemon::Quoted(st.message()));
+      daemon::LogRereadFailed(st);
     server_.ReloadRegistry();
   }
 
@@ -124,20 +123,10 @@ std::unique_ptr<daemon::Service> MakeNinfd(uv_loop_t *loop, const Settings &sett
 
 int main(int argc, char **argv) {
   using namespace ninf::server;
-  using ninf::Status;
   namespace daemon = ninf::daemon;
-  daemon::OpenStandardDescriptors();
-  auto env = [](const char *name) { return std::getenv(name); };
   Invocation inv;
-  Status st = ParseInvocation(argc, argv, env, &inv);
-  if (!st.ok()) {
-    std::fprintf(stderr, "ninfd: %s\nRun 'ninfd --help' for the settings.\n", st.message().c_str());
-    return 2;
-  }
-  if (inv.exit_now) {
-    std::fputs(inv.output.c_str(), stdout);
-    return 0;
-  }
+  if (auto exit_status = daemon::ReadCommandLine("ninfd", argc, argv, ParseInvocation, &inv))
+    return *exit_status;
   const Settings &s = inv.settings;
   const int port = static_cast<int>(s.port);
   if (inv.status)
@@ -153,18 +142,10 @@ int main(int argc, char **argv) {
     std::printf("%s\n", c.core.c_str());
     return 0;
   }
-  if (st = daemon::SetupLogging(s.log_level); !st.ok()) {
-    std::fprintf(stderr, "ninfd: %s\n", st.message().c_str());
-    return 2;
-  }
+  if (auto exit_status = daemon::StartLog("ninfd", s.log_level)) return *exit_status;
   ChooseExecutableBlasCore();
   // SIGHUP reads the same command line, environment and config file again.
-  Reread reread = [argc, argv, env](Settings *out) {
-    Invocation again;
-    NINF_RETURN_IF_ERROR(ParseInvocation(argc, argv, env, &again));
-    *out = std::move(again.settings);
-    return Status::Ok();
-  };
+  Reread reread = daemon::Rereader(argc, argv, ParseInvocation);
   const Settings &settings = inv.settings;
   // A connection with a running call holds its socket and a control socket.
   const daemon::DaemonSpec spec{.max_connections = settings.max_connections,

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <string>
 
 #include "daemon/log.h"
 #include "ninf.pb.h"
@@ -39,6 +40,27 @@ Status SendAll(int fd, const std::string &bytes) {
                     std::string("sending to the relay: ") + std::strerror(n < 0 ? errno : EPIPE));
     sent += static_cast<std::size_t>(n);
   }
+  return Status::Ok();
+}
+
+// A relay asks for the registration again every third of its idle timeout,
+// at most 24 h (relay/relay_settings.cc): a longer period is no relay's, and
+// would not fit the poll timeout of the session's loop.
+constexpr uint32_t kMaxKeepaliveMs = 86400 * 1000 / 3;
+// How often at least: a relay that asks for 0 is not flooded.
+constexpr uint32_t kMinKeepaliveMs = 100;
+
+// Registers `reg` on `ch`; *period is how often the relay wants it again.
+// Errors: the relay's refusal, or NINF_ERR_PROTOCOL for an ack no relay sends.
+Status AskRegistration(Channel &ch, const wire::RelayRegister &reg,
+                       std::chrono::milliseconds *period) {
+  wire::RelayAck ack;
+  NINF_RETURN_IF_ERROR(Ask(ch, reg, &ack));
+  if (ack.keepalive_ms() > kMaxKeepaliveMs)
+    return Status(NINF_ERR_PROTOCOL,
+                  "the relay's keepalive_ms " + std::to_string(ack.keepalive_ms()) +
+                      " is over the limit of " + std::to_string(kMaxKeepaliveMs));
+  *period = std::chrono::milliseconds(std::max(ack.keepalive_ms(), kMinKeepaliveMs));
   return Status::Ok();
 }
 
@@ -121,10 +143,10 @@ Status RelayLink::Session() {
   if (!keys.keys.empty()) NINF_RETURN_IF_ERROR(auth::AuthenticateToServer(ch, keys.keys[0]));
   wire::RelayRegister reg;
   reg.set_name(config_.name);
-  wire::RelayAck ack;
-  NINF_RETURN_IF_ERROR(Ask(ch, reg, &ack));
+  std::chrono::milliseconds period{0};
+  NINF_RETURN_IF_ERROR(AskRegistration(ch, reg, &period));
+  wire::RelayAck ack;  // the keep-alives' answers
   FrameHeader h;
-  const auto period = std::chrono::milliseconds(std::max<uint32_t>(ack.keepalive_ms(), 100));
   spdlog::info("event=relay_state state=registered relay={} name={} keepalive_ms={}",
                config_.relay.Key(), config_.name, period.count());
   auto last_ack = Clock::now(), next_beat = Clock::now() + period;

@@ -18,6 +18,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdalign.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "client/ninf_binding.h"
@@ -105,6 +106,20 @@ static const char *mode_name(int mode) {
 /* "argument 3 'a' of dgesv", the start of every message. */
 static int where(char *err, size_t errlen, const py_call *c, int i) {
   return snprintf(err, errlen, "argument %d '%s' of %s", i + 1, c->a[i].name, c->label);
+}
+
+/* Refuses argument i: where() followed by the reason, so that every refusal
+ * reads the same way. Returns -1, what a collector returns then. */
+static int refuse(char *err, size_t errlen, const py_call *c, int i, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int refuse(char *err, size_t errlen, const py_call *c, int i, const char *fmt, ...) {
+  int n = where(err, errlen, c, i);
+  if (n < 0 || (size_t)n >= errlen) return -1; /* the buffer holds no more */
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+  va_end(ap);
+  return -1;
 }
 
 /* ----------------------------------------------------------------------
@@ -196,23 +211,19 @@ static void append_python_error(char *err, size_t errlen) {
  * error until it has a collector. */
 static int collect_integer(py_call *c, int i, PyObject *o, const ninf_type_info *t,
                            ninf_binding_value *v, char *err, size_t errlen) {
-  int n = 0;
   PyObject *index = PyFloat_Check(o) || PyComplex_Check(o) ? NULL : PyNumber_Index(o);
   if (!index) {
     PyErr_Clear();
-    n = where(err, errlen, c, i);
-    snprintf(err + n, errlen - (size_t)n, " takes an integer (IDL %s), got %s%s", t->name,
-             Py_TYPE(o)->tp_name, PyFloat_Check(o) ? ": use int(x) if it is whole" : "");
-    return -1;
+    return refuse(err, errlen, c, i, " takes an integer (IDL %s), got %s%s", t->name,
+                  Py_TYPE(o)->tp_name, PyFloat_Check(o) ? ": use int(x) if it is whole" : "");
   }
   int overflow = 0;
   long long x = PyLong_AsLongLongAndOverflow(index, &overflow);
   Py_DECREF(index);
   if (overflow || !fits(x, t->element_size)) {
-    n = where(err, errlen, c, i);
     PyObject *s = PyObject_Str(o);
-    snprintf(err + n, errlen - (size_t)n, " = %s does not fit the IDL type %s (%u bytes)",
-             s ? PyUnicode_AsUTF8(s) : "?", t->name, t->element_size);
+    refuse(err, errlen, c, i, " = %s does not fit the IDL type %s (%u bytes)",
+           s ? PyUnicode_AsUTF8(s) : "?", t->name, t->element_size);
     Py_XDECREF(s);
     PyErr_Clear();
     return -1;
@@ -229,11 +240,9 @@ static int collect_real(py_call *c, int i, PyObject *o, const ninf_type_info *t,
       PyComplex_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o) ? -1.0 : PyFloat_AsDouble(o);
   if (PyComplex_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o) ||
       (d == -1.0 && PyErr_Occurred())) {
-    int n = where(err, errlen, c, i);
-    snprintf(err + n, errlen - (size_t)n, " takes a real number (IDL %s), got %s", t->name,
-             Py_TYPE(o)->tp_name);
     PyErr_Clear();
-    return -1;
+    return refuse(err, errlen, c, i, " takes a real number (IDL %s), got %s", t->name,
+                  Py_TYPE(o)->tp_name);
   }
   v->d = d;
   return 0;
@@ -244,11 +253,9 @@ static int collect_complex(py_call *c, int i, PyObject *o, const ninf_type_info 
   Py_complex z =
       PyUnicode_Check(o) || PyBytes_Check(o) ? (Py_complex){-1.0, 0.0} : PyComplex_AsCComplex(o);
   if (PyUnicode_Check(o) || PyBytes_Check(o) || (z.real == -1.0 && PyErr_Occurred())) {
-    int n = where(err, errlen, c, i);
-    snprintf(err + n, errlen - (size_t)n, " takes a complex number (IDL %s), got %s", t->name,
-             Py_TYPE(o)->tp_name);
     PyErr_Clear();
-    return -1;
+    return refuse(err, errlen, c, i, " takes a complex number (IDL %s), got %s", t->name,
+                  Py_TYPE(o)->tp_name);
   }
   v->re = z.real;
   v->im = z.imag;
@@ -260,22 +267,18 @@ static int collect_complex(py_call *c, int i, PyObject *o, const ninf_type_info 
 static int collect_string(py_call *c, int i, PyObject *o, ninf_binding_value *v, char *err,
                           size_t errlen) {
   py_arg *a = &c->a[i];
-  int n = 0;
   if (PyUnicode_Check(o))
     a->text = PyUnicode_AsUTF8String(o);
   else if (PyBytes_Check(o))
     a->text = Py_NewRef(o);
   if (!a->text) {
-    n = where(err, errlen, c, i);
-    snprintf(err + n, errlen - (size_t)n, " takes a str or bytes, got %s", Py_TYPE(o)->tp_name);
+    refuse(err, errlen, c, i, " takes a str or bytes, got %s", Py_TYPE(o)->tp_name);
     append_python_error(err, errlen);
     return -1;
   }
   const char *s = PyBytes_AS_STRING(a->text);
   if (strlen(s) != (size_t)PyBytes_GET_SIZE(a->text)) {
-    n = where(err, errlen, c, i);
-    snprintf(err + n, errlen - (size_t)n, " holds a NUL character: strings end at the first");
-    return -1;
+    return refuse(err, errlen, c, i, " holds a NUL character: strings end at the first");
   }
   v->s = s;
   return 0;
@@ -303,11 +306,9 @@ static int collect_scalar(py_call *c, int i, PyObject *o, ninf_binding_value *v,
 static int collect_none_array(py_call *c, int i, ninf_binding_value *v, char *err, size_t errlen) {
   py_arg *a = &c->a[i];
   if (a->mode == NINF_MODE_IN || a->mode == NINF_MODE_INOUT) {
-    int n = where(err, errlen, c, i);
-    snprintf(err + n, errlen - (size_t)n,
-             " is %s: pass a %s array (numpy.asfortranarray(..., dtype=numpy.%s)), not None",
-             mode_name(a->mode), dtype_name(a->type), dtype_name(a->type));
-    return -1;
+    return refuse(err, errlen, c, i,
+                  " is %s: pass a %s array (numpy.asfortranarray(..., dtype=numpy.%s)), not None",
+                  mode_name(a->mode), dtype_name(a->type), dtype_name(a->type));
   }
   a->use_slot = 1;
   memset(a->slot, 0, sizeof a->slot);
@@ -319,25 +320,20 @@ static int collect_none_array(py_call *c, int i, ninf_binding_value *v, char *er
  * type and mode. */
 static int check_array_type(py_call *c, int i, char *err, size_t errlen) {
   py_arg *a = &c->a[i];
-  int n = 0;
   int writes = a->mode == NINF_MODE_OUT || a->mode == NINF_MODE_INOUT;
   char got[48];
   kind k = buffer_kind(&a->view, got, sizeof got);
   if (!buffer_matches(&a->view, a->type, k)) {
-    n = where(err, errlen, c, i);
-    snprintf(err + n, errlen - (size_t)n,
-             " is IDL %s: pass a numpy.%s array, got %s (convert with .astype(numpy.%s), "
-             "which copies)",
-             ninf_type_info_of(a->type)->name, dtype_name(a->type), got, dtype_name(a->type));
-    return -1;
+    return refuse(err, errlen, c, i,
+                  " is IDL %s: pass a numpy.%s array, got %s (convert with .astype(numpy.%s), "
+                  "which copies)",
+                  ninf_type_info_of(a->type)->name, dtype_name(a->type), got, dtype_name(a->type));
   }
   if (writes && a->view.readonly) {
-    n = where(err, errlen, c, i);
-    snprintf(err + n, errlen - (size_t)n,
-             " is %s and the array is read-only: the result is written into it, so pass a "
-             "writable array (numpy.array(x) makes one)",
-             mode_name(a->mode));
-    return -1;
+    return refuse(err, errlen, c, i,
+                  " is %s and the array is read-only: the result is written into it, so pass a "
+                  "writable array (numpy.array(x) makes one)",
+                  mode_name(a->mode));
   }
   return 0;
 }
@@ -346,36 +342,27 @@ static int check_array_type(py_call *c, int i, char *err, size_t errlen) {
  * column-major block. */
 static int check_array_layout(py_call *c, int i, int rank, char *err, size_t errlen) {
   py_arg *a = &c->a[i];
-  int n = 0;
   if (a->view.ndim > 1 && a->view.ndim != rank) {
-    n = where(err, errlen, c, i);
-    snprintf(err + n, errlen - (size_t)n,
-             " has %d dimension%s in the interface, the array has %d (a flat array is "
-             "taken too)",
-             rank, rank == 1 ? "" : "s", a->view.ndim);
-    return -1;
+    return refuse(err, errlen, c, i,
+                  " has %d dimension%s in the interface, the array has %d (a flat array is "
+                  "taken too)",
+                  rank, rank == 1 ? "" : "s", a->view.ndim);
   }
   /* The IDL writes dimensions outermost first, a[n][lda]: lda varies
    * fastest, as in Fortran's A(LDA, N). That is a numpy array of shape
    * (lda, n) in Fortran order; a C-ordered one would be its transpose. */
   if (a->view.ndim > 1 && !PyBuffer_IsContiguous(&a->view, 'F')) {
-    n = where(err, errlen, c, i);
-    if (PyBuffer_IsContiguous(&a->view, 'C'))
-      snprintf(err + n, errlen - (size_t)n,
-               " is in C order: Ninf arrays are column-major, as in Fortran and LAPACK; pass "
-               "numpy.asfortranarray(x), or create it with order='F'");
-    else
-      snprintf(err + n, errlen - (size_t)n,
-               " is not contiguous (a strided view?): pass numpy.asfortranarray(x), which "
-               "copies it into one block");
-    return -1;
+    return refuse(err, errlen, c, i, "%s",
+                  PyBuffer_IsContiguous(&a->view, 'C')
+                      ? " is in C order: Ninf arrays are column-major, as in Fortran and LAPACK; "
+                        "pass numpy.asfortranarray(x), or create it with order='F'"
+                      : " is not contiguous (a strided view?): pass numpy.asfortranarray(x), "
+                        "which copies it into one block");
   }
   if (a->view.ndim <= 1 && !PyBuffer_IsContiguous(&a->view, 'A')) {
-    n = where(err, errlen, c, i);
-    snprintf(err + n, errlen - (size_t)n,
-             " is not contiguous (a slice with a step?): pass numpy.ascontiguousarray(x), "
-             "which copies it into one block");
-    return -1;
+    return refuse(err, errlen, c, i,
+                  " is not contiguous (a slice with a step?): pass numpy.ascontiguousarray(x), "
+                  "which copies it into one block");
   }
   return 0;
 }
@@ -387,10 +374,8 @@ static int collect_array(py_call *c, int i, PyObject *o, int rank, ninf_binding_
   if (o == Py_None) return collect_none_array(c, i, v, err, errlen);
   if (PyObject_GetBuffer(o, &a->view, PyBUF_RECORDS_RO) != 0) {
     PyErr_Clear();
-    int n = where(err, errlen, c, i);
-    snprintf(err + n, errlen - (size_t)n, " is an array: pass a numpy.%s array, not %s",
-             dtype_name(a->type), Py_TYPE(o)->tp_name);
-    return -1;
+    return refuse(err, errlen, c, i, " is an array: pass a numpy.%s array, not %s",
+                  dtype_name(a->type), Py_TYPE(o)->tp_name);
   }
   a->has_view = 1; /* released by call_release, whatever the checks say */
   if (check_array_type(c, i, err, errlen) != 0) return -1;
@@ -454,22 +439,18 @@ static int verify(void *ctx, int index, unsigned long long elements, char *err, 
   if (a->mode == NINF_MODE_WORK) return 0;
   if (a->use_slot) {
     if (elements <= 1) return 0;
-    int n = where(err, errlen, c, index);
-    snprintf(err + n, errlen - (size_t)n,
-             " is an OUT array of %llu elements: pass numpy.empty(%llu, dtype=numpy.%s) (None "
-             "stands only for a single value)",
-             elements, elements, dtype_name(a->type));
-    return -1;
+    return refuse(err, errlen, c, index,
+                  " is an OUT array of %llu elements: pass numpy.empty(%llu, dtype=numpy.%s) (None "
+                  "stands only for a single value)",
+                  elements, elements, dtype_name(a->type));
   }
   unsigned long long have =
       (unsigned long long)(a->view.len / (a->view.itemsize ? a->view.itemsize : 1));
   if (have >= elements) return 0;
-  int n = where(err, errlen, c, index);
-  snprintf(err + n, errlen - (size_t)n,
-           ": the call moves %llu elements, the array has %llu (check the dimensions "
-           "given before it)",
-           elements, have);
-  return -1;
+  return refuse(err, errlen, c, index,
+                ": the call moves %llu elements, the array has %llu (check the dimensions "
+                "given before it)",
+                elements, have);
 }
 
 /* The OUT values that came back in slots, as Python objects: None for

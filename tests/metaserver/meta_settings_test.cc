@@ -15,24 +15,13 @@
 
 #include "daemon/request_reader.h"
 #include "metaserver/meta_server.h"
+#include "tests/invocation_args.h"
 
 using namespace ninf::meta;
 
 namespace {
 
-ninf::Status Parse(std::vector<std::string> args, MetaInvocation *inv,
-                   std::map<std::string, std::string> env = {}) {
-  args.insert(args.begin(), "ninf-meta");
-  std::vector<const char *> argv;
-  for (const std::string &a : args) argv.push_back(a.c_str());
-  return ParseMetaInvocation(
-      static_cast<int>(argv.size()), argv.data(),
-      [&env](const char *name) -> const char * {
-        auto it = env.find(name);
-        return it == env.end() ? nullptr : it->second.c_str();
-      },
-      inv);
-}
+const ninf::test::ArgsParser<MetaInvocation> Parse{ParseMetaInvocation, "ninf-meta"};
 
 }  // namespace
 
@@ -53,10 +42,7 @@ TEST_CASE("meta_settings_example_config_documents_every_key", "[meta_settings]")
   MetaInvocation inv;
   REQUIRE(Parse({"--config", NINF_META_EXAMPLE_CONFIG}, &inv).ok());
   CHECK(inv.settings.port == 3100);
-  std::ifstream in(NINF_META_EXAMPLE_CONFIG);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const MetaSettingSpec &spec : MetaSettingsTable())
-    CHECK_THAT(text, Catch::Contains("\n" + std::string(spec.name) + " = "));
+  ninf::test::CheckDocumentsEveryKey(NINF_META_EXAMPLE_CONFIG, MetaSettingsTable());
 }
 
 TEST_CASE("meta_settings_precedence_policy_and_views", "[meta_settings]") {

@@ -15,21 +15,12 @@ import struct
 import sys
 import time
 
+from relay_wire import field, frame
+
 HOST, PORT, CLIENT_KEY = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 
 FRAME_ERROR, FRAME_AUTH = 6, 13
 FRAME_RELAY_REGISTER, FRAME_RELAY_DATA, FRAME_RELAY_OPEN = 40, 42, 43
-
-
-def field(number, data):
-    """One length-delimited protobuf field (strings and bytes)."""
-    assert len(data) < 128
-    return bytes([number << 3 | 2, len(data)]) + data
-
-
-def frame(kind, header=b"", header_length=None):
-    length = len(header) if header_length is None else header_length
-    return b"NINF" + struct.pack("<BBHIIQ", 1, 1, kind, length, 0, 0) + header
 
 
 def connect():

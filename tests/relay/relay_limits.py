@@ -14,43 +14,18 @@ failure.
 """
 import os
 import socket
-import struct
 import sys
 import time
+
+from relay_wire import field, frame, recv_exact, recv_frame
 
 PORT = int(sys.argv[1])
 FRAME_ERROR, FRAME_RELAY_ACK = 6, 44
 FRAME_RELAY_REGISTER, FRAME_RELAY_DIAL, FRAME_RELAY_DATA, FRAME_RELAY_OPEN = 40, 41, 42, 43
 
 
-def field(number, data):
-    return bytes([number << 3 | 2, len(data)]) + data
-
-
-def frame(kind, header=b""):
-    return b"NINF" + struct.pack("<BBHIIQ", 1, 1, kind, len(header), 0, 0) + header
-
-
 def connect():
     return socket.create_connection(("127.0.0.1", PORT), timeout=5)
-
-
-def recv_exact(s, n):
-    data = b""
-    while len(data) < n:
-        chunk = s.recv(n - len(data))
-        if not chunk:
-            raise EOFError("closed")
-        data += chunk
-    return data
-
-
-def recv_frame(s, seconds=5.0):
-    """(type, header bytes)."""
-    s.settimeout(seconds)
-    head = recv_exact(s, 24)
-    kind, length = struct.unpack("<H", head[6:8])[0], struct.unpack("<I", head[8:12])[0]
-    return kind, recv_exact(s, length)
 
 
 def message_of(body):

@@ -13,23 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/invocation_args.h"
+
 using namespace ninf::relay;
 
 namespace {
 
-ninf::Status ParseRelay(std::vector<std::string> args, RelayInvocation *inv,
-                        std::map<std::string, std::string> env = {}) {
-  args.insert(args.begin(), "ninf-relay");
-  std::vector<const char *> argv;
-  for (const std::string &a : args) argv.push_back(a.c_str());
-  return ParseRelayInvocation(
-      static_cast<int>(argv.size()), argv.data(),
-      [&env](const char *name) -> const char * {
-        auto it = env.find(name);
-        return it == env.end() ? nullptr : it->second.c_str();
-      },
-      inv);
-}
+const ninf::test::ArgsParser<RelayInvocation> ParseRelay{ParseRelayInvocation, "ninf-relay"};
 
 }  // namespace
 
@@ -83,10 +73,7 @@ TEST_CASE("relay_settings_example_config_documents_every_key", "[relay_settings]
   RelayInvocation inv;
   REQUIRE(ParseRelay({"--config", NINF_RELAY_EXAMPLE_CONFIG}, &inv).ok());
   CHECK(inv.settings.port == 3200);
-  std::ifstream in(NINF_RELAY_EXAMPLE_CONFIG);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const RelaySettingSpec &spec : RelaySettingsTable())
-    CHECK_THAT(text, Catch::Contains("\n" + std::string(spec.name) + " = "));
+  ninf::test::CheckDocumentsEveryKey(NINF_RELAY_EXAMPLE_CONFIG, RelaySettingsTable());
 }
 
 // Every pair of the table: set alone, parsed, ignored and reported; the

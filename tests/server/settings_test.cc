@@ -8,6 +8,7 @@
 #include <map>
 
 #include "daemon/metrics_endpoint.h"
+#include "tests/invocation_args.h"
 #include "tests/server/daemon_fixture.h"
 
 using namespace ninf::server;
@@ -28,18 +29,10 @@ const SettingSpec *FindSetting(const std::string &name) {
   return nullptr;
 }
 
-Run Parse(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
-  args.insert(args.begin(), "ninfd");
-  std::vector<const char *> argv;
-  for (const std::string &a : args) argv.push_back(a.c_str());
+Run Parse(std::vector<std::string> args, const std::map<std::string, std::string> &env = {}) {
   Run r;
-  r.status = ParseInvocation(
-      static_cast<int>(argv.size()), argv.data(),
-      [&env](const char *name) -> const char * {
-        auto it = env.find(name);
-        return it == env.end() ? nullptr : it->second.c_str();
-      },
-      &r.inv);
+  const ninf::test::ArgsParser<Invocation> parse{ParseInvocation, "ninfd"};
+  r.status = parse(std::move(args), &r.inv, env);
   return r;
 }
 
@@ -256,10 +249,7 @@ TEST_CASE("settings_shipped_example_config_parses", "[settings]") {
   REQUIRE(r.status.ok());
   CHECK(r.inv.settings.port == 3000);
   CHECK(r.inv.settings.warm_executables == 1);
-  std::ifstream in(NINF_EXAMPLE_CONFIG);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const SettingSpec &spec : SettingsTable())
-    CHECK_THAT(text, Catch::Contains("\n" + std::string(spec.name) + " = "));
+  ninf::test::CheckDocumentsEveryKey(NINF_EXAMPLE_CONFIG, SettingsTable());
 }
 
 TEST_CASE("settings_booleans", "[settings]") {
