@@ -2,7 +2,7 @@
 // admission plan, computed once per call from the call's facts and the
 // settings by a pure function (as stubs/runtime/call_plan.h plans a call's
 // arrays), which the scheduler then follows (scheduler.cc OfferJob,
-// scheduler_events.cc OnReplying, scheduler_start.cc WarmAfter) instead of
+// scheduler_events.cc OnReplying, ExecutableSupply::WarmAfter) instead of
 // asking the flags again. Unit-tested case by case in
 // tests/server/admission_plan_test.cc.
 //

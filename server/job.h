@@ -21,7 +21,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "protocol/control.h"
 #include "protocol/slot_lease.h"
@@ -343,5 +345,8 @@ class Job : public ProcessOwner {
   AdmissionPlan plan_;
   LeasePhase lease_seen_phase_ = kLeasePhaseNone;
 };
+
+// The jobs by id (the scheduler owns them; a job is freed when it ends).
+using JobTable = std::unordered_map<uint64_t, std::unique_ptr<Job>>;
 
 }  // namespace ninf::server

@@ -1,7 +1,7 @@
-// Scheduler: the job table, admission and the queue, FinishJob (the one
-// place every job ends), and the shutdown of jobs. Starting calls is in
-// scheduler_start.cc, the executables' and connections' events in
-// scheduler_events.cc, the watchdog in scheduler_watch.cc.
+// Scheduler: the job table, admission and the queue, starting a call on the
+// executable the supply gives it (executable_supply.h), FinishJob (the one
+// place every job ends), and the shutdown of jobs. The executables' and
+// connections' events are in scheduler_events.cc, the watchdog's rounds in job_watch.cc.
 #include "server/scheduler.h"
 
 #include <sys/ioctl.h>
@@ -35,13 +35,9 @@ Scheduler::Scheduler(uv_loop_t *loop, const Settings &settings, const Registry &
       admission_(settings.Scheduler(cores)),
       memory_bytes_(static_cast<uint64_t>(std::max(0L, ::sysconf(_SC_PHYS_PAGES))) *
                     static_cast<uint64_t>(std::max(0L, ::sysconf(_SC_PAGESIZE)))),
-      warm_(loop, static_cast<int>(settings.warm_executables), admission_.slots(),
-            {.spawn = [this](
-                          const std::string &function, const std::string &executable,
-                          ProcessOwner *owner,
-                          Process **out) { return SpawnProcess(function, executable, owner, out); },
-             .spawned = [this](const Process &) { ++counters_.executables_started; },
-             .reaped = [this] { observer_.MaybeStopped(); }}) {}
+      supply_(loop, settings, registry, cores, admission_.slots(), counters,
+              [this] { observer_.MaybeStopped(); }),
+      watch_(settings) {}
 
 Scheduler::~Scheduler() = default;
 
@@ -95,7 +91,7 @@ CallDemand Scheduler::DemandOf(const Job &job) const {
   if (it != counters_.functions.end() && it->second.flops_per_second > 0)
     d.predicted_seconds = job.predicted_work() / it->second.flops_per_second;
   if (it != counters_.functions.end() && it->second.single_threaded) d.max_threads = 1;
-  d.ranks = CoresHeld(LaunchOf(job.function()), cores_);
+  d.ranks = CoresHeld(supply_.LaunchOf(job.function()), cores_);
   d.user = job.params().owner;
   const UserQuota quota = settings_.QuotaOf(d.user);
   d.user_slots = static_cast<int>(quota.slots);
@@ -166,7 +162,7 @@ bool ArgumentsArrived(const daemon::Connection &conn) {
 void Scheduler::OfferJob(Job &job) {
   AdmissionOrder order = AdmissionOrder::kArrival;
   (void)ParseAdmissionOrder(settings_.admission, &order);
-  const Launch launch = LaunchOf(job.function());
+  const Launch launch = supply_.LaunchOf(job.function());
   const AdmissionPlan plan = PlanAdmission({.order = order,
                                             .two_phase = job.two_phase(),
                                             .direct_launch = launch.direct(),
@@ -278,6 +274,51 @@ void Scheduler::OfferArrival(Job &job) {
   observer_.PublishLoad();
 }
 
+void Scheduler::StartJob(Job &job) {
+  if (!job.conn()) {  // the client vanished before its call could start
+    FinishJob(job, EndReason::kHangup);
+    return;
+  }
+  // A heartbeat still on its way must be out before the executable shares
+  // the socket, or its frames would interleave with ours.
+  job.conn()->StopHeartbeats();
+  // Over TLS the client waits for the hand-over key, sent as the last frame
+  // of ninfd's session; once it is out, the session is freed and the
+  // executable gets the key with the socket (Job::Handoff).
+  // (A redirected call is not handed over: its REDIRECT goes inside
+  // ninfd's session and the client connects to the executable itself.)
+  const bool hand_over_tls = job.conn()->tls_active() && !supply_.LaunchOf(job.function()).over_tcp;
+  if (hand_over_tls && !job.conn()->handover_sent()) {
+    if (Status st = job.conn()->SendHandover(); !st.ok()) {
+      FinishJob(job, EndReason::kRefused, st);
+      return;
+    }
+  }
+  if (job.conn()->output_pending()) {  // OnOutputFlushed starts it again
+    job.conn()->NotifyWhenFlushed();
+    return;
+  }
+  if (hand_over_tls) job.conn()->SealTls();
+  // Off the call path, the pool makes sure the next call finds an
+  // executable waiting (WarmAfterHandoff decides when). A function's first
+  // call arms its warming, whether or not that call could start (the pool's
+  // restart policy bounds the attempts).
+  const std::string function = job.function(), executable = job.executable();
+  bool warm = false;
+  if (Status st = supply_.Handoff(job, stopping_, &warm); !st.ok()) {
+    FinishJob(job, EndReason::kSpawnFailed, st);
+    supply_.pool().Replenish(function, executable);
+    return;
+  }
+  spdlog::info(
+      "event=call_start job={} call={} function={} user={} peer={} pid={} threads={} "
+      "persistent={} warm={} heartbeat_ms={} queue_seconds={}",
+      job.id(), job.call_id(), job.function(), ShownUser(job.params().owner),
+      job.conn() ? job.conn()->peer() : "-", job.pid(), job.threads(), job.persistent(), warm,
+      job.heartbeat_ms(), Sec(SecondsBetween(job.arrived(), job.admitted())));
+  supply_.WarmAfter(job, warm, admission_.threads_held(), function, executable);
+}
+
 void Scheduler::AdmitArrivals() {
   if (admitting_arrivals_) return;
   admitting_arrivals_ = true;
@@ -339,8 +380,8 @@ void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
     else
       conn->Finish();
   }
-  if (job.started()) warm_.Refill(name);  // see StartJob
-  jobs_.erase(job.id());                  // frees the job: not to be touched below
+  if (job.started()) supply_.pool().Refill(name);  // see StartJob
+  jobs_.erase(job.id());                           // frees the job: not to be touched below
   AdmitQueued();
   observer_.MaybeStopped();
 }
@@ -362,9 +403,24 @@ void Scheduler::LogEnding(const Job &job, const Ending &ending, const std::strin
                 daemon::Quoted(job.ExitDescription()), job.calls_done());
 }
 
+void Scheduler::RunWatchdog() {
+  const Clock::time_point now = Clock::now();
+  for (uint64_t id : watch_.Run(jobs_, now)) EndWithoutArguments(id);
+  watch_.StopIdleHandlesOverBudget(jobs_, now);
+}
+
+void Scheduler::EndWithoutArguments(uint64_t id) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end() || !AwaitsArguments(it->second->state())) return;
+  FinishJob(*it->second, EndReason::kNoArguments,
+            Status(NINF_ERR_TIMEOUT, "the call's arguments did not begin within " +
+                                         std::to_string(settings_.request_timeout_seconds) +
+                                         " s of its CALL (request_timeout_seconds)"));
+}
+
 void Scheduler::BeginShutdown() {
   stopping_ = true;
-  warm_.Close();
+  supply_.pool().Close();
   for (uint64_t id : arrivals_.TakeWaiting()) FinishJob(*jobs_.at(id), EndReason::kRefused);
   for (uint64_t id : admission_.TakeQueue()) {
     Job &job = *jobs_.at(id);
@@ -406,16 +462,12 @@ void Scheduler::KillAll(KillReason reason) {
   for (Job *job : unstarted) FinishJob(*job, EndReason::kRefused);
 }
 
-void Scheduler::CloseBroker() {
-  if (broker_) broker_->Close();
-}
-
 void Scheduler::AddGauges(Gauges *g) const {
   g->threads_held = admission_.threads_held();
   g->busy_core_seconds = counters_.busy_core_seconds + OpenBusyCoreSeconds();
   g->running = admission_.running();
   g->queued = admission_.queued();
-  g->warm_idle = warm_.idle();
+  g->warm_idle = supply_.pool().idle();
   g->admission = settings_.admission;
   const ArrivalBounds bounds = Bounds();
   g->arrival_limit = bounds.calls;

@@ -2,7 +2,7 @@
 // admission (slots, threads, the queue), the warm pool and the launch
 // broker; starts calls (a warm executable or a cold spawn), follows their
 // executables' control events, holds them to their deadlines (the watchdog,
-// scheduler_watch.cc) and finishes them.
+// job_watch.h) and finishes them.
 //
 //   Server ──Submit(conn, params)──> Job: offered (once its arguments begin),
 //                                    queued or started
@@ -33,8 +33,10 @@
 #include "daemon/connection.h"
 #include "server/admission.h"
 #include "server/admission_plan.h"
+#include "server/executable_supply.h"
 #include "server/job.h"
 #include "server/job_ending.h"
+#include "server/job_watch.h"
 #include "server/kept_data_service.h"
 #include "server/launch_broker.h"
 #include "server/launcher.h"
@@ -102,12 +104,8 @@ class Scheduler : public JobEvents {
   void StopIdleHandles();
   void KillAll(KillReason reason);
   // No job and no warm executable is left.
-  bool Stopped() const { return jobs_.empty() && warm_.empty(); }
-  void CloseBroker();
+  bool Stopped() const { return jobs_.empty() && supply_.pool().empty(); }
 
-  // SIGHUP: idle warm executables are killed (their programs may have been
-  // replaced); each function is warmed again after its next call.
-  void ForgetWarm() { warm_.Clear(); }
   // Takes back every slot a function handle keeps between its calls
   // (protocol/slot_lease.h): another call asks for one, a reload (whose
   // checks the handle's next call must pass: MayContinue), the
@@ -119,11 +117,11 @@ class Scheduler : public JobEvents {
   // slot to a user the reload revoked).
   void PolicyChanged();
 
-  // How `function`'s executable is started (launcher.h).
-  Launch LaunchOf(const std::string &function) const;
-  // Opens the launch broker: on first use, or at start with a
-  // launch_address (a port that cannot be had fails the start, not a call).
-  Status OpenLaunchBroker();
+  // Where calls' executables come from: the warm pool, cold starts, the
+  // launch broker. (SIGHUP clears the pool: the programs may have been
+  // replaced; each function is warmed again after its next call.)
+  ExecutableSupply &executables() { return supply_; }
+  const ExecutableSupply &executables() const { return supply_; }
 
   const Admission &admission() const { return admission_; }
   const ArrivalGate &arrivals() const { return arrivals_; }
@@ -133,7 +131,6 @@ class Scheduler : public JobEvents {
   // Predicted seconds of work of the running and queued calls (the load
   // the metaserver sees).
   double PredictedWorkSeconds() const;
-  std::size_t WarmIdle(const std::string &function) const { return warm_.idle(function); }
 
  private:
   // JobEvents
@@ -167,23 +164,9 @@ class Scheduler : public JobEvents {
   // Who a call's client is for the per-client arrival bounds: its user, else
   // its address.
   std::string ArrivalClient(const Job &job) const;
+  // Hands the admitted call to its executable (ExecutableSupply); a call
+  // whose executable cannot start ends here.
   void StartJob(Job &job);
-  // Hands the job to a warm executable if one takes it; false if none did.
-  bool HandoffWarm(Job &job);
-  // Starts an executable for the job and hands it over; on failure the job
-  // is ended (and deleted) and the result is false.
-  bool HandoffCold(Job &job);
-  // After a hand-off: start replacement warm executables now, later or not.
-  void WarmAfter(const Job &job, bool warm, const std::string &function,
-                 const std::string &executable);
-  // Starts a process of `function` for `owner`: Process::Spawn with its
-  // launch, and the launch broker opened on first use; as `run_as`'s
-  // account when it is set.
-  Status SpawnProcess(const std::string &function, const std::string &executable,
-                      ProcessOwner *owner, Process **out, const RunAs &run_as = {});
-  // Whether `process` may serve another call after this one of `job`'s
-  // (reuse_policy.h MayReuse); `served` counts the calls including this one.
-  bool MayReuseAfter(const Job &job, const Process &process, uint64_t served) const;
   void AdmitQueued();
   void FinishJob(Job &job, EndReason reason, const Status &why = Status());
   // FinishJob's log line: call_end for a counted call, job_exit otherwise.
@@ -208,19 +191,8 @@ class Scheduler : public JobEvents {
   // Core-seconds of the routines running now, so far.
   double OpenBusyCoreSeconds() const;
 
-  // The watchdog (scheduler_watch.cc).
-  struct WatchKill {
-    uint64_t job;
-    KillReason reason;
-    std::string detail;
-  };
-  // The kill `job` has earned, if any; catches up on its control first.
-  bool Judge(Job &job, Clock::time_point now, WatchKill *kill);
+  // A CALL whose arguments did not begin in time (JobWatch::Run).
   void EndWithoutArguments(uint64_t id);
-  void WatchIdleHandles(Clock::time_point now);
-  // DaemonBeatsForExecutable (watch_policy.h): writes the heartbeat a
-  // stopped executable cannot write to a client that shut its side.
-  void BeatForStoppedExecutable(Job &job, Clock::time_point now);
 
   uv_loop_t *loop_;
   const Settings &settings_;
@@ -234,9 +206,10 @@ class Scheduler : public JobEvents {
   Admission admission_;
   ArrivalGate arrivals_;
   uint64_t memory_bytes_ = 0;  // the machine's, for arrival_bytes = 0
-  WarmPool warm_;
+  ExecutableSupply supply_;
+  JobWatch watch_;
   // Owned here; a job is freed in FinishJob.
-  std::unordered_map<uint64_t, std::unique_ptr<Job>> jobs_;
+  JobTable jobs_;
   uint64_t next_job_id_ = 1;
   uint64_t policy_epoch_ = 0;  // PolicyChanged() counts up
   bool admitting_ = false;
@@ -246,7 +219,6 @@ class Scheduler : public JobEvents {
   // demand_window_ms of it (MayKeepSlot), where leases would only be taken
   // back again and delay the slots' release to the calls' ends.
   Clock::time_point last_wait_{};
-  std::unique_ptr<LaunchBroker> broker_;  // launched executables' connect-back; on first use
 };
 
 }  // namespace ninf::server

@@ -233,11 +233,7 @@ void Scheduler::OnReleased(Job &job) {
   // call of the same function waiting for one takes this process at once.
   const int pid = p->pid();
   const uint64_t calls = p->calls_served();
-  bool kept = false;
-  if (MayReuseAfter(job, *p, calls))
-    kept = warm_.Return(p);  // which retires it when it cannot keep it
-  else
-    warm_.Discard(p);
+  const bool kept = supply_.TakeBack(job, p, stopping_);
   spdlog::debug("event=executable_{} job={} function={} pid={} calls={}",
                 kept ? "released" : "retired", job.id(), job.function(), pid, calls);
   FinishJob(job, EndReason::kReleased);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "daemon/exposure.h"
+#include "daemon/listener_tls.h"
 #include "daemon/log.h"
 #include "ninf.pb.h"
 #include "server/client_connection.h"
@@ -63,7 +64,8 @@ Status Server::Start() {
     NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
   }
   NINF_RETURN_IF_ERROR(StartUnixListener());
-  if (!settings_.launch_address.empty()) NINF_RETURN_IF_ERROR(scheduler_.OpenLaunchBroker());
+  if (!settings_.launch_address.empty())
+    NINF_RETURN_IF_ERROR(scheduler_.executables().OpenLaunchBroker());
   if (!settings_.metrics.empty()) NINF_RETURN_IF_ERROR(StartMetrics());
   spdlog::info(
       "event=listening address={} port={} registry={} functions={} cores={} slots={} "
@@ -120,17 +122,10 @@ Status Server::WriteReadyFile() const {
 }
 
 Status Server::LoadTls() {
-  if (settings_.tls_cert.empty()) {
-    if (!settings_.tls_key.empty() || !settings_.tls_client_ca.empty())
-      return Status(NINF_ERR_CONFIG, "tls_key and tls_client_ca need tls_cert");
-    tls_.reset();
-    return Status::Ok();
-  }
-  tls::Context fresh;
-  NINF_RETURN_IF_ERROR(tls::MakeServerContext(
+  NINF_RETURN_IF_ERROR(daemon::LoadListenerTls(
       {.cert = settings_.tls_cert, .key = settings_.tls_key, .client_ca = settings_.tls_client_ca},
-      &fresh));
-  tls_ = std::move(fresh);  // running connections keep the context they were made with
+      &tls_));
+  if (settings_.tls_cert.empty()) return Status::Ok();
   // The first client's handshake would otherwise seed the DRBG and fetch
   // X25519, HKDF and AES-GCM (tls::WarmUp).
   tls::WarmUp();
@@ -251,13 +246,13 @@ void Server::ReloadRegistry() {
   if (!st.ok()) {
     spdlog::error("event=reload_failed registry={} error={}", daemon::Quoted(registry_.dir()),
                   daemon::Quoted(st.message()));
-    scheduler_.ForgetWarm();
+    scheduler_.executables().pool().Clear();
     scheduler_.PolicyChanged();
     return;
   }
   registry_ = std::move(fresh);
   if (reporter_) reporter_->UpdateRegistration(Registration());
-  scheduler_.ForgetWarm();
+  scheduler_.executables().pool().Clear();
   // A handle's next call is checked against the reloaded users and allow
   // lists when it asks for its slot: none keeps one across a reload.
   scheduler_.PolicyChanged();
@@ -279,9 +274,8 @@ void Server::ReloadSettings(const Settings &fresh) {
     spdlog::error("event=reload_failed settings=launch error={}", daemon::Quoted(st.message()));
     return;
   }
-  std::vector<std::string> applied, restart;
-  for (const std::string &key : ChangedSettings(settings_, fresh))
-    (AppliesLive(key) ? applied : restart).push_back(key);
+  const daemon::ReloadKeys keys =
+      daemon::SplitReloadKeys(ChangedSettings(settings_, fresh), AppliesLive);
   const Settings previous = settings_;
   settings_ = next;
   // The TLS files are read again at every SIGHUP (a renewed certificate
@@ -294,10 +288,7 @@ void Server::ReloadSettings(const Settings &fresh) {
   } else if (tls_) {
     spdlog::info("event=tls_reloaded cert={}", daemon::Quoted(settings_.tls_cert));
   }
-  if (auto level = spdlog::level::from_str(settings_.log_level);
-      level != spdlog::level::off || settings_.log_level == "off")
-    spdlog::set_level(level);
-  daemon::LogReload("ninfd", applied, restart);
+  daemon::FinishReload("ninfd", settings_.log_level, keys);
 }
 
 void Server::Shutdown(std::function<void()> on_stopped) {
@@ -365,7 +356,7 @@ void Server::MaybeStopped() {
     uv_close(reinterpret_cast<uv_handle_t *>(&watch_timer_), nullptr);
     watch_timer_open_ = false;
   }
-  scheduler_.CloseBroker();
+  scheduler_.executables().CloseBroker();
   if (metrics_) metrics_->Close();
   spdlog::info("event=stopped completed={} failed={} cancelled={} rejected={}", counters_.completed,
                counters_.failed, counters_.cancelled, counters_.rejected);

@@ -145,7 +145,7 @@ void Server::PublishLoad() {
     fl->set_calls(f.completed);
     fl->set_mean_seconds(f.busy_seconds / static_cast<double>(f.completed));
     fl->set_flops_per_second(f.flops_per_second);
-    fl->set_warm(scheduler_.WarmIdle(name) > 0);
+    fl->set_warm(scheduler_.executables().pool().idle(name) > 0);
   }
   reporter_->Publish(load);
 }

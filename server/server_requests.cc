@@ -152,7 +152,7 @@ void Server::HandleCall(daemon::Connection &conn, std::string_view body) {
   }
   (void)LabelOf(who.user);  // the first users seen get a label of their own
   CallParams params = ParamsOf(req, *entry, conn);
-  const bool redirected = scheduler_.LaunchOf(req.name()).over_tcp;
+  const bool redirected = scheduler_.executables().LaunchOf(req.name()).over_tcp;
   if (req.submit() && redirected) {
     conn.Fail(Status(NINF_ERR_NOT_SUPPORTED,
                      "'" + req.name() +

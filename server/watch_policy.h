@@ -1,4 +1,4 @@
-// The watchdog's policy (scheduler_watch.cc) and the liveness of calls: the
+// The watchdog's policy (job_watch.cc) and the liveness of calls: the
 // heartbeat period a call gets, the deadline each job state is held to, and
 // which idle function-handle executables stop beyond their budgets. Pure
 // logic on plain values, unit-tested without sockets

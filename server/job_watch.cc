@@ -1,7 +1,5 @@
-// Scheduler: the watchdog. Twice a second every job is held to its
-// deadlines and the idle function-handle executables to their budgets; the
-// decisions are the policy's (watch_policy.h: Watch, IdleHandlesToStop),
-// this file only gathers the facts and carries the verdicts out.
+// JobWatch (job_watch.h): the facts the watchdog's policy judges, and its
+// verdicts carried out.
 //
 // Transfer progress is read from the kernel, not from the executable: ninfd
 // keeps its own descriptor of the client socket, and TCP_INFO tells how many
@@ -9,6 +7,8 @@
 // So a stopped executable, a client that stopped sending or reading, or
 // data stuck in a socket after the client died all show as no progress,
 // whatever the executable itself could still report.
+#include "server/job_watch.h"
+
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -19,7 +19,6 @@
 
 #include "daemon/log.h"
 #include "server/job_state.h"
-#include "server/scheduler.h"
 #include "server/tcp_progress.h"
 #include "server/watch_policy.h"
 
@@ -70,16 +69,15 @@ std::string Seconds(int64_t ms) { return std::to_string((ms + 999) / 1000); }
 
 }  // namespace
 
-void Scheduler::RunWatchdog() {
-  const Clock::time_point now = Clock::now();
-  std::vector<WatchKill> kills;
+std::vector<uint64_t> JobWatch::Run(const JobTable &jobs, Clock::time_point now) const {
+  std::vector<Kill> kills;
   std::vector<uint64_t> no_arguments;
   // By id: catching up on control messages may end or start other jobs.
   std::vector<uint64_t> ids;
-  for (const auto &[id, owned] : jobs_) ids.push_back(id);
+  for (const auto &[id, owned] : jobs) ids.push_back(id);
   for (uint64_t id : ids) {
-    auto it = jobs_.find(id);
-    if (it == jobs_.end()) continue;
+    auto it = jobs.find(id);
+    if (it == jobs.end()) continue;
     Job &job = *it->second;
     if (AwaitsArguments(job.state())) {
       // A CALL whose arguments have not begun (Scheduler::Submit): it holds
@@ -89,25 +87,24 @@ void Scheduler::RunWatchdog() {
       continue;
     }
     if (!job.started() || job.exited()) continue;
-    WatchKill kill{id, KillReason::kNone, {}};
+    Kill kill{id, KillReason::kNone, {}};
     if (Judge(job, now, &kill))
       kills.push_back(std::move(kill));
     else
       BeatForStoppedExecutable(job, now);
   }
-  for (WatchKill &k : kills) {
-    auto it = jobs_.find(k.job);
-    if (it == jobs_.end()) continue;
+  for (Kill &k : kills) {
+    auto it = jobs.find(k.job);
+    if (it == jobs.end()) continue;
     Job &job = *it->second;
     spdlog::info("event=watchdog_kill job={} call={} function={} pid={} reason={}", job.id(),
                  job.call_id(), job.function(), job.pid(), daemon::Quoted(k.detail));
     job.Kill(k.reason, std::move(k.detail));
   }
-  for (uint64_t id : no_arguments) EndWithoutArguments(id);
-  WatchIdleHandles(now);
+  return no_arguments;
 }
 
-bool Scheduler::Judge(Job &job, Clock::time_point now, WatchKill *kill) {
+bool JobWatch::Judge(Job &job, Clock::time_point now, Kill *kill) const {
   WatchLimits limits;
   limits.transfer_ms = settings_.transfer_timeout_seconds * 1000;
   limits.handle_idle_ms = settings_.handle_idle_seconds * 1000;
@@ -152,7 +149,7 @@ bool Scheduler::Judge(Job &job, Clock::time_point now, WatchKill *kill) {
   return false;
 }
 
-void Scheduler::BeatForStoppedExecutable(Job &job, Clock::time_point now) {
+void JobWatch::BeatForStoppedExecutable(Job &job, Clock::time_point now) const {
   daemon::Connection *conn = job.conn();
   if (!conn || job.client_quiet_since() == Clock::time_point()) return;
   BeatFacts facts{job.Observed(), conn->peer_shut_write(), MsBetween(job.client_quiet_since(), now),
@@ -168,25 +165,16 @@ void Scheduler::BeatForStoppedExecutable(Job &job, Clock::time_point now) {
   conn->BeatForExecutable();  // a reset comes back as OnHangup
 }
 
-void Scheduler::EndWithoutArguments(uint64_t id) {
-  auto it = jobs_.find(id);
-  if (it == jobs_.end() || !AwaitsArguments(it->second->state())) return;
-  FinishJob(*it->second, EndReason::kNoArguments,
-            Status(NINF_ERR_TIMEOUT, "the call's arguments did not begin within " +
-                                         std::to_string(settings_.request_timeout_seconds) +
-                                         " s of its CALL (request_timeout_seconds)"));
-}
-
-void Scheduler::WatchIdleHandles(Clock::time_point now) {
+void JobWatch::StopIdleHandlesOverBudget(const JobTable &jobs, Clock::time_point now) const {
   std::vector<IdleHandle> idle;
-  for (auto &[id, job] : jobs_)
+  for (const auto &[id, job] : jobs)
     if (IdleBetweenCalls(job->Observed()) && job->started() && !job->exited() &&
         job->kill_reason() == KillReason::kNone)
       idle.push_back({id, MsBetween(job->idle_since(), now), ResidentBytes(job->pid())});
   if (idle.empty()) return;
   for (uint64_t id : IdleHandlesToStop(idle, static_cast<std::size_t>(settings_.max_idle_handles),
                                        static_cast<uint64_t>(settings_.idle_handle_memory))) {
-    Job &job = *jobs_.at(id);
+    Job &job = *jobs.at(id);
     spdlog::info("event=idle_handle_stopped job={} function={} pid={} reason=budget", id,
                  job.function(), job.pid());
     job.Kill(KillReason::kIdleExpired,
