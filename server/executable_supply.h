@@ -66,8 +66,7 @@ class ExecutableSupply {
                Process **out, const RunAs &run_as = {});
   // Whether `process` may serve another call after this one of `job`'s
   // (reuse_policy.h MayReuse); `served` counts the calls including this one.
-  bool MayReuseAfter(const Job &job, const Process &process, uint64_t served,
-                     bool stopping) const;
+  bool MayReuseAfter(const Job &job, const Process &process, uint64_t served, bool stopping) const;
 
   uv_loop_t *loop_;
   const Settings &settings_;

@@ -19,24 +19,39 @@
 #include "server/job_state.h"
 
 namespace ninf::server {
+namespace {
+
+// FinishJob's log line: call_end for a counted call, job_exit otherwise.
+void LogEnding(const Job &job, const Ending &ending, const std::string &peer) {
+  const std::string &name = job.function();
+  if (ending.counted)
+    spdlog::warn(
+        "event=call_end job={} call={} function={} user={} peer={} outcome={} exit={} "
+        "error={} wall_seconds={}",
+        job.id(), job.call_id(), name, ShownUser(job.params().owner), peer,
+        CallOutcomeName(ending.outcome), daemon::Quoted(job.exited() ? job.ExitDescription() : "-"),
+        daemon::Quoted(ending.tell.message()), Sec(SecondsBetween(job.arrived(), Clock::now())));
+  else if (job.exited())
+    spdlog::log(job.exit_status() == 0 && job.term_signal() == 0 ? spdlog::level::debug
+                                                                 : spdlog::level::warn,
+                "event=job_exit job={} call={} function={} user={} pid={} exit={} calls={}",
+                job.id(), job.call_id(), name, ShownUser(job.params().owner), job.pid(),
+                daemon::Quoted(job.ExitDescription()), job.calls_done());
+}
+
+}  // namespace
 
 Scheduler::Scheduler(uv_loop_t *loop, const Settings &settings, const Registry &registry, int cores,
                      Counters *counters, Clock::time_point epoch, const UserPolicy &users,
                      KeptDataService *kept, SchedulerObserver *observer)
-    : loop_(loop),
-      settings_(settings),
-      registry_(registry),
-      cores_(cores),
+    : settings_(settings),
       counters_(*counters),
-      epoch_(epoch),
       users_(users),
       kept_(*kept),
       observer_(*observer),
-      admission_(settings.Scheduler(cores)),
-      memory_bytes_(static_cast<uint64_t>(std::max(0L, ::sysconf(_SC_PHYS_PAGES))) *
-                    static_cast<uint64_t>(std::max(0L, ::sysconf(_SC_PAGESIZE)))),
-      supply_(loop, settings, registry, cores, admission_.slots(), counters,
+      supply_(loop, settings, registry, cores, settings.Scheduler(cores).slots, counters,
               [this] { observer_.MaybeStopped(); }),
+      desk_(settings, cores, counters, supply_, epoch),
       watch_(settings) {}
 
 Scheduler::~Scheduler() = default;
@@ -61,75 +76,6 @@ void Scheduler::Submit(daemon::Connection &conn, CallParams params, bool redirec
     return;
   }
   OfferJob(*job);
-}
-
-Status Scheduler::UserQueueFull(const Job &job) const {
-  const std::string &user = job.params().owner;
-  return Status(NINF_ERR_LIMIT, "user '" + std::string(ShownUser(user)) + "' has " +
-                                    std::to_string(admission_.queued_of(user)) +
-                                    " calls waiting for a slot already, its quota (max_queued of "
-                                    "[users." +
-                                    std::string(ShownUser(user)) + "], or user_max_queued)");
-}
-
-double Scheduler::SchedulerNow() const {
-  return std::chrono::duration<double>(Clock::now() - epoch_).count();
-}
-
-CallDemand Scheduler::DemandOf(const Job &job) const {
-  CallDemand d;
-  d.id = job.id();
-  d.arrived = std::chrono::duration<double>(job.arrived() - epoch_).count();
-  // Admitted after arrival, the call knows its result's bytes and the rate
-  // its arguments came at: the transfer still ahead of it.
-  d.transfer_seconds =
-      TransferSecondsAhead(job.result_bytes(), job.arrived_bytes(), job.arrival_seconds());
-  // The client's CalcOrder over the function's measured speed; nothing
-  // known yet (or a persistent executable's next call, whose size only its
-  // executable sees) counts as instant.
-  auto it = counters_.functions.find(job.function());
-  if (it != counters_.functions.end() && it->second.flops_per_second > 0)
-    d.predicted_seconds = job.predicted_work() / it->second.flops_per_second;
-  if (it != counters_.functions.end() && it->second.single_threaded) d.max_threads = 1;
-  d.ranks = CoresHeld(supply_.LaunchOf(job.function()), cores_);
-  d.user = job.params().owner;
-  const UserQuota quota = settings_.QuotaOf(d.user);
-  d.user_slots = static_cast<int>(quota.slots);
-  d.user_queued = static_cast<std::size_t>(quota.queued);
-  return d;
-}
-
-void Scheduler::AdmitJob(Job &job, int threads) {
-  job.Admit(threads);
-  counters_.RecordWait(job.function(), job.QueueSeconds());
-  // Holding a slot, the call no longer counts against the arrival bounds
-  // (AdmitArrivals, after the admissions, lets the next ones come).
-  arrivals_.Done(job.id());
-  // Admitted after arrival, the routine runs now: a client that shut its
-  // write side while it waited hears a heartbeat (and a closed one resets).
-  if (RoutineRuns(job.state()) && job.conn() && job.conn()->peer_shut_write()) job.Probe();
-}
-
-ArrivalBounds Scheduler::Bounds() const {
-  return ResolveArrivalBounds(settings_.arrival_limit, settings_.arrival_bytes,
-                              settings_.client_arrival_limit, settings_.client_arrival_bytes,
-                              memory_bytes_);
-}
-
-std::string Scheduler::ArrivalClient(const Job &job) const {
-  if (!job.params().owner.empty()) return "user " + job.params().owner;
-  return job.conn() ? daemon::AddressOf(job.conn()->peer()) : std::string("-");
-}
-
-double Scheduler::OpenBusyCoreSeconds() const {
-  const Clock::time_point now = Clock::now();
-  double sum = 0;
-  for (const auto &entry : jobs_) {
-    const Job &job = *entry.second;
-    if (RoutineRuns(job.state()) && job.computing_since() <= now)
-      sum += std::chrono::duration<double>(now - job.computing_since()).count() * job.threads();
-  }
-  return sum;
 }
 
 namespace {
@@ -178,8 +124,8 @@ void Scheduler::OfferJob(Job &job) {
       // hand-off, which saves its executable a round trip to ninfd
       // (CTL_WANT_SLOT, CTL_SLOT) on the call's path. A call that would wait
       // waits with its arguments in its executable, as any other.
-      if (int threads = 0; admission_.TryRun(DemandOf(job), SchedulerNow(), &threads)) {
-        AdmitJob(job, threads);
+      if (int threads = 0; desk_.admission().TryRun(desk_.DemandOf(job), desk_.Now(), &threads)) {
+        desk_.AdmitJob(job, threads);
         StartJob(job);
         observer_.PublishLoad();
         return;
@@ -196,9 +142,9 @@ void Scheduler::OfferJob(Job &job) {
 void Scheduler::OfferSlotFirst(Job &job) {
   daemon::Connection &conn = *job.conn();
   int threads = 0;
-  switch (admission_.Offer(DemandOf(job), SchedulerNow(), &threads)) {
+  switch (desk_.admission().Offer(desk_.DemandOf(job), desk_.Now(), &threads)) {
     case Admission::Decision::kRun:
-      AdmitJob(job, threads);
+      desk_.AdmitJob(job, threads);
       StartJob(job);
       break;
     case Admission::Decision::kQueue:
@@ -209,17 +155,17 @@ void Scheduler::OfferSlotFirst(Job &job) {
       conn.StartHeartbeats(job.heartbeat_ms());
       spdlog::info("event=call_queued job={} call={} function={} user={} peer={} queued={}",
                    job.id(), job.call_id(), job.function(), ShownUser(job.params().owner),
-                   conn.peer(), admission_.queued());
+                   conn.peer(), desk_.admission().queued());
       // No handle keeps a slot (or its threads) while a call waits: an
       // idle one's is free at once (AdmitQueued may start this call).
-      last_wait_ = Clock::now();
+      desk_.NoteWait();
       TakeBackKeptSlots();
       break;
     case Admission::Decision::kReject:
       FinishJob(job, EndReason::kQueueFull);
       break;
     case Admission::Decision::kUserQueueFull:
-      FinishJob(job, EndReason::kOverQuota, UserQueueFull(job));
+      FinishJob(job, EndReason::kOverQuota, desk_.UserQueueFull(job));
       break;
   }
   observer_.PublishLoad();
@@ -229,7 +175,7 @@ void Scheduler::OfferArrival(Job &job) {
   daemon::Connection &conn = *job.conn();
   // The ARGS frame's lengths are the bytes the call will hold (not
   // readable over TLS).
-  const ArrivalBounds bounds = Bounds();
+  const ArrivalBounds bounds = desk_.Bounds();
   uint64_t frame_bytes = 0;
   const bool known = PeekArgsFrameBytes(conn, &frame_bytes);
   // Refused now if its slot request would be, once its arguments are in:
@@ -242,22 +188,22 @@ void Scheduler::OfferArrival(Job &job) {
       if (other->params().owner == job.params().owner) ++user_arriving;
     }
   }
-  switch (admission_.Precheck(DemandOf(job), arriving, user_arriving)) {
+  switch (desk_.admission().Precheck(desk_.DemandOf(job), arriving, user_arriving)) {
     case Admission::Decision::kReject:
       FinishJob(job, EndReason::kQueueFull);
       observer_.PublishLoad();
       return;
     case Admission::Decision::kUserQueueFull:
-      FinishJob(job, EndReason::kOverQuota, UserQueueFull(job));
+      FinishJob(job, EndReason::kOverQuota, desk_.UserQueueFull(job));
       observer_.PublishLoad();
       return;
     case Admission::Decision::kRun:
     case Admission::Decision::kQueue:
       break;
   }
-  const ArrivalGate::Call call{job.id(), ArrivalClient(job),
+  const ArrivalGate::Call call{job.id(), desk_.ArrivalClient(job),
                                ChargedArrivalBytes(known, frame_bytes, bounds)};
-  if (arrivals_.Offer(call, bounds)) {
+  if (desk_.arrivals().Offer(call, bounds)) {
     job.PassArrival();
     StartJob(job);
   } else {
@@ -269,7 +215,8 @@ void Scheduler::OfferArrival(Job &job) {
         "event=call_arrival_queued job={} call={} function={} user={} peer={} bytes={} "
         "arriving={} arrival_bytes={} waiting={}",
         job.id(), job.call_id(), job.function(), ShownUser(job.params().owner), conn.peer(),
-        call.bytes, arrivals_.held().calls, arrivals_.held().bytes, arrivals_.waiting().calls);
+        call.bytes, desk_.arrivals().held().calls, desk_.arrivals().held().bytes,
+        desk_.arrivals().waiting().calls);
   }
   observer_.PublishLoad();
 }
@@ -316,13 +263,13 @@ void Scheduler::StartJob(Job &job) {
       job.id(), job.call_id(), job.function(), ShownUser(job.params().owner),
       job.conn() ? job.conn()->peer() : "-", job.pid(), job.threads(), job.persistent(), warm,
       job.heartbeat_ms(), Sec(SecondsBetween(job.arrived(), job.admitted())));
-  supply_.WarmAfter(job, warm, admission_.threads_held(), function, executable);
+  supply_.WarmAfter(job, warm, desk_.admission().threads_held(), function, executable);
 }
 
 void Scheduler::AdmitArrivals() {
   if (admitting_arrivals_) return;
   admitting_arrivals_ = true;
-  while (std::optional<uint64_t> id = arrivals_.Next(Bounds())) {
+  while (std::optional<uint64_t> id = desk_.arrivals().Next(desk_.Bounds())) {
     Job &job = *jobs_.at(*id);
     job.PassArrival();
     StartJob(job);  // may end the job (FinishJob), which lands here again: not re-entered
@@ -335,10 +282,10 @@ void Scheduler::AdmitQueued() {
   // here again; the outer loop then simply continues.
   if (admitting_) return;
   admitting_ = true;
-  while (std::optional<Grant> grant = admission_.Next(SchedulerNow())) {
+  while (std::optional<Grant> grant = desk_.admission().Next(desk_.Now())) {
     Job &job = *jobs_.at(grant->id);
     const bool resumed = job.started();  // a persistent executable's next call
-    AdmitJob(job, grant->threads);
+    desk_.AdmitJob(job, grant->threads);
     // The hang-up watch stays on: a client leaving before the hand-off
     // (while a last heartbeat is written) cancels its call.
     if (!resumed) StartJob(job);
@@ -350,22 +297,23 @@ void Scheduler::AdmitQueued() {
 
 void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
   daemon::Connection *conn = job.conn();
-  const Ending ending = DescribeEnding(job.Facts(admission_.queued()), reason, why);
+  const Ending ending = DescribeEnding(job.Facts(desk_.admission().queued()), reason, why);
   const JobState before = job.state();
   // (Unconditionally: a call that ended its wait otherwise, e.g. by a
   // failed CALL_DONE while held, must never be granted a slot.)
-  admission_.Withdraw(job.id());
+  desk_.admission().Withdraw(job.id());
   // By the job's own account, not its state: a call admitted after arrival
   // that failed before its slot (kArriving or kHeld -> kDone) holds none.
-  if (job.slot_held()) admission_.Release(job.threads(), job.params().owner);
-  if (AwaitsArrivalRoom(before)) arrivals_.Withdraw(job.id());
-  arrivals_.Done(job.id());  // if it held room under the arrival bounds
+  if (job.slot_held()) desk_.admission().Release(job.threads(), job.params().owner);
+  if (AwaitsArrivalRoom(before)) desk_.arrivals().Withdraw(job.id());
+  desk_.arrivals().Done(job.id());  // if it held room under the arrival bounds
   job.End();
 
   const std::string &name = job.function();
   if (ending.counted) {
     counters_.RecordCall(name, ending.outcome, 0, 0, 0);
-    counters_.RecordUserCall(UserLabelOf(job.params().owner), ending.outcome);
+    counters_.RecordUserCall(UserLabelOf(&counters_, settings_, job.params().owner),
+                             ending.outcome);
   }
   LogEnding(job, ending, conn ? conn->peer() : "-");
 
@@ -386,43 +334,24 @@ void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
   observer_.MaybeStopped();
 }
 
-void Scheduler::LogEnding(const Job &job, const Ending &ending, const std::string &peer) const {
-  const std::string &name = job.function();
-  if (ending.counted)
-    spdlog::warn(
-        "event=call_end job={} call={} function={} user={} peer={} outcome={} exit={} "
-        "error={} wall_seconds={}",
-        job.id(), job.call_id(), name, ShownUser(job.params().owner), peer,
-        CallOutcomeName(ending.outcome), daemon::Quoted(job.exited() ? job.ExitDescription() : "-"),
-        daemon::Quoted(ending.tell.message()), Sec(SecondsBetween(job.arrived(), Clock::now())));
-  else if (job.exited())
-    spdlog::log(job.exit_status() == 0 && job.term_signal() == 0 ? spdlog::level::debug
-                                                                 : spdlog::level::warn,
-                "event=job_exit job={} call={} function={} user={} pid={} exit={} calls={}",
-                job.id(), job.call_id(), name, ShownUser(job.params().owner), job.pid(),
-                daemon::Quoted(job.ExitDescription()), job.calls_done());
-}
-
 void Scheduler::RunWatchdog() {
   const Clock::time_point now = Clock::now();
-  for (uint64_t id : watch_.Run(jobs_, now)) EndWithoutArguments(id);
+  for (uint64_t id : watch_.Run(jobs_, now)) {
+    auto it = jobs_.find(id);  // an earlier ending may have ended it
+    if (it == jobs_.end() || !AwaitsArguments(it->second->state())) continue;
+    FinishJob(*it->second, EndReason::kNoArguments,
+              Status(NINF_ERR_TIMEOUT, "the call's arguments did not begin within " +
+                                           std::to_string(settings_.request_timeout_seconds) +
+                                           " s of its CALL (request_timeout_seconds)"));
+  }
   watch_.StopIdleHandlesOverBudget(jobs_, now);
-}
-
-void Scheduler::EndWithoutArguments(uint64_t id) {
-  auto it = jobs_.find(id);
-  if (it == jobs_.end() || !AwaitsArguments(it->second->state())) return;
-  FinishJob(*it->second, EndReason::kNoArguments,
-            Status(NINF_ERR_TIMEOUT, "the call's arguments did not begin within " +
-                                         std::to_string(settings_.request_timeout_seconds) +
-                                         " s of its CALL (request_timeout_seconds)"));
 }
 
 void Scheduler::BeginShutdown() {
   stopping_ = true;
   supply_.pool().Close();
-  for (uint64_t id : arrivals_.TakeWaiting()) FinishJob(*jobs_.at(id), EndReason::kRefused);
-  for (uint64_t id : admission_.TakeQueue()) {
+  for (uint64_t id : desk_.arrivals().TakeWaiting()) FinishJob(*jobs_.at(id), EndReason::kRefused);
+  for (uint64_t id : desk_.admission().TakeQueue()) {
     Job &job = *jobs_.at(id);
     // A call whose executable holds its arguments (or a handle's next
     // call) is refused through it: its executable fails the call.
@@ -463,19 +392,19 @@ void Scheduler::KillAll(KillReason reason) {
 }
 
 void Scheduler::AddGauges(Gauges *g) const {
-  g->threads_held = admission_.threads_held();
-  g->busy_core_seconds = counters_.busy_core_seconds + OpenBusyCoreSeconds();
-  g->running = admission_.running();
-  g->queued = admission_.queued();
+  g->threads_held = desk_.admission().threads_held();
+  g->busy_core_seconds = counters_.busy_core_seconds + OpenBusyCoreSeconds(jobs_);
+  g->running = desk_.admission().running();
+  g->queued = desk_.admission().queued();
   g->warm_idle = supply_.pool().idle();
   g->admission = settings_.admission;
-  const ArrivalBounds bounds = Bounds();
+  const ArrivalBounds bounds = desk_.Bounds();
   g->arrival_limit = bounds.calls;
   g->arrival_bytes_limit = bounds.bytes;
-  g->arrival_waiting = arrivals_.waiting().calls;
-  g->arrival_waiting_bytes = arrivals_.waiting().bytes;
-  g->arrival_held = arrivals_.held().calls;
-  g->arrival_held_bytes = arrivals_.held().bytes;
+  g->arrival_waiting = desk_.arrivals().waiting().calls;
+  g->arrival_waiting_bytes = desk_.arrivals().waiting().bytes;
+  g->arrival_held = desk_.arrivals().held().calls;
+  g->arrival_held_bytes = desk_.arrivals().held().bytes;
   g->jobs = 0;
   for (const auto &[id, job] : jobs_) {
     if (job->persistent() && job->started() && !job->exited()) ++g->persistent_executables;
@@ -492,17 +421,28 @@ void Scheduler::AddGauges(Gauges *g) const {
   }
 }
 
-double Scheduler::PredictedWorkSeconds() const {
+double OpenBusyCoreSeconds(const JobTable &jobs) {
+  const Clock::time_point now = Clock::now();
+  double sum = 0;
+  for (const auto &entry : jobs) {
+    const Job &job = *entry.second;
+    if (RoutineRuns(job.state()) && job.computing_since() <= now)
+      sum += std::chrono::duration<double>(now - job.computing_since()).count() * job.threads();
+  }
+  return sum;
+}
+
+double PredictedWorkSeconds(const JobTable &jobs, const Counters &counters) {
   // Predicted work: a computing call whose size is known (its CalcOrder,
   // reported when its arguments were in) counts what remains of it at the
   // function's measured speed; any other running or queued call counts its
   // function's mean service time (nothing before its first call).
   const auto now = std::chrono::steady_clock::now();
   double work = 0;
-  for (const auto &[id, job] : jobs_) {
+  for (const auto &[id, job] : jobs) {
     if (!CountsInLoad(job->state())) continue;
-    auto f = counters_.functions.find(job->function());
-    if (f == counters_.functions.end()) continue;
+    auto f = counters.functions.find(job->function());
+    if (f == counters.functions.end()) continue;
     if (RoutineRuns(job->state()) && job->work_flops() > 0 && f->second.flops_per_second > 0) {
       double elapsed = std::chrono::duration<double>(now - job->call_started()).count();
       work += std::max(0.0, job->work_flops() / f->second.flops_per_second - elapsed);
@@ -511,6 +451,11 @@ double Scheduler::PredictedWorkSeconds() const {
     }
   }
   return work;
+}
+
+std::string UserLabelOf(Counters *counters, const Settings &settings, const std::string &user) {
+  return UserLabel(&counters->user_labels, user,
+                   static_cast<std::size_t>(settings.user_metric_labels));
 }
 
 }  // namespace ninf::server

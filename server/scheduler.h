@@ -32,6 +32,7 @@
 
 #include "daemon/connection.h"
 #include "server/admission.h"
+#include "server/admission_desk.h"
 #include "server/admission_plan.h"
 #include "server/executable_supply.h"
 #include "server/job.h"
@@ -53,6 +54,14 @@ inline Job *JobOf(const daemon::Connection &conn) { return static_cast<Job *>(co
 
 // What the job table tells the daemon around it. Narrow on purpose: the
 // scheduler's other dependencies are its constructor's parameter types.
+// The per-user counters' label of `user` (bounded: user_metric_labels).
+std::string UserLabelOf(Counters *counters, const Settings &settings, const std::string &user);
+// Core-seconds of the routines running now, so far.
+double OpenBusyCoreSeconds(const JobTable &jobs);
+// Predicted seconds of work of the running and queued calls (the load the
+// metaserver sees).
+double PredictedWorkSeconds(const JobTable &jobs, const Counters &counters);
+
 class SchedulerObserver {
  public:
   virtual ~SchedulerObserver() = default;
@@ -108,7 +117,8 @@ class Scheduler : public JobEvents {
 
   // Takes back every slot a function handle keeps between its calls
   // (protocol/slot_lease.h): another call asks for one, a reload (whose
-  // checks the handle's next call must pass: MayContinue), the
+  // checks the handle's next call must pass: scheduler_events.cc
+  // MayContinue), the
   // shutdown. Idle ones are free at once, those in a call at its end.
   void TakeBackKeptSlots();
   // A reload changed who may call what: every kept slot is taken back, and
@@ -123,14 +133,11 @@ class Scheduler : public JobEvents {
   ExecutableSupply &executables() { return supply_; }
   const ExecutableSupply &executables() const { return supply_; }
 
-  const Admission &admission() const { return admission_; }
-  const ArrivalGate &arrivals() const { return arrivals_; }
-  std::size_t jobs() const { return jobs_.size(); }
+  // Admission and the arrival bounds, for the gauges and the load.
+  const AdmissionDesk &desk() const { return desk_; }
+  const JobTable &job_table() const { return jobs_; }
   // The job table's part of the gauges: calls, jobs, threads, warm pool.
   void AddGauges(Gauges *g) const;
-  // Predicted seconds of work of the running and queued calls (the load
-  // the metaserver sees).
-  double PredictedWorkSeconds() const;
 
  private:
   // JobEvents
@@ -141,10 +148,6 @@ class Scheduler : public JobEvents {
   void OnClientGone(Job &job) override;
   void OnReleased(Job &job) override;
   void OnLeaseReturned(Job &job) override;
-  // After `job`'s call: whether its handle keeps the slot for its next
-  // call (keep_handle_slots; nobody waits for a slot or for room, and no
-  // call waited within the demand window).
-  bool MayKeepSlot(const Job &job) const;
   void OnExit(Job &job) override;
   void OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) override;
   void OnProve(Job &job, const ControlMsg &msg) override;
@@ -159,54 +162,19 @@ class Scheduler : public JobEvents {
   void OfferArrival(Job &job);
   // Starts the calls waiting for room under the arrival bounds that fit now.
   void AdmitArrivals();
-  // The arrival bounds now (the settings are live).
-  ArrivalBounds Bounds() const;
-  // Who a call's client is for the per-client arrival bounds: its user, else
-  // its address.
-  std::string ArrivalClient(const Job &job) const;
   // Hands the admitted call to its executable (ExecutableSupply); a call
   // whose executable cannot start ends here.
   void StartJob(Job &job);
   void AdmitQueued();
   void FinishJob(Job &job, EndReason reason, const Status &why = Status());
-  // FinishJob's log line: call_end for a counted call, job_exit otherwise.
-  void LogEnding(const Job &job, const Ending &ending, const std::string &peer) const;
-  // CALL_DONE's statistics and call_done log line.
-  void RecordCallDone(const Job &job, const ControlMsg &msg);
 
-  // A reload may have revoked a handle's user or taken its function: may
-  // the job's user still call it? (Counted as denied when not.)
-  Status MayContinue(const Job &job);
-  // The per-user counters' label of `user` (bounded: user_metric_labels).
-  std::string UserLabelOf(const std::string &user);
-
-  // The scheduler's clock: seconds since the server started.
-  double SchedulerNow() const;
-  // What admission needs to know of a call (its predicted run time).
-  CallDemand DemandOf(const Job &job) const;
-  // The refusal of a call whose user has its quota of calls waiting.
-  Status UserQueueFull(const Job &job) const;
-  // The call holds a slot and `threads` now; its wait is counted.
-  void AdmitJob(Job &job, int threads);
-  // Core-seconds of the routines running now, so far.
-  double OpenBusyCoreSeconds() const;
-
-  // A CALL whose arguments did not begin in time (JobWatch::Run).
-  void EndWithoutArguments(uint64_t id);
-
-  uv_loop_t *loop_;
   const Settings &settings_;
-  const Registry &registry_;
-  int cores_;
   Counters &counters_;
-  Clock::time_point epoch_;
   const UserPolicy &users_;
   KeptDataService &kept_;
   SchedulerObserver &observer_;
-  Admission admission_;
-  ArrivalGate arrivals_;
-  uint64_t memory_bytes_ = 0;  // the machine's, for arrival_bytes = 0
   ExecutableSupply supply_;
+  AdmissionDesk desk_;  // after the supply, which it asks
   JobWatch watch_;
   // Owned here; a job is freed in FinishJob.
   JobTable jobs_;
@@ -215,10 +183,6 @@ class Scheduler : public JobEvents {
   bool admitting_ = false;
   bool admitting_arrivals_ = false;
   bool stopping_ = false;
-  // When a call last had to wait for a slot: no handle keeps one within
-  // demand_window_ms of it (MayKeepSlot), where leases would only be taken
-  // back again and delay the slots' release to the calls' ends.
-  Clock::time_point last_wait_{};
 };
 
 }  // namespace ninf::server

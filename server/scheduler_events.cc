@@ -9,6 +9,52 @@
 #include "server/scheduler.h"
 
 namespace ninf::server {
+namespace {
+
+// CALL_DONE's statistics and call_done log line.
+void RecordCallDone(Counters &counters, const Settings &settings, const Job &job,
+                    const ControlMsg &msg) {
+  CallOutcome outcome = msg.error_code == NINF_OK ? CallOutcome::kCompleted : CallOutcome::kFailed;
+  double busy = msg.recv_seconds + msg.compute_seconds + msg.send_seconds;
+  counters.RecordCall(job.function(), outcome, std::isfinite(busy) ? busy : 0, msg.bytes_in,
+                      msg.bytes_out);
+  counters.RecordUserCall(UserLabelOf(&counters, settings, job.params().owner), outcome);
+  FunctionStats &f = counters.functions[job.function()];
+  f.single_threaded = msg.threads == 1;
+  f.peak_rss_bytes = std::max(f.peak_rss_bytes, msg.peak_rss_bytes);
+  if (outcome == CallOutcome::kCompleted) {
+    counters.RecordPhases(job.function(), msg.recv_seconds + msg.send_seconds, msg.compute_seconds,
+                          job.threads());
+    counters.RecordSpeed(job.function(), msg.work_flops, msg.compute_seconds);
+    counters.RecordStartup(job.StartupSeconds(msg.recv_seconds));
+  }
+  // The wait for the slot: from the arrival (or, admitted after arrival,
+  // from the arguments being in) to the slot.
+  double queue = job.QueueSeconds();
+  spdlog::info(
+      "event=call_done job={} call={} function={} user={} peer={} outcome={} error={} "
+      "bytes_in={} bytes_out={} queue_seconds={} recv_seconds={} compute_seconds={} "
+      "send_seconds={} wall_seconds={} peak_rss_bytes={}",
+      job.id(), msg.call_id, job.function(), ShownUser(job.params().owner),
+      job.conn() ? job.conn()->peer() : "-", CallOutcomeName(outcome), msg.error_code, msg.bytes_in,
+      msg.bytes_out, Sec(queue), Sec(msg.recv_seconds), Sec(msg.compute_seconds),
+      Sec(msg.send_seconds), Sec(SecondsBetween(job.call_started(), Clock::now())),
+      msg.peak_rss_bytes);
+}
+
+// A reload may have revoked a handle's user or taken its function: may the
+// job's user still call it? (Counted as denied when not.)
+Status MayContinue(const UserPolicy &users, Counters &counters, const Settings &settings,
+                   const Job &job) {
+  Status st = users.MayRun(users.OfCall(job.params().owner, job.params().key_id), job.function());
+  if (!st.ok()) {
+    ++counters.denied;
+    ++counters.users[UserLabelOf(&counters, settings, job.params().owner)].denied;
+  }
+  return st;
+}
+
+}  // namespace
 
 void Scheduler::OnInputArrived(daemon::Connection &conn) {
   Job *job = JobOf(conn);
@@ -108,7 +154,7 @@ void Scheduler::OnWantSlot(Job &job) {
   // from it: the handle's next call is where ninfd can say so. (A first
   // call admitted after arrival was checked at its CALL.)
   if (job.calls_done() > 0) {
-    if (Status st = MayContinue(job); !st.ok()) {
+    if (Status st = MayContinue(users_, counters_, settings_, job); !st.ok()) {
       daemon::RateLimitedWarn("call_denied",
                               "event=call_denied job={} call={} function={} user={} persistent=1 "
                               "error={}",
@@ -120,17 +166,17 @@ void Scheduler::OnWantSlot(Job &job) {
     job.set_policy_checked(policy_epoch_);
   }
   int threads = 0;
-  switch (admission_.Offer(DemandOf(job), SchedulerNow(), &threads)) {
+  switch (desk_.admission().Offer(desk_.DemandOf(job), desk_.Now(), &threads)) {
     case Admission::Decision::kRun:
-      AdmitJob(job, threads);
+      desk_.AdmitJob(job, threads);
       break;
     case Admission::Decision::kQueue:
       spdlog::info(
           "event=call_queued job={} call={} function={} user={} persistent={} held={} queued={}",
           job.id(), job.call_id(), job.function(), ShownUser(job.params().owner), job.persistent(),
-          job.args_first(), admission_.queued());
+          job.args_first(), desk_.admission().queued());
       // No handle keeps a slot (or its threads) while a call waits.
-      last_wait_ = Clock::now();
+      desk_.NoteWait();
       TakeBackKeptSlots();
       break;  // AdmitQueued grants it
     case Admission::Decision::kReject:
@@ -139,7 +185,7 @@ void Scheduler::OnWantSlot(Job &job) {
       break;
     case Admission::Decision::kUserQueueFull:
       ++counters_.rejected;
-      job.RefuseSlot(UserQueueFull(job));
+      job.RefuseSlot(desk_.UserQueueFull(job));
       break;
   }
   AdmitArrivals();  // an admitted call left room under the arrival bounds
@@ -158,10 +204,10 @@ void Scheduler::OnReplying(Job &job) {
     return;
   // A handle that will keep its slot (nobody waits for one) keeps it
   // through its reply too.
-  if (MayKeepSlot(job)) return;
+  if (desk_.MayKeepSlot(job, stopping_, policy_epoch_)) return;
   job.SlotReleased();
-  admission_.Release(job.threads(), job.params().owner);
-  arrivals_.Rehold({job.id(), ArrivalClient(job), job.arrived_bytes()});
+  desk_.admission().Release(job.threads(), job.params().owner);
+  desk_.arrivals().Rehold({job.id(), desk_.ArrivalClient(job), job.arrived_bytes()});
   AdmitQueued();
 }
 
@@ -176,54 +222,26 @@ void Scheduler::OnCallDone(Job &job, const ControlMsg &msg) {
   // A call that failed while it waited for its slot with its arguments in
   // (kHeld: its heartbeat to a gone client failed, say) waits no more, and
   // leaves the arrival bounds.
-  admission_.Withdraw(job.id());
-  if (arrivals_.holds(job.id())) {
-    arrivals_.Done(job.id());
+  desk_.admission().Withdraw(job.id());
+  if (desk_.arrivals().holds(job.id())) {
+    desk_.arrivals().Done(job.id());
     AdmitArrivals();
   }
-  RecordCallDone(job, msg);
+  RecordCallDone(counters_, settings_, job, msg);
   if (job.last_call_on_kept_slot()) ++counters_.kept_slot_calls;
   if (IdleBetweenCalls(job.state()) && job.slot_held()) {
     // Idle between calls, a persistent executable holds no slot, unless
     // no other call asks for one: then it keeps it for its next call.
-    if (msg.error_code == NINF_OK && MayKeepSlot(job) && job.GrantLease()) {
+    if (msg.error_code == NINF_OK && desk_.MayKeepSlot(job, stopping_, policy_epoch_) &&
+        job.GrantLease()) {
       observer_.PublishLoad();
       return;
     }
     job.SlotReleased();
-    admission_.Release(job.threads(), job.params().owner);
+    desk_.admission().Release(job.threads(), job.params().owner);
     AdmitQueued();
   }
   observer_.PublishLoad();
-}
-
-void Scheduler::RecordCallDone(const Job &job, const ControlMsg &msg) {
-  CallOutcome outcome = msg.error_code == NINF_OK ? CallOutcome::kCompleted : CallOutcome::kFailed;
-  double busy = msg.recv_seconds + msg.compute_seconds + msg.send_seconds;
-  counters_.RecordCall(job.function(), outcome, std::isfinite(busy) ? busy : 0, msg.bytes_in,
-                       msg.bytes_out);
-  counters_.RecordUserCall(UserLabelOf(job.params().owner), outcome);
-  FunctionStats &f = counters_.functions[job.function()];
-  f.single_threaded = msg.threads == 1;
-  f.peak_rss_bytes = std::max(f.peak_rss_bytes, msg.peak_rss_bytes);
-  if (outcome == CallOutcome::kCompleted) {
-    counters_.RecordPhases(job.function(), msg.recv_seconds + msg.send_seconds, msg.compute_seconds,
-                           job.threads());
-    counters_.RecordSpeed(job.function(), msg.work_flops, msg.compute_seconds);
-    counters_.RecordStartup(job.StartupSeconds(msg.recv_seconds));
-  }
-  // The wait for the slot: from the arrival (or, admitted after arrival,
-  // from the arguments being in) to the slot.
-  double queue = job.QueueSeconds();
-  spdlog::info(
-      "event=call_done job={} call={} function={} user={} peer={} outcome={} error={} "
-      "bytes_in={} bytes_out={} queue_seconds={} recv_seconds={} compute_seconds={} "
-      "send_seconds={} wall_seconds={} peak_rss_bytes={}",
-      job.id(), msg.call_id, job.function(), ShownUser(job.params().owner),
-      job.conn() ? job.conn()->peer() : "-", CallOutcomeName(outcome), msg.error_code, msg.bytes_in,
-      msg.bytes_out, Sec(queue), Sec(msg.recv_seconds), Sec(msg.compute_seconds),
-      Sec(msg.send_seconds), Sec(SecondsBetween(job.call_started(), Clock::now())),
-      msg.peak_rss_bytes);
 }
 
 void Scheduler::OnReleased(Job &job) {
@@ -241,16 +259,9 @@ void Scheduler::OnReleased(Job &job) {
 
 void Scheduler::OnExit(Job &job) { FinishJob(job, EndReason::kExited); }
 
-bool Scheduler::MayKeepSlot(const Job &job) const {
-  return settings_.keep_handle_slots && job.has_lease_page() && !stopping_ &&
-         job.policy_checked() == policy_epoch_ && admission_.queued() == 0 &&
-         arrivals_.waiting().calls == 0 &&
-         Clock::now() - last_wait_ > std::chrono::milliseconds(settings_.demand_window_ms);
-}
-
 void Scheduler::OnLeaseReturned(Job &job) {
   job.SlotReleased();
-  admission_.Release(job.threads(), job.params().owner);
+  desk_.admission().Release(job.threads(), job.params().owner);
   AdmitQueued();
   observer_.PublishLoad();
 }
@@ -270,20 +281,6 @@ void Scheduler::TakeBackKeptSlots() {
     if (it != jobs_.end() && it->second->TakeLease() == SlotLease::Taken::kNow)
       OnLeaseReturned(*it->second);
   }
-}
-
-Status Scheduler::MayContinue(const Job &job) {
-  Status st = users_.MayRun(users_.OfCall(job.params().owner, job.params().key_id), job.function());
-  if (!st.ok()) {
-    ++counters_.denied;
-    ++counters_.users[UserLabelOf(job.params().owner)].denied;
-  }
-  return st;
-}
-
-std::string Scheduler::UserLabelOf(const std::string &user) {
-  return UserLabel(&counters_.user_labels, user,
-                   static_cast<std::size_t>(settings_.user_metric_labels));
 }
 
 void Scheduler::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) {

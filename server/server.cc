@@ -50,7 +50,7 @@ Server::Server(uv_loop_t *loop, const Settings &settings, Registry registry, int
 Server::~Server() = default;
 
 Status Server::Start() {
-  const Admission &admission = scheduler_.admission();
+  const Admission &admission = scheduler_.desk().admission();
   NINF_RETURN_IF_ERROR(LoadKeys());
   NINF_RETURN_IF_ERROR(LoadTls());
   NINF_RETURN_IF_ERROR(CheckLaunches(settings_, cores_));
@@ -167,7 +167,7 @@ void Server::OnProtocolError(daemon::Connection &conn, const Status &st) {
 std::string Server::StatsText() const { return FormatStats(CurrentGauges(), counters_); }
 
 Gauges Server::CurrentGauges() const {
-  const Admission &admission = scheduler_.admission();
+  const Admission &admission = scheduler_.desk().admission();
   Gauges g;
   g.version = NINF_VERSION;
   g.pid = ::getpid();
@@ -293,7 +293,7 @@ void Server::ReloadSettings(const Settings &fresh) {
 
 void Server::Shutdown(std::function<void()> on_stopped) {
   if (stopping_) {
-    spdlog::warn("event=shutdown_now running={}", scheduler_.jobs());
+    spdlog::warn("event=shutdown_now running={}", scheduler_.job_table().size());
     scheduler_.KillAll(KillReason::kShutdown);
     return;
   }
@@ -302,7 +302,7 @@ void Server::Shutdown(std::function<void()> on_stopped) {
   if (reporter_) reporter_->Stop();  // the metaserver sees the connection close: no more calls
   if (relay_) relay_->Stop();        // the relay unregisters us: no more clients
   spdlog::info("event=shutdown running={} queued={} connections={} grace_seconds={}",
-               scheduler_.admission().running(), scheduler_.admission().queued(),
+               scheduler_.desk().admission().running(), scheduler_.desk().admission().queued(),
                connections_.size(), settings_.grace_seconds);
   listener_.Close();
   unix_listener_.Close();
@@ -313,7 +313,7 @@ void Server::Shutdown(std::function<void()> on_stopped) {
   for (daemon::Connection *c : connections_.List())
     if (c->reading()) c->Close();
   scheduler_.StopIdleHandles();
-  if (scheduler_.jobs() > 0) StartGracePeriod();
+  if (scheduler_.job_table().size() > 0) StartGracePeriod();
   MaybeStopped();
 }
 
@@ -326,7 +326,7 @@ void Server::StartGracePeriod() {
       &grace_timer_,
       [](uv_timer_t *t) {
         auto *self = static_cast<Server *>(t->data);
-        spdlog::warn("event=grace_expired jobs={}", self->scheduler_.jobs());
+        spdlog::warn("event=grace_expired jobs={}", self->scheduler_.job_table().size());
         self->scheduler_.KillAll(KillReason::kShutdown);
       },
       static_cast<uint64_t>(settings_.grace_seconds) * 1000, 0);

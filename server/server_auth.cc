@@ -58,8 +58,7 @@ void Server::NoteDenied(daemon::Connection *conn, const std::string &user,
 }
 
 std::string Server::LabelOf(const std::string &user) {
-  return UserLabel(&counters_.user_labels, user,
-                   static_cast<std::size_t>(settings_.user_metric_labels));
+  return UserLabelOf(&counters_, settings_, user);
 }
 
 }  // namespace ninf::server

@@ -92,7 +92,7 @@ wire::ServerRegistration Server::Registration() const {
   reg.set_address(AdvertisedAddress());
   reg.set_site(settings_.site.empty() ? HostName() : settings_.site);
   reg.set_cores(static_cast<uint32_t>(cores_));
-  reg.set_slots(static_cast<uint32_t>(scheduler_.admission().slots()));
+  reg.set_slots(static_cast<uint32_t>(scheduler_.desk().admission().slots()));
   for (const std::string &name : registry_.Names())
     if (const FunctionEntry *e = registry_.Find(name)) *reg.add_functions() = ServedInterface(*e);
   return reg;
@@ -110,7 +110,7 @@ Status Server::StartMetaReporter() {
   server_id_ = MakeServerId(listener_.port());
   config.key_file = settings_.key_file;
   config.registration = Registration();
-  config.threads_per_job = LoneCallThreads(scheduler_.admission().config());
+  config.threads_per_job = LoneCallThreads(scheduler_.desk().admission().config());
   if (!settings_.tls_ca.empty())
     config.tls = {.ca = settings_.tls_ca, .cert = settings_.tls_cert, .key = settings_.tls_key};
   reporter_ = std::make_unique<MetaReporter>(std::move(config));
@@ -124,20 +124,20 @@ Status Server::StartMetaReporter() {
 
 void Server::PublishLoad() {
   if (!reporter_) return;
-  const Admission &admission = scheduler_.admission();
+  const Admission &admission = scheduler_.desk().admission();
   wire::LoadReport load;
   load.set_running(static_cast<uint32_t>(admission.running()));
   load.set_queued(static_cast<uint32_t>(admission.queued()));
   load.set_free_slots(static_cast<uint32_t>(std::max(0, admission.slots() - admission.running())));
   load.set_calls_admitted(counters_.calls_received);
   load.set_startup_seconds(counters_.startup_seconds);
-  const ArrivalGate &arrivals = scheduler_.arrivals();
+  const ArrivalGate &arrivals = scheduler_.desk().arrivals();
   load.set_arriving(static_cast<uint32_t>(arrivals.held().calls));
   load.set_arriving_bytes(arrivals.held().bytes);
   load.set_arrival_waiting(static_cast<uint32_t>(arrivals.waiting().calls));
   double loads[1] = {0};
   if (::getloadavg(loads, 1) == 1) load.set_load_average(loads[0]);
-  load.set_work_seconds(scheduler_.PredictedWorkSeconds());
+  load.set_work_seconds(PredictedWorkSeconds(scheduler_.job_table(), counters_));
   for (const auto &[name, f] : counters_.functions) {
     if (f.completed == 0) continue;
     wire::FunctionLoad *fl = load.add_functions();

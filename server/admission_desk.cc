@@ -1,0 +1,91 @@
+// AdmissionDesk (admission_desk.h): what admission and the arrival bounds
+// are asked about a call.
+#include "server/admission_desk.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "daemon/connection_set.h"
+#include "daemon/log.h"
+#include "server/job_state.h"
+
+namespace ninf::server {
+
+AdmissionDesk::AdmissionDesk(const Settings &settings, int cores, Counters *counters,
+                             const ExecutableSupply &supply, Clock::time_point epoch)
+    : settings_(settings),
+      cores_(cores),
+      counters_(*counters),
+      supply_(supply),
+      epoch_(epoch),
+      admission_(settings.Scheduler(cores)),
+      memory_bytes_(static_cast<uint64_t>(std::max(0L, ::sysconf(_SC_PHYS_PAGES))) *
+                    static_cast<uint64_t>(std::max(0L, ::sysconf(_SC_PAGESIZE)))) {}
+
+Status AdmissionDesk::UserQueueFull(const Job &job) const {
+  const std::string &user = job.params().owner;
+  return Status(NINF_ERR_LIMIT, "user '" + std::string(ShownUser(user)) + "' has " +
+                                    std::to_string(admission_.queued_of(user)) +
+                                    " calls waiting for a slot already, its quota (max_queued of "
+                                    "[users." +
+                                    std::string(ShownUser(user)) + "], or user_max_queued)");
+}
+
+double AdmissionDesk::Now() const {
+  return std::chrono::duration<double>(Clock::now() - epoch_).count();
+}
+
+CallDemand AdmissionDesk::DemandOf(const Job &job) const {
+  CallDemand d;
+  d.id = job.id();
+  d.arrived = std::chrono::duration<double>(job.arrived() - epoch_).count();
+  // Admitted after arrival, the call knows its result's bytes and the rate
+  // its arguments came at: the transfer still ahead of it.
+  d.transfer_seconds =
+      TransferSecondsAhead(job.result_bytes(), job.arrived_bytes(), job.arrival_seconds());
+  // The client's CalcOrder over the function's measured speed; nothing
+  // known yet (or a persistent executable's next call, whose size only its
+  // executable sees) counts as instant.
+  auto it = counters_.functions.find(job.function());
+  if (it != counters_.functions.end() && it->second.flops_per_second > 0)
+    d.predicted_seconds = job.predicted_work() / it->second.flops_per_second;
+  if (it != counters_.functions.end() && it->second.single_threaded) d.max_threads = 1;
+  d.ranks = CoresHeld(supply_.LaunchOf(job.function()), cores_);
+  d.user = job.params().owner;
+  const UserQuota quota = settings_.QuotaOf(d.user);
+  d.user_slots = static_cast<int>(quota.slots);
+  d.user_queued = static_cast<std::size_t>(quota.queued);
+  return d;
+}
+
+void AdmissionDesk::AdmitJob(Job &job, int threads) {
+  job.Admit(threads);
+  counters_.RecordWait(job.function(), job.QueueSeconds());
+  // Holding a slot, the call no longer counts against the arrival bounds
+  // (AdmitArrivals, after the admissions, lets the next ones come).
+  arrivals_.Done(job.id());
+  // Admitted after arrival, the routine runs now: a client that shut its
+  // write side while it waited hears a heartbeat (and a closed one resets).
+  if (RoutineRuns(job.state()) && job.conn() && job.conn()->peer_shut_write()) job.Probe();
+}
+
+ArrivalBounds AdmissionDesk::Bounds() const {
+  return ResolveArrivalBounds(settings_.arrival_limit, settings_.arrival_bytes,
+                              settings_.client_arrival_limit, settings_.client_arrival_bytes,
+                              memory_bytes_);
+}
+
+std::string AdmissionDesk::ArrivalClient(const Job &job) const {
+  if (!job.params().owner.empty()) return "user " + job.params().owner;
+  return job.conn() ? daemon::AddressOf(job.conn()->peer()) : std::string("-");
+}
+
+bool AdmissionDesk::MayKeepSlot(const Job &job, bool stopping, uint64_t policy_epoch) const {
+  return settings_.keep_handle_slots && job.has_lease_page() && !stopping &&
+         job.policy_checked() == policy_epoch && admission_.queued() == 0 &&
+         arrivals_.waiting().calls == 0 &&
+         Clock::now() - last_wait_ > std::chrono::milliseconds(settings_.demand_window_ms);
+}
+
+}  // namespace ninf::server
