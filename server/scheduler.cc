@@ -317,7 +317,8 @@ void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
   }
   LogEnding(job, ending, conn ? conn->peer() : "-");
 
-  kept_.SettleResult(job, ending.tell);
+  // A two-phase call's kept result: its client hears `tell` or collects it.
+  if (job.two_phase()) kept_.SettleResult(job, ending.tell);
   if (conn) {
     conn->set_data(nullptr);
     job.detach_conn();

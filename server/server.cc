@@ -60,7 +60,7 @@ Status Server::Start() {
     NINF_RETURN_IF_ERROR(StartRelayLink());
   } else {
     NINF_RETURN_IF_ERROR(
-        daemon::CheckExposure(settings_.listen, auth_required(), settings_.insecure));
+        daemon::CheckExposure(settings_.listen, users_.keyed(), settings_.insecure));
     NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
   }
   NINF_RETURN_IF_ERROR(StartUnixListener());
@@ -79,7 +79,7 @@ Status Server::Start() {
   if (tls_)
     spdlog::info("event=tls state=on cert={} client_ca={}", daemon::Quoted(settings_.tls_cert),
                  daemon::Quoted(settings_.tls_client_ca));
-  if (auth_required())
+  if (users_.keyed())
     spdlog::info("event=authentication state=on key_file={} keys={} users={}",
                  daemon::Quoted(users_.ring().path), users_.ring().keys.size(),
                  settings_.users.size() + (settings_.key_file.empty() ? 0 : 1));
@@ -137,7 +137,7 @@ void Server::Accept(daemon::UniqueFd fd, const std::string &peer, bool tcp) {
   const daemon::ConnectionSet::Limits limits{
       .total = static_cast<std::size_t>(settings_.max_connections),
       .per_address = static_cast<std::size_t>(settings_.max_connections_per_client)};
-  if (Status room = connections_.MakeRoom(peer, limits, auth_required()); !room.ok()) {
+  if (Status room = connections_.MakeRoom(peer, limits, users_.keyed()); !room.ok()) {
     daemon::RefuseConnection(std::move(fd), peer, room);
     return;
   }
@@ -147,7 +147,7 @@ void Server::Accept(daemon::UniqueFd fd, const std::string &peer, bool tcp) {
   timeouts.request_ms = static_cast<uint64_t>(settings_.request_timeout_seconds) * 1000;
   // Until it has proved it holds a key, a connection gets no longer to
   // start a request than to finish one.
-  if (auth_required()) timeouts.idle_ms = std::min(timeouts.idle_ms, timeouts.request_ms);
+  if (users_.keyed()) timeouts.idle_ms = std::min(timeouts.idle_ms, timeouts.request_ms);
   // A ClientConnection: a call over TLS is handed over (client_connection.h).
   std::unique_ptr<ClientConnection> conn = daemon::Connection::OpenAs<ClientConnection>(
       loop_, std::move(fd), id, peer, this, timeouts, NinfdRequestRules(),

@@ -104,18 +104,6 @@ class Server : public daemon::Connection::Delegate, private SchedulerObserver {
   // connection that has not proved it holds a key yet.
   Status LoadKeys();
   void HandleAuth(daemon::Connection &conn, const FrameHeader &h, std::string_view body);
-  bool auth_required() const { return users_.keyed(); }
-  // A connection that proved a client certificate of a user needs no key
-  // as well (users.h).
-  bool NeedsKey(daemon::Connection &conn) const;
-  // A request of a connection whose key a reload took away: refused, the
-  // connection ends (true).
-  bool RefuseRevoked(daemon::Connection &conn);
-  // Counts and logs (rate-limited) a call refused by MayRun.
-  void NoteDenied(daemon::Connection *conn, const std::string &user, const std::string &function,
-                  const Status &why);
-  // The metrics label of `user` (bounded: user_metric_labels).
-  std::string LabelOf(const std::string &user);
 
   // The requests (server_requests.cc): ninfd's frame table, the only list
   // of what a client may send (NinfdRequestRules derives the reader's).
@@ -135,7 +123,6 @@ class Server : public daemon::Connection::Delegate, private SchedulerObserver {
   // The relay (server_meta.cc): --reverse keeps a control connection out to
   // it; dialed-back connections come to Accept like accepted ones.
   Status StartRelayLink();
-  std::string RelayName() const;
   // The metaserver (server_meta.cc): registration, load snapshots.
   Status StartMetaReporter();
   std::string AdvertisedAddress() const;

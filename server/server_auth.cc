@@ -31,34 +31,4 @@ void Server::HandleAuth(daemon::Connection &conn, const FrameHeader &h, std::str
                          &counters_.auth_failures);
 }
 
-bool Server::NeedsKey(daemon::Connection &conn) const {
-  return users_.NeedsKey(conn.peer_subject());
-}
-
-bool Server::RefuseRevoked(daemon::Connection &conn) {
-  if (!conn.auth().authenticated || !users_.Of(conn).revoked) return false;
-  ++counters_.auth_failures;
-  ++counters_.denied;
-  daemon::RateLimitedWarn("revoked", "event=revoked conn={} peer={} reason={}", conn.id(),
-                          conn.peer(), daemon::Quoted("the key it proved was removed by a reload"));
-  conn.Fail(Status(NINF_ERR_AUTH,
-                   "this connection's key was revoked: the server no longer knows its user"));
-  return true;
-}
-
-void Server::NoteDenied(daemon::Connection *conn, const std::string &user,
-                        const std::string &function, const Status &why) {
-  ++counters_.denied;
-  ++counters_.users[LabelOf(user)].denied;
-  daemon::RateLimitedWarn("call_denied",
-                          "event=call_denied conn={} peer={} function={} user={} "
-                          "error={}",
-                          conn ? conn->id() : 0, conn ? conn->peer() : "-",
-                          daemon::Quoted(function), ShownUser(user), daemon::Quoted(why.message()));
-}
-
-std::string Server::LabelOf(const std::string &user) {
-  return UserLabelOf(&counters_, settings_, user);
-}
-
 }  // namespace ninf::server

@@ -33,11 +33,13 @@ std::string MakeServerId(int port) {
   return HostName() + ":" + std::to_string(port) + "-" + std::to_string(::getpid()) + "-" + suffix;
 }
 
-}  // namespace
-
-std::string Server::RelayName() const {
-  return settings_.relay_name.empty() ? HostName() : settings_.relay_name;
+// The name this server registers with the relay: relay_name, else the
+// host's name.
+std::string RelayNameOf(const Settings &settings) {
+  return settings.relay_name.empty() ? HostName() : settings.relay_name;
 }
+
+}  // namespace
 
 Status Server::StartRelayLink() {
   RelayLink::Config config;
@@ -47,20 +49,21 @@ Status Server::StartRelayLink() {
   Status st = ParseHostPort(settings_.relay, HostPort{"", kRelayPort}, &config.relay);
   if (!st.ok() || !config.relay.unix_path.empty() || !config.relay.relay_name.empty())
     return Status(NINF_ERR_CONFIG, "relay: " + (st.ok() ? "give host:port" : st.message()));
-  config.name = RelayName();
+  config.name = RelayNameOf(settings_);
   if (!IsRelayName(config.name))
     return Status(NINF_ERR_CONFIG, "relay_name: '" + config.name +
                                        "' is not 1 to 64 of A-Z a-z 0-9 . _ - (set relay_name)");
   // Anyone who reaches the relay reaches this server: as with listening
   // beyond loopback, that needs a key unless the operator says insecure.
   NINF_RETURN_IF_ERROR(
-      daemon::CheckExposure(config.relay.host, auth_required(), settings_.insecure));
+      daemon::CheckExposure(config.relay.host, users_.keyed(), settings_.insecure));
   config.key_file =
       settings_.relay_key_file.empty() ? settings_.key_file : settings_.relay_key_file;
   relay_ = std::make_unique<RelayLink>(
       loop_, std::move(config),
       [this](daemon::UniqueFd fd, const std::string &peer) { Accept(std::move(fd), peer, true); });
-  spdlog::info("event=reverse relay={} name={}", daemon::Quoted(settings_.relay), RelayName());
+  spdlog::info("event=reverse relay={} name={}", daemon::Quoted(settings_.relay),
+               RelayNameOf(settings_));
   return relay_->Start();
 }
 
@@ -72,7 +75,7 @@ std::string Server::AdvertisedAddress() const {
       ParseHostPort(settings_.advertise.empty() ? settings_.relay : settings_.advertise,
                     HostPort{"", kRelayPort}, &relay)
           .ok())
-    return RelayName() + "@" + relay.Key();
+    return RelayNameOf(settings_) + "@" + relay.Key();
   // "host" alone (or "host:0") takes the port ninfd listens on: with --port 0
   // only the daemon knows it.
   if (HostPort hp;

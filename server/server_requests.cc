@@ -20,6 +20,31 @@ void ReplyError(daemon::Connection &conn, const Status &st) {
   conn.Reply(FRAME_ERROR, &err);
 }
 
+// A request of a connection whose key a reload took away: refused, the
+// connection ends (true).
+bool RefuseRevoked(const UserPolicy &users, Counters *counters, daemon::Connection &conn) {
+  if (!conn.auth().authenticated || !users.Of(conn).revoked) return false;
+  ++counters->auth_failures;
+  ++counters->denied;
+  daemon::RateLimitedWarn("revoked", "event=revoked conn={} peer={} reason={}", conn.id(),
+                          conn.peer(), daemon::Quoted("the key it proved was removed by a reload"));
+  conn.Fail(Status(NINF_ERR_AUTH,
+                   "this connection's key was revoked: the server no longer knows its user"));
+  return true;
+}
+
+// Counts and logs (rate-limited) a call refused by MayRun.
+void NoteDenied(Counters *counters, const Settings &settings, daemon::Connection *conn,
+                const std::string &user, const std::string &function, const Status &why) {
+  ++counters->denied;
+  ++counters->users[UserLabelOf(counters, settings, user)].denied;
+  daemon::RateLimitedWarn("call_denied",
+                          "event=call_denied conn={} peer={} function={} user={} "
+                          "error={}",
+                          conn ? conn->id() : 0, conn ? conn->peer() : "-",
+                          daemon::Quoted(function), ShownUser(user), daemon::Quoted(why.message()));
+}
+
 }  // namespace
 
 std::span<const daemon::FrameRoute<Server>> Server::Requests() {
@@ -83,8 +108,9 @@ const daemon::RequestRules &NinfdRequestRules() {
 void Server::OnRequest(daemon::Connection &conn, const FrameHeader &h, std::string_view body) {
   // A revoked user's connection is served nothing more (the handshake
   // frames themselves are the dispatcher's to refuse).
-  if (h.type != FRAME_AUTH && h.type != FRAME_PROOF && RefuseRevoked(conn)) return;
-  daemon::Dispatch(*this, Requests(), NeedsKey(conn), conn, h, body);
+  if (h.type != FRAME_AUTH && h.type != FRAME_PROOF && RefuseRevoked(users_, &counters_, conn))
+    return;
+  daemon::Dispatch(*this, Requests(), users_.NeedsKey(conn.peer_subject()), conn, h, body);
 }
 
 void Server::HandleQuery(daemon::Connection &conn, std::string_view body) {
@@ -146,11 +172,12 @@ void Server::HandleCall(daemon::Connection &conn, std::string_view body) {
   }
   const Identity who = users_.Of(conn);
   if (Status st = users_.MayRun(who, req.name()); !st.ok()) {
-    NoteDenied(&conn, who.user, req.name(), st);
+    NoteDenied(&counters_, settings_, &conn, who.user, req.name(), st);
     conn.Fail(st);
     return;
   }
-  (void)LabelOf(who.user);  // the first users seen get a label of their own
+  // The first users seen get a label of their own.
+  (void)UserLabelOf(&counters_, settings_, who.user);
   CallParams params = ParamsOf(req, *entry, conn);
   const bool redirected = scheduler_.executables().LaunchOf(req.name()).over_tcp;
   if (req.submit() && redirected) {
