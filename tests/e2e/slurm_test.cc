@@ -55,7 +55,15 @@ std::vector<std::string> Steps(const std::string &name) {
 bool WaitNoSteps(const std::string &name, int timeout_ms) {
   for (int waited = 0;; waited += 100) {
     if (Steps(name).empty()) return true;
-    if (waited >= timeout_ms) return false;
+    if (waited >= timeout_ms) {
+      // What is left, for the failure's cause: each step's state and age,
+      // and the srun and slurmstepd processes still there.
+      UNSCOPED_INFO("steps left:\n"
+                    << Output("squeue -h -s -o '%i %j %T %M'") << "processes:\n"
+                    << Output("ps -eo pid,ppid,stat,etimes,args | grep -E 'srun|slurmstepd|stub' "
+                              "| grep -v grep"));
+      return false;
+    }
     usleep(100000);
   }
 }
