@@ -1,12 +1,13 @@
-// The job table: every call from its CALL frame to its end. Owns the jobs,
-// admission (slots, threads, the queue), the warm pool and the launch
-// broker; starts calls (a warm executable or a cold spawn), follows their
-// executables' control events, holds them to their deadlines (the watchdog,
-// job_watch.h) and finishes them.
+// The job table: every call from its CALL frame to its end. Owns the jobs
+// and the parts it composes: admission's state (admission_desk.h: slots,
+// threads, the queue, the arrival bounds), where executables come from
+// (executable_supply.h: the warm pool, cold spawns, the launch broker) and
+// the watchdog (job_watch.h). Offers calls to admission along their plan,
+// starts them, follows their executables' control events and finishes them.
 //
 //   Server ──Submit(conn, params)──> Job: offered (once its arguments begin),
 //                                    queued or started
-//   WarmPool ──idle Process──> Job (or a cold spawn)
+//   ExecutableSupply ──warm or cold Process──> Job
 //   Job ──ARGS_RECEIVED / CALL_DONE / exit──> Scheduler ──FinishJob──> slot
 //                                    freed, stats, next queued call
 //
