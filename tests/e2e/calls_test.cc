@@ -234,25 +234,22 @@ TEST_CASE("calls_async_wait_any_and_all", "[e2e]") {
 }
 
 TEST_CASE("calls_async_really_overlap", "[e2e]") {
-  // Two ep calls on a server with two slots and two cores take about the
-  // time of one. Timing on a shared machine is noisy (other tests run beside
-  // this one): best of five tries.
+  // Two async ep calls on a server with two slots run at the same time: the
+  // daemon counts both running while neither has returned. (This asserts the
+  // overlap itself, not a speed-up: how much two cores give depends on what
+  // else the machine runs, and speed lives in bench/.)
   E2EDaemon d({"--slots", "2"});
-  auto time_it = [&](int calls) {
-    double sx[2], sy[2], q[2][10];
-    auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < calls; ++i)
-      REQUIRE(Ninf_call_async(d.Name("ep").c_str(), 24L, &sx[i], &sy[i], q[i]) >= 0);
-    REQUIRE(Ninf_wait_all() == 0);
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-  double best = 1e9;
-  for (int attempt = 0; attempt < 5 && best > 1.5; ++attempt) {
-    double one = time_it(1), two = time_it(2);
-    best = std::min(best, two / one);
-    INFO("one call " << one << " s, two overlapped calls " << two << " s");
-  }
-  CHECK(best < 1.5);
+  double sx[2], sy[2], q[2][10];
+  // A first call tells the daemon that ep's executable has no thread library
+  // (CTL_CALL_DONE), so that adaptive admission gives each later ep call one
+  // core; until then a lone call gets both and a second one waits for it.
+  REQUIRE(Ninf_call(d.Name("ep").c_str(), 10L, &sx[0], &sy[0], q[0]) == 0);
+  for (int i = 0; i < 2; ++i)
+    REQUIRE(Ninf_call_async(d.Name("ep").c_str(), 26L, &sx[i], &sy[i], q[i]) >= 0);
+  CHECK(d.WaitForStat("running", 2) == 2);
+  REQUIRE(Ninf_wait_all() == 0);
+  CHECK(sx[0] == sx[1]);
+  CHECK(sy[0] == sy[1]);
 }
 
 TEST_CASE("calls_from_many_threads", "[e2e]") {
