@@ -39,19 +39,20 @@ double AdmissionDesk::Now() const {
 CallDemand AdmissionDesk::DemandOf(const Job &job) const {
   CallDemand d;
   d.id = job.id();
-  d.arrived = std::chrono::duration<double>(job.arrived() - epoch_).count();
+  d.arrived = std::chrono::duration<double>(job.call().arrived - epoch_).count();
   // Admitted after arrival, the call knows its result's bytes and the rate
   // its arguments came at: the transfer still ahead of it.
-  d.transfer_seconds =
-      TransferSecondsAhead(job.result_bytes(), job.arrived_bytes(), job.arrival_seconds());
+  d.transfer_seconds = TransferSecondsAhead(
+      job.call().arrival.bytes_out, job.call().arrival.bytes_in, job.call().arrival.recv_seconds);
   // The client's CalcOrder over the function's measured speed; nothing
   // known yet (or a persistent executable's next call, whose size only its
   // executable sees) counts as instant.
-  auto it = counters_.functions.find(job.function());
+  auto it = counters_.functions.find(job.params().function);
   if (it != counters_.functions.end() && it->second.flops_per_second > 0)
-    d.predicted_seconds = job.predicted_work() / it->second.flops_per_second;
+    d.predicted_seconds =
+        job.call().PredictedWork(job.params().work_flops) / it->second.flops_per_second;
   if (it != counters_.functions.end() && it->second.single_threaded) d.max_threads = 1;
-  d.ranks = CoresHeld(supply_.LaunchOf(job.function()), cores_);
+  d.ranks = CoresHeld(supply_.LaunchOf(job.params().function), cores_);
   d.user = job.params().owner;
   const UserQuota quota = settings_.QuotaOf(d.user);
   d.user_slots = static_cast<int>(quota.slots);
@@ -61,7 +62,7 @@ CallDemand AdmissionDesk::DemandOf(const Job &job) const {
 
 void AdmissionDesk::AdmitJob(Job &job, int threads) {
   job.Admit(threads);
-  counters_.RecordWait(job.function(), job.QueueSeconds());
+  counters_.RecordWait(job.params().function, job.call().QueueSeconds());
   // Holding a slot, the call no longer counts against the arrival bounds
   // (AdmitArrivals, after the admissions, lets the next ones come).
   arrivals_.Done(job.id());

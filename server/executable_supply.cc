@@ -49,12 +49,13 @@ void ExecutableSupply::WarmAfter(const Job &job, bool warm, int threads_held,
                                  const std::string &function, const std::string &executable) {
   // A process that came back after an earlier call will come back after
   // this one too; one that never did may be an executable that exits.
-  const bool comes_back = job.reusable() && job.process_served_before();
+  const bool comes_back = job.call().reusable && job.process_served_before();
   // A call whose arguments were all in took its slot at the hand-off rather
   // than a moment later, when it asks (admission after arrival): the pool
   // replenishes as it would have for it, before the call's threads count.
-  const int held = threads_held -
-                   (job.admission_plan().path == SlotPath::kFreeSlotAtHandoff ? job.threads() : 0);
+  const int held =
+      threads_held -
+      (job.admission_plan().path == SlotPath::kFreeSlotAtHandoff ? job.call().threads : 0);
   switch (WarmAfterHandoff(warm, comes_back, warm_.idle(function), held, cores_)) {
     case WarmAction::kNothing:
       break;
@@ -74,7 +75,7 @@ bool ExecutableSupply::HandoffWarm(Job &job, bool stopping) {
   const auto max_call_bytes = static_cast<uint64_t>(settings_.max_call_bytes);
   // A warm executable that died a moment ago (its exit not yet seen) fails
   // the hand-off; then the next one is tried.
-  while (Process *p = warm_.Take(job.function(), job.executable())) {
+  while (Process *p = warm_.Take(job.params().function, job.params().executable)) {
     const bool reused = p->calls_served() > 0;
     if (job.Handoff(p, max_call_bytes, MayReuseAfter(job, *p, p->calls_served() + 1, stopping))) {
       if (reused) ++counters_.executables_reused;
@@ -91,9 +92,9 @@ bool ExecutableSupply::MayReuseAfter(const Job &job, const Process &process, uin
   // goes back to the pool, where anyone's calls take it).
   if (job.params().run_as.set()) return false;
   ReuseFacts f;
-  f.persistent = job.persistent();
-  f.function_allows = job.reuse_allowed();
-  f.max_calls = job.limits().max_calls;
+  f.persistent = job.params().persistent;
+  f.function_allows = job.params().reuse;
+  f.max_calls = job.params().limits.max_calls;
   f.served = served;
   f.max_age_ms = settings_.executable_max_seconds * 1000;
   f.age_ms =
@@ -139,14 +140,15 @@ Status ExecutableSupply::HandoffCold(Job &job, bool stopping) {
   Process *p = nullptr;
   // Owned by the pool until the job adopts it, so that a failed hand-off
   // leaves the pool to reap it.
-  NINF_RETURN_IF_ERROR(Spawn(job.function(), job.executable(), &warm_, &p, job.params().run_as));
+  NINF_RETURN_IF_ERROR(
+      Spawn(job.params().function, job.params().executable, &warm_, &p, job.params().run_as));
   ++counters_.executables_started;
   job.set_cold_start();
   if (!job.Handoff(p, static_cast<uint64_t>(settings_.max_call_bytes),
                    MayReuseAfter(job, *p, 1, stopping))) {
     warm_.Discard(p);
-    return Status(NINF_ERR_EXECUTABLE,
-                  "the executable for '" + job.function() + "' exited before it took the call");
+    return Status(NINF_ERR_EXECUTABLE, "the executable for '" + job.params().function +
+                                           "' exited before it took the call");
   }
   return Status::Ok();
 }

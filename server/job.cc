@@ -34,15 +34,15 @@ void Job::SetState(JobState next) {
                 JobStateName(state_), JobStateName(next));
   state_ = next;
   // Each state's transfer is watched from its start.
-  progress_at_ = Clock::now();
+  call_.progress_at = Clock::now();
   progress_moved_ = 0;
-  if (IdleBetweenCalls(next) || KeepsSlot(next)) idle_since_ = progress_at_;
+  if (IdleBetweenCalls(next) || KeepsSlot(next)) call_.idle_since = call_.progress_at;
 }
 
 void Job::NoteProgress(uint64_t moved, Clock::time_point now) {
   if (moved == progress_moved_) return;
   progress_moved_ = moved;
-  progress_at_ = now;
+  call_.progress_at = now;
 }
 
 void Job::Queue() {
@@ -62,8 +62,8 @@ void Job::PassArrival() {
 
 void Job::Admit(int threads) {
   assert(AwaitsArguments(state_) || InQueue(state_));
-  admitted_ = Clock::now();
-  threads_ = threads;
+  call_.admitted = Clock::now();
+  call_.threads = threads;
   slot_held_ = true;
   if (!process_) {
     SetState(JobState::kStarting);
@@ -73,37 +73,32 @@ void Job::Admit(int threads) {
     // Admitted after arrival: the arguments are in, the routine runs as soon
     // as CTL_SLOT is read (CTL_ARGS_RECEIVED follows). The call's wall-clock
     // budget counts from here, not from its transfer or its wait.
-    call_started_ = admitted_;
-    args_at_ = admitted_;
+    call_.call_started = call_.admitted;
+    call_.computing_since = call_.admitted;
     SetState(JobState::kComputing);
     SendSlotAnswer(NINF_OK);
     return;
   }
   // A persistent executable's next call: its arguments wait in the socket.
-  call_started_ = admitted_;
+  call_.call_started = call_.admitted;
   SetState(JobState::kReceiving);
   SendSlotAnswer(NINF_OK);
-}
-
-double Job::QueueSeconds() const {
-  if (admitted_ < wait_from_) return 0;
-  return std::chrono::duration<double>(admitted_ - wait_from_).count();
 }
 
 void Job::WantSlot(const ControlMsg &msg) {
   assert(IdleBetweenCalls(state_) || state_ == JobState::kArriving);
   const Clock::time_point now = Clock::now();
-  if (!args_first_) {
-    arrived_ = wait_from_ = now;
+  if (!call_.args_first) {
+    call_.arrived = call_.wait_from = now;
     SetState(JobState::kQueued);
     return;
   }
-  want_ = msg;
+  call_.arrival = msg;
   // A handle's next call arrived when its arguments began to come.
-  if (calls_done_ > 0 && std::isfinite(msg.recv_seconds) && msg.recv_seconds >= 0)
-    arrived_ = now - std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(msg.recv_seconds));
-  wait_from_ = now;
+  if (call_.calls_done > 0 && std::isfinite(msg.recv_seconds) && msg.recv_seconds >= 0)
+    call_.arrived = now - std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(msg.recv_seconds));
+  call_.wait_from = now;
   SetState(JobState::kHeld);
 }
 
@@ -126,8 +121,8 @@ void Job::SendSlotAnswer(int32_t code) {
   answer.kind = CTL_SLOT;
   answer.call_id = params_.call_id;
   answer.error_code = code;
-  answer.threads = static_cast<uint32_t>(threads_);
-  answer.queue_seconds = QueueSeconds();
+  answer.threads = static_cast<uint32_t>(call_.threads);
+  answer.queue_seconds = call_.QueueSeconds();
   // A failure means the executable is gone: its exit ends the job.
   if (int err = process_->Send(answer); err != 0)
     spdlog::debug("event=control_send_failed job={} pid={} error={}", id_, process_->pid(),
@@ -167,9 +162,10 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   handoff.kind = CTL_HANDOFF;
   handoff.call_id = params_.call_id;
   handoff.max_call_bytes = max_call_bytes;
-  reusable_ = reusable && !params_.persistent;
+  call_.reusable = reusable && !params_.persistent;
   handoff.flags = (params_.persistent ? kHandoffPersistent : 0) |
-                  (reusable_ ? kHandoffReusable : 0) | (params_.key_id.empty() ? 0 : kHandoffKeyed);
+                  (call_.reusable ? kHandoffReusable : 0) |
+                  (params_.key_id.empty() ? 0 : kHandoffKeyed);
   // The key its data references are fetched with (control.h: CTL_PROVE).
   std::memcpy(handoff.key_id, params_.key_id.data(),
               std::min(params_.key_id.size(), sizeof handoff.key_id));
@@ -179,10 +175,10 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   }
   // Admitted after arrival: no slot and no threads yet (CTL_SLOT brings
   // them once the arguments are in).
-  args_first_ = plan_.ArgumentsFirst();
-  if (args_first_) handoff.flags |= kHandoffArgsFirst;
-  handoff.threads = static_cast<uint32_t>(threads_);
-  handoff.queue_seconds = args_first_ ? 0 : QueueSeconds();
+  call_.args_first = plan_.ArgumentsFirst();
+  if (call_.args_first) handoff.flags |= kHandoffArgsFirst;
+  handoff.threads = static_cast<uint32_t>(call_.threads);
+  handoff.queue_seconds = call_.args_first ? 0 : call_.QueueSeconds();
   handoff.heartbeat_ms = params_.heartbeat_ms;
   handoff.redirect_wait_ms = params_.redirect_wait_ms;
   handoff.store_id = params_.store_id;
@@ -199,8 +195,8 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   }
   process_ = process;
   process_->set_owner(this);
-  call_started_ = handed_at_ = Clock::now();
-  SetState(args_first_ ? JobState::kArriving : JobState::kReceiving);
+  call_.call_started = call_.handed_at = Clock::now();
+  SetState(call_.args_first ? JobState::kArriving : JobState::kReceiving);
   // A redirected client leaves this connection for the executable's own
   // (control_relay.h): its closing here cancels nothing. The executable
   // sees a client that goes away on the connection it serves.
@@ -240,8 +236,8 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       SendProved(Status(NINF_ERR_PROTOCOL, "unexpected PROVE"), nullptr);
       break;
     case CTL_ARGS_RECEIVED:
-      work_flops_ = msg.work_flops;
-      args_at_ = Clock::now();
+      call_.work_flops = msg.work_flops;
+      call_.computing_since = Clock::now();
       OnArgsReceived();
       break;
     case CTL_REPLYING:
@@ -254,7 +250,7 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
     case CTL_WANT_SLOT:
       if (KeepsSlot(state_)) ReturnUnusedLease();
       if ((IdleBetweenCalls(state_) && params_.persistent) ||
-          (state_ == JobState::kArriving && args_first_)) {
+          (state_ == JobState::kArriving && call_.args_first)) {
         WantSlot(msg);
         events_->OnWantSlot(*this);
       }
@@ -263,14 +259,14 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       // A handle's next call, admitted after arrival: from idle to reading
       // its arguments (watched for progress, no longer idle).
       if (KeepsSlot(state_)) ReturnUnusedLease();
-      if (IdleBetweenCalls(state_) && params_.persistent && args_first_)
+      if (IdleBetweenCalls(state_) && params_.persistent && call_.args_first)
         SetState(JobState::kArriving);
       break;
     case CTL_CLIENT_GONE:
       if (CallOpen(Observed())) events_->OnClientGone(*this);
       break;
     case CTL_RELEASED:
-      if (OneShotDone(state_) && reusable_) {
+      if (OneShotDone(state_) && call_.reusable) {
         events_->OnReleased(*this);  // ends the job: nothing may follow here
         break;
       }
@@ -289,18 +285,10 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
   }
 }
 
-double Job::StartupSeconds(double recv_seconds) const {
-  // Admitted after arrival, the arguments were in at CTL_WANT_SLOT; the
-  // wait for the slot is no start-up.
-  const Clock::time_point in = args_first_ ? wait_from_ : args_at_;
-  if (!cold_start_ || calls_done_ != 1 || in < handed_at_) return -1;
-  return std::chrono::duration<double>(in - handed_at_).count() - recv_seconds;
-}
-
 void Job::OnArgsReceived() {
   if (!ReadingArguments(state_)) return;  // a duplicate: nothing changes
   SetState(JobState::kComputing);
-  events_->OnArgsReceived(*this, calls_done_ > 0);
+  events_->OnArgsReceived(*this, call_.calls_done > 0);
 }
 
 void Job::OnReplying() {
@@ -316,8 +304,8 @@ void Job::OnCallDone(const ControlMsg &msg) {
     // A call on the kept slot, which ninfd learns of only now. The lease
     // goes on unless the executable gave it back (it was taken back during
     // the call): then the scheduler frees the slot, as after any call.
-    ++calls_done_;
-    last_call_kept_ = true;
+    ++call_.calls_done;
+    call_.last_call_kept = true;
     const bool kept = lease_.StillLeased();
     SetState(kept ? JobState::kLeased : JobState::kIdle);
     if (conn_) conn_->WatchHangup(kept);
@@ -325,9 +313,9 @@ void Job::OnCallDone(const ControlMsg &msg) {
     return;
   }
   if (!CallOpen(state_)) return;  // e.g. a refused frame while idle: no call was open
-  last_call_kept_ = false;
+  call_.last_call_kept = false;
   SetState(params_.persistent ? JobState::kIdle : JobState::kDone);
-  ++calls_done_;
+  ++call_.calls_done;
   if (conn_) conn_->WatchHangup(false);
   events_->OnCallDone(*this, msg);
 }
@@ -395,13 +383,13 @@ JobState Job::Observed() const {
 }
 
 Clock::time_point Job::ObservedCallStarted() const {
-  if (!KeepsSlot(state_) || !lease_.InCall()) return call_started_;
+  if (!KeepsSlot(state_) || !lease_.InCall()) return call_.call_started;
   // The executable's CLOCK_MONOTONIC is steady_clock's here; a time it
   // reports from the future is taken as now.
   const Clock::time_point now = Clock::now();
   const Clock::time_point reported{std::chrono::duration_cast<Clock::duration>(
       std::chrono::nanoseconds(lease_.CallStartedNs()))};
-  return reported > now ? now : std::max(reported, idle_since_);
+  return reported > now ? now : std::max(reported, call_.idle_since);
 }
 
 void Job::NoteLeasedStep(Clock::time_point now) {
@@ -411,7 +399,7 @@ void Job::NoteLeasedStep(Clock::time_point now) {
   if (calls == lease_seen_calls_ && phase == lease_seen_phase_) return;
   lease_seen_calls_ = calls;
   lease_seen_phase_ = phase;
-  progress_at_ = now;
+  call_.progress_at = now;
   progress_moved_ = 0;
 }
 

@@ -29,6 +29,7 @@
 #include "protocol/slot_lease.h"
 #include "protocol/status.h"
 #include "server/admission_plan.h"
+#include "server/call_record.h"
 #include "server/client_connection.h"
 #include "server/job_ending.h"
 #include "server/job_state.h"
@@ -106,6 +107,9 @@ struct CallParams {
   uint64_t store_id = 0;
   std::string token;
   double store_seconds = 0;
+
+  // A two-phase call (docs/transactions.md): its result is kept, not sent.
+  bool two_phase() const { return store_id != 0; }
 };
 
 class Job : public ProcessOwner {
@@ -204,29 +208,22 @@ class Job : public ProcessOwner {
   void ReturnUnusedLease();
   // The page a handle's executable offers with its first CALL_DONE.
   void AdoptLeasePage(daemon::UniqueFd page);
-  // Whether the call CALL_DONE last reported began on the kept slot.
-  bool last_call_on_kept_slot() const { return last_call_kept_; }
 
   // kComputing: asks the executable for a heartbeat now (CTL_PROBE).
   void Probe();
-  // Since when the client has said nothing (it shut its write side; a
-  // default time point: it has not); the watchdog moves it on each time
+  // The watchdog moves the client's quiet time (CallRecord) on each time
   // ninfd beats in the executable's place (watch_policy.h:
   // DaemonBeatsForExecutable).
-  Clock::time_point client_quiet_since() const { return client_quiet_since_; }
-  void set_client_quiet_since(Clock::time_point at) { client_quiet_since_ = at; }
+  void set_client_quiet_since(Clock::time_point at) { call_.client_quiet_since = at; }
   // Answers CTL_KEEP with the entry that now holds the array, or `st`.
   void SendKept(const Status &st, uint64_t store_id, const std::string &token);
   // CTL_PROVED: the client proof (kControlNonceSize bytes), or st's error.
   void SendProved(const Status &st, const uint8_t *proof);
-  bool two_phase() const { return params_.store_id != 0; }
   const CallParams &params() const { return params_; }
 
   // The watchdog saw the socket's byte counter for the current transfer at
   // `moved`: a change is progress.
   void NoteProgress(uint64_t moved, Clock::time_point now);
-  Clock::time_point progress_at() const { return progress_at_; }
-  Clock::time_point idle_since() const { return idle_since_; }
 
   // Handles the control messages the executable has already sent. The
   // executable says CTL_REPLYING before it writes its result, so after this
@@ -240,25 +237,9 @@ class Job : public ProcessOwner {
   std::string ExitDescription() const;
 
   uint64_t id() const { return id_; }
-  uint64_t call_id() const { return params_.call_id; }
-  const std::string &function() const { return params_.function; }
-  const std::string &executable() const { return params_.executable; }
-  bool persistent() const { return params_.persistent; }
-  bool reusable() const { return reusable_; }           // this call's process comes back
-  bool reuse_allowed() const { return params_.reuse; }  // the function allows reuse
-  uint32_t heartbeat_ms() const { return params_.heartbeat_ms; }
-  const FunctionLimits &limits() const { return params_.limits; }
   ClientConnection *conn() const { return conn_; }
   void detach_conn() { conn_ = nullptr; }
   bool started() const { return process_ != nullptr; }
-  // Its executable reads each call's arguments before the call asks for a
-  // slot (kHandoffArgsFirst).
-  bool args_first() const { return args_first_; }
-  // Of the call admitted after arrival now waiting for its slot (its
-  // CTL_WANT_SLOT): the bytes received, in how long, and the result's bytes.
-  uint64_t arrived_bytes() const { return want_.bytes_in; }
-  double arrival_seconds() const { return want_.recv_seconds; }
-  uint64_t result_bytes() const { return want_.bytes_out; }
   bool process_served_before() const { return process_ && process_->calls_served() > 0; }
   bool exited() const { return process_ && process_->exited(); }
   int pid() const { return process_ ? process_->pid() : 0; }
@@ -266,38 +247,15 @@ class Job : public ProcessOwner {
   KillReason kill_reason() const { return kill_reason_; }
   int64_t exit_status() const { return process_ ? process_->exit_status() : 0; }
   int term_signal() const { return process_ ? process_->term_signal() : 0; }
-  uint64_t calls_done() const { return calls_done_; }
 
   // The facts the policy needs to say what the job's end means.
   JobFacts Facts(std::size_t queued) const;
 
-  Clock::time_point arrived() const { return arrived_; }            // CALL frame read
-  Clock::time_point admitted() const { return admitted_; }          // slot taken
-  Clock::time_point call_started() const { return call_started_; }  // hand-off or ARGS_RECEIVED
-  // Seconds the current call waited for its slot: from its arrival (the
-  // CALL frame; a handle's CTL_WANT_SLOT) to admission, or, admitted after
-  // arrival, from its arguments being in (CTL_WANT_SLOT) to admission: the
-  // transfer is not waiting.
-  double QueueSeconds() const;
-  // The threads the current call was granted (0: not admitted yet).
-  int threads() const { return threads_; }
-  // The call's CalcOrder: its executable's figure once it has the arguments
-  // (CTL_WANT_SLOT after arrival), else the client's claim in its CALL.
-  double predicted_work() const {
-    return want_.work_flops > 0 ? want_.work_flops : params_.work_flops;
-  }
-  // Since when the routine of the current call runs (kComputing only).
-  Clock::time_point computing_since() const { return args_at_; }
-  // The current call's CalcOrder, as its executable evaluated it once the
-  // arguments were in (0: none, or not yet).
-  double work_flops() const { return work_flops_; }
+  // The current call's times, grant and reports (call_record.h).
+  const CallRecord &call() const { return call_; }
   // The job's executable was started for it (not taken warm or reused):
-  // its first call's start-up is measured (StartupSeconds).
-  void set_cold_start() { cold_start_ = true; }
-  // Of a cold start's first call: from the hand-off to the arguments being
-  // in, less the time the executable spent receiving them (its CALL_DONE
-  // recv_seconds): exec, loading, initialisation. Negative: not measured.
-  double StartupSeconds(double recv_seconds) const;
+  // its first call's start-up is measured (CallRecord::StartupSeconds).
+  void set_cold_start() { call_.cold_start = true; }
 
  private:
   // Moves to `next`; every transition of the job goes through here.
@@ -319,29 +277,13 @@ class Job : public ProcessOwner {
 
   JobState state_ = JobState::kNew;
   KillReason kill_reason_ = KillReason::kNone;
-  Clock::time_point arrived_ = Clock::now();
-  Clock::time_point admitted_;
-  Clock::time_point call_started_;
-  Clock::time_point handed_at_;             // the hand-off (a cold start's start-up counts from it)
-  Clock::time_point wait_from_ = arrived_;  // where QueueSeconds counts from
-  ControlMsg want_{};                       // the last CTL_WANT_SLOT (after arrival)
-  bool args_first_ = false;
+  CallRecord call_;
   bool slot_held_ = false;
-  Clock::time_point progress_at_ = Clock::now();  // last progress, or the state's start
-  Clock::time_point idle_since_;
   uint64_t progress_moved_ = 0;
   std::string kill_detail_;
-  uint64_t calls_done_ = 0;
   uint64_t policy_checked_ = 0;  // Scheduler's policy epoch at the last check
-  double work_flops_ = 0;
-  bool cold_start_ = false;
-  Clock::time_point args_at_{};  // ARGS_RECEIVED of the current call
-  Clock::time_point client_quiet_since_{};
-  bool reusable_ = false;
-  int threads_ = 0;
   SlotLease lease_;  // mapped once sent to the executable (a handle's first granted slot)
   uint64_t lease_seen_calls_ = 0;
-  bool last_call_kept_ = false;
   AdmissionPlan plan_;
   LeasePhase lease_seen_phase_ = kLeasePhaseNone;
 };

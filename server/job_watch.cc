@@ -82,7 +82,7 @@ std::vector<uint64_t> JobWatch::Run(const JobTable &jobs, Clock::time_point now)
     if (AwaitsArguments(job.state())) {
       // A CALL whose arguments have not begun (Scheduler::Submit): it holds
       // no slot, but its connection for no longer than a request may take.
-      if (MsBetween(job.arrived(), now) > settings_.request_timeout_seconds * 1000)
+      if (MsBetween(job.call().arrived, now) > settings_.request_timeout_seconds * 1000)
         no_arguments.push_back(id);
       continue;
     }
@@ -98,7 +98,7 @@ std::vector<uint64_t> JobWatch::Run(const JobTable &jobs, Clock::time_point now)
     if (it == jobs.end()) continue;
     Job &job = *it->second;
     spdlog::info("event=watchdog_kill job={} call={} function={} pid={} reason={}", job.id(),
-                 job.call_id(), job.function(), job.pid(), daemon::Quoted(k.detail));
+                 job.params().call_id, job.params().function, job.pid(), daemon::Quoted(k.detail));
     job.Kill(k.reason, std::move(k.detail));
   }
   return no_arguments;
@@ -115,10 +115,11 @@ bool JobWatch::Judge(Job &job, Clock::time_point now, Kill *kill) const {
     const JobState state = job.Observed();
     if (MovesCallData(state))
       job.NoteProgress(BytesMoved(job.conn() ? job.conn()->fd() : -1, state), now);
-    limits.wall_ms = job.limits().wall_seconds * 1000;
-    return Watch(WatchFacts{state, MsBetween(job.ObservedCallStarted(), now),
-                            MsBetween(job.progress_at(), now), MsBetween(job.idle_since(), now)},
-                 limits);
+    limits.wall_ms = job.params().limits.wall_seconds * 1000;
+    return Watch(
+        WatchFacts{state, MsBetween(job.ObservedCallStarted(), now),
+                   MsBetween(job.call().progress_at, now), MsBetween(job.call().idle_since, now)},
+        limits);
   };
   Verdict v = verdict();
   if (v == Verdict::kKeep) return false;
@@ -132,13 +133,13 @@ bool JobWatch::Judge(Job &job, Clock::time_point now, Kill *kill) const {
     case Verdict::kStalled:
       *kill = {job.id(), KillReason::kStalled,
                std::string(WritingResult(job.Observed()) ? "the result" : "the arguments") +
-                   " of '" + job.function() + "' made no progress for " +
+                   " of '" + job.params().function + "' made no progress for " +
                    Seconds(limits.transfer_ms) + " s (transfer_timeout_seconds)"};
       return true;
     case Verdict::kWallLimit:
       *kill = {job.id(), KillReason::kWallLimit,
-               "'" + job.function() + "' exceeded its wall-clock limit of " +
-                   std::to_string(job.limits().wall_seconds) + " s"};
+               "'" + job.params().function + "' exceeded its wall-clock limit of " +
+                   std::to_string(job.params().limits.wall_seconds) + " s"};
       return true;
     case Verdict::kIdleExpired:
       *kill = {job.id(), KillReason::kIdleExpired,
@@ -151,16 +152,16 @@ bool JobWatch::Judge(Job &job, Clock::time_point now, Kill *kill) const {
 
 void JobWatch::BeatForStoppedExecutable(Job &job, Clock::time_point now) const {
   daemon::Connection *conn = job.conn();
-  if (!conn || job.client_quiet_since() == Clock::time_point()) return;
-  BeatFacts facts{job.Observed(), conn->peer_shut_write(), MsBetween(job.client_quiet_since(), now),
-                  false, false};
+  if (!conn || job.call().client_quiet_since == Clock::time_point()) return;
+  BeatFacts facts{job.Observed(), conn->peer_shut_write(),
+                  MsBetween(job.call().client_quiet_since, now), false, false};
   const int64_t liveness_ms = settings_.liveness_seconds * 1000;
   if (facts.client_quiet_ms < liveness_ms) return;  // the cheap facts first
   facts.executable_stopped = ProcessStopped(job.pid());
   facts.output_queued = OutputQueued(conn->fd());
   if (!DaemonBeatsForExecutable(facts, liveness_ms)) return;
   spdlog::info("event=beat_for_stopped_executable job={} call={} function={} pid={}", job.id(),
-               job.call_id(), job.function(), job.pid());
+               job.params().call_id, job.params().function, job.pid());
   job.set_client_quiet_since(now);
   conn->BeatForExecutable();  // a reset comes back as OnHangup
 }
@@ -170,13 +171,13 @@ void JobWatch::StopIdleHandlesOverBudget(const JobTable &jobs, Clock::time_point
   for (const auto &[id, job] : jobs)
     if (IdleBetweenCalls(job->Observed()) && job->started() && !job->exited() &&
         job->kill_reason() == KillReason::kNone)
-      idle.push_back({id, MsBetween(job->idle_since(), now), ResidentBytes(job->pid())});
+      idle.push_back({id, MsBetween(job->call().idle_since, now), ResidentBytes(job->pid())});
   if (idle.empty()) return;
   for (uint64_t id : IdleHandlesToStop(idle, static_cast<std::size_t>(settings_.max_idle_handles),
                                        static_cast<uint64_t>(settings_.idle_handle_memory))) {
     Job &job = *jobs.at(id);
     spdlog::info("event=idle_handle_stopped job={} function={} pid={} reason=budget", id,
-                 job.function(), job.pid());
+                 job.params().function, job.pid());
     job.Kill(KillReason::kIdleExpired,
              "the server stopped the handle's idle executable to stay within its budget "
              "(max_idle_handles, idle_handle_memory)");

@@ -240,12 +240,12 @@ void KeptDataService::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd d
   const bool sized =
       ::fstat(data.get(), &sb) == 0 && static_cast<uint64_t>(sb.st_size) >= msg.bytes_out;
   if (msg.param == kKeepWholeResult) {
-    if (!job.two_phase()) return;
+    if (!job.params().two_phase()) return;
     Status st = sized ? FillFrom(job.params().store_id, std::move(data), msg.bytes_out)
                       : Status(NINF_ERR_PROTOCOL, "the result's memfd is shorter than announced");
     spdlog::info("event=result_kept job={} call={} function={} user={} id={} bytes={} error={}",
-                 job.id(), job.call_id(), job.function(), ShownUser(job.params().owner),
-                 job.params().store_id, msg.bytes_out,
+                 job.id(), job.params().call_id, job.params().function,
+                 ShownUser(job.params().owner), job.params().store_id, msg.bytes_out,
                  daemon::Quoted(st.ok() ? "-" : st.message()));
     if (!st.ok()) SettleResult(job, st);
     return;
@@ -259,13 +259,13 @@ void KeptDataService::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd d
                             static_cast<double>(settings_.data_keep_seconds), &id);
   if (st.ok()) st = FillFrom(id, std::move(data), msg.bytes_out);
   spdlog::debug("event=array_kept job={} call={} function={} param={} id={} bytes={} error={}",
-                job.id(), job.call_id(), job.function(), msg.param, id, msg.bytes_out,
+                job.id(), job.params().call_id, job.params().function, msg.param, id, msg.bytes_out,
                 daemon::Quoted(st.ok() ? "-" : st.message()));
   job.SendKept(st, id, token);
 }
 
 void KeptDataService::SettleResult(Job &job, const Status &why) {
-  if (!job.two_phase()) return;
+  if (!job.params().two_phase()) return;
   const uint64_t id = job.params().store_id;
   const DataStore::Entry *entry = store_.Get(id);
   if (!entry || entry->state != DataStore::State::kPending) return;
@@ -299,8 +299,9 @@ void KeptDataService::OnProve(Job &job, const ControlMsg &msg) {
                    "the server named by the data reference did not prove that it "
                    "holds the caller's key")
           : Status::Ok();
-  spdlog::debug("event=fetch_prove job={} call={} function={} error={}", job.id(), job.call_id(),
-                job.function(), daemon::Quoted(st.ok() ? "-" : st.message()));
+  spdlog::debug("event=fetch_prove job={} call={} function={} error={}", job.id(),
+                job.params().call_id, job.params().function,
+                daemon::Quoted(st.ok() ? "-" : st.message()));
   if (!st.ok()) {
     job.SendProved(st, nullptr);
     return;

@@ -23,20 +23,21 @@ namespace {
 
 // FinishJob's log line: call_end for a counted call, job_exit otherwise.
 void LogEnding(const Job &job, const Ending &ending, const std::string &peer) {
-  const std::string &name = job.function();
+  const std::string &name = job.params().function;
   if (ending.counted)
     spdlog::warn(
         "event=call_end job={} call={} function={} user={} peer={} outcome={} exit={} "
         "error={} wall_seconds={}",
-        job.id(), job.call_id(), name, ShownUser(job.params().owner), peer,
+        job.id(), job.params().call_id, name, ShownUser(job.params().owner), peer,
         CallOutcomeName(ending.outcome), daemon::Quoted(job.exited() ? job.ExitDescription() : "-"),
-        daemon::Quoted(ending.tell.message()), Sec(SecondsBetween(job.arrived(), Clock::now())));
+        daemon::Quoted(ending.tell.message()),
+        Sec(SecondsBetween(job.call().arrived, Clock::now())));
   else if (job.exited())
     spdlog::log(job.exit_status() == 0 && job.term_signal() == 0 ? spdlog::level::debug
                                                                  : spdlog::level::warn,
                 "event=job_exit job={} call={} function={} user={} pid={} exit={} calls={}",
-                job.id(), job.call_id(), name, ShownUser(job.params().owner), job.pid(),
-                daemon::Quoted(job.ExitDescription()), job.calls_done());
+                job.id(), job.params().call_id, name, ShownUser(job.params().owner), job.pid(),
+                daemon::Quoted(job.ExitDescription()), job.call().calls_done);
 }
 
 }  // namespace
@@ -71,7 +72,7 @@ void Scheduler::Submit(daemon::Connection &conn, CallParams params, bool redirec
   // TLS client sends them only after the hand-over (FRAME_HANDOVER).
   if (!redirected && !conn.tls() && !conn.InputWaiting()) {
     spdlog::debug("event=call_awaiting_arguments job={} call={} function={} peer={}", job->id(),
-                  job->call_id(), job->function(), conn.peer());
+                  job->params().call_id, job->params().function, conn.peer());
     conn.WatchInput(true);
     return;
   }
@@ -108,9 +109,9 @@ bool ArgumentsArrived(const daemon::Connection &conn) {
 void Scheduler::OfferJob(Job &job) {
   AdmissionOrder order = AdmissionOrder::kArrival;
   (void)ParseAdmissionOrder(settings_.admission, &order);
-  const Launch launch = supply_.LaunchOf(job.function());
+  const Launch launch = supply_.LaunchOf(job.params().function);
   const AdmissionPlan plan = PlanAdmission({.order = order,
-                                            .two_phase = job.two_phase(),
+                                            .two_phase = job.params().two_phase(),
                                             .direct_launch = launch.direct(),
                                             .redirected = launch.over_tcp,
                                             .arguments_in = ArgumentsArrived(*job.conn())});
@@ -152,10 +153,10 @@ void Scheduler::OfferSlotFirst(Job &job) {
       conn.WatchHangup(true);
       // ninfd owns the socket until the hand-off, so it proves the call
       // alive itself while it waits (and learns so that the client is gone).
-      conn.StartHeartbeats(job.heartbeat_ms());
+      conn.StartHeartbeats(job.params().heartbeat_ms);
       spdlog::info("event=call_queued job={} call={} function={} user={} peer={} queued={}",
-                   job.id(), job.call_id(), job.function(), ShownUser(job.params().owner),
-                   conn.peer(), desk_.admission().queued());
+                   job.id(), job.params().call_id, job.params().function,
+                   ShownUser(job.params().owner), conn.peer(), desk_.admission().queued());
       // No handle keeps a slot (or its threads) while a call waits: an
       // idle one's is free at once (AdmitQueued may start this call).
       desk_.NoteWait();
@@ -210,12 +211,12 @@ void Scheduler::OfferArrival(Job &job) {
     job.QueueArrival();
     conn.WatchHangup(true);
     // As for a queued call: ninfd owns the socket until the hand-off.
-    conn.StartHeartbeats(job.heartbeat_ms());
+    conn.StartHeartbeats(job.params().heartbeat_ms);
     spdlog::info(
         "event=call_arrival_queued job={} call={} function={} user={} peer={} bytes={} "
         "arriving={} arrival_bytes={} waiting={}",
-        job.id(), job.call_id(), job.function(), ShownUser(job.params().owner), conn.peer(),
-        call.bytes, desk_.arrivals().held().calls, desk_.arrivals().held().bytes,
+        job.id(), job.params().call_id, job.params().function, ShownUser(job.params().owner),
+        conn.peer(), call.bytes, desk_.arrivals().held().calls, desk_.arrivals().held().bytes,
         desk_.arrivals().waiting().calls);
   }
   observer_.PublishLoad();
@@ -234,7 +235,8 @@ void Scheduler::StartJob(Job &job) {
   // executable gets the key with the socket (Job::Handoff).
   // (A redirected call is not handed over: its REDIRECT goes inside
   // ninfd's session and the client connects to the executable itself.)
-  const bool hand_over_tls = job.conn()->tls_active() && !supply_.LaunchOf(job.function()).over_tcp;
+  const bool hand_over_tls =
+      job.conn()->tls_active() && !supply_.LaunchOf(job.params().function).over_tcp;
   if (hand_over_tls && !job.conn()->handover_sent()) {
     if (Status st = job.conn()->SendHandover(); !st.ok()) {
       FinishJob(job, EndReason::kRefused, st);
@@ -250,7 +252,7 @@ void Scheduler::StartJob(Job &job) {
   // executable waiting (WarmAfterHandoff decides when). A function's first
   // call arms its warming, whether or not that call could start (the pool's
   // restart policy bounds the attempts).
-  const std::string function = job.function(), executable = job.executable();
+  const std::string function = job.params().function, executable = job.params().executable;
   bool warm = false;
   if (Status st = supply_.Handoff(job, stopping_, &warm); !st.ok()) {
     FinishJob(job, EndReason::kSpawnFailed, st);
@@ -260,9 +262,10 @@ void Scheduler::StartJob(Job &job) {
   spdlog::info(
       "event=call_start job={} call={} function={} user={} peer={} pid={} threads={} "
       "persistent={} warm={} heartbeat_ms={} queue_seconds={}",
-      job.id(), job.call_id(), job.function(), ShownUser(job.params().owner),
-      job.conn() ? job.conn()->peer() : "-", job.pid(), job.threads(), job.persistent(), warm,
-      job.heartbeat_ms(), Sec(SecondsBetween(job.arrived(), job.admitted())));
+      job.id(), job.params().call_id, job.params().function, ShownUser(job.params().owner),
+      job.conn() ? job.conn()->peer() : "-", job.pid(), job.call().threads, job.params().persistent,
+      warm, job.params().heartbeat_ms,
+      Sec(SecondsBetween(job.call().arrived, job.call().admitted)));
   supply_.WarmAfter(job, warm, desk_.admission().threads_held(), function, executable);
 }
 
@@ -304,12 +307,12 @@ void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
   desk_.admission().Withdraw(job.id());
   // By the job's own account, not its state: a call admitted after arrival
   // that failed before its slot (kArriving or kHeld -> kDone) holds none.
-  if (job.slot_held()) desk_.admission().Release(job.threads(), job.params().owner);
+  if (job.slot_held()) desk_.admission().Release(job.call().threads, job.params().owner);
   if (AwaitsArrivalRoom(before)) desk_.arrivals().Withdraw(job.id());
   desk_.arrivals().Done(job.id());  // if it held room under the arrival bounds
   job.End();
 
-  const std::string &name = job.function();
+  const std::string &name = job.params().function;
   if (ending.counted) {
     counters_.RecordCall(name, ending.outcome, 0, 0, 0);
     counters_.RecordUserCall(UserLabelOf(&counters_, settings_, job.params().owner),
@@ -318,7 +321,7 @@ void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
   LogEnding(job, ending, conn ? conn->peer() : "-");
 
   // A two-phase call's kept result: its client hears `tell` or collects it.
-  if (job.two_phase()) kept_.SettleResult(job, ending.tell);
+  if (job.params().two_phase()) kept_.SettleResult(job, ending.tell);
   if (conn) {
     conn->set_data(nullptr);
     job.detach_conn();
@@ -374,7 +377,7 @@ void Scheduler::StopIdleHandles() {
   // Persistent executables between calls run nothing the grace period
   // should wait for.
   for (auto &[id, job] : jobs_)
-    if (job->persistent() && job->started() && !CallOpen(job->Observed()))
+    if (job->params().persistent && job->started() && !CallOpen(job->Observed()))
       job->Kill(KillReason::kShutdown);
 }
 
@@ -408,7 +411,7 @@ void Scheduler::AddGauges(Gauges *g) const {
   g->arrival_held_bytes = desk_.arrivals().held().bytes;
   g->jobs = 0;
   for (const auto &[id, job] : jobs_) {
-    if (job->persistent() && job->started() && !job->exited()) ++g->persistent_executables;
+    if (job->params().persistent && job->started() && !job->exited()) ++g->persistent_executables;
     if (KeepsSlot(job->state())) ++g->kept_slots;
     // Live executables, and calls about to get one (as before: queued calls
     // without an executable are not jobs).
@@ -417,7 +420,7 @@ void Scheduler::AddGauges(Gauges *g) const {
       ++g->arriving;
     } else if (job->state() == JobState::kHeld) {
       ++g->held;
-      g->held_bytes += job->arrived_bytes();
+      g->held_bytes += job->call().arrival.bytes_in;
     }
   }
 }
@@ -427,8 +430,9 @@ double OpenBusyCoreSeconds(const JobTable &jobs) {
   double sum = 0;
   for (const auto &entry : jobs) {
     const Job &job = *entry.second;
-    if (RoutineRuns(job.state()) && job.computing_since() <= now)
-      sum += std::chrono::duration<double>(now - job.computing_since()).count() * job.threads();
+    if (RoutineRuns(job.state()) && job.call().computing_since <= now)
+      sum += std::chrono::duration<double>(now - job.call().computing_since).count() *
+             job.call().threads;
   }
   return sum;
 }
@@ -442,11 +446,11 @@ double PredictedWorkSeconds(const JobTable &jobs, const Counters &counters) {
   double work = 0;
   for (const auto &[id, job] : jobs) {
     if (!CountsInLoad(job->state())) continue;
-    auto f = counters.functions.find(job->function());
+    auto f = counters.functions.find(job->params().function);
     if (f == counters.functions.end()) continue;
-    if (RoutineRuns(job->state()) && job->work_flops() > 0 && f->second.flops_per_second > 0) {
-      double elapsed = std::chrono::duration<double>(now - job->call_started()).count();
-      work += std::max(0.0, job->work_flops() / f->second.flops_per_second - elapsed);
+    if (RoutineRuns(job->state()) && job->call().work_flops > 0 && f->second.flops_per_second > 0) {
+      double elapsed = std::chrono::duration<double>(now - job->call().call_started).count();
+      work += std::max(0.0, job->call().work_flops / f->second.flops_per_second - elapsed);
     } else if (f->second.completed > 0) {
       work += f->second.busy_seconds / static_cast<double>(f->second.completed);
     }

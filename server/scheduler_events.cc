@@ -16,29 +16,29 @@ void RecordCallDone(Counters &counters, const Settings &settings, const Job &job
                     const ControlMsg &msg) {
   CallOutcome outcome = msg.error_code == NINF_OK ? CallOutcome::kCompleted : CallOutcome::kFailed;
   double busy = msg.recv_seconds + msg.compute_seconds + msg.send_seconds;
-  counters.RecordCall(job.function(), outcome, std::isfinite(busy) ? busy : 0, msg.bytes_in,
+  counters.RecordCall(job.params().function, outcome, std::isfinite(busy) ? busy : 0, msg.bytes_in,
                       msg.bytes_out);
   counters.RecordUserCall(UserLabelOf(&counters, settings, job.params().owner), outcome);
-  FunctionStats &f = counters.functions[job.function()];
+  FunctionStats &f = counters.functions[job.params().function];
   f.single_threaded = msg.threads == 1;
   f.peak_rss_bytes = std::max(f.peak_rss_bytes, msg.peak_rss_bytes);
   if (outcome == CallOutcome::kCompleted) {
-    counters.RecordPhases(job.function(), msg.recv_seconds + msg.send_seconds, msg.compute_seconds,
-                          job.threads());
-    counters.RecordSpeed(job.function(), msg.work_flops, msg.compute_seconds);
-    counters.RecordStartup(job.StartupSeconds(msg.recv_seconds));
+    counters.RecordPhases(job.params().function, msg.recv_seconds + msg.send_seconds,
+                          msg.compute_seconds, job.call().threads);
+    counters.RecordSpeed(job.params().function, msg.work_flops, msg.compute_seconds);
+    counters.RecordStartup(job.call().StartupSeconds(msg.recv_seconds));
   }
   // The wait for the slot: from the arrival (or, admitted after arrival,
   // from the arguments being in) to the slot.
-  double queue = job.QueueSeconds();
+  double queue = job.call().QueueSeconds();
   spdlog::info(
       "event=call_done job={} call={} function={} user={} peer={} outcome={} error={} "
       "bytes_in={} bytes_out={} queue_seconds={} recv_seconds={} compute_seconds={} "
       "send_seconds={} wall_seconds={} peak_rss_bytes={}",
-      job.id(), msg.call_id, job.function(), ShownUser(job.params().owner),
+      job.id(), msg.call_id, job.params().function, ShownUser(job.params().owner),
       job.conn() ? job.conn()->peer() : "-", CallOutcomeName(outcome), msg.error_code, msg.bytes_in,
       msg.bytes_out, Sec(queue), Sec(msg.recv_seconds), Sec(msg.compute_seconds),
-      Sec(msg.send_seconds), Sec(SecondsBetween(job.call_started(), Clock::now())),
+      Sec(msg.send_seconds), Sec(SecondsBetween(job.call().call_started, Clock::now())),
       msg.peak_rss_bytes);
 }
 
@@ -46,7 +46,8 @@ void RecordCallDone(Counters &counters, const Settings &settings, const Job &job
 // job's user still call it? (Counted as denied when not.)
 Status MayContinue(const UserPolicy &users, Counters &counters, const Settings &settings,
                    const Job &job) {
-  Status st = users.MayRun(users.OfCall(job.params().owner, job.params().key_id), job.function());
+  Status st =
+      users.MayRun(users.OfCall(job.params().owner, job.params().key_id), job.params().function);
   if (!st.ok()) {
     ++counters.denied;
     ++counters.users[UserLabelOf(&counters, settings, job.params().owner)].denied;
@@ -83,7 +84,7 @@ void Scheduler::OnPeerShutWrite(daemon::Connection &conn) {
   job->CatchUpControl();
   if (JobOf(conn) != job) return;  // a two-phase call let its client go
   job->set_client_quiet_since(Clock::now());
-  spdlog::debug("event=peer_shut_write job={} call={} state={}", job->id(), job->call_id(),
+  spdlog::debug("event=peer_shut_write job={} call={} state={}", job->id(), job->params().call_id,
                 JobStateName(job->Observed()));  // what it is doing
   switch (HeartbeatWriterIn(job->Observed())) {
     case HeartbeatWriter::kDaemon:
@@ -111,8 +112,8 @@ void Scheduler::OnHangup(daemon::Connection &conn) {
   // A handle that keeps its slot may be in a call ninfd was not told of.
   if (HangupCancels(job->Observed())) {
     spdlog::info("event=client_gone job={} call={} function={} user={} peer={} pid={}", job->id(),
-                 job->call_id(), job->function(), ShownUser(job->params().owner), conn.peer(),
-                 job->pid());
+                 job->params().call_id, job->params().function, ShownUser(job->params().owner),
+                 conn.peer(), job->pid());
     job->Kill(KillReason::kClientGone);
   }
 }
@@ -126,11 +127,11 @@ void Scheduler::OnConnectionClosed(Job &job) {
 
 void Scheduler::OnArgsReceived(Job &job, bool resumed) {
   spdlog::debug("event=args_received job={} call={} function={} resumed={}", job.id(),
-                job.call_id(), job.function(), resumed);
+                job.params().call_id, job.params().function, resumed);
   // The client shut its write side while the arguments were read (which is
   // normal for a client that sent everything): now the routine runs, a
   // heartbeat can tell whether it is still there to read the result.
-  if (job.two_phase() && job.conn()) {
+  if (job.params().two_phase() && job.conn()) {
     // The executable sends the ticket next: the client may then leave, and
     // its leaving cancels nothing. ninfd only closes its own descriptor: a
     // shutdown (Finish) would shut the socket the executable still writes
@@ -153,12 +154,12 @@ void Scheduler::OnWantSlot(Job &job) {
   // A reload may have revoked the handle's user, or taken the function
   // from it: the handle's next call is where ninfd can say so. (A first
   // call admitted after arrival was checked at its CALL.)
-  if (job.calls_done() > 0) {
+  if (job.call().calls_done > 0) {
     if (Status st = MayContinue(users_, counters_, settings_, job); !st.ok()) {
       daemon::RateLimitedWarn("call_denied",
                               "event=call_denied job={} call={} function={} user={} persistent=1 "
                               "error={}",
-                              job.id(), job.call_id(), job.function(),
+                              job.id(), job.params().call_id, job.params().function,
                               ShownUser(job.params().owner), daemon::Quoted(st.message()));
       job.RefuseSlot(st);
       return;
@@ -173,8 +174,8 @@ void Scheduler::OnWantSlot(Job &job) {
     case Admission::Decision::kQueue:
       spdlog::info(
           "event=call_queued job={} call={} function={} user={} persistent={} held={} queued={}",
-          job.id(), job.call_id(), job.function(), ShownUser(job.params().owner), job.persistent(),
-          job.args_first(), desk_.admission().queued());
+          job.id(), job.params().call_id, job.params().function, ShownUser(job.params().owner),
+          job.params().persistent, job.call().args_first, desk_.admission().queued());
       // No handle keeps a slot (or its threads) while a call waits.
       desk_.NoteWait();
       TakeBackKeptSlots();
@@ -206,15 +207,16 @@ void Scheduler::OnReplying(Job &job) {
   // through its reply too.
   if (desk_.MayKeepSlot(job, stopping_, policy_epoch_)) return;
   job.SlotReleased();
-  desk_.admission().Release(job.threads(), job.params().owner);
-  desk_.arrivals().Rehold({job.id(), desk_.ArrivalClient(job), job.arrived_bytes()});
+  desk_.admission().Release(job.call().threads, job.params().owner);
+  desk_.arrivals().Rehold({job.id(), desk_.ArrivalClient(job), job.call().arrival.bytes_in});
   AdmitQueued();
 }
 
 void Scheduler::OnClientGone(Job &job) {
   spdlog::info(
       "event=client_gone job={} call={} function={} user={} pid={} reason=heartbeat_failed",
-      job.id(), job.call_id(), job.function(), ShownUser(job.params().owner), job.pid());
+      job.id(), job.params().call_id, job.params().function, ShownUser(job.params().owner),
+      job.pid());
   job.Kill(KillReason::kClientGone);
 }
 
@@ -228,7 +230,7 @@ void Scheduler::OnCallDone(Job &job, const ControlMsg &msg) {
     AdmitArrivals();
   }
   RecordCallDone(counters_, settings_, job, msg);
-  if (job.last_call_on_kept_slot()) ++counters_.kept_slot_calls;
+  if (job.call().last_call_kept) ++counters_.kept_slot_calls;
   if (IdleBetweenCalls(job.state()) && job.slot_held()) {
     // Idle between calls, a persistent executable holds no slot, unless
     // no other call asks for one: then it keeps it for its next call.
@@ -238,7 +240,7 @@ void Scheduler::OnCallDone(Job &job, const ControlMsg &msg) {
       return;
     }
     job.SlotReleased();
-    desk_.admission().Release(job.threads(), job.params().owner);
+    desk_.admission().Release(job.call().threads, job.params().owner);
     AdmitQueued();
   }
   observer_.PublishLoad();
@@ -253,7 +255,7 @@ void Scheduler::OnReleased(Job &job) {
   const uint64_t calls = p->calls_served();
   const bool kept = supply_.TakeBack(job, p, stopping_);
   spdlog::debug("event=executable_{} job={} function={} pid={} calls={}",
-                kept ? "released" : "retired", job.id(), job.function(), pid, calls);
+                kept ? "released" : "retired", job.id(), job.params().function, pid, calls);
   FinishJob(job, EndReason::kReleased);
 }
 
@@ -261,7 +263,7 @@ void Scheduler::OnExit(Job &job) { FinishJob(job, EndReason::kExited); }
 
 void Scheduler::OnLeaseReturned(Job &job) {
   job.SlotReleased();
-  desk_.admission().Release(job.threads(), job.params().owner);
+  desk_.admission().Release(job.call().threads, job.params().owner);
   AdmitQueued();
   observer_.PublishLoad();
 }
