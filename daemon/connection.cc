@@ -1,9 +1,6 @@
 #include "daemon/connection.h"
 
 #include <openssl/crypto.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -40,14 +37,7 @@ constexpr uint64_t kProbeMs = 200;
 bool Connection::Start(Connection &conn, uv_loop_t *loop, Timeouts timeouts,
                        const tls::Context &tls) {
   if (tls) {
-    conn.tls_ = true;
-    conn.ssl_.reset(SSL_new(tls.get()));
-    if (!conn.ssl_ || SSL_set_fd(conn.ssl_.get(), conn.fd()) != 1) {
-      spdlog::error("event=connection_error conn={} error={}", conn.id(),
-                    Quoted(tls::TakeErrors("SSL_new failed")));
-      return false;
-    }
-    SSL_set_accept_state(conn.ssl_.get());
+    if (!conn.transport_.StartTls(tls)) return false;
     conn.state_ = State::kHandshake;
   }
   if (int rc = uv_poll_init(loop, &conn.poll_, conn.fd()); rc != 0) {
@@ -60,8 +50,8 @@ bool Connection::Start(Connection &conn, uv_loop_t *loop, Timeouts timeouts,
   conn.timer_.data = &conn;
   conn.opened_ms_ = uv_now(loop);
   // A handshake must end within the request timeout, as a request must.
-  (void)uv_timer_start(&conn.timer_, OnTimer, conn.ssl_ ? timeouts.request_ms : timeouts.idle_ms,
-                       0);
+  (void)uv_timer_start(&conn.timer_, OnTimer,
+                       conn.transport_.active() ? timeouts.request_ms : timeouts.idle_ms, 0);
   conn.UpdatePoll();  // on failure it closes: OnClosed follows from the close callbacks
   return true;
 }
@@ -73,23 +63,20 @@ Connection::Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *del
       peer_(std::move(peer)),
       delegate_(delegate),
       timeouts_(timeouts),
-      reader_(rules) {}
+      reader_(rules),
+      transport_(fd_.get(), id_, peer_) {}
 
-void Connection::Reply(FrameType type, const google::protobuf::MessageLite *msg) {
+void Connection::Reply(FrameType type, const google::protobuf::MessageLite *msg, bool secret) {
   // Sealed: the socket carries the client's TLS session with the
   // executable; a plaintext frame of ours would break it.
-  if (state_ == State::kClosed || state_ == State::kDraining || sealed_) return;
+  if (state_ == State::kClosed || state_ == State::kDraining || transport_.sealed()) return;
+  if (secret) wipe_output_ = true;
   AppendFrame(&out_, type, msg);
   Flush();
 }
 
-void Connection::ReplySecret(FrameType type, const google::protobuf::MessageLite *msg) {
-  wipe_output_ = true;
-  Reply(type, msg);
-}
-
 void Connection::ReplyBytes(std::string frames) {
-  if (state_ == State::kClosed || state_ == State::kDraining || sealed_) return;
+  if (state_ == State::kClosed || state_ == State::kDraining || transport_.sealed()) return;
   if (out_.empty())
     out_ = std::move(frames);  // kept data can be large: no second copy
   else
@@ -99,7 +86,7 @@ void Connection::ReplyBytes(std::string frames) {
 
 void Connection::Fail(const Status &st) {
   if (state_ == State::kClosed || state_ == State::kFinishing || state_ == State::kDraining) return;
-  if (!sealed_) AppendErrorFrame(&out_, st);  // sealed: the close is the only answer
+  if (!transport_.sealed()) AppendErrorFrame(&out_, st);  // sealed: the close is the only answer
   Finish();
 }
 
@@ -119,26 +106,22 @@ void Connection::WatchHangup(bool on) {
   UpdatePoll();
 }
 
-void Connection::StartHeartbeats(uint64_t period_ms) {
-  if (state_ != State::kParked || period_ms == 0) return;
+void Connection::SetHeartbeats(uint64_t period_ms) {
+  if (period_ms == 0) {  // stop
+    if (heartbeat_ms_ == 0) return;
+    heartbeat_ms_ = 0;
+    if (state_ == State::kParked) uv_timer_stop(&timer_);
+    return;
+  }
+  if (state_ != State::kParked) return;
   heartbeat_ms_ = period_ms;
   uv_timer_start(&timer_, OnTimer, period_ms, period_ms);
 }
 
-void Connection::StopHeartbeats() {
-  if (heartbeat_ms_ == 0) return;
-  heartbeat_ms_ = 0;
-  if (state_ == State::kParked) uv_timer_stop(&timer_);
-}
-
-void Connection::Probe() {
-  if (state_ != State::kParked || heartbeat_ms_ == 0) return;
+void Connection::BeatNow() {
+  if (state_ != State::kParked) return;
   SendHeartbeat();
-  uv_timer_start(&timer_, OnTimer, kProbeMs, heartbeat_ms_);
-}
-
-void Connection::BeatForExecutable() {
-  if (state_ == State::kParked) SendHeartbeat();
+  if (heartbeat_ms_ != 0) uv_timer_start(&timer_, OnTimer, kProbeMs, heartbeat_ms_);
 }
 
 void Connection::NotifyWhenFlushed() {
@@ -150,108 +133,38 @@ void Connection::NotifyWhenFlushed() {
 void Connection::SendHeartbeat() {
   // The previous beat still on its way is proof of life enough; never queue
   // a second frame behind it.
-  if (out_sent_ < out_.size() || sealed_) return;
+  if (out_sent_ < out_.size() || transport_.sealed()) return;
   wire::Heartbeat beat;
   AppendFrame(&out_, FRAME_HEARTBEAT, &beat);
   Flush();
 }
 
 void Connection::SealTls() {
-  // No SSL_shutdown: a close_notify would land in the middle of the
-  // client's handshake with the executable.
-  ssl_.reset();
-  sealed_ = true;
+  transport_.Seal();
   heartbeat_ms_ = 0;
 }
 
-ssize_t Connection::ReadSome(void *buf, std::size_t n) {
-  if (!ssl_) return ::recv(fd_.get(), buf, n, MSG_DONTWAIT);
-  ERR_clear_error();
-  std::size_t got = 0;
-  const int r = SSL_read_ex(ssl_.get(), buf, n, &got);
-  return r == 1 ? static_cast<ssize_t>(got) : TlsFailure(r, /*reading=*/true);
-}
-
-ssize_t Connection::WriteSome(const void *buf, std::size_t n) {
-  if (!ssl_) return ::send(fd_.get(), buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-  ERR_clear_error();
-  std::size_t put = 0;
-  const int r = SSL_write_ex(ssl_.get(), buf, n, &put);
-  return r == 1 ? static_cast<ssize_t>(put) : TlsFailure(r, /*reading=*/false);
-}
-
-ssize_t Connection::TlsFailure(int r, bool reading) {
-  // As recv() and send() would say it: -1 with EAGAIN to wait, 0 for the
-  // end of a read, -1 with errno for an error.
-  switch (SSL_get_error(ssl_.get(), r)) {
-    case SSL_ERROR_WANT_READ:
-    case SSL_ERROR_WANT_WRITE:
-      errno = EAGAIN;
-      return -1;
-    case SSL_ERROR_SYSCALL:
-      if (reading && (errno == 0 || errno == EAGAIN)) return 0;
-      if (errno == 0) errno = EPIPE;
-      return -1;
-    case SSL_ERROR_ZERO_RETURN:
-      if (reading) return 0;
-      [[fallthrough]];
-    default:
-      spdlog::debug("event=tls_error conn={} peer={} error={}", id_, peer_,
-                    Quoted(tls::TakeErrors("TLS error")));
-      errno = EPROTO;
-      return -1;
-  }
-}
-
 void Connection::ContinueHandshake() {
-  if (!sniffed_) {
-    // A plaintext client speaks first with a frame: tell it, in plaintext,
-    // what it must set, rather than leave it with a handshake failure.
-    unsigned char first[4];
-    const ssize_t n = ::recv(fd_.get(), first, sizeof first, MSG_PEEK | MSG_DONTWAIT);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
-    if (n <= 0) {
-      Close();
+  switch (transport_.ContinueHandshake()) {
+    case Transport::Handshake::kWaiting:
+      UpdatePoll();
       return;
-    }
-    if (static_cast<std::size_t>(n) < sizeof first && std::memcmp(first, "NINF", n) == 0)
-      return;  // perhaps the start of a frame: wait for the rest
-    sniffed_ = true;
-    if (std::memcmp(first, "NINF", sizeof first) == 0) {
-      spdlog::info("event=tls_required conn={} peer={}", id_, peer_);
-      ssl_.reset();
+    case Transport::Handshake::kDone:
+      state_ = State::kReading;
+      uv_timer_start(&timer_, OnTimer, timeouts_.idle_ms, 0);
+      UpdatePoll();
+      ReadRequests();  // read-ahead may already hold the first request
+      return;
+    case Transport::Handshake::kPlaintextClient:
       state_ = State::kReading;
       Fail(Status(NINF_ERR_AUTH,
                   "this server requires TLS: set tls_ca in the client's config file (or "
                   "NINF_TLS_CA) to the CA that signed the server's certificate"));
       return;
-    }
+    case Transport::Handshake::kFailed:
+      Close();
+      return;
   }
-  ERR_clear_error();
-  const int r = SSL_do_handshake(ssl_.get());
-  if (r == 1) {
-    peer_subject_ = tls::PeerSubject(ssl_.get());
-    spdlog::debug("event=tls_established conn={} peer={} resumed={} subject={}", id_, peer_,
-                  SSL_session_reused(ssl_.get()) ? 1 : 0, Quoted(peer_subject_));
-    state_ = State::kReading;
-    handshake_wants_write_ = false;
-    uv_timer_start(&timer_, OnTimer, timeouts_.idle_ms, 0);
-    UpdatePoll();
-    ReadRequests();  // read-ahead may already hold the first request
-    return;
-  }
-  const int err = SSL_get_error(ssl_.get(), r);
-  if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
-    handshake_wants_write_ = err == SSL_ERROR_WANT_WRITE;
-    UpdatePoll();
-    return;
-  }
-  const long verify = SSL_get_verify_result(ssl_.get());
-  spdlog::info("event=tls_handshake_failed conn={} peer={} error={}", id_, peer_,
-               Quoted(verify != X509_V_OK ? X509_verify_cert_error_string(verify)
-                                          : tls::TakeErrors("the peer closed the connection")));
-  ERR_clear_error();
-  Close();
 }
 
 void Connection::Close() {
@@ -296,8 +209,7 @@ void Connection::OnPoll(uv_poll_t *handle, int status, int events) {
     case State::kReading:
       // Decrypted bytes may wait inside the TLS session, where poll does
       // not see them.
-      if ((events & UV_READABLE) || (self->ssl_ && SSL_has_pending(self->ssl_.get())))
-        self->ReadRequests();
+      if ((events & UV_READABLE) || self->transport_.HasPending()) self->ReadRequests();
       break;
     case State::kDraining:
       if (events & (UV_READABLE | UV_DISCONNECT)) self->Drain();
@@ -354,11 +266,11 @@ void Connection::OnTimer(uv_timer_t *timer) {
 void Connection::ReadRequests() {
   // Over TLS the limit gives way while decrypted bytes wait in the session
   // (poll would not wake for them); read-ahead bounds those.
-  for (int frames = 0; state_ == State::kReading &&
-                       (frames < kFramesPerWakeup || (ssl_ && SSL_has_pending(ssl_.get())));) {
+  for (int frames = 0;
+       state_ == State::kReading && (frames < kFramesPerWakeup || transport_.HasPending());) {
     if (out_.size() - out_sent_ > kMaxPendingOutput) break;
     std::span<uint8_t> space = reader_.Space();
-    ssize_t n = ReadSome(space.data(), space.size());
+    ssize_t n = transport_.Read(space.data(), space.size());
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
@@ -380,15 +292,11 @@ void Connection::ReadRequests() {
       }
       return;
     }
-    if (!tls_ && !sniffed_ && requests_ == 0) {
-      sniffed_ = true;
-      if (n >= 2 && tls::LooksLikeClientHello(space.data())) {
-        spdlog::info("event=tls_refused conn={} peer={}", id_, peer_);
-        Fail(Status(NINF_ERR_CONNECT,
-                    "this server does not speak TLS: unset tls_ca (NINF_TLS_CA) for it, or give "
-                    "the server a tls_cert"));
-        return;
-      }
+    if (transport_.RefuseClientHello(space.data(), n)) {
+      Fail(Status(NINF_ERR_CONNECT,
+                  "this server does not speak TLS: unset tls_ca (NINF_TLS_CA) for it, or give "
+                  "the server a tls_cert"));
+      return;
     }
     if (!in_request_) {  // a request begins: its whole must arrive in time
       in_request_ = true;
@@ -425,11 +333,6 @@ void Connection::WatchInput(bool on) {
   UpdatePoll();
 }
 
-bool Connection::InputWaiting() const {
-  int n = 0;
-  return ::ioctl(fd_.get(), FIONREAD, &n) == 0 && n > 0;
-}
-
 Connection::Unread Connection::PeekInput() const {
   char c;
   ssize_t n = ::recv(fd_.get(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
@@ -453,7 +356,7 @@ void Connection::DispatchFrame() {
 
 bool Connection::Flush() {
   while (out_sent_ < out_.size()) {
-    ssize_t n = WriteSome(out_.data() + out_sent_, out_.size() - out_sent_);
+    ssize_t n = transport_.Write(out_.data() + out_sent_, out_.size() - out_sent_);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
@@ -465,12 +368,12 @@ bool Connection::Flush() {
     out_sent_ += static_cast<std::size_t>(n);
   }
   if (out_sent_ == out_.size()) {
-    if (wipe_output_ && !sealed_) OPENSSL_cleanse(out_.data(), out_.size());  // a key
+    if (wipe_output_ && !transport_.sealed()) OPENSSL_cleanse(out_.data(), out_.size());  // a key
     out_.clear();
     out_sent_ = 0;
     if (state_ == State::kFinishing) {
-      if (ssl_) (void)SSL_shutdown(ssl_.get());  // close_notify, best effort
-      (void)::shutdown(fd_.get(), SHUT_WR);      // best effort: the peer may be gone
+      transport_.Shutdown();
+      (void)::shutdown(fd_.get(), SHUT_WR);  // best effort: the peer may be gone
       state_ = State::kDraining;
     } else if (state_ == State::kParked && call_pending_) {
       UpdatePoll();
@@ -506,7 +409,7 @@ bool Connection::UpdatePoll() {
   int events = 0;
   switch (state_) {
     case State::kHandshake:
-      events = handshake_wants_write_ ? UV_WRITABLE : UV_READABLE;
+      events = transport_.wants_write() ? UV_WRITABLE : UV_READABLE;
       break;
     case State::kReading:
       if (out_.size() - out_sent_ <= kMaxPendingOutput) events |= UV_READABLE;

@@ -35,7 +35,7 @@
 //
 // Over TLS, requests are read and replies written through the session. A
 // daemon that gives the socket to another process over TLS sends its last
-// frame (a secret: ReplySecret wipes it from memory as it is written) and,
+// frame (a secret: Reply(..., secret) wipes it from memory as it is written) and,
 // once it is out, frees its session without a close_notify (SealTls): from
 // then on the peer and that process speak their own TLS session on the
 // socket, and this connection writes nothing more on it (heartbeats and
@@ -54,6 +54,7 @@
 #include <string_view>
 
 #include "daemon/request_reader.h"
+#include "daemon/transport.h"
 #include "daemon/unique_fd.h"
 #include "protocol/auth.h"
 #include "protocol/frame.h"
@@ -87,7 +88,7 @@ class Connection {
     // pending output.
     virtual void OnOutputFlushed(Connection &conn) = 0;
     // A parked connection asked to (WatchInput) has bytes to read, or its
-    // peer closed: InputWaiting() tells which. Nothing was read.
+    // peer closed: PeekInput() tells which. Nothing was read.
     virtual void OnInputArrived(Connection &conn) = 0;
   };
 
@@ -123,10 +124,9 @@ class Connection {
   virtual ~Connection() = default;
 
   // Queues one reply frame and writes as much as the socket takes now.
-  void Reply(FrameType type, const google::protobuf::MessageLite *msg);
-  // Reply, for a frame that carries a secret (a key): from now on until
-  // SealTls, the output buffer is wiped once written.
-  void ReplySecret(FrameType type, const google::protobuf::MessageLite *msg);
+  // `secret`: the frame carries one (a key): from now on until the session
+  // is sealed, the output buffer is wiped once written.
+  void Reply(FrameType type, const google::protobuf::MessageLite *msg, bool secret = false);
 
   // Queues whole frames already encoded (kept data: a two-phase result, or
   // a header with its payload) and writes as much as the socket takes now.
@@ -145,26 +145,21 @@ class Connection {
   // Parked only: calls Delegate::OnInputArrived once the socket has input
   // (without reading it: it belongs to the executable), then stops watching.
   void WatchInput(bool on);
-  // Whether unread bytes wait in the socket.
-  bool InputWaiting() const;
   // What waits unread in the socket, without reading it: bytes, the peer's
   // close (or a reset), or nothing yet. One syscall.
   enum class Unread { kNothing, kBytes, kEnd };
   Unread PeekInput() const;
 
-  // Parked only: sends an empty FRAME_HEARTBEAT every `period_ms` until
-  // StopHeartbeats(). A beat is skipped while the previous one is still
-  // being written, so at most one frame is ever pending.
-  void StartHeartbeats(uint64_t period_ms);
-  void StopHeartbeats();
-  // While ninfd sends heartbeats: one now and the next soon, to learn
-  // quickly whether the peer is still there (see OnPeerShutWrite).
-  void Probe();
-  // Parked only, while the executable owns the socket but cannot write (it
-  // is stopped): one FRAME_HEARTBEAT from ninfd, whose reset tells whether
-  // a client that shut its side is gone. The caller makes sure the stream
-  // is at a frame boundary.
-  void BeatForExecutable();
+  // Parked only: sends an empty FRAME_HEARTBEAT every `period_ms` (0:
+  // stops them). A beat is skipped while the previous one is still being
+  // written, so at most one frame is ever pending.
+  void SetHeartbeats(uint64_t period_ms);
+  // Parked only: one FRAME_HEARTBEAT now, whose reset tells whether a peer
+  // that shut its side is gone (see OnPeerShutWrite); while heartbeats run,
+  // the next comes soon, to learn it quickly. Also while another process
+  // owns the socket but cannot write (a stopped executable): the caller
+  // makes sure the stream is at a frame boundary.
+  void BeatNow();
 
   // Whether reply bytes wait to be written.
   bool output_pending() const { return out_sent_ < out_.size(); }
@@ -176,17 +171,10 @@ class Connection {
   // Closes at once (pending output is dropped). Safe to call repeatedly.
   void Close();
 
-  // TLS. Whether the connection came through a TLS listener; whether
-  // ninfd's own session still runs (before SealTls).
-  bool tls() const { return tls_; }
-  bool tls_active() const { return ssl_ != nullptr; }
-  // The verified client certificate's subject (RFC 2253, "CN=alice,O=site");
-  // empty without TLS or without a client certificate.
-  const std::string &peer_subject() const { return peer_subject_; }
-  // Once the last frame of the daemon's session is out: frees the session
-  // without a close_notify; the connection writes nothing more.
-  void SealTls();
-  bool sealed() const { return sealed_; }
+  // Its bytes, plaintext or TLS: whether it came through a TLS listener,
+  // whether the daemon's session still runs, the client certificate's
+  // subject, whether the session was sealed (transport.h).
+  const Transport &transport() const { return transport_; }
 
   uint64_t id() const { return id_; }  // also the order of acceptance
   // What the daemon accepts (its frame table's RequestRules).
@@ -195,18 +183,16 @@ class Connection {
   bool peer_shut_write() const { return peer_shut_write_; }
   int fd() const { return fd_.get(); }
   const std::string &peer() const { return peer_; }
-  bool reading() const { return state_ == State::kReading; }
+  // Where the connection is in its life (the header comment's states).
+  enum class State { kHandshake, kReading, kParked, kFinishing, kDraining, kClosed };
+  State state() const { return state_; }
   // Reading, with bytes of a request read but not all of it yet.
   // A TLS handshake under way counts as a request started.
   bool request_started() const {
     return (state_ == State::kReading && in_request_) || state_ == State::kHandshake;
   }
-  // The last reply is out and the write side shut: only the peer's close is awaited.
-  bool draining() const { return state_ == State::kDraining; }
   // uv_now() of the loop when the connection was opened.
   uint64_t opened_ms() const { return opened_ms_; }
-  bool parked() const { return state_ == State::kParked; }
-  bool closing() const { return state_ == State::kClosed; }
 
   // Authentication (server_auth.cc drives it; protocol/auth.h has the
   // exchange). Unused when ninfd has no key.
@@ -224,20 +210,17 @@ class Connection {
   // when no request is under way.
   void SetIdleTimeout(uint64_t ms);
 
-  // What the daemon parks on this connection, as libuv's handle->data
-  // (ninfd: the job the connection was handed to, server/server.h JobOf).
-  // This layer never reads it.
-  void *data() const { return data_; }
-  void set_data(void *data) { data_ = data; }
-
  protected:
   // For OpenAs: a derived class's constructor passes its arguments on.
   Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate, Timeouts timeouts,
              const RequestRules &rules);
 
- private:
-  enum class State { kHandshake, kReading, kParked, kFinishing, kDraining, kClosed };
+  // Once the last frame of the daemon's session is out: frees the session
+  // without a close_notify (Transport::Seal); the connection writes nothing
+  // more (ninfd's TLS hand-over, server/client_connection.h).
+  void SealTls();
 
+ private:
   // Opens the handles of a new connection and starts the TLS handshake or
   // the reading; false (logged) if it cannot, with no handle opened.
   static bool Start(Connection &conn, uv_loop_t *loop, Timeouts timeouts, const tls::Context &tls);
@@ -248,13 +231,6 @@ class Connection {
 
   void ReadRequests();
   void ContinueHandshake();
-  // One read or write of the connection's bytes, through TLS when it is
-  // on: bytes moved, 0 for the peer's end, -1 with errno (EAGAIN: not now).
-  ssize_t ReadSome(void *buf, std::size_t n);
-  ssize_t WriteSome(const void *buf, std::size_t n);
-  // What SSL_read_ex / SSL_write_ex returning `r` means, as ReadSome and
-  // WriteSome report it.
-  ssize_t TlsFailure(int r, bool reading);
   void Drain();
   bool Flush();
   void SendHeartbeat();
@@ -268,7 +244,6 @@ class Connection {
   UniqueFd fd_;
   uint64_t id_;
   uint64_t opened_ms_ = 0;
-  void *data_ = nullptr;
   std::string peer_;
   Delegate *delegate_;
   Timeouts timeouts_;
@@ -288,13 +263,8 @@ class Connection {
   int poll_events_ = 0;  // what uv_poll currently watches
   int open_handles_ = 2;
   AuthState auth_;
-  bool tls_ = false;
-  tls::SslPtr ssl_;
-  bool sniffed_ = false;  // the first bytes were looked at (plaintext or TLS?)
-  bool handshake_wants_write_ = false;
-  bool wipe_output_ = false;  // ReplySecret: wipe what was written, until sealed
-  bool sealed_ = false;
-  std::string peer_subject_;
+  Transport transport_;
+  bool wipe_output_ = false;  // a secret was replied: wipe what was written, until sealed
 };
 
 }  // namespace ninf::daemon

@@ -11,8 +11,8 @@ namespace ninf::daemon {
 namespace {
 
 ConnectionFacts::Phase PhaseOf(const Connection &c) {
-  if (c.reading()) return ConnectionFacts::Phase::kReading;
-  if (c.draining()) return ConnectionFacts::Phase::kDraining;
+  if (c.state() == Connection::State::kReading) return ConnectionFacts::Phase::kReading;
+  if (c.state() == Connection::State::kDraining) return ConnectionFacts::Phase::kDraining;
   return ConnectionFacts::Phase::kBusy;
 }
 
@@ -44,7 +44,7 @@ bool ReplaceIfIdle(Connection &c, ConnectionFacts &facts, bool address_full) {
   // The error goes out if the socket takes it at once (an answered
   // connection gets none); the close does not wait, so the newcomer's
   // room is there now.
-  if (c.reading() && c.requests() == 0 && !facts.peer_gone)
+  if (c.state() == Connection::State::kReading && c.requests() == 0 && !facts.peer_gone)
     c.Fail(Status(NINF_ERR_SERVER, std::string("connection closed: it sent no request and a "
                                                "new connection needed room (setting ") +
                                        setting + ")"));
@@ -104,7 +104,7 @@ ConnectionSet::Occupancy ConnectionSet::CountOpen(const std::string &address,
     // as a handle after its interface query does, is accepted in the same
     // iteration that read the first one's end when the machine is busy.)
     for (const auto &[c, owned] : connections_) {
-      if (!c->closing()) continue;
+      if (c->state() != Connection::State::kClosed) continue;
       --open.total;
       if (AddressOf(c->peer()) == address) --open.here;
     }
@@ -117,7 +117,9 @@ bool ConnectionSet::ReplaceOne(const std::string &address, bool address_full, bo
   std::vector<ConnectionFacts> candidates;
   std::unordered_map<uint64_t, std::pair<Connection *, std::size_t>> by_id;
   for (const auto &[c, owned] : connections_) {
-    if (c->closing() || (address_full && AddressOf(c->peer()) != address)) continue;
+    if (c->state() == Connection::State::kClosed ||
+        (address_full && AddressOf(c->peer()) != address))
+      continue;
     by_id[c->id()] = {c, candidates.size()};
     candidates.push_back(FactsOf(*c, auth_required, now));
   }

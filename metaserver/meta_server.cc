@@ -12,6 +12,7 @@
 #include "daemon/exposure.h"
 #include "daemon/listener_tls.h"
 #include "daemon/log.h"
+#include "daemon/loop_handles.h"
 #include "protocol/address.h"
 #include "protocol/layout.h"
 
@@ -165,14 +166,11 @@ void MetaServer::Shutdown(std::function<void()> on_stopped) {
   listener_.Close();
   if (metrics_) metrics_->Close();
   for (Connection *conn : connections_.List()) conn->Close();
-  if (lease_timer_open_) {
-    lease_timer_open_ = false;
-    uv_close(reinterpret_cast<uv_handle_t *>(&lease_timer_), [](uv_handle_t *h) {
-      auto *self = static_cast<MetaServer *>(h->data);
-      self->lease_timer_closed_ = true;
-      self->MaybeStopped();
-    });
-  }
+  daemon::CloseIfOpen(&lease_timer_, &lease_timer_open_, [](uv_handle_t *h) {
+    auto *self = static_cast<MetaServer *>(h->data);
+    self->lease_timer_closed_ = true;
+    self->MaybeStopped();
+  });
 }
 
 void MetaServer::MaybeStopped() {

@@ -11,6 +11,7 @@
 #include "daemon/auth_handshake.h"
 #include "daemon/exposure.h"
 #include "daemon/log.h"
+#include "daemon/loop_handles.h"
 #include "ninf.pb.h"
 #include "protocol/address.h"
 
@@ -337,10 +338,7 @@ void RelayServer::Shutdown(std::function<void()> stopped) {
 void RelayServer::MaybeStopped() {
   if (!stopping_ || stopped_ || !connections_.empty() || !bridges_.empty()) return;
   stopped_ = true;
-  if (sweep_open_) {
-    uv_close(reinterpret_cast<uv_handle_t *>(&sweep_), nullptr);
-    sweep_open_ = false;
-  }
+  daemon::CloseIfOpen(&sweep_, &sweep_open_);
   spdlog::info("event=stopped");
   if (on_stopped_) on_stopped_();
 }

@@ -68,7 +68,7 @@ void AdmissionDesk::AdmitJob(Job &job, int threads) {
   arrivals_.Done(job.id());
   // Admitted after arrival, the routine runs now: a client that shut its
   // write side while it waited hears a heartbeat (and a closed one resets).
-  if (RoutineRuns(job.state()) && job.conn() && job.conn()->peer_shut_write()) job.Probe();
+  if (RoutineRuns(job.state()) && job.conn() && job.conn()->peer_shut_write()) Probe(job);
 }
 
 ArrivalBounds AdmissionDesk::Bounds() const {
@@ -83,8 +83,8 @@ std::string AdmissionDesk::ArrivalClient(const Job &job) const {
 }
 
 bool AdmissionDesk::MayKeepSlot(const Job &job, bool stopping, uint64_t policy_epoch) const {
-  return settings_.keep_handle_slots && job.has_lease_page() && !stopping &&
-         job.policy_checked() == policy_epoch && admission_.queued() == 0 &&
+  return settings_.keep_handle_slots && job.kept_slot().valid() && !stopping &&
+         job.notes.policy_checked == policy_epoch && admission_.queued() == 0 &&
          arrivals_.waiting().calls == 0 &&
          Clock::now() - last_wait_ > std::chrono::milliseconds(settings_.demand_window_ms);
 }

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "protocol/control.h"
+#include "server/job_ending.h"
 #include "server/process.h"
 
 namespace ninf::server {
@@ -39,6 +41,15 @@ struct CallRecord {
   bool reusable = false;  // this call's one-shot process comes back (CTL_RELEASED)
   bool cold_start = false;      // the executable was started for this job (not warm, not reused)
   bool last_call_kept = false;  // the call CALL_DONE last reported began on the kept slot
+  // Whether the job holds a slot now (from Job::Admit until the scheduler
+  // releases it: Job::SlotReleased). HoldsSlot(state) says what a state
+  // means; this is the account, which a call that failed before its slot
+  // (after arrival: kArriving or kHeld -> kDone) never opened.
+  bool slot_held = false;
+  // Why ninfd killed the executable (the first reason given), and what the
+  // client is told for the reasons that tell it.
+  KillReason kill_reason = KillReason::kNone;
+  std::string kill_detail;
 
   // Seconds the current call waited for its slot: from its arrival (the
   // CALL frame; a handle's CTL_WANT_SLOT) to admission, or, admitted after

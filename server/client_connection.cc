@@ -7,13 +7,13 @@
 namespace ninf::server {
 
 Status ClientConnection::SendHandover() {
-  if (!tls_active() || !parked() || handover_sent_)
+  if (!transport().active() || state() != State::kParked || handover_sent_)
     return Status(NINF_ERR_INTERNAL, "no TLS session to hand over");
   NINF_RETURN_IF_ERROR(tls::RandomPsk(&psk_));
   wire::Handover msg;
   msg.set_psk(psk_.data(), psk_.size());
   handover_sent_ = true;
-  ReplySecret(FRAME_HANDOVER, &msg);
+  Reply(FRAME_HANDOVER, &msg, /*secret=*/true);
   OPENSSL_cleanse(msg.mutable_psk()->data(), msg.psk().size());
   return Status::Ok();
 }

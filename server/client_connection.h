@@ -15,6 +15,8 @@
 
 namespace ninf::server {
 
+class Job;
+
 class ClientConnection : public daemon::Connection {
  public:
   // Built by daemon::Connection::OpenAs<ClientConnection>.
@@ -35,7 +37,16 @@ class ClientConnection : public daemon::Connection {
   // The key FRAME_HANDOVER carried (for CTL_HANDOFF).
   const tls::Psk &handover_psk() const { return psk_; }
 
+  // The job the connection was handed to with its CALL (Scheduler::Submit),
+  // until the job lets it go (Job::detach_conn); null otherwise.
+  Job *job() const { return job_; }
+  void set_job(Job *job) { job_ = job; }
+
+  // The TLS hand-over's last step, once FRAME_HANDOVER is out.
+  using daemon::Connection::SealTls;
+
  private:
+  Job *job_ = nullptr;
   bool handover_sent_ = false;
   tls::Psk psk_{};
 };

@@ -49,13 +49,12 @@ void ExecutableSupply::WarmAfter(const Job &job, bool warm, int threads_held,
                                  const std::string &function, const std::string &executable) {
   // A process that came back after an earlier call will come back after
   // this one too; one that never did may be an executable that exits.
-  const bool comes_back = job.call().reusable && job.process_served_before();
+  const bool comes_back = job.call().reusable && job.process() && job.process()->calls_served() > 0;
   // A call whose arguments were all in took its slot at the hand-off rather
   // than a moment later, when it asks (admission after arrival): the pool
   // replenishes as it would have for it, before the call's threads count.
   const int held =
-      threads_held -
-      (job.admission_plan().path == SlotPath::kFreeSlotAtHandoff ? job.call().threads : 0);
+      threads_held - (job.notes.plan.path == SlotPath::kFreeSlotAtHandoff ? job.call().threads : 0);
   switch (WarmAfterHandoff(warm, comes_back, warm_.idle(function), held, cores_)) {
     case WarmAction::kNothing:
       break;

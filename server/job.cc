@@ -13,6 +13,24 @@
 
 namespace ninf::server {
 
+namespace {
+
+// CTL_SLOT: the answer to a call waiting for its slot (NINF_OK: go on with
+// the threads granted, after the time it waited).
+void AnswerSlot(Job &job, int32_t code) {
+  ControlMsg answer;
+  answer.kind = CTL_SLOT;
+  answer.error_code = code;
+  answer.threads = static_cast<uint32_t>(job.call().threads);
+  answer.queue_seconds = job.call().QueueSeconds();
+  // A failure means the executable is gone: its exit ends the job.
+  if (int err = job.Tell(answer); err != 0)
+    spdlog::debug("event=control_send_failed job={} pid={} error={}", job.id(), job.pid(),
+                  daemon::Quoted(std::strerror(err)));
+}
+
+}  // namespace
+
 Job::Job(JobEvents *events, uint64_t id, CallParams params, daemon::Connection *conn)
     : events_(events), id_(id), params_(std::move(params)), conn_(&ClientConnection::Of(*conn)) {}
 
@@ -64,7 +82,7 @@ void Job::Admit(int threads) {
   assert(AwaitsArguments(state_) || InQueue(state_));
   call_.admitted = Clock::now();
   call_.threads = threads;
-  slot_held_ = true;
+  call_.slot_held = true;
   if (!process_) {
     SetState(JobState::kStarting);
     return;
@@ -76,13 +94,13 @@ void Job::Admit(int threads) {
     call_.call_started = call_.admitted;
     call_.computing_since = call_.admitted;
     SetState(JobState::kComputing);
-    SendSlotAnswer(NINF_OK);
+    AnswerSlot(*this, NINF_OK);
     return;
   }
   // A persistent executable's next call: its arguments wait in the socket.
   call_.call_started = call_.admitted;
   SetState(JobState::kReceiving);
-  SendSlotAnswer(NINF_OK);
+  AnswerSlot(*this, NINF_OK);
 }
 
 void Job::WantSlot(const ControlMsg &msg) {
@@ -105,45 +123,10 @@ void Job::WantSlot(const ControlMsg &msg) {
 void Job::RefuseSlot(const Status &st) {
   assert(InQueue(state_) || IdleBetweenCalls(state_));
   if (params_.persistent) SetState(JobState::kIdle);
-  SendSlotAnswer(st.code());
-}
-
-void Job::Probe() {
-  if (HeartbeatWriterIn(Observed()) != HeartbeatWriter::kExecutable || !process_) return;
-  ControlMsg probe;
-  probe.kind = CTL_PROBE;
-  probe.call_id = params_.call_id;
-  (void)process_->Send(probe);  // a dead executable's exit ends the job anyway
-}
-
-void Job::SendSlotAnswer(int32_t code) {
-  ControlMsg answer;
-  answer.kind = CTL_SLOT;
-  answer.call_id = params_.call_id;
-  answer.error_code = code;
-  answer.threads = static_cast<uint32_t>(call_.threads);
-  answer.queue_seconds = call_.QueueSeconds();
-  // A failure means the executable is gone: its exit ends the job.
-  if (int err = process_->Send(answer); err != 0)
-    spdlog::debug("event=control_send_failed job={} pid={} error={}", id_, process_->pid(),
-                  daemon::Quoted(std::strerror(err)));
+  AnswerSlot(*this, st.code());
 }
 
 void Job::End() { SetState(JobState::kEnded); }
-
-JobFacts Job::Facts(std::size_t queued) const {
-  JobFacts f;
-  f.state = Observed();  // a call begun on a kept slot is a call under way
-  f.persistent = params_.persistent;
-  f.kill_reason = kill_reason_;
-  f.function = params_.function;
-  f.exit_description = exited() ? ExitDescription() : "-";
-  f.term_signal = term_signal();
-  f.kill_detail = kill_detail_;
-  f.cpu_limit_seconds = params_.limits.cpu_seconds;
-  f.queued = queued;
-  return f;
-}
 
 bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   assert(!process_ && conn_ && AwaitsHandoff(state_));
@@ -169,13 +152,13 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   // The key its data references are fetched with (control.h: CTL_PROVE).
   std::memcpy(handoff.key_id, params_.key_id.data(),
               std::min(params_.key_id.size(), sizeof handoff.key_id));
-  if (conn_->sealed()) {  // TLS: the key the client got in FRAME_HANDOVER
+  if (conn_->transport().sealed()) {  // TLS: the key the client got in FRAME_HANDOVER
     handoff.flags |= kHandoffTls;
     std::memcpy(handoff.psk, conn_->handover_psk().data(), sizeof handoff.psk);
   }
   // Admitted after arrival: no slot and no threads yet (CTL_SLOT brings
   // them once the arguments are in).
-  call_.args_first = plan_.ArgumentsFirst();
+  call_.args_first = notes.plan.ArgumentsFirst();
   if (call_.args_first) handoff.flags |= kHandoffArgsFirst;
   handoff.threads = static_cast<uint32_t>(call_.threads);
   handoff.queue_seconds = call_.args_first ? 0 : call_.QueueSeconds();
@@ -206,9 +189,9 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
 
 void Job::Kill(KillReason reason, std::string detail) {
   if (!process_ || process_->exited()) return;
-  if (kill_reason_ == KillReason::kNone) {
-    kill_reason_ = reason;
-    kill_detail_ = std::move(detail);
+  if (call_.kill_reason == KillReason::kNone) {
+    call_.kill_reason = reason;
+    call_.kill_detail = std::move(detail);
   }
   process_->Kill();
 }
@@ -223,7 +206,7 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       spdlog::warn("event=control_unexpected job={} call={} function={} kind=keep state={}", id_,
                    params_.call_id, params_.function, JobStateName(state_));
       if (msg.param != kKeepWholeResult)
-        SendKept(Status(NINF_ERR_PROTOCOL, "unexpected KEEP"), 0, {});
+        Tell(KeptAnswer(Status(NINF_ERR_PROTOCOL, "unexpected KEEP"), 0, {}));
       break;
     case CTL_PROVE:
       // Only while the call reads its arguments, which is when it fetches.
@@ -233,7 +216,7 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       }
       spdlog::warn("event=control_unexpected job={} call={} function={} kind=prove state={}", id_,
                    params_.call_id, params_.function, JobStateName(state_));
-      SendProved(Status(NINF_ERR_PROTOCOL, "unexpected PROVE"), nullptr);
+      Tell(ProvedAnswer(Status(NINF_ERR_PROTOCOL, "unexpected PROVE"), nullptr));
       break;
     case CTL_ARGS_RECEIVED:
       call_.work_flops = msg.work_flops;
@@ -244,7 +227,12 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       OnReplying();
       break;
     case CTL_CALL_DONE:
-      if (attached.get() >= 0) AdoptLeasePage(std::move(attached));
+      // A handle's executable offers its kept slot's page with its first
+      // CALL_DONE.
+      if (attached.get() >= 0 && params_.persistent && params_.may_keep_slot && !kept_.valid())
+        if (Status st = kept_.Adopt(std::move(attached)); !st.ok())
+          spdlog::warn("event=slot_lease_refused job={} call={} function={} error={}", id_,
+                       params_.call_id, params_.function, daemon::Quoted(st.message()));
       OnCallDone(msg);
       break;
     case CTL_WANT_SLOT:
@@ -306,7 +294,7 @@ void Job::OnCallDone(const ControlMsg &msg) {
     // the call): then the scheduler frees the slot, as after any call.
     ++call_.calls_done;
     call_.last_call_kept = true;
-    const bool kept = lease_.StillLeased();
+    const bool kept = kept_.lease().StillLeased();
     SetState(kept ? JobState::kLeased : JobState::kIdle);
     if (conn_) conn_->WatchHangup(kept);
     events_->OnCallDone(*this, msg);
@@ -322,18 +310,9 @@ void Job::OnCallDone(const ControlMsg &msg) {
 
 void Job::OnExit(Process &) { events_->OnExit(*this); }
 
-void Job::AdoptLeasePage(daemon::UniqueFd page) {
-  // A handle's executable offers it with its first CALL_DONE. Mapped only
-  // when it is a sealed page (the executable cannot shrink it under ninfd).
-  if (!params_.persistent || !params_.may_keep_slot || lease_.valid()) return;
-  if (Status st = SlotLease::Map(page.release(), &lease_); !st.ok())
-    spdlog::warn("event=slot_lease_refused job={} call={} function={} error={}", id_,
-                 params_.call_id, params_.function, daemon::Quoted(st.message()));
-}
-
 bool Job::GrantLease() {
-  assert(IdleBetweenCalls(state_) && slot_held_);
-  if (!lease_.Grant()) return false;
+  assert(IdleBetweenCalls(state_) && call_.slot_held);
+  if (!kept_.lease().Grant()) return false;
   SetState(JobState::kLeased);
   // A call may begin on the slot without a word to ninfd: a hang-up from
   // here on may be a client leaving its call (Observed tells).
@@ -346,7 +325,7 @@ SlotLease::Taken Job::TakeLease() {
   // In a call, the slot frees at its CALL_DONE; so it does when the
   // executable gave it back already (kNotLeased: its CALL_DONE, which
   // follows that at once, is on its way and finds the lease ended).
-  if (lease_.TakeBack() != SlotLease::Taken::kNow) return SlotLease::Taken::kAfterCall;
+  if (kept_.lease().TakeBack() != SlotLease::Taken::kNow) return SlotLease::Taken::kAfterCall;
   SetState(JobState::kIdle);
   if (conn_) conn_->WatchHangup(false);
   return SlotLease::Taken::kNow;
@@ -367,61 +346,12 @@ void Job::ReturnUnusedLease() {
   Kill(KillReason::kNone);
 }
 
-JobState Job::Observed() const {
-  if (!KeepsSlot(state_)) return state_;
-  if (!lease_.InCall()) return JobState::kIdle;
-  switch (lease_.Phase()) {
-    case kLeasePhaseReceiving:
-      return JobState::kReceiving;
-    case kLeasePhaseReplying:
-      return JobState::kReplying;
-    case kLeasePhaseNone:
-    case kLeasePhaseComputing:
-      return JobState::kComputing;
-  }
-  return JobState::kComputing;
-}
-
-Clock::time_point Job::ObservedCallStarted() const {
-  if (!KeepsSlot(state_) || !lease_.InCall()) return call_.call_started;
-  // The executable's CLOCK_MONOTONIC is steady_clock's here; a time it
-  // reports from the future is taken as now.
-  const Clock::time_point now = Clock::now();
-  const Clock::time_point reported{std::chrono::duration_cast<Clock::duration>(
-      std::chrono::nanoseconds(lease_.CallStartedNs()))};
-  return reported > now ? now : std::max(reported, call_.idle_since);
-}
+JobState Job::Observed() const { return kept_.Observe(state_); }
 
 void Job::NoteLeasedStep(Clock::time_point now) {
-  if (!KeepsSlot(state_) || !lease_.InCall()) return;
-  const uint64_t calls = lease_.LeasedCalls();
-  const LeasePhase phase = lease_.Phase();
-  if (calls == lease_seen_calls_ && phase == lease_seen_phase_) return;
-  lease_seen_calls_ = calls;
-  lease_seen_phase_ = phase;
+  if (!kept_.NewStep(state_)) return;
   call_.progress_at = now;
   progress_moved_ = 0;
-}
-
-void Job::SendKept(const Status &st, uint64_t store_id, const std::string &token) {
-  if (!process_) return;
-  ControlMsg answer;
-  answer.kind = CTL_KEPT;
-  answer.call_id = params_.call_id;
-  answer.error_code = st.code();
-  answer.store_id = store_id;
-  std::memcpy(answer.token, token.data(), std::min(token.size(), sizeof answer.token));
-  (void)process_->Send(answer);  // a dead executable's exit ends the job anyway
-}
-
-void Job::SendProved(const Status &st, const uint8_t *proof) {
-  if (!process_) return;
-  ControlMsg answer;
-  answer.kind = CTL_PROVED;
-  answer.call_id = params_.call_id;
-  answer.error_code = st.code();
-  if (proof) std::memcpy(answer.proof, proof, sizeof answer.proof);
-  (void)process_->Send(answer);  // a dead executable's exit ends the job anyway
 }
 
 Process *Job::ReleaseProcess() {
@@ -429,8 +359,48 @@ Process *Job::ReleaseProcess() {
   return std::exchange(process_, nullptr);
 }
 
-std::string Job::ExitDescription() const {
-  return process_ ? process_->ExitDescription() : "not started";
+int Job::Tell(ControlMsg msg) {
+  if (!process_) return ESRCH;
+  msg.call_id = params_.call_id;
+  return process_->Send(msg);
+}
+
+JobFacts FactsOf(const Job &job, std::size_t queued) {
+  JobFacts f;
+  f.state = job.Observed();  // a call begun on a kept slot is a call under way
+  f.persistent = job.params().persistent;
+  f.kill_reason = job.call().kill_reason;
+  f.function = job.params().function;
+  f.exit_description = job.exited() ? job.process()->ExitDescription() : "-";
+  f.term_signal = job.process() ? job.process()->term_signal() : 0;
+  f.kill_detail = job.call().kill_detail;
+  f.cpu_limit_seconds = job.params().limits.cpu_seconds;
+  f.queued = queued;
+  return f;
+}
+
+ControlMsg KeptAnswer(const Status &st, uint64_t store_id, const std::string &token) {
+  ControlMsg answer;
+  answer.kind = CTL_KEPT;
+  answer.error_code = st.code();
+  answer.store_id = store_id;
+  std::memcpy(answer.token, token.data(), std::min(token.size(), sizeof answer.token));
+  return answer;
+}
+
+ControlMsg ProvedAnswer(const Status &st, const uint8_t *proof) {
+  ControlMsg answer;
+  answer.kind = CTL_PROVED;
+  answer.error_code = st.code();
+  if (proof) std::memcpy(answer.proof, proof, sizeof answer.proof);
+  return answer;
+}
+
+void Probe(Job &job) {
+  if (HeartbeatWriterIn(job.Observed()) != HeartbeatWriter::kExecutable) return;
+  ControlMsg probe;
+  probe.kind = CTL_PROBE;
+  (void)job.Tell(probe);  // a dead executable's exit ends the job anyway
 }
 
 }  // namespace ninf::server

@@ -33,6 +33,7 @@
 #include "server/client_connection.h"
 #include "server/job_ending.h"
 #include "server/job_state.h"
+#include "server/kept_slot.h"
 #include "server/process.h"
 #include "server/settings.h"
 
@@ -72,10 +73,10 @@ class JobEvents {
   // handled. The scheduler ends the job (FinishJob) from here.
   virtual void OnExit(Job &job) = 0;
   // CTL_KEEP: the executable hands over data to keep (`data`, a memfd):
-  // one array (answered with Job::SendKept) or a two-phase call's result.
+  // one array (answered with Job::Tell(KeptAnswer(...))) or a two-phase call's result.
   virtual void OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) = 0;
   // CTL_PROVE: the executable authenticates to the ninfd of a data
-  // reference with the caller's key (answered with Job::SendProved).
+  // reference with the caller's key (answered with Job::Tell(ProvedAnswer(...))).
   virtual void OnProve(Job &job, const ControlMsg &msg) = 0;
 };
 
@@ -116,8 +117,7 @@ class Job : public ProcessOwner {
  public:
   Job(JobEvents *events, uint64_t id, CallParams params, daemon::Connection *conn);
   ~Job() override;
-  Job(const Job &) = delete;
-  Job &operator=(const Job &) = delete;
+  // Not copyable: it holds the mapping of a kept slot's page (KeptSlot).
 
   // kNew -> kQueued: no slot is free; the call waits for one.
   void Queue();
@@ -126,12 +126,8 @@ class Job : public ProcessOwner {
   // kReceiving for a persistent executable's next call (CTL_SLOT tells it
   // to go on, with its threads and the time it waited).
   void Admit(int threads);
-  // Whether the job holds a slot now (from Admit until the scheduler
-  // releases it: SlotReleased). HoldsSlot(state) says what a state means;
-  // this is the account, which a call that failed before its slot (after
-  // arrival: kArriving or kHeld -> kDone) never opened.
-  bool slot_held() const { return slot_held_; }
-  void SlotReleased() { slot_held_ = false; }
+  // The scheduler has given the call's slot back (CallRecord::slot_held).
+  void SlotReleased() { call_.slot_held = false; }
 
   // Admission after arrival (admission.h ArrivesFirst), before the
   // hand-off: kNew -> kArrivalQueued (no room under the arrival bounds; the
@@ -177,17 +173,6 @@ class Job : public ProcessOwner {
   // begin its next call on it. False (nothing changed) when its executable
   // has no lease page.
   bool GrantLease();
-  // How the call reaches its slot (admission_plan.h), set when it is
-  // offered to admission; the hand-off tells the executable its part of it.
-  void set_admission_plan(const AdmissionPlan &plan) { plan_ = plan; }
-  const AdmissionPlan &admission_plan() const { return plan_; }
-  // The scheduler's policy epoch when the call's user and function were
-  // last checked (Scheduler::PolicyChanged): a lease is granted only to a
-  // handle checked since the last reload.
-  void set_policy_checked(uint64_t epoch) { policy_checked_ = epoch; }
-  uint64_t policy_checked() const { return policy_checked_; }
-  // Whether its executable has the page a kept slot is shared in.
-  bool has_lease_page() const { return lease_.valid(); }
   // kLeased: takes the slot back. kNow: free now (kLeased -> kIdle, the
   // caller releases it); kAfterCall: the call under way on it (or just
   // done) gives it back with its CALL_DONE (the job stays kLeased till
@@ -198,27 +183,22 @@ class Job : public ProcessOwner {
   // whether a call is under way and in which step (kIdle, kReceiving,
   // kComputing, kReplying).
   JobState Observed() const;
-  // Since when the call Observed() describes runs (for a leased call, as
-  // its executable reported, bounded by now).
-  Clock::time_point ObservedCallStarted() const;
   // The watchdog's look at a leased call: a new call or step restarts the
   // step's transfer clock, as SetState does for the states ninfd sees.
   void NoteLeasedStep(Clock::time_point now);
   // The executable asked for a slot while it kept one: the lease ends.
   void ReturnUnusedLease();
-  // The page a handle's executable offers with its first CALL_DONE.
-  void AdoptLeasePage(daemon::UniqueFd page);
+  // The kept slot's page and what was last seen in it (kept_slot.h).
+  const KeptSlot &kept_slot() const { return kept_; }
 
-  // kComputing: asks the executable for a heartbeat now (CTL_PROBE).
-  void Probe();
   // The watchdog moves the client's quiet time (CallRecord) on each time
   // ninfd beats in the executable's place (watch_policy.h:
   // DaemonBeatsForExecutable).
   void set_client_quiet_since(Clock::time_point at) { call_.client_quiet_since = at; }
-  // Answers CTL_KEEP with the entry that now holds the array, or `st`.
-  void SendKept(const Status &st, uint64_t store_id, const std::string &token);
-  // CTL_PROVED: the client proof (kControlNonceSize bytes), or st's error.
-  void SendProved(const Status &st, const uint8_t *proof);
+  // Sends `msg` (an answer: KeptAnswer, ProvedAnswer; a probe) to the
+  // executable with the call's id; 0 or the errno. A failure means the
+  // executable is gone, and its exit ends the job anyway.
+  int Tell(ControlMsg msg);
   const CallParams &params() const { return params_; }
 
   // The watchdog saw the socket's byte counter for the current transfer at
@@ -233,29 +213,37 @@ class Job : public ProcessOwner {
     if (process_) process_->ReadPendingControl();
   }
 
-  // "signal 9" or "exit status 3", once exited.
-  std::string ExitDescription() const;
-
   uint64_t id() const { return id_; }
   ClientConnection *conn() const { return conn_; }
-  void detach_conn() { conn_ = nullptr; }
+  // The connection goes (closed, or left to the executable): neither knows
+  // the other any more.
+  void detach_conn() {
+    if (conn_) conn_->set_job(nullptr);
+    conn_ = nullptr;
+  }
   bool started() const { return process_ != nullptr; }
-  bool process_served_before() const { return process_ && process_->calls_served() > 0; }
   bool exited() const { return process_ && process_->exited(); }
   int pid() const { return process_ ? process_->pid() : 0; }
   JobState state() const { return state_; }
-  KillReason kill_reason() const { return kill_reason_; }
-  int64_t exit_status() const { return process_ ? process_->exit_status() : 0; }
-  int term_signal() const { return process_ ? process_->term_signal() : 0; }
-
-  // The facts the policy needs to say what the job's end means.
-  JobFacts Facts(std::size_t queued) const;
+  // The job's executable (null before the hand-off and after ReleaseProcess).
+  const Process *process() const { return process_; }
 
   // The current call's times, grant and reports (call_record.h).
   const CallRecord &call() const { return call_; }
   // The job's executable was started for it (not taken warm or reused):
   // its first call's start-up is measured (CallRecord::StartupSeconds).
   void set_cold_start() { call_.cold_start = true; }
+
+  // The scheduler's notes on the call, which the job only reads: how it
+  // reaches its slot (admission_plan.h), set when it is offered to
+  // admission (the hand-off tells the executable its part of it), and the
+  // scheduler's policy epoch when the call's user and function were last
+  // checked (Scheduler::PolicyChanged: a lease is granted only to a handle
+  // checked since the last reload).
+  struct SchedulerNotes {
+    AdmissionPlan plan;
+    uint64_t policy_checked = 0;
+  } notes;
 
  private:
   // Moves to `next`; every transition of the job goes through here.
@@ -265,7 +253,6 @@ class Job : public ProcessOwner {
   void OnControl(Process &process, const ControlMsg &msg, daemon::UniqueFd attached) override;
   void OnArgsReceived();
   void OnReplying();
-  void SendSlotAnswer(int32_t code);
   void OnCallDone(const ControlMsg &msg);
   void OnExit(Process &process) override;
 
@@ -276,17 +263,23 @@ class Job : public ProcessOwner {
   Process *process_ = nullptr;
 
   JobState state_ = JobState::kNew;
-  KillReason kill_reason_ = KillReason::kNone;
   CallRecord call_;
-  bool slot_held_ = false;
   uint64_t progress_moved_ = 0;
-  std::string kill_detail_;
-  uint64_t policy_checked_ = 0;  // Scheduler's policy epoch at the last check
-  SlotLease lease_;  // mapped once sent to the executable (a handle's first granted slot)
-  uint64_t lease_seen_calls_ = 0;
-  AdmissionPlan plan_;
-  LeasePhase lease_seen_phase_ = kLeasePhaseNone;
+  KeptSlot kept_;
 };
+
+// The facts the policy needs to say what the job's end means.
+JobFacts FactsOf(const Job &job, std::size_t queued);
+
+// The executable's answers, for Job::Tell: to CTL_KEEP, the entry that now
+// holds the array, or st's error; to CTL_PROVE, the client proof
+// (kControlNonceSize bytes), or st's error.
+ControlMsg KeptAnswer(const Status &st, uint64_t store_id, const std::string &token);
+ControlMsg ProvedAnswer(const Status &st, const uint8_t *proof);
+
+// kComputing: asks the executable for a heartbeat now (CTL_PROBE), when it
+// is the one that beats (job_state.h HeartbeatWriterIn).
+void Probe(Job &job);
 
 // The jobs by id (the scheduler owns them; a job is freed when it ends).
 using JobTable = std::unordered_map<uint64_t, std::unique_ptr<Job>>;

@@ -117,7 +117,7 @@ bool JobWatch::Judge(Job &job, Clock::time_point now, Kill *kill) const {
       job.NoteProgress(BytesMoved(job.conn() ? job.conn()->fd() : -1, state), now);
     limits.wall_ms = job.params().limits.wall_seconds * 1000;
     return Watch(
-        WatchFacts{state, MsBetween(job.ObservedCallStarted(), now),
+        WatchFacts{state, MsBetween(job.kept_slot().CallStarted(job.state(), job.call()), now),
                    MsBetween(job.call().progress_at, now), MsBetween(job.call().idle_since, now)},
         limits);
   };
@@ -163,14 +163,14 @@ void JobWatch::BeatForStoppedExecutable(Job &job, Clock::time_point now) const {
   spdlog::info("event=beat_for_stopped_executable job={} call={} function={} pid={}", job.id(),
                job.params().call_id, job.params().function, job.pid());
   job.set_client_quiet_since(now);
-  conn->BeatForExecutable();  // a reset comes back as OnHangup
+  conn->BeatNow();  // a reset comes back as OnHangup
 }
 
 void JobWatch::StopIdleHandlesOverBudget(const JobTable &jobs, Clock::time_point now) const {
   std::vector<IdleHandle> idle;
   for (const auto &[id, job] : jobs)
     if (IdleBetweenCalls(job->Observed()) && job->started() && !job->exited() &&
-        job->kill_reason() == KillReason::kNone)
+        job->call().kill_reason == KillReason::kNone)
       idle.push_back({id, MsBetween(job->call().idle_since, now), ResidentBytes(job->pid())});
   if (idle.empty()) return;
   for (uint64_t id : IdleHandlesToStop(idle, static_cast<std::size_t>(settings_.max_idle_handles),

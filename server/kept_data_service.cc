@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -261,11 +262,11 @@ void KeptDataService::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd d
   spdlog::debug("event=array_kept job={} call={} function={} param={} id={} bytes={} error={}",
                 job.id(), job.params().call_id, job.params().function, msg.param, id, msg.bytes_out,
                 daemon::Quoted(st.ok() ? "-" : st.message()));
-  job.SendKept(st, id, token);
+  job.Tell(KeptAnswer(st, id, token));
 }
 
 void KeptDataService::SettleResult(Job &job, const Status &why) {
-  if (!job.params().two_phase()) return;
+  assert(job.params().two_phase());  // the callers ask only of a two-phase call
   const uint64_t id = job.params().store_id;
   const DataStore::Entry *entry = store_.Get(id);
   if (!entry || entry->state != DataStore::State::kPending) return;
@@ -303,11 +304,11 @@ void KeptDataService::OnProve(Job &job, const ControlMsg &msg) {
                 job.params().call_id, job.params().function,
                 daemon::Quoted(st.ok() ? "-" : st.message()));
   if (!st.ok()) {
-    job.SendProved(st, nullptr);
+    job.Tell(ProvedAnswer(st, nullptr));
     return;
   }
   const auth::Proof proof = auth::ClientProof(*key, cn, sn);
-  job.SendProved(st, proof.data());
+  job.Tell(ProvedAnswer(st, proof.data()));
 }
 
 }  // namespace ninf::server

@@ -55,16 +55,16 @@ class KeptDataService {
   void HandleFetch(daemon::Connection &conn, std::string_view body);
 
   // CTL_KEEP: `job`'s executable hands over `data` (a memfd): a two-phase
-  // call's result, or one array (answered with Job::SendKept).
+  // call's result, or one array (answered with KeptAnswer).
   void OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data);
   // CTL_PROVE: `job`'s executable authenticates to the ninfd a data
   // reference names, with the key of the job's client. Answered with
-  // Job::SendProved: the client proof once the daemon's proof is right;
+  // ProvedAnswer: the client proof once the daemon's proof is right;
   // NINF_ERR_AUTH when it is not (not a ninfd holding the caller's key),
   // for a call without a key, or when the key is no longer this daemon's
   // or no longer the call's user's (revoked).
   void OnProve(Job &job, const ControlMsg &msg);
-  // A two-phase job ends: a result never handed over becomes an ERROR
+  // A two-phase job (only) ends: a result never handed over becomes an ERROR
   // frame for its collector (or is dropped if the client was told already).
   void SettleResult(Job &job, const Status &why);
 

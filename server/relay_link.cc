@@ -14,6 +14,7 @@
 #include <string>
 
 #include "daemon/log.h"
+#include "daemon/loop_handles.h"
 #include "ninf.pb.h"
 #include "protocol/ask.h"
 #include "protocol/auth.h"
@@ -89,10 +90,7 @@ void RelayLink::Stop() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
-  if (async_open_) {
-    uv_close(reinterpret_cast<uv_handle_t *>(&async_), nullptr);
-    async_open_ = false;
-  }
+  daemon::CloseIfOpen(&async_, &async_open_);
   dialed_.clear();  // connections no client will use now
 }
 

@@ -24,20 +24,22 @@ namespace {
 // FinishJob's log line: call_end for a counted call, job_exit otherwise.
 void LogEnding(const Job &job, const Ending &ending, const std::string &peer) {
   const std::string &name = job.params().function;
+  const Process *process = job.exited() ? job.process() : nullptr;
+  const std::string exit = process ? process->ExitDescription() : "-";
   if (ending.counted)
     spdlog::warn(
         "event=call_end job={} call={} function={} user={} peer={} outcome={} exit={} "
         "error={} wall_seconds={}",
         job.id(), job.params().call_id, name, ShownUser(job.params().owner), peer,
-        CallOutcomeName(ending.outcome), daemon::Quoted(job.exited() ? job.ExitDescription() : "-"),
+        CallOutcomeName(ending.outcome), daemon::Quoted(exit),
         daemon::Quoted(ending.tell.message()),
         Sec(SecondsBetween(job.call().arrived, Clock::now())));
-  else if (job.exited())
-    spdlog::log(job.exit_status() == 0 && job.term_signal() == 0 ? spdlog::level::debug
-                                                                 : spdlog::level::warn,
+  else if (process)
+    spdlog::log(process->exit_status() == 0 && process->term_signal() == 0 ? spdlog::level::debug
+                                                                           : spdlog::level::warn,
                 "event=job_exit job={} call={} function={} user={} pid={} exit={} calls={}",
                 job.id(), job.params().call_id, name, ShownUser(job.params().owner), job.pid(),
-                daemon::Quoted(job.ExitDescription()), job.call().calls_done);
+                daemon::Quoted(exit), job.call().calls_done);
 }
 
 }  // namespace
@@ -61,8 +63,8 @@ void Scheduler::Submit(daemon::Connection &conn, CallParams params, bool redirec
   ++counters_.calls_received;
   auto owned = std::make_unique<Job>(this, next_job_id_++, std::move(params), &conn);
   Job *job = owned.get();
-  job->set_policy_checked(policy_epoch_);  // the server checked its CALL just now
-  conn.set_data(job);
+  job->notes.policy_checked = policy_epoch_;  // the server checked its CALL just now
+  ClientConnection::Of(conn).set_job(job);
   jobs_.emplace(job->id(), std::move(owned));
   if (stopping_) {
     FinishJob(*job, EndReason::kRefused);
@@ -70,7 +72,8 @@ void Scheduler::Submit(daemon::Connection &conn, CallParams params, bool redirec
   }
   // A redirected client sends its arguments to the executable, not here; a
   // TLS client sends them only after the hand-over (FRAME_HANDOVER).
-  if (!redirected && !conn.tls() && !conn.InputWaiting()) {
+  if (!redirected && !conn.transport().tls() &&
+      conn.PeekInput() != daemon::Connection::Unread::kBytes) {
     spdlog::debug("event=call_awaiting_arguments job={} call={} function={} peer={}", job->id(),
                   job->params().call_id, job->params().function, conn.peer());
     conn.WatchInput(true);
@@ -86,7 +89,7 @@ namespace {
 // false when it is not readable (over TLS, or not all there) or does not
 // decode (the executable refuses it).
 bool PeekArgsFrameBytes(const daemon::Connection &conn, uint64_t *bytes) {
-  if (conn.tls()) return false;
+  if (conn.transport().tls()) return false;
   uint8_t raw[kFrameHeaderSize];
   FrameHeader h;
   const ssize_t n = ::recv(conn.fd(), raw, sizeof raw, MSG_PEEK | MSG_DONTWAIT);
@@ -115,7 +118,7 @@ void Scheduler::OfferJob(Job &job) {
                                             .direct_launch = launch.direct(),
                                             .redirected = launch.over_tcp,
                                             .arguments_in = ArgumentsArrived(*job.conn())});
-  job.set_admission_plan(plan);
+  job.notes.plan = plan;
   switch (plan.path) {
     case SlotPath::kSlotFirst:
       OfferSlotFirst(job);
@@ -131,7 +134,7 @@ void Scheduler::OfferJob(Job &job) {
         observer_.PublishLoad();
         return;
       }
-      job.set_admission_plan(NoFreeSlot(plan));
+      job.notes.plan = NoFreeSlot(plan);
       OfferArrival(job);
       return;
     case SlotPath::kArrivalFirst:
@@ -153,7 +156,7 @@ void Scheduler::OfferSlotFirst(Job &job) {
       conn.WatchHangup(true);
       // ninfd owns the socket until the hand-off, so it proves the call
       // alive itself while it waits (and learns so that the client is gone).
-      conn.StartHeartbeats(job.params().heartbeat_ms);
+      conn.SetHeartbeats(job.params().heartbeat_ms);
       spdlog::info("event=call_queued job={} call={} function={} user={} peer={} queued={}",
                    job.id(), job.params().call_id, job.params().function,
                    ShownUser(job.params().owner), conn.peer(), desk_.admission().queued());
@@ -211,7 +214,7 @@ void Scheduler::OfferArrival(Job &job) {
     job.QueueArrival();
     conn.WatchHangup(true);
     // As for a queued call: ninfd owns the socket until the hand-off.
-    conn.StartHeartbeats(job.params().heartbeat_ms);
+    conn.SetHeartbeats(job.params().heartbeat_ms);
     spdlog::info(
         "event=call_arrival_queued job={} call={} function={} user={} peer={} bytes={} "
         "arriving={} arrival_bytes={} waiting={}",
@@ -229,14 +232,14 @@ void Scheduler::StartJob(Job &job) {
   }
   // A heartbeat still on its way must be out before the executable shares
   // the socket, or its frames would interleave with ours.
-  job.conn()->StopHeartbeats();
+  job.conn()->SetHeartbeats(0);
   // Over TLS the client waits for the hand-over key, sent as the last frame
   // of ninfd's session; once it is out, the session is freed and the
   // executable gets the key with the socket (Job::Handoff).
   // (A redirected call is not handed over: its REDIRECT goes inside
   // ninfd's session and the client connects to the executable itself.)
   const bool hand_over_tls =
-      job.conn()->tls_active() && !supply_.LaunchOf(job.params().function).over_tcp;
+      job.conn()->transport().active() && !supply_.LaunchOf(job.params().function).over_tcp;
   if (hand_over_tls && !job.conn()->handover_sent()) {
     if (Status st = job.conn()->SendHandover(); !st.ok()) {
       FinishJob(job, EndReason::kRefused, st);
@@ -300,14 +303,14 @@ void Scheduler::AdmitQueued() {
 
 void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
   daemon::Connection *conn = job.conn();
-  const Ending ending = DescribeEnding(job.Facts(desk_.admission().queued()), reason, why);
+  const Ending ending = DescribeEnding(FactsOf(job, desk_.admission().queued()), reason, why);
   const JobState before = job.state();
   // (Unconditionally: a call that ended its wait otherwise, e.g. by a
   // failed CALL_DONE while held, must never be granted a slot.)
   desk_.admission().Withdraw(job.id());
   // By the job's own account, not its state: a call admitted after arrival
   // that failed before its slot (kArriving or kHeld -> kDone) holds none.
-  if (job.slot_held()) desk_.admission().Release(job.call().threads, job.params().owner);
+  if (job.call().slot_held) desk_.admission().Release(job.call().threads, job.params().owner);
   if (AwaitsArrivalRoom(before)) desk_.arrivals().Withdraw(job.id());
   desk_.arrivals().Done(job.id());  // if it held room under the arrival bounds
   job.End();
@@ -323,7 +326,6 @@ void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
   // A two-phase call's kept result: its client hears `tell` or collects it.
   if (job.params().two_phase()) kept_.SettleResult(job, ending.tell);
   if (conn) {
-    conn->set_data(nullptr);
     job.detach_conn();
     // Gently in both cases: a close with unread input would reset the
     // connection and could destroy what the client has not read yet.

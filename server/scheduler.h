@@ -50,8 +50,10 @@
 
 namespace ninf::server {
 
-// The job a connection was handed to (Connection::data), or null.
-inline Job *JobOf(const daemon::Connection &conn) { return static_cast<Job *>(conn.data()); }
+// The job a connection of ninfd's was handed to (ClientConnection::job), or null.
+inline Job *JobOf(const daemon::Connection &conn) {
+  return static_cast<const ClientConnection &>(conn).job();
+}
 
 // What the job table tells the daemon around it. Narrow on purpose: the
 // scheduler's other dependencies are its constructor's parameter types.

@@ -60,7 +60,7 @@ Status MayContinue(const UserPolicy &users, Counters &counters, const Settings &
 void Scheduler::OnInputArrived(daemon::Connection &conn) {
   Job *job = JobOf(conn);
   if (!job || !AwaitsArguments(job->state())) return;
-  if (!conn.InputWaiting()) {
+  if (conn.PeekInput() != daemon::Connection::Unread::kBytes) {
     // Readable without bytes: the client closed its side. The arguments can
     // no longer come.
     FinishJob(*job, EndReason::kNoArguments,
@@ -88,10 +88,10 @@ void Scheduler::OnPeerShutWrite(daemon::Connection &conn) {
                 JobStateName(job->Observed()));  // what it is doing
   switch (HeartbeatWriterIn(job->Observed())) {
     case HeartbeatWriter::kDaemon:
-      conn.Probe();
+      conn.BeatNow();
       break;
     case HeartbeatWriter::kExecutable:
-      job->Probe();
+      Probe(*job);
       break;
     case HeartbeatWriter::kNone:
       break;
@@ -137,11 +137,10 @@ void Scheduler::OnArgsReceived(Job &job, bool resumed) {
     // shutdown (Finish) would shut the socket the executable still writes
     // the ticket to.
     daemon::Connection *conn = job.conn();
-    conn->set_data(nullptr);
     job.detach_conn();
     conn->Close();
   }
-  if (job.conn() && job.conn()->peer_shut_write()) job.Probe();
+  if (job.conn() && job.conn()->peer_shut_write()) Probe(job);
   observer_.PublishLoad();  // the call's size is known now
 }
 
@@ -164,7 +163,7 @@ void Scheduler::OnWantSlot(Job &job) {
       job.RefuseSlot(st);
       return;
     }
-    job.set_policy_checked(policy_epoch_);
+    job.notes.policy_checked = policy_epoch_;
   }
   int threads = 0;
   switch (desk_.admission().Offer(desk_.DemandOf(job), desk_.Now(), &threads)) {
@@ -200,8 +199,8 @@ void Scheduler::OnReplying(Job &job) {
   // 1998 server overlapped communication. Its memory still counts against
   // the arrival bounds until the call is done. A repeated REPLYING finds
   // the slot already given back.
-  if (!job.slot_held() ||
-      ReleaseOf(job.admission_plan(), settings_.release_slot) != SlotRelease::kComputed)
+  if (!job.call().slot_held ||
+      ReleaseOf(job.notes.plan, settings_.release_slot) != SlotRelease::kComputed)
     return;
   // A handle that will keep its slot (nobody waits for one) keeps it
   // through its reply too.
@@ -231,7 +230,7 @@ void Scheduler::OnCallDone(Job &job, const ControlMsg &msg) {
   }
   RecordCallDone(counters_, settings_, job, msg);
   if (job.call().last_call_kept) ++counters_.kept_slot_calls;
-  if (IdleBetweenCalls(job.state()) && job.slot_held()) {
+  if (IdleBetweenCalls(job.state()) && job.call().slot_held) {
     // Idle between calls, a persistent executable holds no slot, unless
     // no other call asks for one: then it keeps it for its next call.
     if (msg.error_code == NINF_OK && desk_.MayKeepSlot(job, stopping_, policy_epoch_) &&

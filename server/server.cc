@@ -16,6 +16,7 @@
 #include "daemon/exposure.h"
 #include "daemon/listener_tls.h"
 #include "daemon/log.h"
+#include "daemon/loop_handles.h"
 #include "ninf.pb.h"
 #include "server/client_connection.h"
 #include "server/metrics_text.h"
@@ -311,7 +312,7 @@ void Server::Shutdown(std::function<void()> on_stopped) {
   // reply close on their own once it is delivered (bounded by their linger
   // timer), and parked ones belong to jobs.
   for (daemon::Connection *c : connections_.List())
-    if (c->reading()) c->Close();
+    if (c->state() == daemon::Connection::State::kReading) c->Close();
   scheduler_.StopIdleHandles();
   if (scheduler_.job_table().size() > 0) StartGracePeriod();
   MaybeStopped();
@@ -348,14 +349,8 @@ void Server::StartWatchdog() {
 void Server::MaybeStopped() {
   if (!stopping_ || stopped_ || !scheduler_.Stopped() || !connections_.empty()) return;
   stopped_ = true;
-  if (grace_timer_open_) {
-    uv_close(reinterpret_cast<uv_handle_t *>(&grace_timer_), nullptr);
-    grace_timer_open_ = false;
-  }
-  if (watch_timer_open_) {
-    uv_close(reinterpret_cast<uv_handle_t *>(&watch_timer_), nullptr);
-    watch_timer_open_ = false;
-  }
+  daemon::CloseIfOpen(&grace_timer_, &grace_timer_open_);
+  daemon::CloseIfOpen(&watch_timer_, &watch_timer_open_);
   scheduler_.executables().CloseBroker();
   if (metrics_) metrics_->Close();
   spdlog::info("event=stopped completed={} failed={} cancelled={} rejected={}", counters_.completed,

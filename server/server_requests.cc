@@ -110,7 +110,8 @@ void Server::OnRequest(daemon::Connection &conn, const FrameHeader &h, std::stri
   // frames themselves are the dispatcher's to refuse).
   if (h.type != FRAME_AUTH && h.type != FRAME_PROOF && RefuseRevoked(users_, &counters_, conn))
     return;
-  daemon::Dispatch(*this, Requests(), users_.NeedsKey(conn.peer_subject()), conn, h, body);
+  daemon::Dispatch(*this, Requests(), users_.NeedsKey(conn.transport().peer_subject()), conn, h,
+                   body);
 }
 
 void Server::HandleQuery(daemon::Connection &conn, std::string_view body) {

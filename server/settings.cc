@@ -353,12 +353,8 @@ Status ParseInvocation(int argc, const char *const *argv, const daemon::EnvLooku
     *handled = true;
     return ReadFunctionTables(path, table, &inv.settings.function_limits);
   };
-  NINF_RETURN_IF_ERROR(
-      daemon::ParseCommandLine<Settings>(app, kTable, argc, argv, env, limits, &cl, &inv.settings));
-  if (!cl.exit_now) NINF_RETURN_IF_ERROR(CheckScheduling(inv.settings));
-  inv.config_file = cl.config_file;
-  inv.exit_now = cl.exit_now;
-  inv.output = cl.output;
+  NINF_RETURN_IF_ERROR(daemon::ParseInvocationOf(app, kTable, argc, argv, env, limits, &cl, &inv));
+  if (!inv.exit_now) NINF_RETURN_IF_ERROR(CheckScheduling(inv.settings));
   *out = std::move(inv);
   return Status::Ok();
 }

@@ -5,7 +5,7 @@ namespace ninf::server {
 Proved ProvedBy(daemon::Connection &conn) {
   return Proved{.authenticated = conn.auth().authenticated,
                 .key_id = conn.auth().key_id,
-                .peer_subject = conn.peer_subject()};
+                .peer_subject = conn.transport().peer_subject()};
 }
 
 Status UserPolicy::Load(std::set<std::string> *gone) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "server/settings.h"
+#include "tests/invocation_args.h"
 #include "tests/server/daemon_fixture.h"
 
 using namespace ninf::server;
@@ -16,13 +17,13 @@ using ninf::test::TempDir;
 
 namespace {
 
+const ninf::test::ArgsParser<Invocation> Parse{ParseInvocation, "ninfd"};
+
 ninf::Status ParseFile(const TempDir &dir, const std::string &toml, Settings *out) {
   dir.WriteFile("named.toml", toml);
   const std::string path = dir.Join("named.toml");
-  const char *argv[] = {"ninfd", "--config", path.c_str()};
   Invocation inv;
-  ninf::Status st = ParseInvocation(
-      3, argv, [](const char *) { return nullptr; }, &inv);
+  ninf::Status st = Parse({"--config", path}, &inv);
   *out = inv.settings;
   return st;
 }
@@ -188,11 +189,8 @@ TEST_CASE("named_tables_rows_inherit_real_settings_of_their_type", "[settings]")
 }
 
 TEST_CASE("named_tables_help_lists_every_key", "[settings]") {
-  const char *argv[] = {"ninfd", "--help"};
   Invocation inv;
-  REQUIRE(ParseInvocation(
-              2, argv, [](const char *) { return nullptr; }, &inv)
-              .ok());
+  REQUIRE(Parse({"--help"}, &inv).ok());
   for (const FunctionKey &key : FunctionKeys())
     CHECK_THAT(inv.output, Catch::Contains(std::string("limits.NAME.") + key.name));
   for (const UserKey &key : UserKeys())
