@@ -62,7 +62,12 @@ int Serve(uv_loop_t *loop, const std::function<std::unique_ptr<Service>(uv_loop_
   int exit_code = 0;
   if (!st.ok()) {
     spdlog::error("event=startup_failed error={}", Quoted(st.message(), kStartupMessageLimit));
-    exit_code = 1;
+    // A configuration the daemon cannot start with (a key file others may
+    // read, a certificate that cannot be loaded, an exposed address without
+    // a key) exits 2 as a bad command line does: the systemd units do not
+    // restart it (RestartPreventExitStatus=2). What may pass (a port in use)
+    // exits 1.
+    exit_code = st.code() == NINF_ERR_CONFIG ? 2 : 1;
     service->Shutdown([&signals] { signals.Close(); });
   }
   uv_run(loop, UV_RUN_DEFAULT);

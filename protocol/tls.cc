@@ -1,5 +1,6 @@
 #include "protocol/tls.h"
 
+#include <fcntl.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
@@ -8,6 +9,7 @@
 #include <openssl/x509v3.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <map>
@@ -77,6 +79,20 @@ void CommonSetup(SSL_CTX *ctx) {
 
 Status ConfigError(const std::string &what) {
   return Status(NINF_ERR_CONFIG, what + ": " + TakeErrors("unknown OpenSSL error"));
+}
+
+// A file OpenSSL could not load: a file that cannot be opened is said with
+// the system's reason (OpenSSL's own is "system lib", once per layer),
+// anything else with OpenSSL's.
+Status FileError(const std::string &what, const std::string &path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    ERR_clear_error();
+    return Status(NINF_ERR_CONFIG, what + " " + path + ": " + std::strerror(err));
+  }
+  ::close(fd);
+  return ConfigError(what + " " + path);
 }
 
 // The client's session cache: the newest ticket of each server, so that a
@@ -287,14 +303,17 @@ void SslFree::operator()(ssl_st *ssl) const {
 }
 
 std::string TakeErrors(const char *fallback) {
-  std::string text;
+  std::string text, last;
   while (unsigned long e = ERR_get_error()) {
     char buf[256];
     ERR_error_string_n(e, buf, sizeof buf);
-    if (!text.empty()) text += "; ";
     // The last field is the reason: "error:0A000086:SSL routines::certificate verify failed".
     const char *reason = std::strrchr(buf, ':');
-    text += reason && reason[1] ? reason + 1 : buf;
+    std::string next = reason && reason[1] ? reason + 1 : buf;
+    if (next == last) continue;  // each layer of OpenSSL may say the same again
+    if (!text.empty()) text += "; ";
+    text += next;
+    last = std::move(next);
   }
   return text.empty() ? fallback : text;
 }
@@ -304,16 +323,16 @@ Status MakeClientContext(const ClientFiles &files, Context *out) {
   if (!ctx) return ConfigError("TLS client context");
   CommonSetup(ctx.get());
   if (SSL_CTX_load_verify_locations(ctx.get(), files.ca.c_str(), nullptr) != 1)
-    return ConfigError("tls_ca (NINF_TLS_CA) " + files.ca);
+    return FileError("tls_ca (NINF_TLS_CA)", files.ca);
   SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
   if (files.cert.empty() != files.key.empty())
     return Status(NINF_ERR_CONFIG,
                   "tls_cert and tls_key (NINF_TLS_CERT, NINF_TLS_KEY) come together: set both");
   if (!files.cert.empty()) {
     if (SSL_CTX_use_certificate_chain_file(ctx.get(), files.cert.c_str()) != 1)
-      return ConfigError("tls_cert (NINF_TLS_CERT) " + files.cert);
+      return FileError("tls_cert (NINF_TLS_CERT)", files.cert);
     if (SSL_CTX_use_PrivateKey_file(ctx.get(), files.key.c_str(), SSL_FILETYPE_PEM) != 1)
-      return ConfigError("tls_key (NINF_TLS_KEY) " + files.key);
+      return FileError("tls_key (NINF_TLS_KEY)", files.key);
     if (SSL_CTX_check_private_key(ctx.get()) != 1)
       return ConfigError("tls_key (NINF_TLS_KEY) " + files.key + " does not match tls_cert");
   }
@@ -330,14 +349,14 @@ Status MakeServerContext(const ServerFiles &files, Context *out) {
   CommonSetup(ctx.get());
   SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE);
   if (SSL_CTX_use_certificate_chain_file(ctx.get(), files.cert.c_str()) != 1)
-    return ConfigError("tls_cert " + files.cert);
+    return FileError("tls_cert", files.cert);
   if (SSL_CTX_use_PrivateKey_file(ctx.get(), files.key.c_str(), SSL_FILETYPE_PEM) != 1)
-    return ConfigError("tls_key " + files.key);
+    return FileError("tls_key", files.key);
   if (SSL_CTX_check_private_key(ctx.get()) != 1)
     return ConfigError("tls_key " + files.key + " does not match tls_cert");
   if (!files.client_ca.empty()) {
     if (SSL_CTX_load_verify_locations(ctx.get(), files.client_ca.c_str(), nullptr) != 1)
-      return ConfigError("tls_client_ca " + files.client_ca);
+      return FileError("tls_client_ca", files.client_ca);
     STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(files.client_ca.c_str());
     if (names) SSL_CTX_set_client_CA_list(ctx.get(), names);
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);

@@ -275,8 +275,7 @@ void Server::ReloadSettings(const Settings &fresh) {
     spdlog::error("event=reload_failed settings=launch error={}", daemon::Quoted(st.message()));
     return;
   }
-  const daemon::ReloadKeys keys =
-      daemon::SplitReloadKeys(ChangedSettings(settings_, fresh), AppliesLive);
+  daemon::ReloadKeys keys = daemon::SplitReloadKeys(ChangedSettings(settings_, fresh), AppliesLive);
   const Settings previous = settings_;
   settings_ = next;
   // The TLS files are read again at every SIGHUP (a renewed certificate
@@ -286,6 +285,9 @@ void Server::ReloadSettings(const Settings &fresh) {
     settings_.tls_cert = previous.tls_cert;
     settings_.tls_key = previous.tls_key;
     settings_.tls_client_ca = previous.tls_client_ca;
+    // They keep their running values: the reload's summary must not say
+    // they were applied.
+    std::erase_if(keys.applied, [](const std::string &key) { return key.starts_with("tls_"); });
   } else if (tls_) {
     spdlog::info("event=tls_reloaded cert={}", daemon::Quoted(settings_.tls_cert));
   }

@@ -291,17 +291,19 @@ TEST_CASE("auth_keys_rotate_with_sighup", "[auth]") {
 TEST_CASE("auth_ninfd_refuses_to_start_unsafely", "[auth]") {
   TempDir dir;
   std::string out;
-  // An address other hosts can reach, without a key: refused before binding.
-  CHECK(RunNinfd({"--listen", "0.0.0.0", "--port", "0"}, &out) == 1);
+  // Each a configuration it cannot start with: exit 2, which the systemd
+  // unit does not restart. An address other hosts can reach, without a key:
+  // refused before binding.
+  CHECK(RunNinfd({"--listen", "0.0.0.0", "--port", "0"}, &out) == 2);
   CHECK_THAT(out,
              Catch::Contains("refusing to listen on 0.0.0.0") && Catch::Contains("--insecure"));
   // A key file others may read.
   std::string loose = WriteKeyFile(dir, "loose", kKey);
   REQUIRE(::chmod(loose.c_str(), 0644) == 0);
-  CHECK(RunNinfd({"--key-file", loose, "--port", "0"}, &out) == 1);
+  CHECK(RunNinfd({"--key-file", loose, "--port", "0"}, &out) == 2);
   CHECK_THAT(out, Catch::Contains("chmod 600"));
   // A key too short to be one.
   std::string weak = WriteKeyFile(dir, "weak", "secret");
-  CHECK(RunNinfd({"--key-file", weak, "--port", "0"}, &out) == 1);
+  CHECK(RunNinfd({"--key-file", weak, "--port", "0"}, &out) == 2);
   CHECK_THAT(out, Catch::Contains("shorter than 16"));
 }

@@ -455,6 +455,48 @@ def check_sighup_reloads_certificate_while_a_handle_goes_on(ctx):
     expect_ok(run_client(d.address, ["echo 100"], client_env(ctx.certs, "ca.pem")))
 
 
+def check_unreadable_certificate_is_a_configuration_error(ctx):
+    # Exit 2 (the units do not restart it) and one line that says which file
+    # and why, not OpenSSL's "system lib; system lib".
+    missing = ctx.path("absent.pem")
+    for flags, named in ((["--tls-cert", missing, "--tls-key", ctx.path("server.key")],
+                          f"tls_cert {missing}: No such file or directory"),
+                         (["--tls-cert", ctx.path("server.pem"), "--tls-key", missing],
+                          f"tls_key {missing}: No such file or directory")):
+        run = subprocess.run([ctx.ninfd, "--port", str(free_port()), *flags],
+                             capture_output=True, text=True, timeout=30)
+        out = run.stdout + run.stderr
+        assert run.returncode == 2, (run.returncode, out)
+        assert named in out and "system lib" not in out, out
+        assert len([l for l in out.splitlines() if "startup_failed" in l]) == 1, out
+
+
+def check_failed_tls_reload_is_not_reported_as_applied(ctx):
+    config = ctx.path("reload-config.toml")
+
+    def write_config(cert):
+        with open(config, "w") as f:
+            f.write(f'tls_cert = "{cert}"\ntls_key = "{ctx.path("server.key")}"\n')
+
+    write_config(ctx.path("server.pem"))
+    d = ctx.daemon("reload-config", "--config", config)
+    missing = ctx.path("renewed-but-absent.pem")
+    write_config(missing)
+    d.proc.send_signal(signal.SIGHUP)
+    deadline = time.monotonic() + 10
+    while "event=settings_reloaded" not in d.text():
+        assert time.monotonic() < deadline, "no reload logged:\n" + d.text()
+        time.sleep(0.05)
+    lines = d.text().splitlines()
+    failed = [l for l in lines if "event=reload_failed settings=tls" in l]
+    assert len(failed) == 1 and "No such file or directory" in failed[0], failed
+    assert "system lib" not in failed[0], failed
+    summary = [l for l in lines if "event=settings_reloaded" in l]
+    assert all("tls_cert" not in l for l in summary), summary
+    # The certificate in use goes on serving.
+    expect_ok(run_client(d.address, ["null"], client_env(ctx.certs, "ca.pem")))
+
+
 def check_two_phase_submit_and_collect_over_tls(ctx):
     demo = os.environ.get("TWO_PHASE_DEMO")
     assert demo and os.path.exists(demo), "TWO_PHASE_DEMO names no program"
