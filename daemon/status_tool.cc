@@ -18,13 +18,32 @@ namespace {
 
 constexpr int kTimeoutMs = 5000;
 
+// The TLS handshake on `channel`'s socket, verified for the daemon's name
+// (through a relay: the server's name, as the client verifies it).
+Status StartTls(const HostPort &target, int timeout_ms, const tls::ClientFiles &files,
+                Channel &channel) {
+  tls::Context ctx;
+  NINF_RETURN_IF_ERROR(tls::MakeClientContext(files, &ctx));
+  const std::string &name = target.relay_name.empty() ? target.host : target.relay_name;
+  tls::SslPtr ssl;
+  bool plaintext = false;
+  Status st = tls::Connect(ctx, channel.fd(), name, target.port, timeout_ms, &ssl, &plaintext,
+                           /*resume=*/false);
+  if (plaintext)
+    return Status(st.code(), "the daemon does not speak TLS: unset tls_ca (NINF_TLS_CA) for it");
+  NINF_RETURN_IF_ERROR(st);
+  channel.UseTls(std::move(ssl));
+  return Status::Ok();
+}
+
 // Connects to `target` (host:port, or a reverse server's name@relay:port:
-// first the relay is asked for it, docs/relay.md), authenticates with the
-// first key of `key_file` (if any) and runs `body` on the channel.
-Status WithDaemon(const HostPort &target, int timeout_ms, const std::string &key_file,
+// first the relay is asked for it, docs/relay.md), runs TLS with it when
+// access.tls.ca is set, authenticates with the first key of
+// access.key_file (if any) and runs `body` on the channel.
+Status WithDaemon(const HostPort &target, int timeout_ms, const ToolAccess &access,
                   const std::function<Status(Channel &)> &body) {
   auth::KeyRing keys;
-  if (!key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(key_file, &keys));
+  if (!access.key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(access.key_file, &keys));
   int fd = -1;
   NINF_RETURN_IF_ERROR(ConnectTcp(target.host, target.port, timeout_ms, &fd));
   Channel channel(fd, timeout_ms);
@@ -33,13 +52,15 @@ Status WithDaemon(const HostPort &target, int timeout_ms, const std::string &key
     open.set_name(target.relay_name);
     NINF_RETURN_IF_ERROR(channel.SendFrame(FRAME_RELAY_OPEN, &open));
   }
+  if (!access.tls.ca.empty())
+    NINF_RETURN_IF_ERROR(StartTls(target, timeout_ms, access.tls, channel));
   if (!keys.keys.empty()) NINF_RETURN_IF_ERROR(auth::AuthenticateToServer(channel, keys.keys[0]));
   return body(channel);
 }
 
-Status StatsAt(const HostPort &target, int timeout_ms, const std::string &key_file,
-               std::string *text, const std::string &view) {
-  return WithDaemon(target, timeout_ms, key_file, [&](Channel &channel) {
+Status StatsAt(const HostPort &target, int timeout_ms, const ToolAccess &access, std::string *text,
+               const std::string &view) {
+  return WithDaemon(target, timeout_ms, access, [&](Channel &channel) {
     wire::StatsRequest request;
     request.set_view(view);
     wire::StatsReply reply;
@@ -76,17 +97,17 @@ std::string FunctionLine(const wire::FunctionInterface &iface) {
 
 }  // namespace
 
-Status QueryStats(const std::string &host, int port, int timeout_ms, const std::string &key_file,
+Status QueryStats(const std::string &host, int port, int timeout_ms, const ToolAccess &access,
                   std::string *text, const std::string &view) {
-  return StatsAt(HostPort{host, port}, timeout_ms, key_file, text, view);
+  return StatsAt(HostPort{host, port}, timeout_ms, access, text, view);
 }
 
 int PrintStats(const char *program, const std::string &listen, int port, const std::string &server,
-               const std::string &key_file, const std::string &view) {
+               const ToolAccess &access, const std::string &view) {
   HostPort target;
   if (!Target(program, listen, port, server, &target)) return 1;
   std::string text;
-  if (Status st = StatsAt(target, kTimeoutMs, key_file, &text, view); !st.ok()) {
+  if (Status st = StatsAt(target, kTimeoutMs, access, &text, view); !st.ok()) {
     std::fprintf(stderr, "%s: cannot get statistics from %s: %s\n", program, target.Key().c_str(),
                  st.ToString().c_str());
     return 1;
@@ -96,11 +117,11 @@ int PrintStats(const char *program, const std::string &listen, int port, const s
 }
 
 int PrintFunctions(const char *program, const std::string &listen, int port,
-                   const std::string &server, const std::string &key_file) {
+                   const std::string &server, const ToolAccess &access) {
   HostPort target;
   if (!Target(program, listen, port, server, &target)) return 1;
   std::vector<std::string> lines;
-  Status st = WithDaemon(target, kTimeoutMs, key_file, [&](Channel &channel) {
+  Status st = WithDaemon(target, kTimeoutMs, access, [&](Channel &channel) {
     wire::ListReply names;
     NINF_RETURN_IF_ERROR(Ask(channel, wire::ListRequest(), &names));
     for (const std::string &name : names.names()) {

@@ -24,7 +24,7 @@ Status Query(const std::string &server, const std::string &key_file, std::string
   HostPort hp;
   Status st = ParseHostPort(server, HostPort("127.0.0.1", kNinfdPort), &hp);
   if (!st.ok()) return st;
-  return daemon::QueryStats(hp.host, hp.port, kQueryTimeoutMs, key_file, text);
+  return daemon::QueryStats(hp.host, hp.port, kQueryTimeoutMs, {.key_file = key_file}, text);
 }
 
 // Answers at all: a refused key, a refused view, are answers.

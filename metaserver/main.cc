@@ -53,11 +53,11 @@ int main(int argc, char **argv) {
   if (inv.view == "functions")
     return ninf::daemon::PrintFunctions("ninf-meta --list", inv.settings.listen,
                                         static_cast<int>(inv.settings.port), inv.status_server,
-                                        inv.settings.key_file);
+                                        {.key_file = inv.settings.key_file});
   if (tool)
-    return ninf::daemon::PrintStats("ninf-meta", inv.settings.listen,
-                                    static_cast<int>(inv.settings.port), inv.status_server,
-                                    inv.settings.key_file, inv.view == "stats" ? "" : inv.view);
+    return ninf::daemon::PrintStats(
+        "ninf-meta", inv.settings.listen, static_cast<int>(inv.settings.port), inv.status_server,
+        {.key_file = inv.settings.key_file}, inv.view == "stats" ? "" : inv.view);
   // A connection holds its socket alone.
   const ninf::daemon::TableProgram<MetaServer, ninf::meta::MetaInvocation> program{
       .name = "ninf-meta",

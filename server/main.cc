@@ -129,10 +129,14 @@ int main(int argc, char **argv) {
     return *exit_status;
   const Settings &s = inv.settings;
   const int port = static_cast<int>(s.port);
+  // The tools reach ninfd as the TLS connections ninfd makes itself do
+  // (tls_ca, showing tls_cert), with its key.
+  const daemon::ToolAccess access{.key_file = s.key_file,
+                                  .tls = {.ca = s.tls_ca, .cert = s.tls_cert, .key = s.tls_key}};
   if (inv.status)
-    return daemon::PrintStats("ninfd --status", s.listen, port, inv.status_server, s.key_file);
+    return daemon::PrintStats("ninfd --status", s.listen, port, inv.status_server, access);
   if (inv.list)
-    return daemon::PrintFunctions("ninfd --list", s.listen, port, inv.status_server, s.key_file);
+    return daemon::PrintFunctions("ninfd --list", s.listen, port, inv.status_server, access);
   if (inv.openblas_core) {
     const BlasChoice c = ExecutableBlasCore();
     if (c.core.empty()) {

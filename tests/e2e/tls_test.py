@@ -455,6 +455,30 @@ def check_sighup_reloads_certificate_while_a_handle_goes_on(ctx):
     expect_ok(run_client(d.address, ["echo 100"], client_env(ctx.certs, "ca.pem")))
 
 
+def check_status_and_list_speak_tls(ctx):
+    # `ninfd --status` / `--list` against a TLS ninfd: with NINF_TLS_CA (the
+    # client's variable, which is also ninfd's tls_ca) they answer; without
+    # it the daemon's refusal says what to set. Against a ninfd that wants a
+    # client certificate, NINF_TLS_CERT/NINF_TLS_KEY are shown.
+    def tool(flag, server, env):
+        return subprocess.run([ctx.ninfd, flag, "--server", server.address], env=env,
+                              capture_output=True, text=True, timeout=30)
+
+    for flag, answer in (("--status", "completed:"), ("--list", "dgesv(")):
+        ok = tool(flag, ctx.tls, client_env(ctx.certs, "ca.pem"))
+        assert ok.returncode == 0 and answer in ok.stdout, (flag, ok.stdout, ok.stderr)
+        blind = tool(flag, ctx.tls, client_env(ctx.certs))
+        assert blind.returncode == 1 and "requires TLS" in blind.stderr, (flag, blind.stderr)
+    with_cert = tool("--status", ctx.mtls, client_env(ctx.certs, "ca.pem", "alice.pem",
+                                                      "alice.key"))
+    assert with_cert.returncode == 0 and "completed:" in with_cert.stdout, with_cert.stderr
+    no_cert = tool("--status", ctx.mtls, client_env(ctx.certs, "ca.pem"))
+    assert no_cert.returncode == 1, no_cert.stdout
+    # A plaintext ninfd asked over TLS: the tool says to unset tls_ca.
+    wrong = tool("--status", ctx.plain, client_env(ctx.certs, "ca.pem"))
+    assert wrong.returncode == 1 and "does not speak TLS" in wrong.stderr, wrong.stderr
+
+
 def check_unreadable_certificate_is_a_configuration_error(ctx):
     # Exit 2 (the units do not restart it) and one line that says which file
     # and why, not OpenSSL's "system lib; system lib".
