@@ -50,14 +50,20 @@ int main(int argc, char **argv) {
     for (const ninf::daemon::ForeignVariable &v : inv.ignored_variables)
       std::fprintf(stderr, "ninf-meta: warning: %s\n",
                    ninf::daemon::ForeignVariableWarning(v, "ninf-meta").c_str());
+  // Its tools reach it with its key and, with tls_ca, over TLS (showing
+  // tls_cert where it asks for a client certificate).
+  const ninf::daemon::ToolAccess access{
+      .key_file = inv.settings.key_file,
+      .tls = {
+          .ca = inv.settings.tls_ca, .cert = inv.settings.tls_cert, .key = inv.settings.tls_key}};
   if (inv.view == "functions")
     return ninf::daemon::PrintFunctions("ninf-meta --list", inv.settings.listen,
                                         static_cast<int>(inv.settings.port), inv.status_server,
-                                        {.key_file = inv.settings.key_file});
+                                        access);
   if (tool)
-    return ninf::daemon::PrintStats(
-        "ninf-meta", inv.settings.listen, static_cast<int>(inv.settings.port), inv.status_server,
-        {.key_file = inv.settings.key_file}, inv.view == "stats" ? "" : inv.view);
+    return ninf::daemon::PrintStats("ninf-meta", inv.settings.listen,
+                                    static_cast<int>(inv.settings.port), inv.status_server, access,
+                                    inv.view == "stats" ? "" : inv.view);
   // A connection holds its socket alone.
   const ninf::daemon::TableProgram<MetaServer, ninf::meta::MetaInvocation> program{
       .name = "ninf-meta",

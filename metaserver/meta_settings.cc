@@ -78,6 +78,10 @@ const MetaSettingSpec kTable[] = {
     daemon::TlsCertRow<MetaSettings>(),
     daemon::TlsKeyRow<MetaSettings>(),
     daemon::TlsClientCaRow<MetaSettings>(),
+    {"tls_ca", SettingKind::kString, "", 0, 0,
+     "PEM trust anchors with which its tools (--status, --servers, --links, --list) verify a "
+     "TLS ninf-meta, showing tls_cert as their client certificate; \"\": they speak plaintext",
+     &MetaSettings::tls_ca, daemon::Reload::kLive},
 };
 
 constexpr const char *kNinfd = "ninfd's";
@@ -111,6 +115,7 @@ const daemon::ForeignVariable kForeignVariables[] = {
     {"NINF_TLS_CERT", kNinfdAndClient, "NINF_META_TLS_CERT"},
     {"NINF_TLS_KEY", kNinfdAndClient, "NINF_META_TLS_KEY"},
     {"NINF_TLS_CLIENT_CA", kNinfd, "NINF_META_TLS_CLIENT_CA"},
+    {"NINF_TLS_CA", kNinfdAndClient, "NINF_META_TLS_CA"},
     {"NINF_POLICY", kOldMeta, "NINF_META_POLICY"},
     {"NINF_REPORT_MS", kOldMeta, "NINF_META_REPORT_MS"},
     {"NINF_LEASE_MS", kOldMeta, "NINF_META_LEASE_MS"},

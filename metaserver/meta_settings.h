@@ -42,6 +42,9 @@ struct MetaSettings {
       tls_cert;  // PEM files (docs/security.md); "": plaintext TCP (ninf-meta: not yet used)
   std::string tls_key;
   std::string tls_client_ca;
+  // PEM trust anchors its tools (--status, --servers, --links, --list)
+  // verify a TLS ninf-meta with; "": they speak plaintext.
+  std::string tls_ca;
 };
 
 using MetaSettingSpec = daemon::SettingSpecOf<MetaSettings>;

@@ -14,6 +14,8 @@ Starts real ninf-meta and ninfd daemons with the site CA of tls_test.py
     ninfd's tls_cert (serverAuth + clientAuth, as scripts/site_ca.sh
     issues them) and refuses a ninfd whose certificate is not for clients;
   - a ninf-meta whose certificate another CA signed is refused by ninfd;
+  - its tools (--status, --servers, --links, --list) speak TLS with its
+    own tls_ca (NINF_META_TLS_CA, --tls-ca), and say what to set without;
   - a transaction block placed on two TLS ninfds (tls_ca, mutual TLS)
     forwards its intermediates: the executables fetch them over TLS.
     (A ninfd without tls_ca makes the client forward nothing: e2e_tls's
@@ -165,6 +167,33 @@ def check_tls_ninfd_registers_with_tls_meta_and_a_placed_call_runs(ctx):
     assert "metaserver_unreachable" not in server.text(), server.text()
 
 
+def check_meta_tools_speak_tls(ctx):
+    # Its tools with its own tls_ca (NINF_META_TLS_CA, or --tls-ca): every
+    # view answers; without it the refusal says to set tls_ca.
+    meta = ctx.meta("tls-tools", *ctx.tls_flags())
+    server = ctx.server("tls-tools-reg", meta, *ctx.tls_flags(), "--tls-ca", ctx.path("ca.pem"))
+    wait_for_log(meta, "event=server_registered", 20)
+    env = dict(os.environ)
+    for var in ("NINF_TLS_CA", "NINF_META_TLS_CA", "NINF_META_CONFIG", "NINF_CONFIG"):
+        env.pop(var, None)
+
+    def tool(*args, ca=None):
+        e = dict(env)
+        if ca:
+            e["NINF_META_TLS_CA"] = ca
+        return subprocess.run([ctx.ninf_meta, *args, "--server", meta.address], env=e,
+                              capture_output=True, text=True, timeout=30)
+
+    for view, answer in (("--status", "servers:1"), ("--servers", server.address),
+                         ("--links", ""), ("--list", "dgesv(")):
+        ok = tool(view, ca=ctx.path("ca.pem"))
+        assert ok.returncode == 0 and answer in ok.stdout, (view, ok.stdout, ok.stderr)
+        blind = tool(view)
+        assert blind.returncode == 1 and "requires TLS" in blind.stderr, (view, blind.stderr)
+    flag = tool("--status", "--tls-ca", ctx.path("ca.pem"))
+    assert flag.returncode == 0, flag.stderr
+
+
 def check_plaintext_client_is_refused_by_tls_meta(ctx):
     meta = ctx.meta("tls-plainclient", *ctx.tls_flags())
     results = run_meta_client(meta, ["null"], tls_test.client_env(ctx.certs))
@@ -252,6 +281,7 @@ def check_kept_data_is_fetched_over_tls_between_two_tls_ninfds(ctx):
 
 CHECKS = [
     check_tls_ninfd_registers_with_tls_meta_and_a_placed_call_runs,
+    check_meta_tools_speak_tls,
     check_plaintext_client_is_refused_by_tls_meta,
     check_plaintext_ninfd_is_refused_by_tls_meta_naming_tls_ca,
     check_tls_ninfd_refuses_plaintext_meta,

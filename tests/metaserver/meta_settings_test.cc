@@ -163,6 +163,20 @@ TEST_CASE("meta_settings_reads_its_own_variables", "[meta_settings]") {
                                            v.ours + "\n"));
 }
 
+TEST_CASE("meta_settings_tls_ca_for_its_tools", "[meta_settings]") {
+  MetaInvocation inv;
+  REQUIRE(Parse({"--tls-ca", "/ca.pem", "--status"}, &inv).ok());
+  CHECK(inv.settings.tls_ca == "/ca.pem");
+  CHECK(inv.view == "stats");
+  REQUIRE(Parse({"--servers"}, &inv, {{"NINF_META_TLS_CA", "/meta-ca.pem"}}).ok());
+  CHECK(inv.settings.tls_ca == "/meta-ca.pem");
+  // The client's variable is not ninf-meta's: reported, not read.
+  REQUIRE(Parse({"--status"}, &inv, {{"NINF_TLS_CA", "/client-ca.pem"}}).ok());
+  CHECK(inv.settings.tls_ca.empty());
+  REQUIRE(inv.ignored_variables.size() == 1);
+  CHECK(std::string(inv.ignored_variables[0].ours) == "NINF_META_TLS_CA");
+}
+
 // A pair whose own variable the daemon does not read would never be
 // noticed: the table is refused as a whole (NINF_ERR_INTERNAL), so any
 // start of the daemon shows the mistake.
