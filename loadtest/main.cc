@@ -154,6 +154,12 @@ int Settle(const CLI::App &app, Options *o) {
     ::setenv("NINF_KEY_FILE", c.key_file.c_str(), 1);
   else if (const char *env = std::getenv("NINF_KEY_FILE"))
     c.key_file = env;
+  // The clients' TLS variables reach libninf the same way; the queries
+  // read them here.
+  for (auto [name, field] :
+       {std::pair{"NINF_TLS_CA", &c.tls_ca}, std::pair{"NINF_TLS_CERT", &c.tls_cert},
+        std::pair{"NINF_TLS_KEY", &c.tls_key}})
+    if (const char *env = std::getenv(name)) *field = env;
   c.progress = !o->quiet;
   if (o->label.empty()) o->label = o->workload;
 

@@ -25,6 +25,9 @@ struct RunConfig {
   std::string metaserver;            // host:port: calls are placed instead
   std::vector<std::string> sampled;  // servers whose statistics are sampled
   std::string key_file;              // for the statistics queries
+  // The clients' TLS files (NINF_TLS_CA, NINF_TLS_CERT, NINF_TLS_KEY): the
+  // statistics queries speak TLS with them as the calls do.
+  std::string tls_ca, tls_cert, tls_key;
   // Control groups of the sampled servers (one per server in order, or one
   // for all) whose CPU time is the measured utilization (loadtest/cgroup.h);
   // server_cpus > 0 gives their CPU count instead of the cpuset.

@@ -20,11 +20,15 @@ namespace {
 
 constexpr int kQueryTimeoutMs = 2000;
 
-Status Query(const std::string &server, const std::string &key_file, std::string *text) {
+// The statistics of `server`, reached as the run's calls reach it (its key,
+// and TLS with the clients' files when NINF_TLS_CA is set).
+Status Query(const std::string &server, const RunConfig &c, std::string *text) {
   HostPort hp;
   Status st = ParseHostPort(server, HostPort("127.0.0.1", kNinfdPort), &hp);
   if (!st.ok()) return st;
-  return daemon::QueryStats(hp.host, hp.port, kQueryTimeoutMs, {.key_file = key_file}, text);
+  const daemon::ToolAccess access{.key_file = c.key_file,
+                                  .tls = {.ca = c.tls_ca, .cert = c.tls_cert, .key = c.tls_key}};
+  return daemon::QueryStats(hp.host, hp.port, kQueryTimeoutMs, access, text);
 }
 
 // Answers at all: a refused key, a refused view, are answers.
@@ -67,7 +71,7 @@ bool CheckServers(const RunConfig &c, const std::vector<int> &netns_fds, std::st
   if (netns_fds.empty()) {
     for (const std::string &target : targets) {
       std::string text;
-      const Status st = Query(target, c.key_file, &text);
+      const Status st = Query(target, c, &text);
       if (Unreachable(st)) {
         *error = std::string(what) + " " + target + " unreachable: " + st.ToString() +
                  " (nothing was run; is it running, and listening there?)";
@@ -92,7 +96,7 @@ bool CheckServers(const RunConfig &c, const std::vector<int> &netns_fds, std::st
     if (pid == 0) {
       if (::setns(netns_fds[ns], CLONE_NEWNET) != 0) ::_exit(3);
       std::string text;
-      const Status st = Query(targets[t], c.key_file, &text);
+      const Status st = Query(targets[t], c, &text);
       if (Unreachable(st)) {
         std::fprintf(stderr, "ninf-loadtest: %s\n", st.ToString().c_str());
         ::_exit(1);
@@ -115,7 +119,7 @@ bool CheckServers(const RunConfig &c, const std::vector<int> &netns_fds, std::st
 
 std::string SamplingFailure(const std::string &server, const Status &st) {
   std::string text = "cannot sample server " + server + ": " + st.ToString();
-  if (st.code() == NINF_ERR_AUTH)
+  if (st.code() == NINF_ERR_AUTH && st.message().find("TLS") == std::string::npos)
     text += "; it needs a key: give --key-file KEY (the calls use it too) or set NINF_KEY_FILE";
   else if (st.code() == NINF_ERR_CONNECT || st.code() == NINF_ERR_TIMEOUT)
     text += " (is it running, and listening there?)";
@@ -127,7 +131,7 @@ void Sampler::Sample(double t0, std::map<std::string, std::vector<ServerSample>>
     const std::string &server = c_.sampled[i];
     ServerSample sample;
     std::string text;
-    const Status st = Query(server, c_.key_file, &text);
+    const Status st = Query(server, c_, &text);
     if (st.ok()) {
       sample = ParseSample(text, 0);
       failing_.erase(server);

@@ -479,6 +479,26 @@ def check_status_and_list_speak_tls(ctx):
     assert wrong.returncode == 1 and "does not speak TLS" in wrong.stderr, wrong.stderr
 
 
+def check_loadtest_samples_a_tls_server(ctx):
+    # ninf-loadtest's statistics queries reach a TLS ninfd as its calls do,
+    # with the clients' NINF_TLS_CA: the run samples the server.
+    tool = os.environ.get("NINF_LOADTEST")
+    assert tool and os.path.exists(tool), "NINF_LOADTEST names no program"
+    summary = os.path.join(ctx.workdir, "loadtest-tls-summary.csv")
+    run = subprocess.run([tool, "--server", ctx.tls.address, "--workload", "linpack", "--size",
+                          "32", "-c", "1", "--steps", "3", "--summary", summary],
+                         env=client_env(ctx.certs, "ca.pem"), capture_output=True, text=True,
+                         timeout=120)
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out
+    assert "cannot sample" not in out, out
+    with open(summary) as f:
+        header, row = f.read().splitlines()[:2]
+    fields = dict(zip(header.split(","), row.split(",")))
+    assert fields["calls"] == "3", fields
+    assert fields["load_mean"] not in ("", "-"), fields  # sampled: the server's load average
+
+
 def check_unreadable_certificate_is_a_configuration_error(ctx):
     # Exit 2 (the units do not restart it) and one line that says which file
     # and why, not OpenSSL's "system lib; system lib".
