@@ -17,13 +17,13 @@ using ninf::test::TempDir;
 
 namespace {
 
-const ninf::test::ArgsParser<Invocation> Parse{ParseInvocation, "ninfd"};
+const ninf::test::ArgsParser<Invocation> ParseNinfdArgs{ParseInvocation, "ninfd"};
 
 ninf::Status ParseFile(const TempDir &dir, const std::string &toml, Settings *out) {
   dir.WriteFile("named.toml", toml);
   const std::string path = dir.Join("named.toml");
   Invocation inv;
-  ninf::Status st = Parse({"--config", path}, &inv);
+  ninf::Status st = ParseNinfdArgs({"--config", path}, &inv);
   *out = inv.settings;
   return st;
 }
@@ -190,7 +190,7 @@ TEST_CASE("named_tables_rows_inherit_real_settings_of_their_type", "[settings]")
 
 TEST_CASE("named_tables_help_lists_every_key", "[settings]") {
   Invocation inv;
-  REQUIRE(Parse({"--help"}, &inv).ok());
+  REQUIRE(ParseNinfdArgs({"--help"}, &inv).ok());
   for (const FunctionKey &key : FunctionKeys())
     CHECK_THAT(inv.output, Catch::Contains(std::string("limits.NAME.") + key.name));
   for (const UserKey &key : UserKeys())
