@@ -186,10 +186,12 @@ class Connection {
   // Where the connection is in its life (the header comment's states).
   enum class State { kHandshake, kReading, kParked, kFinishing, kDraining, kClosed };
   State state() const { return state_; }
-  // Reading, with bytes of a request read but not all of it yet.
-  // A TLS handshake under way counts as a request started.
+  // Reading, with bytes of a request read but not all of it yet; in a TLS
+  // handshake, once the client's first bytes came (a handshake no byte of
+  // which came is a socket that has sent nothing, as a silent plaintext one).
   bool request_started() const {
-    return (state_ == State::kReading && in_request_) || state_ == State::kHandshake;
+    return (state_ == State::kReading && in_request_) ||
+           (state_ == State::kHandshake && transport_.begun());
   }
   // uv_now() of the loop when the connection was opened.
   uint64_t opened_ms() const { return opened_ms_; }

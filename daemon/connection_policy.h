@@ -18,7 +18,7 @@ inline constexpr uint64_t kNewcomerGraceMs = 1000;
 // What the policy knows of one open connection.
 struct ConnectionFacts {
   enum class Phase {
-    kReading,   // reading requests (between requests, or in one)
+    kReading,   // reading requests (between requests, in one, or in its TLS handshake)
     kDraining,  // its last reply is written out; it only waits for the peer's close
     kBusy,      // a call is parked, a reply is being written, or it is closing
   };

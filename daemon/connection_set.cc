@@ -11,7 +11,10 @@ namespace ninf::daemon {
 namespace {
 
 ConnectionFacts::Phase PhaseOf(const Connection &c) {
-  if (c.state() == Connection::State::kReading) return ConnectionFacts::Phase::kReading;
+  // A TLS handshake is the reading of its first request: a connection that
+  // stalls in it, or sends nothing, makes room as a plaintext one would.
+  if (c.state() == Connection::State::kReading || c.state() == Connection::State::kHandshake)
+    return ConnectionFacts::Phase::kReading;
   if (c.state() == Connection::State::kDraining) return ConnectionFacts::Phase::kDraining;
   return ConnectionFacts::Phase::kBusy;
 }

@@ -43,6 +43,8 @@ class Transport {
   // Drives the server side of the TLS handshake as far as the socket lets it.
   Handshake ContinueHandshake();
   bool wants_write() const { return handshake_wants_write_; }
+  // Whether the client's first bytes came (the handshake has begun).
+  bool begun() const { return sniffed_; }
 
   // A plaintext connection's first bytes (`first`, `n` of them): whether
   // they are a TLS ClientHello, which this server does not answer. Asked of

@@ -499,6 +499,39 @@ def check_loadtest_samples_a_tls_server(ctx):
     assert fields["load_mean"] not in ("", "-"), fields  # sampled: the server's load average
 
 
+def check_silent_and_stalled_handshakes_make_room(ctx):
+    # An address that fills its connections with sockets that say nothing,
+    # or stall inside the TLS handshake, does not lock its good client out:
+    # those make room as silent plaintext ones do (the hostile finding: 3 of
+    # 3 good clients were refused).
+    import ssl
+    d = ctx.daemon("flood", "--tls-cert", ctx.path("server.pem"), "--tls-key",
+                   ctx.path("server.key"), "--max-connections-per-client", "4")
+    # The first bytes of a real ClientHello, then nothing more.
+    context = ssl.create_default_context(cafile=ctx.path("ca.pem"))
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    obj = context.wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
+    try:
+        obj.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    hello = outgoing.read()
+    holders = []
+    try:
+        for i in range(4):
+            s = socket.create_connection(("127.0.0.1", d.port))
+            if i % 2:
+                s.sendall(hello[:len(hello) // 2])  # stalls inside the handshake
+            holders.append(s)
+        time.sleep(1.5)  # past the grace a socket that sent nothing gets
+        for _ in range(3):
+            expect_ok(run_client(d.address, ["null"], client_env(ctx.certs, "ca.pem")))
+        assert "event=connection_replaced" in d.text(), d.text()
+    finally:
+        for s in holders:
+            s.close()
+
+
 def check_unreadable_certificate_is_a_configuration_error(ctx):
     # Exit 2 (the units do not restart it) and one line that says which file
     # and why, not OpenSSL's "system lib; system lib".
