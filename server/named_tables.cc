@@ -14,6 +14,7 @@ constexpr int64_t kMaxKey = int64_t{1} << 62;
 
 bool Launcher(std::string_view name) { return name == "local" || name == "slurm"; }
 bool GroupName(std::string_view name) { return ValidUserName(name); }
+bool RoleName(std::string_view role) { return role == "user" || role == "operator"; }
 
 const FunctionKey kFunctionKeys[] = {
     {"wall_seconds", TableKeyKind::kInteger, 0, kMaxKey, "call_wall_seconds", "",
@@ -47,6 +48,10 @@ const UserKey kUserKeys[] = {
      "names (letters, digits, '_', '-', '.')"},
     {"run_as", TableKeyKind::kString, 0, 0, nullptr, "",
      "local account the user's executables run as (ninfd as root)", &UserSpec::run_as},
+    {"role", TableKeyKind::kString, 0, 0, nullptr, "user",
+     "what the user sees of other users in STATS (--status): \"user\", only its own "
+     "user.NAME.* lines; \"operator\", every user's",
+     &UserSpec::role, RoleName, "\"user\" or \"operator\""},
     {"max_slots", TableKeyKind::kInteger, 0, kMaxKey, "user_max_slots", "",
      "slots the user's calls may hold at once (0: no cap)", &UserSpec::max_slots},
     {"max_queued", TableKeyKind::kInteger, 0, kMaxKey, "user_max_queued", "",

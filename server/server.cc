@@ -165,7 +165,9 @@ void Server::OnProtocolError(daemon::Connection &conn, const Status &st) {
                           conn.id(), conn.peer(), st.code(), daemon::Quoted(st.message()));
 }
 
-std::string Server::StatsText() const { return FormatStats(CurrentGauges(), counters_); }
+std::string Server::StatsText(const std::string *only_user) const {
+  return FormatStats(CurrentGauges(), counters_, only_user);
+}
 
 Gauges Server::CurrentGauges() const {
   const Admission &admission = scheduler_.desk().admission();

@@ -132,7 +132,8 @@ class Server : public daemon::Connection::Delegate, private SchedulerObserver {
   // started or ended, and on a timer.
   void PublishLoad() override;
 
-  std::string StatsText() const;
+  // `only_user`: FormatStats's (null: every user's lines).
+  std::string StatsText(const std::string *only_user = nullptr) const;
   // The daemon's instantaneous values, for --status and the metrics.
   Gauges CurrentGauges() const;
   // The Prometheus endpoint (`metrics` setting).

@@ -149,7 +149,16 @@ void Server::HandleList(daemon::Connection &conn) {
 
 void Server::HandleStats(daemon::Connection &conn) {
   wire::StatsReply reply;
-  reply.set_text(StatsText());
+  // A user sees its own user.LABEL.* lines only, unless it is an operator
+  // (users.h UserSpec::role): who called what is not every user's business.
+  const Identity who = users_.Of(conn);
+  if (users_.SeesEveryUser(who)) {
+    reply.set_text(StatsText());
+  } else {
+    const std::string own = OwnStatsLabel(counters_.user_labels, who.user,
+                                          static_cast<std::size_t>(settings_.user_metric_labels));
+    reply.set_text(StatsText(&own));
+  }
   spdlog::debug("event=stats conn={} peer={}", conn.id(), conn.peer());
   conn.Reply(FRAME_STATS_REPLY, &reply);
 }

@@ -107,12 +107,13 @@ void Counters::RecordUserCall(const std::string &label, CallOutcome outcome) {
   }
 }
 
-std::string FormatStats(const Gauges &g, const Counters &c) {
+std::string FormatStats(const Gauges &g, const Counters &c, const std::string *only_user) {
   std::string out;
   daemon::WriteStatusLines(&out, GlobalStatRows(), "", GlobalStatsSource{g, c});
   for (const auto &[name, f] : c.functions)
     daemon::WriteStatusLines(&out, FunctionStatRows(), "function." + name + ".", f);
   for (const UserGauge &u : g.users) {
+    if (only_user && u.name != *only_user) continue;
     UserCallStats calls;
     if (auto it = c.users.find(u.name); it != c.users.end()) calls = it->second;
     daemon::WriteStatusLines(&out, UserStatRows(), "user." + u.name + ".",

@@ -174,7 +174,9 @@ struct Gauges {
 
 // The reply text, written from the statistics table's rows: global lines
 // first, then function.NAME.* lines sorted by name, then user.NAME.* lines
-// for each user of `gauges.users`. Every line ends with '\n'.
-std::string FormatStats(const Gauges &gauges, const Counters &counters);
+// for each user of `gauges.users` (only `only_user`'s when it is given: ""
+// shows none). Every line ends with '\n'.
+std::string FormatStats(const Gauges &gauges, const Counters &counters,
+                        const std::string *only_user = nullptr);
 
 }  // namespace ninf::server

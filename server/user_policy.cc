@@ -59,6 +59,13 @@ RunAs UserPolicy::RunAsOf(std::string_view user) const {
   return it == principals_.run_as.end() ? RunAs{} : it->second;
 }
 
+bool UserPolicy::SeesEveryUser(const Identity &who) const {
+  if (who.user.empty()) return true;
+  const UserSpecs users = settings_.Users();
+  auto it = users.find(who.user);
+  return it != users.end() && it->second.role == "operator";
+}
+
 const auth::Key *UserPolicy::KeyOfCall(const std::string &owner, const std::string &key_id) const {
   // A revoked key proves nothing for the calls it started.
   auto holder = principals_.user_of_key.find(key_id);

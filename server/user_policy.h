@@ -56,6 +56,10 @@ class UserPolicy {
   UserQuota QuotaOf(std::string_view user) const { return settings_.QuotaOf(user); }
   // The local account `user`'s executables run as (unset: as ninfd).
   RunAs RunAsOf(std::string_view user) const;
+  // Whether `who` sees every user's STATS lines: a connection that is no
+  // user (the daemon's own key, which --status shows) or a user whose role
+  // is "operator".
+  bool SeesEveryUser(const Identity &who) const;
   // The key a call of `owner` proved with `key_id`, while it is still the
   // user's; null otherwise.
   const auth::Key *KeyOfCall(const std::string &owner, const std::string &key_id) const;

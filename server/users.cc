@@ -159,4 +159,11 @@ std::string UserLabel(std::set<std::string, std::less<>> *seen, std::string_view
   return shown;
 }
 
+std::string OwnStatsLabel(const std::set<std::string, std::less<>> &seen, std::string_view user,
+                          std::size_t max_labels) {
+  const std::string shown(ShownUser(user));
+  if (seen.count(shown)) return shown;
+  return seen.size() >= max_labels ? "other" : "";
+}
+
 }  // namespace ninf::server

@@ -40,6 +40,9 @@ struct UserSpec {
   std::string cert_subject{};
   std::vector<std::string> groups{};
   std::string run_as{};
+  // What the user sees of others in STATS (--status): "user", its own
+  // user.LABEL.* lines; "operator", every user's.
+  std::string role{};
   int64_t max_slots = 0;      // calls of the user holding a slot at once
   int64_t max_queued = 0;     // calls of the user waiting for a slot
   int64_t store_bytes = 0;    // bytes of kept data
@@ -133,5 +136,12 @@ std::string UserLabel(std::set<std::string, std::less<>> *seen, std::string_view
 
 // "-" for the anonymous user in logs, the name otherwise.
 inline std::string_view ShownUser(std::string_view user) { return user.empty() ? "-" : user; }
+
+// The user.LABEL.* lines of STATS a connection of `user` (one who is not an
+// operator) sees: its own label among those given out (`seen`, at most
+// `max_labels`), "other" once they are all given and it has none, "" (no
+// line: it has made no call) while labels are left.
+std::string OwnStatsLabel(const std::set<std::string, std::less<>> &seen, std::string_view user,
+                          std::size_t max_labels);
 
 }  // namespace ninf::server

@@ -206,15 +206,16 @@ std::string Run(const std::string &command) {
   return out;
 }
 
-// The daemon of most cases: alice (two keys, quotas), bob (group chem),
-// carol; echo for alice only, dmmul for group chem, the rest for all; two
-// users with a metrics label of their own.
+// The daemon of most cases: alice (two keys, quotas), bob (group chem, an
+// operator: the cases read every user's STATS lines with his key), carol;
+// echo for alice only, dmmul for group chem, the rest for all; two users
+// with a metrics label of their own.
 std::vector<std::string> ThreeUsers(const TempDir &dir, int metrics_port) {
   std::vector<std::string> args =
       UsersConfig(dir,
                   {{"alice", kAlice1 + "\n" + kAlice2,
                     "max_slots = 1\nmax_queued = 1\nstore_bytes = \"3K\"\nmax_two_phase = 2"},
-                   {"bob", kBob, "groups = [\"chem\"]"},
+                   {"bob", kBob, "groups = [\"chem\"]\nrole = \"operator\""},
                    {"carol", kCarol, ""}},
                   "[limits.echo]\nallow = [\"alice\"]\n[limits.dmmul]\nallow = [\"group:chem\"]\n",
                   "slots = 4\nthread_budget = \"split\"\nuser_metric_labels = 2\nliveness_seconds "
@@ -335,17 +336,28 @@ TEST_CASE("users_metrics_labels_are_bounded_and_status_per_user", "[e2e][users]"
   CHECK_THAT(metrics,
              Catch::Contains("ninf_user_calls_total{user=\"other\",outcome=\"completed\"} 2"));
   CHECK_THAT(metrics, !Catch::Contains("carol"));
-  // ninfd --status with alice's key file.
-  const std::string status = Run(std::string(std::getenv("NINFD")) +
-                                 " --status --server 127.0.0.1:" + std::to_string(d.port()) +
-                                 " --key-file " + dir.Join("alice.key") + " 2>&1");
-  CHECK_THAT(status, Catch::Contains("user.alice.calls:1"));
-  CHECK_THAT(status, Catch::Contains("user.alice.running:0"));
-  CHECK_THAT(status, Catch::Contains("user.alice.queued:0"));
-  CHECK_THAT(status, Catch::Contains("user.alice.store_bytes:0"));
-  CHECK_THAT(status, Catch::Contains("user.bob.calls:1"));
-  CHECK_THAT(status, Catch::Contains("user.other.calls:2"));
-  CHECK_THAT(status, !Catch::Contains("carol"));
+  // ninfd --status with a user's key file: bob, an operator, sees every
+  // user's lines; alice only her own, carol only the "other" bucket she is
+  // counted in (the global and per-function lines are everyone's).
+  auto status_with = [&](const std::string &user) {
+    return Run(std::string(std::getenv("NINFD")) + " --status --server 127.0.0.1:" +
+               std::to_string(d.port()) + " --key-file " + dir.Join(user + ".key") + " 2>&1");
+  };
+  const std::string all = status_with("bob");
+  CHECK_THAT(all, Catch::Contains("user.alice.calls:1"));
+  CHECK_THAT(all, Catch::Contains("user.alice.running:0"));
+  CHECK_THAT(all, Catch::Contains("user.alice.queued:0"));
+  CHECK_THAT(all, Catch::Contains("user.alice.store_bytes:0"));
+  CHECK_THAT(all, Catch::Contains("user.bob.calls:1"));
+  CHECK_THAT(all, Catch::Contains("user.other.calls:2"));
+  CHECK_THAT(all, !Catch::Contains("carol"));
+  const std::string alice = status_with("alice");
+  CHECK_THAT(alice, Catch::Contains("user.alice.calls:1"));
+  CHECK_THAT(alice, Catch::Contains("function.null.calls:3"));
+  CHECK_THAT(alice, !Catch::Contains("user.bob.") && !Catch::Contains("user.other."));
+  const std::string carol = status_with("carol");
+  CHECK_THAT(carol, Catch::Contains("user.other.calls:2"));
+  CHECK_THAT(carol, !Catch::Contains("user.alice.") && !Catch::Contains("user.bob."));
 }
 
 TEST_CASE("users_revoked_mid_handle", "[e2e][users]") {
@@ -514,7 +526,8 @@ TEST_CASE("users_block_data_fetched_with_the_users_key", "[e2e][users]") {
   // the reading executable fetches it with the key alice's client proved
   // (CTL_PROVE), here the second key of her file.
   TempDir dir;
-  E2EDaemon d(UsersConfig(dir, {{"alice", kAlice1 + "\n" + kAlice2, ""}, {"bob", kBob, ""}}));
+  E2EDaemon d(UsersConfig(
+      dir, {{"alice", kAlice1 + "\n" + kAlice2, ""}, {"bob", kBob, "role = \"operator\""}}));
   const std::string second = dir.Join("second.key");
   std::ofstream(second, std::ios::trunc) << kAlice2 << "\n";
   REQUIRE(::chmod(second.c_str(), 0600) == 0);

@@ -43,7 +43,10 @@ std::string OwnValue(ninf::daemon::TableKeyKind kind, std::string_view key) {
     case TableKeyKind::kBytes:
       return "1";
     case TableKeyKind::kString:
-      return key == "launcher" ? "\"slurm\"" : "\"/some/file\"";
+      // A key that takes only some strings gets one that is not its default.
+      if (key == "launcher") return "\"slurm\"";
+      if (key == "role") return "\"operator\"";
+      return "\"/some/file\"";
     case TableKeyKind::kNames:
       return "[\"alice\"]";
   }

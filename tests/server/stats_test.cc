@@ -353,6 +353,18 @@ TEST_CASE("stats_status_and_metrics_are_written_from_the_table", "[stats]") {
   c.RecordCall("ep", CallOutcome::kFailed, 0, 0, 0);
   c.RecordUserCall("alice", CallOutcome::kCancelled);
   const auto s = Parse(FormatStats(g, c));
+  // One user's view: its own lines only, or none; the rest as for all.
+  Gauges two = g;
+  two.users.push_back({"bob", 1, 0, 0});
+  const std::string alice = "alice", nobody;
+  const auto own = Parse(FormatStats(two, c, &alice));
+  CHECK(own.at("user.alice.calls") == "1");
+  CHECK(own.count("user.bob.running") == 0);
+  CHECK(own.at("function.ep.failed") == "1");
+  const auto none = Parse(FormatStats(two, c, &nobody));
+  CHECK(none.count("user.alice.calls") == 0);
+  CHECK(none.count("user.bob.running") == 0);
+  CHECK(Parse(FormatStats(two, c)).at("user.bob.running") == "1");
   CHECK(s.at("function.ep.failed") == "1");
   CHECK(s.at("user.alice.calls") == "1");
   CHECK(s.at("user.alice.running") == "2");

@@ -137,6 +137,16 @@ TEST_CASE("users_metric_label_bound", "[users]") {
   CHECK(UserLabel(&seen, "", 64) == "-");
 }
 
+TEST_CASE("users_own_stats_label", "[users]") {
+  // What a user who is not an operator sees of STATS's user lines: its own
+  // label, "other" when it shares that bucket, nothing while it has none.
+  std::set<std::string, std::less<>> seen = {"alice", "bob"};
+  CHECK(OwnStatsLabel(seen, "alice", 2) == "alice");
+  CHECK(OwnStatsLabel(seen, "carol", 2) == "other");  // the labels are all given
+  CHECK(OwnStatsLabel(seen, "carol", 3) == "");       // no call yet: no line of its own
+  CHECK(seen.size() == 2);                            // asking gives no label out
+}
+
 TEST_CASE("users_names", "[users]") {
   CHECK(ValidUserName("alice"));
   CHECK(ValidUserName("a.b-c_9"));
