@@ -504,18 +504,9 @@ def check_silent_and_stalled_handshakes_make_room(ctx):
     # or stall inside the TLS handshake, does not lock its good client out:
     # those make room as silent plaintext ones do (the hostile finding: 3 of
     # 3 good clients were refused).
-    import ssl
     d = ctx.daemon("flood", "--tls-cert", ctx.path("server.pem"), "--tls-key",
                    ctx.path("server.key"), "--max-connections-per-client", "4")
-    # The first bytes of a real ClientHello, then nothing more.
-    context = ssl.create_default_context(cafile=ctx.path("ca.pem"))
-    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
-    obj = context.wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
-    try:
-        obj.do_handshake()
-    except ssl.SSLWantReadError:
-        pass
-    hello = outgoing.read()
+    hello = client_hello(ctx)  # half of it is sent, then nothing more
     holders = []
     try:
         for i in range(4):
