@@ -88,6 +88,7 @@ Status LoadPrincipals(const std::string &global_key_file, const UserSpecs &users
                               "''s");
     }
     p.groups[name] = spec.groups;
+    if (spec.role == "operator") p.operators.insert(name);
     if (!spec.run_as.empty())
       NINF_RETURN_IF_ERROR(ResolveAccount(table, spec.run_as, &p.run_as[name]));
   }

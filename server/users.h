@@ -76,6 +76,7 @@ struct Principals {
   std::map<std::string, std::string> user_of_subject;  // certificate subject -> user
   std::map<std::string, std::vector<std::string>, std::less<>> groups;  // user -> groups
   std::map<std::string, RunAs, std::less<>> run_as;  // users with a run_as account
+  std::set<std::string, std::less<>> operators;      // users whose role is "operator"
   bool keyed() const { return !ring.keys.empty(); }
 };
 
