@@ -56,10 +56,12 @@ bool WaitNoSteps(const std::string &name, int timeout_ms) {
   for (int waited = 0;; waited += 100) {
     if (Steps(name).empty()) return true;
     if (waited >= timeout_ms) {
-      // What is left, for the failure's cause: each step's state and age,
-      // and the srun and slurmstepd processes still there.
+      // What is left, for the failure's cause: each step's start and age
+      // (squeue has no state column for steps: it refuses %T there, and
+      // printed nothing when a CI run failed here), and the srun and
+      // slurmstepd processes still there.
       UNSCOPED_INFO("steps left:\n"
-                    << Output("squeue -h -s -o '%i %j %T %M'") << "processes:\n"
+                    << Output("squeue -h -s -o '%i %j %S %M'") << "processes:\n"
                     << Output("ps -eo pid,ppid,stat,etimes,args | grep -E 'srun|slurmstepd|stub' "
                               "| grep -v grep"));
       return false;
