@@ -2,16 +2,45 @@
 
 namespace ninf::relay {
 
-Status Registrations::Register(const std::string &name, Peer control, Registered *out) {
+std::string KeyIdText(const std::string &identity) {
+  if (identity.empty()) return "none";
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : identity) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+Status Registrations::Conflict(const Registrant &who, const Server &held, uint64_t now_ms) const {
+  const uint64_t quiet_ms = now_ms >= held.heard_ms ? now_ms - held.heard_ms : 0;
+  const std::string heard = " (heard from " + std::to_string(quiet_ms / 1000) + " s ago)";
+  if (held.identity != who.identity)
+    return Status(NINF_ERR_CONFIG, "relay name '" + who.name + "' is registered by key " +
+                                       KeyIdText(held.identity) + heard + ", not " +
+                                       KeyIdText(who.identity) +
+                                       ": a name belongs to the key that registered it");
+  if (held.instance == who.instance || quiet_ms > limits_.live_ms) return Status::Ok();
+  return Status(NINF_ERR_CONFIG, "relay name '" + who.name + "' is registered by another ninfd" +
+                                     heard +
+                                     ": give each ninfd its own relay_name (the default is the "
+                                     "host name, which cloned hosts share)");
+}
+
+Status Registrations::Register(const Registrant &who, Peer control, uint64_t now_ms,
+                               Registered *out) {
   *out = Registered{};
+  const std::string &name = who.name;
   auto held = control_.find(control);
   if (held != control_.end() && held->second != name)
     return Status(NINF_ERR_PROTOCOL, "a control connection registers one name ('" + held->second +
                                          "'), not '" + name + "'");
   auto found = servers_.find(name);
   if (found != servers_.end() && found->second.control && found->second.control != control) {
-    // Both proved a key; the older connection may be a ninfd that died
-    // without the relay noticing yet.
+    NINF_RETURN_IF_ERROR(Conflict(who, found->second, now_ms));
+    // The same ninfd again, or the same key's holder gone quiet: the older
+    // connection is a ninfd that died without the relay noticing yet.
     out->replaced = found->second.control;
     control_.erase(out->replaced);
   } else if (found == servers_.end() && servers_.size() >= limits_.max_servers) {
@@ -20,7 +49,11 @@ Status Registrations::Register(const std::string &name, Peer control, Registered
                                        ") servers registered");
   }
   out->fresh = held == control_.end();
-  servers_[name].control = control;
+  Server &server = servers_[name];
+  server.control = control;
+  server.identity = who.identity;
+  server.instance = who.instance;
+  server.heard_ms = now_ms;
   control_[control] = name;
   return Status::Ok();
 }
@@ -52,7 +85,16 @@ Peer Registrations::Wait(const std::string &token, const std::string &name, Peer
   return server.control;
 }
 
-std::optional<PendingDial> Registrations::TakeDial(const std::string &token) {
+std::optional<PendingDial> Registrations::TakeDial(const std::string &token,
+                                                   const std::string &identity) {
+  auto it = pending_.find(token);
+  if (it == pending_.end()) return std::nullopt;
+  auto server = servers_.find(it->second.server);
+  if (server == servers_.end() || server->second.identity != identity) return std::nullopt;
+  return Take(token);
+}
+
+std::optional<PendingDial> Registrations::Take(const std::string &token) {
   auto it = pending_.find(token);
   if (it == pending_.end()) return std::nullopt;
   PendingDial dial = std::move(it->second);
@@ -67,7 +109,7 @@ std::vector<PendingDial> Registrations::Expire(uint64_t now_ms) {
   for (const auto &[token, p] : pending_)
     if (now_ms >= p.deadline_ms) late.push_back(token);
   std::vector<PendingDial> out;
-  for (const std::string &token : late) out.push_back(*TakeDial(token));
+  for (const std::string &token : late) out.push_back(*Take(token));
   return out;
 }
 
@@ -89,7 +131,7 @@ Departure Registrations::Closed(Peer conn) {
     control_.erase(c);
     out.orphans = Unregister(out.name);
   }
-  if (auto w = waiting_.find(conn); w != waiting_.end()) (void)TakeDial(w->second);
+  if (auto w = waiting_.find(conn); w != waiting_.end()) (void)Take(w->second);
   return out;
 }
 
@@ -102,7 +144,7 @@ std::vector<Peer> Registrations::Unregister(const std::string &name) {
   std::vector<std::string> tokens;
   for (const auto &[token, p] : pending_)
     if (p.server == name) tokens.push_back(token);
-  for (const std::string &token : tokens) orphans.push_back(TakeDial(token)->client);
+  for (const std::string &token : tokens) orphans.push_back(Take(token)->client);
   DropIfIdle(name);
   return orphans;
 }

@@ -29,6 +29,20 @@ struct RegistrationLimits {
   std::size_t max_pending_dials = 16;  // per server
   std::size_t max_bridges_per_server = 256;
   uint64_t dial_timeout_ms = 10000;
+  // A holder that registered (or renewed: the keep-alive) within this long
+  // is live: another instance of its name is refused. Past it, the holder
+  // counts as a ninfd that died without the relay seeing its connection
+  // close (a host that crashed), and the newcomer replaces it.
+  uint64_t live_ms = 40000;
+};
+
+// Who registers a name: the name, the identity its control connection
+// proved (the key id; "" on a relay without keys) and the ninfd's instance
+// (RelayRegister.instance: random per ninfd process).
+struct Registrant {
+  std::string name;
+  std::string identity;
+  std::string instance;
 };
 
 // A client waiting for its server's dial-back.
@@ -55,16 +69,24 @@ struct Departure {
   std::vector<Peer> orphans;
 };
 
+// A key id as the relay's messages and logs show it: hex digits ("none"
+// for a connection that proved no key).
+std::string KeyIdText(const std::string &identity);
+
 class Registrations {
  public:
   explicit Registrations(const RegistrationLimits &limits) : limits_(limits) {}
 
-  // RELAY_REGISTER{name} on `control`. A connection holds one name; the
-  // newest registration of a name wins (a restarted ninfd comes back before
-  // the old connection is seen gone); a new name over max_servers is
-  // refused. Errors: NINF_ERR_PROTOCOL (a second name on one connection),
-  // NINF_ERR_SERVER (max_servers).
-  Status Register(const std::string &name, Peer control, Registered *out);
+  // RELAY_REGISTER on `control` at `now_ms`. A connection holds one name.
+  // A name held by another connection is taken over only by the same
+  // identity, and then only by the same instance (the ninfd reconnecting
+  // before its old connection is seen gone) or once the holder is no longer
+  // live (limits.live_ms). A new name over max_servers is refused.
+  // Errors: NINF_ERR_PROTOCOL (a second name on one connection),
+  // NINF_ERR_SERVER (max_servers), NINF_ERR_CONFIG (the name is held, live,
+  // by another identity or another ninfd of the same one: a name is one
+  // server's; the message says which).
+  Status Register(const Registrant &who, Peer control, uint64_t now_ms, Registered *out);
 
   // Whether a client may wait for `name`'s dial-back now. Errors:
   // NINF_ERR_CONNECT (no such server), NINF_ERR_SERVER (max_pending_dials
@@ -75,9 +97,12 @@ class Registrations {
   // only after Admit succeeded.
   Peer Wait(const std::string &token, const std::string &name, Peer client, uint64_t now_ms);
 
-  // A dial-back presenting `token`: the client it is for, once (the token
-  // is spent). Empty for an unknown or spent token.
-  std::optional<PendingDial> TakeDial(const std::string &token);
+  // A dial-back presenting `token` on a connection that proved `identity`:
+  // the client it is for, once (the token is spent). Empty for an unknown
+  // or spent token, and for one the server's registering identity did not
+  // present (left unspent: a token read off the wire joins nothing, and the
+  // server's own dial-back still comes).
+  std::optional<PendingDial> TakeDial(const std::string &token, const std::string &identity);
   // The clients whose dial-back is late at `now_ms`; they wait no more.
   std::vector<PendingDial> Expire(uint64_t now_ms);
 
@@ -99,10 +124,16 @@ class Registrations {
  private:
   struct Server {
     Peer control = nullptr;
+    std::string identity;  // of the control connection's registration
+    std::string instance;
+    uint64_t heard_ms = 0;  // its last registration or keep-alive
     std::size_t pending = 0;
     std::size_t bridges = 0;
   };
 
+  // Why `who` may not take `held` over at now_ms; Ok when it may.
+  Status Conflict(const Registrant &who, const Server &held, uint64_t now_ms) const;
+  std::optional<PendingDial> Take(const std::string &token);
   std::vector<Peer> Unregister(const std::string &name);
   void DropIfIdle(const std::string &name);
 

@@ -48,7 +48,9 @@ RegistrationLimits LimitsOf(const RelaySettings &s) {
       .max_servers = static_cast<std::size_t>(s.max_servers),
       .max_pending_dials = static_cast<std::size_t>(s.max_pending_dials),
       .max_bridges_per_server = static_cast<std::size_t>(s.max_bridges_per_server),
-      .dial_timeout_ms = static_cast<uint64_t>(s.dial_timeout_seconds) * 1000};
+      .dial_timeout_ms = static_cast<uint64_t>(s.dial_timeout_seconds) * 1000,
+      // Two keep-alives missed (one every third of idle_timeout).
+      .live_ms = static_cast<uint64_t>(s.idle_timeout_seconds) * 2000 / 3};
 }
 
 daemon::Connection *ConnOf(Peer peer) { return static_cast<daemon::Connection *>(peer); }
@@ -92,11 +94,13 @@ std::span<const daemon::FrameRoute<RelayServer>> RelayServer::Requests() {
        [](RelayServer &r, Connection &c, const FrameHeader &, std::string_view b) {
          r.HandleOpen(c, b);
        }},
-      // The one-time token is the proof.
-      {FRAME_RELAY_DATA, FrameAccess::kAnyone, kMaxHeader, 0,
+      // The one-time token, presented with the key that registered the
+      // server: the token alone travels in the control link's frames.
+      {FRAME_RELAY_DATA, FrameAccess::kAuthenticated, kMaxHeader, 0,
        [](RelayServer &r, Connection &c, const FrameHeader &, std::string_view b) {
          r.HandleData(c, b);
-       }},
+       },
+       kRelayNeedsServerKey},
   };
   return kRoutes;
 }
@@ -191,7 +195,12 @@ void RelayServer::HandleRegister(daemon::Connection &conn, std::string_view body
   }
   const std::string &name = req.name();
   Registered done;
-  if (Status st = book_.Register(name, &conn, &done); !st.ok()) {
+  const Registrant who{name, conn.auth().key_id, req.instance()};
+  if (Status st = book_.Register(who, &conn, uv_now(loop_), &done); !st.ok()) {
+    if (Peer holder = book_.control(name); holder && holder != &conn)
+      daemon::RateLimitedWarn("register_conflict",
+                              "event=register_conflict name={} peer={} holder_peer={} key={}", name,
+                              conn.peer(), ConnOf(holder)->peer(), KeyIdText(who.identity));
     Refuse(conn, st, "register_refused");
     return;
   }
@@ -242,13 +251,14 @@ void RelayServer::HandleData(daemon::Connection &conn, std::string_view body) {
   wire::RelayData req;
   std::optional<PendingDial> pending;
   if (req.ParseFromArray(body.data(), static_cast<int>(body.size())))
-    pending = book_.TakeDial(req.token());
+    pending = book_.TakeDial(req.token(), conn.auth().key_id);
   if (!pending) {
     ++auth_failures_;
     Refuse(conn,
            Status(NINF_ERR_AUTH,
-                  "unknown or expired dial token (a dial-back is accepted once, "
-                  "within dial_timeout_seconds of the relay asking for it)"),
+                  "unknown or expired dial token, or one the server's key did not present (a "
+                  "dial-back is accepted once, within dial_timeout_seconds of the relay asking "
+                  "for it, from the key that registered the server)"),
            "dial_refused");
     return;
   }

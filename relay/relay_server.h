@@ -1,11 +1,16 @@
 // ninf-relay's core: the listener, the connections, the registered reverse
 // servers, the clients waiting for a dial-back, and the bridges.
 //
-//   reverse ninfd --control--> AUTH, PROOF, RELAY_REGISTER{name} -> RELAY_ACK
+//   reverse ninfd --control--> AUTH, PROOF, RELAY_REGISTER{name, instance} -> RELAY_ACK
 //                               (again every third of idle_timeout: keep-alive)
 //   client ------------------> RELAY_OPEN{name}   (parked: what follows is ninfd's)
 //   relay  --control---------> RELAY_DIAL{token}  (one use, dial_timeout_seconds)
-//   ninfd  --new connection--> RELAY_DATA{token}  (parked)
+//   ninfd  --new connection--> AUTH, PROOF, RELAY_DATA{token}  (parked)
+//
+// A name is one server's: held by the key that registered it and by one
+// ninfd instance while that one is live (registrations.h), and a dial-back
+// counts only with the registering key, so a token seen on the wire joins
+// nothing.
 //   relay: client socket <== splice ==> data socket   (Bridge, bridge.h)
 //
 // The relay proves nothing to clients and checks no client key: ninfd

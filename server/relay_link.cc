@@ -73,12 +73,25 @@ RelayLink::RelayLink(uv_loop_t *loop, Config config, AcceptFn accept)
 RelayLink::~RelayLink() { Stop(); }
 
 Status RelayLink::Start() {
+  auth::Nonce instance;
+  NINF_RETURN_IF_ERROR(auth::MakeNonce(&instance));
+  instance_.assign(reinterpret_cast<const char *>(instance.data()), instance.size());
   if (int rc = uv_async_init(loop_, &async_, OnDialed); rc != 0)
     return Status(NINF_ERR_SERVER,
                   std::string("relay: cannot make a wake-up handle: ") + uv_strerror(rc));
   async_.data = this;
   async_open_ = true;
-  thread_ = std::thread([this] { Run(); });
+  // The first registration here, so that a name the relay gives another
+  // server (a cloned host's relay_name) stops this ninfd at its start
+  // rather than in a log line of a thread that tries again forever.
+  std::unique_ptr<Channel> first;
+  if (Status st = Open(&first); st.code() == NINF_ERR_CONFIG) {
+    return Status(NINF_ERR_CONFIG, "relay " + config_.relay.Key() + ": " + st.message());
+  } else if (!st.ok()) {
+    spdlog::warn("event=relay_state state=lost relay={} name={} error={}", config_.relay.Key(),
+                 config_.name, daemon::Quoted(st.ToString()));
+  }
+  thread_ = std::thread([this, ch = std::move(first)]() mutable { Run(std::move(ch)); });
   return Status::Ok();
 }
 
@@ -105,11 +118,15 @@ void RelayLink::OnDialed(uv_async_t *async) {
   for (daemon::UniqueFd &fd : ready) self->accept_(std::move(fd), peer);
 }
 
-void RelayLink::Run() {
+void RelayLink::Run(std::unique_ptr<Channel> first) {
   auto backoff = std::chrono::milliseconds(500);
   for (;;) {
-    Status st = Session();
+    std::unique_ptr<Channel> ch = std::move(first);
+    Status st = ch ? Status::Ok() : Open(&ch);
+    if (st.ok()) st = Serve(*ch);
     std::unique_lock<std::mutex> lock(mutex_);
+    session_fd_ = -1;  // before the channel closes it: Stop() shuts down what this names
+    ch.reset();
     if (stopping_) return;
     spdlog::warn("event=relay_state state=lost relay={} name={} error={} retry_ms={}",
                  config_.relay.Key(), config_.name, daemon::Quoted(st.ToString()), backoff.count());
@@ -119,34 +136,37 @@ void RelayLink::Run() {
   }
 }
 
-Status RelayLink::Session() {
-  auth::KeyRing keys;
-  if (!config_.key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(config_.key_file, &keys));
+Status RelayLink::Open(std::unique_ptr<Channel> *out) {
+  keys_ = auth::KeyRing{};
+  if (!config_.key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(config_.key_file, &keys_));
   int fd = -1;
   NINF_RETURN_IF_ERROR(ConnectTcp(config_.relay.host, config_.relay.port, kRelayTimeoutMs, &fd));
-  Channel ch(fd, kRelayTimeoutMs);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (stopping_) return Status::Ok();
-    session_fd_ = fd;
-  }
-  struct Forget {  // the fd closes with the channel: Stop() must not touch it after
-    RelayLink *self;
-    ~Forget() {
-      std::lock_guard<std::mutex> lock(self->mutex_);
-      self->session_fd_ = -1;
-    }
-  } forget{this};
+  // Until registered, each exchange is bounded by kRelayTimeoutMs: Stop()
+  // waits no longer than that for it.
+  auto ch = std::make_unique<Channel>(fd, kRelayTimeoutMs);
   spdlog::info("event=relay_state state=connected relay={}", config_.relay.Key());
-  if (!keys.keys.empty()) NINF_RETURN_IF_ERROR(auth::AuthenticateToServer(ch, keys.keys[0]));
+  if (!keys_.keys.empty()) NINF_RETURN_IF_ERROR(auth::AuthenticateToServer(*ch, keys_.keys[0]));
+  NINF_RETURN_IF_ERROR(AskRegistration(*ch, Registration(), &period_));
+  spdlog::info("event=relay_state state=registered relay={} name={} keepalive_ms={}",
+               config_.relay.Key(), config_.name, period_.count());
+  std::lock_guard<std::mutex> lock(mutex_);
+  session_fd_ = fd;
+  *out = std::move(ch);
+  return Status::Ok();
+}
+
+wire::RelayRegister RelayLink::Registration() const {
   wire::RelayRegister reg;
   reg.set_name(config_.name);
-  std::chrono::milliseconds period{0};
-  NINF_RETURN_IF_ERROR(AskRegistration(ch, reg, &period));
+  reg.set_instance(instance_);
+  return reg;
+}
+
+Status RelayLink::Serve(Channel &ch) {
+  const std::chrono::milliseconds period = period_;
+  const wire::RelayRegister reg = Registration();
   wire::RelayAck ack;  // the keep-alives' answers
   FrameHeader h;
-  spdlog::info("event=relay_state state=registered relay={} name={} keepalive_ms={}",
-               config_.relay.Key(), config_.name, period.count());
   auto last_ack = Clock::now(), next_beat = Clock::now() + period;
   for (;;) {
     {
@@ -162,7 +182,7 @@ Status RelayLink::Session() {
     }
     const int wait_ms = static_cast<int>(
         std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - now).count());
-    pollfd p{fd, POLLIN, 0};
+    pollfd p{ch.fd(), POLLIN, 0};
     int rc = ::poll(&p, 1, std::max(wait_ms, 1));
     if (rc < 0 && errno == EINTR) continue;
     if (rc < 0) return Status(NINF_ERR_COMMUNICATION, std::string("poll: ") + std::strerror(errno));
@@ -194,6 +214,15 @@ Status RelayLink::Dial(const std::string &token) {
   int raw = -1;
   NINF_RETURN_IF_ERROR(ConnectTcp(config_.relay.host, config_.relay.port, kRelayTimeoutMs, &raw));
   daemon::UniqueFd fd(raw);
+  if (!keys_.keys.empty()) {
+    // The key that registered this server goes with its token: a token read
+    // off the control link joins nothing. The exchange runs on a copy of the
+    // descriptor that the channel closes; the socket stays fd's.
+    const int copy = ::fcntl(fd.get(), F_DUPFD_CLOEXEC, 0);
+    if (copy < 0) return Status(NINF_ERR_SERVER, std::string("dup: ") + std::strerror(errno));
+    Channel auth_ch(copy, kRelayTimeoutMs);
+    NINF_RETURN_IF_ERROR(auth::AuthenticateToServer(auth_ch, keys_.keys[0]));
+  }
   wire::RelayData data;
   data.set_token(token);
   std::string frame;

@@ -2,10 +2,14 @@
 // docs/relay.md): a thread of its own that keeps one outbound control
 // connection to ninf-relay and dials back whenever the relay has a client.
 //
-//   connect (+ authenticate with the daemon's key) -> RELAY_REGISTER{name} -> ACK
-//   RELAY_DIAL{token}  -> a new connection to the relay, RELAY_DATA{token},
-//                         then the socket goes to the loop (Server::Accept), to
-//                         be served exactly like an accepted TCP connection
+//   connect (+ authenticate with the daemon's key) -> RELAY_REGISTER{name,
+//                         instance} -> ACK; the instance is random per ninfd,
+//                         so the relay tells this ninfd reconnecting from a
+//                         second ninfd given the same name
+//   RELAY_DIAL{token}  -> a new connection to the relay, authenticated with the
+//                         same key, RELAY_DATA{token}, then the socket goes to
+//                         the loop (Server::Accept), to be served exactly like
+//                         an accepted TCP connection
 //   every ACK's report_ms: RELAY_REGISTER again (keep-alive; no ACK in three
 //                         periods: the relay is gone)
 //   any failure        -> close, wait (0.5 s doubling to 5 s), connect again
@@ -17,16 +21,21 @@
 
 #include <uv.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 
 #include "daemon/unique_fd.h"
+#include "ninf.pb.h"
 #include "protocol/address.h"
+#include "protocol/auth.h"
 #include "protocol/status.h"
+#include "protocol/wire.h"
 
 namespace ninf::server {
 
@@ -46,16 +55,26 @@ class RelayLink {
   RelayLink(const RelayLink &) = delete;
   RelayLink &operator=(const RelayLink &) = delete;
 
-  // Errors: NINF_ERR_SERVER when the loop's wake-up handle cannot be made.
+  // Registers once before returning, then keeps the link on its thread.
+  // A relay that cannot be reached yet is tried again there; a relay that
+  // refuses the name as another server's (NINF_ERR_CONFIG: its key or
+  // another live ninfd holds it) fails the start. Errors: that refusal,
+  // NINF_ERR_SERVER when the loop's wake-up handle cannot be made.
   Status Start();
   // Ends the thread (at most one connect timeout) and closes the wake-up
   // handle; the object must live until the loop has run its close callback.
   void Stop();
 
  private:
-  void Run();
-  // One control connection's life: returns when it fails or Stop() is asked.
-  Status Session();
+  // The thread: serves `first` (may be null), then reconnects until Stop().
+  void Run(std::unique_ptr<Channel> first);
+  // Connects, authenticates and registers: the control connection, or why not.
+  Status Open(std::unique_ptr<Channel> *out);
+  // One registered control connection's life: returns when it fails or
+  // Stop() is asked.
+  Status Serve(Channel &ch);
+  // What each registration and keep-alive sends.
+  wire::RelayRegister Registration() const;
   // Opens a data connection for `token` and queues it for the loop.
   Status Dial(const std::string &token);
   static void OnDialed(uv_async_t *async);
@@ -63,6 +82,9 @@ class RelayLink {
   uv_loop_t *loop_;
   Config config_;
   AcceptFn accept_;
+  std::string instance_;                 // RelayRegister.instance: random, drawn at Start()
+  std::chrono::milliseconds period_{0};  // the keep-alive the relay asked for
+  auth::KeyRing keys_;                   // read again by each Open(): the thread's, once it runs
   uv_async_t async_{};
   bool async_open_ = false;
   std::thread thread_;
