@@ -77,11 +77,22 @@ std::string AddressOf(const std::string &peer) {
   return colon == std::string::npos ? peer : peer.substr(0, colon);
 }
 
-void RefuseConnection(UniqueFd fd, const std::string &peer, const Status &why) {
-  std::string frame;
-  AppendErrorFrame(&frame, why);
+void RefuseConnection(UniqueFd fd, const std::string &peer, const Status &why, bool tls) {
+  std::string answer;
+  if (tls) {
+    // A TLS record: alert (21), version 3.3, 2 bytes, fatal (2), internal_error (80).
+    answer.assign("\x15\x03\x03\x00\x02\x02\x50", 7);
+    // What the client sent (its ClientHello) is read first: closing over
+    // unread bytes would reset the connection, and the client might see the
+    // reset instead of the alert.
+    char scratch[4096];
+    for (int i = 0; i < 8 && ::recv(fd.get(), scratch, sizeof scratch, MSG_DONTWAIT) > 0; ++i) {
+    }
+  } else {
+    AppendErrorFrame(&answer, why);
+  }
   // Best effort: a peer that does not read in time just sees the close.
-  (void)::send(fd.get(), frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  (void)::send(fd.get(), answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
   RateLimitedWarn("connection_refused", "event=connection_refused peer={} reason={}", peer,
                   Quoted(why.message()));
 }

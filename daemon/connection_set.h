@@ -27,9 +27,13 @@ namespace ninf::daemon {
 // client address (on the Unix-domain socket, per user).
 std::string AddressOf(const std::string &peer);
 
-// Answers a connection that gets no room with one best-effort FRAME_ERROR
-// (`why`, from ConnectionSet::MakeRoom); the socket closes with `fd`.
-void RefuseConnection(UniqueFd fd, const std::string &peer, const Status &why);
+// Answers a connection that gets no room (`why`, from ConnectionSet::MakeRoom)
+// in what its client speaks, best effort: one FRAME_ERROR, or on a TLS port
+// (`tls`) a fatal TLS alert "internal error", which the client reports as
+// this refusal (protocol/tls.cc) rather than as a server without TLS. No
+// handshake is made for it: a flood that fills the room costs no crypto.
+// The socket closes with `fd`.
+void RefuseConnection(UniqueFd fd, const std::string &peer, const Status &why, bool tls);
 
 class ConnectionSet {
  public:

@@ -196,7 +196,7 @@ void MetaServer::Accept(daemon::UniqueFd fd, const std::string &peer) {
       .total = static_cast<std::size_t>(settings_.max_connections),
       .per_address = static_cast<std::size_t>(settings_.max_connections_per_client)};
   if (Status room = connections_.MakeRoom(peer, limits, !keys_.keys.empty()); !room.ok()) {
-    daemon::RefuseConnection(std::move(fd), peer, room);
+    daemon::RefuseConnection(std::move(fd), peer, room, tls_ != nullptr);
     return;
   }
   Connection::Timeouts timeouts;

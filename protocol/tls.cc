@@ -282,6 +282,15 @@ Status Handshake(SSL *ssl, int fd, Role role, int timeout_ms, const std::string 
     if (role == Role::kConnect) {
       const long verify = SSL_get_verify_result(ssl);
       if (verify != X509_V_OK) return VerifyFailure(verify, peer);
+      if (ERR_GET_REASON(ERR_peek_error()) == SSL_R_TLSV1_ALERT_INTERNAL_ERROR) {
+        ERR_clear_error();
+        return Status(NINF_ERR_SERVER,
+                      "server " + peer +
+                          " refused the connection (TLS alert \"internal error\"): ninfd and "
+                          "ninf-meta answer so when they have no room for another connection "
+                          "(max_connections, max_connections_per_client); the server's log says "
+                          "which (event=connection_refused)");
+      }
     }
     std::string detail = TakeErrors("");
     if (detail.empty())

@@ -147,7 +147,7 @@ void RelayServer::Accept(daemon::UniqueFd fd, const std::string &peer) {
       .per_address = static_cast<std::size_t>(settings_.max_connections_per_client)};
   // Clients never prove a key here: every connection counts alike.
   if (Status room = connections_.MakeRoom(peer, limits, false); !room.ok()) {
-    daemon::RefuseConnection(std::move(fd), peer, room);
+    daemon::RefuseConnection(std::move(fd), peer, room, false);  // the relay speaks no TLS
     return;
   }
   // A first frame must come as quickly as a whole request: a peer that

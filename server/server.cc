@@ -139,7 +139,7 @@ void Server::Accept(daemon::UniqueFd fd, const std::string &peer, bool tcp) {
       .total = static_cast<std::size_t>(settings_.max_connections),
       .per_address = static_cast<std::size_t>(settings_.max_connections_per_client)};
   if (Status room = connections_.MakeRoom(peer, limits, users_.keyed()); !room.ok()) {
-    daemon::RefuseConnection(std::move(fd), peer, room);
+    daemon::RefuseConnection(std::move(fd), peer, room, tcp && tls_ != nullptr);
     return;
   }
   uint64_t id = next_connection_id_++;

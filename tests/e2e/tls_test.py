@@ -523,6 +523,34 @@ def check_silent_and_stalled_handshakes_make_room(ctx):
             s.close()
 
 
+def check_refusal_on_a_tls_port_is_a_tls_alert_reported_as_such(ctx):
+    # No room for another connection (a handle holds the only one this
+    # address may have): the refusal is a TLS alert, and the client says the
+    # server refused it. It used to be a plaintext FRAME_ERROR, which the
+    # client reported as "does not speak TLS".
+    d = ctx.daemon("full", "--tls-cert", ctx.path("server.pem"), "--tls-key",
+                   ctx.path("server.key"), "--max-connections-per-client", "1")
+    env = client_env(ctx.certs, "ca.pem")
+    holder = subprocess.Popen(
+        [sys.executable, os.path.abspath(__file__), "--client",
+         json.dumps({"server": d.address, "ops": ["handle-paused"]})],
+        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        line = holder.stdout.readline()
+        assert json.loads(line)["op"] == "paused", line
+        error = expect_error(run_client(d.address, ["null"], env), "refused the connection",
+                             "TLS alert", "max_connections_per_client")
+        assert "does not speak TLS" not in error, error
+        assert "event=connection_refused" in d.text(), d.text()
+        holder.stdin.write("go\n")
+        holder.stdin.flush()
+        assert json.loads(holder.stdout.readline())["value"] == "same"
+    finally:
+        holder.kill()
+        holder.wait()
+    expect_ok(run_client(d.address, ["null"], env))
+
+
 def check_unreadable_certificate_is_a_configuration_error(ctx):
     # Exit 2 (the units do not restart it) and one line that says which file
     # and why, not OpenSSL's "system lib; system lib".
