@@ -19,14 +19,23 @@ bool IsLoopbackAddress(std::string_view listen) {
   return false;
 }
 
-Status CheckExposure(std::string_view listen, bool has_key, bool insecure) {
-  if (has_key || insecure || IsLoopbackAddress(listen)) return Status::Ok();
-  return Status(
-      NINF_ERR_CONFIG,
-      "refusing to listen on " + std::string(listen) +
-          " without authentication: anyone who reaches it could run the registry's "
-          "functions. Give the daemon a key_file (docs/security.md), or say --insecure to "
-          "run without one on purpose");
+Status CheckExposure(const Exposure &e) {
+  if (e.insecure || IsLoopbackAddress(e.listen)) return Status::Ok();
+  const std::string where(e.listen);
+  if (!e.key)
+    return Status(
+        NINF_ERR_CONFIG,
+        "refusing to listen on " + where +
+            " without authentication: anyone who reaches it could run the registry's "
+            "functions. Give the daemon a key_file (docs/security.md), or say --insecure to "
+            "run without one on purpose");
+  if (e.tls || e.plaintext) return Status::Ok();
+  return Status(NINF_ERR_CONFIG,
+                "refusing to serve " + where +
+                    " without TLS: the calls' arrays, results and file names would cross the "
+                    "network in clear. Give the daemon tls_cert and tls_key (a site CA and its "
+                    "certificates in one command: scripts/site_ca.sh; docs/security.md#tls), "
+                    "or say --allow-plaintext to serve in clear on purpose");
 }
 
 }  // namespace ninf::daemon

@@ -126,8 +126,11 @@ Status MetaServer::Start() {
   if (!settings_.key_file.empty())
     NINF_RETURN_IF_ERROR(auth::LoadKeyFile(settings_.key_file, &keys_));
   NINF_RETURN_IF_ERROR(LoadTls(settings_));
-  NINF_RETURN_IF_ERROR(
-      daemon::CheckExposure(settings_.listen, !keys_.keys.empty(), settings_.insecure));
+  NINF_RETURN_IF_ERROR(daemon::CheckExposure({.listen = settings_.listen,
+                                              .key = !keys_.keys.empty(),
+                                              .tls = !settings_.tls_cert.empty(),
+                                              .insecure = settings_.insecure,
+                                              .plaintext = settings_.allow_plaintext}));
   NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
   // Leases are checked four times per lease: a silent server leaves within
   // 1.25 leases.

@@ -74,6 +74,10 @@ const MetaSettingSpec kTable[] = {
      "serve a non-loopback listen address without a key_file: anyone who reaches the port may "
      "register a server and be sent calls",
      &MetaSettings::insecure},
+    {"allow_plaintext", SettingKind::kBool, "false", 0, 0,
+     "serve a non-loopback listen address with a key_file but without TLS: the servers' "
+     "reports and the placements cross the network in clear",
+     &MetaSettings::allow_plaintext},
     daemon::MetricsRow<MetaSettings>(),
     daemon::TlsCertRow<MetaSettings>(),
     daemon::TlsKeyRow<MetaSettings>(),
@@ -111,6 +115,7 @@ const daemon::ForeignVariable kForeignVariables[] = {
     {"NINF_READY_FILE", kNinfd, "NINF_META_READY_FILE"},
     {"NINF_KEY_FILE", kNinfdAndClient, "NINF_META_KEY_FILE"},
     {"NINF_INSECURE", kNinfd, "NINF_META_INSECURE"},
+    {"NINF_ALLOW_PLAINTEXT", kNinfd, "NINF_META_ALLOW_PLAINTEXT"},
     {"NINF_METRICS", kNinfd, "NINF_META_METRICS"},
     {"NINF_TLS_CERT", kNinfdAndClient, "NINF_META_TLS_CERT"},
     {"NINF_TLS_KEY", kNinfdAndClient, "NINF_META_TLS_KEY"},

@@ -37,7 +37,8 @@ struct MetaSettings {
   std::string ready_file;
   std::string key_file;
   bool insecure = false;
-  std::string metrics;  // "[HOST:]PORT" of the Prometheus endpoint; "": none
+  bool allow_plaintext = false;  // a non-loopback listen with keys but no TLS, on purpose
+  std::string metrics;           // "[HOST:]PORT" of the Prometheus endpoint; "": none
   std::string
       tls_cert;  // PEM files (docs/security.md); "": plaintext TCP (ninf-meta: not yet used)
   std::string tls_key;

@@ -113,8 +113,11 @@ const daemon::RequestRules &RelayServer::Rules() {
 Status RelayServer::Start() {
   if (!settings_.key_file.empty())
     NINF_RETURN_IF_ERROR(auth::LoadKeyFile(settings_.key_file, &keys_));
-  NINF_RETURN_IF_ERROR(
-      daemon::CheckExposure(settings_.listen, auth_required(), settings_.insecure));
+  // No TLS of its own to ask for: the relay reads only the first frame of a
+  // client (its server's name) and moves the rest, TLS end to end between
+  // client and ninfd (docs/relay.md).
+  NINF_RETURN_IF_ERROR(daemon::CheckExposure(
+      {.listen = settings_.listen, .key = auth_required(), .insecure = settings_.insecure}));
   NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
   uv_timer_start(
       &sweep_, [](uv_timer_t *t) { static_cast<RelayServer *>(t->data)->ExpireDials(); }, kSweepMs,

@@ -60,8 +60,11 @@ Status Server::Start() {
     // relay, which anyone who reaches the relay can use.
     NINF_RETURN_IF_ERROR(StartRelayLink());
   } else {
-    NINF_RETURN_IF_ERROR(
-        daemon::CheckExposure(settings_.listen, users_.keyed(), settings_.insecure));
+    NINF_RETURN_IF_ERROR(daemon::CheckExposure({.listen = settings_.listen,
+                                                .key = users_.keyed(),
+                                                .tls = !settings_.tls_cert.empty(),
+                                                .insecure = settings_.insecure,
+                                                .plaintext = settings_.allow_plaintext}));
     NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
   }
   NINF_RETURN_IF_ERROR(StartUnixListener());

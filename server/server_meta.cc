@@ -54,9 +54,13 @@ Status Server::StartRelayLink() {
     return Status(NINF_ERR_CONFIG, "relay_name: '" + config.name +
                                        "' is not 1 to 64 of A-Z a-z 0-9 . _ - (set relay_name)");
   // Anyone who reaches the relay reaches this server: as with listening
-  // beyond loopback, that needs a key unless the operator says insecure.
-  NINF_RETURN_IF_ERROR(
-      daemon::CheckExposure(config.relay.host, users_.keyed(), settings_.insecure));
+  // beyond loopback, that needs a key and TLS (end to end through the
+  // relay) unless the operator says otherwise on purpose.
+  NINF_RETURN_IF_ERROR(daemon::CheckExposure({.listen = config.relay.host,
+                                              .key = users_.keyed(),
+                                              .tls = !settings_.tls_cert.empty(),
+                                              .insecure = settings_.insecure,
+                                              .plaintext = settings_.allow_plaintext}));
   config.key_file =
       settings_.relay_key_file.empty() ? settings_.key_file : settings_.relay_key_file;
   relay_ = std::make_unique<RelayLink>(

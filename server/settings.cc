@@ -189,6 +189,10 @@ const SettingSpec kTable[] = {
      "serve a non-loopback listen address without a key_file: anyone who reaches the port may "
      "run the registry's functions",
      &Settings::insecure},
+    {"allow_plaintext", SettingKind::kBool, "false", 0, 0,
+     "serve a non-loopback listen address (or relay) with a key_file but without TLS: the "
+     "calls' arrays cross the network in clear",
+     &Settings::allow_plaintext},
     {"metaserver", SettingKind::kString, "", 0, 0,
      "host:port of a ninf-meta to register with and report load to, so that its clients are "
      "placed here (docs/metaserver.md); \"\": none. Direct clients are served either way",

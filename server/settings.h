@@ -88,6 +88,7 @@ struct Settings {
   std::string ready_file;          // "": none
   std::string key_file;            // "": no authentication (loopback only, unless insecure)
   bool insecure = false;           // serve a non-loopback address without a key
+  bool allow_plaintext = false;    // serve a non-loopback address with keys but no TLS
   std::string metaserver;          // "host:port" of ninf-meta to register with; "": none
   std::string site;                // this server's site for the metaserver ("": the host name)
   std::string advertise;           // host:port clients reach this server at ("": listen:port)

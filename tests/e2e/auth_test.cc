@@ -297,6 +297,13 @@ TEST_CASE("auth_ninfd_refuses_to_start_unsafely", "[auth]") {
   CHECK(RunNinfd({"--listen", "0.0.0.0", "--port", "0"}, &out) == 2);
   CHECK_THAT(out,
              Catch::Contains("refusing to listen on 0.0.0.0") && Catch::Contains("--insecure"));
+  // With a key but without TLS (issue 43): the arrays would cross the
+  // network in clear; the refusal says how to make a site CA.
+  std::string key = WriteKeyFile(dir, "key", kKey);
+  CHECK(RunNinfd({"--listen", "0.0.0.0", "--port", "0", "--key-file", key}, &out) == 2);
+  CHECK_THAT(out, Catch::Contains("refusing to serve 0.0.0.0 without TLS") &&
+                      Catch::Contains("scripts/site_ca.sh") &&
+                      Catch::Contains("--allow-plaintext"));
   // A key file others may read.
   std::string loose = WriteKeyFile(dir, "loose", kKey);
   REQUIRE(::chmod(loose.c_str(), 0644) == 0);

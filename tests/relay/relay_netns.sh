@@ -94,7 +94,7 @@ start_ninfd() {
   : >"$work/ninfd.log"
   ip netns exec "$ns_s" "$ninfd" --reverse --relay "$rs_ip:3200" --relay-name site-b \
     --metaserver "$rs_ip:3100" --advertise "$rc_ip:3200" \
-    --relay-key-file "$work/relay.key" --key-file "$work/client.key" \
+    --relay-key-file "$work/relay.key" --key-file "$work/client.key" --allow-plaintext \
     --registry "$registry" --log-level debug 2>>"$work/ninfd.log" &
   ninfd_pid=$!
   wait_for "$work/ninfd.log" 'event=relay_state state=registered' 10 ||
@@ -107,7 +107,7 @@ call() {
 }
 relay_fds() { ls "/proc/$relay_pid/fd" | wc -l; }
 
-ip netns exec "$ns_r" "$meta" --listen 0.0.0.0 --port 3100 --key-file "$work/client.key" \
+ip netns exec "$ns_r" "$meta" --listen 0.0.0.0 --port 3100 --key-file "$work/client.key" --allow-plaintext \
   --ready-file "$work/meta.ready" 2>>"$work/meta.log" &
 for _ in $(seq 100); do [ -s "$work/meta.ready" ] && break; sleep 0.05; done
 [ -s "$work/meta.ready" ] || fail "ninf-meta did not start"

@@ -326,12 +326,26 @@ TEST_CASE("policy_exposed_listeners_need_a_key", "[policy]") {
     CHECK(IsLoopbackAddress(local));
   for (const char *exposed : {"0.0.0.0", "::", "10.0.0.7", "192.168.1.1", "fe80::1", "myhost", ""})
     CHECK_FALSE(IsLoopbackAddress(exposed));
-  CHECK(CheckExposure("127.0.0.1", false, false).ok());
-  CHECK(CheckExposure("0.0.0.0", true, false).ok());
-  CHECK(CheckExposure("0.0.0.0", false, true).ok());
-  ninf::Status st = CheckExposure("0.0.0.0", false, false);
+  CHECK(CheckExposure({.listen = "127.0.0.1", .tls = false}).ok());
+  CHECK(CheckExposure({.listen = "0.0.0.0", .key = true, .tls = true}).ok());
+  CHECK(CheckExposure({.listen = "0.0.0.0", .tls = false, .insecure = true}).ok());
+  ninf::Status st = CheckExposure({.listen = "0.0.0.0", .tls = true});
   CHECK(st.code() == NINF_ERR_CONFIG);
   CHECK_THAT(st.message(), Catch::Contains("key_file") && Catch::Contains("--insecure"));
+}
+
+// Issue 43: beyond loopback, keys without TLS is a choice to make on purpose.
+TEST_CASE("policy_exposed_listeners_need_tls", "[policy]") {
+  ninf::Status st = CheckExposure({.listen = "10.0.0.7", .key = true, .tls = false});
+  CHECK(st.code() == NINF_ERR_CONFIG);
+  CHECK_THAT(st.message(), Catch::Contains("without TLS") &&
+                               Catch::Contains("scripts/site_ca.sh") &&
+                               Catch::Contains("--allow-plaintext"));
+  CHECK(CheckExposure({.listen = "10.0.0.7", .key = true, .tls = false, .plaintext = true}).ok());
+  CHECK(CheckExposure({.listen = "::1", .key = true, .tls = false}).ok());
+  // Without a key the key is what is missing first (and insecure covers both).
+  CHECK_THAT(CheckExposure({.listen = "10.0.0.7", .tls = false, .plaintext = true}).message(),
+             Catch::Contains("without authentication"));
 }
 
 TEST_CASE("openblas_core_raised_only_from_a_fallback", "[policy]") {
