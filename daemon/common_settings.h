@@ -12,7 +12,8 @@ namespace ninf::daemon {
 // The `metrics` setting's help, the same in ninfd's and ninf-meta's tables.
 inline constexpr const char *kMetricsSettingHelp =
     "PORT or HOST:PORT of a Prometheus endpoint, GET /metrics (docs/monitoring.md); a bare "
-    "port listens on 127.0.0.1; \"\": none";
+    "port listens on 127.0.0.1; beyond loopback it is HTTPS with tls_cert and tls_key, and "
+    "plain HTTP there needs insecure or allow_plaintext; \"\": none";
 
 // `default_port`: the daemon's own (protocol/default_ports.h).
 template <class S>

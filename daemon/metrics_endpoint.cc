@@ -3,8 +3,12 @@
 #include <microhttpd.h>
 #include <sys/socket.h>
 
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "daemon/listener.h"
 #include "daemon/log.h"
@@ -23,6 +27,38 @@ const char *HealthName(Health health) {
       return "draining";
   }
   return "unknown";
+}
+
+namespace {
+
+// The whole of a PEM file. Errors: NINF_ERR_CONFIG naming the file and why.
+Status ReadPem(const std::string &setting, const std::string &path, std::string *out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status(NINF_ERR_CONFIG, "metrics over HTTPS: cannot read " + setting + " " + path +
+                                       ": " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  *out = text.str();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status MetricsNeedsHttps(const HostPort &at, const Exposure &exposure, bool *https) {
+  *https = false;
+  if (IsLoopbackAddress(at.host)) return Status::Ok();
+  if (exposure.tls) {
+    *https = true;
+    return Status::Ok();
+  }
+  if (exposure.insecure || exposure.plaintext) return Status::Ok();
+  return Status(NINF_ERR_CONFIG,
+                "refusing to serve metrics on " + at.host +
+                    " over plain HTTP: a scrape names the users, functions and servers. Give the "
+                    "daemon tls_cert and tls_key (the endpoint is then HTTPS with them; "
+                    "scripts/site_ca.sh makes a site CA and certificates), serve metrics on "
+                    "127.0.0.1 for a local Prometheus, or say --allow-plaintext");
 }
 
 Status ParseMetricsAddress(const std::string &text, HostPort *out) {
@@ -130,7 +166,20 @@ MetricsEndpoint::~MetricsEndpoint() {
   if (mhd_ && !handles_open_) MHD_stop_daemon(mhd_);
 }
 
-Status MetricsEndpoint::Start(const HostPort &at) {
+Status MetricsEndpoint::Start(const HostPort &at, const MetricsTls *tls) {
+  unsigned flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+  // MHD reads the PEM text at its start: the options list ends early
+  // (MHD_OPTION_END first) when there is no TLS.
+  MHD_OptionItem tls_options[] = {
+      {MHD_OPTION_END, 0, nullptr}, {MHD_OPTION_END, 0, nullptr}, {MHD_OPTION_END, 0, nullptr}};
+  if (tls) {
+    NINF_RETURN_IF_ERROR(ReadPem("tls_cert", tls->cert_file, &cert_pem_));
+    NINF_RETURN_IF_ERROR(ReadPem("tls_key", tls->key_file, &key_pem_));
+    flags |= MHD_USE_TLS;
+    tls_options[0] = {MHD_OPTION_HTTPS_MEM_CERT, 0, cert_pem_.data()};
+    tls_options[1] = {MHD_OPTION_HTTPS_MEM_KEY, 0, key_pem_.data()};
+    https_ = true;
+  }
   UniqueFd fd;
   int port = 0;
   if (Status st = ListenTcp(at.host, at.port, &fd, &address_, &port); !st.ok())
@@ -139,15 +188,15 @@ Status MetricsEndpoint::Start(const HostPort &at) {
   // No MHD_USE_INTERNAL_POLLING_THREAD: MHD runs only inside MHD_run, on
   // this loop. The socket is MHD's from here (MHD_stop_daemon closes it;
   // should MHD fail to start, it may stay open: the daemon exits then).
-  mhd_ = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, nullptr, nullptr,
-                          &Callbacks::OnRequest, this,
+  mhd_ = MHD_start_daemon(flags, 0, nullptr, nullptr, &Callbacks::OnRequest, this,
                           // The logger first, or MHD prints what comes before it to stderr.
                           MHD_OPTION_EXTERNAL_LOGGER, &Callbacks::Log, this,  //
                           MHD_OPTION_LISTEN_SOCKET, fd.release(),             //
                           MHD_OPTION_NOTIFY_CONNECTION, &Callbacks::OnConnection, this,
-                          MHD_OPTION_CONNECTION_TIMEOUT, kIdleSeconds,   //
-                          MHD_OPTION_CONNECTION_LIMIT, kMaxConnections,  //
-                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, kMaxPerAddress, MHD_OPTION_END);
+                          MHD_OPTION_CONNECTION_TIMEOUT, kIdleSeconds,         //
+                          MHD_OPTION_CONNECTION_LIMIT, kMaxConnections,        //
+                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, kMaxPerAddress,  //
+                          MHD_OPTION_ARRAY, tls_options, MHD_OPTION_END);
   if (!mhd_) return Status(NINF_ERR_SERVER, "metrics: cannot start the HTTP server on " + address_);
   const MHD_DaemonInfo *info = MHD_get_daemon_info(mhd_, MHD_DAEMON_INFO_EPOLL_FD);
   if (!info || uv_poll_init(loop_, &poll_, info->epoll_fd) != 0)
@@ -161,8 +210,18 @@ Status MetricsEndpoint::Start(const HostPort &at) {
   if (uv_poll_start(&poll_, UV_READABLE, OnPoll) != 0)
     return Status(NINF_ERR_SERVER, "metrics: cannot watch the HTTP server on " + address_);
   Run();
-  spdlog::info("event=metrics_listening address={}", address_);
+  spdlog::info("event=metrics_listening address={} scheme={}", address_, https_ ? "https" : "http");
   return Status::Ok();
+}
+
+Status MetricsEndpoint::StartFromSetting(const std::string &setting, Exposure exposure,
+                                         const MetricsTls &tls) {
+  HostPort at;
+  NINF_RETURN_IF_ERROR(ParseMetricsAddress(setting, &at));
+  exposure.listen = at.host;
+  bool https = false;
+  NINF_RETURN_IF_ERROR(MetricsNeedsHttps(at, exposure, &https));
+  return Start(at, https ? &tls : nullptr);
 }
 
 void MetricsEndpoint::Close() {

@@ -38,6 +38,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "daemon/exposure.h"
 #include "protocol/address.h"
 #include "protocol/status.h"
 
@@ -57,6 +58,20 @@ const char *HealthName(Health health);
 // 127.0.0.1) or "HOST:PORT"; port 0 takes any free one. Errors:
 // NINF_ERR_INVALID_ARGUMENT naming the setting.
 Status ParseMetricsAddress(const std::string &text, HostPort *out);
+
+// How the endpoint at `at` is served, given the daemon's TLS and waivers:
+// on loopback, HTTP (a local Prometheus or agent); beyond it, HTTPS with the
+// daemon's own certificate when it has one (`tls`); otherwise HTTP only if
+// the operator said so (`insecure`, `allow_plaintext`), since the scrape
+// names users, functions and servers. Errors: NINF_ERR_CONFIG saying what
+// to set.
+Status MetricsNeedsHttps(const HostPort &at, const Exposure &exposure, bool *https);
+
+// The daemon's certificate and key for an HTTPS endpoint (PEM files).
+struct MetricsTls {
+  std::string cert_file;
+  std::string key_file;
+};
 
 class MetricsEndpoint {
  public:
@@ -78,9 +93,16 @@ class MetricsEndpoint {
   MetricsEndpoint(const MetricsEndpoint &) = delete;
   MetricsEndpoint &operator=(const MetricsEndpoint &) = delete;
 
-  // Binds `at` (port 0: any free one) and starts serving. Errors:
-  // NINF_ERR_SERVER naming the address (in use, cannot be resolved).
-  Status Start(const HostPort &at);
+  // Binds `at` (port 0: any free one) and starts serving, over HTTPS when
+  // `tls` is given. Errors: NINF_ERR_SERVER naming the address (in use,
+  // cannot be resolved); NINF_ERR_CONFIG for certificate files it cannot
+  // read.
+  Status Start(const HostPort &at, const MetricsTls *tls = nullptr);
+  // The daemons' start: parses the `metrics` setting (ParseMetricsAddress),
+  // chooses HTTP or HTTPS (MetricsNeedsHttps, with `exposure`'s address
+  // replaced by the endpoint's) and starts there.
+  Status StartFromSetting(const std::string &setting, Exposure exposure, const MetricsTls &tls);
+  bool https() const { return https_; }
   // "host:port" it listens on.
   const std::string &address() const { return address_; }
 
@@ -108,6 +130,10 @@ class MetricsEndpoint {
   std::function<std::string()> render_;
   std::function<Health()> health_;
   std::string address_;
+  bool https_ = false;
+  // The PEM text MHD reads at its start (kept for the daemon's life, as MHD
+  // may refer to it).
+  std::string cert_pem_, key_pem_;
   MHD_Daemon *mhd_ = nullptr;
   uv_poll_t poll_{};
   uv_timer_t timer_{};

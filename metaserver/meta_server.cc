@@ -126,11 +126,7 @@ Status MetaServer::Start() {
   if (!settings_.key_file.empty())
     NINF_RETURN_IF_ERROR(auth::LoadKeyFile(settings_.key_file, &keys_));
   NINF_RETURN_IF_ERROR(LoadTls(settings_));
-  NINF_RETURN_IF_ERROR(daemon::CheckExposure({.listen = settings_.listen,
-                                              .key = !keys_.keys.empty(),
-                                              .tls = !settings_.tls_cert.empty(),
-                                              .insecure = settings_.insecure,
-                                              .plaintext = settings_.allow_plaintext}));
+  NINF_RETURN_IF_ERROR(daemon::CheckExposure(Exposed()));
   NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
   // Leases are checked four times per lease: a silent server leaves within
   // 1.25 leases.
@@ -143,8 +139,6 @@ Status MetaServer::Start() {
       settings_.lease_ms, settings_.retries, keys_.keys.empty() ? "off" : "on", ::getpid(),
       NINF_VERSION);
   if (!settings_.metrics.empty()) {
-    HostPort at;
-    NINF_RETURN_IF_ERROR(daemon::ParseMetricsAddress(settings_.metrics, &at));
     // /healthz: "starting" until Start() is through; at SIGTERM the
     // endpoint closes with the listener (ninf-meta keeps no calls to drain).
     metrics_ = std::make_unique<daemon::MetricsEndpoint>(
@@ -154,7 +148,8 @@ Status MetaServer::Start() {
                  : ready_  ? daemon::Health::kReady
                            : daemon::Health::kStarting;
         });
-    NINF_RETURN_IF_ERROR(metrics_->Start(at));
+    NINF_RETURN_IF_ERROR(metrics_->StartFromSetting(settings_.metrics, Exposed(),
+                                                    {settings_.tls_cert, settings_.tls_key}));
   }
   if (!settings_.ready_file.empty())
     NINF_RETURN_IF_ERROR(daemon::WritePortFile(settings_.ready_file, listener_.port()));
@@ -189,6 +184,14 @@ Status MetaServer::LoadTls(const MetaSettings &s) {
   if (s.tls_cert.empty()) return Status::Ok();
   spdlog::info("event=tls state=on cert={}", daemon::Quoted(s.tls_cert));
   return Status::Ok();
+}
+
+daemon::Exposure MetaServer::Exposed() const {
+  return {.listen = settings_.listen,
+          .key = !keys_.keys.empty(),
+          .tls = !settings_.tls_cert.empty(),
+          .insecure = settings_.insecure,
+          .plaintext = settings_.allow_plaintext};
 }
 
 void MetaServer::Accept(daemon::UniqueFd fd, const std::string &peer) {

@@ -24,6 +24,7 @@
 
 #include "daemon/connection.h"
 #include "daemon/connection_set.h"
+#include "daemon/exposure.h"
 #include "daemon/frame_table.h"
 #include "daemon/listener.h"
 #include "daemon/metrics_endpoint.h"
@@ -55,6 +56,9 @@ class MetaServer : public daemon::Connection::Delegate {
   // tls_client_ca (none without tls_cert): at start and on SIGHUP, where a
   // failure keeps the context in use (and is returned).
   Status LoadTls(const MetaSettings &s);
+  // What ninf-meta serves at `listen`, with its key, TLS and waivers
+  // (daemon/exposure.h): the checks of the listener and /metrics.
+  daemon::Exposure Exposed() const;
   // Closes the listener, every connection and the timer; `on_stopped` runs
   // once they are closed.
   void Shutdown(std::function<void()> on_stopped);

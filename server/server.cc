@@ -60,11 +60,7 @@ Status Server::Start() {
     // relay, which anyone who reaches the relay can use.
     NINF_RETURN_IF_ERROR(StartRelayLink());
   } else {
-    NINF_RETURN_IF_ERROR(daemon::CheckExposure({.listen = settings_.listen,
-                                                .key = users_.keyed(),
-                                                .tls = !settings_.tls_cert.empty(),
-                                                .insecure = settings_.insecure,
-                                                .plaintext = settings_.allow_plaintext}));
+    NINF_RETURN_IF_ERROR(daemon::CheckExposure(Exposed()));
     NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
   }
   NINF_RETURN_IF_ERROR(StartUnixListener());
@@ -207,9 +203,15 @@ Gauges Server::CurrentGauges() const {
   return g;
 }
 
+daemon::Exposure Server::Exposed() const {
+  return {.listen = settings_.listen,
+          .key = users_.keyed(),
+          .tls = !settings_.tls_cert.empty(),
+          .insecure = settings_.insecure,
+          .plaintext = settings_.allow_plaintext};
+}
+
 Status Server::StartMetrics() {
-  HostPort at;
-  NINF_RETURN_IF_ERROR(daemon::ParseMetricsAddress(settings_.metrics, &at));
   // /healthz: 503 "draining" from SIGTERM on (the grace period: running
   // calls finish, no new ones are taken), so a balancer takes ninfd out
   // before it exits; "starting" until Start() is through.
@@ -220,7 +222,8 @@ Status Server::StartMetrics() {
                : ready_  ? daemon::Health::kReady
                          : daemon::Health::kStarting;
       });
-  return metrics_->Start(at);
+  return metrics_->StartFromSetting(settings_.metrics, Exposed(),
+                                    {settings_.tls_cert, settings_.tls_key});
 }
 
 void Server::OnClosed(daemon::Connection &conn) {

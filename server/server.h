@@ -28,6 +28,7 @@
 
 #include "daemon/connection.h"
 #include "daemon/connection_set.h"
+#include "daemon/exposure.h"
 #include "daemon/frame_table.h"
 #include "daemon/listener.h"
 #include "daemon/metrics_endpoint.h"
@@ -95,6 +96,9 @@ class Server : public daemon::Connection::Delegate, private SchedulerObserver {
   // Builds the TLS context from tls_cert, tls_key and tls_client_ca (none
   // without tls_cert). On error the context in use stays.
   Status LoadTls();
+  // What ninfd serves at `listen`, with its key, TLS and waivers
+  // (daemon/exposure.h): the checks of the listener, the relay and /metrics.
+  daemon::Exposure Exposed() const;
 
   // The watchdog's timer: twice a second the kept data expires and the
   // scheduler holds its jobs to their deadlines.

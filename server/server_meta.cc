@@ -56,11 +56,9 @@ Status Server::StartRelayLink() {
   // Anyone who reaches the relay reaches this server: as with listening
   // beyond loopback, that needs a key and TLS (end to end through the
   // relay) unless the operator says otherwise on purpose.
-  NINF_RETURN_IF_ERROR(daemon::CheckExposure({.listen = config.relay.host,
-                                              .key = users_.keyed(),
-                                              .tls = !settings_.tls_cert.empty(),
-                                              .insecure = settings_.insecure,
-                                              .plaintext = settings_.allow_plaintext}));
+  daemon::Exposure exposure = Exposed();
+  exposure.listen = config.relay.host;
+  NINF_RETURN_IF_ERROR(daemon::CheckExposure(exposure));
   config.key_file =
       settings_.relay_key_file.empty() ? settings_.key_file : settings_.relay_key_file;
   relay_ = std::make_unique<RelayLink>(

@@ -24,6 +24,8 @@ import time
 import traceback
 
 REQUEST_TIMEOUT = 2  # seconds, the daemons' request_timeout_seconds
+# A non-loopback address of the metrics check's own network namespace.
+METRICS_HOST = "10.231.0.1"
 # A recognisable array: if these bytes show on the wire, the arrays travel
 # in the clear.
 PATTERN = b"SECRET-ARRAY-PATTERN-0123456789!"  # 32 bytes = 4 doubles
@@ -129,6 +131,7 @@ def make_certificates(d):
     signed("server2", "/CN=ninfd-test-renewed", "IP:127.0.0.1")
     signed("expired", "/CN=ninfd-expired", "IP:127.0.0.1", days="-1")
     signed("wronghost", "/CN=elsewhere", "DNS:elsewhere.example,IP:10.9.9.9")
+    signed("metricshost", "/CN=ninfd-metrics", f"IP:127.0.0.1,IP:{METRICS_HOST}")
     signed("alice", "/O=site/CN=alice", None, usage="clientAuth")
     signed("bob", "/O=site/CN=bob", None, usage="clientAuth")
     signed("carol", "/O=site/CN=carol", None, usage="clientAuth")
@@ -549,6 +552,71 @@ def check_refusal_on_a_tls_port_is_a_tls_alert_reported_as_such(ctx):
         holder.kill()
         holder.wait()
     expect_ok(run_client(d.address, ["null"], env))
+
+
+def check_metrics_beyond_loopback_is_https_or_refused(ctx):
+    # Plain HTTP beyond loopback is refused at start, naming what to set.
+    p = subprocess.run([ctx.ninfd, "--port", "0", "--metrics", f"{METRICS_HOST}:0"],
+                       capture_output=True, text=True, timeout=20)
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert f"refusing to serve metrics on {METRICS_HOST} over plain HTTP" in p.stderr + p.stdout
+    assert "tls_cert" in p.stderr + p.stdout
+    # With the daemon's certificate it is HTTPS, in a namespace of this
+    # check's own where METRICS_HOST is an address (a veth pair).
+    ns = f"ninf-tls-metrics-{os.getpid()}"
+    sh("ip", "netns", "add", ns, cwd=ctx.certs)
+    log_path = os.path.join(ctx.workdir, "ninfd-metrics.log")
+    proc = None
+    try:
+        for cmd in (["link", "add", "v0", "type", "veth", "peer", "name", "v1"],
+                    ["addr", "add", f"{METRICS_HOST}/24", "dev", "v0"],
+                    ["link", "set", "v0", "up"], ["link", "set", "v1", "up"],
+                    ["link", "set", "lo", "up"]):
+            sh("ip", "-n", ns, *cmd, cwd=ctx.certs)
+        with open(log_path, "w") as log:
+            proc = subprocess.Popen(
+                ["ip", "netns", "exec", ns, ctx.ninfd, "--port", "0", "--unix-socket", "",
+                 "--tls-cert", ctx.path("metricshost.pem"), "--tls-key",
+                 ctx.path("metricshost.key"), "--metrics", f"{METRICS_HOST}:0",
+                 "--log-level", "debug"], stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        port = None
+        while port is None:
+            assert time.monotonic() < deadline, open(log_path).read()
+            for line in open(log_path):
+                if "event=metrics_listening" in line:
+                    assert "scheme=https" in line, line
+                    port = int(line.split(f"address={METRICS_HOST}:")[1].split()[0])
+            time.sleep(0.05)
+        fetch = (
+            "import ssl, sys, urllib.request\n"
+            "ctx = ssl.create_default_context(cafile=sys.argv[1])\n"
+            "print(urllib.request.urlopen(sys.argv[2], context=ctx, timeout=10).read()"
+            ".decode())\n")
+        url = f"https://{METRICS_HOST}:{port}/metrics"
+        got = subprocess.run(["ip", "netns", "exec", ns, "/usr/bin/python3", "-c", fetch,
+                              ctx.path("ca.pem"), url], capture_output=True, text=True,
+                             timeout=30)
+        assert got.returncode == 0 and "ninf_" in got.stdout, got.stderr[-2000:]
+        # Plain HTTP gets no metrics there.
+        plain = subprocess.run(["ip", "netns", "exec", ns, "/usr/bin/python3", "-c",
+                                "import sys, urllib.request\n"
+                                "print(urllib.request.urlopen(sys.argv[1], timeout=10).read())",
+                                f"http://{METRICS_HOST}:{port}/metrics"],
+                               capture_output=True, text=True, timeout=30)
+        assert plain.returncode != 0 and "ninf_" not in plain.stdout, plain.stdout[-500:]
+    finally:
+        if proc:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        left = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True)
+        for pid in left.stdout.split():
+            os.kill(int(pid), signal.SIGKILL)
+        subprocess.run(["ip", "netns", "del", ns], check=False)
 
 
 def check_unreadable_certificate_is_a_configuration_error(ctx):
