@@ -23,11 +23,21 @@ void Refuse(Connection &conn, uint64_t *failures, const std::string &why, const 
   conn.Fail(tell);
 }
 
-const Status kNeedsKey(NINF_ERR_AUTH,
-                       "this server requires authentication: give the client the server's key "
-                       "(NINF_KEY_FILE, or key_file in client.toml)");
-const Status kRefused(NINF_ERR_AUTH,
-                      "authentication failed: the client's key is not one of this server's");
+// The client's remedies, naming the daemon that refused (its frame table's
+// name: "ninfd", "ninf-meta"), so that a client of several daemons knows
+// which key file to look at.
+Status NeedsKey(const Connection &conn) {
+  const std::string daemon = conn.rules().daemon;
+  return Status(NINF_ERR_AUTH, daemon + " requires authentication: give the client a key of " +
+                                   daemon +
+                                   "'s key_file (NINF_KEY_FILE, or key_file in client.toml)");
+}
+
+Status Refused(const Connection &conn) {
+  const std::string daemon = conn.rules().daemon;
+  return Status(NINF_ERR_AUTH, "authentication failed: the client's key is not one of " + daemon +
+                                   "'s (its key_file)");
+}
 
 }  // namespace
 
@@ -39,9 +49,10 @@ void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHead
     // client refuses it rather than call a server it cannot tell from an
     // impostor.
     Refuse(conn, failures, "authentication asked of a server without a key",
-           Status(NINF_ERR_AUTH,
-                  "this server does not authenticate (it has no key_file), so it cannot prove "
-                  "who it is: run it with the key, or call it without one"));
+           Status(NINF_ERR_AUTH, std::string(conn.rules().daemon) +
+                                     " does not authenticate (it has no key_file), so it cannot "
+                                     "prove who it is: run it with the key, or call it without "
+                                     "one"));
     return;
   }
   if (state.authenticated) {
@@ -61,7 +72,7 @@ void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHead
       Refuse(conn, failures,
              std::string(server ? "a server without a key sent " : "first frame ") +
                  FrameTypeName(h.type),
-             server ? Status(NINF_ERR_AUTH, server) : kNeedsKey);
+             server ? Status(NINF_ERR_AUTH, server) : NeedsKey(conn));
       return;
     }
     if (!request.ParseFromArray(body.data(), static_cast<int>(body.size())) ||
@@ -71,7 +82,7 @@ void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHead
     }
     const auth::Key *key = keys.Find(request.key_id());
     if (!key) {
-      Refuse(conn, failures, "unknown key id", kRefused);
+      Refuse(conn, failures, "unknown key id", Refused(conn));
       return;
     }
     if (Status st = auth::MakeNonce(&state.server_nonce); !st.ok()) {
@@ -92,7 +103,7 @@ void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHead
   if (h.type != FRAME_PROOF || !answer.ParseFromArray(body.data(), static_cast<int>(body.size())) ||
       !auth::ProofMatches(auth::ClientProof(state.key, state.client_nonce, state.server_nonce),
                           answer.client_proof())) {
-    Refuse(conn, failures, "wrong proof", kRefused);
+    Refuse(conn, failures, "wrong proof", Refused(conn));
     return;
   }
   state.authenticated = true;
@@ -100,6 +111,17 @@ void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHead
   state.key = {};               // the secret is not needed any more
   conn.SetIdleTimeout(idle_timeout_ms);
   spdlog::debug("event=authenticated conn={} peer={}", conn.id(), conn.peer());
+}
+
+void ReloadKeyFile(const std::string &path, auth::KeyRing *keys) {
+  if (path.empty()) return;
+  auth::KeyRing ring;
+  if (Status st = auth::LoadKeyFile(path, &ring); !st.ok()) {
+    spdlog::error("event=reload_failed key_file={} error={}", Quoted(path), Quoted(st.message()));
+    return;
+  }
+  *keys = std::move(ring);
+  spdlog::info("event=reloaded key_file={} keys={}", Quoted(path), keys->keys.size());
 }
 
 }  // namespace ninf::daemon

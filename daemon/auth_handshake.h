@@ -24,4 +24,10 @@ namespace ninf::daemon {
 void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHeader &h,
                     std::string_view body, uint64_t idle_timeout_ms, uint64_t *failures);
 
+// SIGHUP: reads the key file `path` again into *keys, so that a key is
+// rotated without a restart and open connections stay; a file that cannot
+// be read keeps the keys in use (event=reload_failed). "": no-op (a daemon
+// started without keys stays keyless until restarted).
+void ReloadKeyFile(const std::string &path, auth::KeyRing *keys);
+
 }  // namespace ninf::daemon

@@ -24,8 +24,8 @@ using ninf::meta::MetaSettings;
 // reported and keeps its running value (the server, its sockets and its
 // forecasts were built from them). A broken file changes nothing.
 //
-// SIGHUP also reads the TLS files again (a renewed certificate keeps its path);
-// a failure keeps the ones in use.
+// SIGHUP also reads the TLS files again (a renewed certificate keeps its path)
+// and the key file (a rotated key); a failure keeps the ones in use.
 void ReloadTls(MetaServer &server, MetaSettings *running, const MetaSettings &previous) {
   if (Status st = server.LoadTls(*running); !st.ok()) {
     spdlog::error("event=reload_failed settings=tls error={}", Quoted(st.message()));
@@ -70,6 +70,6 @@ int main(int argc, char **argv) {
       .parse = ninf::meta::ParseMetaInvocation,
       .table = ninf::meta::MetaSettingsTable(),
       .fds_per_connection = 1,
-      .hooks = {.apply = ReloadTls, .after = nullptr}};
+      .hooks = {.apply = ReloadTls, .after = [](MetaServer &server) { server.ReloadKeys(); }}};
   return ninf::daemon::RunTableDaemon(program, argc, argv, inv);
 }

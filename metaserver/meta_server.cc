@@ -186,6 +186,8 @@ Status MetaServer::LoadTls(const MetaSettings &s) {
   return Status::Ok();
 }
 
+void MetaServer::ReloadKeys() { daemon::ReloadKeyFile(settings_.key_file, &keys_); }
+
 daemon::Exposure MetaServer::Exposed() const {
   return {.listen = settings_.listen,
           .key = !keys_.keys.empty(),

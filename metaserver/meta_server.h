@@ -56,6 +56,8 @@ class MetaServer : public daemon::Connection::Delegate {
   // tls_client_ca (none without tls_cert): at start and on SIGHUP, where a
   // failure keeps the context in use (and is returned).
   Status LoadTls(const MetaSettings &s);
+  // SIGHUP: the key file is read again (a broken one keeps the keys).
+  void ReloadKeys();
   // What ninf-meta serves at `listen`, with its key, TLS and waivers
   // (daemon/exposure.h): the checks of the listener and /metrics.
   daemon::Exposure Exposed() const;

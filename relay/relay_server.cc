@@ -131,17 +131,7 @@ Status RelayServer::Start() {
   return daemon::WritePortFile(settings_.ready_file, listener_.port());
 }
 
-void RelayServer::ReloadKeys() {
-  if (settings_.key_file.empty()) return;
-  auth::KeyRing ring;
-  if (Status st = auth::LoadKeyFile(settings_.key_file, &ring); !st.ok()) {
-    spdlog::error("event=reload_failed key_file={} error={}", Quoted(settings_.key_file),
-                  Quoted(st.message()));
-    return;
-  }
-  keys_ = std::move(ring);
-  spdlog::info("event=reloaded key_file={} keys={}", Quoted(settings_.key_file), keys_.keys.size());
-}
+void RelayServer::ReloadKeys() { daemon::ReloadKeyFile(settings_.key_file, &keys_); }
 
 void RelayServer::Accept(daemon::UniqueFd fd, const std::string &peer) {
   if (stopping_) return;  // fd closes here

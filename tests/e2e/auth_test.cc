@@ -194,7 +194,7 @@ TEST_CASE("auth_clients_without_the_key_are_refused_before_any_request", "[auth]
 
   ChildResult wrong = InChild(other, [&] { return EchoCall(d.Name("echo")); });
   CHECK(wrong.code == NINF_ERR_AUTH);
-  CHECK_THAT(wrong.detail, Catch::Contains("not one of this server's"));
+  CHECK_THAT(wrong.detail, Catch::Contains("not one of ninfd's"));
 
   SECTION("a right key id with a forged proof") {
     auto ch = Raw(d);

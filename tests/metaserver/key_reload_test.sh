@@ -54,4 +54,28 @@ wait_for "$dir/ninfd.log" 'event=settings_reloaded applied="\?[a-z_ ]*key_file' 
 wait_for "$dir/ninfd.log" 'event=metaserver_registered' 8
 
 kill -0 "$ninfd_pid" 2>/dev/null || fail "ninfd died on SIGHUP"
+
+# ninf-meta's own key file, rotated by SIGHUP (issue 43): the old key's tool
+# is refused after it, the new one's served, and a tool without a key is told
+# that ninf-meta (not "this server") wants one.
+servers() { "$meta" --servers --port "$meta_port" "$@" 2>&1; }
+out=$(servers) && fail "a keyless tool was served: $out"
+[[ "$out" == *"ninf-meta requires authentication"* ]] || fail "refusal names no daemon: $out"
+servers --key-file "$dir/key" >/dev/null || fail "the old key before the rotation: $(servers --key-file "$dir/key")"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/key2"
+chmod 600 "$dir/key2"
+cp "$dir/key" "$dir/key.old"
+cp "$dir/key2" "$dir/key"
+kill -HUP "$meta_pid"
+wait_for "$dir/meta.log" 'event=reloaded key_file=' 5
+out=$(servers --key-file "$dir/key.old") && fail "the old key still served after the rotation"
+[[ "$out" == *"not one of ninf-meta's"* ]] || fail "old key's refusal: $out"
+servers --key-file "$dir/key2" >/dev/null || fail "the new key: $(servers --key-file "$dir/key2")"
+# A key file that cannot be read keeps the keys in use.
+chmod 644 "$dir/key"
+kill -HUP "$meta_pid"
+wait_for "$dir/meta.log" 'event=reload_failed key_file=' 5
+chmod 600 "$dir/key"
+servers --key-file "$dir/key2" >/dev/null || fail "a failed reload dropped the keys"
+kill -0 "$meta_pid" 2>/dev/null || fail "ninf-meta died on SIGHUP"
 echo "ok"
