@@ -68,8 +68,18 @@ Status StartTls(const ClientOptions &o, const ServerAddress &server, int fd,
     FrameHeader h;
     wire::Error err;
     if ((*ch)->RecvHeader(1 << 20, &h).ok() && h.type == FRAME_ERROR &&
-        (*ch)->RecvMessage(h, &err).ok())
+        (*ch)->RecvMessage(h, &err).ok()) {
+      // Through a relay, a plaintext answer other than a protocol error is
+      // the relay's own refusal, given before the server was reached (no
+      // such server, too many waiting, no dial-back): not a server without
+      // TLS. (A plaintext ninfd behind it says the bytes were no frame.)
+      if (!server.relay_name.empty() && ErrorFromWire(err.code()) != NINF_ERR_PROTOCOL)
+        return Status(ErrorFromWire(err.code()), "the relay at " + server.host + ":" +
+                                                     std::to_string(server.port) +
+                                                     " refused the connection to '" +
+                                                     server.relay_name + "': " + err.message());
       return Status(st.code(), st.message() + "; it said: " + err.message());
+    }
   }
   return st;
 }

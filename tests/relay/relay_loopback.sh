@@ -51,4 +51,13 @@ for n in 0 1000 $(( 1 << 17 )); do
   [ "$out" = ok ] || fail "call of $n: $out"
 done
 grep -q 'event=bridged server=lo' "$work/relay.log" || fail "the relay logged no bridge"
+
+# A TLS client told by the relay that its server is not there hears the
+# relay's refusal, not "the server does not speak TLS" (issue 43).
+bash "$(dirname "$0")/../../scripts/site_ca.sh" "$work" ca >/dev/null 2>&1 || fail "no site CA"
+out=$(NINF_SERVER="nobody@127.0.0.1:$port" NINF_TRANSPORT=tcp NINF_TLS_CA="$work/ca.pem" \
+  timeout 30 "$client" 0 2>&1) && fail "a call to an unregistered server succeeded"
+[[ "$out" == *"the relay at 127.0.0.1:$port refused the connection to 'nobody': no server named 'nobody'"* ]] ||
+  fail "a TLS client's refusal by the relay: $out"
+[[ "$out" == *"does not speak TLS"* ]] && fail "the relay's refusal reported as a server without TLS: $out"
 echo "relay_loopback: ok (relay port $port)"
