@@ -141,16 +141,23 @@ Status RelayLink::Open(std::unique_ptr<Channel> *out) {
   if (!config_.key_file.empty()) NINF_RETURN_IF_ERROR(auth::LoadKeyFile(config_.key_file, &keys_));
   int fd = -1;
   NINF_RETURN_IF_ERROR(ConnectTcp(config_.relay.host, config_.relay.port, kRelayTimeoutMs, &fd));
-  // Until registered, each exchange is bounded by kRelayTimeoutMs: Stop()
-  // waits no longer than that for it.
   auto ch = std::make_unique<Channel>(fd, kRelayTimeoutMs);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return Status(NINF_ERR_SERVER, "stopping");
+    session_fd_ = fd;  // from here Stop() ends a blocked exchange by shutting it down
+  }
   spdlog::info("event=relay_state state=connected relay={}", config_.relay.Key());
-  if (!keys_.keys.empty()) NINF_RETURN_IF_ERROR(auth::AuthenticateToServer(*ch, keys_.keys[0]));
-  NINF_RETURN_IF_ERROR(AskRegistration(*ch, Registration(), &period_));
+  Status st = Status::Ok();
+  if (!keys_.keys.empty()) st = auth::AuthenticateToServer(*ch, keys_.keys[0]);
+  if (st.ok()) st = AskRegistration(*ch, Registration(), &period_);
+  if (!st.ok()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    session_fd_ = -1;  // before the channel closes it, on return
+    return st;
+  }
   spdlog::info("event=relay_state state=registered relay={} name={} keepalive_ms={}",
                config_.relay.Key(), config_.name, period_.count());
-  std::lock_guard<std::mutex> lock(mutex_);
-  session_fd_ = fd;
   *out = std::move(ch);
   return Status::Ok();
 }
