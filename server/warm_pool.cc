@@ -41,9 +41,10 @@ Process *WarmPool::Take(const std::string &function, const std::string &executab
 
 bool WarmPool::Return(Process *process) {
   auto it = functions_.find(process->function());
-  const bool kept = !closed_ && !process->exited() && it != functions_.end() &&
-                    it->second.executable == process->executable() &&
-                    it->second.idle.size() < static_cast<std::size_t>(keep_) && !process->Stale();
+  bool kept = !closed_ && !process->exited() && it != functions_.end() &&
+              it->second.executable == process->executable() && !process->Stale();
+  if (kept && it->second.idle.size() >= static_cast<std::size_t>(keep_))
+    kept = RetireUnused(it->second);
   process->set_owner(this);
   live_.insert(process);
   if (!kept) {
@@ -51,6 +52,17 @@ bool WarmPool::Return(Process *process) {
     return false;
   }
   it->second.idle.push_front(process);
+  return true;
+}
+
+bool WarmPool::RetireUnused(Function &f) {
+  // The newest started one: the others have had longer to load.
+  auto unused = std::find_if(f.idle.rbegin(), f.idle.rend(),
+                             [](const Process *p) { return p->calls_served() == 0; });
+  if (unused == f.idle.rend()) return false;
+  Process *p = *unused;
+  f.idle.erase(std::next(unused).base());
+  p->Kill();  // live_ keeps it until reaped, as every process killed on purpose
   return true;
 }
 

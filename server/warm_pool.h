@@ -69,6 +69,10 @@ class WarmPool : public ProcessOwner {
   // A reused executable is free again (CTL_RELEASED). The pool keeps it
   // (true) unless it is closed, the function was cleared or already has
   // `keep` idle processes, or the file was replaced: then it retires it.
+  // A full pool keeps a process that comes back from a call over one that
+  // never served any (started to replace the first while its call ran, as
+  // a call longer than a start does): the next call then takes the one
+  // that comes back, and the pool stops starting a process per call.
   bool Return(Process *process);
 
   // Starts processes until `function` has per_function idle ones (none once
@@ -112,6 +116,9 @@ class WarmPool : public ProcessOwner {
 
   bool SpawnOne(const std::string &name, Function &f);
   void NoteDeath(const std::string &name, Function &f, Clock::duration age);
+  // Kills the newest idle process of `f` that never served a call, to make
+  // room for one that comes back; false when there is none.
+  bool RetireUnused(Function &f);
   // Logs once that `f` was given up (when `gave_up`) and schedules restarts.
   void NoteGiveUp(const std::string &name, Function &f, bool gave_up);
   void ScheduleRestarts();
