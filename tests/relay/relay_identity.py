@@ -23,9 +23,9 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 
+from relay_run import Run
 from relay_wire import field, frame, recv_frame
 
 RELAY, NINFD, CLIENT, REGISTRY = sys.argv[1:5]
@@ -34,42 +34,8 @@ FRAME_ERROR, FRAME_AUTH, FRAME_CHALLENGE, FRAME_PROOF = 6, 13, 14, 15
 FRAME_RELAY_REGISTER, FRAME_RELAY_DIAL, FRAME_RELAY_DATA = 40, 41, 42
 FRAME_RELAY_OPEN, FRAME_RELAY_ACK = 43, 44
 
-WORK = tempfile.mkdtemp(prefix="ninf-relay-id-")
-PROCS = []
-
-
-def fail(why):
-    print(f"FAIL {why}")
-    for name in sorted(os.listdir(WORK)):
-        if name.endswith(".log"):
-            print(f"--- {name}")
-            with open(os.path.join(WORK, name), errors="replace") as f:
-                print("".join(f.readlines()[-15:]))
-    sys.exit(1)
-
-
-def key_file(name, secret):
-    path = os.path.join(WORK, name)
-    with open(path, "w") as f:
-        f.write(secret + "\n")
-    os.chmod(path, 0o600)
-    return path
-
-
-def wait_log(path, text, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if os.path.exists(path) and text in open(path, errors="replace").read():
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def start(args, log):
-    out = open(os.path.join(WORK, log), "a")
-    proc = subprocess.Popen(args, stdout=out, stderr=out)
-    PROCS.append(proc)
-    return proc
+RUN = Run("ninf-relay-id-")
+fail = RUN.fail
 
 
 def message_of(kind, body):
@@ -139,7 +105,7 @@ def case_squat(port, key_b, key_a_file):
     text = message_of(kind, body)
     if "relay name 'site-a' is registered by key" not in text:
         fail(f"squat: site B's key took 'site-a' (reply: {text!r})")
-    if not wait_log(os.path.join(WORK, "relay.log"), "event=register_conflict name=site-a", 5):
+    if not RUN.wait_log("relay.log", "event=register_conflict name=site-a", 5):
         fail("squat: the relay logged no register_conflict")
     call_site_a(port, key_a_file)
     print(f"ok squat: {text!r}")
@@ -147,14 +113,14 @@ def case_squat(port, key_b, key_a_file):
 
 def case_clone(port, key_a_file):
     log = "clone.log"
-    clone = start([NINFD, "--reverse", "--relay", f"127.0.0.1:{port}", "--relay-name", "site-a",
+    clone = RUN.start([NINFD, "--reverse", "--relay", f"127.0.0.1:{port}", "--relay-name", "site-a",
                    "--key-file", key_a_file, "--registry", REGISTRY, "--unix-socket", "",
                    "--port", "0"], log)
     try:
         status = clone.wait(timeout=20)
     except subprocess.TimeoutExpired:
         fail("clone: a second ninfd with site A's relay_name kept running")
-    text = open(os.path.join(WORK, log), errors="replace").read()
+    text = RUN.log_text(log)
     if status != 2 or "is registered by another ninfd" not in text:
         fail(f"clone: exit status {status}, log: {text[-400:]!r}")
     call_site_a(port, key_a_file)
@@ -197,18 +163,13 @@ def case_token_alone(port, key_a, key_b):
 
 def main():
     key_a, key_b = "site-a-key-" + os.urandom(12).hex(), "site-b-key-" + os.urandom(12).hex()
-    key_a_file = key_file("a.key", key_a)
-    relay_keys = key_file("relay.keys", key_a + "\n" + key_b)
-    start([RELAY, "--port", "0", "--key-file", relay_keys, "--idle-timeout-seconds", "30",
-           "--log-level", "debug"], "relay.log")
-    relay_log = os.path.join(WORK, "relay.log")
-    if not wait_log(relay_log, "event=listening", 10):
-        fail("ninf-relay did not start")
-    port = int(open(relay_log).read().split(" port=")[1].split()[0])
-    start([NINFD, "--reverse", "--relay", f"127.0.0.1:{port}", "--relay-name", "site-a",
-           "--key-file", key_a_file, "--registry", REGISTRY, "--unix-socket", "", "--port", "0",
-           "--log-level", "debug"], "site-a.log")
-    if not wait_log(relay_log, "event=server_registered name=site-a", 10):
+    key_a_file = RUN.key_file("a.key", key_a)
+    relay_keys = RUN.key_file("relay.keys", key_a + "\n" + key_b)
+    port = RUN.start_relay(RELAY, "--key-file", relay_keys, "--idle-timeout-seconds", "30")
+    RUN.start([NINFD, "--reverse", "--relay", f"127.0.0.1:{port}", "--relay-name", "site-a",
+               "--key-file", key_a_file, "--registry", REGISTRY, "--unix-socket", "", "--port",
+               "0", "--log-level", "debug"], "site-a.log")
+    if not RUN.wait_log("relay.log", "event=server_registered name=site-a", 10):
         fail("site A's ninfd did not register")
     case_squat(port, key_b, key_a_file)
     case_clone(port, key_a_file)
@@ -218,11 +179,4 @@ def main():
 try:
     main()
 finally:
-    for p in PROCS:
-        if p.poll() is None:
-            p.terminate()
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-    subprocess.run(["rm", "-rf", WORK], check=False)
+    RUN.close()

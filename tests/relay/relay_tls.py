@@ -14,39 +14,15 @@ import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
+from relay_run import Run
+
 RELAY, NINFD, CLIENT, REGISTRY, SITE_CA = sys.argv[1:6]
-WORK = tempfile.mkdtemp(prefix="ninf-relay-tls-")
-PROCS = []
+RUN = Run("ninf-relay-tls-")
+fail = RUN.fail
 NAME = "site-tls"  # the relay name, and the DNS name of ninfd's certificate
-
-
-def fail(why):
-    print(f"FAIL {why}")
-    for name in sorted(os.listdir(WORK)):
-        if name.endswith(".log"):
-            print(f"--- {name}")
-            print("".join(open(os.path.join(WORK, name), errors="replace").readlines()[-15:]))
-    sys.exit(1)
-
-
-def wait_log(path, text, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if os.path.exists(path) and text in open(path, errors="replace").read():
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def start(args, log):
-    proc = subprocess.Popen(args, stdout=open(os.path.join(WORK, log), "a"),
-                            stderr=subprocess.STDOUT)
-    PROCS.append(proc)
-    return proc
 
 
 class Recorder:
@@ -92,27 +68,20 @@ class Recorder:
 
 def main():
     key = "relay-tls-test-key-" + os.urandom(8).hex()
-    key_file = os.path.join(WORK, "key")
-    with open(key_file, "w") as f:
-        f.write(key + "\n")
-    os.chmod(key_file, 0o600)
+    key_file = RUN.key_file("key", key)
     for args in (["ca"], ["server", "server", NAME]):
-        subprocess.run(["bash", SITE_CA, WORK, *args], check=True, capture_output=True)
-    start([RELAY, "--port", "0", "--key-file", key_file, "--log-level", "debug"], "relay.log")
-    relay_log = os.path.join(WORK, "relay.log")
-    if not wait_log(relay_log, "event=listening", 10):
-        fail("ninf-relay did not start")
-    port = int(open(relay_log).read().split(" port=")[1].split()[0])
-    start([NINFD, "--reverse", "--relay", f"127.0.0.1:{port}", "--relay-name", NAME,
-           "--key-file", key_file, "--tls-cert", os.path.join(WORK, "server.pem"),
-           "--tls-key", os.path.join(WORK, "server.key"), "--registry", REGISTRY,
-           "--unix-socket", "", "--port", "0", "--log-level", "debug"], "ninfd.log")
-    if not wait_log(relay_log, f"event=server_registered name={NAME}", 10):
+        subprocess.run(["bash", SITE_CA, RUN.work, *args], check=True, capture_output=True)
+    port = RUN.start_relay(RELAY, "--key-file", key_file)
+    RUN.start([NINFD, "--reverse", "--relay", f"127.0.0.1:{port}", "--relay-name", NAME,
+               "--key-file", key_file, "--tls-cert", RUN.path("server.pem"), "--tls-key",
+               RUN.path("server.key"), "--registry", REGISTRY, "--unix-socket", "", "--port",
+               "0", "--log-level", "debug"], "ninfd.log")
+    if not RUN.wait_log("relay.log", f"event=server_registered name={NAME}", 10):
         fail("ninfd did not register")
     recorder = Recorder(port)
     env = dict(os.environ, NINF_SERVER=f"{NAME}@127.0.0.1:{recorder.port}",
                NINF_TRANSPORT="tcp", NINF_KEY_FILE=key_file,
-               NINF_TLS_CA=os.path.join(WORK, "ca.pem"))
+               NINF_TLS_CA=RUN.path("ca.pem"))
     n = 1 << 16
     for count in (0, n):
         out = subprocess.run([CLIENT, str(count)], env=env, capture_output=True, text=True,
@@ -148,11 +117,4 @@ def main():
 try:
     main()
 finally:
-    for p in PROCS:
-        if p.poll() is None:
-            p.terminate()
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-    subprocess.run(["rm", "-rf", WORK], check=False)
+    RUN.close()
