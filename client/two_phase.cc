@@ -20,22 +20,13 @@
 #include "client/ninf.h"
 #include "client/remote_call.h"
 #include "client/transaction.h"
+#include "protocol/hex.h"
 #include "protocol/interrupt.h"
 
 namespace ninf::client {
 namespace {
 
 constexpr char kTicketPrefix[] = "ninf1:";
-
-std::string Hex(const std::string &bytes) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += digits[c >> 4];
-    out += digits[c & 15];
-  }
-  return out;
-}
 
 bool Unhex(const std::string &text, std::string *out) {
   if (text.size() % 2 != 0) return false;
@@ -108,7 +99,7 @@ Status OpenTicket(const char *text, const char *name, Ticket *ticket, std::uniqu
 
 std::string FormatTicket(const ServerAddress &server, const std::string &function,
                          const wire::Submitted &submitted) {
-  return kTicketPrefix + std::to_string(submitted.id()) + ":" + Hex(submitted.token()) + ":" +
+  return kTicketPrefix + std::to_string(submitted.id()) + ":" + HexOf(submitted.token()) + ":" +
          function + "@" + server.Key();
 }
 

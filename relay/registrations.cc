@@ -1,16 +1,11 @@
 #include "relay/registrations.h"
 
+#include "protocol/hex.h"
+
 namespace ninf::relay {
 
 std::string KeyIdText(const std::string &identity) {
-  if (identity.empty()) return "none";
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : identity) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
+  return identity.empty() ? "none" : HexOf(identity);
 }
 
 Status Registrations::Conflict(const Registrant &who, const Server &held, uint64_t now_ms) const {

@@ -13,6 +13,7 @@
 
 #include "daemon/log.h"
 #include "protocol/fd_passing.h"
+#include "protocol/hex.h"
 #include "protocol/launch.h"
 #include "server/random_bytes.h"
 
@@ -115,12 +116,7 @@ Status LaunchBroker::ListenTcp(const HostPort &tcp) {
 }
 
 std::string LaunchBroker::Expect(daemon::UniqueFd channel) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string token;
-  for (unsigned char b : RandomBytes(kLaunchTokenChars / 2)) {
-    token += kHex[b >> 4];
-    token += kHex[b & 15];
-  }
+  const std::string token = HexOf(RandomBytes(kLaunchTokenChars / 2));
   if (token.size() != kLaunchTokenChars) return {};  // no randomness: the claim will fail
   channels_[token] = std::move(channel);
   return token;
