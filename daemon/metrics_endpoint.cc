@@ -45,16 +45,16 @@ Status ReadPem(const std::string &setting, const std::string &path, std::string 
 
 }  // namespace
 
-Status MetricsNeedsHttps(const HostPort &at, const Exposure &exposure, bool *https) {
+Status MetricsNeedsHttps(const Exposure &e, bool *https) {
   *https = false;
-  if (IsLoopbackAddress(at.host)) return Status::Ok();
-  if (exposure.tls) {
+  if (IsLoopbackAddress(e.listen)) return Status::Ok();
+  if (e.tls) {
     *https = true;
     return Status::Ok();
   }
-  if (exposure.insecure || exposure.plaintext) return Status::Ok();
+  if (e.insecure || e.plaintext) return Status::Ok();
   return Status(NINF_ERR_CONFIG,
-                "refusing to serve metrics on " + at.host +
+                "refusing to serve metrics on " + std::string(e.listen) +
                     " over plain HTTP: a scrape names the users, functions and servers. Give the "
                     "daemon tls_cert and tls_key (the endpoint is then HTTPS with them; "
                     "scripts/site_ca.sh makes a site CA and certificates), serve metrics on "
@@ -220,7 +220,7 @@ Status MetricsEndpoint::StartFromSetting(const std::string &setting, Exposure ex
   NINF_RETURN_IF_ERROR(ParseMetricsAddress(setting, &at));
   exposure.listen = at.host;
   bool https = false;
-  NINF_RETURN_IF_ERROR(MetricsNeedsHttps(at, exposure, &https));
+  NINF_RETURN_IF_ERROR(MetricsNeedsHttps(exposure, &https));
   return Start(at, https ? &tls : nullptr);
 }
 

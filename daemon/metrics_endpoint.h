@@ -59,13 +59,13 @@ const char *HealthName(Health health);
 // NINF_ERR_INVALID_ARGUMENT naming the setting.
 Status ParseMetricsAddress(const std::string &text, HostPort *out);
 
-// How the endpoint at `at` is served, given the daemon's TLS and waivers:
+// How an endpoint at `e.listen` is served, given the daemon's TLS and waivers:
 // on loopback, HTTP (a local Prometheus or agent); beyond it, HTTPS with the
 // daemon's own certificate when it has one (`tls`); otherwise HTTP only if
 // the operator said so (`insecure`, `allow_plaintext`), since the scrape
 // names users, functions and servers. Errors: NINF_ERR_CONFIG saying what
 // to set.
-Status MetricsNeedsHttps(const HostPort &at, const Exposure &exposure, bool *https);
+Status MetricsNeedsHttps(const Exposure &e, bool *https);
 
 // The daemon's certificate and key for an HTTPS endpoint (PEM files).
 struct MetricsTls {
@@ -102,7 +102,6 @@ class MetricsEndpoint {
   // chooses HTTP or HTTPS (MetricsNeedsHttps, with `exposure`'s address
   // replaced by the endpoint's) and starts there.
   Status StartFromSetting(const std::string &setting, Exposure exposure, const MetricsTls &tls);
-  bool https() const { return https_; }
   // "host:port" it listens on.
   const std::string &address() const { return address_; }
 

@@ -338,6 +338,24 @@ TEST_CASE("settings_metrics_address", "[settings]") {
   CHECK_FALSE(ParseMetricsAddress("9464x", &at).ok());
 }
 
+// Issue 43: beyond loopback the endpoint is HTTPS when the daemon has TLS,
+// plain HTTP there only under a waiver, and refused otherwise.
+TEST_CASE("settings_metrics_https_beyond_loopback", "[settings]") {
+  using ninf::daemon::MetricsNeedsHttps;
+  bool https = true;
+  REQUIRE(MetricsNeedsHttps({.listen = "127.0.0.1", .tls = true}, &https).ok());
+  CHECK_FALSE(https);  // a local Prometheus speaks HTTP
+  REQUIRE(MetricsNeedsHttps({.listen = "10.1.0.5", .tls = true}, &https).ok());
+  CHECK(https);
+  REQUIRE(MetricsNeedsHttps({.listen = "10.1.0.5", .tls = false, .plaintext = true}, &https).ok());
+  CHECK_FALSE(https);
+  ninf::Status st = MetricsNeedsHttps({.listen = "10.1.0.5", .key = true, .tls = false}, &https);
+  CHECK(st.code() == NINF_ERR_CONFIG);
+  CHECK_THAT(st.message(),
+             Catch::Contains("refusing to serve metrics on 10.1.0.5 over plain HTTP") &&
+                 Catch::Contains("tls_cert") && Catch::Contains("--allow-plaintext"));
+}
+
 // A settings file that cannot be read says why, with strerror (issue 31:
 // it was "path:0:0: File could not be opened for reading"); a TOML error
 // keeps its line and column.
