@@ -204,6 +204,21 @@ Status FollowRedirect(Channel &ch) {
     return Status(st.code(), "connecting to the executable at " + redirect.host() + ":" +
                                  std::to_string(redirect.port()) + ": " + st.message());
   NINF_RETURN_IF_ERROR(ch.Replace(fd));
+  // ninfd's session carried a key: the claim and the arrays go inside a
+  // session with rank 0 keyed by it (protocol/launch.h).
+  if (!redirect.psk().empty()) {
+    if (redirect.psk().size() != tls::kPskSize)
+      return Status(NINF_ERR_PROTOCOL, "ninfd's REDIRECT carries no valid key");
+    tls::Psk psk;
+    std::memcpy(psk.data(), redirect.psk().data(), psk.size());
+    tls::SslPtr ssl;
+    st = tls::PskConnect(ch.fd(), psk, ch.timeout_ms(), &ssl);
+    std::memset(psk.data(), 0, psk.size());
+    if (!st.ok())
+      return Status(st.code(), "TLS with the executable at " + redirect.host() + ":" +
+                                   std::to_string(redirect.port()) + ": " + st.message());
+    ch.UseTls(std::move(ssl));
+  }
   wire::Claim claim;
   claim.set_token(redirect.token());
   return ch.SendFrame(FRAME_CLAIM, &claim);

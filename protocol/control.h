@@ -81,10 +81,12 @@
 //
 // An executable on another host (ninfd's `launch_address`, launch.h) has
 // its channel over TCP instead, relayed by ninfd (server/control_relay.h):
-// the same messages, back to back on a byte stream, and no descriptors. Its
-// CTL_HANDOFF carries a redirect token in place of the client's socket: the
-// client was sent to the executable's own address with that token
-// (FRAME_REDIRECT) and connects there itself.
+// the same messages, back to back on a byte stream inside TLS (launch.h),
+// and no descriptors. Its CTL_HANDOFF carries a redirect token in place of
+// the client's socket (and, when the client's connection is TLS, the key of
+// the client's session with rank 0 in psk, kHandoffTls): the client is sent
+// to the executable's own address with that token and key (FRAME_REDIRECT,
+// inside ninfd's own session) and connects there itself.
 #pragma once
 
 #include <cstddef>
@@ -116,6 +118,11 @@ enum ControlKind : uint32_t {
   // its arguments are arriving (no answer: the slot is asked for once they
   // are in, with CTL_WANT_SLOT). ninfd watches their progress from here.
   CTL_ARRIVING = 14,
+  // ninfd's relay to a rank 0 on another host (server/control_relay.h) ->
+  // ninfd's Process, never over the wire: the HANDOFF of call_id went to
+  // rank 0 with redirect_token, and rank 0 listens at redirect_host:
+  // redirect_port; the Job sends the client FRAME_REDIRECT with them.
+  CTL_REDIRECTED = 15,
 };
 
 inline constexpr std::size_t kStoreTokenSize = 16;
@@ -167,6 +174,8 @@ struct ControlMsg {
   double store_seconds = 0;                      // HANDOFF (two-phase): how long the result is kept
   uint8_t redirect_token[kStoreTokenSize] = {};  // HANDOFF over TCP: the client's FRAME_CLAIM
   uint32_t redirect_wait_ms = 0;           // HANDOFF over TCP: how long the client may take to come
+  char redirect_host[64] = {};             // REDIRECTED: rank 0's address (NUL-terminated)
+  uint32_t redirect_port = 0;              // REDIRECTED: rank 0's port for redirected clients
   uint8_t key_id[kControlKeyIdSize] = {};  // HANDOFF (kHandoffKeyed): the caller's key id
   uint8_t client_nonce[kControlNonceSize] = {};  // PROVE
   uint8_t server_nonce[kControlNonceSize] = {};  // PROVE

@@ -4,6 +4,10 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -16,8 +20,10 @@
 
 #include "ninf.pb.h"
 #include "protocol/address.h"
+#include "protocol/control_bridge.h"
 #include "protocol/fd_passing.h"
 #include "protocol/frame.h"
+#include "protocol/hex.h"
 #include "protocol/numeric_connect.h"
 
 namespace ninf {
@@ -85,19 +91,45 @@ int ListenBeside(int conn, int *port) {
   return fd;
 }
 
-// Whether the next frame on `fd` is a FRAME_CLAIM carrying `token`.
-bool PresentsToken(int fd, const uint8_t *token, std::size_t token_size,
-                   Clock::time_point deadline) {
+// Reads exactly n bytes of `ssl`'s session on `fd` before `deadline`.
+bool SslReadExactly(SSL *ssl, int fd, void *buf, std::size_t n, Clock::time_point deadline) {
+  auto *at = static_cast<char *>(buf);
+  while (n > 0) {
+    std::size_t got = 0;
+    ERR_clear_error();
+    const int r = SSL_read_ex(ssl, at, n, &got);
+    if (r == 1) {
+      at += got;
+      n -= got;
+      continue;
+    }
+    if (SSL_get_error(ssl, r) != SSL_ERROR_WANT_READ || !WaitReadable(fd, deadline)) return false;
+  }
+  return true;
+}
+
+// Whether the next frame `read` brings is a FRAME_CLAIM carrying `token`.
+template <typename Read>
+bool PresentsToken(Read read, const uint8_t *token, std::size_t token_size) {
   uint8_t raw[kFrameHeaderSize];
   FrameHeader h;
-  if (!ReadExactly(fd, raw, sizeof raw, deadline) || !DecodeFrameHeader(raw, 0, &h).ok() ||
-      h.type != FRAME_CLAIM || h.header_length > 256)
+  if (!read(raw, sizeof raw) || !DecodeFrameHeader(raw, 0, &h).ok() || h.type != FRAME_CLAIM ||
+      h.header_length > 256)
     return false;
   std::string bytes(h.header_length, '\0');
   wire::Claim claim;
-  return ReadExactly(fd, bytes.data(), bytes.size(), deadline) && claim.ParseFromString(bytes) &&
+  return read(bytes.data(), bytes.size()) && claim.ParseFromString(bytes) &&
          claim.token().size() == token_size &&
          std::memcmp(claim.token().data(), token, token_size) == 0;
+}
+
+// The id or the key of a launch token: SHA-256 of a label and the token.
+std::string LaunchDigest(const char *label, const std::string &token) {
+  const std::string input = std::string(label) + token;
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(input.data(), input.size(), md, &len, EVP_sha256(), nullptr) != 1) return {};
+  return std::string(reinterpret_cast<char *>(md), len);
 }
 
 }  // namespace
@@ -164,32 +196,67 @@ Status ClaimControlChannelTcp(const std::string &address, const std::string &tok
     return Failed(what);
   };
   if (listener < 0) return fail(std::string("listening for clients: ") + std::strerror(errno));
-  const std::string line = token + " " + std::to_string(port) + "\n";
+  const std::string line = LaunchId(token) + " " + std::to_string(port) + "\n";
   if (::send(sock, line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size()))
     return fail(std::string("send: ") + std::strerror(errno));
   char answer = 0;
   if (!ReadExactly(sock, &answer, 1, Clock::now() + std::chrono::milliseconds(timeout_ms)) ||
       answer != '+')
     return fail("ninfd refused the launch token (or has no such launch)");
-  *fd = sock;
+  tls::Psk key = LaunchKey(token);
+  tls::SslPtr ssl;
+  Status st = tls::PskConnect(sock, key, timeout_ms, &ssl);
+  OPENSSL_cleanse(key.data(), key.size());
+  if (!st.ok()) return fail("TLS with ninfd: " + st.message());
+  if (st = StartControlBridge(sock, std::move(ssl), fd); !st.ok()) {  // it closed sock
+    ::close(listener);
+    return Failed(st.message());
+  }
   *listen_fd = listener;
   return Status::Ok();
 }
 
+std::string LaunchId(const std::string &token) {
+  return HexOf(LaunchDigest("ninf launch id:", token)).substr(0, kLaunchTokenChars);
+}
+
+tls::Psk LaunchKey(const std::string &token) {
+  tls::Psk key{};
+  const std::string digest = LaunchDigest("ninf launch key:", token);
+  std::memcpy(key.data(), digest.data(), std::min(key.size(), digest.size()));
+  return key;
+}
+
 Status AcceptRedirected(int listen_fd, const uint8_t *token, std::size_t token_size, int timeout_ms,
-                        int *client_fd) {
+                        int *client_fd, const tls::Psk *psk, tls::SslPtr *ssl) {
   *client_fd = -1;
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   while (WaitReadable(listen_fd, deadline)) {
-    const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    const int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) continue;
     // A stranger gets a few seconds, not the whole wait.
     const Clock::time_point claim_by =
         std::min(deadline, Clock::now() + std::chrono::milliseconds(5000));
-    if (PresentsToken(fd, token, token_size, claim_by)) {
+    tls::SslPtr session;
+    bool claimed = false;
+    if (psk) {
+      const int ms = std::max(1, MsLeft(claim_by));
+      claimed = tls::PskAccept(fd, *psk, ms, &session).ok() &&
+                PresentsToken(
+                    [&](void *buf, std::size_t n) {
+                      return SslReadExactly(session.get(), fd, buf, n, claim_by);
+                    },
+                    token, token_size);
+    } else {
+      claimed =
+          PresentsToken([&](void *buf, std::size_t n) { return ReadExactly(fd, buf, n, claim_by); },
+                        token, token_size);
+    }
+    if (claimed) {
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       *client_fd = fd;
+      if (ssl) *ssl = std::move(session);
       return Status::Ok();
     }
     ::close(fd);

@@ -25,10 +25,26 @@
 // ninfd will redirect to it:
 //
 //                         <── connect(HOST:PORT) (TCP)
-//                         <── "HEX PORT\n"  (token, rank 0's listening port)
+//                         <── "ID PORT\n"  (the token's id, rank 0's listening port)
 //     ── "+" ──>
+//                         <══ TLS 1.3 handshake keyed by the token ══>
 //     the connection stays open: it is the control channel from now on,
-//     relayed by ninfd to the Process's socketpair (server/control_relay.h)
+//     inside that TLS session, relayed by ninfd to the Process's socketpair
+//     (server/control_relay.h) and by a thread of rank 0's to its own
+//     (protocol/control_bridge.h)
+//
+// The token itself never crosses the network: the line carries its id
+// (LaunchId), which says which launch is claiming and is worth nothing to
+// whoever reads it, and the session's key is derived from the token
+// (LaunchKey), so only the process ninfd started, or its launcher, can
+// finish the handshake. Everything on the channel after "+" is encrypted
+// and authenticated: the calls' routing, the redirect tokens and the keys
+// of the redirected clients' sessions.
+//
+// A redirected client (FRAME_REDIRECT) connects to rank 0's port and, when
+// ninfd's REDIRECT carried a key (the client's connection to ninfd was TLS),
+// runs a TLS 1.3 handshake keyed by it before anything else; its
+// FRAME_CLAIM then comes inside that session.
 #pragma once
 
 #include <cstddef>
@@ -37,6 +53,7 @@
 
 #include "protocol/protocol_export.h"
 #include "protocol/status.h"
+#include "protocol/tls.h"
 
 namespace ninf {
 
@@ -57,18 +74,30 @@ inline constexpr std::size_t kLaunchTokenChars = 32;
 NINF_PROTOCOL_API Status ClaimControlChannel(const std::string &socket_path,
                                              const std::string &token, int timeout_ms, int *fd);
 
-// The same over TCP to `address` ("host:port"): *fd is the control channel
-// (a blocking TCP connection), *listen_fd the socket clients are redirected
-// to (listening, close-on-exec). Same errors.
+// The same over TCP to `address` ("host:port"), inside TLS: *fd is the
+// executable's end of the control channel (a socketpair whose other end a
+// thread joins to the session: control_bridge.h), *listen_fd the socket
+// clients are redirected to (listening, close-on-exec). Same errors, and
+// NINF_ERR_COMMUNICATION when the TLS handshake with ninfd fails.
 NINF_PROTOCOL_API Status ClaimControlChannelTcp(const std::string &address,
                                                 const std::string &token, int timeout_ms, int *fd,
                                                 int *listen_fd);
 
+// What the claim over TCP says in place of the token (kLaunchTokenChars
+// hex digits), and the key of the channel's TLS session: both derived from
+// the token by SHA-256, each with a label of its own.
+NINF_PROTOCOL_API std::string LaunchId(const std::string &token);
+NINF_PROTOCOL_API tls::Psk LaunchKey(const std::string &token);
+
 // Takes the connection of a redirected client from `listen_fd`: the first
 // one whose FRAME_CLAIM carries `token` within `timeout_ms` (others are
-// closed: a client that gave up on an earlier call, or a stranger).
+// closed: a client that gave up on an earlier call, or a stranger). With
+// `psk`, each connection must first finish a TLS handshake keyed by it, the
+// claim is read inside the session, and *ssl gets the session.
 // Errors: NINF_ERR_TIMEOUT when no such client came.
 NINF_PROTOCOL_API Status AcceptRedirected(int listen_fd, const uint8_t *token,
-                                          std::size_t token_size, int timeout_ms, int *client_fd);
+                                          std::size_t token_size, int timeout_ms, int *client_fd,
+                                          const tls::Psk *psk = nullptr,
+                                          tls::SslPtr *ssl = nullptr);
 
 }  // namespace ninf

@@ -1,6 +1,7 @@
 #include "protocol/tls.h"
 
 #include <fcntl.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
@@ -454,6 +455,89 @@ Status PskConnect(int fd, const Psk &psk, int timeout_ms, SslPtr *out) {
 
 Status PskAccept(int fd, const Psk &psk, int timeout_ms, SslPtr *out) {
   return PskHandshake(fd, psk, timeout_ms, Role::kAccept, out);
+}
+
+Status PskServerSession::Start(const Psk &psk, std::unique_ptr<PskServerSession> *out) {
+  SSL_CTX *ctx = PskContext(true);
+  std::unique_ptr<PskServerSession> session(new PskServerSession);
+  if (ctx) session->ssl_.reset(SSL_new(ctx));
+  BIO *in = BIO_new(BIO_s_mem());
+  BIO *outgoing = BIO_new(BIO_s_mem());
+  if (!session->ssl_ || !in || !outgoing) {
+    BIO_free(in);
+    BIO_free(outgoing);
+    return Status(NINF_ERR_INTERNAL, "SSL_new: " + TakeErrors("failed"));
+  }
+  BIO_set_mem_eof_return(in, -1);  // empty: "retry", not end of stream
+  SSL_set_bio(session->ssl_.get(), in, outgoing);
+  session->in_ = in;
+  session->out_ = outgoing;
+  session->psk_ = psk;
+  SSL_set_app_data(session->ssl_.get(), &session->psk_);
+  SSL_set_accept_state(session->ssl_.get());
+  *out = std::move(session);
+  return Status::Ok();
+}
+
+PskServerSession::~PskServerSession() { OPENSSL_cleanse(psk_.data(), psk_.size()); }
+
+Status PskServerSession::Feed(const char *data, std::size_t n, std::string *plain) {
+  if (n > 0 && BIO_write(in_, data, static_cast<int>(n)) != static_cast<int>(n))
+    return Status(NINF_ERR_INTERNAL, "BIO_write: " + TakeErrors("failed"));
+  if (!established_) {
+    ERR_clear_error();
+    const int r = SSL_do_handshake(ssl_.get());
+    if (r != 1) {
+      if (SSL_get_error(ssl_.get(), r) == SSL_ERROR_WANT_READ) return Status::Ok();
+      return Status(NINF_ERR_AUTH, "TLS handshake failed: " + TakeErrors("handshake failed"));
+    }
+    established_ = true;
+    SSL_set_app_data(ssl_.get(), nullptr);
+    OPENSSL_cleanse(psk_.data(), psk_.size());
+    std::string queued = std::move(queued_);
+    queued_.clear();
+    if (!queued.empty()) NINF_RETURN_IF_ERROR(Write(queued.data(), queued.size()));
+  }
+  return Drain(plain);
+}
+
+Status PskServerSession::Drain(std::string *plain) {
+  char buf[4096];
+  for (;;) {
+    ERR_clear_error();
+    std::size_t got = 0;
+    const int r = SSL_read_ex(ssl_.get(), buf, sizeof buf, &got);
+    if (r == 1) {
+      plain->append(buf, got);
+      continue;
+    }
+    const int err = SSL_get_error(ssl_.get(), r);
+    if (err == SSL_ERROR_WANT_READ) return Status::Ok();
+    if (err == SSL_ERROR_ZERO_RETURN)
+      return Status(NINF_ERR_COMMUNICATION, "the peer ended its TLS session");
+    return Status(NINF_ERR_COMMUNICATION, "TLS receive: " + TakeErrors("bad record"));
+  }
+}
+
+Status PskServerSession::Write(const void *data, std::size_t n) {
+  if (!established_) {
+    queued_.append(static_cast<const char *>(data), n);
+    return Status::Ok();
+  }
+  ERR_clear_error();
+  std::size_t put = 0;
+  // A memory BIO takes every record at once: no partial write, no retry.
+  if (n > 0 && SSL_write_ex(ssl_.get(), data, n, &put) != 1)
+    return Status(NINF_ERR_COMMUNICATION, "TLS send: " + TakeErrors("failed"));
+  return Status::Ok();
+}
+
+std::string PskServerSession::TakeOutput() {
+  std::string records(BIO_ctrl_pending(out_), '\0');
+  if (records.empty()) return records;
+  const int got = BIO_read(out_, records.data(), static_cast<int>(records.size()));
+  records.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  return records;
 }
 
 std::string PeerSubject(ssl_st *ssl) {

@@ -32,6 +32,7 @@
 #include "protocol/protocol_export.h"
 #include "protocol/status.h"
 
+struct bio_st;
 struct ssl_st;
 struct ssl_ctx_st;
 
@@ -87,6 +88,41 @@ NINF_PROTOCOL_API Status Connect(const Context &ctx, int fd, const std::string &
 // NINF_ERR_TIMEOUT, NINF_ERR_COMMUNICATION.
 NINF_PROTOCOL_API Status PskConnect(int fd, const Psk &psk, int timeout_ms, SslPtr *out);
 NINF_PROTOCOL_API Status PskAccept(int fd, const Psk &psk, int timeout_ms, SslPtr *out);
+
+// The accepting side of a PSK session whose records an event loop carries
+// (ninfd's relay to a rank 0 on another host, server/control_relay.h): the
+// records the peer sent go in with Feed, the ones to send come out of
+// TakeOutput, and no socket is touched. Plaintext written before the
+// handshake is done waits for it.
+class NINF_PROTOCOL_API PskServerSession {
+ public:
+  // Errors: NINF_ERR_INTERNAL (OpenSSL could not make the session).
+  static Status Start(const Psk &psk, std::unique_ptr<PskServerSession> *out);
+  ~PskServerSession();
+  PskServerSession(const PskServerSession &) = delete;
+  PskServerSession &operator=(const PskServerSession &) = delete;
+
+  // Records from the peer; what they decrypt to is appended to *plain.
+  // Errors: NINF_ERR_AUTH (the peer holds another key), NINF_ERR_COMMUNICATION
+  // (a bad record, or the peer's close_notify).
+  Status Feed(const char *data, std::size_t n, std::string *plain);
+  // Encrypts `n` bytes for the peer (queued until the handshake is done).
+  Status Write(const void *data, std::size_t n);
+  // The records to send now (empty when there are none).
+  std::string TakeOutput();
+  bool established() const { return established_; }
+
+ private:
+  PskServerSession() = default;
+  Status Drain(std::string *plain);
+
+  SslPtr ssl_;
+  ::bio_st *in_ = nullptr;   // owned by ssl_
+  ::bio_st *out_ = nullptr;  // owned by ssl_
+  Psk psk_{};                // wiped once the handshake is done
+  std::string queued_;       // plaintext written before the handshake
+  bool established_ = false;
+};
 
 // Makes OpenSSL do now, once, what it would otherwise do lazily inside the
 // first handshake: its initialisation (config file, default provider), the

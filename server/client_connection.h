@@ -10,6 +10,7 @@
 #include <string>
 
 #include "daemon/connection.h"
+#include "protocol/control.h"
 #include "protocol/status.h"
 #include "protocol/tls.h"
 
@@ -34,8 +35,17 @@ class ClientConnection : public daemon::Connection {
   // to hand over, or no randomness).
   Status SendHandover();
   bool handover_sent() const { return handover_sent_; }
-  // The key FRAME_HANDOVER carried (for CTL_HANDOFF).
+  // The key FRAME_HANDOVER carried, or FRAME_REDIRECT will (for CTL_HANDOFF).
   const tls::Psk &handover_psk() const { return psk_; }
+
+  // A redirected call on a TLS connection (server/control_relay.h): a fresh
+  // key for the client's session with rank 0. Errors: NINF_ERR_INTERNAL (no
+  // randomness).
+  Status NewRedirectKey();
+  // Queues FRAME_REDIRECT to rank 0's address with the call's token from
+  // `redirected` (CTL_REDIRECTED), and over TLS the key of NewRedirectKey:
+  // inside ninfd's session, so that only the client reads either.
+  void SendRedirect(const ControlMsg &redirected);
 
   // The job the connection was handed to with its CALL (Scheduler::Submit),
   // until the job lets it go (Job::detach_conn); null otherwise.
@@ -48,6 +58,7 @@ class ClientConnection : public daemon::Connection {
  private:
   Job *job_ = nullptr;
   bool handover_sent_ = false;
+  bool redirect_key_ = false;  // psk_ is the redirected session's key
   tls::Psk psk_{};
 };
 

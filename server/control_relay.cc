@@ -4,12 +4,11 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
 #include "daemon/log.h"
-#include "ninf.pb.h"
-#include "protocol/frame.h"
 #include "server/random_bytes.h"
 
 namespace ninf::server {
@@ -22,9 +21,10 @@ ControlRelay::ControlRelay(daemon::UniqueFd local, std::string host, int port,
       on_closed_(std::move(on_closed)) {}
 
 ControlRelay *ControlRelay::Start(uv_loop_t *loop, daemon::UniqueFd local, int tcp,
-                                  std::string host, int port,
+                                  const tls::Psk &key, std::string host, int port,
                                   std::function<void(ControlRelay *)> on_closed) {
   auto *relay = new ControlRelay(std::move(local), std::move(host), port, std::move(on_closed));
+  Status tls = tls::PskServerSession::Start(key, &relay->session_);
   const int flags = ::fcntl(relay->local_.get(), F_GETFL);
   if (flags >= 0) ::fcntl(relay->local_.get(), F_SETFL, flags | O_NONBLOCK);
   uv_tcp_init(loop, &relay->tcp_);
@@ -35,8 +35,9 @@ ControlRelay *ControlRelay::Start(uv_loop_t *loop, daemon::UniqueFd local, int t
   uv_poll_init(loop, &relay->poll_, relay->local_.get());
   relay->poll_.data = relay;
   ++relay->open_handles_;
-  if (rc_tcp != 0) {
-    spdlog::warn("event=launch_relay_failed error={}", daemon::Quoted(uv_strerror(rc_tcp)));
+  if (rc_tcp != 0 || !tls.ok()) {
+    spdlog::warn("event=launch_relay_failed error={}",
+                 daemon::Quoted(rc_tcp != 0 ? uv_strerror(rc_tcp) : tls.message()));
     relay->Close();
     return relay;
   }
@@ -73,7 +74,8 @@ void ControlRelay::OnLocal(uv_poll_t *handle, int status, int events) {
     int fd = -1;
     const int r = RecvControl(self->local_.get(), &msg, &fd);
     if (r == 1) {
-      if (fd >= 0) self->Redirect(fd, &msg);
+      if (fd >= 0) ::close(fd);  // nothing the Process sends rank 0 may carry one
+      if (msg.kind == CTL_HANDOFF) self->Redirect(&msg);
       self->SendToRemote(msg);
       if (self->closing_) return;  // the stream to rank 0 failed
       continue;
@@ -85,36 +87,43 @@ void ControlRelay::OnLocal(uv_poll_t *handle, int status, int events) {
   if (status < 0 || (events & UV_DISCONNECT)) self->Close();
 }
 
-void ControlRelay::Redirect(int client_fd, ControlMsg *handoff) {
+void ControlRelay::Redirect(ControlMsg *handoff) {
   const std::string token = RandomBytes(sizeof handoff->redirect_token);
   // Without randomness the token stays zero and rank 0 takes no client:
   // the call fails rather than accept anyone.
   if (token.size() == sizeof handoff->redirect_token)
     std::memcpy(handoff->redirect_token, token.data(), token.size());
-  wire::Redirect redirect;
-  redirect.set_host(host_);
-  redirect.set_port(static_cast<uint32_t>(port_));
-  redirect.set_token(token);
-  std::string frame;
-  AppendFrame(&frame, FRAME_REDIRECT, &redirect);
-  // A few dozen bytes on a connection whose client waits for them: they fit
-  // in its send buffer at once, or the client is gone and its call fails.
-  const ssize_t n = ::send(client_fd, frame.data(), frame.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-  if (n != static_cast<ssize_t>(frame.size()))
-    spdlog::warn("event=redirect_failed call={} error={}", handoff->call_id,
-                 daemon::Quoted(n < 0 ? std::strerror(errno) : "short write"));
-  else
-    spdlog::debug("event=call_redirected call={} to={}:{}", handoff->call_id, host_, port_);
-  ::close(client_fd);
+  ControlMsg redirected;
+  redirected.kind = CTL_REDIRECTED;
+  redirected.call_id = handoff->call_id;
+  std::memcpy(redirected.redirect_token, handoff->redirect_token, sizeof redirected.redirect_token);
+  std::snprintf(redirected.redirect_host, sizeof redirected.redirect_host, "%s", host_.c_str());
+  redirected.redirect_port = static_cast<uint32_t>(port_);
+  // A small message to a Process that reads its channel as messages come.
+  if (SendControl(local_.get(), redirected) != 0) {
+    spdlog::warn("event=launch_relay_failed error={}", daemon::Quoted(std::strerror(errno)));
+    Close();
+  }
 }
 
 void ControlRelay::SendToRemote(const ControlMsg &msg) {
+  if (Status st = session_->Write(&msg, sizeof msg); !st.ok()) {
+    spdlog::warn("event=launch_relay_failed error={}", daemon::Quoted(st.message()));
+    Close();
+    return;
+  }
+  SendRecords();
+}
+
+void ControlRelay::SendRecords() {
   struct Write {
     uv_write_t req;
-    ControlMsg msg;
+    std::string records;
   };
-  auto *w = new Write{{}, msg};
-  uv_buf_t buf = uv_buf_init(reinterpret_cast<char *>(&w->msg), sizeof w->msg);
+  std::string records = session_->TakeOutput();
+  if (records.empty() || closing_) return;
+  auto *w = new Write{{}, std::move(records)};
+  uv_buf_t buf = uv_buf_init(w->records.data(), static_cast<unsigned>(w->records.size()));
   const int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t *>(&tcp_), &buf, 1,
                           [](uv_write_t *req, int) { delete reinterpret_cast<Write *>(req); });
   if (rc != 0) {
@@ -125,12 +134,22 @@ void ControlRelay::SendToRemote(const ControlMsg &msg) {
 
 void ControlRelay::OnTcpRead(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf) {
   auto *self = static_cast<ControlRelay *>(stream->data);
-  if (n > 0 && !self->closing_) self->incoming_.append(buf->base, static_cast<std::size_t>(n));
+  Status st;
+  if (n > 0 && !self->closing_)
+    st = self->session_->Feed(buf->base, static_cast<std::size_t>(n), &self->incoming_);
   delete[] buf->base;
   if (n < 0) {
     self->Close();  // rank 0 is gone, or ninfd's side of it
     return;
   }
+  if (!st.ok()) {
+    // Not the launched process (the token is its key), or a broken stream.
+    spdlog::warn("event=launch_relay_failed peer={}:{} error={}", self->host_, self->port_,
+                 daemon::Quoted(st.message()));
+    self->Close();
+    return;
+  }
+  self->SendRecords();  // the handshake's answers, and what waited for it
   while (!self->closing_ && self->incoming_.size() >= sizeof(ControlMsg)) {
     ControlMsg msg;
     std::memcpy(&msg, self->incoming_.data(), sizeof msg);

@@ -132,10 +132,12 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   assert(!process_ && conn_ && AwaitsHandoff(state_));
   // The executable shares this socket (same open file description), and its
   // receive path must block rather than spin; ninfd's own I/O on the socket
-  // uses MSG_DONTWAIT and does not care.
-  const int fd = conn_->fd();
-  const int flags = ::fcntl(fd, F_GETFL);
-  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+  // uses MSG_DONTWAIT and does not care. A redirected client keeps its
+  // socket with ninfd (control_relay.h): FRAME_REDIRECT is ninfd's to send.
+  const bool redirected = process->redirects();
+  const int fd = redirected ? -1 : conn_->fd();
+  const int flags = redirected ? 0 : ::fcntl(fd, F_GETFL);
+  if (!redirected && (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)) {
     spdlog::warn("event=handoff_failed job={} call={} function={} pid={} error={}", id_,
                  params_.call_id, params_.function, process->pid(),
                  daemon::Quoted(std::strerror(errno)));
@@ -153,6 +155,17 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   std::memcpy(handoff.key_id, params_.key_id.data(),
               std::min(params_.key_id.size(), sizeof handoff.key_id));
   if (conn_->transport().sealed()) {  // TLS: the key the client got in FRAME_HANDOVER
+    handoff.flags |= kHandoffTls;
+    std::memcpy(handoff.psk, conn_->handover_psk().data(), sizeof handoff.psk);
+  } else if (redirected && params_.redirect_tls) {
+    // Redirected under TLS: the key FRAME_REDIRECT will carry inside ninfd's
+    // session (or on the same-host socket), for the client's session with
+    // rank 0.
+    if (Status st = conn_->NewRedirectKey(); !st.ok()) {
+      spdlog::warn("event=handoff_failed job={} call={} function={} pid={} error={}", id_,
+                   params_.call_id, params_.function, process->pid(), daemon::Quoted(st.message()));
+      return false;
+    }
     handoff.flags |= kHandoffTls;
     std::memcpy(handoff.psk, conn_->handover_psk().data(), sizeof handoff.psk);
   }
@@ -252,6 +265,11 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       break;
     case CTL_CLIENT_GONE:
       if (CallOpen(Observed())) events_->OnClientGone(*this);
+      break;
+    case CTL_REDIRECTED:
+      // The relay's word that rank 0 has the hand-off: the client may come.
+      // (Gone already: rank 0 waits for it in vain and reports the call.)
+      if (conn_ && CallOpen(Observed()) && msg.call_id == params_.call_id) conn_->SendRedirect(msg);
       break;
     case CTL_RELEASED:
       if (OneShotDone(state_) && call_.reusable) {

@@ -94,6 +94,10 @@ struct CallParams {
   // A redirected call (control_relay.h): how long its executable waits for
   // the client to come (request_timeout_seconds).
   uint32_t redirect_wait_ms = 0;
+  // A redirected call's client runs TLS with rank 0 (the key goes in
+  // FRAME_REDIRECT): its connection to ninfd is TLS, or is the same-host
+  // socket of a ninfd with tls_cert (the redirect leg crosses the network).
+  bool redirect_tls = false;
   FunctionLimits limits;  // the function's budget per call
   double work_flops = 0;  // the client's CalcOrder for the call (0: none)
   // Whose call it is (users.h: the user, "" anonymous), which owns what it

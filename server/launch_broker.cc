@@ -119,10 +119,14 @@ std::string LaunchBroker::Expect(daemon::UniqueFd channel) {
   const std::string token = HexOf(RandomBytes(kLaunchTokenChars / 2));
   if (token.size() != kLaunchTokenChars) return {};  // no randomness: the claim will fail
   channels_[token] = std::move(channel);
+  tokens_[LaunchId(token)] = token;
   return token;
 }
 
-void LaunchBroker::Forget(const std::string &token) { channels_.erase(token); }
+void LaunchBroker::Forget(const std::string &token) {
+  channels_.erase(token);
+  tokens_.erase(LaunchId(token));
+}
 
 void LaunchBroker::OnConnection(uv_stream_t *server, int status) {
   if (status >= 0) static_cast<LaunchBroker *>(server->data)->Accept(server, false);
@@ -164,7 +168,7 @@ void LaunchBroker::Accept(uv_stream_t *server, bool tcp) {
           return;
         }
         c->line.append(buf->base, static_cast<std::size_t>(n));
-        // "TOKEN\n", or over TCP "TOKEN PORT\n"
+        // "TOKEN\n", or over TCP "ID PORT\n"
         if (c->line.find('\n') != std::string::npos || c->line.size() > kLaunchTokenChars + 8)
           c->broker->Answer(c);
       });
@@ -173,10 +177,17 @@ void LaunchBroker::Accept(uv_stream_t *server, bool tcp) {
 void LaunchBroker::Answer(Claim *claim) {
   uv_read_stop(claim->stream());
   const std::string line = claim->line.substr(0, claim->line.find('\n'));
-  const std::string token = line.substr(0, line.find(' '));
+  const std::string word = line.substr(0, line.find(' '));
   int port = 0;
-  const bool port_ok = claim->tcp && line.size() > token.size() &&
-                       ParsePort(std::string_view(line).substr(token.size() + 1), &port);
+  const bool port_ok = claim->tcp && line.size() > word.size() &&
+                       ParsePort(std::string_view(line).substr(word.size() + 1), &port);
+  // Over TCP the line names the launch by its token's id: the token stays
+  // the key of the channel's TLS session.
+  std::string token = word;
+  if (claim->tcp) {
+    auto id = tokens_.find(word);
+    token = id == tokens_.end() ? std::string() : id->second;
+  }
   auto it = channels_.find(token);
   uv_os_fd_t fd = -1;
   if (it == channels_.end() || (claim->tcp && !port_ok) ||
@@ -188,8 +199,9 @@ void LaunchBroker::Answer(Claim *claim) {
   }
   daemon::UniqueFd channel = std::move(it->second);
   channels_.erase(it);  // one claim per token
+  tokens_.erase(LaunchId(token));
   if (claim->tcp) {
-    Relay(claim, std::move(channel), port);
+    Relay(claim, std::move(channel), token, port);
   } else {
     const char byte = 1;
     // One byte on a fresh local socket: it fits, whatever the blocking mode.
@@ -199,7 +211,8 @@ void LaunchBroker::Answer(Claim *claim) {
   claim->Close();
 }
 
-void LaunchBroker::Relay(Claim *claim, daemon::UniqueFd channel, int port) {
+void LaunchBroker::Relay(Claim *claim, daemon::UniqueFd channel, const std::string &token,
+                         int port) {
   uv_os_fd_t fd = -1;
   uv_fileno(reinterpret_cast<uv_handle_t *>(claim->stream()), &fd);
   sockaddr_storage peer{};
@@ -220,12 +233,13 @@ void LaunchBroker::Relay(Claim *claim, daemon::UniqueFd channel, int port) {
     return;
   }
   spdlog::info("event=launch_claimed over=tcp executable={}:{}", host, port);
-  relays_.insert(ControlRelay::Start(loop_, std::move(channel), conn, host, port,
+  relays_.insert(ControlRelay::Start(loop_, std::move(channel), conn, LaunchKey(token), host, port,
                                      [this](ControlRelay *r) { relays_.erase(r); }));
 }
 
 void LaunchBroker::Close() {
   channels_.clear();
+  tokens_.clear();
   for (Claim *claim : std::set<Claim *>(claims_)) claim->Close();
   for (ControlRelay *relay : relays_) {
     relay->Orphan();  // it finishes closing after the broker may be gone

@@ -13,9 +13,11 @@
 // servers launch nothing), on the daemon's loop; single-threaded.
 //
 // With a TCP address (`launch_address`) it listens there too. A claim over
-// TCP says "TOKEN PORT" (rank 0's port for redirected clients) and keeps its
-// connection: the broker joins it to the channel with a ControlRelay
-// (control_relay.h) instead of sending the descriptor.
+// TCP says "ID PORT" (the token's id, protocol/launch.h LaunchId, and rank
+// 0's port for redirected clients) and keeps its connection: the broker
+// answers "+" and joins it to the channel with a ControlRelay
+// (control_relay.h), whose TLS session is keyed by the token (LaunchKey),
+// instead of sending the descriptor.
 #pragma once
 
 #include <uv.h>
@@ -68,7 +70,7 @@ class LaunchBroker {
   static void OnTcpConnection(uv_stream_t *server, int status);
   void Accept(uv_stream_t *server, bool tcp);
   void Answer(Claim *claim);
-  void Relay(Claim *claim, daemon::UniqueFd channel, int port);
+  void Relay(Claim *claim, daemon::UniqueFd channel, const std::string &token, int port);
   Status ListenTcp(const HostPort &tcp);
 
   uv_loop_t *loop_;
@@ -80,6 +82,7 @@ class LaunchBroker {
   std::string path_;
   std::string tcp_address_;
   std::map<std::string, daemon::UniqueFd> channels_;  // by token
+  std::map<std::string, std::string> tokens_;         // the tokens of channels_, by LaunchId
   std::set<Claim *> claims_;                          // connections still open
   std::set<ControlRelay *> relays_;
 };

@@ -222,6 +222,7 @@ CallParams Server::ParamsOf(const wire::CallRequest &req, const FunctionEntry &e
                                           static_cast<uint32_t>(settings_.liveness_seconds * 1000));
   params.limits = settings_.LimitsOf(req.name());
   params.redirect_wait_ms = static_cast<uint32_t>(settings_.request_timeout_seconds * 1000);
+  params.redirect_tls = conn.transport().active() || !settings_.tls_cert.empty();
   params.work_flops = std::isfinite(req.work_flops()) ? std::max(0.0, req.work_flops()) : 0;
   params.owner = users_.Of(conn).user;
   params.key_id = conn.auth().authenticated ? conn.auth().key_id : std::string();

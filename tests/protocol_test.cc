@@ -2,6 +2,7 @@
 // expressions, argument layout, and the control channel.
 #include <linux/sockios.h>
 #include <netinet/in.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -11,15 +12,19 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <thread>
 
 #include "ninf.pb.h"
 #include "protocol/address.h"
 #include "protocol/control.h"
+#include "protocol/control_bridge.h"
 #include "protocol/frame.h"
+#include "protocol/hex.h"
 #include "protocol/install_paths.h"
 #include "protocol/launch.h"
 #include "protocol/layout.h"
+#include "protocol/tls.h"
 #include "protocol/utf8.h"
 #include "protocol/wire.h"
 
@@ -538,6 +543,188 @@ TEST_CASE("accept_redirected_takes_only_the_client_with_the_token", "[launch]") 
   CHECK(st.code() == NINF_ERR_TIMEOUT);
   CHECK(none == -1);
   for (int fd : {taken, client, stranger, listener}) ::close(fd);
+}
+
+TEST_CASE("accept_redirected_over_tls_takes_the_claim_inside_the_keyed_session", "[launch][tls]") {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(listener, 4) == 0);
+  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr *>(&addr), &len) == 0);
+  const int port = ntohs(addr.sin_port);
+  const std::string token(16, 'k');
+  ninf::tls::Psk key{}, other{};
+  key.fill(7);
+  other.fill(8);
+  // One client with another key and the right token, then the right one:
+  // each runs the handshake and sends the claim inside it.
+  auto client = [&](const ninf::tls::Psk &psk) {
+    int fd = -1;
+    REQUIRE(ninf::ConnectTcp("127.0.0.1", port, 2000, &fd).ok());
+    auto ch = std::make_unique<ninf::Channel>(fd, 3000);
+    ninf::tls::SslPtr ssl;
+    if (ninf::tls::PskConnect(ch->fd(), psk, 3000, &ssl).ok()) {
+      ch->UseTls(std::move(ssl));
+      ninf::wire::Claim claim;
+      claim.set_token(token);
+      (void)ch->SendFrame(ninf::FRAME_CLAIM, &claim);
+    }
+    return ch;
+  };
+  std::unique_ptr<ninf::Channel> wrong, right;
+  std::thread clients([&] {
+    wrong = client(other);
+    right = client(key);
+  });
+  int taken = -1;
+  ninf::tls::SslPtr session;
+  ninf::Status st =
+      ninf::AcceptRedirected(listener, reinterpret_cast<const uint8_t *>(token.data()),
+                             token.size(), 5000, &taken, &key, &session);
+  clients.join();
+  REQUIRE(st.ok());
+  REQUIRE(session);
+  // The session is the right client's: a frame it sends arrives through it.
+  ninf::Channel server(taken, 3000);
+  server.UseTls(std::move(session));
+  REQUIRE(right->SendFrame(ninf::FRAME_END, nullptr).ok());
+  ninf::FrameHeader h;
+  REQUIRE(server.RecvHeader(0, &h).ok());
+  CHECK(h.type == ninf::FRAME_END);
+  ::close(listener);
+}
+
+TEST_CASE("launch_id_and_key_come_from_the_token_and_do_not_show_it", "[launch][tls]") {
+  const std::string token = "0123456789abcdef0123456789abcdef";
+  const std::string id = ninf::LaunchId(token);
+  CHECK(id.size() == ninf::kLaunchTokenChars);
+  CHECK(id != token);
+  CHECK(id == ninf::LaunchId(token));
+  CHECK(id != ninf::LaunchId("1123456789abcdef0123456789abcdef"));
+  const ninf::tls::Psk key = ninf::LaunchKey(token);
+  CHECK(key == ninf::LaunchKey(token));
+  CHECK(key != ninf::LaunchKey("1123456789abcdef0123456789abcdef"));
+  // The id says nothing of the key: neither is a piece of the other.
+  const std::string key_hex =
+      ninf::HexOf(std::string_view(reinterpret_cast<const char *>(key.data()), key.size()));
+  CHECK(id.find(key_hex.substr(0, 8)) == std::string::npos);
+  CHECK(key_hex.find(id.substr(0, 8)) == std::string::npos);
+}
+
+TEST_CASE("psk_server_session_runs_on_memory_and_refuses_another_key", "[tls]") {
+  for (const bool same_key : {true, false}) {
+    int pair[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0);
+    ninf::tls::Psk key{}, client_key{};
+    key.fill(3);
+    client_key.fill(same_key ? 3 : 4);
+    std::unique_ptr<ninf::tls::PskServerSession> server;
+    REQUIRE(ninf::tls::PskServerSession::Start(key, &server).ok());
+    // Written before the handshake: it waits for it.
+    REQUIRE(server->Write("early", 5).ok());
+    ninf::Status client_st;
+    std::string client_got;
+    std::thread client([&] {
+      ninf::tls::SslPtr ssl;
+      client_st = ninf::tls::PskConnect(pair[0], client_key, 3000, &ssl);
+      if (!client_st.ok()) return;
+      std::size_t put = 0, got = 0;
+      char buf[5];
+      if (SSL_write_ex(ssl.get(), "hello", 5, &put) != 1 ||
+          SSL_read_ex(ssl.get(), buf, sizeof buf, &got) != 1)
+        client_st = ninf::Status(NINF_ERR_COMMUNICATION, "client I/O");
+      client_got.assign(buf, got);
+    });
+    // The loop's part: records in from the socket, records out to it.
+    std::string plain;
+    ninf::Status st;
+    for (int rounds = 0; rounds < 200 && st.ok() && plain.size() < 5; ++rounds) {
+      pollfd p{pair[1], POLLIN, 0};
+      if (::poll(&p, 1, 50) <= 0) continue;
+      char buf[4096];
+      const ssize_t n = ::read(pair[1], buf, sizeof buf);
+      if (n <= 0) break;
+      st = server->Feed(buf, static_cast<std::size_t>(n), &plain);
+      const std::string out = server->TakeOutput();
+      if (!out.empty()) REQUIRE(::write(pair[1], out.data(), out.size()) == ssize_t(out.size()));
+    }
+    if (same_key) {
+      CHECK(st.ok());
+      CHECK(server->established());
+      CHECK(plain == "hello");
+      ::shutdown(pair[1], SHUT_WR);
+      client.join();
+      CHECK(client_st.ok());
+      CHECK(client_got == "early");
+    } else {
+      CHECK(st.code() == NINF_ERR_AUTH);
+      CHECK_FALSE(server->established());
+      const std::string alert = server->TakeOutput();
+      if (!alert.empty()) (void)::write(pair[1], alert.data(), alert.size());
+      ::shutdown(pair[1], SHUT_RDWR);
+      client.join();
+      CHECK_FALSE(client_st.ok());
+    }
+    ::close(pair[0]);
+    ::close(pair[1]);
+  }
+}
+
+TEST_CASE("control_bridge_carries_whole_messages_both_ways_and_ends_with_either_side",
+          "[launch][tls]") {
+  int pair[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0);
+  ninf::tls::Psk key{};
+  key.fill(9);
+  // ninfd's side, played blocking: accepts the session, sends one message.
+  ninf::tls::SslPtr ninfd_ssl;
+  std::thread ninfd([&] { REQUIRE(ninf::tls::PskAccept(pair[1], key, 3000, &ninfd_ssl).ok()); });
+  ninf::tls::SslPtr ssl;
+  REQUIRE(ninf::tls::PskConnect(pair[0], key, 3000, &ssl).ok());
+  ninfd.join();
+  int control = -1;
+  REQUIRE(ninf::StartControlBridge(pair[0], std::move(ssl), &control).ok());
+  SSL *to_executable = ninfd_ssl.get();
+  ninf::ControlMsg out;
+  out.kind = ninf::CTL_HANDOFF;
+  out.call_id = 77;
+  // Sent in two records: the executable still gets one whole message.
+  const char *bytes = reinterpret_cast<const char *>(&out);
+  std::size_t put = 0;
+  REQUIRE(SSL_write_ex(to_executable, bytes, 10, &put) == 1);
+  REQUIRE(SSL_write_ex(to_executable, bytes + 10, sizeof out - 10, &put) == 1);
+  ninf::ControlMsg in;
+  pollfd p{control, POLLIN, 0};
+  REQUIRE(::poll(&p, 1, 3000) == 1);
+  REQUIRE(ninf::RecvControl(control, &in, nullptr) == 1);
+  CHECK(in.kind == ninf::CTL_HANDOFF);
+  CHECK(in.call_id == 77);
+  // The executable's answer, with a descriptor that cannot cross: the
+  // message arrives without it.
+  ninf::ControlMsg done;
+  done.kind = ninf::CTL_CALL_DONE;
+  done.call_id = 77;
+  REQUIRE(ninf::SendControl(control, done, ::dup(0)) == 0);
+  ninf::ControlMsg got;
+  std::size_t have = 0;
+  while (have < sizeof got) {
+    std::size_t n = 0;
+    REQUIRE(SSL_read_ex(to_executable, reinterpret_cast<char *>(&got) + have, sizeof got - have,
+                        &n) == 1);
+    have += n;
+  }
+  CHECK(got.kind == ninf::CTL_CALL_DONE);
+  CHECK(got.call_id == 77);
+  // The executable closes its end: ninfd reads the end of the stream.
+  ::close(control);
+  char c;
+  std::size_t n = 0;
+  CHECK(SSL_read_ex(to_executable, &c, 1, &n) == 0);
+  ninfd_ssl.reset();
+  ::close(pair[1]);
 }
 
 TEST_CASE("an installed program's prefix comes from its own location") {

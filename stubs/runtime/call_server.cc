@@ -115,8 +115,9 @@ int CallServer::OfferLeasePage() {
   sockaddr_storage addr{};
   socklen_t len = sizeof addr;
   if (lease_.valid() || lease_offered_) return -1;
-  lease_offered_ = true;  // once: a channel that cannot share one never will
-  if (::getsockname(control_fd_, reinterpret_cast<sockaddr *>(&addr), &len) != 0 ||
+  lease_offered_ = true;          // once: a channel that cannot share one never will
+  if (redirect_listener_ >= 0 ||  // the channel is a bridge to ninfd on another host
+      ::getsockname(control_fd_, reinterpret_cast<sockaddr *>(&addr), &len) != 0 ||
       addr.ss_family != AF_UNIX || !SlotLease::Create(&lease_).ok())
     return -1;
   return lease_.fd();
@@ -520,6 +521,10 @@ int CallServer::StartSession(Channel &ch, int client_fd) {
     return 2;
   }
   if (!tls) return 0;
+  if (redirected_tls_) {  // the session AcceptRedirected ran
+    ch.UseTls(std::move(redirected_tls_));
+    return 0;
+  }
   if (Status st = AcceptTls(ch, client_fd); !st.ok()) {
     std::fprintf(stderr, "ninf executable %s: %s\n", iface_.name().c_str(), st.ToString().c_str());
     Report({.kind = CTL_CALL_DONE, .error_code = st.code()});
@@ -593,9 +598,18 @@ int CallServer::Run() {
       // Redirected: the client connects to us with the call's token.
       constexpr uint32_t kDefaultWaitMs = 10000;
       const uint32_t wait = handoff_.redirect_wait_ms ? handoff_.redirect_wait_ms : kDefaultWaitMs;
-      Status st =
-          AcceptRedirected(redirect_listener_, handoff_.redirect_token,
-                           sizeof handoff_.redirect_token, static_cast<int>(wait), &client_fd);
+      // Over TLS its session is keyed by the HANDOFF's psk (ninfd sent the
+      // client the same key inside its own session).
+      tls::Psk psk;
+      const bool tls = handoff_.flags & kHandoffTls;
+      if (tls) {
+        std::memcpy(psk.data(), handoff_.psk, psk.size());
+        std::memset(handoff_.psk, 0, sizeof handoff_.psk);  // used once
+      }
+      Status st = AcceptRedirected(redirect_listener_, handoff_.redirect_token,
+                                   sizeof handoff_.redirect_token, static_cast<int>(wait),
+                                   &client_fd, tls ? &psk : nullptr, &redirected_tls_);
+      std::memset(psk.data(), 0, psk.size());
       if (!st.ok()) {
         std::fprintf(stderr, "ninf executable %s: %s\n", iface_.name().c_str(),
                      st.ToString().c_str());

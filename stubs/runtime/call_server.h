@@ -25,6 +25,7 @@
 #include "protocol/shared_memory.h"
 #include "protocol/slot_lease.h"
 #include "protocol/status.h"
+#include "protocol/tls.h"
 #include "protocol/wire.h"
 #include "stubs/runtime/buffer.h"
 #include "stubs/runtime/call_plan.h"
@@ -173,6 +174,8 @@ class CallServer {
   ninf_stub_invoke_fn invoke_;
   int control_fd_;
   int redirect_listener_ = -1;
+  // A redirected client's TLS session, from AcceptRedirected to the call.
+  tls::SslPtr redirected_tls_;
   const ninf_stub_team *team_;
   std::mutex report_mutex_;  // one message at a time on a TCP channel
   ControlMsg handoff_;

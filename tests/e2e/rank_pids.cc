@@ -72,8 +72,10 @@ std::vector<pid_t> HoldThenVanish(const std::string &function, const std::string
 
 Team CallTeam(const std::string &function, std::vector<double> &x) {
   Team t;
-  REQUIRE(Ninf_call(function.c_str(), static_cast<long>(x.size()), x.data(), &t.size, t.sums,
-                    t.pids) == 0);
+  const int rc =
+      Ninf_call(function.c_str(), static_cast<long>(x.size()), x.data(), &t.size, t.sums, t.pids);
+  INFO((rc == 0 ? std::string() : Ninf_get_error_detail()));
+  REQUIRE(rc == 0);
   return t;
 }
 

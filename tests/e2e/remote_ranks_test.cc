@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -189,4 +190,36 @@ TEST_CASE("remote_ranks_a_client_that_ignores_its_redirect_costs_no_restart", "[
   // The job waits for calls again: the next one is served by the same ranks.
   CHECK(CallTeam(d.Name("team"), x).pids[0] == pid);
   CHECK(d.Stat("executables_started") == 1);
+}
+
+// The bytes a redirected call puts on the link, recorded on the veth by
+// remote_ranks.sh (tests/e2e/wire_sniff.py): the launch channel of rank 0
+// and the client's connection to it, each way. Run by the script once in
+// plaintext, and once with NINF_TEST_TLS_DIR (ninfd with that site's
+// certificate, the client with NINF_TLS_CA). The arrays are one pattern
+// the capture is searched for; rank 0's launch token, which must never
+// cross, goes to the file NINF_TEST_WIRE_TOKEN.
+TEST_CASE("remote_ranks_wire", "[.wire]") {
+  std::vector<std::string> more = TestRegistry();
+  const std::string pki = Env("NINF_TEST_TLS_DIR");
+  if (!pki.empty())
+    more.insert(more.end(), {"--tls-cert", pki + "/server.pem", "--tls-key", pki + "/server.key"});
+  E2EDaemon d(RemoteArgs(more));
+  constexpr double kPattern = 1234.5678;
+  std::vector<double> x(1000000, kPattern);  // 8 MB to rank 0
+  Team t = CallTeam(d.Name("team"), x);
+  REQUIRE(t.size == 2);
+  CHECK(t.sums[1] == Approx(kPattern * 1e6));
+  CHECK(InNamespace(t.pids[0]));
+  std::vector<double> in(100000, kPattern), out(100000, 0.0);  // and 0.8 MB back
+  long nulls = -1;
+  REQUIRE(Ninf_call(d.Name("doubled").c_str(), 100000L, in.data(), out.data(), &nulls) == 0);
+  for (double v : out) REQUIRE(v == 2 * kPattern);
+  // Rank 0's launch token, from its environment.
+  std::ifstream env("/proc/" + std::to_string(t.pids[0]) + "/environ", std::ios::binary);
+  std::string token;
+  for (std::string var; std::getline(env, var, '\0');)
+    if (var.rfind("NINF_LAUNCH_TOKEN=", 0) == 0) token = var.substr(18);
+  REQUIRE(token.size() == 32);
+  std::ofstream(Env("NINF_TEST_WIRE_TOKEN")) << token;
 }
