@@ -307,6 +307,13 @@ void MetaServer::Ack(Connection &conn, bool register_again) {
   wire::MetaAck ack;
   ack.set_report_ms(static_cast<uint32_t>(settings_.report_ms));
   ack.set_register_again(register_again);
+  // The servers a placed block's calls can have used: a ninfd lets its
+  // calls read kept data from them (server/fetch_policy.h).
+  constexpr int kMaxListed = 4096;
+  for (const auto &[id, entry] : table_.servers()) {
+    if (ack.servers_size() >= kMaxListed) break;
+    ack.add_servers(entry.reg.address);
+  }
   conn.Reply(FRAME_META_ACK, &ack);
 }
 

@@ -70,6 +70,8 @@
 // daemon's proof and makes the executable's. Nothing of the call is sent to
 // an address whose listener has not proved that it holds the caller's key:
 //
+//     |<-- CTL_FETCH_ASK -------------|   may it dial this address at all?
+//     |--- CTL_FETCH_ANSWER --------->|   error_code: NINF_OK, or the refusal
 //     |<-- CTL_PROVE -----------------|   client and server nonce, server proof
 //     |--- CTL_PROVED --------------->|   the client proof, or error_code
 //
@@ -123,6 +125,11 @@ enum ControlKind : uint32_t {
   // rank 0 with redirect_token, and rank 0 listens at redirect_host:
   // redirect_port; the Job sends the client FRAME_REDIRECT with them.
   CTL_REDIRECTED = 15,
+  // Before a call's executable dials the ninfd a data reference names:
+  // may it (server/fetch_policy.h)? fetch_address is the reference's
+  // address; ninfd answers CTL_FETCH_ANSWER (error_code NINF_OK, or why not).
+  CTL_FETCH_ASK = 16,
+  CTL_FETCH_ANSWER = 17,
 };
 
 inline constexpr std::size_t kStoreTokenSize = 16;
@@ -181,6 +188,7 @@ struct ControlMsg {
   uint8_t server_nonce[kControlNonceSize] = {};  // PROVE
   uint8_t proof[kControlNonceSize] = {};         // PROVE: the daemon's; PROVED: the executable's
   uint8_t psk[kControlPskSize] = {};             // HANDOFF (kHandoffTls): the hand-over key
+  char fetch_address[128] = {};  // FETCH_ASK: the data reference's address (NUL-terminated)
 };
 
 // Sends one message; attaches `pass_fd` when it is >= 0.

@@ -231,6 +231,15 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
                    params_.call_id, params_.function, JobStateName(state_));
       Tell(ProvedAnswer(Status(NINF_ERR_PROTOCOL, "unexpected PROVE"), nullptr));
       break;
+    case CTL_FETCH_ASK:
+      if (ReadingArguments(Observed())) {
+        events_->OnFetchAsk(*this, msg);
+        break;
+      }
+      spdlog::warn("event=control_unexpected job={} call={} function={} kind=fetch_ask state={}",
+                   id_, params_.call_id, params_.function, JobStateName(state_));
+      Tell(FetchAnswer(Status(NINF_ERR_PROTOCOL, "unexpected FETCH_ASK")));
+      break;
     case CTL_ARGS_RECEIVED:
       call_.work_flops = msg.work_flops;
       call_.computing_since = Clock::now();
@@ -411,6 +420,13 @@ ControlMsg ProvedAnswer(const Status &st, const uint8_t *proof) {
   answer.kind = CTL_PROVED;
   answer.error_code = st.code();
   if (proof) std::memcpy(answer.proof, proof, sizeof answer.proof);
+  return answer;
+}
+
+ControlMsg FetchAnswer(const Status &st) {
+  ControlMsg answer;
+  answer.kind = CTL_FETCH_ANSWER;
+  answer.error_code = st.code();
   return answer;
 }
 

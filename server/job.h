@@ -78,6 +78,9 @@ class JobEvents {
   // CTL_PROVE: the executable authenticates to the ninfd of a data
   // reference with the caller's key (answered with Job::Tell(ProvedAnswer(...))).
   virtual void OnProve(Job &job, const ControlMsg &msg) = 0;
+  // CTL_FETCH_ASK: may the executable dial the ninfd a data reference names
+  // (answered with Job::Tell(FetchAnswer(...)))?
+  virtual void OnFetchAsk(Job &job, const ControlMsg &msg) = 0;
 };
 
 // What the client asked for in its CALL frame.
@@ -280,6 +283,8 @@ JobFacts FactsOf(const Job &job, std::size_t queued);
 // (kControlNonceSize bytes), or st's error.
 ControlMsg KeptAnswer(const Status &st, uint64_t store_id, const std::string &token);
 ControlMsg ProvedAnswer(const Status &st, const uint8_t *proof);
+// To CTL_FETCH_ASK: NINF_OK, or st's error.
+ControlMsg FetchAnswer(const Status &st);
 
 // kComputing: asks the executable for a heartbeat now (CTL_PROBE), when it
 // is the one that beats (job_state.h HeartbeatWriterIn).

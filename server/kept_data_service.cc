@@ -311,4 +311,21 @@ void KeptDataService::OnProve(Job &job, const ControlMsg &msg) {
   job.Tell(ProvedAnswer(st, proof.data()));
 }
 
+void KeptDataService::OnFetchAsk(Job &job, const ControlMsg &msg) {
+  FetchPeers peers = peers_ ? peers_() : FetchPeers{};
+  // fetch_from as it is now: a SIGHUP applies to the next reference.
+  (void)ParseFetchFrom(settings_.fetch_from, &peers.configured);
+  const std::string address(msg.fetch_address,
+                            strnlen(msg.fetch_address, sizeof msg.fetch_address));
+  const Status st = MayFetchFrom(address, peers);
+  if (st.code() == NINF_ERR_TIMEOUT && refresh_) refresh_();  // the executable asks again
+  if (st.code() == NINF_ERR_AUTH)
+    daemon::RateLimitedWarn(
+        "fetch_dial_refused",
+        "event=fetch_dial_refused job={} call={} function={} user={} address={}", job.id(),
+        job.params().call_id, job.params().function, daemon::Quoted(job.params().owner),
+        daemon::Quoted(address));
+  job.Tell(FetchAnswer(st));
+}
+
 }  // namespace ninf::server

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,7 @@
 #include "protocol/control.h"
 #include "protocol/status.h"
 #include "server/data_store.h"
+#include "server/fetch_policy.h"
 #include "server/job.h"
 #include "server/settings.h"
 #include "server/stats.h"
@@ -64,6 +66,16 @@ class KeptDataService {
   // for a call without a key, or when the key is no longer this daemon's
   // or no longer the call's user's (revoked).
   void OnProve(Job &job, const ControlMsg &msg);
+  // CTL_FETCH_ASK: answered with FetchAnswer, by fetch_policy.h over what
+  // the daemon's `peers` gathers now (unset: nothing is known, and every
+  // address but fetch_from's is refused).
+  void OnFetchAsk(Job &job, const ControlMsg &msg);
+  // `refresh`: asks for a fresh list when an address may be missing from a
+  // stale one (MayFetchFrom's NINF_ERR_TIMEOUT).
+  void set_fetch_peers(std::function<FetchPeers()> peers, std::function<void()> refresh) {
+    peers_ = std::move(peers);
+    refresh_ = std::move(refresh);
+  }
   // A two-phase job (only) ends: a result never handed over becomes an ERROR
   // frame for its collector (or is dropped if the client was told already).
   void SettleResult(Job &job, const Status &why);
@@ -90,6 +102,8 @@ class KeptDataService {
 
   const Settings &settings_;
   const UserPolicy &users_;
+  std::function<FetchPeers()> peers_;
+  std::function<void()> refresh_;
   Clock::time_point epoch_;
   DataStore store_;
   uint64_t served_bytes_ = 0;

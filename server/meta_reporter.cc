@@ -1,5 +1,8 @@
 #include "server/meta_reporter.h"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
@@ -9,6 +12,7 @@
 #include <vector>
 
 #include "daemon/log.h"
+#include "protocol/address.h"
 #include "protocol/ask.h"
 #include "protocol/auth.h"
 #include "protocol/wire.h"
@@ -250,6 +254,7 @@ Status MetaReporter::Report(Channel &ch, bool *key_refused) {
     report.set_sequence(++sequence);
     wire::MetaAck ack;
     NINF_RETURN_IF_ERROR(Ask(ch, report, &ack));
+    TakeListed(ack);
     if (ack.register_again()) must_register = true;
     period = std::chrono::milliseconds(std::max<uint32_t>(50, ack.report_ms()));
     std::this_thread::sleep_for(kMinGap);
@@ -269,6 +274,7 @@ Status MetaReporter::Register(Channel &ch, bool first_request, bool *key_refused
     *key_refused = first_request && st.code() == NINF_ERR_AUTH;
     return st;
   }
+  TakeListed(ack);
   spdlog::info(
       "event=metaserver_registered metaserver={}:{} server={} site={} functions={} "
       "flops_per_second={:.3g}",
@@ -290,6 +296,59 @@ MetaReporter::Next MetaReporter::WaitToReport(std::chrono::milliseconds period,
   sent_ = load_;
   report->set_server_id(config_.registration.server_id());
   return Next::kReport;
+}
+
+void MetaReporter::TakeListed(const wire::MetaAck &ack) {
+  std::vector<std::string> given(ack.servers().begin(), ack.servers().end());
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (given == listed_given_) return;  // the usual case: nothing to resolve
+  }
+  // Data references carry numeric addresses (the client's view of its
+  // connection); a server registered by name is listed by its addresses
+  // too. Resolved here, off the loop.
+  std::set<std::string> listed;
+  for (const std::string &address : given) {
+    listed.insert(address);
+    HostPort hp;
+    if (!ParseHostPort(address, HostPort{"", 0}, &hp).ok() || hp.host.empty() || hp.port <= 0)
+      continue;
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo *res = nullptr;
+    if (::getaddrinfo(hp.host.c_str(), nullptr, &hints, &res) != 0) continue;
+    for (addrinfo *a = res; a; a = a->ai_next) {
+      char ip[INET6_ADDRSTRLEN] = {};
+      const void *raw = a->ai_family == AF_INET6
+                            ? static_cast<const void *>(
+                                  &reinterpret_cast<const sockaddr_in6 *>(a->ai_addr)->sin6_addr)
+                            : &reinterpret_cast<const sockaddr_in *>(a->ai_addr)->sin_addr;
+      if (::inet_ntop(a->ai_family, raw, ip, sizeof ip))
+        listed.insert(a->ai_family == AF_INET6
+                          ? "[" + std::string(ip) + "]:" + std::to_string(hp.port)
+                          : std::string(ip) + ":" + std::to_string(hp.port));
+    }
+    ::freeaddrinfo(res);
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  listed_given_ = std::move(given);
+  listed_ = std::move(listed);
+}
+
+void MetaReporter::RefreshListed() {
+  // At most a few reports a second for this, whatever the references ask.
+  constexpr auto kRefreshGap = std::chrono::milliseconds(200);
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_refresh_ < kRefreshGap) return;
+  last_refresh_ = now;
+  load_changed_ = true;
+  wake_.notify_all();
+}
+
+std::set<std::string> MetaReporter::Listed() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return listed_;
 }
 
 }  // namespace ninf::server

@@ -20,8 +20,10 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "ninf.pb.h"
 #include "protocol/address.h"
@@ -67,6 +69,15 @@ class MetaReporter {
   // itself is read at every connect, so a key rotated in place needs none).
   void UpdateKeyFile(const std::string &key_file);
 
+  // The servers the metaserver listed in its last acknowledgement, as it
+  // gave them and as the names among them resolve ("ip:port"): where
+  // ninfd's calls may read kept data from (server/fetch_policy.h). Empty
+  // until the first acknowledgement; kept while the metaserver is away.
+  std::set<std::string> Listed() const;
+  // Asks for a fresh list now: the next report goes at once (a data
+  // reference named a server that may have registered since the last one).
+  void RefreshListed();
+
   // What ninfd logs (event=metaserver_auth_failed) when ninf-meta at
   // `metaserver` refused its key handshake. ninf-meta's own words are
   // written for its clients ("give the client the server's key"), and here
@@ -98,18 +109,23 @@ class MetaReporter {
   // The TLS handshake on the session's connection, then ch speaks TLS.
   Status StartTls(Channel *ch);
   bool Significant(const wire::LoadReport &now, const wire::LoadReport &sent) const;
+  // Keeps `ack`'s list of servers (resolving names, on this thread).
+  void TakeListed(const wire::MetaAck &ack);
 
   Config config_;
   std::thread thread_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
   bool registration_changed_ = false;
   bool key_changed_ = false;  // UpdateKeyFile: retry without waiting out the backoff
   bool load_changed_ = false;
-  wire::LoadReport load_;  // the latest snapshot
-  wire::LoadReport sent_;  // the last one sent
-  int session_fd_ = -1;    // the open connection, shut down by Stop()
+  wire::LoadReport load_;                  // the latest snapshot
+  wire::LoadReport sent_;                  // the last one sent
+  int session_fd_ = -1;                    // the open connection, shut down by Stop()
+  std::vector<std::string> listed_given_;  // the last ack's list, to resolve only changes
+  std::set<std::string> listed_;           // Listed()
+  std::chrono::steady_clock::time_point last_refresh_;  // RefreshListed's last wake
 };
 
 }  // namespace ninf::server

@@ -154,6 +154,7 @@ class Scheduler : public JobEvents {
   void OnExit(Job &job) override;
   void OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) override;
   void OnProve(Job &job, const ControlMsg &msg) override;
+  void OnFetchAsk(Job &job, const ControlMsg &msg) override;
 
   // Plans how the call reaches its slot (admission_plan.h) and follows the
   // plan's first step.

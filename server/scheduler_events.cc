@@ -290,4 +290,6 @@ void Scheduler::OnKeep(Job &job, const ControlMsg &msg, daemon::UniqueFd data) {
 
 void Scheduler::OnProve(Job &job, const ControlMsg &msg) { kept_.OnProve(job, msg); }
 
+void Scheduler::OnFetchAsk(Job &job, const ControlMsg &msg) { kept_.OnFetchAsk(job, msg); }
+
 }  // namespace ninf::server

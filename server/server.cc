@@ -93,6 +93,7 @@ Status Server::Start() {
                  sc.fixed_threads, cores_);
   StartWatchdog();
   NINF_RETURN_IF_ERROR(StartMetaReporter());
+  kept_.set_fetch_peers([this] { return FetchPeersNow(); }, [this] { RefreshFetchPeers(); });
   NINF_RETURN_IF_ERROR(WriteReadyFile());
   ready_ = true;
   return Status::Ok();

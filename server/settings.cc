@@ -5,11 +5,13 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iterator>
+#include <set>
 #include <variant>
 
 #include "daemon/common_settings.h"
 #include "protocol/default_ports.h"
 #include "protocol/install_paths.h"
+#include "server/fetch_policy.h"
 
 #ifndef NINF_VERSION
 #define NINF_VERSION "unknown"
@@ -248,6 +250,11 @@ const SettingSpec kTable[] = {
      "over TCP, and then clients are redirected to them: for ranks on other hosts "
      "(docs/cluster.md); \"\": a Unix socket, rank 0 on this host",
      &Settings::launch_address},
+    {"fetch_from", SettingKind::kString, "", 0, 0,
+     "the ninfds whose kept data this server's calls may read besides its own and what its "
+     "metaserver lists, separated by commas: ip:port, or unix:/path for a same-host ninfd's "
+     "socket (docs/transactions.md): servers a client calls directly in one transaction block",
+     &Settings::fetch_from, Reload::kLive},
     daemon::MetricsRow<Settings>(),
     daemon::TlsCertRow<Settings>(),
     daemon::TlsKeyRow<Settings>(),
@@ -307,7 +314,8 @@ Status CheckScheduling(const Settings &s) {
   if (s.launcher != "local" && s.launcher != "slurm")
     return Status(NINF_ERR_INVALID_ARGUMENT,
                   "launcher = '" + s.launcher + "' is neither local nor slurm");
-  return Status::Ok();
+  std::set<std::string> peers;
+  return ParseFetchFrom(s.fetch_from, &peers);
 }
 
 SchedulerConfig Settings::Scheduler(int cores) const {

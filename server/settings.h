@@ -104,6 +104,7 @@ struct Settings {
   std::string srun = "srun";       // the Slurm launcher
   std::string srun_args;           // more words for it
   std::string launch_address;      // "HOST[:PORT]": launched executables connect back over TCP
+  std::string fetch_from;          // "ip:port,...": more servers data references may name
   std::string metrics;             // "[HOST:]PORT" of the Prometheus endpoint; "": none
   std::string tls_cert;            // PEM files (docs/security.md); "": plaintext TCP
   std::string tls_key;

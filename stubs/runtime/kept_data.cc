@@ -91,6 +91,46 @@ Status AskProof(const FetchAuth &auth, ControlMsg *prove) {
   }
 }
 
+// ninfd's word on whether the call may dial `where` at all (a server the
+// call's block can have used: server/fetch_policy.h), asked before any
+// connection: a data reference is the client's text.
+// One CTL_FETCH_ASK: ninfd's error_code, or NINF_ERR_SERVER when it is gone.
+int AskOnce(const FetchAuth &auth, const ControlMsg &ask) {
+  if (SendControl(auth.control_fd, ask) != 0) return NINF_ERR_SERVER;
+  for (;;) {
+    ControlMsg answer;
+    const int got = RecvControl(auth.control_fd, &answer, nullptr);
+    if (got < 0 && errno == EINTR) continue;
+    if (got != 1) return NINF_ERR_SERVER;
+    if (answer.kind == CTL_FETCH_ANSWER) return answer.error_code;  // else a late probe
+  }
+}
+
+Status AskMayFetch(const FetchAuth &auth, const std::string &where) {
+  if (auth.control_fd < 0) return Status::Ok();  // started by hand: no ninfd, no strangers' calls
+  ControlMsg ask;
+  ask.kind = CTL_FETCH_ASK;
+  ask.call_id = auth.call_id;
+  if (where.empty() || where.size() >= sizeof ask.fetch_address)
+    return Status(NINF_ERR_INVALID_ARGUMENT, "kept data at '" + where + "': not an address");
+  std::memcpy(ask.fetch_address, where.data(), where.size());
+  // "Not yet listed" (NINF_ERR_TIMEOUT): ninfd is fetching a fresh list of
+  // its metaserver's servers; a server that registered a moment ago is on it.
+  constexpr int kListWaitMs = 3000, kAgainMs = 50;
+  int code = AskOnce(auth, ask);
+  for (int waited = 0; code == NINF_ERR_TIMEOUT && waited < kListWaitMs; waited += kAgainMs) {
+    ::usleep(kAgainMs * 1000);
+    code = AskOnce(auth, ask);
+  }
+  if (code == NINF_OK) return Status::Ok();
+  if (code == NINF_ERR_SERVER) return Status(NINF_ERR_SERVER, "ninfd went away during the fetch");
+  return Status(NINF_ERR_AUTH,
+                "kept data at " + where +
+                    ": this server's calls read kept data only from itself, the servers its "
+                    "metaserver lists and the ones of its fetch_from setting (ask its "
+                    "operator to add this one to fetch_from)");
+}
+
 // The authentication exchange as the call's client (protocol/auth.h), with
 // ninfd holding the key: FRAME_AUTH out, the CHALLENGE checked by ninfd,
 // FRAME_PROOF back. Only the key id and a fresh nonce reach the listener
@@ -156,6 +196,7 @@ Status StartTls(Channel &ch, const HostPort &at) {
 
 Status FetchKept(const wire::DataRef &ref, const FetchAuth &auth, void *into) {
   const std::string &where = ref.address();
+  NINF_RETURN_IF_ERROR(AskMayFetch(auth, where));
   int fd = -1;
   HostPort at;
   Status st = where.rfind("unix:", 0) == 0 ? ConnectLocal(where.substr(5), &fd)

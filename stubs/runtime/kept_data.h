@@ -32,7 +32,9 @@ struct FetchAuth {
 };
 
 // `ref.address` is "ip:port" (numeric: executables resolve no names) or
-// "unix:/path". Before anything of the call is sent, the listener there
+// "unix:/path". It is dialled only if ninfd agrees (CTL_FETCH_ASK: itself,
+// a server its metaserver lists, or one of its fetch_from setting; else
+// NINF_ERR_AUTH naming fetch_from). Before anything of the call is sent, the listener there
 // must prove that it is a ninfd the caller may name: with a key, by the
 // authentication exchange with the caller's key (ninfd checks the proof
 // and makes the executable's: control.h CTL_PROVE), so the FETCH then runs

@@ -299,30 +299,81 @@ TEST_CASE("kept_data_forwarding_works_with_keys", "[e2e][kept_data]") {
   CHECK(Stat(d.port(), kAlice, "store_served_bytes") == static_cast<long>(6 * 6 * sizeof(double)));
 }
 
+TEST_CASE("kept_data_reference_to_an_address_ninfd_does_not_know_is_never_dialled",
+          "[e2e][kept_data]") {
+  // A data reference is the client's text: a hostile client named any
+  // ip:port of the server's network and the executable connected there.
+  // Now ninfd answers first (server/fetch_policy.h): itself, its
+  // metaserver's servers, its fetch_from; nothing else is dialled.
+  const std::string token = "TOKEN-OF-THE-CALLER-42";
+  PlainListener plain;
+  E2EDaemon d;
+  Status st = EchoFromReference(d.port(), "", "127.0.0.1:" + std::to_string(plain.port()), token);
+  CHECK(st.code() == NINF_ERR_AUTH);
+  CHECK_THAT(st.message(), Catch::Contains("fetch_from"));
+  CHECK(plain.accepted() == 0);
+  // Nor a name, nor a same-host socket that is not ninfd's.
+  st = EchoFromReference(d.port(), "", "unix:/run/some.sock", token);
+  CHECK(st.code() == NINF_ERR_AUTH);
+  CHECK_THAT(st.message(), Catch::Contains("fetch_from"));
+}
+
+TEST_CASE("kept_data_between_two_direct_servers_needs_fetch_from", "[e2e][kept_data]") {
+  // A block over two ninfds the client calls directly (no metaserver): the
+  // second reads the first's intermediate only when its fetch_from names
+  // it; otherwise the block fails saying so, and the first is not dialled.
+  E2EDaemon first;
+  auto block = [&](const E2EDaemon &second) {
+    // Over TCP: the references name "127.0.0.1:PORT" (a same-host client's
+    // name the first ninfd's socket, which fetch_from may list as unix:PATH).
+    ::setenv("NINF_TRANSPORT", "tcp", 1);
+    const long n = 6;
+    std::vector<double> a(n * n, 1.0), b(n * n, 2.0), c(n * n, 0.0), e(n * n, 0.0);
+    if (Ninf_transaction_begin() != 0) return std::string("begin");
+    Ninf_call(first.Name("dmmul").c_str(), n, a.data(), b.data(), c.data());
+    Ninf_call(second.Name("dmmul").c_str(), n, c.data(), b.data(), e.data());
+    Ninf_transaction_discard(c.data());
+    if (Ninf_transaction_end() != 0) return std::string(Ninf_get_error_detail());
+    for (double x : e)
+      if (x != 4.0 * n * n) return std::string("wrong");
+    return std::string("0");
+  };
+  {
+    E2EDaemon second;
+    const std::string out = RunInChild("", [&] { return block(second); });
+    CHECK_THAT(out, Catch::Contains("fetch_from"));
+  }
+  E2EDaemon second({"--fetch-from", "127.0.0.1:" + std::to_string(first.port())});
+  CHECK(RunInChild("", [&] { return block(second); }) == "0");
+  CHECK(Stat(first.port(), "", "store_served_bytes") == static_cast<long>(6 * 6 * sizeof(double)));
+}
+
 TEST_CASE("kept_data_reference_to_a_plain_listener_is_refused", "[e2e][kept_data]") {
   // H11: a call's data reference made the executable connect to any
   // ip:port the client named and send it the FETCH. Now the listener must
-  // prove itself as a ninfd before it hears anything of the call.
+  // prove itself as a ninfd before it hears anything of the call, even at
+  // an address ninfd lets its calls dial (fetch_from).
   const std::string token = "TOKEN-OF-THE-CALLER-42";
   SECTION("with keys: the exchange with the caller's key") {
-    TempDir dir;
-    E2EDaemon d({"--key-file", WriteKeyFile(dir, "keys", kAlice)});
+    TempDir dir, other;
     PlainListener plain;
-    Status st =
-        EchoFromReference(d.port(), kAlice, "127.0.0.1:" + std::to_string(plain.port()), token);
+    E2EDaemon stranger({"--key-file", WriteKeyFile(other, "keys", kBob)});
+    const std::string plain_at = "127.0.0.1:" + std::to_string(plain.port());
+    const std::string stranger_at = "127.0.0.1:" + std::to_string(stranger.port());
+    E2EDaemon d({"--key-file", WriteKeyFile(dir, "keys", kAlice), "--fetch-from",
+                 plain_at + ", " + stranger_at});
+    Status st = EchoFromReference(d.port(), kAlice, plain_at, token);
     CHECK(st.code() == NINF_ERR_AUTH);
     CHECK(st.message().find("not a ninfd") != std::string::npos);
     CHECK(plain.received().find(token) == std::string::npos);
     // A ninfd with another key does not pass either.
-    TempDir other;
-    E2EDaemon stranger({"--key-file", WriteKeyFile(other, "keys", kBob)});
-    st = EchoFromReference(d.port(), kAlice, "127.0.0.1:" + std::to_string(stranger.port()), token);
+    st = EchoFromReference(d.port(), kAlice, stranger_at, token);
     CHECK(st.code() == NINF_ERR_AUTH);
     CHECK(st.message().find("not a ninfd") != std::string::npos);
   }
   SECTION("without keys: the listener must answer as a ninfd") {
-    E2EDaemon d;
     PlainListener plain;
+    E2EDaemon d({"--fetch-from", "127.0.0.1:" + std::to_string(plain.port())});
     Status st = EchoFromReference(d.port(), "", "127.0.0.1:" + std::to_string(plain.port()), token);
     CHECK(st.code() == NINF_ERR_AUTH);
     CHECK(st.message().find("not a ninfd") != std::string::npos);
