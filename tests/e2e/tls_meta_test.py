@@ -194,6 +194,23 @@ def check_meta_tools_speak_tls(ctx):
     assert flag.returncode == 0, flag.stderr
 
 
+def check_meta_refusal_on_a_tls_port_is_a_tls_alert(ctx):
+    # No room for another connection from this address (the registered
+    # ninfd's holds the only one): ninf-meta refuses with a TLS alert, and
+    # its tool says the metaserver refused it, not "does not speak TLS".
+    meta = ctx.meta("tls-full", *ctx.tls_flags(), "--max-connections-per-client", "1")
+    ctx.server("tls-full-reg", meta, *ctx.tls_flags(), "--tls-ca", ctx.path("ca.pem"))
+    wait_for_log(meta, "event=server_registered", 20)
+    env = dict(os.environ, NINF_META_TLS_CA=ctx.path("ca.pem"))
+    run = subprocess.run([ctx.ninf_meta, "--status", "--server", meta.address], env=env,
+                         capture_output=True, text=True, timeout=30)
+    assert run.returncode == 1, (run.stdout, run.stderr)
+    for said in ("refused the connection", "TLS alert", "max_connections_per_client"):
+        assert said in run.stderr, run.stderr
+    assert "does not speak TLS" not in run.stderr, run.stderr
+    wait_for_log(meta, "event=connection_refused", 10)
+
+
 def check_plaintext_client_is_refused_by_tls_meta(ctx):
     meta = ctx.meta("tls-plainclient", *ctx.tls_flags())
     results = run_meta_client(meta, ["null"], tls_test.client_env(ctx.certs))
@@ -282,6 +299,7 @@ def check_kept_data_is_fetched_over_tls_between_two_tls_ninfds(ctx):
 CHECKS = [
     check_tls_ninfd_registers_with_tls_meta_and_a_placed_call_runs,
     check_meta_tools_speak_tls,
+    check_meta_refusal_on_a_tls_port_is_a_tls_alert,
     check_plaintext_client_is_refused_by_tls_meta,
     check_plaintext_ninfd_is_refused_by_tls_meta_naming_tls_ca,
     check_tls_ninfd_refuses_plaintext_meta,
