@@ -181,6 +181,9 @@ namespace ninf {
 Status ClaimControlChannelTcp(const std::string &address, const std::string &token, int timeout_ms,
                               int *fd, int *listen_fd) {
   *fd = *listen_fd = -1;
+  // The bridge thread uses OpenSSL until the process ends: OpenSSL must not
+  // tear itself down at exit() beneath it (the first initialisation decides).
+  OPENSSL_init_ssl(OPENSSL_INIT_NO_ATEXIT | OPENSSL_INIT_LOAD_CONFIG, nullptr);
   HostPort ninfd;
   if (Status st = ParseHostPort(address, HostPort{}, &ninfd); !st.ok() || !ninfd.unix_path.empty())
     return Failed("bad launch address '" + address + "'");
