@@ -1,6 +1,7 @@
 #include "server/meta_reporter.h"
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <spdlog/spdlog.h>
@@ -349,6 +350,31 @@ void MetaReporter::RefreshListed() {
 std::set<std::string> MetaReporter::Listed() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return listed_;
+}
+
+FetchPeers FetchPeersOf(int port, const std::string &unix_path, const MetaReporter *reporter) {
+  FetchPeers peers;
+  peers.own_port = port;
+  peers.own_unix_path = unix_path;
+  ifaddrs *list = nullptr;
+  if (::getifaddrs(&list) == 0) {
+    for (ifaddrs *i = list; i; i = i->ifa_next) {
+      if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
+        continue;
+      char ip[INET6_ADDRSTRLEN] = {};
+      const void *raw =
+          i->ifa_addr->sa_family == AF_INET6
+              ? static_cast<const void *>(&reinterpret_cast<sockaddr_in6 *>(i->ifa_addr)->sin6_addr)
+              : &reinterpret_cast<sockaddr_in *>(i->ifa_addr)->sin_addr;
+      if (::inet_ntop(i->ifa_addr->sa_family, raw, ip, sizeof ip)) peers.local_ips.push_back(ip);
+    }
+    ::freeifaddrs(list);
+  }
+  if (reporter) {
+    peers.listed = reporter->Listed();
+    peers.metaserver = true;
+  }
+  return peers;
 }
 
 }  // namespace ninf::server

@@ -1,6 +1,7 @@
 // ninfd's side of the metaserver (ninfd --metaserver HOST:PORT --site NAME):
 // a thread of its own that keeps the server registered with ninf-meta and
-// reports its load.
+// reports its load. Also keeps the list of servers the metaserver sends
+// back, for fetch_policy.h (FetchPeersOf).
 //
 //   connect (+ authenticate with the daemon's key) -> REGISTER -> ACK
 //   then LOAD -> ACK  whenever the load changed beyond the band, and at
@@ -29,6 +30,7 @@
 #include "protocol/address.h"
 #include "protocol/status.h"
 #include "protocol/tls.h"
+#include "server/fetch_policy.h"
 
 namespace ninf {
 class Channel;
@@ -127,5 +129,11 @@ class MetaReporter {
   std::set<std::string> listed_;           // Listed()
   std::chrono::steady_clock::time_point last_refresh_;  // RefreshListed's last wake
 };
+
+// Where ninfd's calls may read kept data from now (server/fetch_policy.h):
+// ninfd itself at `port` on every address of this host and at `unix_path`
+// ("" if none), and what `reporter` (null without a metaserver) was last
+// sent; KeptDataService adds fetch_from.
+FetchPeers FetchPeersOf(int port, const std::string &unix_path, const MetaReporter *reporter);
 
 }  // namespace ninf::server

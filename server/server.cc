@@ -93,7 +93,13 @@ Status Server::Start() {
                  sc.fixed_threads, cores_);
   StartWatchdog();
   NINF_RETURN_IF_ERROR(StartMetaReporter());
-  kept_.set_fetch_peers([this] { return FetchPeersNow(); }, [this] { RefreshFetchPeers(); });
+  // Where its calls may read kept data from (fetch_policy.h): asked per
+  // data reference; a stale metaserver list is refreshed on a miss.
+  kept_.set_fetch_peers(
+      [this] { return FetchPeersOf(listener_.port(), unix_path_, reporter_.get()); },
+      [this] {
+        if (reporter_) reporter_->RefreshListed();
+      });
   NINF_RETURN_IF_ERROR(WriteReadyFile());
   ready_ = true;
   return Status::Ok();

@@ -130,14 +130,7 @@ class Server : public daemon::Connection::Delegate, private SchedulerObserver {
   // The metaserver (server_meta.cc): registration, load snapshots.
   Status StartMetaReporter();
   std::string AdvertisedAddress() const;
-  // Where this ninfd's calls may read kept data from now (fetch_policy.h):
-  // itself (its port on every address of the host, its socket) and what the
-  // metaserver lists; KeptDataService adds fetch_from.
-  FetchPeers FetchPeersNow() const;
-  // A data reference named a server the metaserver's list lacks: fresh list.
-  void RefreshFetchPeers() {
-    if (reporter_) reporter_->RefreshListed();
-  }
+
   wire::ServerRegistration Registration() const;
   // SchedulerObserver. PublishLoad hands the current load to the reporter,
   // which sends it when it changed enough: wherever a call is admitted,

@@ -2,9 +2,6 @@
 // Its registration: the address clients should call, site, slots, every
 // served interface; its load: calls running and queued, their predicted
 // work, and per function what the calls so far measured.
-#include <arpa/inet.h>
-#include <ifaddrs.h>
-#include <netinet/in.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -156,31 +153,6 @@ void Server::PublishLoad() {
     fl->set_warm(scheduler_.executables().pool().idle(name) > 0);
   }
   reporter_->Publish(load);
-}
-
-FetchPeers Server::FetchPeersNow() const {
-  FetchPeers peers;
-  peers.own_port = listener_.port();
-  peers.own_unix_path = unix_path_;
-  ifaddrs *list = nullptr;
-  if (::getifaddrs(&list) == 0) {
-    for (ifaddrs *i = list; i; i = i->ifa_next) {
-      if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
-        continue;
-      char ip[INET6_ADDRSTRLEN] = {};
-      const void *raw =
-          i->ifa_addr->sa_family == AF_INET6
-              ? static_cast<const void *>(&reinterpret_cast<sockaddr_in6 *>(i->ifa_addr)->sin6_addr)
-              : &reinterpret_cast<sockaddr_in *>(i->ifa_addr)->sin_addr;
-      if (::inet_ntop(i->ifa_addr->sa_family, raw, ip, sizeof ip)) peers.local_ips.push_back(ip);
-    }
-    ::freeifaddrs(list);
-  }
-  if (reporter_) {
-    peers.listed = reporter_->Listed();
-    peers.metaserver = true;
-  }
-  return peers;
 }
 
 }  // namespace ninf::server

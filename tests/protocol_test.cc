@@ -499,6 +499,20 @@ TEST_CASE("channel_replace_keeps_the_descriptor_number", "[wire]") {
 
 namespace {
 
+// A socket listening on 127.0.0.1, any port (in *port).
+int LoopbackListener(int *port) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(listener, 4) == 0);
+  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr *>(&addr), &len) == 0);
+  *port = ntohs(addr.sin_port);
+  return listener;
+}
+
 // A client of a redirected call: connects to `port` and presents `token`.
 int ClaimWith(int port, const std::string &token) {
   int fd = -1;
@@ -513,15 +527,8 @@ int ClaimWith(int port, const std::string &token) {
 }  // namespace
 
 TEST_CASE("accept_redirected_takes_only_the_client_with_the_token", "[launch]") {
-  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  REQUIRE(::bind(listener, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0);
-  REQUIRE(::listen(listener, 4) == 0);
-  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr *>(&addr), &len) == 0);
-  const int port = ntohs(addr.sin_port);
+  int port = 0;
+  const int listener = LoopbackListener(&port);
   const std::string token(16, 'k');
   // A stranger (or a client of an earlier call) first, then the right one.
   const int stranger = ClaimWith(port, std::string(16, 'x'));
@@ -546,15 +553,8 @@ TEST_CASE("accept_redirected_takes_only_the_client_with_the_token", "[launch]") 
 }
 
 TEST_CASE("accept_redirected_over_tls_takes_the_claim_inside_the_keyed_session", "[launch][tls]") {
-  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  REQUIRE(::bind(listener, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0);
-  REQUIRE(::listen(listener, 4) == 0);
-  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr *>(&addr), &len) == 0);
-  const int port = ntohs(addr.sin_port);
+  int port = 0;
+  const int listener = LoopbackListener(&port);
   const std::string token(16, 'k');
   ninf::tls::Psk key{}, other{};
   key.fill(7);
