@@ -215,6 +215,21 @@ TEST_CASE("remote_ranks_wire", "[.wire]") {
   long nulls = -1;
   REQUIRE(Ninf_call(d.Name("doubled").c_str(), 100000L, in.data(), out.data(), &nulls) == 0);
   for (double v : out) REQUIRE(v == 2 * kPattern);
+  // A handle: its first call is redirected, the later ones go to rank 0 on
+  // the same connection (over TLS: the same session).
+  REQUIRE(grpc_initialize(nullptr) == GRPC_NO_ERROR);
+  grpc_function_handle_t h;
+  std::string host = "127.0.0.1:" + std::to_string(d.port());
+  REQUIRE(grpc_function_handle_init(&h, host.data(), const_cast<char *>("team")) == GRPC_NO_ERROR);
+  std::vector<double> z(50000, kPattern);
+  for (int i = 0; i < 3; ++i) {
+    Team v;
+    REQUIRE(grpc_call(&h, 50000L, z.data(), &v.size, v.sums, v.pids) == GRPC_NO_ERROR);
+    REQUIRE(v.sums[1] == Approx(kPattern * 50000));
+    REQUIRE(v.pids[0] == t.pids[0]);
+  }
+  CHECK(grpc_function_handle_destruct(&h) == GRPC_NO_ERROR);
+  CHECK(grpc_finalize() == GRPC_NO_ERROR);
   // Rank 0's launch token, from its environment.
   std::ifstream env("/proc/" + std::to_string(t.pids[0]) + "/environ", std::ios::binary);
   std::string token;
