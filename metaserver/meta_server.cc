@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <random>
 #include <set>
 
 #include "daemon/auth_handshake.h"
@@ -109,6 +110,8 @@ MetaServer::MetaServer(uv_loop_t *loop, const MetaSettings &settings)
       listener_(loop, [this](daemon::UniqueFd fd,
                              const std::string &peer) { Accept(std::move(fd), peer); }),
       connections_(loop) {
+  std::random_device random;
+  servers_version_ = (uint64_t{random()} << 32 | random()) | 1;  // 0 is "none" to ninfd
   table_.set_reservation_seconds(static_cast<double>(settings.reservation_seconds));
   table_.set_link_caps(kMaxLinks, kMaxLinksPerReporter);
   (void)uv_timer_init(loop_, &lease_timer_);
@@ -233,6 +236,7 @@ void MetaServer::OnClosed(Connection &conn) {
       continue;
     }
     if (table_.Drop(it->first)) {
+      ++servers_version_;
       ++counters_.servers_closed;
       spdlog::info("event=server_left server={} reason=closed servers={}", it->first,
                    table_.size());
@@ -307,13 +311,23 @@ void MetaServer::Ack(Connection &conn, bool register_again) {
   wire::MetaAck ack;
   ack.set_report_ms(static_cast<uint32_t>(settings_.report_ms));
   ack.set_register_again(register_again);
+  conn.Reply(FRAME_META_ACK, &ack);
+}
+
+void MetaServer::AckServer(Connection &conn, bool register_again, uint64_t held) {
+  wire::MetaAck ack;
+  ack.set_report_ms(static_cast<uint32_t>(settings_.report_ms));
+  ack.set_register_again(register_again);
   // The servers a placed block's calls can have used: a ninfd lets its
-  // calls read kept data from them (server/fetch_policy.h).
+  // calls read kept data from them (server/fetch_policy.h). Sent when they
+  // changed since the list the server holds.
+  ack.set_servers_version(servers_version_);
   constexpr int kMaxListed = 4096;
-  for (const auto &[id, entry] : table_.servers()) {
-    if (ack.servers_size() >= kMaxListed) break;
-    ack.add_servers(entry.reg.address);
-  }
+  if (held != servers_version_)
+    for (const auto &[id, entry] : table_.servers()) {
+      if (ack.servers_size() >= kMaxListed) break;
+      ack.add_servers(entry.reg.address);
+    }
   conn.Reply(FRAME_META_ACK, &ack);
 }
 
@@ -352,7 +366,7 @@ void MetaServer::HandleRegister(Connection &conn, std::string_view body) {
       "flops_per_second={:.3g} replaced={} servers={}",
       id, Quoted(msg.address()), Quoted(msg.site()), msg.slots(), functions, msg.flops_per_second(),
       replaced, table_.size());
-  Ack(conn);
+  AckServer(conn, false, 0);
 }
 
 bool MetaServer::Enter(Connection &conn, Registration reg) {
@@ -369,6 +383,7 @@ bool MetaServer::Enter(Connection &conn, Registration reg) {
     }
   }
   const bool replaced = table_.Register(std::move(reg), Now());
+  ++servers_version_;  // (its drops above included)
   // Entries the table replaced (same address) are not this connection's.
   for (auto it = registered_by_.begin(); it != registered_by_.end();)
     it = table_.Find(it->first) ? std::next(it) : registered_by_.erase(it);
@@ -440,7 +455,7 @@ void MetaServer::HandleLoad(Connection &conn, std::string_view body) {
                             "event=report_functions_refused server={} peer={} functions={}",
                             Quoted(msg.server_id()), conn.peer(), ignored);
   }
-  Ack(conn, !known);
+  AckServer(conn, !known, msg.servers_version());
 }
 
 void MetaServer::HandleQuery(Connection &conn, std::string_view body) {
@@ -561,6 +576,7 @@ void MetaServer::OnLeaseTimer(uv_timer_t *timer) {
 void MetaServer::ExpireLeases() {
   for (const std::string &id : table_.Expire(Now())) {
     ++counters_.servers_expired;
+    ++servers_version_;
     registered_by_.erase(id);
     spdlog::warn("event=server_left server={} reason=lease_expired servers={}", id, table_.size());
   }

@@ -100,6 +100,9 @@ class MetaServer : public daemon::Connection::Delegate {
   void HandleProbed(daemon::Connection &conn, std::string_view body);
   void HandleStats(daemon::Connection &conn, std::string_view body);
   void Ack(daemon::Connection &conn, bool register_again = false);
+  // A server's acknowledgement (REGISTER, LOAD): Ack with the list of
+  // servers, unless the server holds `held` = servers_version_ already.
+  void AckServer(daemon::Connection &conn, bool register_again, uint64_t held);
 
   // The lease timer: servers silent past their lease leave the table.
   static void OnLeaseTimer(uv_timer_t *timer);
@@ -129,6 +132,10 @@ class MetaServer : public daemon::Connection::Delegate {
   // Which connection registered each server: only that connection's close
   // removes it (a server that reconnected has a new one).
   std::unordered_map<std::string, daemon::Connection *> registered_by_;
+  // The version of the list of servers the acknowledgements carry: bumped
+  // whenever one comes or goes; random at start, so a restarted metaserver
+  // does not repeat a version a ninfd holds for another list.
+  uint64_t servers_version_ = 1;
   auth::KeyRing keys_;
   tls::Context tls_;  // null: plaintext TCP
   daemon::Listener listener_;

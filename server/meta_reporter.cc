@@ -253,6 +253,10 @@ Status MetaReporter::Report(Channel &ch, bool *key_refused) {
         break;
     }
     report.set_sequence(++sequence);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      report.set_servers_version(listed_version_);
+    }
     wire::MetaAck ack;
     NINF_RETURN_IF_ERROR(Ask(ch, report, &ack));
     TakeListed(ack);
@@ -303,7 +307,10 @@ void MetaReporter::TakeListed(const wire::MetaAck &ack) {
   std::vector<std::string> given(ack.servers().begin(), ack.servers().end());
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (given == listed_given_) return;  // the usual case: nothing to resolve
+    // The usual case: the version ninfd holds, and no list sent again.
+    if (ack.servers_version() != 0 && ack.servers_version() == listed_version_) return;
+    listed_version_ = ack.servers_version();
+    if (given == listed_given_) return;  // nothing to resolve
   }
   // Data references carry numeric addresses (the client's view of its
   // connection); a server registered by name is listed by its addresses
@@ -316,19 +323,13 @@ void MetaReporter::TakeListed(const wire::MetaAck &ack) {
       continue;
     addrinfo hints{};
     hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
     addrinfo *res = nullptr;
-    if (::getaddrinfo(hp.host.c_str(), nullptr, &hints, &res) != 0) continue;
-    for (addrinfo *a = res; a; a = a->ai_next) {
-      char ip[INET6_ADDRSTRLEN] = {};
-      const void *raw = a->ai_family == AF_INET6
-                            ? static_cast<const void *>(
-                                  &reinterpret_cast<const sockaddr_in6 *>(a->ai_addr)->sin6_addr)
-                            : &reinterpret_cast<const sockaddr_in *>(a->ai_addr)->sin_addr;
-      if (::inet_ntop(a->ai_family, raw, ip, sizeof ip))
-        listed.insert(a->ai_family == AF_INET6
-                          ? "[" + std::string(ip) + "]:" + std::to_string(hp.port)
-                          : std::string(ip) + ":" + std::to_string(hp.port));
-    }
+    if (::getaddrinfo(hp.host.c_str(), std::to_string(hp.port).c_str(), &hints, &res) != 0)
+      continue;
+    for (addrinfo *a = res; a; a = a->ai_next)
+      if (a->ai_family == AF_INET || a->ai_family == AF_INET6)
+        listed.insert(daemon::FormatAddress(a->ai_addr));
     ::freeaddrinfo(res);
   }
   std::lock_guard<std::mutex> lock(mutex_);

@@ -126,6 +126,7 @@ class MetaReporter {
   wire::LoadReport sent_;                  // the last one sent
   int session_fd_ = -1;                    // the open connection, shut down by Stop()
   std::vector<std::string> listed_given_;  // the last ack's list, to resolve only changes
+  uint64_t listed_version_ = 0;            // its MetaAck.servers_version (0: none)
   std::set<std::string> listed_;           // Listed()
   std::chrono::steady_clock::time_point last_refresh_;  // RefreshListed's last wake
 };

@@ -274,25 +274,35 @@ TEST_CASE("kept_data_arrays_are_fetched_by_their_owner_only", "[e2e][kept_data]"
         NINF_ERR_INVALID_ID);
 }
 
+namespace {
+
+// A transaction block of two dmmul calls, `first` then `second`, the second
+// reading the first's result c where it is kept: "0" when e comes out
+// right, else what failed (Ninf_get_error_detail).
+std::string DmmulBlock(const std::string &first, const std::string &second) {
+  const long n = 6;
+  std::vector<double> a(n * n, 1.0), b(n * n, 2.0), c(n * n, 0.0), e(n * n, 0.0);
+  if (Ninf_transaction_begin() != 0) return "begin";
+  Ninf_call(first.c_str(), n, a.data(), b.data(), c.data());
+  Ninf_call(second.c_str(), n, c.data(), b.data(), e.data());
+  Ninf_transaction_discard(c.data());
+  if (Ninf_transaction_end() != 0) return Ninf_get_error_detail();
+  // c = 2n everywhere, e = c * b = 4n^2.
+  for (double x : e)
+    if (x != 4.0 * n * n) return "wrong";
+  return "0";
+}
+
+}  // namespace
+
 TEST_CASE("kept_data_forwarding_works_with_keys", "[e2e][kept_data]") {
   // A block whose intermediates stay on the server, on a daemon with keys:
   // the reading executable authenticates with the block's key (CTL_PROVE).
   TempDir dir;
   const std::string keys = WriteKeyFile(dir, "keys", kAlice);
   E2EDaemon d({"--key-file", keys});
-  const std::string out = RunInChild(keys, [&] {
-    const long n = 6;
-    std::vector<double> a(n * n, 1.0), b(n * n, 2.0), c(n * n, 0.0), e(n * n, 0.0);
-    if (Ninf_transaction_begin() != 0) return std::string("begin");
-    Ninf_call(d.Name("dmmul").c_str(), n, a.data(), b.data(), c.data());
-    Ninf_call(d.Name("dmmul").c_str(), n, c.data(), b.data(), e.data());
-    Ninf_transaction_discard(c.data());
-    if (Ninf_transaction_end() != 0) return std::string(Ninf_get_error_detail());
-    // c = 2n everywhere, e = c * b = 4n^2.
-    for (double x : e)
-      if (x != 4.0 * n * n) return std::string("wrong");
-    return std::string("0");
-  });
+  const std::string out =
+      RunInChild(keys, [&] { return DmmulBlock(d.Name("dmmul"), d.Name("dmmul")); });
   CHECK(out == "0");
   // c stayed on the server and was read from there, then released.
   CHECK(Stat(d.port(), kAlice, "store_stored") == 1);
@@ -327,16 +337,7 @@ TEST_CASE("kept_data_between_two_direct_servers_needs_fetch_from", "[e2e][kept_d
     // Over TCP: the references name "127.0.0.1:PORT" (a same-host client's
     // name the first ninfd's socket, which fetch_from may list as unix:PATH).
     ::setenv("NINF_TRANSPORT", "tcp", 1);
-    const long n = 6;
-    std::vector<double> a(n * n, 1.0), b(n * n, 2.0), c(n * n, 0.0), e(n * n, 0.0);
-    if (Ninf_transaction_begin() != 0) return std::string("begin");
-    Ninf_call(first.Name("dmmul").c_str(), n, a.data(), b.data(), c.data());
-    Ninf_call(second.Name("dmmul").c_str(), n, c.data(), b.data(), e.data());
-    Ninf_transaction_discard(c.data());
-    if (Ninf_transaction_end() != 0) return std::string(Ninf_get_error_detail());
-    for (double x : e)
-      if (x != 4.0 * n * n) return std::string("wrong");
-    return std::string("0");
+    return DmmulBlock(first.Name("dmmul"), second.Name("dmmul"));
   };
   {
     E2EDaemon second;

@@ -468,3 +468,46 @@ TEST_CASE("meta_scale_clients_starting_together_probe_each_link_once", "[meta][s
   REQUIRE(reply.probe_size() == 1);
   CHECK(reply.probe(0).server_id() == "b");
 }
+
+// The list of servers ninfds read kept data from (server/fetch_policy.h)
+// goes to the registered servers only, and only when it changed since the
+// version a server's LOAD says it holds: a client's acknowledgement carries
+// none, and a hundred reports cost no list each.
+TEST_CASE("meta_server_list_goes_to_servers_and_only_when_it_changed", "[meta][hostile]") {
+  auto meta = StartMeta();
+  auto a = ConnectFrom(*meta, "127.0.0.1");
+  auto b = ConnectFrom(*meta, "127.0.0.2");
+  wire::MetaAck registered;
+  REQUIRE(ninf::Ask(*a, Registration("a", 9, {Iface("f", 1)}), &registered).ok());
+  CHECK(registered.servers_size() == 1);
+  REQUIRE(ninf::Ask(*b, Registration("b", 10, {Iface("f", 1)}), &registered).ok());
+  REQUIRE(registered.servers_size() == 2);
+  const uint64_t version = registered.servers_version();
+  CHECK(version != 0);
+  wire::LoadReport load;
+  load.set_server_id("b");
+  load.set_servers_version(version);
+  for (int i = 0; i < 100; ++i) {
+    wire::MetaAck ack;
+    REQUIRE(ninf::Ask(*b, load, &ack).ok());
+    REQUIRE(ack.servers_size() == 0);
+    REQUIRE(ack.servers_version() == version);
+  }
+  // A client's OUTCOME is acknowledged without any list.
+  wire::CallOutcome outcome;
+  outcome.set_ticket(12345);
+  outcome.set_server_id("a");
+  wire::MetaAck client_ack;
+  (void)ninf::Ask(*ConnectFrom(*meta, "127.0.0.3"), outcome, &client_ack);
+  CHECK(client_ack.servers_size() == 0);
+  // a leaves: b's next report gets the new list.
+  a.reset();
+  wire::MetaAck ack;
+  for (int i = 0; i < 100 && ack.servers_size() == 0; ++i) {
+    ::usleep(20000);
+    REQUIRE(ninf::Ask(*b, load, &ack).ok());
+  }
+  CHECK(ack.servers_version() != version);
+  REQUIRE(ack.servers_size() == 1);
+  CHECK(ack.servers(0) == "127.0.0.1:10");
+}
