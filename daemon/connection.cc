@@ -145,7 +145,7 @@ void Connection::SealTls() {
 }
 
 void Connection::ContinueHandshake() {
-  switch (transport_.ContinueHandshake()) {
+  switch (transport_.ContinueHandshake(rules().plaintext_beside_tls)) {
     case Transport::Handshake::kWaiting:
       UpdatePoll();
       return;
@@ -157,6 +157,12 @@ void Connection::ContinueHandshake() {
       return;
     case Transport::Handshake::kPlaintextClient:
       state_ = State::kReading;
+      if (rules().plaintext_beside_tls) {  // served as on a plaintext listener
+        uv_timer_start(&timer_, OnTimer, timeouts_.idle_ms, 0);
+        UpdatePoll();
+        ReadRequests();
+        return;
+      }
       Fail(Status(NINF_ERR_AUTH,
                   "this server requires TLS: set tls_ca in the client's config file (or "
                   "NINF_TLS_CA) to the CA that signed the server's certificate"));

@@ -43,8 +43,9 @@ struct FrameRoute {
 // The reader's rules from the table; `daemon` names it in messages. Keep
 // the result for as long as connections use it.
 template <class D>
-RequestRules RulesOf(const char *daemon, std::span<const FrameRoute<D>> routes) {
-  RequestRules rules{daemon, {}};
+RequestRules RulesOf(const char *daemon, std::span<const FrameRoute<D>> routes,
+                     bool plaintext_beside_tls = false) {
+  RequestRules rules{daemon, {}, plaintext_beside_tls};
   for (const FrameRoute<D> &r : routes)
     rules.frames.push_back({r.type, r.max_header, r.max_payload, r.unkeyed_refusal});
   return rules;

@@ -39,6 +39,11 @@ struct RequestRules {
   };
   const char *daemon;  // "ninfd", for the messages
   std::vector<Frame> frames;
+  // On a TLS listener, a client whose first bytes are a plaintext frame is
+  // served in plaintext rather than told that TLS is required: ninf-relay,
+  // whose clients and dial-backs carry their own TLS end to end through it
+  // (its control connections alone speak TLS with it).
+  bool plaintext_beside_tls = false;
 
   // The row of `type`, or null when the daemon does not accept it.
   const Frame *Find(uint16_t type) const;

@@ -64,7 +64,7 @@ ssize_t Transport::TlsFailure(int r, bool reading) {
   }
 }
 
-Transport::Handshake Transport::ContinueHandshake() {
+Transport::Handshake Transport::ContinueHandshake(bool plaintext_allowed) {
   if (!sniffed_) {
     // A plaintext client speaks first with a frame: it is told, in
     // plaintext, what it must set, rather than left with a handshake failure.
@@ -77,7 +77,10 @@ Transport::Handshake Transport::ContinueHandshake() {
       return Handshake::kWaiting;  // perhaps the start of a frame: wait for the rest
     sniffed_ = true;
     if (std::memcmp(first, "NINF", sizeof first) == 0) {
-      spdlog::info("event=tls_required conn={} peer={}", conn_id_, peer_);
+      if (plaintext_allowed)
+        spdlog::debug("event=plaintext_client conn={} peer={}", conn_id_, peer_);
+      else
+        spdlog::info("event=tls_required conn={} peer={}", conn_id_, peer_);
       ssl_.reset();
       return Handshake::kPlaintextClient;
     }

@@ -41,7 +41,10 @@ class Transport {
     kFailed,           // logged; the connection closes
   };
   // Drives the server side of the TLS handshake as far as the socket lets it.
-  Handshake ContinueHandshake();
+  // `plaintext_allowed`: a plaintext client is one the daemon serves
+  // (RequestRules::plaintext_beside_tls), not one it refuses: not logged as
+  // a refusal.
+  Handshake ContinueHandshake(bool plaintext_allowed);
   bool wants_write() const { return handshake_wants_write_; }
   // Whether the client's first bytes came (the handshake has begun).
   bool begun() const { return sniffed_; }

@@ -10,6 +10,7 @@
 
 #include "daemon/auth_handshake.h"
 #include "daemon/exposure.h"
+#include "daemon/listener_tls.h"
 #include "daemon/log.h"
 #include "daemon/loop_handles.h"
 #include "ninf.pb.h"
@@ -106,16 +107,22 @@ std::span<const daemon::FrameRoute<RelayServer>> RelayServer::Requests() {
 }
 
 const daemon::RequestRules &RelayServer::Rules() {
-  static const daemon::RequestRules rules = daemon::RulesOf("ninf-relay", Requests());
+  // Clients and dial-backs speak plaintext on a TLS listener too: their
+  // bytes after the first frame are ninfd's TLS (relay_server.h).
+  static const daemon::RequestRules rules =
+      daemon::RulesOf("ninf-relay", Requests(), /*plaintext_beside_tls=*/true);
   return rules;
 }
 
 Status RelayServer::Start() {
   if (!settings_.key_file.empty())
     NINF_RETURN_IF_ERROR(auth::LoadKeyFile(settings_.key_file, &keys_));
-  // No TLS of its own to ask for: the relay reads only the first frame of a
-  // client (its server's name) and moves the rest, TLS end to end between
-  // client and ninfd (docs/relay.md).
+  NINF_RETURN_IF_ERROR(LoadTls(settings_));
+  // TLS is not required beyond loopback: the relay reads only the first
+  // frame of a client (its server's name) and moves the rest, TLS end to end
+  // between client and ninfd, and a dial-back counts only with the key that
+  // registered its server (docs/relay.md). tls_cert covers the control
+  // connections.
   NINF_RETURN_IF_ERROR(daemon::CheckExposure(
       {.listen = settings_.listen, .key = auth_required(), .insecure = settings_.insecure}));
   NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
@@ -123,15 +130,23 @@ Status RelayServer::Start() {
       &sweep_, [](uv_timer_t *t) { static_cast<RelayServer *>(t->data)->ExpireDials(); }, kSweepMs,
       kSweepMs);
   spdlog::info(
-      "event=listening address={} port={} authentication={} max_servers={} "
+      "event=listening address={} port={} authentication={} tls={} max_servers={} "
       "max_pending_dials={} max_bridges_per_server={} pid={}",
-      listener_.address(), listener_.port(), auth_required() ? "on" : "off", settings_.max_servers,
-      settings_.max_pending_dials, settings_.max_bridges_per_server, ::getpid());
+      listener_.address(), listener_.port(), auth_required() ? "on" : "off", tls_ ? "on" : "off",
+      settings_.max_servers, settings_.max_pending_dials, settings_.max_bridges_per_server,
+      ::getpid());
   if (settings_.ready_file.empty()) return Status::Ok();
   return daemon::WritePortFile(settings_.ready_file, listener_.port());
 }
 
 void RelayServer::ReloadKeys() { daemon::ReloadKeyFile(settings_.key_file, &keys_); }
+
+Status RelayServer::LoadTls(const RelaySettings &s) {
+  NINF_RETURN_IF_ERROR(
+      daemon::LoadListenerTls({.cert = s.tls_cert, .key = s.tls_key, .client_ca = ""}, &tls_));
+  if (tls_) spdlog::info("event=tls state=on cert={}", Quoted(s.tls_cert));
+  return Status::Ok();
+}
 
 void RelayServer::Accept(daemon::UniqueFd fd, const std::string &peer) {
   if (stopping_) return;  // fd closes here
@@ -140,7 +155,9 @@ void RelayServer::Accept(daemon::UniqueFd fd, const std::string &peer) {
       .per_address = static_cast<std::size_t>(settings_.max_connections_per_client)};
   // Clients never prove a key here: every connection counts alike.
   if (Status room = connections_.MakeRoom(peer, limits, false); !room.ok()) {
-    daemon::RefuseConnection(std::move(fd), peer, room, false);  // the relay speaks no TLS
+    // In plaintext: most peers here are clients and dial-backs, which speak
+    // plaintext to the relay even when it has TLS.
+    daemon::RefuseConnection(std::move(fd), peer, room, false);
     return;
   }
   // A first frame must come as quickly as a whole request: a peer that
@@ -149,7 +166,7 @@ void RelayServer::Accept(daemon::UniqueFd fd, const std::string &peer) {
   timeouts.request_ms = static_cast<uint64_t>(settings_.request_timeout_seconds) * 1000;
   timeouts.idle_ms = timeouts.request_ms;
   std::unique_ptr<daemon::Connection> conn = daemon::Connection::Open(
-      loop_, std::move(fd), next_connection_id_++, peer, this, timeouts, Rules());
+      loop_, std::move(fd), next_connection_id_++, peer, this, timeouts, Rules(), tls_);
   if (!conn) return;
   spdlog::debug("event=connect conn={} peer={}", conn->id(), peer);
   connections_.Add(std::move(conn));
@@ -186,6 +203,10 @@ void RelayServer::HandleRegister(daemon::Connection &conn, std::string_view body
            "register_refused");
     return;
   }
+  if (Status st = RegisterTransport(conn); !st.ok()) {
+    Refuse(conn, st, "register_refused");
+    return;
+  }
   const std::string &name = req.name();
   Registered done;
   const Registrant who{name, conn.auth().key_id, req.instance()};
@@ -213,7 +234,22 @@ void RelayServer::HandleRegister(daemon::Connection &conn, std::string_view body
                  conn.peer(), book_.servers());
 }
 
+Status RelayServer::RegisterTransport(const daemon::Connection &conn) const {
+  if (!tls_ || conn.transport().active()) return Status::Ok();
+  return Status(NINF_ERR_AUTH,
+                "this relay requires TLS of its servers (it has tls_cert): set tls_ca in "
+                "ninfd's settings to the CA that signed the relay's certificate");
+}
+
 void RelayServer::HandleOpen(daemon::Connection &conn, std::string_view body) {
+  if (conn.transport().active()) {  // the bridge moves raw bytes: no session of ours in them
+    Refuse(conn,
+           Status(NINF_ERR_PROTOCOL,
+                  "RELAY_OPEN comes in plaintext: a client's TLS runs end to end with its "
+                  "server, through the relay"),
+           "open_refused");
+    return;
+  }
   wire::RelayOpen req;
   if (!req.ParseFromArray(body.data(), static_cast<int>(body.size())) || !IsRelayName(req.name())) {
     Refuse(conn,
@@ -241,6 +277,14 @@ void RelayServer::HandleOpen(daemon::Connection &conn, std::string_view body) {
 }
 
 void RelayServer::HandleData(daemon::Connection &conn, std::string_view body) {
+  if (conn.transport().active()) {  // as RELAY_OPEN: the bridge moves raw bytes
+    Refuse(conn,
+           Status(NINF_ERR_PROTOCOL,
+                  "RELAY_DATA comes in plaintext: the bytes after it are the client's TLS "
+                  "with ninfd"),
+           "dial_refused");
+    return;
+  }
   wire::RelayData req;
   std::optional<PendingDial> pending;
   if (req.ParseFromArray(body.data(), static_cast<int>(body.size())))

@@ -15,10 +15,14 @@
 //
 // The relay proves nothing to clients and checks no client key: ninfd
 // authenticates its clients end to end through the bridge, exactly as if
-// they had connected to it directly. Every store is bounded: connections
-// (max_connections, per address), servers (max_servers), per server the
-// waiting clients (max_pending_dials) and the bridges
-// (max_bridges_per_server). Single-threaded, on the daemon's loop.
+// they had connected to it directly. With tls_cert, a control connection
+// is TLS 1.3 (names, dial tokens and keep-alives are not readable on the
+// wire, nor can they be changed); clients and dial-backs stay plaintext on
+// the same port (RequestRules::plaintext_beside_tls): what they carry after
+// their first frame is ninfd's own TLS, which the bridge moves untouched. Every store is bounded:
+// connections (max_connections, per address), servers (max_servers), per server the waiting clients
+// (max_pending_dials) and the bridges (max_bridges_per_server). Single-threaded, on the daemon's
+// loop.
 #pragma once
 
 #include <uv.h>
@@ -56,6 +60,11 @@ class RelayServer : public daemon::Connection::Delegate {
   void Shutdown(std::function<void()> stopped);
   // SIGHUP: the key file is read again (a broken one keeps the keys).
   void ReloadKeys();
+  // Builds the listener's TLS context from s.tls_cert and s.tls_key (none
+  // without them), at start and on SIGHUP: connections already open keep
+  // theirs. Errors: NINF_ERR_CONFIG naming the file; the context in use
+  // stays.
+  Status LoadTls(const RelaySettings &s);
 
  private:
   struct BridgeEntry {
@@ -86,10 +95,14 @@ class RelayServer : public daemon::Connection::Delegate {
   void OnBridgeClosed(Bridge &bridge, const std::string &why);
   void MaybeStopped();
   bool auth_required() const { return !keys_.keys.empty(); }
+  // Why `conn` may not register here: a relay with TLS takes registrations
+  // over TLS only. Ok when it may.
+  Status RegisterTransport(const daemon::Connection &conn) const;
 
   uv_loop_t *loop_;
   RelaySettings settings_;
   auth::KeyRing keys_;
+  tls::Context tls_;  // null: no TLS
   daemon::Listener listener_;
   daemon::ConnectionSet connections_;
   uv_timer_t sweep_{};  // expires dial-backs that never came

@@ -19,6 +19,8 @@ const RelaySettingSpec kTable[] = {
      "file of shared keys (one per line, mode 0600) that reverse servers must prove they hold "
      "before they register (docs/relay.md); \"\": none (loopback only, unless insecure)",
      &RelaySettings::key_file},
+    daemon::TlsCertRow<RelaySettings>(),
+    daemon::TlsKeyRow<RelaySettings>(),
     {"insecure", SettingKind::kBool, "false", 0, 0,
      "serve a non-loopback listen address without a key_file: anyone who reaches the port may "
      "register a server under any name",
@@ -69,6 +71,8 @@ const daemon::ForeignVariable kForeignVariables[] = {
     {"NINF_PORT", kNinfdVar, "NINF_RELAY_PORT"},
     {"NINF_LISTEN", kNinfdVar, "NINF_RELAY_LISTEN"},
     {"NINF_KEY_FILE", kNinfdAndClientVar, "NINF_RELAY_KEY_FILE"},
+    {"NINF_TLS_CERT", kNinfdAndClientVar, "NINF_RELAY_TLS_CERT"},
+    {"NINF_TLS_KEY", kNinfdAndClientVar, "NINF_RELAY_TLS_KEY"},
     {"NINF_INSECURE", kNinfdVar, "NINF_RELAY_INSECURE"},
     {"NINF_MAX_CONNECTIONS", kNinfdVar, "NINF_RELAY_MAX_CONNECTIONS"},
     {"NINF_MAX_CONNECTIONS_PER_CLIENT", kNinfdVar, "NINF_RELAY_MAX_CONNECTIONS_PER_CLIENT"},

@@ -19,6 +19,11 @@ struct RelaySettings {
   int64_t port = kRelayPort;  // clients and reverse servers both connect here
   std::string listen = "127.0.0.1";
   std::string key_file;  // keys reverse servers must prove
+  // PEM files (docs/relay.md): with them, servers' control connections are
+  // TLS 1.3; clients and dial-backs stay plaintext (their TLS is ninfd's,
+  // end to end through the bridge). "": no TLS.
+  std::string tls_cert;
+  std::string tls_key;
   bool insecure = false;
   int64_t max_connections = 1024;  // connections not yet bridged
   int64_t max_connections_per_client = 256;

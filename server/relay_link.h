@@ -2,12 +2,15 @@
 // docs/relay.md): a thread of its own that keeps one outbound control
 // connection to ninf-relay and dials back whenever the relay has a client.
 //
-//   connect (+ authenticate with the daemon's key) -> RELAY_REGISTER{name,
+//   connect (+ TLS with tls_ca, + authenticate with the daemon's key) ->
+//                         RELAY_REGISTER{name,
 //                         instance} -> ACK; the instance is random per ninfd,
 //                         so the relay tells this ninfd reconnecting from a
 //                         second ninfd given the same name
 //   RELAY_DIAL{token}  -> a new connection to the relay, authenticated with the
-//                         same key, RELAY_DATA{token}, then the socket goes to
+//                         same key, RELAY_DATA{token} (plaintext: the bytes
+//                         after it are the client's TLS with this ninfd, which
+//                         the relay moves untouched), then the socket goes to
 //                         the loop (Server::Accept), to be served exactly like
 //                         an accepted TCP connection
 //   every ACK's report_ms: RELAY_REGISTER again (keep-alive; no ACK in three
@@ -35,6 +38,7 @@
 #include "protocol/address.h"
 #include "protocol/auth.h"
 #include "protocol/status.h"
+#include "protocol/tls.h"
 #include "protocol/wire.h"
 
 namespace ninf::server {
@@ -45,6 +49,10 @@ class RelayLink {
     HostPort relay;
     std::string key_file;  // "": no authentication
     std::string name;      // registered under this name
+    // tls.ca set (ninfd's tls_ca): the control connection is TLS 1.3,
+    // verified for relay.host, before the key handshake; tls.cert/key
+    // (ninfd's tls_cert/tls_key) are shown if the relay asks for them.
+    tls::ClientFiles tls;
   };
   // Called on the loop for each dialed data connection: a non-blocking,
   // close-on-exec TCP socket (TCP_NODELAY) whose next bytes are a client's.
@@ -58,7 +66,8 @@ class RelayLink {
   // Registers once before returning, then keeps the link on its thread.
   // A relay that cannot be reached yet is tried again there; a relay that
   // refuses the name as another server's (NINF_ERR_CONFIG: its key or
-  // another live ninfd holds it) fails the start. Errors: that refusal,
+  // another live ninfd holds it), or whose TLS does not match ninfd's
+  // (tls_ca set and the relay has none, or the other way), fails the start. Errors: that refusal,
   // NINF_ERR_SERVER when the loop's wake-up handle cannot be made.
   Status Start();
   // Ends the thread (at most one connect timeout) and closes the wake-up
@@ -70,6 +79,10 @@ class RelayLink {
   void Run(std::unique_ptr<Channel> first);
   // Connects, authenticates and registers: the control connection, or why not.
   Status Open(std::unique_ptr<Channel> *out);
+  // The TLS session of the control connection (config_.tls.ca set).
+  // Errors: NINF_ERR_CONFIG when the relay speaks no TLS, else the
+  // handshake's (tls::Connect).
+  Status StartTls(Channel *ch);
   // One registered control connection's life: returns when it fails or
   // Stop() is asked.
   Status Serve(Channel &ch);

@@ -61,6 +61,8 @@ Status Server::StartRelayLink() {
   NINF_RETURN_IF_ERROR(daemon::CheckExposure(exposure));
   config.key_file =
       settings_.relay_key_file.empty() ? settings_.key_file : settings_.relay_key_file;
+  // As with the metaserver: tls_ca makes the control connection TLS.
+  config.tls = {.ca = settings_.tls_ca, .cert = settings_.tls_cert, .key = settings_.tls_key};
   relay_ = std::make_unique<RelayLink>(
       loop_, std::move(config),
       [this](daemon::UniqueFd fd, const std::string &peer) { Accept(std::move(fd), peer, true); });

@@ -260,9 +260,9 @@ const SettingSpec kTable[] = {
     daemon::TlsKeyRow<Settings>(),
     daemon::TlsClientCaRow<Settings>(),
     {"tls_ca", SettingKind::kString, "", 0, 0,
-     "PEM trust anchors of the TLS connections ninfd makes itself (to the metaserver; its "
-     "executables' fetches of kept data), where it shows tls_cert as its client certificate; "
-     "\"\": those are plaintext",
+     "PEM trust anchors of the TLS connections ninfd makes itself (to the metaserver; to the "
+     "relay, its control connection; its executables' fetches of kept data), where it shows "
+     "tls_cert as its client certificate; \"\": those are plaintext",
      &Settings::tls_ca},
 };
 

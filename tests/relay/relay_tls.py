@@ -1,16 +1,25 @@
 #!/usr/bin/env python3
-"""TLS end to end through ninf-relay (issue 43: one test per hop records its
-bytes): a real ninf-relay, a real `ninfd --reverse` with a certificate of
-the site CA for its relay name, and real echo calls from the C client with
-NINF_TLS_CA, through a recording forwarder in front of the relay. The
-client-relay hop must carry the client's RELAY_OPEN (the one frame the relay
-reads) and after it TLS records only: no array pattern, no further frame
-header, no key. Runs without root.
+"""TLS end to end through ninf-relay, and on ninfd's control connection to
+it (issue 43: one test per hop records its bytes): a real ninf-relay with a
+certificate of the site CA, a real `ninfd --reverse` with one for its relay
+name and tls_ca, and real echo calls from the C client with NINF_TLS_CA,
+through recording forwarders in front of the relay, one for the client and
+one for ninfd. Recorded:
+  client-relay   the client's RELAY_OPEN (the one frame the relay reads),
+                 then TLS records only: no array, no further frame, no key;
+  ninfd-relay    the control connection is TLS from its first byte: no frame
+                 header, no relay name, no key; each dial-back carries its
+                 key handshake and RELAY_DATA, then TLS records only.
+Then the refusals, each naming what to set: a ninfd without tls_ca at the
+TLS relay and a ninfd with tls_ca at a plaintext relay both exit 2 at their
+start; a RELAY_OPEN inside TLS is refused (the bridge moves raw bytes).
+Runs without root.
 
     relay_tls.py NINF_RELAY NINFD RELAY_CLIENT REGISTRY SITE_CA_SH
 """
 import os
 import socket
+import ssl
 import struct
 import subprocess
 import sys
@@ -18,6 +27,7 @@ import threading
 import time
 
 from relay_run import Run
+from relay_wire import field, frame, recv_frame
 
 RELAY, NINFD, CLIENT, REGISTRY, SITE_CA = sys.argv[1:6]
 RUN = Run("ninf-relay-tls-")
@@ -66,16 +76,91 @@ class Recorder:
                 pass
 
 
+MAGIC = b"NINF\x01\x01"
+FRAME_AUTH, FRAME_CHALLENGE, FRAME_PROOF, FRAME_ERROR = 13, 14, 15, 6
+FRAME_RELAY_DATA, FRAME_RELAY_OPEN = 42, 43
+
+
+def frame_types(data):
+    """The types of the frame headers found in `data`, in order."""
+    out, i = [], data.find(MAGIC)
+    while i >= 0:
+        out.append(struct.unpack("<H", data[i + 6:i + 8])[0])
+        i = data.find(MAGIC, i + 1)
+    return out
+
+
+def ninfd_args(relay_port, *extra):
+    return [NINFD, "--reverse", "--relay", f"127.0.0.1:{relay_port}", "--relay-name", NAME,
+            "--tls-cert", RUN.path("server.pem"), "--tls-key", RUN.path("server.key"),
+            "--registry", REGISTRY, "--unix-socket", "", "--port", "0", "--log-level", "debug",
+            *extra]
+
+
+def check_server_hop(recorder, key):
+    """ninfd's connections to the relay: the control connection first (TLS
+    from its first byte), then one dial-back per call."""
+    control_up, control_down = (bytes(b) for b in recorder.connections[0])
+    if not control_up.startswith(b"\x16\x03"):
+        fail(f"the control connection does not open with a TLS record: {control_up[:16]!r}")
+    for what, data in (("up", control_up), ("down", control_down)):
+        for secret, name in ((MAGIC, "a frame header"), (NAME.encode(), "the relay name"),
+                             (key.encode(), "the key")):
+            if secret in data:
+                fail(f"the control connection ({what}) carries {name} in clear")
+    dials = recorder.connections[1:]
+    if not dials:
+        fail("no dial-back went through the recorder")
+    pattern = struct.pack("<4d", 1000.0, 1001.0, 1002.0, 1003.0)
+    for i, (u, d) in enumerate(dials):
+        u, d = bytes(u), bytes(d)
+        if frame_types(u) != [FRAME_AUTH, FRAME_PROOF, FRAME_RELAY_DATA]:
+            fail(f"dial-back {i} up: frames {frame_types(u)}, not the key handshake and "
+                 f"RELAY_DATA alone")
+        if frame_types(d) != [FRAME_CHALLENGE]:
+            fail(f"dial-back {i} down: frames {frame_types(d)}, not the challenge alone")
+        if pattern in u or pattern in d or key.encode() in u or key.encode() in d:
+            fail(f"dial-back {i}: an array or the key in clear")
+    return len(control_up) + len(control_down), len(dials)
+
+
+def check_refusals(tls_port, plain_port, key_file):
+    """Each mismatch stops ninfd at its start, saying what to set; a
+    RELAY_OPEN inside TLS is refused."""
+    for label, port, extra, words in (
+            ("no tls_ca at a TLS relay", tls_port, [], "set tls_ca in ninfd's settings"),
+            ("tls_ca at a plaintext relay", plain_port, ["--tls-ca", RUN.path("ca.pem")],
+             "give ninf-relay tls_cert and tls_key")):
+        log = f"refused-{port}-{len(extra)}.log"
+        proc = RUN.start(ninfd_args(port, "--key-file", key_file, *extra), log)
+        try:
+            status = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            fail(f"{label}: ninfd kept running")
+        text = RUN.log_text(log)
+        if status != 2 or words not in text:
+            fail(f"{label}: exit status {status}, log: {text[-500:]!r}")
+        print(f"ok {label}: exit 2, '{words}'")
+    ctx = ssl.create_default_context(cafile=RUN.path("ca.pem"))
+    with socket.create_connection(("127.0.0.1", tls_port), timeout=10) as raw:
+        with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as s:
+            s.sendall(frame(FRAME_RELAY_OPEN, field(1, NAME.encode())))
+            kind, body = recv_frame(s)
+            if kind != FRAME_ERROR or b"comes in plaintext" not in body:
+                fail(f"a RELAY_OPEN inside TLS: frame {kind} {body!r}")
+    print("ok a RELAY_OPEN inside TLS is refused")
+
+
 def main():
     key = "relay-tls-test-key-" + os.urandom(8).hex()
     key_file = RUN.key_file("key", key)
-    for args in (["ca"], ["server", "server", NAME]):
+    for args in (["ca"], ["server", "server", NAME], ["server", "relay", "127.0.0.1"]):
         subprocess.run(["bash", SITE_CA, RUN.work, *args], check=True, capture_output=True)
-    port = RUN.start_relay(RELAY, "--key-file", key_file)
-    RUN.start([NINFD, "--reverse", "--relay", f"127.0.0.1:{port}", "--relay-name", NAME,
-               "--key-file", key_file, "--tls-cert", RUN.path("server.pem"), "--tls-key",
-               RUN.path("server.key"), "--registry", REGISTRY, "--unix-socket", "", "--port",
-               "0", "--log-level", "debug"], "ninfd.log")
+    port = RUN.start_relay(RELAY, "--key-file", key_file, "--tls-cert", RUN.path("relay.pem"),
+                           "--tls-key", RUN.path("relay.key"))
+    server_recorder = Recorder(port)
+    RUN.start(ninfd_args(server_recorder.port, "--key-file", key_file, "--tls-ca",
+                         RUN.path("ca.pem")), "ninfd.log")
     if not RUN.wait_log("relay.log", f"event=server_registered name={NAME}", 10):
         fail("ninfd did not register")
     recorder = Recorder(port)
@@ -112,6 +197,15 @@ def main():
             fail(f"connection {i}: a frame header in clear after its RELAY_OPEN")
     print(f"ok relay_tls: 2 calls over {len(recorder.connections)} connections, {len(up)} bytes "
           f"up and {len(down)} down through the relay, only each RELAY_OPEN in clear")
+    control_bytes, dials = check_server_hop(server_recorder, key)
+    print(f"ok ninfd-relay hop: the control connection is TLS throughout ({control_bytes} "
+          f"bytes), {dials} dial-backs carry only their key handshake and RELAY_DATA in clear")
+    plain = Run("ninf-relay-plain-")
+    try:
+        plain_port = plain.start_relay(RELAY, "--key-file", key_file)
+        check_refusals(port, plain_port, key_file)
+    finally:
+        plain.close()
 
 
 try:
