@@ -41,6 +41,12 @@ Status Refused(const Connection &conn) {
 
 }  // namespace
 
+Proved ProvedBy(const Connection &conn) {
+  return Proved{.authenticated = conn.auth().authenticated,
+                .key_id = conn.auth().key_id,
+                .peer_subject = conn.transport().peer_subject()};
+}
+
 void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHeader &h,
                     std::string_view body, uint64_t idle_timeout_ms, uint64_t *failures) {
   Connection::AuthState &state = conn.auth();

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "daemon/connection.h"
+#include "daemon/users.h"
 #include "protocol/auth.h"
 #include "protocol/frame.h"
 
@@ -29,5 +30,9 @@ void ServeAuthFrame(Connection &conn, const auth::KeyRing &keys, const FrameHead
 // be read keeps the keys in use (event=reload_failed). "": no-op (a daemon
 // started without keys stays keyless until restarted).
 void ReloadKeyFile(const std::string &path, auth::KeyRing *keys);
+
+// What a connection proved, for Identify (users.h): the key of its
+// handshake, its verified client certificate's subject.
+Proved ProvedBy(const Connection &conn);
 
 }  // namespace ninf::daemon

@@ -207,6 +207,7 @@ class Connection {
     auth::Nonce server_nonce{};
   };
   AuthState &auth() { return auth_; }
+  const AuthState &auth() const { return auth_; }
   // Changes the timeout for starting a request (an unauthenticated
   // connection gets the request timeout; see Server::Accept), effective now
   // when no request is under way.

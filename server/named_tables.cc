@@ -1,8 +1,11 @@
 // The keys of ninfd's named tables, [limits.NAME] and [users.NAME], as rows
 // of the daemon layer's table machinery (daemon/table_settings.h): parsing,
 // --help, the docs check and inheritance all come from these two lists.
+#include <iterator>
 #include <string>
+#include <vector>
 
+#include "daemon/user_tables.h"
 #include "server/settings.h"
 
 namespace ninf::server {
@@ -13,7 +16,6 @@ using daemon::TableKeyKind;
 constexpr int64_t kMaxKey = int64_t{1} << 62;
 
 bool Launcher(std::string_view name) { return name == "local" || name == "slurm"; }
-bool GroupName(std::string_view name) { return ValidUserName(name); }
 bool RoleName(std::string_view role) { return role == "user" || role == "operator"; }
 
 const FunctionKey kFunctionKeys[] = {
@@ -30,22 +32,11 @@ const FunctionKey kFunctionKeys[] = {
     {"launcher", TableKeyKind::kString, 0, 0, "launcher", "",
      "how its executables start: \"local\" or \"slurm\"", &FunctionLimits::launcher, Launcher,
      "\"local\" or \"slurm\""},
-    {"allow", TableKeyKind::kNames, 0, 0, nullptr, "",
-     "who may call it: user names and \"group:NAME\" (left out: every user)",
-     &FunctionLimits::allow, ValidAllowEntry,
-     "user names or \"group:NAME\" (letters, digits, '_', '-', '.')"},
 };
 
-const UserKey kUserKeys[] = {
-    {"key_file", TableKeyKind::kString, 0, 0, nullptr, "",
-     "file of the user's shared keys (mode 0600), read at start and on every reload",
-     &UserSpec::key_file},
-    {"cert_subject", TableKeyKind::kString, 0, 0, nullptr, "",
-     "the subject of the user's TLS client certificate (\"CN=alice,O=site\")",
-     &UserSpec::cert_subject},
-    {"groups", TableKeyKind::kNames, 0, 0, nullptr, "",
-     "groups the user is in, for allow lists (\"group:NAME\")", &UserSpec::groups, GroupName,
-     "names (letters, digits, '_', '-', '.')"},
+// ninfd's own keys of a [users.NAME] table, after the identity keys both
+// daemons read (daemon/user_tables.h).
+const UserKey kOwnUserKeys[] = {
     {"run_as", TableKeyKind::kString, 0, 0, nullptr, "",
      "local account the user's executables run as (ninfd as root)", &UserSpec::run_as},
     {"role", TableKeyKind::kString, 0, 0, nullptr, "user",
@@ -64,18 +55,25 @@ const UserKey kUserKeys[] = {
      "two-phase results of the user kept at once (0: no cap of its own)", &UserSpec::max_two_phase},
 };
 
-// A user must be someone: a key or a certificate to know them by.
-Status NeedsPrincipal(const std::string &where, const std::string &table,
-                      const daemon::NamedTable &keys) {
-  if (keys.count("key_file") || keys.count("cert_subject")) return Status::Ok();
-  return Status(NINF_ERR_INVALID_ARGUMENT,
-                where + ": " + table + " needs a key_file or a cert_subject");
-}
-
 }  // namespace
 
-std::span<const FunctionKey> FunctionKeys() { return kFunctionKeys; }
-std::span<const UserKey> UserKeys() { return kUserKeys; }
+std::span<const FunctionKey> FunctionKeys() {
+  static const std::vector<FunctionKey> keys = [] {
+    std::vector<FunctionKey> out(std::begin(kFunctionKeys), std::end(kFunctionKeys));
+    out.push_back(daemon::AllowKey<Settings>(&FunctionLimits::allow));
+    return out;
+  }();
+  return keys;
+}
+
+std::span<const UserKey> UserKeys() {
+  static const std::vector<UserKey> keys = [] {
+    std::vector<UserKey> out = daemon::IdentityUserKeys<Settings>();
+    out.insert(out.end(), std::begin(kOwnUserKeys), std::end(kOwnUserKeys));
+    return out;
+  }();
+  return keys;
+}
 
 Status ReadFunctionTables(const std::string &path, const toml::table &limits,
                           daemon::NamedTables *out) {
@@ -83,8 +81,8 @@ Status ReadFunctionTables(const std::string &path, const toml::table &limits,
 }
 
 Status ReadUserTables(const std::string &path, const toml::table &users, daemon::NamedTables *out) {
-  return daemon::ReadNamedTables(UserKeys(), path, "users", ValidUserName, NeedsPrincipal, users,
-                                 out);
+  return daemon::ReadNamedTables(UserKeys(), path, "users", ValidUserName, daemon::NeedsPrincipal,
+                                 users, out);
 }
 
 std::string NamedTablesHelp() {

@@ -15,13 +15,34 @@
 
 #include "daemon/settings_table.h"
 #include "daemon/table_settings.h"
+#include "daemon/users.h"
 #include "protocol/address.h"
 #include "protocol/default_ports.h"
 #include "protocol/status.h"
 #include "server/admission.h"
-#include "server/users.h"
 
 namespace ninf::server {
+
+// The user model is the daemon layer's, shared with ninf-meta
+// (daemon/users.h); ninfd's code names it as its own.
+using daemon::Identify;
+using daemon::Identity;
+using daemon::kDefaultUser;
+using daemon::Knows;
+using daemon::LoadPrincipals;
+using daemon::MayCall;
+using daemon::OwnStatsLabel;
+using daemon::Principals;
+using daemon::Proved;
+using daemon::QuotaOf;
+using daemon::RunAs;
+using daemon::ShownUser;
+using daemon::UserLabel;
+using daemon::UserQuota;
+using daemon::UserSpec;
+using daemon::UserSpecs;
+using daemon::ValidAllowEntry;
+using daemon::ValidUserName;
 
 // What one call of a function may use: its [limits.NAME] table's keys, each
 // one it leaves out inherited from the server's setting (FunctionKeys()).

@@ -1,12 +1,8 @@
 #include "server/user_policy.h"
 
-namespace ninf::server {
+#include "daemon/auth_handshake.h"
 
-Proved ProvedBy(daemon::Connection &conn) {
-  return Proved{.authenticated = conn.auth().authenticated,
-                .key_id = conn.auth().key_id,
-                .peer_subject = conn.transport().peer_subject()};
-}
+namespace ninf::server {
 
 Status UserPolicy::Load(std::set<std::string> *gone) {
   Principals fresh;
@@ -21,7 +17,7 @@ Status UserPolicy::Load(std::set<std::string> *gone) {
 }
 
 Identity UserPolicy::Of(daemon::Connection &conn) const {
-  return Identify(principals_, ProvedBy(conn));
+  return Identify(principals_, daemon::ProvedBy(conn));
 }
 
 Identity UserPolicy::OfCall(const std::string &owner, const std::string &key_id) const {

@@ -12,16 +12,12 @@
 #include <string_view>
 
 #include "daemon/connection.h"
+#include "daemon/users.h"
 #include "protocol/auth.h"
 #include "protocol/status.h"
 #include "server/settings.h"
-#include "server/users.h"
 
 namespace ninf::server {
-
-// What a connection proved: the key of its handshake, its client
-// certificate's subject.
-Proved ProvedBy(daemon::Connection &conn);
 
 class UserPolicy {
  public:

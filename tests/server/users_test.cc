@@ -1,7 +1,7 @@
 // Unit tests of the users' policy (server/users.h, server/user_policy.h):
 // who a connection or a call is, who may call what, the metrics label
 // bound, and the checks of the [users.NAME] tables' key files.
-#include "server/users.h"
+#include "daemon/users.h"
 
 #include <sys/stat.h>
 

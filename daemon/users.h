@@ -1,16 +1,17 @@
-// Who calls: the users of a ninfd, their principals (keys, certificate
-// subjects), their groups, which functions they may call and their quotas
-// (docs/security.md#users). Policy only, as pure functions over plain
-// values, unit-tested in tests/server/users_test.cc; the server asks them
-// for each request.
+// Who calls: the users of a daemon (ninfd, ninf-meta), their principals
+// (keys, certificate subjects), their groups, which functions they may call
+// and their quotas (docs/security.md#users). Policy only, as pure functions
+// over plain values, unit-tested in tests/server/users_test.cc; each daemon
+// asks them for each request (ninfd: server/user_policy.h; ninf-meta:
+// metaserver/meta_users.h).
 //
 //   [users.alice]                     principals: one or both of
 //   key_file = "/etc/ninf/alice.key"    the keys of a file (HMAC handshake)
 //   cert_subject = "CN=alice,O=site"    a client certificate's subject
 //   groups = ["chem"]                 for allow lists ("group:chem")
-//   max_slots = 2 ...                 quotas (UserSpec)
+//   max_slots = 2 ...                 quotas (UserSpec; ninfd's alone)
 //
-// The server's own `key_file` stays: its keys belong to the user "default"
+// The daemon's own `key_file` stays: its keys belong to the user "default"
 // (kDefaultUser). A daemon without any key or certificate user serves
 // everyone as the anonymous user "" (logged as "-").
 #pragma once
@@ -27,7 +28,7 @@
 #include "protocol/auth.h"
 #include "protocol/status.h"
 
-namespace ninf::server {
+namespace ninf::daemon {
 
 // The user of the server's own `key_file`.
 inline constexpr char kDefaultUser[] = "default";
@@ -145,4 +146,4 @@ inline std::string_view ShownUser(std::string_view user) { return user.empty() ?
 std::string OwnStatsLabel(const std::set<std::string, std::less<>> &seen, std::string_view user,
                           std::size_t max_labels);
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon

@@ -1,5 +1,5 @@
 // Users: principals, identity, access and quotas (users.h).
-#include "server/users.h"
+#include "daemon/users.h"
 
 #include <grp.h>
 #include <pwd.h>
@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-namespace ninf::server {
+namespace ninf::daemon {
 namespace {
 
 Status Bad(const std::string &table, const std::string &what) {
@@ -167,4 +167,4 @@ std::string OwnStatsLabel(const std::set<std::string, std::less<>> &seen, std::s
   return seen.size() >= max_labels ? "other" : "";
 }
 
-}  // namespace ninf::server
+}  // namespace ninf::daemon
