@@ -395,7 +395,11 @@ Status Resolve(CLI::App &app, std::span<const Row> rows, int argc, const char *c
   const std::string config_env = cl->env_prefix + "CONFIG";
   NINF_RETURN_IF_ERROR(CheckForeignTable(rows, *cl, config_env));
   cl->ignored_variables.clear();
-  if (!cl->foreign_variables.empty()) app.footer(ForeignVariablesHelp(*cl));
+  // After what the daemon put there (ninf-meta: its named tables).
+  if (!cl->foreign_variables.empty()) {
+    const std::string before = app.get_footer();
+    app.footer(before + (before.empty() ? "" : "\n") + ForeignVariablesHelp(*cl));
+  }
   std::string config_help = "TOML settings file [" + config_env;
   config_help += cl->default_config_file.empty()
                      ? "]"

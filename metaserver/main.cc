@@ -25,8 +25,10 @@ using ninf::meta::MetaSettings;
 // forecasts were built from them). A broken file changes nothing.
 //
 // SIGHUP also reads the TLS files again (a renewed certificate keeps its path)
-// and the key file (a rotated key); a failure keeps the ones in use.
+// and the key files (a rotated key; the [users.NAME] and [limits.NAME]
+// tables as the file now says); a failure keeps the ones in use.
 void ReloadTls(MetaServer &server, MetaSettings *running, const MetaSettings &previous) {
+  server.TakeUserTables(*running);
   if (Status st = server.LoadTls(*running); !st.ok()) {
     spdlog::error("event=reload_failed settings=tls error={}", Quoted(st.message()));
     running->tls_cert = previous.tls_cert;

@@ -54,6 +54,13 @@ void ReplyError(Connection &conn, const Status &st) {
   conn.Reply(FRAME_ERROR, &err);
 }
 
+// A peer that may not do what it asked (meta_users.h): told, logged, closed.
+void Refuse(Connection &conn, const Status &st) {
+  daemon::RateLimitedWarn("request_denied", "event=request_denied conn={} peer={} error={}",
+                          conn.id(), conn.peer(), daemon::Quoted(st.message()));
+  conn.Fail(st);
+}
+
 template <class M>
 bool Parse(Connection &conn, std::string_view body, M *msg, const char *what) {
   if (msg->ParseFromArray(body.data(), static_cast<int>(body.size()))) return true;
@@ -126,8 +133,7 @@ double MetaServer::Now() const {
 }
 
 Status MetaServer::Start() {
-  if (!settings_.key_file.empty())
-    NINF_RETURN_IF_ERROR(auth::LoadKeyFile(settings_.key_file, &keys_));
+  NINF_RETURN_IF_ERROR(users_.Load(settings_.key_file, settings_.Users()));
   NINF_RETURN_IF_ERROR(LoadTls(settings_));
   NINF_RETURN_IF_ERROR(daemon::CheckExposure(Exposed()));
   NINF_RETURN_IF_ERROR(listener_.Start(settings_.listen, static_cast<int>(settings_.port)));
@@ -139,7 +145,7 @@ Status MetaServer::Start() {
       "event=listening address={} port={} policy={} report_ms={} lease_ms={} retries={} "
       "authentication={} pid={} version={}",
       listener_.address(), listener_.port(), PolicyName(policy_), settings_.report_ms,
-      settings_.lease_ms, settings_.retries, keys_.keys.empty() ? "off" : "on", ::getpid(),
+      settings_.lease_ms, settings_.retries, users_.keyed() ? "on" : "off", ::getpid(),
       NINF_VERSION);
   if (!settings_.metrics.empty()) {
     // /healthz: "starting" until Start() is through; at SIGTERM the
@@ -189,11 +195,27 @@ Status MetaServer::LoadTls(const MetaSettings &s) {
   return Status::Ok();
 }
 
-void MetaServer::ReloadKeys() { daemon::ReloadKeyFile(settings_.key_file, &keys_); }
+void MetaServer::TakeUserTables(const MetaSettings &running) {
+  settings_.users = running.users;
+  settings_.function_limits = running.function_limits;
+}
+
+void MetaServer::ReloadKeys() {
+  if (Status st = users_.Load(settings_.key_file, settings_.Users()); !st.ok()) {
+    spdlog::error("event=reload_failed key_file={} error={}", daemon::Quoted(settings_.key_file),
+                  daemon::Quoted(st.message()));
+    return;
+  }
+  if (!settings_.key_file.empty())
+    spdlog::info("event=reloaded key_file={} keys={}", daemon::Quoted(settings_.key_file),
+                 users_.principals().user_of_key.size());
+  if (!settings_.users.empty())
+    spdlog::info("event=users_reloaded users={}", settings_.users.size());
+}
 
 daemon::Exposure MetaServer::Exposed() const {
   return {.listen = settings_.listen,
-          .key = !keys_.keys.empty(),
+          .key = users_.keyed(),
           .tls = !settings_.tls_cert.empty(),
           .insecure = settings_.insecure,
           .plaintext = settings_.allow_plaintext};
@@ -206,14 +228,14 @@ void MetaServer::Accept(daemon::UniqueFd fd, const std::string &peer) {
   const daemon::ConnectionSet::Limits limits{
       .total = static_cast<std::size_t>(settings_.max_connections),
       .per_address = static_cast<std::size_t>(settings_.max_connections_per_client)};
-  if (Status room = connections_.MakeRoom(peer, limits, !keys_.keys.empty()); !room.ok()) {
+  if (Status room = connections_.MakeRoom(peer, limits, users_.keyed()); !room.ok()) {
     daemon::RefuseConnection(std::move(fd), peer, room, tls_ != nullptr);
     return;
   }
   Connection::Timeouts timeouts;
   timeouts.idle_ms = static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000;
   timeouts.request_ms = static_cast<uint64_t>(settings_.request_timeout_seconds) * 1000;
-  if (!keys_.keys.empty()) timeouts.idle_ms = std::min(timeouts.idle_ms, timeouts.request_ms);
+  if (users_.keyed()) timeouts.idle_ms = std::min(timeouts.idle_ms, timeouts.request_ms);
   std::unique_ptr<Connection> conn = Connection::Open(
       loop_, std::move(fd), next_connection_id_++, peer, this, timeouts, MetaRequestRules(), tls_);
   if (!conn) return;
@@ -299,12 +321,14 @@ std::span<const daemon::FrameRoute<MetaServer>> MetaServer::Requests() {
 }
 
 void MetaServer::ServeHandshake(Connection &conn, const FrameHeader &h, std::string_view body) {
-  ServeAuthFrame(conn, keys_, h, body, static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000,
+  ServeAuthFrame(conn, users_.ring(), h, body,
+                 static_cast<uint64_t>(settings_.idle_timeout_seconds) * 1000,
                  &counters_.auth_failures);
 }
 
 void MetaServer::OnRequest(Connection &conn, const FrameHeader &h, std::string_view body) {
-  daemon::Dispatch(*this, Requests(), !keys_.keys.empty(), conn, h, body);
+  daemon::Dispatch(*this, Requests(), users_.NeedsKey(conn.transport().peer_subject()), conn, h,
+                   body);
 }
 
 void MetaServer::Ack(Connection &conn, bool register_again) {
@@ -332,6 +356,10 @@ void MetaServer::AckServer(Connection &conn, bool register_again, uint64_t held)
 }
 
 void MetaServer::HandleRegister(Connection &conn, std::string_view body) {
+  if (Status st = MayServe(users_.Of(conn)); !st.ok()) {
+    Refuse(conn, st);
+    return;
+  }
   wire::ServerRegistration msg;
   if (!Parse(conn, body, &msg, "REGISTER")) return;
   HostPort hp;
@@ -405,6 +433,10 @@ bool MetaServer::Enter(Connection &conn, Registration reg) {
 }
 
 void MetaServer::HandleLoad(Connection &conn, std::string_view body) {
+  if (Status st = MayServe(users_.Of(conn)); !st.ok()) {
+    Refuse(conn, st);
+    return;
+  }
   wire::LoadReport msg;
   if (!Parse(conn, body, &msg, "LOAD")) return;
   LoadSample s;
@@ -496,6 +528,15 @@ LinkModel *MetaServer::LinkFor(Connection &conn, const std::string &said,
 void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
   wire::PlaceRequest req;
   if (!Parse(conn, body, &req, "PLACE")) return;
+  if (Status st = MayPlace(users_.principals(), users_.Of(conn), req.function(),
+                           settings_.AllowOf(req.function()));
+      !st.ok()) {
+    ++counters_.placements_denied;
+    spdlog::info("event=place_denied conn={} peer={} function={} error={}", conn.id(), conn.peer(),
+                 daemon::Quoted(req.function()), daemon::Quoted(st.message()));
+    ReplyError(conn, st);
+    return;
+  }
   const std::string site = SiteOf(conn, req.site());
   if (site.size() > kMaxSiteName) {
     ReplyError(conn, Status(NINF_ERR_INVALID_ARGUMENT,

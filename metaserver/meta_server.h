@@ -30,6 +30,7 @@
 #include "daemon/metrics_endpoint.h"
 #include "metaserver/meta_settings.h"
 #include "metaserver/meta_stats_table.h"
+#include "metaserver/meta_users.h"
 #include "metaserver/placement.h"
 #include "metaserver/placer.h"
 #include "metaserver/server_table.h"
@@ -56,7 +57,12 @@ class MetaServer : public daemon::Connection::Delegate {
   // tls_client_ca (none without tls_cert): at start and on SIGHUP, where a
   // failure keeps the context in use (and is returned).
   Status LoadTls(const MetaSettings &s);
-  // SIGHUP: the key file is read again (a broken one keeps the keys).
+  // SIGHUP, with the settings read again: the [users.NAME] and
+  // [limits.NAME] tables of `running` from now on (ReloadKeys reads their
+  // key files).
+  void TakeUserTables(const MetaSettings &running);
+  // SIGHUP: the key file and the users' key files are read again; a broken
+  // one keeps the keys and users in use (event=reload_failed).
   void ReloadKeys();
   // What ninf-meta serves at `listen`, with its key, TLS and waivers
   // (daemon/exposure.h): the checks of the listener and /metrics.
@@ -136,7 +142,8 @@ class MetaServer : public daemon::Connection::Delegate {
   // whenever one comes or goes; random at start, so a restarted metaserver
   // does not repeat a version a ninfd holds for another list.
   uint64_t servers_version_ = 1;
-  auth::KeyRing keys_;
+  // Its key_file and [users.NAME] keys, and who may do what (meta_users.h).
+  MetaUsers users_;
   tls::Context tls_;  // null: plaintext TCP
   daemon::Listener listener_;
   std::unique_ptr<daemon::MetricsEndpoint> metrics_;  // `metrics` set

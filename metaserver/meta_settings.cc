@@ -1,6 +1,7 @@
 #include "metaserver/meta_settings.h"
 
 #include "daemon/common_settings.h"
+#include "daemon/user_tables.h"
 #include "metaserver/placement.h"
 #include "protocol/default_ports.h"
 #include "protocol/install_paths.h"
@@ -140,6 +141,39 @@ std::span<const MetaSettingSpec> MetaSettingsTable() { return kTable; }
 
 std::span<const daemon::ForeignVariable> MetaForeignVariables() { return kForeignVariables; }
 
+namespace {
+
+using MetaUserKey = daemon::TableKeyOf<MetaSettings, daemon::UserSpec>;
+using MetaFunctionKey = daemon::TableKeyOf<MetaSettings, FunctionAccess>;
+
+// The keys of ninf-meta's [users.NAME] and [limits.NAME] tables: those of
+// ninfd's that concern it (who a user is, who may call what).
+std::span<const MetaUserKey> MetaUserKeys() {
+  static const std::vector<MetaUserKey> keys = daemon::IdentityUserKeys<MetaSettings>();
+  return keys;
+}
+
+std::span<const MetaFunctionKey> MetaFunctionKeys() {
+  static const std::vector<MetaFunctionKey> keys = {
+      daemon::AllowKey<MetaSettings>(&FunctionAccess::allow)};
+  return keys;
+}
+
+}  // namespace
+
+daemon::UserSpecs MetaSettings::Users() const {
+  daemon::UserSpecs out;
+  for (const auto &[name, keys] : users)
+    out[name] = daemon::ResolveTable(MetaUserKeys(), MetaSettingsTable(), *this, &keys);
+  return out;
+}
+
+std::vector<std::string> MetaSettings::AllowOf(std::string_view function) const {
+  auto it = function_limits.find(function);
+  if (it == function_limits.end()) return {};
+  return daemon::ResolveTable(MetaFunctionKeys(), MetaSettingsTable(), *this, &it->second).allow;
+}
+
 std::vector<std::string> ChangedMetaSettings(const MetaSettings &a, const MetaSettings &b) {
   return daemon::ChangedSettingKeys(MetaSettingsTable(), a, b);
 }
@@ -175,7 +209,22 @@ Status ParseMetaInvocation(int argc, const char *const *argv, const daemon::EnvL
   cl.env_prefix = "NINF_META_";
   cl.foreign_variables = kForeignVariables;
   cl.daemon = "ninf-meta";
-  NINF_RETURN_IF_ERROR(daemon::ParseInvocationOf(app, kTable, argc, argv, env, nullptr, &cl, &inv));
+  // The [users.NAME] and [limits.NAME] tables: rows of their own, listed
+  // after the flags.
+  app.footer(daemon::NamedTablesHelp(MetaFunctionKeys(), "limits", "one per function") +
+             daemon::NamedTablesHelp(MetaUserKeys(), "users", "one per user"));
+  auto tables = [&inv](const std::string &path, std::string_view key, const toml::table &table,
+                       bool *handled) {
+    *handled = key == "users" || key == "limits";
+    if (key == "users")
+      return daemon::ReadNamedTables(MetaUserKeys(), path, "users", daemon::ValidUserName,
+                                     daemon::NeedsPrincipal, table, &inv.settings.users);
+    if (key == "limits")
+      return daemon::ReadNamedTables(MetaFunctionKeys(), path, "limits", nullptr, nullptr, table,
+                                     &inv.settings.function_limits);
+    return Status::Ok();
+  };
+  NINF_RETURN_IF_ERROR(daemon::ParseInvocationOf(app, kTable, argc, argv, env, tables, &cl, &inv));
   if (!inv.exit_now && !ParsePolicy(inv.settings.policy))
     return Status(NINF_ERR_INVALID_ARGUMENT, "policy: unknown policy '" + inv.settings.policy +
                                                  "' (completion, load, round-robin, random)");

@@ -10,10 +10,18 @@
 #include <vector>
 
 #include "daemon/settings_table.h"
+#include "daemon/table_settings.h"
+#include "daemon/users.h"
 #include "protocol/default_ports.h"
 #include "protocol/status.h"
 
 namespace ninf::meta {
+
+// What a [limits.NAME] table says to ninf-meta: who may have the function
+// placed (daemon/users.h MayCall); the time limits are ninfd's.
+struct FunctionAccess {
+  std::vector<std::string> allow{};
+};
 
 struct MetaSettings {
   int64_t port = kMetaPort;  // 0: any free port
@@ -46,6 +54,16 @@ struct MetaSettings {
   // PEM trust anchors its tools (--status, --servers, --links, --list)
   // verify a TLS ninf-meta with; "": they speak plaintext.
   std::string tls_ca;
+  // The config file's [users.NAME] and [limits.NAME] tables, as given
+  // (ninfd's user model, daemon/user_tables.h: the identity keys and the
+  // allow lists). Live: SIGHUP reads them again.
+  daemon::NamedTables users;
+  daemon::NamedTables function_limits;
+
+  // Every [users.NAME] table.
+  daemon::UserSpecs Users() const;
+  // Who may have `function` placed (empty: every user).
+  std::vector<std::string> AllowOf(std::string_view function) const;
 };
 
 using MetaSettingSpec = daemon::SettingSpecOf<MetaSettings>;

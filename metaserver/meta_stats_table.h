@@ -25,6 +25,7 @@ struct MetaCounters {
   uint64_t servers_closed = 0;
   uint64_t placements = 0;
   uint64_t placements_unserved = 0;  // no server serves the function
+  uint64_t placements_denied = 0;    // the function's allow list leaves the user out
   uint64_t probe_requests = 0;       // placements answered with links to probe
   uint64_t probes = 0;               // probe results received
   uint64_t outcomes_ok = 0;

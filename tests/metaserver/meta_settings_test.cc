@@ -3,6 +3,8 @@
 // policy is checked, the views are recognised.
 #include "metaserver/meta_settings.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <fstream>
@@ -237,4 +239,43 @@ TEST_CASE("meta_requests_table_refuses_what_is_not_its_own", "[meta_settings]") 
   ninf::Status st = reader.Commit(sizeof fixed);
   CHECK(st.code() == NINF_ERR_PROTOCOL);
   CHECK_THAT(st.message(), Catch::Contains("ninf-meta does not accept"));
+}
+
+TEST_CASE("meta_settings_user_and_limits_tables", "[meta_settings]") {
+  char name[] = "/tmp/ninf-meta-users-XXXXXX";
+  const int fd = ::mkstemp(name);
+  REQUIRE(fd >= 0);
+  ::close(fd);
+  const std::string path = name;
+  {
+    std::ofstream f(path);
+    f << "[users.alice]\nkey_file = \"/k/alice\"\ngroups = [\"chem\"]\n"
+         "[users.carol]\ncert_subject = \"CN=carol,O=site\"\n"
+         "[limits.echo]\nallow = [\"group:chem\", \"bob\"]\n";
+  }
+  MetaInvocation inv;
+  REQUIRE(Parse({"--config", path.c_str()}, &inv).ok());
+  const ninf::daemon::UserSpecs users = inv.settings.Users();
+  REQUIRE(users.size() == 2);
+  CHECK(users.at("alice").key_file == "/k/alice");
+  CHECK(users.at("alice").groups == std::vector<std::string>{"chem"});
+  CHECK(users.at("carol").cert_subject == "CN=carol,O=site");
+  CHECK(inv.settings.AllowOf("echo") == std::vector<std::string>{"group:chem", "bob"});
+  CHECK(inv.settings.AllowOf("null").empty());
+  // ninfd's own keys are not ninf-meta's: an error that names the key.
+  {
+    std::ofstream f(path);
+    f << "[users.alice]\nkey_file = \"/k/alice\"\nmax_slots = 2\n";
+  }
+  ninf::Status st = Parse({"--config", path.c_str()}, &inv);
+  CHECK(st.code() == NINF_ERR_INVALID_ARGUMENT);
+  CHECK(st.message().find("users.alice.max_slots") != std::string::npos);
+  // A user must be someone.
+  {
+    std::ofstream f(path);
+    f << "[users.nobody]\ngroups = [\"chem\"]\n";
+  }
+  st = Parse({"--config", path.c_str()}, &inv);
+  CHECK(st.message().find("needs a key_file or a cert_subject") != std::string::npos);
+  ::unlink(name);
 }

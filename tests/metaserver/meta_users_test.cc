@@ -1,0 +1,50 @@
+// What each user may do at ninf-meta (metaserver/meta_users.h): the pure
+// decisions, case by case.
+#include "metaserver/meta_users.h"
+
+#include <catch2/catch.hpp>
+
+using ninf::daemon::Identity;
+using ninf::daemon::Principals;
+using ninf::meta::MayPlace;
+using ninf::meta::MayServe;
+
+namespace {
+
+Principals WithGroups() {
+  Principals p;
+  p.groups["alice"] = {"chem"};
+  p.groups["bob"] = {};
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("only key_file's keys (or a daemon without keys) register servers", "[meta_users]") {
+  CHECK(MayServe(Identity{.user = ""}).ok());         // no keys: everyone, as before
+  CHECK(MayServe(Identity{.user = "default"}).ok());  // ninf-meta's own key_file
+  const ninf::Status alice = MayServe(Identity{.user = "alice"});
+  CHECK(alice.code() == NINF_ERR_DENIED);
+  CHECK(alice.message().find("user 'alice' is a client here") != std::string::npos);
+  CHECK(alice.message().find("key_file") != std::string::npos);
+  const ninf::Status revoked = MayServe(Identity{.user = "", .revoked = true});
+  CHECK(revoked.code() == NINF_ERR_AUTH);
+  CHECK(revoked.message().find("ninf-meta") != std::string::npos);
+}
+
+TEST_CASE("a placement follows the function's allow list", "[meta_users]") {
+  const Principals p = WithGroups();
+  const std::vector<std::string> chem = {"group:chem"};
+  CHECK(MayPlace(p, Identity{.user = "bob"}, "echo", {}).ok());  // no list: every user
+  CHECK(MayPlace(p, Identity{.user = "alice"}, "echo", chem).ok());
+  const ninf::Status bob = MayPlace(p, Identity{.user = "bob"}, "echo", chem);
+  CHECK(bob.code() == NINF_ERR_DENIED);
+  CHECK(bob.message() ==
+        "ninf-meta: user 'bob' may not call 'echo' (the allow list of [limits.echo] in "
+        "ninf-meta's config names neither the user nor one of its groups)");
+  CHECK(MayPlace(p, Identity{.user = "bob"}, "echo", {"bob"}).ok());
+  // The anonymous user passes only an empty list; a revoked key none.
+  CHECK(MayPlace(p, Identity{.user = ""}, "echo", chem).code() == NINF_ERR_DENIED);
+  CHECK(MayPlace(p, Identity{.user = "alice", .revoked = true}, "echo", {}).code() ==
+        NINF_ERR_AUTH);
+}
