@@ -528,6 +528,12 @@ LinkModel *MetaServer::LinkFor(Connection &conn, const std::string &said,
 void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
   wire::PlaceRequest req;
   if (!Parse(conn, body, &req, "PLACE")) return;
+  const std::string site = SiteOf(conn, req.site());
+  if (site.size() > kMaxSiteName) {
+    ReplyError(conn, Status(NINF_ERR_INVALID_ARGUMENT,
+                            "site name longer than " + std::to_string(kMaxSiteName) + " bytes"));
+    return;
+  }
   if (Status st = MayPlace(users_.principals(), users_.Of(conn), req.function(),
                            settings_.AllowOf(req.function()));
       !st.ok()) {
@@ -535,12 +541,6 @@ void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
     spdlog::info("event=place_denied conn={} peer={} function={} error={}", conn.id(), conn.peer(),
                  daemon::Quoted(req.function()), daemon::Quoted(st.message()));
     ReplyError(conn, st);
-    return;
-  }
-  const std::string site = SiteOf(conn, req.site());
-  if (site.size() > kMaxSiteName) {
-    ReplyError(conn, Status(NINF_ERR_INVALID_ARGUMENT,
-                            "site name longer than " + std::to_string(kMaxSiteName) + " bytes"));
     return;
   }
   Placer::Answer answer = placer_.Place(req, site, Reporter(conn), Now());

@@ -29,9 +29,10 @@ StatValue MetaStatOfLink(const LinkModel::Estimate &e) {
   return static_cast<double>(e.*M);
 }
 
-StatValue MetaPlacementsPlaced(const MetaStatsSource &s) {
-  return s.counters.placements - s.counters.placements_unserved;
-}
+// `placements` counts the placed requests alone (the unserved and the
+// denied have counters of their own): subtracting the unserved from it, as
+// this once did, undercounted, and wrapped around below zero.
+StatValue MetaPlacementsPlaced(const MetaStatsSource &s) { return s.counters.placements; }
 
 // What ninf_meta_refused_total has always summed (report_functions apart).
 StatValue MetaRefusedSum(const MetaStatsSource &s) {

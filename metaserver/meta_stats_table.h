@@ -23,7 +23,7 @@ struct MetaCounters {
   uint64_t reports = 0;
   uint64_t servers_expired = 0;
   uint64_t servers_closed = 0;
-  uint64_t placements = 0;
+  uint64_t placements = 0;           // placed (a probe asked first or a plan's breakdown: neither)
   uint64_t placements_unserved = 0;  // no server serves the function
   uint64_t placements_denied = 0;    // the function's allow list leaves the user out
   uint64_t probe_requests = 0;       // placements answered with links to probe

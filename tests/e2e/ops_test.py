@@ -335,6 +335,7 @@ META_RENAMED = {
     "pid": "", "version": "ninf_meta_build_info", "policy": "ninf_meta_config_info",
     "placements": 'ninf_meta_placements_total{result="placed"}',
     "placements_unserved": 'ninf_meta_placements_total{result="unserved"}',
+    "placements_denied": 'ninf_meta_placements_total{result="denied"}',
     "probes": "ninf_meta_probes_total", "outcomes_ok": 'ninf_meta_outcomes_total{outcome="ok"}',
     "outcomes_failed": 'ninf_meta_outcomes_total{outcome="failed"}',
     "registrations_refused": 'ninf_meta_refused_by_kind_total{kind="registration"}',
@@ -344,7 +345,7 @@ META_RENAMED = {
 }
 # Lines that move between the --status query and the scrape (uptime, load,
 # the status query's own connection), and `placements`, which the metric
-# splits by result (placed + unserved): compared by presence only.
+# splits by result (placed, unserved, denied): compared by presence only.
 MOVING = {"uptime_seconds", "load_average_1", "connections", "connections_accepted",
           "busy_core_seconds", "queue_seconds", "placements"}
 

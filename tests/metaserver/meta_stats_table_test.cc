@@ -43,7 +43,9 @@ TEST_CASE("meta_stats_status_and_metrics_come_from_the_rows", "[meta_stats]") {
   const ninf::daemon::StatInstance<MetaStatsSource> once[] = {{"", &source}};
   ninf::daemon::WriteFamilies<MetaStatsSource>(&out, MetaStatRows(), once);
   const std::string text = out.Take();
-  CHECK_THAT(text, Catch::Contains("\nninf_meta_placements_total{result=\"placed\"} 3\n"));
+  // placements counts the placed alone (never less the unserved).
+  CHECK_THAT(text, Catch::Contains("\nninf_meta_placements_total{result=\"placed\"} 5\n"));
+  CHECK_THAT(text, Catch::Contains("\nninf_meta_placements_total{result=\"unserved\"} 2\n"));
   CHECK_THAT(text, Catch::Contains("\nninf_meta_config_info{policy=\"load\"} 1\n"));
   CHECK_THAT(text, Catch::Contains("\nninf_meta_refused_total 6\n"));  // report_functions apart
   CHECK_THAT(text,
