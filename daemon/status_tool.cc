@@ -97,9 +97,9 @@ std::string FunctionLine(const wire::FunctionInterface &iface) {
 
 }  // namespace
 
-Status QueryStats(const std::string &host, int port, int timeout_ms, const ToolAccess &access,
+Status QueryStats(const HostPort &target, int timeout_ms, const ToolAccess &access,
                   std::string *text, const std::string &view) {
-  return StatsAt(HostPort{host, port}, timeout_ms, access, text, view);
+  return StatsAt(target, timeout_ms, access, text, view);
 }
 
 int PrintStats(const char *program, const std::string &listen, int port, const std::string &server,

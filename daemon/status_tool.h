@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "protocol/address.h"
 #include "protocol/status.h"
 #include "protocol/tls.h"
 
@@ -22,13 +23,14 @@ struct ToolAccess {
   tls::ClientFiles tls{};
 };
 
-// Connects to host:port as `access` says (TLS, then the key), sends
-// FRAME_STATS and stores the reply text in *text. Errors: NINF_ERR_CONFIG
+// Connects to `target` (host:port, or a reverse server's name@relay:port:
+// through its relay, as a client's call goes) as `access` says (TLS, then
+// the key), sends FRAME_STATS and stores the reply text in *text. Errors: NINF_ERR_CONFIG
 // for a bad key or TLS file, NINF_ERR_CONNECT, NINF_ERR_TIMEOUT,
 // NINF_ERR_AUTH, or what the daemon answered.
 // `view` selects a table other than the statistics (ninf-meta: "servers",
 // "links"; "" for the statistics).
-Status QueryStats(const std::string &host, int port, int timeout_ms, const ToolAccess &access,
+Status QueryStats(const HostPort &target, int timeout_ms, const ToolAccess &access,
                   std::string *text, const std::string &view = "");
 
 // The whole of `ninfd --status` / `ninf-meta --status`: asks the daemon at

@@ -28,7 +28,9 @@ Status Query(const std::string &server, const RunConfig &c, std::string *text) {
   if (!st.ok()) return st;
   const daemon::ToolAccess access{.key_file = c.key_file,
                                   .tls = {.ca = c.tls_ca, .cert = c.tls_cert, .key = c.tls_key}};
-  return daemon::QueryStats(hp.host, hp.port, kQueryTimeoutMs, access, text);
+  // The whole address: a reverse server's is name@relay:port, asked through
+  // its relay (the relay's own host:port would answer as the relay).
+  return daemon::QueryStats(hp, kQueryTimeoutMs, access, text);
 }
 
 // Answers at all: a refused key, a refused view, are answers.

@@ -40,13 +40,14 @@ bool UserPolicy::NeedsKey(const std::string &peer_subject) const {
 Status UserPolicy::MayRun(const Identity &who, const std::string &function) const {
   if (who.revoked)
     return Status(NINF_ERR_AUTH,
-                  "the user of this call was revoked: its key is no longer "
-                  "this server's");
+                  "ninfd: the user of this call was revoked: its key is no longer one of "
+                  "ninfd's (its key_file or a [users.NAME] key_file)");
   if (!MayCall(principals_, who.user, settings_.LimitsOf(function).allow))
-    return Status(NINF_ERR_DENIED, "user '" + std::string(ShownUser(who.user)) +
+    return Status(NINF_ERR_DENIED, "ninfd: user '" + std::string(ShownUser(who.user)) +
                                        "' may not call '" + function +
-                                       "' here (its allow list in [limits." + function +
-                                       "] names neither the user nor one of its groups)");
+                                       "' here (the allow list of [limits." + function +
+                                       "] in ninfd's config names neither the user nor one of "
+                                       "its groups)");
   return Status::Ok();
 }
 
