@@ -183,7 +183,7 @@ Status TakeHandover(Channel &ch) {
   tls::Psk psk;
   std::memcpy(psk.data(), handover.psk().data(), psk.size());
   tls::SslPtr ssl;
-  Status st = tls::PskConnect(ch.fd(), psk, ch.timeout_ms(), &ssl);
+  Status st = tls::PskConnect(ch.fd(), psk, tls::PskKeyExchange::kKeyAlone, ch.timeout_ms(), &ssl);
   std::memset(psk.data(), 0, psk.size());
   if (!st.ok()) return Status(st.code(), "TLS with the executable: " + st.message());
   ch.UseTls(std::move(ssl));  // ninfd's session is done with, without a close_notify
@@ -212,7 +212,7 @@ Status FollowRedirect(Channel &ch) {
     tls::Psk psk;
     std::memcpy(psk.data(), redirect.psk().data(), psk.size());
     tls::SslPtr ssl;
-    st = tls::PskConnect(ch.fd(), psk, ch.timeout_ms(), &ssl);
+    st = tls::PskConnect(ch.fd(), psk, tls::PskKeyExchange::kKeyAlone, ch.timeout_ms(), &ssl);
     std::memset(psk.data(), 0, psk.size());
     if (!st.ok())
       return Status(st.code(), "TLS with the executable at " + redirect.host() + ":" +

@@ -208,7 +208,7 @@ Status ClaimControlChannelTcp(const std::string &address, const std::string &tok
     return fail("ninfd refused the launch token (or has no such launch)");
   tls::Psk key = LaunchKey(token);
   tls::SslPtr ssl;
-  Status st = tls::PskConnect(sock, key, timeout_ms, &ssl);
+  Status st = tls::PskConnect(sock, key, tls::PskKeyExchange::kWithEcdhe, timeout_ms, &ssl);
   OPENSSL_cleanse(key.data(), key.size());
   if (!st.ok()) return fail("TLS with ninfd: " + st.message());
   if (st = StartControlBridge(sock, std::move(ssl), fd); !st.ok()) {  // it closed sock
@@ -244,7 +244,7 @@ Status AcceptRedirected(int listen_fd, const uint8_t *token, std::size_t token_s
     bool claimed = false;
     if (psk) {
       const int ms = std::max(1, MsLeft(claim_by));
-      claimed = tls::PskAccept(fd, *psk, ms, &session).ok() &&
+      claimed = tls::PskAccept(fd, *psk, tls::PskKeyExchange::kKeyAlone, ms, &session).ok() &&
                 PresentsToken(
                     [&](void *buf, std::size_t n) {
                       return SslReadExactly(session.get(), fd, buf, n, claim_by);

@@ -169,14 +169,30 @@ int FindPsk(SSL *ssl, const unsigned char *id, size_t idlen, SSL_SESSION **sess)
   return *sess ? 1 : 0;
 }
 
-SSL_CTX *PskContext(bool server) {
-  static SSL_CTX *contexts[2] = {};
-  static std::once_flag once[2];
-  std::call_once(once[server], [server] {
+// The key alone (PskKeyExchange::kKeyAlone). OpenSSL 3.0's server takes
+// ECDHE whenever the client's key share is in a group it supports, psk_ke
+// being allowed or not (SSL_OP_PREFER_NO_DHE_KEX arrives in 3.3), and its
+// client always sends one share. So both allow psk_ke, the client offers
+// only a P-256 share and the server supports only X25519: no group in
+// common, and with the key in hand the server goes on with psk_ke rather
+// than asking for another share. The P-256 key the client makes is unused
+// (about 20 us); the X25519 key pair and both shared secrets are saved
+// (tls_test: SSL_get_negotiated_group is 0).
+void KeyAlone(SSL_CTX *ctx, bool server) {
+  SSL_CTX_set_options(ctx, SSL_OP_ALLOW_NO_DHE_KEX);
+  SSL_CTX_set1_groups_list(ctx, server ? "X25519" : "P-256");
+}
+
+SSL_CTX *PskContext(bool server, PskKeyExchange kex) {
+  static SSL_CTX *contexts[2][2] = {};
+  static std::once_flag once[2][2];
+  const int k = kex == PskKeyExchange::kKeyAlone;
+  std::call_once(once[server][k], [server, k] {
     SSL_CTX *ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
     if (!ctx) return;
     CommonSetup(ctx);
     SSL_CTX_set_ciphersuites(ctx, "TLS_AES_128_GCM_SHA256");
+    if (k) KeyAlone(ctx, server);
     if (server) {
       SSL_CTX_set_num_tickets(ctx, 0);  // the key is used once: nothing to resume
       SSL_CTX_set_psk_find_session_callback(ctx, FindPsk);
@@ -184,9 +200,9 @@ SSL_CTX *PskContext(bool server) {
       SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);  // the PSK authenticates
       SSL_CTX_set_psk_use_session_callback(ctx, UsePsk);
     }
-    contexts[server] = ctx;
+    contexts[server][k] = ctx;
   });
-  return contexts[server];
+  return contexts[server][k];
 }
 
 }  // namespace
@@ -207,9 +223,9 @@ void WarmUp() {
     EVP_KDF_free(EVP_KDF_fetch(nullptr, "HKDF", nullptr));
     EVP_PKEY_free(EVP_PKEY_Q_keygen(nullptr, nullptr, "X25519"));
     // SSL_CTX_new loads every cipher and digest TLS may use: the bulk of a
-    // first context's cost. Both hand-over contexts live for the process.
-    PskContext(true);
-    PskContext(false);
+    // first context's cost. The hand-over's contexts live for the process.
+    PskContext(true, PskKeyExchange::kKeyAlone);
+    PskContext(false, PskKeyExchange::kKeyAlone);
     ERR_clear_error();
   });
 }
@@ -432,8 +448,9 @@ Status Connect(const Context &ctx, int fd, const std::string &host, int port, in
 
 namespace {
 
-Status PskHandshake(int fd, const Psk &psk, int timeout_ms, Role role, SslPtr *out) {
-  SSL_CTX *ctx = PskContext(role == Role::kAccept);
+Status PskHandshake(int fd, const Psk &psk, PskKeyExchange kex, int timeout_ms, Role role,
+                    SslPtr *out) {
+  SSL_CTX *ctx = PskContext(role == Role::kAccept, kex);
   if (!ctx) return Status(NINF_ERR_INTERNAL, "TLS context: " + TakeErrors("failed"));
   SslPtr ssl(SSL_new(ctx));
   if (!ssl || SSL_set_fd(ssl.get(), fd) != 1)
@@ -449,16 +466,16 @@ Status PskHandshake(int fd, const Psk &psk, int timeout_ms, Role role, SslPtr *o
 
 }  // namespace
 
-Status PskConnect(int fd, const Psk &psk, int timeout_ms, SslPtr *out) {
-  return PskHandshake(fd, psk, timeout_ms, Role::kConnect, out);
+Status PskConnect(int fd, const Psk &psk, PskKeyExchange kex, int timeout_ms, SslPtr *out) {
+  return PskHandshake(fd, psk, kex, timeout_ms, Role::kConnect, out);
 }
 
-Status PskAccept(int fd, const Psk &psk, int timeout_ms, SslPtr *out) {
-  return PskHandshake(fd, psk, timeout_ms, Role::kAccept, out);
+Status PskAccept(int fd, const Psk &psk, PskKeyExchange kex, int timeout_ms, SslPtr *out) {
+  return PskHandshake(fd, psk, kex, timeout_ms, Role::kAccept, out);
 }
 
 Status PskServerSession::Start(const Psk &psk, std::unique_ptr<PskServerSession> *out) {
-  SSL_CTX *ctx = PskContext(true);
+  SSL_CTX *ctx = PskContext(true, PskKeyExchange::kWithEcdhe);
   std::unique_ptr<PskServerSession> session(new PskServerSession);
   if (ctx) session->ssl_.reset(SSL_new(ctx));
   BIO *in = BIO_new(BIO_s_mem());

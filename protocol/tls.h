@@ -83,13 +83,29 @@ NINF_PROTOCOL_API Status Connect(const Context &ctx, int fd, const std::string &
                                  int timeout_ms, SslPtr *out, bool *plaintext_server,
                                  bool resume = true);
 
-// The hand-over handshake on `fd`: the client connects, the executable
-// accepts, both with `psk`. Errors: NINF_ERR_AUTH (the keys differ),
-// NINF_ERR_TIMEOUT, NINF_ERR_COMMUNICATION.
-NINF_PROTOCOL_API Status PskConnect(int fd, const Psk &psk, int timeout_ms, SslPtr *out);
-NINF_PROTOCOL_API Status PskAccept(int fd, const Psk &psk, int timeout_ms, SslPtr *out);
+// How a PSK session's keys are made (RFC 8446 4.2.9).
+enum class PskKeyExchange {
+  // The key and an ECDHE (X25519) exchange: for a key that lives where it
+  // may be read later (the launch token, in rank 0's environment), so that
+  // a recording of the session stays sealed when it is.
+  kWithEcdhe,
+  // The key alone (psk_ke): for a fresh key that crossed inside a
+  // forward-secret session and is used once (the hand-over, a redirect):
+  // that session's ECDHE already protects it, and a second one would cost
+  // each call a key generation and a shared secret on both sides.
+  kKeyAlone,
+};
 
-// The accepting side of a PSK session whose records an event loop carries
+// The hand-over handshake on `fd`: the client connects, the executable
+// accepts, both with `psk` and the same `kex` (a client and an executable
+// of different kinds still agree, with ECDHE). Errors: NINF_ERR_AUTH (the
+// keys differ), NINF_ERR_TIMEOUT, NINF_ERR_COMMUNICATION.
+NINF_PROTOCOL_API Status PskConnect(int fd, const Psk &psk, PskKeyExchange kex, int timeout_ms,
+                                    SslPtr *out);
+NINF_PROTOCOL_API Status PskAccept(int fd, const Psk &psk, PskKeyExchange kex, int timeout_ms,
+                                   SslPtr *out);
+
+// The accepting side of a PSK session (with ECDHE) whose records an event loop carries
 // (ninfd's relay to a rank 0 on another host, server/control_relay.h): the
 // records the peer sent go in with Feed, the ones to send come out of
 // TakeOutput, and no socket is touched. Plaintext written before the

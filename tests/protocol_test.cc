@@ -566,7 +566,8 @@ TEST_CASE("accept_redirected_over_tls_takes_the_claim_inside_the_keyed_session",
     REQUIRE(ninf::ConnectTcp("127.0.0.1", port, 2000, &fd).ok());
     auto ch = std::make_unique<ninf::Channel>(fd, 3000);
     ninf::tls::SslPtr ssl;
-    if (ninf::tls::PskConnect(ch->fd(), psk, 3000, &ssl).ok()) {
+    if (ninf::tls::PskConnect(ch->fd(), psk, ninf::tls::PskKeyExchange::kKeyAlone, 3000, &ssl)
+            .ok()) {
       ch->UseTls(std::move(ssl));
       ninf::wire::Claim claim;
       claim.set_token(token);
@@ -614,6 +615,45 @@ TEST_CASE("launch_id_and_key_come_from_the_token_and_do_not_show_it", "[launch][
   CHECK(key_hex.find(id.substr(0, 8)) == std::string::npos);
 }
 
+TEST_CASE("psk_key_exchange_is_the_key_alone_or_with_x25519_and_mixed_kinds_agree", "[tls]") {
+  using ninf::tls::PskKeyExchange;
+  struct Case {
+    PskKeyExchange client, server;
+    int group;  // what the accepting side negotiated: 0 for none (psk_ke)
+  };
+  // The key alone on both sides makes no key exchange; a side of the other
+  // kind (an older client or executable) still agrees, with ECDHE.
+  const Case cases[] = {
+      {PskKeyExchange::kKeyAlone, PskKeyExchange::kKeyAlone, 0},
+      {PskKeyExchange::kWithEcdhe, PskKeyExchange::kWithEcdhe, NID_X25519},
+      {PskKeyExchange::kKeyAlone, PskKeyExchange::kWithEcdhe, NID_X9_62_prime256v1},
+      {PskKeyExchange::kWithEcdhe, PskKeyExchange::kKeyAlone, NID_X25519},
+  };
+  for (const Case &c : cases) {
+    int pair[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0);
+    ninf::tls::Psk key{};
+    key.fill(5);
+    ninf::tls::SslPtr server_ssl, client_ssl;
+    ninf::Status server_st;
+    std::thread server(
+        [&] { server_st = ninf::tls::PskAccept(pair[1], key, c.server, 3000, &server_ssl); });
+    const ninf::Status client_st = ninf::tls::PskConnect(pair[0], key, c.client, 3000, &client_ssl);
+    server.join();
+    REQUIRE(client_st.ok());
+    REQUIRE(server_st.ok());
+    CHECK(SSL_get_negotiated_group(server_ssl.get()) == c.group);
+    // And the session carries bytes.
+    std::size_t put = 0, got = 0;
+    char buf[4] = {};
+    REQUIRE(SSL_write_ex(client_ssl.get(), "ping", 4, &put) == 1);
+    REQUIRE(SSL_read_ex(server_ssl.get(), buf, sizeof buf, &got) == 1);
+    CHECK(std::string(buf, got) == "ping");
+    ::close(pair[0]);
+    ::close(pair[1]);
+  }
+}
+
 TEST_CASE("psk_server_session_runs_on_memory_and_refuses_another_key", "[tls]") {
   for (const bool same_key : {true, false}) {
     int pair[2];
@@ -629,7 +669,8 @@ TEST_CASE("psk_server_session_runs_on_memory_and_refuses_another_key", "[tls]") 
     std::string client_got;
     std::thread client([&] {
       ninf::tls::SslPtr ssl;
-      client_st = ninf::tls::PskConnect(pair[0], client_key, 3000, &ssl);
+      client_st = ninf::tls::PskConnect(pair[0], client_key, ninf::tls::PskKeyExchange::kWithEcdhe,
+                                        3000, &ssl);
       if (!client_st.ok()) return;
       std::size_t put = 0, got = 0;
       char buf[5];
@@ -681,9 +722,11 @@ TEST_CASE("control_bridge_carries_whole_messages_both_ways_and_ends_with_either_
   key.fill(9);
   // ninfd's side, played blocking: accepts the session, sends one message.
   ninf::tls::SslPtr ninfd_ssl;
-  std::thread ninfd([&] { REQUIRE(ninf::tls::PskAccept(pair[1], key, 3000, &ninfd_ssl).ok()); });
+  constexpr auto kEcdhe = ninf::tls::PskKeyExchange::kWithEcdhe;
+  std::thread ninfd(
+      [&] { REQUIRE(ninf::tls::PskAccept(pair[1], key, kEcdhe, 3000, &ninfd_ssl).ok()); });
   ninf::tls::SslPtr ssl;
-  REQUIRE(ninf::tls::PskConnect(pair[0], key, 3000, &ssl).ok());
+  REQUIRE(ninf::tls::PskConnect(pair[0], key, kEcdhe, 3000, &ssl).ok());
   ninfd.join();
   int control = -1;
   REQUIRE(ninf::StartControlBridge(pair[0], std::move(ssl), &control).ok());

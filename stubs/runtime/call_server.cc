@@ -489,7 +489,8 @@ Status CallServer::AcceptTls(Channel &ch, int client_fd) {
   std::memcpy(psk.data(), handoff_.psk, psk.size());
   std::memset(handoff_.psk, 0, sizeof handoff_.psk);  // used once
   tls::SslPtr ssl;
-  Status st = tls::PskAccept(client_fd, psk, kHandoverHandshakeMs, &ssl);
+  Status st =
+      tls::PskAccept(client_fd, psk, tls::PskKeyExchange::kKeyAlone, kHandoverHandshakeMs, &ssl);
   std::memset(psk.data(), 0, psk.size());
   if (st.ok()) ch.UseTls(std::move(ssl));
   return st;
