@@ -327,6 +327,14 @@ void MetaServer::ServeHandshake(Connection &conn, const FrameHeader &h, std::str
 }
 
 void MetaServer::OnRequest(Connection &conn, const FrameHeader &h, std::string_view body) {
+  // A key a reload took away serves nothing more on the connections it
+  // opened (each request asks: one lookup).
+  if (conn.auth().authenticated) {
+    if (Status st = MayAsk(users_.Of(conn)); !st.ok()) {
+      Refuse(conn, st);
+      return;
+    }
+  }
   daemon::Dispatch(*this, Requests(), users_.NeedsKey(conn.transport().peer_subject()), conn, h,
                    body);
 }

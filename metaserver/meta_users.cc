@@ -29,6 +29,8 @@ daemon::Identity MetaUsers::Of(const daemon::Connection &conn) const {
   return daemon::Identify(principals_, daemon::ProvedBy(conn));
 }
 
+Status MayAsk(const daemon::Identity &who) { return who.revoked ? Revoked() : Status::Ok(); }
+
 Status MayServe(const daemon::Identity &who) {
   if (who.revoked) return Revoked();
   if (who.user.empty() || who.user == daemon::kDefaultUser) return Status::Ok();

@@ -44,6 +44,10 @@ class MetaUsers {
   daemon::Principals principals_;
 };
 
+// May `who` ask anything more? NINF_ERR_AUTH once a reload took its key
+// away (every request of an authenticated connection asks).
+Status MayAsk(const daemon::Identity &who);
+
 // May `who` register a server or report its load here? NINF_ERR_AUTH for
 // a revoked key, NINF_ERR_DENIED for a [users.NAME] user (naming it and
 // what to set instead).

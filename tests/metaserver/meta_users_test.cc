@@ -32,6 +32,12 @@ TEST_CASE("only key_file's keys (or a daemon without keys) register servers", "[
   CHECK(revoked.message().find("ninf-meta") != std::string::npos);
 }
 
+TEST_CASE("a revoked key may ask nothing more", "[meta_users]") {
+  CHECK(ninf::meta::MayAsk(Identity{.user = "alice"}).ok());
+  CHECK(ninf::meta::MayAsk(Identity{.user = ""}).ok());
+  CHECK(ninf::meta::MayAsk(Identity{.user = "", .revoked = true}).code() == NINF_ERR_AUTH);
+}
+
 TEST_CASE("a placement follows the function's allow list", "[meta_users]") {
   const Principals p = WithGroups();
   const std::vector<std::string> chem = {"group:chem"};

@@ -18,6 +18,7 @@ Runs without root.
     relay_tls.py NINF_RELAY NINFD RELAY_CLIENT REGISTRY SITE_CA_SH
 """
 import os
+import signal
 import socket
 import ssl
 import struct
@@ -151,6 +152,36 @@ def check_refusals(tls_port, plain_port, key_file):
     print("ok a RELAY_OPEN inside TLS is refused")
 
 
+def check_tls_reload(relay_proc, port):
+    """SIGHUP reads the TLS files again; a broken certificate keeps the
+    context in use: logged once as failed, never as applied, and the relay
+    still answers TLS with the certificate it had."""
+    with open(RUN.path("relay.pem"), "rb") as f:
+        good = f.read()
+    with open(RUN.path("relay.pem"), "w") as f:
+        f.write("not a certificate\n")
+    try:
+        relay_proc.send_signal(signal.SIGHUP)
+        if not RUN.wait_log("relay.log", "event=reload_failed settings=tls", 10):
+            fail("a broken certificate on SIGHUP was not reported")
+        if not RUN.wait_log("relay.log", "event=settings_reloaded", 10):
+            fail("the reload did not finish")
+        if any("applied=" in l and "tls_cert" in l.split("applied=")[1]
+               for l in RUN.log_text("relay.log").splitlines()
+               if "event=settings_reloaded" in l):
+            fail("a failed TLS reload was logged as applied")
+        ctx = ssl.create_default_context(cafile=RUN.path("ca.pem"))
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            # Verified for 127.0.0.1 by the site CA: the certificate it had.
+            with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as s:
+                if not s.getpeercert():
+                    fail("after the failed reload the relay shows no certificate")
+    finally:
+        with open(RUN.path("relay.pem"), "wb") as f:
+            f.write(good)
+    print("ok a broken certificate on SIGHUP keeps the one in use, and says so once")
+
+
 def main():
     key = "relay-tls-test-key-" + os.urandom(8).hex()
     key_file = RUN.key_file("key", key)
@@ -200,6 +231,7 @@ def main():
     control_bytes, dials = check_server_hop(server_recorder, key)
     print(f"ok ninfd-relay hop: the control connection is TLS throughout ({control_bytes} "
           f"bytes), {dials} dial-backs carry only their key handshake and RELAY_DATA in clear")
+    check_tls_reload(RUN.procs[0], port)
     plain = Run("ninf-relay-plain-")
     try:
         plain_port = plain.start_relay(RELAY, "--key-file", key_file)
