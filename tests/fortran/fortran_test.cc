@@ -88,6 +88,24 @@ TEST_CASE("fortran_dgesv", "[fortran]") {
   CHECK(Contains(r.output, "PASSED"));
 }
 
+// A TLS ninfd (issue 43): the Fortran client takes the C client's TLS
+// settings from the same variables (NINF_TLS_CA), and without them is told
+// what to set.
+TEST_CASE("fortran_tls", "[fortran]") {
+  ninf::test::TempDir pki;
+  REQUIRE(Run("bash " SITE_CA_SH " " + pki.path() + " ca && bash " SITE_CA_SH " " + pki.path() +
+              " server server 127.0.0.1")
+              .status == 0);
+  ninf::test::Daemon d({"--tls-cert", pki.Join("server.pem"), "--tls-key", pki.Join("server.key")});
+  Outcome r = RunAgainst(
+      d, "NINF_TRANSPORT=tcp NINF_TLS_CA=" + pki.Join("ca.pem") + " " FORTRAN_LINPACK " 300");
+  CHECK(r.status == 0);
+  CHECK(Contains(r.output, "PASSED"));
+  r = RunAgainst(d, "NINF_TRANSPORT=tcp " FORTRAN_LINPACK " 300");
+  CHECK(r.status != 0);
+  CHECK(Contains(r.output, "set tls_ca"));
+}
+
 TEST_CASE("fortran_ep", "[fortran]") {
   ninf::test::Daemon d;
   Outcome r = RunAgainst(d, FORTRAN_EP " 24");
