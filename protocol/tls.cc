@@ -177,7 +177,7 @@ int FindPsk(SSL *ssl, const unsigned char *id, size_t idlen, SSL_SESSION **sess)
 // common, and with the key in hand the server goes on with psk_ke rather
 // than asking for another share. The P-256 key the client makes is unused
 // (about 20 us); the X25519 key pair and both shared secrets are saved
-// (tls_test: SSL_get_negotiated_group is 0).
+// (protocol_test checks SSL_get_negotiated_group is 0).
 void KeyAlone(SSL_CTX *ctx, bool server) {
   SSL_CTX_set_options(ctx, SSL_OP_ALLOW_NO_DHE_KEX);
   SSL_CTX_set1_groups_list(ctx, server ? "X25519" : "P-256");
