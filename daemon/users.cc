@@ -114,6 +114,11 @@ Identity Identify(const Principals &p, const Proved &proved) {
   return id;
 }
 
+bool NeedsKey(const Principals &p, const std::string &peer_subject) {
+  if (!p.keyed()) return false;
+  return peer_subject.empty() || !p.user_of_subject.count(peer_subject);
+}
+
 bool Knows(const Principals &p, std::string_view user) {
   for (const auto &[key, u] : p.user_of_key)
     if (u == user) return true;

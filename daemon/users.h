@@ -108,6 +108,11 @@ struct Identity {
 // the allow lists' to say).
 Identity Identify(const Principals &p, const Proved &proved);
 
+// Must a connection with this verified certificate subject ("": none)
+// still prove a key? Yes when the daemon has keys and the subject is
+// nobody's (ninfd and ninf-meta ask it before dispatching a request).
+bool NeedsKey(const Principals &p, const std::string &peer_subject);
+
 // Is `user` one of the principals' users now (false once a reload removed
 // it, or all its keys and its subject)?
 bool Knows(const Principals &p, std::string_view user);

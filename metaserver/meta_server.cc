@@ -546,8 +546,11 @@ void MetaServer::HandlePlace(Connection &conn, std::string_view body) {
                            settings_.AllowOf(req.function()));
       !st.ok()) {
     ++counters_.placements_denied;
-    spdlog::info("event=place_denied conn={} peer={} function={} error={}", conn.id(), conn.peer(),
-                 daemon::Quoted(req.function()), daemon::Quoted(st.message()));
+    // Rate-limited, as ninfd's refusals: a user asking again and again
+    // must not flood the log (the counter has every one).
+    daemon::RateLimitedWarn(
+        "place_denied", "event=place_denied conn={} peer={} function={} error={}", conn.id(),
+        conn.peer(), daemon::Quoted(req.function()), daemon::Quoted(st.message()));
     ReplyError(conn, st);
     return;
   }

@@ -21,8 +21,7 @@ Status MetaUsers::Load(const std::string &key_file, const daemon::UserSpecs &use
 }
 
 bool MetaUsers::NeedsKey(const std::string &peer_subject) const {
-  if (!keyed()) return false;
-  return peer_subject.empty() || !principals_.user_of_subject.count(peer_subject);
+  return daemon::NeedsKey(principals_, peer_subject);
 }
 
 daemon::Identity MetaUsers::Of(const daemon::Connection &conn) const {

@@ -33,8 +33,7 @@ Identity UserPolicy::OfCall(const std::string &owner, const std::string &key_id)
 }
 
 bool UserPolicy::NeedsKey(const std::string &peer_subject) const {
-  if (!keyed()) return false;
-  return peer_subject.empty() || !principals_.user_of_subject.count(peer_subject);
+  return daemon::NeedsKey(principals_, peer_subject);
 }
 
 Status UserPolicy::MayRun(const Identity &who, const std::string &function) const {

@@ -32,6 +32,17 @@ TEST_CASE("only key_file's keys (or a daemon without keys) register servers", "[
   CHECK(revoked.message().find("ninf-meta") != std::string::npos);
 }
 
+TEST_CASE("a known certificate subject needs no key; others do once there are keys",
+          "[meta_users]") {
+  Principals p;
+  CHECK_FALSE(ninf::daemon::NeedsKey(p, ""));  // no keys: nobody proves one
+  p.ring.keys.emplace_back();
+  p.user_of_subject["CN=carol,O=site"] = "carol";
+  CHECK(ninf::daemon::NeedsKey(p, ""));
+  CHECK(ninf::daemon::NeedsKey(p, "CN=mallory,O=site"));
+  CHECK_FALSE(ninf::daemon::NeedsKey(p, "CN=carol,O=site"));
+}
+
 TEST_CASE("a revoked key may ask nothing more", "[meta_users]") {
   CHECK(ninf::meta::MayAsk(Identity{.user = "alice"}).ok());
   CHECK(ninf::meta::MayAsk(Identity{.user = ""}).ok());
