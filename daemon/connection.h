@@ -103,20 +103,14 @@ class Connection {
   // `rules` (which outlives the connection) says which requests the daemon
   // takes (its frame table, frame_table.h).
   // `tls`: the listener's TLS context (null: plaintext).
-  static std::unique_ptr<Connection> Open(uv_loop_t *loop, UniqueFd fd, uint64_t id,
-                                          std::string peer, Delegate *delegate, Timeouts timeouts,
-                                          const RequestRules &rules, const tls::Context &tls = {}) {
-    return OpenAs<Connection>(loop, std::move(fd), id, std::move(peer), delegate, timeouts, rules,
-                              tls);
-  }
-  // Open, for a daemon's own kind of connection: a class C derived from
-  // this one, with what that daemon alone keeps per connection, whose
+  // C: Connection, or a daemon's own kind of connection, a class derived
+  // from this one with what that daemon alone keeps per connection, whose
   // public constructor takes the arguments of Connection's (ninfd:
   // server/client_connection.h).
-  template <class C>
-  static std::unique_ptr<C> OpenAs(uv_loop_t *loop, UniqueFd fd, uint64_t id, std::string peer,
-                                   Delegate *delegate, Timeouts timeouts, const RequestRules &rules,
-                                   const tls::Context &tls = {}) {
+  template <class C = Connection>
+  static std::unique_ptr<C> Open(uv_loop_t *loop, UniqueFd fd, uint64_t id, std::string peer,
+                                 Delegate *delegate, Timeouts timeouts, const RequestRules &rules,
+                                 const tls::Context &tls = {}) {
     std::unique_ptr<C> conn(new C(std::move(fd), id, std::move(peer), delegate, timeouts, rules));
     if (!Start(*conn, loop, timeouts, tls)) return nullptr;  // no handle was opened
     return conn;
@@ -214,7 +208,7 @@ class Connection {
   void SetIdleTimeout(uint64_t ms);
 
  protected:
-  // For OpenAs: a derived class's constructor passes its arguments on.
+  // For Open<C>: a derived class's constructor passes its arguments on.
   Connection(UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate, Timeouts timeouts,
              const RequestRules &rules);
 

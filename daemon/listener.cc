@@ -202,6 +202,7 @@ void Listener::AcceptAll() {
 }
 
 Status WritePortFile(const std::string &path, int port) {
+  if (path.empty()) return Status::Ok();  // no ready_file set
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   FILE *f = std::fopen(tmp.c_str(), "we");
   bool ok = f && std::fprintf(f, "%d\n", port) > 0;

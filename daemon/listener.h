@@ -17,7 +17,8 @@ namespace ninf::daemon {
 
 // Writes "PORT\n" into `path` under a temporary name and renames it, so that
 // a watcher (a test, a script waiting for --port 0) never reads a half-written
-// number. Errors: NINF_ERR_SERVER with the reason.
+// number. An empty `path` (the ready_file setting unset) writes nothing.
+// Errors: NINF_ERR_SERVER with the reason.
 Status WritePortFile(const std::string &path, int port);
 
 // A listening TCP socket (non-blocking, close-on-exec, SO_REUSEADDR, never

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <random>
 #include <set>
 
@@ -14,6 +13,7 @@
 #include "daemon/listener_tls.h"
 #include "daemon/log.h"
 #include "daemon/loop_handles.h"
+#include "metaserver/meta_report.h"
 #include "protocol/address.h"
 #include "protocol/layout.h"
 
@@ -40,10 +40,6 @@ constexpr const char *kMetaNeedsServerKey =
     "this metaserver requires authentication: ninfd proves itself with the first key of its "
     "own key_file, so set key_file in ninfd's settings to a file whose first key is one of the "
     "metaserver's";
-// The --links view and /metrics show this many links, the most recently
-// used; the rest are counted (a scrape stays small however many clients).
-constexpr std::size_t kShownLinks = 256;
-
 // A registration carries every interface of its server: a standard library
 // is ~10 KiB, so this leaves room for registries of thousands of functions.
 constexpr uint32_t kMaxMetaRequestHeader = 4u << 20;
@@ -151,7 +147,7 @@ Status MetaServer::Start() {
     // /healthz: "starting" until Start() is through; at SIGTERM the
     // endpoint closes with the listener (ninf-meta keeps no calls to drain).
     metrics_ = std::make_unique<daemon::MetricsEndpoint>(
-        loop_, "ninf-meta", [this] { return MetricsText(); },
+        loop_, "ninf-meta", [this] { return MetricsText(CurrentGauges(), counters_, table_); },
         [this] {
           return stopping_ ? daemon::Health::kDraining
                  : ready_  ? daemon::Health::kReady
@@ -160,8 +156,7 @@ Status MetaServer::Start() {
     NINF_RETURN_IF_ERROR(metrics_->StartFromSetting(settings_.metrics, Exposed(),
                                                     {settings_.tls_cert, settings_.tls_key}));
   }
-  if (!settings_.ready_file.empty())
-    NINF_RETURN_IF_ERROR(daemon::WritePortFile(settings_.ready_file, listener_.port()));
+  NINF_RETURN_IF_ERROR(daemon::WritePortFile(settings_.ready_file, listener_.port()));
   ready_ = true;
   return Status::Ok();
 }
@@ -639,24 +634,17 @@ void MetaServer::HandleStats(Connection &conn, std::string_view body) {
   if (!Parse(conn, body, &req, "STATS")) return;
   wire::StatsReply reply;
   if (req.view().empty())
-    reply.set_text(StatsText());
+    reply.set_text(StatusText(CurrentGauges(), counters_));
   else if (req.view() == "servers")
-    reply.set_text(ServersText());
+    reply.set_text(ServersText(table_, Now()));
   else if (req.view() == "links")
-    reply.set_text(LinksText());
+    reply.set_text(LinksText(table_, Now()));
   else {
     ReplyError(conn, Status(NINF_ERR_INVALID_ARGUMENT,
                             "unknown view '" + req.view() + "' (servers, links)"));
     return;
   }
   conn.Reply(FRAME_STATS_REPLY, &reply);
-}
-
-std::size_t MetaServer::FunctionCount() const {
-  std::set<std::string_view> functions;
-  for (const auto &[id, e] : table_.servers())
-    functions.insert(e.reg.functions.begin(), e.reg.functions.end());
-  return functions.size();
 }
 
 MetaGauges MetaServer::CurrentGauges() const {
@@ -666,64 +654,11 @@ MetaGauges MetaServer::CurrentGauges() const {
   g.uptime_seconds = Now();
   g.policy = std::string(PolicyName(policy_));
   g.servers = table_.size();
-  g.functions = FunctionCount();
+  g.functions = FunctionCount(table_);
   g.links = table_.link_count();
   g.links_evicted = table_.links_evicted();
   g.connections = connections_.size();
   return g;
-}
-
-std::string MetaServer::StatsText() const {
-  std::string out;
-  const MetaGauges gauges = CurrentGauges();
-  daemon::WriteStatusLines(&out, MetaStatRows(), "", MetaStatsSource{gauges, counters_});
-  return out;
-}
-
-std::string MetaServer::ServersText() const {
-  std::string out =
-      "server address site slots running queued reserved placed work_s load_avg flops/s "
-      "startup_s heard_s_ago functions\n";
-  const double now = Now();
-  for (const auto &[id, e] : table_.servers()) {
-    ServerLoad load = e.Load();
-    char buf[512];
-    std::snprintf(buf, sizeof buf, "%s %s %s %d %d %d %d %llu %.3f %.2f %.3g %.4f %.1f %zu\n",
-                  id.c_str(), e.reg.address.c_str(), e.reg.site.empty() ? "-" : e.reg.site.c_str(),
-                  load.slots, load.running, load.queued, load.reserved_calls,
-                  static_cast<unsigned long long>(e.placements), load.work_seconds,
-                  e.last.load_average, e.reg.flops_per_second, e.reg.startup_seconds,
-                  now - e.heard_at, e.reg.functions.size());
-    out += buf;
-  }
-  return out;
-}
-
-std::string MetaServer::LinksText() const {
-  std::string out =
-      "site server latency_ms latency_err_ms latency_method bandwidth_MBps bandwidth_err_MBps "
-      "bandwidth_method samples sample_s_ago rejected reporter\n";
-  const double now = Now();
-  std::size_t shown = 0;
-  for (const LinkKey &key : table_.links_by_use()) {
-    if (shown++ == kShownLinks) {
-      out += "# " + std::to_string(table_.link_count() - kShownLinks) +
-             " less recently used links not shown\n";
-      break;
-    }
-    const auto &[site, reporter, server] = key;
-    LinkModel::Estimate e = table_.LinkAt(key).Current();
-    char buf[768];
-    std::snprintf(buf, sizeof buf, "%s %s %.3f %.3f %.*s %.2f %.2f %.*s %zu %.1f %llu %s\n",
-                  site.c_str(), server.c_str(), e.latency_seconds * 1e3, e.latency_error * 1e3,
-                  static_cast<int>(e.latency_method.size()), e.latency_method.data(),
-                  e.bandwidth_bytes_per_second / 1e6, e.bandwidth_error / 1e6,
-                  static_cast<int>(e.bandwidth_method.size()), e.bandwidth_method.data(), e.samples,
-                  e.last_sample_at < 0 ? -1.0 : now - e.last_sample_at,
-                  static_cast<unsigned long long>(e.rejected), reporter.c_str());
-    out += buf;
-  }
-  return out;
 }
 
 }  // namespace ninf::meta

@@ -121,14 +121,6 @@ class MetaServer : public daemon::Connection::Delegate {
   LinkModel *LinkFor(daemon::Connection &conn, const std::string &said, const std::string &address);
   double Now() const;
 
-  std::string StatsText() const;
-  std::string ServersText() const;
-  std::string LinksText() const;
-  // The Prometheus text (meta_metrics.cc).
-  std::string MetricsText() const;
-  // Distinct functions the registered servers serve (--status, /metrics).
-  std::size_t FunctionCount() const;
-
   uv_loop_t *loop_;
   MetaSettings settings_;
   Policy policy_;

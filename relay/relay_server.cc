@@ -135,7 +135,6 @@ Status RelayServer::Start() {
       listener_.address(), listener_.port(), auth_required() ? "on" : "off", tls_ ? "on" : "off",
       settings_.max_servers, settings_.max_pending_dials, settings_.max_bridges_per_server,
       ::getpid());
-  if (settings_.ready_file.empty()) return Status::Ok();
   return daemon::WritePortFile(settings_.ready_file, listener_.port());
 }
 

@@ -20,7 +20,7 @@ class Job;
 
 class ClientConnection : public daemon::Connection {
  public:
-  // Built by daemon::Connection::OpenAs<ClientConnection>.
+  // Built by daemon::Connection::Open<ClientConnection>.
   ClientConnection(daemon::UniqueFd fd, uint64_t id, std::string peer, Delegate *delegate,
                    Timeouts timeouts, const daemon::RequestRules &rules)
       : daemon::Connection(std::move(fd), id, std::move(peer), delegate, timeouts, rules) {}

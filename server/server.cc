@@ -100,7 +100,7 @@ Status Server::Start() {
       [this] {
         if (reporter_) reporter_->RefreshListed();
       });
-  NINF_RETURN_IF_ERROR(WriteReadyFile());
+  NINF_RETURN_IF_ERROR(daemon::WritePortFile(settings_.ready_file, listener_.port()));
   ready_ = true;
   return Status::Ok();
 }
@@ -121,11 +121,6 @@ Status Server::StartUnixListener() {
   unix_path_ = path;
   spdlog::info("event=listening address={}", unix_listener_.address());
   return Status::Ok();
-}
-
-Status Server::WriteReadyFile() const {
-  if (settings_.ready_file.empty()) return Status::Ok();
-  return daemon::WritePortFile(settings_.ready_file, listener_.port());
 }
 
 Status Server::LoadTls() {
@@ -156,9 +151,9 @@ void Server::Accept(daemon::UniqueFd fd, const std::string &peer, bool tcp) {
   // start a request than to finish one.
   if (users_.keyed()) timeouts.idle_ms = std::min(timeouts.idle_ms, timeouts.request_ms);
   // A ClientConnection: a call over TLS is handed over (client_connection.h).
-  std::unique_ptr<ClientConnection> conn = daemon::Connection::OpenAs<ClientConnection>(
-      loop_, std::move(fd), id, peer, this, timeouts, NinfdRequestRules(),
-      tcp ? tls_ : tls::Context());
+  std::unique_ptr<ClientConnection> conn =
+      daemon::Connection::Open<ClientConnection>(loop_, std::move(fd), id, peer, this, timeouts,
+                                                 NinfdRequestRules(), tcp ? tls_ : tls::Context());
   if (!conn) return;
   connections_.Add(std::move(conn));
   ++counters_.connections_accepted;

@@ -143,7 +143,6 @@ class Server : public daemon::Connection::Delegate, private SchedulerObserver {
   Gauges CurrentGauges() const;
   // The Prometheus endpoint (`metrics` setting).
   Status StartMetrics();
-  Status WriteReadyFile() const;
   // Starts the Unix-domain listener that settings_.unix_socket asks for.
   // "auto" tries /tmp/ninfd-PORT.sock and only warns when it cannot.
   Status StartUnixListener();
