@@ -63,6 +63,16 @@ int LoneCallThreads(const SchedulerConfig &config) {
   return 1;
 }
 
+bool IsBrief(double predicted_seconds, double recent_compute_seconds, uint64_t recent_calls) {
+  if (predicted_seconds > 0) return predicted_seconds < kBriefSeconds;
+  return recent_calls >= kBriefHistory && recent_compute_seconds >= 0 &&
+         recent_compute_seconds < kBriefSeconds;
+}
+
+bool OutgrewBrief(int cores, double compute_seconds) {
+  return cores == 0 && !(compute_seconds < kBriefSeconds);
+}
+
 int AdaptiveThreads(int cores, int threads_held, int demand) {
   const int free = cores - threads_held;
   if (free <= 0) return 0;
@@ -77,7 +87,8 @@ Admission::Admission(const SchedulerConfig &config) : config_(config) {
 }
 
 int Admission::NoteDemand(double now, bool arriving) {
-  const int present = running_ + static_cast<int>(queue_.size()) + (arriving ? 1 : 0);
+  const int present = (running_ - brief_running_) +
+                      static_cast<int>(queue_.size() - brief_waiting_) + (arriving ? 1 : 0);
   // The peak is kept while it recurs within the window: a closed-loop
   // client is between two calls for a moment only.
   if (present >= peak_demand_ || now - peak_at_ > config_.demand_window_seconds) {
@@ -87,9 +98,11 @@ int Admission::NoteDemand(double now, bool arriving) {
   return std::max(present, peak_demand_);
 }
 
-int Admission::ThreadsFor(double now, bool arriving, int max_threads, int ranks) {
-  const int demand = NoteDemand(now, arriving);  // noted even when the call must wait
+int Admission::ThreadsFor(double now, bool arriving, int max_threads, int ranks, bool brief) {
+  // Noted even when the call must wait; a brief call is no part of it.
+  const int demand = NoteDemand(now, arriving && !brief);
   if (running_ >= config_.slots) return 0;
+  if (brief && ranks == 0) return 1;
   if (ranks > 0) {  // never more ranks running than cores
     const int need = std::min(ranks, config_.cores);
     return config_.cores - threads_held_ >= need ? need : 0;
@@ -99,9 +112,10 @@ int Admission::ThreadsFor(double now, bool arriving, int max_threads, int ranks)
   return max_threads > 0 ? std::min(threads, max_threads) : threads;
 }
 
-void Admission::Hold(int threads, const std::string &user) {
+void Admission::Hold(int cores, const std::string &user) {
   ++running_;
-  threads_held_ += threads;
+  threads_held_ += cores;
+  if (cores == 0) ++brief_running_;
   ++running_by_user_[user];
 }
 
@@ -119,23 +133,27 @@ bool Admission::AtUserCap(const std::string &user, int user_slots) const {
   return user_slots > 0 && running_of(user) >= user_slots;
 }
 
-bool Admission::EligibleWaiting() const {
+bool Admission::EligibleWaiting(bool brief_only) const {
   for (const auto &[id, w] : waiting_)
-    if (!AtUserCap(w.user, w.user_slots)) return true;
+    if ((w.brief || !brief_only) && !AtUserCap(w.user, w.user_slots)) return true;
   return false;
 }
 
-bool Admission::TryRun(const CallDemand &call, double now, int *threads) {
-  const int granted = ThreadsFor(now, true, call.max_threads, call.ranks);
-  // Waiting calls whose users hold their quota do not hold back others.
-  if (granted <= 0 || AtUserCap(call.user, call.user_slots) || EligibleWaiting()) return false;
-  Hold(granted, call.user);
+bool Admission::TryRun(const CallDemand &call, double now, int *threads, int *cores) {
+  const bool brief = call.brief && call.ranks == 0;
+  const int granted = ThreadsFor(now, true, call.max_threads, call.ranks, brief);
+  // Waiting calls whose users hold their quota do not hold back others; a
+  // brief call, given a free slot, passes those that wait for cores.
+  if (granted <= 0 || AtUserCap(call.user, call.user_slots) || EligibleWaiting(brief)) return false;
+  const int held = brief ? 0 : granted;
+  Hold(held, call.user);
   *threads = granted;
+  if (cores) *cores = held;
   return true;
 }
 
-Admission::Decision Admission::Offer(const CallDemand &call, double now, int *threads) {
-  if (TryRun(call, now, threads)) return Decision::kRun;
+Admission::Decision Admission::Offer(const CallDemand &call, double now, int *threads, int *cores) {
+  if (TryRun(call, now, threads, cores)) return Decision::kRun;
   if (queue_.size() >= config_.queue_limit) return Decision::kReject;
   if (call.user_queued > 0 && queued_of(call.user) >= call.user_queued)
     return Decision::kUserQueueFull;
@@ -149,8 +167,10 @@ Admission::Decision Admission::Offer(const CallDemand &call, double now, int *th
                            : 0;
   const Key key{order, seq, call.id};
   queue_.insert(key);
-  waiting_[call.id] = Waiting{key, call.max_threads, call.ranks, call.user, call.user_slots};
+  const bool brief = call.brief && call.ranks == 0;
+  waiting_[call.id] = Waiting{key, call.max_threads, call.ranks, call.user, call.user_slots, brief};
   ++queued_by_user_[call.user];
+  if (brief) ++brief_waiting_;
   return Decision::kQueue;
 }
 
@@ -166,28 +186,37 @@ Admission::Decision Admission::Precheck(const CallDemand &call, std::size_t arri
   return Decision::kQueue;
 }
 
-void Admission::Release(int threads, const std::string &user) {
-  assert(running_ > 0 && threads_held_ >= threads);
+void Admission::Release(int cores, const std::string &user) {
+  assert(running_ > 0 && threads_held_ >= cores);
   if (running_ > 0) --running_;
-  threads_held_ = std::max(0, threads_held_ - threads);
+  if (cores == 0 && brief_running_ > 0) --brief_running_;
+  threads_held_ = std::max(0, threads_held_ - cores);
   if (auto it = running_by_user_.find(user); it != running_by_user_.end() && --it->second <= 0)
     running_by_user_.erase(it);
 }
 
 std::optional<Grant> Admission::Next(double now) {
   // The first call in order whose user is under its quota; calls of users
-  // at their quota keep their place for later.
+  // at their quota keep their place for later. Once the first call that
+  // needs cores finds none, only brief calls may pass it (with a slot free):
+  // they take none of its cores.
+  bool cores_short = false;
   for (auto key = queue_.begin(); key != queue_.end(); ++key) {
     const uint64_t id = std::get<2>(*key);
     const Waiting &w = waiting_.at(id);
-    if (AtUserCap(w.user, w.user_slots)) continue;
-    const int granted = ThreadsFor(now, false, w.max_threads, w.ranks);
-    if (granted <= 0) return std::nullopt;
+    if (AtUserCap(w.user, w.user_slots) || (cores_short && !w.brief)) continue;
+    const int granted = ThreadsFor(now, false, w.max_threads, w.ranks, w.brief);
+    if (granted <= 0) {
+      if (running_ >= config_.slots) return std::nullopt;  // no slot: nobody goes
+      cores_short = true;
+      continue;
+    }
     const std::string user = w.user;
+    const int cores = w.brief ? 0 : granted;
     queue_.erase(key);
     Forget(id);
-    Hold(granted, user);
-    return Grant{id, granted};
+    Hold(cores, user);
+    return Grant{id, granted, cores};
   }
   return std::nullopt;
 }
@@ -195,6 +224,7 @@ std::optional<Grant> Admission::Next(double now) {
 void Admission::Forget(uint64_t id) {
   auto it = waiting_.find(id);
   if (it == waiting_.end()) return;
+  if (it->second.brief && brief_waiting_ > 0) --brief_waiting_;
   if (auto q = queued_by_user_.find(it->second.user);
       q != queued_by_user_.end() && --q->second == 0)
     queued_by_user_.erase(q);
@@ -215,6 +245,7 @@ std::vector<uint64_t> Admission::TakeQueue() {
   queue_.clear();
   waiting_.clear();
   queued_by_user_.clear();
+  brief_waiting_ = 0;
   return out;
 }
 

@@ -23,6 +23,17 @@
 // poorer parallel efficiency of two threads (measured: 27 GF/s, against 39
 // for two one-thread calls side by side on this machine's dgesv n = 1500).
 //
+// Brief calls hold no core (work-conserving admission). A call predicted
+// to compute for well under a scheduling quantum (kBriefSeconds; IsBrief)
+// is gated by the slots alone, under every budget: it gets one thread,
+// holds no core of the budget and is not part of the demand. Gating it by
+// cores cost microsecond calls half their rate (16 null clients on 2 cores
+// waited 14 at a time for a core each used for microseconds: 38.7
+// thousand calls/s against 78.4 thousand ungated, bench/results/peers.md),
+// while a routine that uses its cores for milliseconds (dgesv, ep) keeps
+// its gate and Fig. 6 keeps its shape. A brief call also passes queued
+// calls that wait for cores (not for a slot): it takes none of theirs.
+//
 // Queue order, the `queue_order` setting: `fcfs`, or `sjf` (seed 004, 5.2):
 // the call with the smallest arrival + predicted run time goes first, the
 // prediction being the client's CalcOrder over the function's measured
@@ -86,6 +97,25 @@ int LoneCallThreads(const SchedulerConfig &config);
 // free (the call must wait).
 int AdaptiveThreads(int cores, int threads_held, int demand);
 
+// Below this predicted compute time a call is brief: a fraction of Linux's
+// scheduling quantum (CFS gives a runnable task 0.75-6 ms before another
+// runs), so a brief call sharing a core with a running routine delays it
+// by about what the call's own messages would.
+inline constexpr double kBriefSeconds = 0.001;
+// Completed calls a function needs before its measured history may call
+// its calls brief: one call says little, and the first calls start cold.
+inline constexpr uint64_t kBriefHistory = 3;
+
+// Whether a call is brief: its prediction (CalcOrder over the function's
+// measured speed, seconds; 0: none) is under kBriefSeconds, or, with no
+// prediction, the function's recent compute time (a smoothed mean over
+// `recent_calls` completed calls) is. Nothing known: not brief.
+bool IsBrief(double predicted_seconds, double recent_compute_seconds, uint64_t recent_calls);
+// Whether a call granted as brief (`cores` 0) computed for `compute_seconds`
+// (its CALL_DONE's), not less than kBriefSeconds: its handle's kept slot
+// then ends, so that the next call is admitted as what it is.
+bool OutgrewBrief(int cores, double compute_seconds);
+
 // A call asking for a slot.
 struct CallDemand {
   uint64_t id = 0;
@@ -111,6 +141,9 @@ struct CallDemand {
   // as its run time does, so SJF counts it (0: unknown or none).
   double arrived = -1;
   double transfer_seconds = 0;
+  // Predicted to compute for less than kBriefSeconds (IsBrief): it needs a
+  // slot, but no core (never with ranks).
+  bool brief = false;
 };
 
 // The transfer still ahead of a call: `result_bytes` at the rate its
@@ -120,10 +153,12 @@ struct CallDemand {
 // link).
 double TransferSecondsAhead(uint64_t result_bytes, uint64_t received_bytes, double receive_seconds);
 
-// A call that may start now, with its threads.
+// A call that may start now, with its threads and the cores of the budget
+// it holds (0: a brief call).
 struct Grant {
   uint64_t id = 0;
   int threads = 1;
+  int cores = 1;
 };
 
 // Admission of calls into slots and cores. Calls are named by an opaque id.
@@ -141,11 +176,13 @@ class Admission {
 
   // A new call arrives. It runs at once only if it may start, its user is
   // under its slot quota and nobody who may start is waiting before it;
-  // then *threads is its thread count.
-  Decision Offer(const CallDemand &call, double now, int *threads);
+  // then *threads is its thread count and *cores (if given) the cores of
+  // the budget it holds (0: a brief call), what Release takes back.
+  Decision Offer(const CallDemand &call, double now, int *threads, int *cores = nullptr);
   // The call runs at once if Offer would run it (then true, *threads its
-  // threads); otherwise nothing changes but the demand noted (false).
-  bool TryRun(const CallDemand &call, double now, int *threads);
+  // threads, *cores its cores); otherwise nothing changes but the demand
+  // noted (false).
+  bool TryRun(const CallDemand &call, double now, int *threads, int *cores = nullptr);
 
   // Before a call admitted after arrival is handed over: whether its
   // Offer, once its arguments are in, would be refused (kReject,
@@ -155,8 +192,9 @@ class Admission {
   // connection, with the message and counting of a refused call.
   Decision Precheck(const CallDemand &call, std::size_t arriving, std::size_t user_arriving) const;
 
-  // A call of `user` that held a slot with `threads` threads has ended.
-  void Release(int threads, const std::string &user = {});
+  // A call of `user` that held a slot and `cores` cores (its Grant's; 0: a
+  // brief call) has ended.
+  void Release(int cores, const std::string &user = {});
 
   // The queued call that goes next, if one may start now; it then holds its
   // slot and threads. A call whose user holds its quota of slots is passed
@@ -175,6 +213,7 @@ class Admission {
   int slots() const { return config_.slots; }
   int running() const { return running_; }
   int threads_held() const { return threads_held_; }
+  int brief_running() const { return brief_running_; }
   std::size_t queued() const { return queue_.size(); }
   std::size_t queue_limit() const { return config_.queue_limit; }
   // Calls of `user` holding a slot / waiting now.
@@ -189,26 +228,31 @@ class Admission {
     int ranks = 0;
     std::string user{};
     int user_slots = 0;
+    bool brief = false;
   };
 
-  // kAdaptive's demand at `now`: calls running or queued (`arriving`: and
-  // one not yet queued), or the recent peak of that number, which it
-  // updates.
+  // kAdaptive's demand at `now`: calls that hold or wait for cores
+  // (`arriving`: and one not yet queued), or the recent peak of that
+  // number, which it updates. Brief calls are not part of it.
   int NoteDemand(double now, bool arriving);
-  // The threads a call starting now gets (0: it may not start yet).
-  int ThreadsFor(double now, bool arriving, int max_threads, int ranks);
-  // A call of `user` starts with `threads`.
-  void Hold(int threads, const std::string &user);
+  // The threads a call starting now gets (0: it may not start yet); a
+  // brief one gets 1 whenever a slot is free.
+  int ThreadsFor(double now, bool arriving, int max_threads, int ranks, bool brief);
+  // A call of `user` starts, holding `cores` (0: brief).
+  void Hold(int cores, const std::string &user);
   // The user of a call with this quota holds all its slots.
   bool AtUserCap(const std::string &user, int user_slots) const;
-  // Some queued call's user is under its quota: it goes before a newcomer.
-  bool EligibleWaiting() const;
+  // Some queued call's user is under its quota (`brief_only`: and it is
+  // brief): it goes before a newcomer.
+  bool EligibleWaiting(bool brief_only) const;
   // Drops a call that left the queue from waiting_ and its user's count.
   void Forget(uint64_t id);
 
   SchedulerConfig config_;
   int running_ = 0;
   int threads_held_ = 0;
+  int brief_running_ = 0;          // of running_, the brief calls (no cores held)
+  std::size_t brief_waiting_ = 0;  // of queue_, the brief calls
   uint64_t arrivals_ = 0;
   std::set<Key> queue_;
   std::map<uint64_t, Waiting> waiting_;  // the queue by id

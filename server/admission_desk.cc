@@ -53,6 +53,9 @@ CallDemand AdmissionDesk::DemandOf(const Job &job) const {
         job.call().PredictedWork(job.params().work_flops) / it->second.flops_per_second;
   if (it != counters_.functions.end() && it->second.single_threaded) d.max_threads = 1;
   d.ranks = CoresHeld(supply_.LaunchOf(job.params().function), cores_);
+  if (it != counters_.functions.end())
+    d.brief = d.ranks == 0 &&
+              IsBrief(d.predicted_seconds, it->second.recent_compute_seconds, it->second.completed);
   d.user = job.params().owner;
   const UserQuota quota = settings_.QuotaOf(d.user);
   d.user_slots = static_cast<int>(quota.slots);
@@ -60,8 +63,8 @@ CallDemand AdmissionDesk::DemandOf(const Job &job) const {
   return d;
 }
 
-void AdmissionDesk::AdmitJob(Job &job, int threads) {
-  job.Admit(threads);
+void AdmissionDesk::AdmitJob(Job &job, int threads, int cores) {
+  job.Admit(threads, cores);
   counters_.RecordWait(job.params().function, job.call().QueueSeconds());
   // Holding a slot, the call no longer counts against the arrival bounds
   // (AdmitArrivals, after the admissions, lets the next ones come).

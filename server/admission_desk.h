@@ -37,8 +37,9 @@ class AdmissionDesk {
   CallDemand DemandOf(const Job &job) const;
   // The refusal of a call whose user has its quota of calls waiting.
   Status UserQueueFull(const Job &job) const;
-  // The call holds a slot and `threads` now; its wait is counted.
-  void AdmitJob(Job &job, int threads);
+  // The call holds a slot, `threads` and `cores` (its grant's) now; its
+  // wait is counted.
+  void AdmitJob(Job &job, int threads, int cores);
   // The arrival bounds now (the settings are live).
   ArrivalBounds Bounds() const;
   // Who a call's client is for the per-client arrival bounds: its user, else

@@ -31,6 +31,7 @@ struct CallRecord {
   Clock::time_point client_quiet_since;
 
   int threads = 0;        // granted to the current call (0: not admitted yet)
+  int cores = 0;          // of the thread budget, held by it (0: a brief call, admission.h)
   double work_flops = 0;  // its CalcOrder as its executable evaluated it (0: none, or not yet)
   // The last CTL_WANT_SLOT of a call admitted after arrival: the bytes
   // received, in how long, the result's bytes and its CalcOrder.

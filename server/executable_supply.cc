@@ -54,7 +54,7 @@ void ExecutableSupply::WarmAfter(const Job &job, bool warm, int threads_held,
   // than a moment later, when it asks (admission after arrival): the pool
   // replenishes as it would have for it, before the call's threads count.
   const int held =
-      threads_held - (job.notes.plan.path == SlotPath::kFreeSlotAtHandoff ? job.call().threads : 0);
+      threads_held - (job.notes.plan.path == SlotPath::kFreeSlotAtHandoff ? job.call().cores : 0);
   switch (WarmAfterHandoff(warm, comes_back, warm_.idle(function), held, cores_)) {
     case WarmAction::kNothing:
       break;

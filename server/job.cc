@@ -78,10 +78,11 @@ void Job::PassArrival() {
   SetState(JobState::kHandingOver);
 }
 
-void Job::Admit(int threads) {
+void Job::Admit(int threads, int cores) {
   assert(AwaitsArguments(state_) || InQueue(state_));
   call_.admitted = Clock::now();
   call_.threads = threads;
+  call_.cores = cores;
   call_.slot_held = true;
   if (!process_) {
     SetState(JobState::kStarting);

@@ -128,11 +128,12 @@ class Job : public ProcessOwner {
 
   // kNew -> kQueued: no slot is free; the call waits for one.
   void Queue();
-  // The call holds a slot and `threads` threads now. kNew or kQueued ->
+  // The call holds a slot, `threads` threads and `cores` cores of the
+  // budget (0: a brief call) now. kNew or kQueued ->
   // kStarting for a call that still needs its executable; kQueued ->
   // kReceiving for a persistent executable's next call (CTL_SLOT tells it
   // to go on, with its threads and the time it waited).
-  void Admit(int threads);
+  void Admit(int threads, int cores);
   // The scheduler has given the call's slot back (CallRecord::slot_held).
   void SlotReleased() { call_.slot_held = false; }
 

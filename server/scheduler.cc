@@ -128,8 +128,9 @@ void Scheduler::OfferJob(Job &job) {
       // hand-off, which saves its executable a round trip to ninfd
       // (CTL_WANT_SLOT, CTL_SLOT) on the call's path. A call that would wait
       // waits with its arguments in its executable, as any other.
-      if (int threads = 0; desk_.admission().TryRun(desk_.DemandOf(job), desk_.Now(), &threads)) {
-        desk_.AdmitJob(job, threads);
+      if (int threads = 0, cores = 0;
+          desk_.admission().TryRun(desk_.DemandOf(job), desk_.Now(), &threads, &cores)) {
+        desk_.AdmitJob(job, threads, cores);
         StartJob(job);
         observer_.PublishLoad();
         return;
@@ -145,10 +146,10 @@ void Scheduler::OfferJob(Job &job) {
 
 void Scheduler::OfferSlotFirst(Job &job) {
   daemon::Connection &conn = *job.conn();
-  int threads = 0;
-  switch (desk_.admission().Offer(desk_.DemandOf(job), desk_.Now(), &threads)) {
+  int threads = 0, cores = 0;
+  switch (desk_.admission().Offer(desk_.DemandOf(job), desk_.Now(), &threads, &cores)) {
     case Admission::Decision::kRun:
-      desk_.AdmitJob(job, threads);
+      desk_.AdmitJob(job, threads, cores);
       StartJob(job);
       break;
     case Admission::Decision::kQueue:
@@ -291,7 +292,7 @@ void Scheduler::AdmitQueued() {
   while (std::optional<Grant> grant = desk_.admission().Next(desk_.Now())) {
     Job &job = *jobs_.at(grant->id);
     const bool resumed = job.started();  // a persistent executable's next call
-    desk_.AdmitJob(job, grant->threads);
+    desk_.AdmitJob(job, grant->threads, grant->cores);
     // The hang-up watch stays on: a client leaving before the hand-off
     // (while a last heartbeat is written) cancels its call.
     if (!resumed) StartJob(job);
@@ -310,7 +311,7 @@ void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
   desk_.admission().Withdraw(job.id());
   // By the job's own account, not its state: a call admitted after arrival
   // that failed before its slot (kArriving or kHeld -> kDone) holds none.
-  if (job.call().slot_held) desk_.admission().Release(job.call().threads, job.params().owner);
+  if (job.call().slot_held) desk_.admission().Release(job.call().cores, job.params().owner);
   if (AwaitsArrivalRoom(before)) desk_.arrivals().Withdraw(job.id());
   desk_.arrivals().Done(job.id());  // if it held room under the arrival bounds
   job.End();
@@ -399,6 +400,7 @@ void Scheduler::KillAll(KillReason reason) {
 
 void Scheduler::AddGauges(Gauges *g) const {
   g->threads_held = desk_.admission().threads_held();
+  g->brief_running = desk_.admission().brief_running();
   g->busy_core_seconds = counters_.busy_core_seconds + OpenBusyCoreSeconds(jobs_);
   g->running = desk_.admission().running();
   g->queued = desk_.admission().queued();

@@ -165,10 +165,10 @@ void Scheduler::OnWantSlot(Job &job) {
     }
     job.notes.policy_checked = policy_epoch_;
   }
-  int threads = 0;
-  switch (desk_.admission().Offer(desk_.DemandOf(job), desk_.Now(), &threads)) {
+  int threads = 0, cores = 0;
+  switch (desk_.admission().Offer(desk_.DemandOf(job), desk_.Now(), &threads, &cores)) {
     case Admission::Decision::kRun:
-      desk_.AdmitJob(job, threads);
+      desk_.AdmitJob(job, threads, cores);
       break;
     case Admission::Decision::kQueue:
       spdlog::info(
@@ -206,7 +206,7 @@ void Scheduler::OnReplying(Job &job) {
   // through its reply too.
   if (desk_.MayKeepSlot(job, stopping_, policy_epoch_)) return;
   job.SlotReleased();
-  desk_.admission().Release(job.call().threads, job.params().owner);
+  desk_.admission().Release(job.call().cores, job.params().owner);
   desk_.arrivals().Rehold({job.id(), desk_.ArrivalClient(job), job.call().arrival.bytes_in});
   AdmitQueued();
 }
@@ -230,16 +230,23 @@ void Scheduler::OnCallDone(Job &job, const ControlMsg &msg) {
   }
   RecordCallDone(counters_, settings_, job, msg);
   if (job.call().last_call_kept) ++counters_.kept_slot_calls;
+  // A handle granted as brief whose call on the kept slot was not brief
+  // gives the slot back: its next call asks, and holds cores if it needs them.
+  if (KeepsSlot(job.state()) && OutgrewBrief(job.call().cores, msg.compute_seconds) &&
+      job.TakeLease() == SlotLease::Taken::kNow) {
+    OnLeaseReturned(job);
+    return;
+  }
   if (IdleBetweenCalls(job.state()) && job.call().slot_held) {
     // Idle between calls, a persistent executable holds no slot, unless
     // no other call asks for one: then it keeps it for its next call.
-    if (msg.error_code == NINF_OK && desk_.MayKeepSlot(job, stopping_, policy_epoch_) &&
-        job.GrantLease()) {
+    if (msg.error_code == NINF_OK && !OutgrewBrief(job.call().cores, msg.compute_seconds) &&
+        desk_.MayKeepSlot(job, stopping_, policy_epoch_) && job.GrantLease()) {
       observer_.PublishLoad();
       return;
     }
     job.SlotReleased();
-    desk_.admission().Release(job.call().threads, job.params().owner);
+    desk_.admission().Release(job.call().cores, job.params().owner);
     AdmitQueued();
   }
   observer_.PublishLoad();
@@ -262,7 +269,7 @@ void Scheduler::OnExit(Job &job) { FinishJob(job, EndReason::kExited); }
 
 void Scheduler::OnLeaseReturned(Job &job) {
   job.SlotReleased();
-  desk_.admission().Release(job.call().threads, job.params().owner);
+  desk_.admission().Release(job.call().cores, job.params().owner);
   AdmitQueued();
   observer_.PublishLoad();
 }

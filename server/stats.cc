@@ -84,6 +84,13 @@ void Counters::RecordPhases(const std::string &function, double transfer_seconds
   FunctionStats &f = functions[function];
   f.transfer_seconds += transfer_seconds;
   f.compute_seconds += compute_seconds;
+  // A fifth per call: one long call among brief ones makes the next ten or
+  // so count as not brief (they hold cores again) before the mean is back.
+  constexpr double kRecentWeight = 0.2;
+  f.recent_compute_seconds =
+      f.recent_compute_seconds < 0
+          ? compute_seconds
+          : (1 - kRecentWeight) * f.recent_compute_seconds + kRecentWeight * compute_seconds;
   f.transfer_histogram.Observe(transfer_seconds);
   f.compute_histogram.Observe(compute_seconds);
   busy_core_seconds += compute_seconds * std::max(1, threads);

@@ -51,6 +51,10 @@ struct FunctionStats {
   double wait_seconds = 0;
   double transfer_seconds = 0;
   double compute_seconds = 0;
+  // The compute time of its recent completed calls, a smoothed mean (each
+  // call weighs kRecentWeight; -1: none yet): whether its calls are brief
+  // (admission.h IsBrief) when they carry no prediction.
+  double recent_compute_seconds = -1;
   uint64_t admitted = 0;  // calls that got a slot (wait_seconds is over these)
   // The same times call by call, for percentiles (metrics_text.h).
   Histogram wait_histogram, transfer_histogram, compute_histogram;
@@ -137,7 +141,8 @@ struct Gauges {
   int threads_per_job = 0;  // a lone call's threads
   std::string thread_budget;
   std::string queue_order;
-  int threads_held = 0;  // by the running calls
+  int threads_held = 0;   // by the running calls
+  int brief_running = 0;  // running calls holding a slot and no core (admission.h)
   // Counters::busy_core_seconds and the part of the running routines so far.
   double busy_core_seconds = 0;
   int running = 0;      // calls holding a slot

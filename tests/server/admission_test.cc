@@ -599,3 +599,122 @@ TEST_CASE("admission_precheck_refuses_what_the_slot_request_would", "[admission]
   CHECK(a.Offer(alice, 0, &threads) == Decision::kQueue);
   CHECK(a.Precheck(alice, 0, 0) == Decision::kUserQueueFull);
 }
+
+// --- Brief calls (work-conserving admission) ---
+
+namespace {
+
+CallDemand Brief(uint64_t id) {
+  CallDemand d{id};
+  d.brief = true;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("admission_brief_is_a_prediction_or_a_measured_history_under_the_quantum",
+          "[admission]") {
+  using ninf::server::IsBrief;
+  using ninf::server::kBriefHistory;
+  using ninf::server::kBriefSeconds;
+  CHECK(IsBrief(kBriefSeconds / 2, -1, 0));            // predicted: history not needed
+  CHECK_FALSE(IsBrief(kBriefSeconds * 2, 1e-6, 100));  // the prediction wins over history
+  CHECK(IsBrief(0, 1e-5, kBriefHistory));              // no prediction: the history says
+  CHECK_FALSE(IsBrief(0, 1e-5, kBriefHistory - 1));    // too few calls to say
+  CHECK_FALSE(IsBrief(0, kBriefSeconds, 100));         // at the quantum: not brief
+  CHECK_FALSE(IsBrief(0, -1, 100));                    // nothing measured
+}
+
+TEST_CASE("admission_brief_calls_need_a_slot_but_no_core", "[admission]") {
+  // 2 cores, 8 slots (the peers benchmark's shape): two gated calls hold
+  // both cores; a third gated call waits for a core, brief calls run.
+  SchedulerConfig c = Adaptive(2);
+  c.slots = 8;
+  Admission a(c);
+  int threads = 0, cores = 0;
+  CallDemand one{1};
+  one.max_threads = 1;
+  CallDemand two{2};
+  two.max_threads = 1;
+  REQUIRE(a.Offer(one, 0, &threads, &cores) == Decision::kRun);
+  CHECK(cores == threads);
+  REQUIRE(a.Offer(two, 0, &threads, &cores) == Decision::kRun);
+  CHECK(a.threads_held() == 2);
+  CHECK(OfferAt(a, 3) == Decision::kQueue);  // gated: no core free
+  for (uint64_t id = 10; id < 15; ++id) {
+    REQUIRE(a.Offer(Brief(id), 0, &threads, &cores) == Decision::kRun);
+    CHECK(threads == 1);
+    CHECK(cores == 0);
+  }
+  CHECK(a.running() == 7);
+  CHECK(a.brief_running() == 5);
+  CHECK(a.threads_held() == 2);  // the brief calls hold no core
+  // The last slot goes to a brief call too; then slots, not cores, are short.
+  REQUIRE(a.Offer(Brief(15), 0, &threads, &cores) == Decision::kRun);
+  CHECK(a.Offer(Brief(16), 0, &threads, &cores) == Decision::kQueue);
+  // A brief call's end frees its slot only: the queued brief call goes,
+  // the gated one (first in line) still has no core.
+  a.Release(0);
+  std::optional<Grant> g = a.Next(0);
+  REQUIRE(g);
+  CHECK(g->id == 16);
+  CHECK(g->cores == 0);
+  CHECK_FALSE(a.Next(0));
+  // A gated call's end frees a core: the waiting gated call gets it.
+  a.Release(1);
+  g = a.Next(0);
+  REQUIRE(g);
+  CHECK(g->id == 3);
+  CHECK(g->cores == g->threads);
+  CHECK(a.threads_held() == 2);
+}
+
+TEST_CASE("admission_brief_calls_are_no_part_of_the_adaptive_demand", "[admission]") {
+  SchedulerConfig c = Adaptive(4);
+  c.slots = 16;
+  Admission a(c);
+  int threads = 0, cores = 0;
+  for (uint64_t id = 1; id <= 10; ++id)
+    REQUIRE(a.Offer(Brief(id), 0, &threads, &cores) == Decision::kRun);
+  // A routine arriving beside ten brief calls gets every core, as alone.
+  REQUIRE(OfferAt(a, 20, 0, &threads) == Decision::kRun);
+  CHECK(threads == 4);
+}
+
+TEST_CASE("admission_brief_calls_with_ranks_hold_their_cores", "[admission]") {
+  Admission a(Adaptive(2));
+  CallDemand mpi = Brief(1);
+  mpi.ranks = 2;
+  int threads = 0, cores = 0;
+  REQUIRE(a.Offer(mpi, 0, &threads, &cores) == Decision::kRun);
+  CHECK(cores == 2);  // an MPI job's ranks are never brief
+  CHECK(a.brief_running() == 0);
+}
+
+TEST_CASE("admission_a_brief_newcomer_waits_behind_a_brief_call_that_waits", "[admission]") {
+  SchedulerConfig c = Adaptive(1);
+  c.slots = 2;
+  Admission a(c);
+  int threads = 0, cores = 0;
+  REQUIRE(a.Offer(Brief(1), 0, &threads, &cores) == Decision::kRun);
+  REQUIRE(a.Offer(Brief(2), 0, &threads, &cores) == Decision::kRun);
+  CHECK(a.Offer(Brief(3), 0, &threads, &cores) == Decision::kQueue);  // no slot
+  a.Release(0);
+  // Before Next() hands the slot on, a newcomer does not take it from 3.
+  CHECK(a.Offer(Brief(4), 0, &threads, &cores) == Decision::kQueue);
+  CHECK(NextId(a) == 3u);
+  a.Withdraw(4);
+  a.Release(0);
+  a.Release(0);
+  CHECK(a.running() == 0);
+  CHECK(a.brief_running() == 0);
+}
+
+TEST_CASE("admission_a_brief_grant_outgrown_ends_with_its_call", "[admission]") {
+  using ninf::server::kBriefSeconds;
+  using ninf::server::OutgrewBrief;
+  CHECK(OutgrewBrief(0, kBriefSeconds));  // granted brief, computed a quantum
+  CHECK(OutgrewBrief(0, 2.5));
+  CHECK_FALSE(OutgrewBrief(0, kBriefSeconds / 10));
+  CHECK_FALSE(OutgrewBrief(2, 2.5));  // it held cores: nothing outgrown
+}

@@ -282,6 +282,7 @@ TEST_CASE("metrics_text_exports_every_status_line", "[stats][metrics]") {
       {"held", "ninf_arguments_held"},
       {"held_bytes", "ninf_arguments_held_bytes"},
       {"threads_held", "ninf_threads_held"},
+      {"brief_running", "ninf_brief_running"},
       {"busy_core_seconds", "ninf_busy_core_seconds_total"},
       {"queue_seconds", "ninf_queue_seconds_total"},
       {"jobs", "ninf_executables{state=\"live\"}"},

@@ -1,0 +1,42 @@
+// Brief calls (server/admission.h, work-conserving admission), end to end:
+// a real ninfd at the default thread budget, every core granted to calls
+// that hold them, and calls that take microseconds still go at once. They
+// need a slot, not a core: before, each waited in ninfd's queue for a
+// granted core to come free. (In test_reuse: the reuse registry has the
+// routines it needs, `whoami` and `nap`.)
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "client/ninf.h"
+#include "tests/e2e/e2e_fixture.h"
+
+TEST_CASE("brief_calls_pass_routines_that_hold_every_core", "[e2e]") {
+  std::vector<int> naps;
+  {
+    // Slots to spare; grace 0: the naps still running are killed at the end.
+    E2EDaemon d({"--registry", REUSE_REGISTRY_DIR, "--slots", "16", "--grace-seconds", "0"});
+    const long cores = d.Stat("cores");
+    REQUIRE(cores >= 1);
+    const std::string whoami = d.Name("whoami");
+    long pid = 0;
+    // Three completed calls are the history that makes whoami brief.
+    for (int i = 0; i < 3; ++i) REQUIRE(Ninf_call(whoami.c_str(), &pid) == 0);
+    REQUIRE(d.WaitForStat("completed", 3) == 3);
+
+    // Naps hold every core: admission cannot tell sleeping from computing,
+    // and a nap has no history, so it is gated like any routine.
+    for (long i = 0; i < cores; ++i) {
+      naps.push_back(Ninf_call_async(d.Name("nap").c_str(), 60000L));
+      REQUIRE(naps.back() >= 0);
+    }
+    REQUIRE(d.WaitForStat("threads_held", cores) == cores);
+
+    // Brief calls run beside them, each in a slot of its own.
+    for (int i = 0; i < 5; ++i) REQUIRE(Ninf_call(whoami.c_str(), &pid) == 0);
+    CHECK(d.Stat("threads_held") == cores);  // the brief calls took none
+    CHECK(d.Stat("completed") == 8);         // no nap had to end first
+  }
+  // The daemon is gone: its naps were killed, and their calls fail.
+  for (int id : naps) CHECK(Ninf_wait(id) == -1);
+}
