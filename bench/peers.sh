@@ -19,7 +19,9 @@
 #              sum of their calls/s.
 # Peers: ninf (GridRPC function handles: one running executable per handle,
 # as every other peer keeps one running server), ninf-oneshot (Ninf_call,
-# an executable per call), grpc (callback server, bytes fields, pooled
+# an executable per call), ninf-fixed (the handles again, calls/s rows only,
+# on a ninfd with thread_budget = "fixed": no core gating, the yardstick of
+# work-conserving admission at the default budget), grpc (callback server, bytes fields, pooled
 # messages), zeromq
 # (REQ/REP, zero-copy sends), dask (scheduler + one worker process with one
 # thread per core, scatter for arrays of 1 MiB and more), and raw (the TCP
@@ -54,7 +56,7 @@ bench_option --clients LIST clients 1,4,16 1,4 "concurrent client processes"
 bench_option --seconds S seconds 5 1 "each concurrency window"
 bench_option --reps R reps 5 3 "timed echo and dgesv calls (after 1 warm-up)"
 bench_option --null-reps R null_reps 1000 50 "timed null calls (after a tenth as warm-up)"
-bench_option --peers LIST peers ninf,ninf-oneshot,grpc,zeromq,dask "" "peers to run"
+bench_option --peers LIST peers ninf,ninf-oneshot,ninf-fixed,grpc,zeromq,dask "" "peers to run"
 bench_parse "${args[@]}"
 bench_need server/ninfd bench/raw_pingpong bench/peers/ninf_client bench/peers/grpc_server \
   bench/peers/grpc_client bench/peers/zmq_server bench/peers/zmq_client bench/peers/raw_tcp
@@ -99,17 +101,19 @@ start_server() {
   host=$(server_host "$place")
   server_pids=()
   case $peer in
-    ninf | ninf-oneshot)
+    ninf | ninf-oneshot | ninf-fixed)
       # 16 clients calling at once need 16 slots (20: room for a last
       # process's executables still stopping); the thread budget stays adaptive
-      # (a lone dgesv gets every core).
+      # (a lone dgesv gets every core), but for ninf-fixed.
+      local budget=adaptive
+      [[ $peer == ninf-fixed ]] && budget=fixed
       if [[ $place == host ]]; then
-        start_daemon -- --slots 20
+        start_daemon -- --slots 20 --thread-budget "$budget"
         address=$NINF_SERVER
       else
         start_side ninfd "$work/ninfd.ready" veth "$build/server/ninfd" --port 0 \
           --ready-file "$work/ninfd.ready" --registry "$build/stubs/registry" --unix-socket "" \
-          --slots 20 --listen "$host" --insecure --log-level warn
+          --slots 20 --thread-budget "$budget" --listen "$host" --insecure --log-level warn
         address="$host:$(head -n1 "$work/ninfd.ready")"
       fi
       server_pids+=("$bg_pid") ;;
@@ -154,7 +158,7 @@ stop_server() {
 
 client_command() {
   case $1 in
-    ninf) echo "$build/bench/peers/ninf_client" ;;
+    ninf | ninf-fixed) echo "$build/bench/peers/ninf_client" ;;
     ninf-oneshot) echo "$build/bench/peers/ninf_client --oneshot" ;;
     grpc) echo "$build/bench/peers/grpc_client" ;;
     zeromq) echo "$build/bench/peers/zmq_client" ;;
@@ -220,6 +224,11 @@ run_peer() {
   local peer=$1 place=$2 s n k
   echo "peers.sh: $peer on $place" >&2
   start_server "$peer" "$place"
+  if [[ $peer == ninf-fixed ]]; then  # the calls/s rows only
+    for k in "${client_list[@]}"; do run_rate "$peer" "$place" "$k"; done
+    stop_server
+    return
+  fi
   run_client "$peer" "$place" --workload null --reps "$null_reps" --warmup $((null_reps / 10 + 1))
   for s in "${size_list[@]}"; do
     run_client "$peer" "$place" --workload echo --size "$s" --reps "$reps" --warmup 1

@@ -6,10 +6,15 @@ more raw logs (several runs side by side).
 
 Raw lines (bench/peers.sh; `#` lines are the run's settings):
     place=P peer=NAME workload=W size=S median=M min=M p90=M reps=R unit=U
-Rows are workload x size x placement; a column per peer; "Ninf speed" is the
-best peer's median time over Ninf's (or Ninf's calls/s over the best
-peer's), so above 1 means Ninf ahead. Ninf is the function-handle client
-(peer=ninf); ninf-oneshot and raw are shown but are not peers to beat.
+Rows are workload x size x placement; a column per peer. Both Ninf
+clients are judged, each against the best rival on the row: the
+function-handle client (peer=ninf) and Ninf_call (peer=ninf-oneshot).
+"Speed" is the best rival's median time over Ninf's (or Ninf's calls/s over
+the best rival's), so above 1 means Ninf ahead. Two more targets where the
+row has them: a null call's one-shot time over the raw TCP round trip of the
+same placement (<= 3x), and the handles' calls/s at the default thread
+budget over the same under thread_budget = "fixed" (peer=ninf-fixed,
+>= 0.95). ninf-fixed and raw are shown but are not peers to beat.
 With several runs each cell holds every run's figure, "run 1 / run 2".
 The plot (FILE.png, matplotlib) shows the first run.
 """
@@ -26,8 +31,14 @@ shared = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(shared)
 
 NINF = 'ninf'
+ONESHOT = 'ninf-oneshot'
+FIXED = 'ninf-fixed'
 RIVALS = ['grpc', 'zeromq', 'dask']
-SHOWN = [NINF, 'ninf-oneshot'] + RIVALS + ['raw']
+SHOWN = [NINF, ONESHOT, FIXED] + RIVALS + ['raw']
+# The targets of issue 44: one-shot null <= 3x the raw round trip in the same
+# placement; the default budget's calls/s >= 0.95 of the fixed budget's.
+ONESHOT_OVER_RAW = 3.0
+ADAPTIVE_OVER_FIXED = 0.95
 WORKLOADS = ['null', 'echo', 'dgesv', 'rate']
 PLACES = ['host', 'veth']
 
@@ -60,17 +71,29 @@ def higher_is_better(workload):
     return workload == 'rate'
 
 
-def speed(workload, peers):
-    """Ninf's speed against the best rival, or None when either is missing."""
-    if NINF not in peers:
+def speed(workload, peers, client=NINF):
+    """`client`'s speed against the best rival, or None when either is missing."""
+    if client not in peers:
         return None
     rivals = [float(peers[p]['median']) for p in RIVALS if p in peers]
     if not rivals:
         return None
-    ninf = float(peers[NINF]['median'])
+    ninf = float(peers[client]['median'])
     if higher_is_better(workload):
         return ninf / max(rivals)
     return min(rivals) / ninf if ninf > 0 else None
+
+
+def target(workload, peers):
+    """(text, met) of the row's own target, or None: one-shot null over raw,
+    or the default budget's calls/s over the fixed budget's."""
+    if workload == 'null' and ONESHOT in peers and 'raw' in peers:
+        ratio = float(peers[ONESHOT]['median']) / float(peers['raw']['median'])
+        return f'one-shot/raw {shared.fmt(ratio)}x', ratio <= ONESHOT_OVER_RAW
+    if workload == 'rate' and NINF in peers and FIXED in peers:
+        ratio = float(peers[NINF]['median']) / float(peers[FIXED]['median'])
+        return f'adaptive/fixed {shared.fmt(ratio)}', ratio >= ADAPTIVE_OVER_FIXED
+    return None
 
 
 def size_label(workload, size):
@@ -100,24 +123,35 @@ def figure(workload, record):
 def table(runs):
     keys = sorted({k for rows, _ in runs for k in rows}, key=order)
     peers = [p for p in SHOWN if any(p in rows.get(k, {}) for rows, _ in runs for k in keys)]
-    head = ['workload', 'placement'] + peers + ['Ninf speed vs best peer', 'Ninf ahead']
-    lines = shared.md_head(head, 'll' + 'r' * (len(peers) + 1) + 'l')
-    behind = []
+    head = ['workload', 'placement'] + peers + [
+        'handle vs best peer', 'one-shot vs best peer', 'handle / one-shot ahead', 'target']
+    lines = shared.md_head(head, 'll' + 'r' * (len(peers) + 2) + 'll')
+    behind, missed = [], []
     for key in keys:
         workload, size, place = key
-        cells = [f'{workload} {size_label(workload, size)}'.strip(), place]
+        row = f'{workload} {size_label(workload, size)}'.strip()
+        cells = [row, place]
         for p in peers:
             cells.append(shared.side_by_side(
                 runs, lambda run: figure(workload, run[0].get(key, {}).get(p))))
-        speeds = [speed(workload, rows.get(key, {})) for rows, _ in runs]
+        verdicts = {}
+        for client in (NINF, ONESHOT):
+            speeds = [speed(workload, rows.get(key, {}), client) for rows, _ in runs]
+            cells.append(shared.side_by_side(
+                speeds, lambda s: '—' if s is None else shared.fmt(s) + 'x'))
+            verdicts[client] = ['—' if s is None else ('yes' if s > 1 else 'no') for s in speeds]
         cells.append(shared.side_by_side(
-            speeds, lambda s: '—' if s is None else shared.fmt(s) + 'x'))
-        verdicts = ['—' if s is None else ('yes' if s > 1 else 'no') for s in speeds]
-        cells.append(shared.side_by_side(verdicts, str))
-        if 'no' in verdicts:
-            behind.append(cells[0] + ' on ' + place)
+            list(zip(verdicts[NINF], verdicts[ONESHOT])), lambda v: f'{v[0]}, {v[1]}'))
+        for client, name in ((NINF, 'handle'), (ONESHOT, 'one-shot')):
+            if 'no' in verdicts[client]:
+                behind.append(f'{row} on {place} ({name})')
+        targets = [target(workload, rows.get(key, {})) for rows, _ in runs]
+        cells.append(shared.side_by_side(
+            targets, lambda t: '—' if t is None else t[0] + (' met' if t[1] else ' missed')))
+        if any(t is not None and not t[1] for t in targets):
+            missed.append(f'{row} on {place}')
         lines.append(shared.md_row(cells))
-    return lines, behind
+    return lines, behind, missed
 
 
 def plot(rows, path):
@@ -156,22 +190,30 @@ def plot(rows, path):
 
 def render(paths, out):
     runs = [parse(p) for p in paths]
-    lines, behind = table(runs)
+    lines, behind, missed = table(runs)
     title = 'Ninf side by side with gRPC C++, ZeroMQ and Dask (bench/peers.sh)'
     doc = [f'# {title}', '']
     for i, (path, (_, settings)) in enumerate(zip(paths, runs), 1):
         doc.append(f'Run {i} (`{os.path.basename(path)}`): ' + '; '.join(settings))
         doc.append('')
-    doc += ['Medians; "Ninf" is the function-handle client. ' +
+    doc += ['Medians; "ninf" is the function-handle client, "ninf-oneshot" Ninf_call, '
+            '"ninf-fixed" the handles on a ninfd with thread_budget = "fixed". ' +
             ('Cells give every run, "run 1 / run 2". ' if len(runs) > 1 else '') +
-            'Ninf speed = best peer time / Ninf time (rate: Ninf calls/s / best peer calls/s); '
-            'above 1 means Ninf ahead.', '']
+            'Speed = best peer time / Ninf time (rate: Ninf calls/s / best peer calls/s), for '
+            'each Ninf client; above 1 means Ninf ahead. Target: one-shot null <= '
+            f'{shared.fmt(ONESHOT_OVER_RAW)}x the raw round trip of its placement; calls/s at the '
+            f'default budget >= {shared.fmt(ADAPTIVE_OVER_FIXED)} of the fixed budget\'s.', '']
     doc += lines
     doc.append('')
     if behind:
-        doc.append('Rows where Ninf is not ahead in some run: ' + '; '.join(behind) + '.')
+        doc.append('Rows where a Ninf client is not ahead in some run: ' + '; '.join(behind) + '.')
     else:
-        doc.append('Ninf is ahead of every peer on every row.')
+        doc.append('Both Ninf clients are ahead of every peer on every row.')
+    doc.append('')
+    if missed:
+        doc.append('Rows whose target is missed in some run: ' + '; '.join(missed) + '.')
+    else:
+        doc.append('Every row with a target meets it.')
     png = os.path.splitext(out)[0] + '.png'
     doc += ['', f'![plot]({os.path.basename(png)})', '']
     with open(out, 'w') as f:

@@ -33,6 +33,8 @@ for peer in ninf ninf-oneshot grpc zeromq dask; do
   expect "$peer" rate 1
   expect "$peer" rate 4
 done
+expect ninf-fixed rate 1  # the fixed budget's yardstick: calls/s rows only
+expect ninf-fixed rate 4
 expect raw null 0
 expect raw echo 1024
 expect raw echo 65536
