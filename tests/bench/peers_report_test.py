@@ -22,6 +22,8 @@ place=host peer=ninf workload=rate size=4 median=9000.0 min=9000.0 p90=9000.0 re
 place=host peer=grpc workload=rate size=4 median=6000.0 min=6000.0 p90=6000.0 reps=4 unit=calls/s
 place=host peer=ninf-oneshot workload=rate size=4 median=3000.0 min=3000.0 p90=3000.0 reps=4 unit=calls/s
 place=host peer=ninf-fixed workload=rate size=4 median=10000.0 min=10000.0 p90=10000.0 reps=4 unit=calls/s
+place=host peer=ninf workload=rate size=1 median=5000.0 min=5000.0 p90=5000.0 reps=1 unit=calls/s
+place=host peer=ninf-fixed workload=rate size=1 median=9000.0 min=9000.0 p90=9000.0 reps=1 unit=calls/s
 """
 # Run 2: the handle's null twice as slow, the one-shot null over 3x raw.
 RUN2 = RUN1.replace('median=20.00', 'median=40.00').replace('median=22.00', 'median=26.00')
@@ -53,6 +55,9 @@ def main():
         # handle 9000 / 6000, one-shot 3000 / 6000; handle 9000 over fixed 10000
         assert '9,000' in rate and '| 1.50x | 0.50x | yes, no |' in rate, rate
         assert '| adaptive/fixed 0.90 missed |' in rate, rate
+        # One client contends with nobody: the budget's target is for many.
+        one_client = next(r for r in table if r.startswith('| rate 1 client |'))
+        assert one_client.endswith('| — |'), one_client
         assert ('not ahead in some run: echo 1 MiB on veth (handle); '
                 'rate 4 clients on host (one-shot)') in one, one
         assert 'target is missed in some run: rate 4 clients on host.' in one, one
