@@ -45,6 +45,19 @@ bool ExecutableSupply::TakeBack(const Job &job, Process *process, bool stopping)
   return false;
 }
 
+std::vector<std::string> ExecutableSupply::WarmAtStart(const std::vector<std::string> &functions) {
+  std::vector<std::string> unknown;
+  for (const std::string &name : functions) {
+    const FunctionEntry *entry = registry_.Find(name);
+    if (!entry) {
+      unknown.push_back(name);
+      continue;
+    }
+    warm_.Replenish(name, entry->executable);
+  }
+  return unknown;
+}
+
 void ExecutableSupply::WarmAfter(const Job &job, bool warm, int threads_held,
                                  const std::string &function, const std::string &executable) {
   // A process that came back after an earlier call will come back after

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "protocol/status.h"
 #include "server/job.h"
@@ -50,6 +51,10 @@ class ExecutableSupply {
   // `threads_held`: admission's, the call's own included.
   void WarmAfter(const Job &job, bool warm, int threads_held, const std::string &function,
                  const std::string &executable);
+  // warm_at_start: starts warm_executables idle executables of each of
+  // `functions` now, before its first call, and arms its warming. Returns
+  // the names the registry does not serve (nothing started for them).
+  std::vector<std::string> WarmAtStart(const std::vector<std::string> &functions);
   // CTL_RELEASED: `process`, done with `job`'s call, goes back to the pool
   // if it may serve again (true), or is retired.
   bool TakeBack(const Job &job, Process *process, bool stopping);

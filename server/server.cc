@@ -55,6 +55,12 @@ Status Server::Start() {
   NINF_RETURN_IF_ERROR(LoadKeys());
   NINF_RETURN_IF_ERROR(LoadTls());
   NINF_RETURN_IF_ERROR(CheckLaunches(settings_, cores_));
+  for (const std::string &name : WarmAtStartNames(settings_))
+    if (!registry_.Find(name))
+      return Status(NINF_ERR_INVALID_ARGUMENT,
+                    "warm_at_start names '" + name +
+                        "', which this server's registry does not serve (no NAME.interface of "
+                        "that name in its registry folders)");
   if (settings_.reverse) {
     // No TCP port at all: clients reach this server only through the
     // relay, which anyone who reaches the relay can use.
@@ -100,6 +106,8 @@ Status Server::Start() {
       [this] {
         if (reporter_) reporter_->RefreshListed();
       });
+  // Their first calls find an executable waiting (names checked above).
+  scheduler_.executables().WarmAtStart(WarmAtStartNames(settings_));
   NINF_RETURN_IF_ERROR(daemon::WritePortFile(settings_.ready_file, listener_.port()));
   ready_ = true;
   return Status::Ok();
@@ -258,12 +266,16 @@ void Server::ReloadRegistry() {
     spdlog::error("event=reload_failed registry={} error={}", daemon::Quoted(registry_.dir()),
                   daemon::Quoted(st.message()));
     scheduler_.executables().pool().Clear();
+    scheduler_.executables().WarmAtStart(WarmAtStartNames(settings_));  // the registry in use
     scheduler_.PolicyChanged();
     return;
   }
   registry_ = std::move(fresh);
   if (reporter_) reporter_->UpdateRegistration(Registration());
   scheduler_.executables().pool().Clear();
+  for (const std::string &name : scheduler_.executables().WarmAtStart(WarmAtStartNames(settings_)))
+    spdlog::warn("event=warm_at_start_unknown function={} message={}", daemon::Quoted(name),
+                 daemon::Quoted("the reloaded registry does not serve it: nothing started"));
   // A handle's next call is checked against the reloaded users and allow
   // lists when it asks for its slot: none keeps one across a reload.
   scheduler_.PolicyChanged();

@@ -173,6 +173,11 @@ const SettingSpec kTable[] = {
      "idle executables kept started per function after its first call, so calls skip the "
      "executable's start-up (0: start one per call)",
      &Settings::warm_executables},
+    {"warm_at_start", SettingKind::kString, "", 0, 0,
+     "functions whose executables (warm_executables of each) ninfd starts when it starts and "
+     "after a registry reload, so that even their first call finds one waiting: names "
+     "separated by commas (\"\": none; a name the registry does not serve stops the start)",
+     &Settings::warm_at_start, Reload::kLive},
     {"executable_max_calls", SettingKind::kInteger, "1000", 1, kMaxInt,
      "one-shot calls one executable process serves before it is replaced; between them it "
      "waits in the pool, its arrays cleared (1: a new process for every call; [limits.NAME] "
@@ -289,6 +294,24 @@ std::vector<std::string> ChangedSettings(const Settings &a, const Settings &b) {
 Settings LiveSettings(const Settings &running, const Settings &fresh) {
   // function_limits and users are no rows: they come from `fresh`, live.
   return daemon::LiveSettingsOf(std::span<const SettingSpec>(kTable), running, fresh);
+}
+
+std::vector<std::string> WarmAtStartNames(const Settings &settings) {
+  std::vector<std::string> names;
+  std::string name;
+  auto take = [&] {
+    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end())
+      names.push_back(name);
+    name.clear();
+  };
+  for (char c : settings.warm_at_start) {
+    if (c == ',' || c == ' ' || c == '\t')
+      take();
+    else
+      name += c;
+  }
+  take();
+  return names;
 }
 
 Status CheckScheduling(const Settings &s) {

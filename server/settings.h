@@ -94,6 +94,7 @@ struct Settings {
   int64_t idle_handle_memory = int64_t{4} << 30;
   int64_t grace_seconds = 10;
   int64_t warm_executables = 1;            // idle started executables per called function
+  std::string warm_at_start;               // functions warmed before their first call (commas)
   int64_t executable_max_calls = 1000;     // one-shot calls one process serves (1: no reuse)
   int64_t executable_max_seconds = 3600;   // a reused process retires after this (0: never)
   int64_t store_bytes = int64_t{1} << 30;  // kept data (two-phase results, block arrays)
@@ -214,6 +215,9 @@ struct Invocation {
   bool exit_now = false;       // --help or --version: print `output`, exit 0
   std::string output;
 };
+
+// warm_at_start's function names, in order, without blanks or repeats.
+std::vector<std::string> WarmAtStartNames(const Settings &settings);
 
 // The scheduling settings name a budget and an order, and threads_per_job is
 // set only for the `fixed` budget. Errors: NINF_ERR_INVALID_ARGUMENT.

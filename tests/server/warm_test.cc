@@ -318,3 +318,43 @@ TEST_CASE("warm_no_fd_or_process_leak", "[warm]") {
   CHECK(fds() == before);
   CHECK(Stat(GetStats(*fx.daemon), "warm_hits") == 20);
 }
+
+TEST_CASE("warm_at_start_first_call_finds_an_executable_waiting", "[warm]") {
+  WarmFixture fx({"--warm-at-start", "info, info"});  // a repeated name counts once
+  // Started with the daemon, before any call.
+  std::vector<pid_t> warm = SettledWarm(*fx.daemon, 1);
+  CHECK(Stat(GetStats(*fx.daemon), "executables_started") == 1);
+  std::this_thread::sleep_for(300ms);
+  Info first = CallInfo(*fx.daemon, 1);
+  CHECK(Contains(warm, first.pid));
+  CHECK(first.waited_ms >= 250);
+  auto s = GetStats(*fx.daemon);
+  CHECK(Stat(s, "warm_hits") == 1);
+  CHECK(Stat(s, "warm_misses") == 0);
+
+  // SIGHUP kills the idle executables and starts the listed ones again.
+  warm = SettledWarm(*fx.daemon, 1);
+  fx.daemon->Signal(SIGHUP);
+  bool replaced = false;
+  for (int i = 0; i < 500 && !replaced; ++i) {
+    std::this_thread::sleep_for(10ms);
+    std::vector<pid_t> now = fx.daemon->Children();
+    replaced = now.size() == 1 && !Contains(warm, now[0]) && ProcessGone(warm.at(0));
+  }
+  CHECK(replaced);
+  CHECK(WaitStat(*fx.daemon, "warm_idle", 1));
+}
+
+TEST_CASE("warm_at_start_unknown_function_stops_the_start", "[warm]") {
+  const std::string cmd = NinfdPath() +
+                          " --port 0 --listen 127.0.0.1 --unix-socket '' "
+                          "--warm-at-start dgesv,no_such_function 2>&1";
+  FILE *p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int rc = ::pclose(p);
+  CHECK(WEXITSTATUS(rc) == 1);
+  CHECK_THAT(out, Catch::Contains("warm_at_start names 'no_such_function'"));
+}
