@@ -7,6 +7,11 @@
 # warm figure. Where the first call's time goes: linpack_demo's remote line
 # (queued, arguments in, dgesv, results back) and the rest of its wall time
 # (connect, hand-off, an executable's start-up when it is not warm).
+# A third configuration, as root: warm_at_start with the kernel's shared
+# memory on transparent huge pages (/sys/kernel/mm/transparent_hugepage/
+# shmem_enabled = advise, which libninf's segments ask for; put back as it
+# was at exit), the administrator's choice that shortens the arrays' copy
+# into the same-host segment.
 #
 #   bash bench/first_call.sh BUILD_DIR [--out FILE] [--quick] [--n N] [--trials T]
 # shellcheck disable=SC2154  # options are set by bench_parse (bench/lib.sh)
@@ -37,14 +42,22 @@ demo_line() {
     END { printf "%s %s %s %s %s %s %s\n", ratio, r, l, q, a, d, b }'
 }
 
-for config in cold warm; do
+thp_knob=/sys/kernel/mm/transparent_hugepage/shmem_enabled
+configs=(cold warm)
+if [[ $EUID -eq 0 && -w $thp_knob ]]; then
+  configs+=(thp)
+  thp_was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$thp_knob")
+  bench_on_exit sh -c "echo $thp_was > $thp_knob"
+fi
+for config in "${configs[@]}"; do
+  if [[ $config == thp ]]; then echo advise >"$thp_knob"; else [[ -z ${thp_was:-} ]] || echo "$thp_was" >"$thp_knob"; fi
   for ((t = 1; t <= trials; t++)); do
     extra=()
-    [[ $config == warm ]] && extra=(--warm-at-start dgesv)
+    [[ $config != cold ]] && extra=(--warm-at-start dgesv)
     start_daemon -- --slots 1 "${extra[@]}"
     # warm_at_start's executable is started once the daemon is ready; give
     # it the moment a user's first call would come after starting ninfd.
-    [[ $config == warm ]] && sleep 1
+    [[ $config != cold ]] && sleep 1
     for call in 1 2 3 4; do
       echo "config=$config trial=$t call=$call $(demo_line)" | tee -a "$raw" >&2
     done
@@ -72,7 +85,8 @@ doc = ['# The README demo\'s first call (bench/first_call.sh)', '', '; '.join(he
        'the executable\'s start-up.', '',
        '| ninfd | call | remote / local | remote s | local s | queued s | arguments in s | dgesv s | results back s | other s |',
        '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|']
-for config, label in (('cold', 'default'), ('warm', 'warm_at_start = "dgesv"')):
+for config, label in (('cold', 'default'), ('warm', 'warm_at_start = "dgesv"'),
+                      ('thp', 'warm_at_start, shmem THP "advise"')):
     for calls, name in (((1,), '1 (first)'), ((2, 3, 4), '2-4')):
         sel = [r for r in rows if r[0] == config and r[1] in calls]
         if not sel: continue

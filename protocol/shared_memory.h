@@ -56,7 +56,9 @@ class NINF_PROTOCOL_API SharedSegment {
   // The client's side: a new segment of `bytes`, mapped, sealed against
   // shrinking; of huge pages (size() rounded up to whole ones) when it is at
   // least kHugeSegmentMin and the system has huge pages to spare
-  // (vm.nr_hugepages; docs/protocol.md, "The same-host path"). Errors: NINF_ERR_NO_MEMORY.
+  // (vm.nr_hugepages; docs/protocol.md, "The same-host path"); else, as
+  // large, of transparent huge pages where the kernel gives shared memory
+  // any (shmem_enabled "advise": MADV_HUGEPAGE). Errors: NINF_ERR_NO_MEMORY.
   static Status Create(uint64_t bytes, SharedSegment *out);
 
   // The executable's side: maps the first `bytes` of the segment `fd` (owned
