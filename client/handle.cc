@@ -59,6 +59,16 @@ Status FunctionHandle::Call(const ArgumentList &list, CancelToken *cancel) {
     if (!idle.ok()) channel_.reset();
     if (!idle.ok() && idle.code() != NINF_ERR_EXPIRED) return idle;
   }
+  const bool fresh = !channel_;
+  Status st = Send(list, cancel);
+  // The server stopped the idle executable just as this call came (its
+  // idle-handle budget): the routine never began, ninfd says so with
+  // NINF_ERR_EXPIRED, and the call goes once more, to a new executable.
+  if (st.code() == NINF_ERR_EXPIRED && !fresh) st = Send(list, cancel);
+  return st;
+}
+
+Status FunctionHandle::Send(const ArgumentList &list, CancelToken *cancel) {
   std::unique_ptr<wire::CallRequest> preamble;
   if (!channel_) {
     NINF_RETURN_IF_ERROR(ConnectToServer(server_, &channel_));

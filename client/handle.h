@@ -39,6 +39,10 @@ class FunctionHandle {
   void Close();
 
  private:
+  // One attempt: a connection and a new executable when the handle has
+  // none, then the call's exchange; the channel is dropped after a failure.
+  Status Send(const ArgumentList &list, CancelToken *cancel);
+
   ServerAddress server_;
   std::string function_;
   InterfacePtr iface_;

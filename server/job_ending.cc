@@ -51,6 +51,16 @@ Ending DescribeEnding(const JobFacts &job, EndReason reason, const Status &why) 
     e.outcome = CallOutcome::kCancelled;
     return e;
   }
+  // A handle's idle executable stopped for the idle budget just as its next
+  // call came: the routine had not begun (ninfd stops only executables it
+  // saw idle, and a killed one begins nothing), so the client may send the
+  // call again to a new executable, which a handle does on NINF_ERR_EXPIRED.
+  if (job.persistent && job.kill_reason == KillReason::kIdleExpired &&
+      job.state != JobState::kComputing && !WritingResult(job.state)) {
+    e.outcome = CallOutcome::kCancelled;
+    e.tell = Status(NINF_ERR_EXPIRED, job.kill_detail);
+    return e;
+  }
   e.outcome = CallOutcome::kFailed;
   // Once the executable began its reply nothing can be said: a frame cannot
   // be injected into the middle of another.

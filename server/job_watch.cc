@@ -176,6 +176,9 @@ void JobWatch::StopIdleHandlesOverBudget(const JobTable &jobs, Clock::time_point
   for (uint64_t id : IdleHandlesToStop(idle, static_cast<std::size_t>(settings_.max_idle_handles),
                                        static_cast<uint64_t>(settings_.idle_handle_memory))) {
     Job &job = *jobs.at(id);
+    // A handle that keeps its slot may begin a call on it at any moment:
+    // the lease is taken back first, and one whose call began is not idle.
+    if (job.TakeLease() == SlotLease::Taken::kAfterCall) continue;
     spdlog::info("event=idle_handle_stopped job={} function={} pid={} reason=budget", id,
                  job.params().function, job.pid());
     job.Kill(KillReason::kIdleExpired,

@@ -373,3 +373,29 @@ TEST_CASE("openblas_core_detected_in_a_child", "[policy]") {
   const std::string better = PreferredOpenblasCore(core, HostIsa());
   WARN("OpenBLAS picks " << core << " here; executables get " << (better.empty() ? core : better));
 }
+
+TEST_CASE("policy_an_idle_handle_stopped_as_its_call_came_tells_expired", "[policy]") {
+  // The idle-handle budget stopped the executable just as the handle's next
+  // call reached it: before the routine the call may be sent again (the
+  // handle does so on NINF_ERR_EXPIRED); once the routine ran it may not.
+  for (JobState before : {JobState::kReceiving, JobState::kArriving, JobState::kHeld}) {
+    Ending e =
+        DescribeEnding(Facts(before, true, KillReason::kIdleExpired), EndReason::kExited, {});
+    CHECK(e.counted);
+    CHECK(e.outcome == ninf::server::CallOutcome::kCancelled);
+    CHECK(e.tell.code() == NINF_ERR_EXPIRED);
+  }
+  Ending ran = DescribeEnding(Facts(JobState::kComputing, true, KillReason::kIdleExpired),
+                              EndReason::kExited, {});
+  CHECK(ran.outcome == ninf::server::CallOutcome::kFailed);
+  CHECK(ran.tell.code() == NINF_ERR_EXECUTABLE);
+  // Idle, as before: nothing to count, the next call reads EXPIRED.
+  Ending idle = DescribeEnding(Facts(JobState::kIdle, true, KillReason::kIdleExpired),
+                               EndReason::kExited, {});
+  CHECK_FALSE(idle.counted);
+  CHECK(idle.tell.code() == NINF_ERR_EXPIRED);
+  // A one-shot call is never an idle handle's.
+  Ending oneshot = DescribeEnding(Facts(JobState::kReceiving, false, KillReason::kIdleExpired),
+                                  EndReason::kExited, {});
+  CHECK(oneshot.tell.code() == NINF_ERR_EXECUTABLE);
+}
