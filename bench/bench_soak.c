@@ -4,7 +4,7 @@
  * the daemon costs a well-behaved caller.
  *
  *     bench_soak [-server host] [-port n] [--mode soak|good] [--threads N]
- *                [--calls N] [--max-seconds S]
+ *                [--calls N] [--max-seconds S] [--mix]
  *
  * The server is NINF_SERVER (or -server/-port).
  *
@@ -16,9 +16,13 @@
  * that the run measures the system and not only loopback bandwidth; each
  * thread starts at a different place in it. The input of every call is a
  * pattern of (thread, call, word), so a result from another call or thread
- * cannot pass the check; every returned byte is compared. Prints
+ * cannot pass the check; every returned byte is compared. --mix makes the
+ * threads cycle through four kinds of call instead of two: one-shot, handle,
+ * async (Ninf_call_async, then Ninf_wait) and two-phase (Ninf_call_submit,
+ * the buffer cleared, then Ninf_call_collect). Prints
  *   soak threads=.. calls=.. seconds=.. calls_per_s=.. mb_per_s=.. p50_ms=..
- *        p99_ms=.. max_ms=.. oneshot_p99_ms=.. handle_p99_ms=.. lost=.. wrong=..
+ *        p99_ms=.. max_ms=.. oneshot_p99_ms=.. handle_p99_ms=.. [async_p99_ms=..
+ *        two_phase_p99_ms=..] lost=.. wrong=..
  * lost = calls that returned an error, wrong = calls whose result differed.
  * Latencies are of every call, failed ones included.
  *
@@ -89,22 +93,43 @@ typedef struct {
   double bytes; /* moved each way by calls that succeeded */
 } Worker;
 
-/* One call of `echo`, one-shot or on the handle; its latency in w->latency. */
+/* The kinds of call, in the order the threads cycle through them: the first
+ * two without --mix, all four with it. */
+enum { kOneShot, kHandle, kAsync, kTwoPhase };
+static const char *const kKindNames[] = {"one-shot", "handle", "async", "two-phase"};
+static int kinds = 2;
+
+/* One call of `echo` of the kind its number says; 0 when it succeeded. */
+static int echo_call(int kind, grpc_function_handle_t *h, size_t words, uint64_t *buf) {
+  switch (kind) {
+    case kOneShot:
+      return Ninf_call("echo", (long)words, (double *)buf) != 0;
+    case kHandle:
+      return grpc_call(h, (long)words, (double *)buf) != GRPC_NO_ERROR;
+    case kAsync: {
+      int id = Ninf_call_async("echo", (long)words, (double *)buf);
+      return id < 0 || Ninf_wait(id) != 0;
+    }
+    default: {
+      Ninf_ticket ticket;
+      if (Ninf_call_submit(&ticket, "echo", (long)words, (double *)buf) != 0) return 1;
+      memset(buf, 0, words * sizeof *buf); /* what comes back must come from the server */
+      return Ninf_call_collect(&ticket, "echo", (long)words, (double *)buf) != 0;
+    }
+  }
+}
+
+/* One call; its latency in w->latency. */
 static void soak_call(Worker *w, grpc_function_handle_t *h, int call) {
   size_t bytes = kSizes[(call + w->index) % kCycle];
   size_t words = bytes / sizeof(uint64_t);
   uint64_t seed = call_seed(w->index, call);
-  int one_shot = call % 2 == 0;
+  const int kind = call % kinds;
   fill(w->buf, words, seed);
   double start = bench_now();
-  int failed;
-  if (one_shot) {
-    failed = Ninf_call("echo", (long)words, (double *)w->buf) != 0;
-  } else {
-    failed = grpc_call(h, (long)words, (double *)w->buf) != GRPC_NO_ERROR;
-  }
+  int failed = echo_call(kind, h, words, w->buf);
   w->latency[call] = bench_now() - start;
-  const char *how = one_shot ? "one-shot" : "handle";
+  const char *how = kKindNames[kind];
   if (failed) {
     w->lost++;
     report_failure(w->index, call, bytes, how, Ninf_get_error_detail());
@@ -131,11 +156,11 @@ static void *soak_thread(void *arg) {
   return NULL;
 }
 
-/* p99 of the calls of one kind (even = one-shot, odd = handle), in ms. */
-static double kind_p99_ms(const Worker *workers, int threads, int parity, double *scratch) {
+/* p99 of the calls of one kind, in ms. */
+static double kind_p99_ms(const Worker *workers, int threads, int kind, double *scratch) {
   int n = 0;
   for (int t = 0; t < threads; t++)
-    for (int c = parity; c < workers[t].calls; c += 2) scratch[n++] = workers[t].latency[c];
+    for (int c = kind; c < workers[t].calls; c += kinds) scratch[n++] = workers[t].latency[c];
   return n > 0 ? 1e3 * bench_percentile(scratch, n, 0.99) : 0;
 }
 
@@ -149,16 +174,21 @@ static void soak_report(const Worker *workers, int threads, int total, double se
     wrong += workers[t].wrong;
     bytes += workers[t].bytes;
   }
-  double oneshot_p99 = kind_p99_ms(workers, threads, 0, all);
-  double handle_p99 = kind_p99_ms(workers, threads, 1, all);
+  double oneshot_p99 = kind_p99_ms(workers, threads, kOneShot, all);
+  double handle_p99 = kind_p99_ms(workers, threads, kHandle, all);
+  char mixed[96] = "";
+  if (kinds > 2)
+    snprintf(mixed, sizeof mixed, " async_p99_ms=%.3f two_phase_p99_ms=%.3f",
+             kind_p99_ms(workers, threads, kAsync, all),
+             kind_p99_ms(workers, threads, kTwoPhase, all));
   for (int t = 0; t < threads; t++)
     for (int c = 0; c < workers[t].calls; c++) all[n++] = workers[t].latency[c];
   double p50 = bench_percentile(all, n, 0.50), p99 = bench_percentile(all, n, 0.99);
   printf(
       "soak threads=%d calls=%d seconds=%.2f calls_per_s=%.1f mb_per_s=%.1f p50_ms=%.3f "
-      "p99_ms=%.3f max_ms=%.3f oneshot_p99_ms=%.3f handle_p99_ms=%.3f lost=%d wrong=%d\n",
+      "p99_ms=%.3f max_ms=%.3f oneshot_p99_ms=%.3f handle_p99_ms=%.3f%s lost=%d wrong=%d\n",
       threads, total, seconds, total / seconds, bytes / seconds / 1e6, p50 * 1e3, p99 * 1e3,
-      all[n - 1] * 1e3, oneshot_p99, handle_p99, lost, wrong);
+      all[n - 1] * 1e3, oneshot_p99, handle_p99, mixed, lost, wrong);
   free(all);
 }
 
@@ -223,7 +253,7 @@ static int run_good(int calls, double max_seconds) {
 static int usage(const char *argv0) {
   fprintf(stderr,
           "usage: %s [-server host] [-port n] [--mode soak|good] [--threads N] [--calls N] "
-          "[--max-seconds S]\n",
+          "[--max-seconds S] [--mix]\n",
           argv0);
   return 2;
 }
@@ -245,6 +275,8 @@ int main(int argc, char **argv) {
       calls = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--max-seconds") && i + 1 < argc)
       max_seconds = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--mix"))
+      kinds = 4;
     else
       return usage(argv[0]);
   }

@@ -46,6 +46,7 @@ bench_declare soak "A 64-client soak, then a good client quiet and under four at
 bench_option --threads N threads 64 4 "soak client threads"
 bench_option --calls N calls 20480 64 "soak calls in all"
 bench_option --transfer-timeout S transfer_timeout 5 1 "the attacked ninfd's transfer_timeout_seconds"
+bench_option --mixed-threads N mixed_threads 1024 8 "threads of the mixed soak (one-shot, handle, async, two-phase)"
 bench_parse "$@"
 bench_need server/ninfd bench/bench_soak bench/attack stubs/registry/echo metaserver/ninf-meta bench/meta_attack
 : >"$raw_log"
@@ -194,6 +195,22 @@ stop_daemon
 grep -E 'event=(connection_replaced|connection_refused|log_suppressed)' "$work/ninfd.log" |
   sed 's/^/ninfd (defaults): /' | tail -n 20 >>"$raw_log" || true
 
+# Phase 1c: many more threads, each cycling through every kind of call:
+# one-shot, handle, async and two-phase (a ticket, the buffer cleared, the
+# collect). Each thread holds a handle's connection beside its other calls',
+# so the connection bounds are raised (and the client's descriptors).
+start_soak_daemon --max-connections 8192 --max-connections-per-client 8192
+sample soak_mixed_before
+soak_mixed_cpu=$(daemon_cpu)
+soak_mixed_line=$(run prlimit --nofile=16384:16384 "$build/bench/bench_soak" --threads "$mixed_threads" \
+  --calls "$calls" --mix)
+soak_mixed_cpu=$(awk -v a="$(daemon_cpu)" -v b="$soak_mixed_cpu" 'BEGIN { printf "%.2f", a - b }')
+log "soak_mixed ninfd_cpu_s=$soak_mixed_cpu"
+sleep 2
+sample soak_mixed_after
+stats soak_mixed_after
+stop_daemon
+
 # Phase 2: the good client, quiet and under attack.
 start_soak_daemon --slots 2 --transfer-timeout-seconds "$transfer_timeout"
 good_run quiet
@@ -265,6 +282,8 @@ soak_lost=$(field "$soak_line" lost)
 soak_wrong=$(field "$soak_line" wrong)
 soak_default_lost=$(field "$soak_default_line" lost)
 soak_default_wrong=$(field "$soak_default_line" wrong)
+soak_mixed_lost=$(field "$soak_mixed_line" lost)
+soak_mixed_wrong=$(field "$soak_mixed_line" wrong)
 dirty=""
 git -C "$here/.." diff --quiet HEAD 2>/dev/null || dirty=" (working tree with uncommitted changes)"
 {
@@ -289,6 +308,18 @@ git -C "$here/.." diff --quiet HEAD 2>/dev/null || dirty=" (working tree with un
   echo "setting at all (\`max_connections_per_client\` 256, slots = cores)."
   echo
   soak_table soak_default
+  echo
+  echo "## Mixed soak: $mixed_threads threads, every kind of call"
+  echo
+  echo "A fresh ninfd \`--max-connections 8192 --max-connections-per-client 8192\` (each thread holds its"
+  echo "handle's connection beside its other calls), every other setting default (\`max_idle_handles\`"
+  echo "64, slots = cores). $mixed_threads threads share $(field "$soak_mixed_line" calls) calls, each thread cycling through"
+  echo "one-shot \`Ninf_call\`, \`grpc_call\` on its handle, \`Ninf_call_async\` + \`Ninf_wait\` and a"
+  echo "two-phase \`Ninf_call_submit\` + \`Ninf_call_collect\` (the buffer cleared between them); sizes"
+  echo "and checks as above. p99 async / two-phase:"
+  echo "$(ms "$(field "$soak_mixed_line" async_p99_ms)") / $(ms "$(field "$soak_mixed_line" two_phase_p99_ms)") ms."
+  echo
+  soak_table soak_mixed
   echo
   echo "## A good client, quiet and under attack"
   echo
@@ -328,6 +359,7 @@ git -C "$here/.." diff --quiet HEAD 2>/dev/null || dirty=" (working tree with un
   echo "|---|---|---|"
   echo "| soak: 0 lost, 0 wrong | $soak_lost lost, $soak_wrong wrong | $(verdict "$((soak_lost + soak_wrong == 0))") |"
   echo "| soak at defaults: 0 lost, 0 wrong | $soak_default_lost lost, $soak_default_wrong wrong | $(verdict "$((soak_default_lost + soak_default_wrong == 0))") |"
+  echo "| mixed soak ($mixed_threads threads): 0 lost, 0 wrong | $soak_mixed_lost lost, $soak_mixed_wrong wrong | $(verdict "$((soak_mixed_lost + soak_mixed_wrong == 0))") |"
   for name in A1 A2 S1 S2; do
     line_var="good_$name"
     line=${!line_var}
