@@ -69,6 +69,13 @@ bool IsBrief(double predicted_seconds, double recent_compute_seconds, uint64_t r
          recent_compute_seconds < kBriefSeconds;
 }
 
+namespace {
+
+// A call admitted as brief: never one with ranks, which hold their cores.
+bool BriefCall(const CallDemand &call) { return call.brief && call.ranks == 0; }
+
+}  // namespace
+
 bool OutgrewBrief(int cores, double compute_seconds) {
   return cores == 0 && !(compute_seconds < kBriefSeconds);
 }
@@ -102,7 +109,7 @@ int Admission::ThreadsFor(double now, bool arriving, int max_threads, int ranks,
   // Noted even when the call must wait; a brief call is no part of it.
   const int demand = NoteDemand(now, arriving && !brief);
   if (running_ >= config_.slots) return 0;
-  if (brief && ranks == 0) return 1;
+  if (brief) return 1;
   if (ranks > 0) {  // never more ranks running than cores
     const int need = std::min(ranks, config_.cores);
     return config_.cores - threads_held_ >= need ? need : 0;
@@ -140,7 +147,7 @@ bool Admission::EligibleWaiting(bool brief_only) const {
 }
 
 bool Admission::TryRun(const CallDemand &call, double now, int *threads, int *cores) {
-  const bool brief = call.brief && call.ranks == 0;
+  const bool brief = BriefCall(call);
   const int granted = ThreadsFor(now, true, call.max_threads, call.ranks, brief);
   // Waiting calls whose users hold their quota do not hold back others; a
   // brief call, given a free slot, passes those that wait for cores.
@@ -167,7 +174,7 @@ Admission::Decision Admission::Offer(const CallDemand &call, double now, int *th
                            : 0;
   const Key key{order, seq, call.id};
   queue_.insert(key);
-  const bool brief = call.brief && call.ranks == 0;
+  const bool brief = BriefCall(call);
   waiting_[call.id] = Waiting{key, call.max_threads, call.ranks, call.user, call.user_slots, brief};
   ++queued_by_user_[call.user];
   if (brief) ++brief_waiting_;

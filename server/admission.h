@@ -236,7 +236,7 @@ class Admission {
   // number, which it updates. Brief calls are not part of it.
   int NoteDemand(double now, bool arriving);
   // The threads a call starting now gets (0: it may not start yet); a
-  // brief one gets 1 whenever a slot is free.
+  // brief one (never with ranks: BriefCall) gets 1 whenever a slot is free.
   int ThreadsFor(double now, bool arriving, int max_threads, int ranks, bool brief);
   // A call of `user` starts, holding `cores` (0: brief).
   void Hold(int cores, const std::string &user);

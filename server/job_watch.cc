@@ -25,11 +25,12 @@
 namespace ninf::server {
 namespace {
 
-// Whether an idle handle may be stopped now. One that keeps its slot may
+// Whether an idle handle may be stopped now, taking back its lease if it
+// keeps its slot (so not a pure question). One that keeps its slot may
 // begin a call on it at any moment: its lease is taken back first, and one
 // whose call began is not idle. So a call the stop meets has not reached
 // its routine, and its client is told NINF_ERR_EXPIRED (job_ending.cc).
-bool MayStopIdle(Job &job) { return job.TakeLease() != SlotLease::Taken::kAfterCall; }
+bool TakeIdleToStop(Job &job) { return job.TakeLease() != SlotLease::Taken::kAfterCall; }
 
 int64_t MsBetween(Clock::time_point from, Clock::time_point to) {
   if (from == Clock::time_point() || to < from) return 0;
@@ -103,7 +104,7 @@ std::vector<uint64_t> JobWatch::Run(const JobTable &jobs, Clock::time_point now)
     auto it = jobs.find(k.job);
     if (it == jobs.end()) continue;
     Job &job = *it->second;
-    if (k.reason == KillReason::kIdleExpired && !MayStopIdle(job)) continue;
+    if (k.reason == KillReason::kIdleExpired && !TakeIdleToStop(job)) continue;
     spdlog::info("event=watchdog_kill job={} call={} function={} pid={} reason={}", job.id(),
                  job.params().call_id, job.params().function, job.pid(), daemon::Quoted(k.detail));
     job.Kill(k.reason, std::move(k.detail));
@@ -183,7 +184,7 @@ void JobWatch::StopIdleHandlesOverBudget(const JobTable &jobs, Clock::time_point
   for (uint64_t id : IdleHandlesToStop(idle, static_cast<std::size_t>(settings_.max_idle_handles),
                                        static_cast<uint64_t>(settings_.idle_handle_memory))) {
     Job &job = *jobs.at(id);
-    if (!MayStopIdle(job)) continue;
+    if (!TakeIdleToStop(job)) continue;
     spdlog::info("event=idle_handle_stopped job={} function={} pid={} reason=budget", id,
                  job.params().function, job.pid());
     job.Kill(KillReason::kIdleExpired,
