@@ -43,6 +43,19 @@
 //     |<-- CTL_ARRIVING --------------|   a handle's next ARGS frame has come
 //     |<-- CTL_WANT_SLOT -------------|   its arguments are in
 //
+// A handle's later call is held to the arrival bounds as a first call is
+// (server/admission.h ArrivalGate). ARRIVING carries the ARGS payload's
+// length in bytes_in. When the whole frame is in the executable's socket
+// already, it reads on at once (its bytes are in this host's memory, at
+// most a socket buffer of them) and ninfd counts it, room or not. When
+// its bytes are still coming (a large or slow upload), ARRIVING says
+// kArrivingAsksRoom and the executable reads nothing until ninfd gives it
+// room, sending the client heartbeats meanwhile, as it does for a slot:
+//
+//     |<-- CTL_ARRIVING (asks room) --|   bytes_in: the payload to come
+//     |--- CTL_ROOM ----------------->|   read it (error_code 0), or refused
+//     |<-- CTL_WANT_SLOT -------------|   its arguments are in
+//
 // A one-shot executable that ninfd allows to serve further calls (HANDOFF
 // flag kHandoffReusable) does not exit after its call: it closes its copy of
 // the client's socket, forgets the client (OUT and WORK buffers are cleared
@@ -130,6 +143,10 @@ enum ControlKind : uint32_t {
   // address; ninfd answers CTL_FETCH_ANSWER (error_code NINF_OK, or why not).
   CTL_FETCH_ASK = 16,
   CTL_FETCH_ANSWER = 17,
+  // ninfd's answer to an ARRIVING that asks room (kArrivingAsksRoom): the
+  // call may read its arguments now (error_code NINF_OK), or is refused
+  // (NINF_ERR_SHUTTING_DOWN).
+  CTL_ROOM = 18,
 };
 
 inline constexpr std::size_t kStoreTokenSize = 16;
@@ -148,6 +165,12 @@ inline constexpr uint32_t kHandoffTls = 0x8;
 // Admission after arrival: read each call's arguments, then ask for its
 // slot (CTL_WANT_SLOT) and compute once it is granted.
 inline constexpr uint32_t kHandoffArgsFirst = 0x10;
+// The same for a handle's later calls (each announced by CTL_ARRIVING),
+// whether or not this first call's slot came with the hand-off.
+inline constexpr uint32_t kHandoffLaterArgsFirst = 0x20;
+// ARRIVING: the arguments are still coming; the executable waits for
+// CTL_ROOM before it reads them.
+inline constexpr uint32_t kArrivingAsksRoom = 0x1;
 inline constexpr std::size_t kControlPskSize = 32;
 // Sizes of the authentication exchange (protocol/auth.h), which the
 // executables do not link.
@@ -159,12 +182,13 @@ struct ControlMsg {
   int32_t error_code = 0;  // CALL_DONE: NINF_OK or the call's error; SLOT: NINF_OK = granted
   uint64_t call_id = 0;
   uint64_t max_call_bytes = 0;  // HANDOFF: per-call array limit (0 = none)
-  uint32_t flags = 0;           // HANDOFF: kHandoffPersistent, kHandoffReusable
+  uint32_t flags = 0;           // HANDOFF: kHandoffPersistent, ...; ARRIVING: kArrivingAsksRoom
   uint32_t threads = 0;         // HANDOFF, SLOT: threads this call may use (set per call);
                                 // CALL_DONE: 1 if the routine is single-threaded, else 0
   uint32_t heartbeat_ms = 0;    // HANDOFF: send FRAME_HEARTBEAT this often while computing
   uint32_t cpu_seconds = 0;     // HANDOFF: CPU budget of each call (0 = none)
-  uint64_t bytes_in = 0;        // CALL_DONE, WANT_SLOT (after arrival): bytes received
+  uint64_t bytes_in = 0;        // CALL_DONE, WANT_SLOT (after arrival): bytes received;
+                                // ARRIVING: the ARGS payload's length
   uint64_t bytes_out = 0;       // CALL_DONE: bytes sent to the client; KEEP: the bytes kept;
                                 // WANT_SLOT (after arrival): the result's bytes still to send
   double recv_seconds = 0;      // CALL_DONE, WANT_SLOT (after arrival): time receiving arguments

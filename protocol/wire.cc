@@ -4,6 +4,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -27,6 +28,10 @@ constexpr int kIovBatch = 64;
 // one SSL_write (one record, one send) rather than a record each; larger
 // ones are encrypted straight from the caller's memory.
 constexpr std::size_t kTlsGather = 16 * 1024;
+// A TLS 1.3 record's plaintext and what framing each record adds (header,
+// content type, AEAD tag).
+constexpr uint64_t kTlsMaxRecord = 16 * 1024;
+constexpr uint64_t kTlsRecordOverhead = 22;
 
 Status IoError(const char *what, int err) {
   if (err == 0)
@@ -164,6 +169,21 @@ Status Channel::TlsRead(void *data, std::size_t n, ReceiveBeat *beat) {
 }
 
 int Channel::TakeReceivedFd() { return std::exchange(received_fd_, -1); }
+
+bool Channel::Arrived(uint64_t n) const {
+  int queued = 0;
+  if (::ioctl(fd_, FIONREAD, &queued) != 0 || queued < 0) return false;
+  uint64_t have = static_cast<uint64_t>(queued);
+  if (ssl_) {
+    const uint64_t held = static_cast<uint64_t>(std::max(SSL_pending(ssl_.get()), 0));
+    if (held >= n) return true;
+    // What is still in the socket comes in records of at most 16 KiB,
+    // each with its header, content type and tag (TLS 1.3: 22 bytes).
+    const uint64_t rest = n - held;
+    return have >= rest + kTlsRecordOverhead * (rest / kTlsMaxRecord + 1);
+  }
+  return have >= n;
+}
 
 // Every read and write is non-blocking (MSG_DONTWAIT) and waits here when
 // the socket is not ready, so the timeout bounds each step: a blocking

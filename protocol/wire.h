@@ -76,6 +76,14 @@ class NINF_PROTOCOL_API Channel {
   // Whether the socket is a Unix-domain one (the same-host path).
   bool local() const { return local_; }
 
+  // Whether the next `n` bytes of the stream have come already (nothing to
+  // wait for to read them): they are in the socket or, over TLS, held
+  // decrypted by the session or in the socket with their records' framing.
+  // Over TLS it may say no to bytes that have come (what OpenSSL read ahead
+  // and has not decrypted is counted nowhere), never yes to bytes that
+  // have not.
+  bool Arrived(uint64_t n) const;
+
   // Reads and validates the next 24-byte frame header.
   Status RecvHeader(uint64_t max_payload, FrameHeader *out);
 

@@ -28,6 +28,8 @@ AdmissionPlan NoFreeSlot(AdmissionPlan plan) {
   return plan;
 }
 
+AdmissionPlan LaterCallsPlan(AdmissionPlan first) { return NoFreeSlot(first); }
+
 SlotRelease ReleaseOf(const AdmissionPlan &plan, std::string_view release_slot) {
   if (plan.ArgumentsFirst() && release_slot == "computed") return SlotRelease::kComputed;
   return SlotRelease::kResult;

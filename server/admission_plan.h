@@ -75,6 +75,13 @@ AdmissionPlan PlanAdmission(const AdmissionFacts &facts);
 // kArrivalFirst. Any other plan is returned as it is.
 AdmissionPlan NoFreeSlot(AdmissionPlan plan);
 
+// The plan of a handle's later calls, whose first call followed `first`:
+// under admission after arrival they read their arguments first (HANDOFF
+// flag kHandoffLaterArgsFirst), even when the first call took a slot free
+// at its hand-off: a later call's arguments come to the executable, never
+// behind a CALL in ninfd's socket, and a slow upload must hold no slot.
+AdmissionPlan LaterCallsPlan(AdmissionPlan first);
+
 // When a call following `plan` gives its slot back, given the
 // `release_slot` setting (read when the routine returns: the setting is
 // live, and a reload applies to the calls under way). Only a call whose

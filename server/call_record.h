@@ -42,6 +42,10 @@ struct CallRecord {
   bool reusable = false;  // this call's one-shot process comes back (CTL_RELEASED)
   bool cold_start = false;      // the executable was started for this job (not warm, not reused)
   bool last_call_kept = false;  // the call CALL_DONE last reported began on the kept slot
+  // A handle's later call that asked for room under the arrival bounds
+  // (CTL_ARRIVING, kArrivingAsksRoom) and has not had its CTL_ROOM yet: its
+  // executable reads nothing meanwhile, and beats the client.
+  bool awaits_room = false;
   // Whether the job holds a slot now (from Job::Admit until the scheduler
   // releases it: Job::SlotReleased). HoldsSlot(state) says what a state
   // means; this is the account, which a call that failed before its slot

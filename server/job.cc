@@ -129,6 +129,21 @@ void Job::RefuseSlot(const Status &st) {
 
 void Job::End() { SetState(JobState::kEnded); }
 
+void Job::AnswerRoom(const Status &st) {
+  assert(call_.awaits_room);
+  call_.awaits_room = false;
+  // The arguments' transfer is watched from the room, not from the ask.
+  call_.progress_at = Clock::now();
+  progress_moved_ = 0;
+  ControlMsg answer;
+  answer.kind = CTL_ROOM;
+  answer.error_code = st.code();
+  // A failure means the executable is gone: its exit ends the job.
+  if (int err = Tell(answer); err != 0)
+    spdlog::debug("event=control_send_failed job={} pid={} error={}", id_, pid(),
+                  daemon::Quoted(std::strerror(err)));
+}
+
 bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   assert(!process_ && conn_ && AwaitsHandoff(state_));
   // The executable shares this socket (same open file description), and its
@@ -174,6 +189,8 @@ bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {
   // them once the arguments are in).
   call_.args_first = notes.plan.ArgumentsFirst();
   if (call_.args_first) handoff.flags |= kHandoffArgsFirst;
+  if (params_.persistent && LaterCallsPlan(notes.plan).ArgumentsFirst())
+    handoff.flags |= kHandoffLaterArgsFirst;
   handoff.threads = static_cast<uint32_t>(call_.threads);
   handoff.queue_seconds = call_.args_first ? 0 : call_.QueueSeconds();
   handoff.heartbeat_ms = params_.heartbeat_ms;
@@ -268,10 +285,20 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       break;
     case CTL_ARRIVING:
       // A handle's next call, admitted after arrival: from idle to reading
-      // its arguments (watched for progress, no longer idle).
+      // its arguments (watched for progress, no longer idle), held to the
+      // arrival bounds as a first call is.
       if (KeepsSlot(state_)) ReturnUnusedLease();
-      if (IdleBetweenCalls(state_) && params_.persistent && call_.args_first)
+      if (IdleBetweenCalls(state_) && params_.persistent && call_.args_first) {
         SetState(JobState::kArriving);
+        call_.awaits_room = (msg.flags & kArrivingAsksRoom) != 0;
+        events_->OnArriving(*this, msg.bytes_in);
+      } else if (msg.flags & kArrivingAsksRoom) {
+        // No call may arrive here: the executable hears so rather than
+        // waiting for room for ever.
+        spdlog::warn("event=control_unexpected job={} call={} function={} kind=arriving state={}",
+                     id_, params_.call_id, params_.function, JobStateName(state_));
+        Tell({.kind = CTL_ROOM, .error_code = NINF_ERR_PROTOCOL});
+      }
       break;
     case CTL_CLIENT_GONE:
       if (CallOpen(Observed())) events_->OnClientGone(*this);
@@ -330,6 +357,13 @@ void Job::OnCallDone(const ControlMsg &msg) {
   }
   if (!CallOpen(state_)) return;  // e.g. a refused frame while idle: no call was open
   call_.last_call_kept = false;
+  call_.awaits_room = false;  // it failed waiting (the scheduler withdraws it)
+  // A handle's later calls follow their own plan (the executable was told
+  // at the hand-off: kHandoffLaterArgsFirst).
+  if (params_.persistent) {
+    notes.plan = LaterCallsPlan(notes.plan);
+    call_.args_first = notes.plan.ArgumentsFirst();
+  }
   SetState(params_.persistent ? JobState::kIdle : JobState::kDone);
   ++call_.calls_done;
   if (conn_) conn_->WatchHangup(false);

@@ -53,6 +53,11 @@ class JobEvents {
   virtual void OnArgsReceived(Job &job, bool resumed) = 0;
   // CTL_CALL_DONE: one call finished (`msg` has its outcome and figures).
   virtual void OnCallDone(Job &job, const ControlMsg &msg) = 0;
+  // CTL_ARRIVING: a handle's next call admitted after arrival reads (or,
+  // CallRecord::awaits_room, asks room to read) `bytes` of arguments; the
+  // job is kArriving. The scheduler counts it under the arrival bounds and
+  // answers one that asks room with Job::AnswerRoom, now or once there is.
+  virtual void OnArriving(Job &job, uint64_t bytes) = 0;
   // CTL_WANT_SLOT: a persistent executable's client sent its next call,
   // which needs a slot (the job is kQueued now). The scheduler answers with
   // Admit() or RefuseSlot().
@@ -143,6 +148,10 @@ class Job : public ProcessOwner {
   // arrive: Handoff gives it its executable without a slot).
   void QueueArrival();
   void PassArrival();
+  // A handle's later call that asked for room under the arrival bounds
+  // (CTL_ARRIVING with kArrivingAsksRoom; CallRecord::awaits_room) gets it,
+  // or is refused (`st`): CTL_ROOM. Its transfer is watched from here.
+  void AnswerRoom(const Status &st);
 
   // CTL_WANT_SLOT (`msg`): kIdle -> kQueued, a persistent executable's next
   // call waits for a slot (its arguments still in the socket); admitted

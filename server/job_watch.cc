@@ -126,7 +126,8 @@ bool JobWatch::Judge(Job &job, Clock::time_point now, Kill *kill) const {
     limits.wall_ms = job.params().limits.wall_seconds * 1000;
     return Watch(
         WatchFacts{state, MsBetween(job.kept_slot().CallStarted(job.state(), job.call()), now),
-                   MsBetween(job.call().progress_at, now), MsBetween(job.call().idle_since, now)},
+                   MsBetween(job.call().progress_at, now), MsBetween(job.call().idle_since, now),
+                   job.call().awaits_room},
         limits);
   };
   Verdict v = verdict();

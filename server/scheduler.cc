@@ -278,6 +278,10 @@ void Scheduler::AdmitArrivals() {
   admitting_arrivals_ = true;
   while (std::optional<uint64_t> id = desk_.arrivals().Next(desk_.Bounds())) {
     Job &job = *jobs_.at(*id);
+    if (job.call().awaits_room) {  // a handle's later call: its executable reads on
+      job.AnswerRoom(Status::Ok());
+      continue;
+    }
     job.PassArrival();
     StartJob(job);  // may end the job (FinishJob), which lands here again: not re-entered
   }
@@ -305,15 +309,16 @@ void Scheduler::AdmitQueued() {
 void Scheduler::FinishJob(Job &job, EndReason reason, const Status &why) {
   daemon::Connection *conn = job.conn();
   const Ending ending = DescribeEnding(FactsOf(job, desk_.admission().queued()), reason, why);
-  const JobState before = job.state();
   // (Unconditionally: a call that ended its wait otherwise, e.g. by a
   // failed CALL_DONE while held, must never be granted a slot.)
   desk_.admission().Withdraw(job.id());
   // By the job's own account, not its state: a call admitted after arrival
   // that failed before its slot (kArriving or kHeld -> kDone) holds none.
   if (job.call().slot_held) desk_.admission().Release(job.call().cores, job.params().owner);
-  if (AwaitsArrivalRoom(before)) desk_.arrivals().Withdraw(job.id());
-  desk_.arrivals().Done(job.id());  // if it held room under the arrival bounds
+  // If it waited for room under the arrival bounds (before its hand-off, or
+  // a handle's later call), or held some.
+  desk_.arrivals().Withdraw(job.id());
+  desk_.arrivals().Done(job.id());
   job.End();
 
   const std::string &name = job.params().function;
@@ -357,7 +362,15 @@ void Scheduler::RunWatchdog() {
 void Scheduler::BeginShutdown() {
   stopping_ = true;
   supply_.pool().Close();
-  for (uint64_t id : desk_.arrivals().TakeWaiting()) FinishJob(*jobs_.at(id), EndReason::kRefused);
+  for (uint64_t id : desk_.arrivals().TakeWaiting()) {
+    Job &job = *jobs_.at(id);
+    // A handle's later call is refused through its executable, which
+    // fails the call.
+    if (job.call().awaits_room)
+      job.AnswerRoom(Status(NINF_ERR_SHUTTING_DOWN, "the server is shutting down"));
+    else
+      FinishJob(job, EndReason::kRefused);
+  }
   for (uint64_t id : desk_.admission().TakeQueue()) {
     Job &job = *jobs_.at(id);
     // A call whose executable holds its arguments (or a handle's next
@@ -420,7 +433,7 @@ void Scheduler::AddGauges(Gauges *g) const {
     // Live executables, and calls about to get one (as before: queued calls
     // without an executable are not jobs).
     if (job->started() || !(InQueue(job->state()) || AwaitsArrivalRoom(job->state()))) ++g->jobs;
-    if (job->state() == JobState::kArriving) {
+    if (job->state() == JobState::kArriving && !job->call().awaits_room) {
       ++g->arriving;
     } else if (job->state() == JobState::kHeld) {
       ++g->held;

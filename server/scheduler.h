@@ -146,6 +146,7 @@ class Scheduler : public JobEvents {
   // JobEvents
   void OnArgsReceived(Job &job, bool resumed) override;
   void OnCallDone(Job &job, const ControlMsg &msg) override;
+  void OnArriving(Job &job, uint64_t bytes) override;
   void OnWantSlot(Job &job) override;
   void OnReplying(Job &job) override;
   void OnClientGone(Job &job) override;

@@ -144,6 +144,32 @@ void Scheduler::OnArgsReceived(Job &job, bool resumed) {
   observer_.PublishLoad();  // the call's size is known now
 }
 
+void Scheduler::OnArriving(Job &job, uint64_t bytes) {
+  const ArrivalGate::Call call{job.id(), desk_.ArrivalClient(job), bytes};
+  if (!job.call().awaits_room) {
+    // Its whole frame is in this host's socket already (at most a socket
+    // buffer of it): counted, room or not, as a call writing its result is.
+    desk_.arrivals().Rehold(call);
+    observer_.PublishLoad();
+    return;
+  }
+  if (stopping_) {
+    job.AnswerRoom(Status(NINF_ERR_SHUTTING_DOWN, "the server is shutting down"));
+    return;
+  }
+  if (desk_.arrivals().Offer(call, desk_.Bounds())) {
+    job.AnswerRoom(Status::Ok());
+  } else {
+    spdlog::info(
+        "event=call_arrival_queued job={} call={} function={} user={} persistent=1 bytes={} "
+        "arriving={} arrival_bytes={} waiting={}",
+        job.id(), job.params().call_id, job.params().function, ShownUser(job.params().owner),
+        call.bytes, desk_.arrivals().held().calls, desk_.arrivals().held().bytes,
+        desk_.arrivals().waiting().calls);
+  }
+  observer_.PublishLoad();
+}
+
 void Scheduler::OnWantSlot(Job &job) {
   // A persistent executable's next call waits for a slot like any other.
   if (stopping_) {
@@ -224,7 +250,10 @@ void Scheduler::OnCallDone(Job &job, const ControlMsg &msg) {
   // (kHeld: its heartbeat to a gone client failed, say) waits no more, and
   // leaves the arrival bounds.
   desk_.admission().Withdraw(job.id());
-  if (desk_.arrivals().holds(job.id())) {
+  // (Or a handle's later call that failed waiting for room: one behind it
+  // may go now.)
+  const bool withdrawn = desk_.arrivals().Withdraw(job.id());
+  if (withdrawn || desk_.arrivals().holds(job.id())) {
     desk_.arrivals().Done(job.id());
     AdmitArrivals();
   }

@@ -15,6 +15,9 @@ Verdict Watch(const WatchFacts &job, const WatchLimits &limits) {
     case JobState::kComputing:
     case JobState::kReplying:
     case JobState::kArriving:
+      // A handle's call waiting for room reads nothing yet, as a call
+      // waiting before its hand-off (kArrivalQueued); its executable beats.
+      if (job.state == JobState::kArriving && job.awaits_room) return Verdict::kKeep;
       if (limits.wall_ms > 0 && job.in_call_ms > limits.wall_ms) return Verdict::kWallLimit;
       // Computing moves no call data; heartbeats and the wall-clock budget
       // watch it instead.

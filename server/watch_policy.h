@@ -34,6 +34,7 @@ struct WatchFacts {
   int64_t in_call_ms = 0;         // since the call was handed over (or granted its slot)
   int64_t since_progress_ms = 0;  // since the socket last moved data in this state
   int64_t idle_ms = 0;            // since a persistent executable became idle
+  bool awaits_room = false;       // kArriving: a handle's call waiting for arrival room
 };
 enum class Verdict {
   kKeep,

@@ -115,7 +115,9 @@ SlotPlan PlanSlot(const SlotFacts &facts) {
   // reads its arguments first; a later call on the kept slot asks nothing.
   if (facts.later_call && facts.leased) return {.step = SlotStep::kHeld, .no_wait = true};
   if (facts.arguments_first)
-    return {.step = SlotStep::kAskAfterArguments, .report_arriving = facts.later_call};
+    return {.step = SlotStep::kAskAfterArguments,
+            .report_arriving = facts.later_call,
+            .ask_room = facts.later_call && !facts.arguments_in};
   return {.step = facts.later_call ? SlotStep::kAskBeforeArguments : SlotStep::kHeld};
 }
 

@@ -101,6 +101,7 @@ struct SlotFacts {
   bool arguments_first = false;  // HANDOFF's kHandoffArgsFirst
   bool later_call = false;       // not the hand-off's first call (a handle's next one)
   bool leased = false;           // later_call only: it began on the kept slot
+  bool arguments_in = false;     // the whole ARGS frame is in the socket already
 };
 
 struct SlotPlan {
@@ -109,6 +110,11 @@ struct SlotPlan {
   // later call admitted after arrival, which ninfd would otherwise take for
   // an idle executable.
   bool report_arriving = false;
+  // ...and wait for room under ninfd's arrival bounds before reading them
+  // (CTL_ROOM): their bytes are still coming, and a slow upload must not
+  // hold memory beyond the bounds. A frame wholly in the socket is in this
+  // host's memory already: ninfd counts it without an answer.
+  bool ask_room = false;
   // The call waited for nothing (HANDOFF's queue_seconds no longer applies).
   bool no_wait = false;
 };

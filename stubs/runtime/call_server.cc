@@ -126,6 +126,22 @@ int CallServer::OfferLeasePage() {
 Status CallServer::WaitForSlot(Channel &ch, ControlMsg want) {
   want.kind = CTL_WANT_SLOT;
   Report(want);
+  ControlMsg answer;
+  NINF_RETURN_IF_ERROR(AwaitAnswer(ch, CTL_SLOT, &answer));
+  // The scheduler may give this call other threads than the last one.
+  handoff_.queue_seconds = answer.queue_seconds;
+  if (answer.threads > 0) handoff_.threads = answer.threads;
+  ApplyThreadBudget(ThreadsPerRank(handoff_.threads, team_));
+  return Status::Ok();
+}
+
+Status CallServer::WaitForRoom(Channel &ch, uint64_t payload_bytes) {
+  Report({.kind = CTL_ARRIVING, .flags = kArrivingAsksRoom, .bytes_in = payload_bytes});
+  ControlMsg answer;
+  return AwaitAnswer(ch, CTL_ROOM, &answer);
+}
+
+Status CallServer::AwaitAnswer(Channel &ch, uint32_t kind, ControlMsg *answer) {
   wire::Heartbeat beat;
   const int period = handoff_.heartbeat_ms ? static_cast<int>(handoff_.heartbeat_ms) : -1;
   for (;;) {
@@ -137,26 +153,19 @@ Status CallServer::WaitForSlot(Channel &ch, ControlMsg want) {
       NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_HEARTBEAT, &beat));
       continue;
     }
-    ControlMsg answer;
-    int got = RecvControl(control_fd_, &answer, nullptr);
+    int got = RecvControl(control_fd_, answer, nullptr);
     if (got != 1) return Status(NINF_ERR_SERVER, "ninfd went away before the call could start");
-    if (answer.kind == CTL_PROBE) {
+    if (answer->kind == CTL_PROBE) {
       // The client shut its write side while the call waits: a beat now
       // tells a closed client (a reset) from a half-closed one.
       NINF_RETURN_IF_ERROR(ch.SendFrame(FRAME_HEARTBEAT, &beat));
       continue;
     }
-    if (answer.kind != CTL_SLOT) continue;
-    if (answer.error_code == NINF_OK) {
-      // The scheduler may give this call other threads than the last one.
-      handoff_.queue_seconds = answer.queue_seconds;
-      if (answer.threads > 0) handoff_.threads = answer.threads;
-      ApplyThreadBudget(ThreadsPerRank(handoff_.threads, team_));
-      return Status::Ok();
-    }
-    // CTL_SLOT carries a code only: each refusal ninfd makes here has its
+    if (answer->kind != kind) continue;
+    if (answer->error_code == NINF_OK) return Status::Ok();
+    // The answer carries a code only: each refusal ninfd makes here has its
     // own code, and the client is told what it means.
-    const int code = answer.error_code;
+    const int code = answer->error_code;
     const char *why = code == NINF_ERR_SHUTTING_DOWN ? "the server is shutting down"
                       : code == NINF_ERR_AUTH
                           ? "ninfd refused the handle's next call: its user was revoked (the "
@@ -461,20 +470,30 @@ Status CallServer::ServeFrame(Channel &ch, const FrameHeader &h, ControlMsg *don
   // (protocol/slot_lease.h); Begin() claims the kept slot, so it is asked
   // only of a later call.
   leased_call_ = calls_ > 0 && lease_.Begin();
-  const SlotPlan slot = PlanSlot({.arguments_first = (handoff_.flags & kHandoffArgsFirst) != 0,
-                                  .later_call = calls_ > 0,
-                                  .leased = leased_call_});
+  const bool arguments_first =
+      (handoff_.flags & (calls_ > 0 ? kHandoffLaterArgsFirst : kHandoffArgsFirst)) != 0;
+  const SlotPlan slot =
+      PlanSlot({.arguments_first = arguments_first,
+                .later_call = calls_ > 0,
+                .leased = leased_call_,
+                .arguments_in =
+                    arguments_first && ch.Arrived(uint64_t{h.header_length} + h.payload_length)});
   if (slot.no_wait) handoff_.queue_seconds = 0;
   // A handle's next call: ninfd hears that its arguments are coming (the
-  // executable is no longer idle, and their progress is watched).
-  if (slot.report_arriving) Report({.kind = CTL_ARRIVING});
+  // executable is no longer idle, and their progress is watched), and
+  // counts them under its arrival bounds, first giving them room if they
+  // are still on their way.
   Status st = Status::Ok();
+  if (slot.ask_room)
+    st = WaitForRoom(ch, h.payload_length);
+  else if (slot.report_arriving)
+    Report({.kind = CTL_ARRIVING, .bytes_in = h.payload_length});
   switch (slot.step) {
     case SlotStep::kHeld:
     case SlotStep::kAskAfterArguments:  // ServeCall asks once they are in
       break;
     case SlotStep::kAskBeforeArguments:
-      st = WaitForSlot(ch, {});
+      if (st.ok()) st = WaitForSlot(ch, {});
       break;
   }
   if (st.ok()) st = ServeCall(ch, h, slot.step == SlotStep::kAskAfterArguments, done);

@@ -162,6 +162,13 @@ class CallServer {
   // (kHandoffArgsFirst), every call once its arguments are in; `want`
   // then carries what ninfd's queue orders by (control.h).
   Status WaitForSlot(Channel &ch, ControlMsg want);
+  // A handle's later call whose arguments are still coming (kArrivingAsksRoom):
+  // tells ninfd how many bytes will come and waits for room under its
+  // arrival bounds (CTL_ROOM) the same way.
+  Status WaitForRoom(Channel &ch, uint64_t payload_bytes);
+  // Waits for ninfd's answer of `kind` (CTL_SLOT, CTL_ROOM) to what was
+  // just reported, beating as above; the answer's error_code as a Status.
+  Status AwaitAnswer(Channel &ch, uint32_t kind, ControlMsg *answer);
 
   // Thread-safe (the heartbeat thread reports a lost client). `pass_fd`
   // (>= 0) travels with the message.

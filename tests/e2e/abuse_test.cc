@@ -227,6 +227,93 @@ TEST_CASE("abuse_f1_calls_that_stop_mid_arguments_hold_no_slot_after_arrival", "
   CHECK(FdsBackTo(d, fds));
 }
 
+// echo(n, a)'s ARGS frame: a of n doubles k, k+1, ...
+std::string EchoArgsFrame(long n, double k) {
+  wire::Args args;
+  args.add_scalars()->set_i(n);
+  std::string payload(static_cast<std::size_t>(n) * sizeof(double), '\0');
+  for (long i = 0; i < n; ++i) {
+    const double v = k + static_cast<double>(i);
+    std::memcpy(payload.data() + i * sizeof v, &v, sizeof v);
+  }
+  return ninf::test::FrameBytes(FRAME_ARGS, &args, payload);
+}
+
+// Reads echo's RESULT and checks that a[] came back as sent (k, k+1, ...).
+void ExpectEcho(Channel &ch, long n, double k) {
+  std::string back;
+  REQUIRE(ninf::test::RecvResult(ch, &back).ok());
+  REQUIRE(back.size() == static_cast<std::size_t>(n) * sizeof(double));
+  double first = 0, last = 0;
+  std::memcpy(&first, back.data(), sizeof first);
+  std::memcpy(&last, back.data() + back.size() - sizeof last, sizeof last);
+  CHECK(first == k);
+  CHECK(last == k + static_cast<double>(n - 1));
+}
+
+// A function handle on echo over a raw connection, its first (small) call
+// done: the executable serves the connection's later ARGS frames.
+std::unique_ptr<Channel> OpenEchoHandle(const E2EDaemon &d) {
+  auto ch = Connect(d, 60000);
+  wire::CallRequest call;
+  call.set_name("echo");
+  call.set_call_id(1);
+  call.set_persistent(true);
+  ninf::test::WriteAll(ch->fd(), ninf::test::FrameBytes(FRAME_CALL, &call) + EchoArgsFrame(4, 1));
+  ExpectEcho(*ch, 4, 1);
+  return ch;
+}
+
+TEST_CASE("abuse_f1_handles_that_upload_slowly_are_held_to_the_arrival_bounds", "[abuse]") {
+  // Five handles each begin a call of 8 MiB and send 64 KiB of it: their
+  // executables ask for room under arrival_limit = 2 before reading (a
+  // first call waits for it before its hand-off), so two read and three
+  // wait, reading nothing and beating their clients. Small calls, one-shot
+  // or on a handle, are not held up: their frames are in the socket
+  // already. Before, a handle's later call was held to no arrival bound.
+  E2EDaemon d({"--arrival-limit", "2", "--keep-handle-slots=false", "--liveness-seconds", "1"});
+  constexpr int kHogs = 5;
+  constexpr long kBig = 1 << 20;
+  constexpr std::size_t kSent = 64 << 10;
+  std::vector<std::unique_ptr<Channel>> hogs;
+  std::vector<std::string> frames;
+  for (int i = 0; i < kHogs; ++i) {
+    hogs.push_back(OpenEchoHandle(d));
+    frames.push_back(EchoArgsFrame(kBig, 100.0 * i));
+  }
+  // One at a time, so that the first two are the ones that hold the room.
+  for (int i = 0; i < kHogs; ++i) {
+    ninf::test::WriteAll(hogs[i]->fd(), frames[i].substr(0, kSent));
+    if (i < 2)
+      CHECK(d.WaitForStat("arrival_held", i + 1) == i + 1);
+    else
+      CHECK(d.WaitForStat("arrival_waiting", i - 1) == i - 1);
+  }
+  CHECK(d.Stat("arrival_held") == 2);
+  CHECK(d.Stat("arrival_waiting") == 3);
+  CHECK(d.Stat("arriving") == 2);  // those waiting for room read nothing
+  // Small calls go by: a one-shot call, and a handle's next call.
+  CHECK(TimedGoodCall(d) < 4.0);
+  auto good = OpenEchoHandle(d);
+  ninf::test::WriteAll(good->fd(), EchoArgsFrame(4, 7));
+  ExpectEcho(*good, 4, 7);
+  // The first hog sends the rest: its call is served, and its room goes to
+  // the first one waiting.
+  ninf::test::WriteAll(hogs[0]->fd(), frames[0].substr(kSent));
+  ExpectEcho(*hogs[0], kBig, 0);
+  // (Counted until its CALL_DONE: its result was being written.)
+  CHECK(StatDownTo(d, "arrival_waiting", 2));
+  CHECK(StatDownTo(d, "arrival_held", 2));
+  CHECK(d.Stat("arrival_waiting") == 2);
+  // The hogs leave: their executables end, those waiting at their next beat.
+  hogs.clear();
+  good.reset();
+  CHECK(StatDownTo(d, "arrival_held", 0));
+  CHECK(StatDownTo(d, "arrival_waiting", 0));
+  CHECK(StatDownTo(d, "persistent_executables", 0));
+  CHECK(d.ZombieChildren() == 0);
+}
+
 TEST_CASE("abuse_f2_slowloris_cannot_fill_the_server", "[abuse]") {
   RaiseFdLimit(4096);  // for the attacking sockets; ninfd inherits it
   E2EDaemon d({"--request-timeout-seconds", "3"});

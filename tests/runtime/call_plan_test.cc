@@ -312,17 +312,20 @@ TEST_CASE("call_plan_slot_step_table", "[call_plan]") {
     SlotFacts facts;
     SlotStep step;
     bool report_arriving;
+    bool ask_room;
     bool no_wait;
   };
   // clang-format off
   const std::vector<Row> rows = {
-    // name                                     args first later  leased
-    {"first call, slot with the hand-off",      {false,     false, false}, SlotStep::kHeld,               false, false},
-    {"first call, admitted after arrival",      {true,      false, false}, SlotStep::kAskAfterArguments, false, false},
-    {"handle's next call, slot first",          {false,     true,  false}, SlotStep::kAskBeforeArguments, false, false},
-    {"handle's next call, after arrival",       {true,      true,  false}, SlotStep::kAskAfterArguments, true,  false},
-    {"handle's next call on its kept slot",     {false,     true,  true},  SlotStep::kHeld,               false, true},
-    {"kept slot, admitted after arrival",       {true,      true,  true},  SlotStep::kHeld,               false, true},
+    // name                                          args first later  leased frame in
+    {"first call, slot with the hand-off",           {false,     false, false, false}, SlotStep::kHeld,               false, false, false},
+    {"first call, admitted after arrival",           {true,      false, false, false}, SlotStep::kAskAfterArguments, false, false, false},
+    {"handle's next call, slot first",               {false,     true,  false, false}, SlotStep::kAskBeforeArguments, false, false, false},
+    {"handle's next call, after arrival, coming",    {true,      true,  false, false}, SlotStep::kAskAfterArguments, true,  true,  false},
+    {"handle's next call, after arrival, all in",    {true,      true,  false, true},  SlotStep::kAskAfterArguments, true,  false, false},
+    {"handle's next call on its kept slot",          {false,     true,  true,  false}, SlotStep::kHeld,               false, false, true},
+    {"kept slot, admitted after arrival",            {true,      true,  true,  false}, SlotStep::kHeld,               false, false, true},
+    {"first call's frame all in: the hand-off's room",{true,     false, false, true},  SlotStep::kAskAfterArguments, false, false, false},
   };
   // clang-format on
   for (const Row &r : rows) {
@@ -330,6 +333,7 @@ TEST_CASE("call_plan_slot_step_table", "[call_plan]") {
     const SlotPlan plan = PlanSlot(r.facts);
     CHECK(plan.step == r.step);
     CHECK(plan.report_arriving == r.report_arriving);
+    CHECK(plan.ask_room == r.ask_room);
     CHECK(plan.no_wait == r.no_wait);
   }
 }

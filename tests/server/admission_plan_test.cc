@@ -9,6 +9,7 @@
 using ninf::server::AdmissionFacts;
 using ninf::server::AdmissionOrder;
 using ninf::server::AdmissionPlan;
+using ninf::server::LaterCallsPlan;
 using ninf::server::NoFreeSlot;
 using ninf::server::PlanAdmission;
 using ninf::server::ReleaseOf;
@@ -100,6 +101,10 @@ TEST_CASE("admission_plan_every_combination_of_facts", "[admission_plan]") {
     // Whatever happens at the hand-off, a call ends up either with its slot
     // first or reading its arguments first.
     CHECK(NoFreeSlot(plan).path != SlotPath::kFreeSlotAtHandoff);
+    // A handle's later calls read their arguments first whenever its first
+    // call could have (whether or not that one found a slot free at its
+    // hand-off): a slow later upload holds no slot.
+    CHECK(LaterCallsPlan(plan).ArgumentsFirst() == arrives_first);
   }
 }
 

@@ -22,15 +22,12 @@
 // the stub runtime does. ARGS: scalars {n, ms}, payload n doubles. A
 // persistent hand-off serves ARGS frames until FRAME_END or the client
 // closes, each later one after ninfd grants it a job slot. Admitted after
-// arrival (kHandoffArgsFirst), every call asks for its slot once its
-// arguments are in (a handle's later ones announced by CTL_ARRIVING), and
-// its threads come with CTL_SLOT. Admitted after
-// arrival (kHandoffArgsFirst), every call asks for its slot once its
-// arguments are in (a handle's later ones announced by CTL_ARRIVING), and
-// its threads come with CTL_SLOT. A handle's first CALL_DONE offers ninfd a
-// lease page (protocol/slot_lease.h) as the stub runtime's does, but this
-// executable never begins a call on it: it asks for every slot, as one
-// that raced ninfd's grant does, and ninfd takes the kept slot back.
+// arrival (kHandoffArgsFirst; a handle's later calls kHandoffLaterArgsFirst),
+// a call asks for its slot once its arguments are in (a handle's later ones
+// announced by CTL_ARRIVING), and its threads come with CTL_SLOT. A handle's first CALL_DONE offers
+// ninfd a lease page (protocol/slot_lease.h) as the stub runtime's does, but this executable never
+// begins a call on it: it asks for every slot, as one that raced ninfd's grant does, and ninfd
+// takes the kept slot back.
 #include <dirent.h>
 #include <poll.h>
 #include <signal.h>
@@ -225,11 +222,16 @@ int main(int, char **argv) {
   waited_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   ninf::Channel ch(client);
   bool persistent = handoff.flags & ninf::kHandoffPersistent;
-  const bool args_first = handoff.flags & ninf::kHandoffArgsFirst;
+  const bool later_args_first = handoff.flags & ninf::kHandoffLaterArgsFirst;
   g_threads = handoff.threads;
   for (int calls = 0; calls == 0 || persistent; ++calls) {
     ninf::FrameHeader h;
     if (!ch.RecvHeader(uint64_t{1} << 32, &h).ok() || h.type != ninf::FRAME_ARGS) break;
+    // A handle's later calls follow their own order (ServeCall reads it).
+    if (calls > 0)
+      handoff.flags = later_args_first ? handoff.flags | ninf::kHandoffArgsFirst
+                                       : handoff.flags & ~ninf::kHandoffArgsFirst;
+    const bool args_first = handoff.flags & ninf::kHandoffArgsFirst;
     if (calls > 0 && args_first) Report(ninf::CTL_ARRIVING, handoff.call_id);
     if (calls > 0 && !args_first && WaitForSlot(ch, handoff) != 0) {
       (void)ch.SendError(ninf::Status(NINF_ERR_SERVER, "server busy"));

@@ -98,6 +98,12 @@ TEST_CASE("policy_watch_holds_each_state_to_its_deadline", "[policy]") {
   CHECK(verdict(JobState::kIdle, 0, 0, 3001) == Verdict::kIdleExpired);
   CHECK(verdict(JobState::kIdle, 0, 0, 2999) == Verdict::kKeep);
   CHECK(verdict(JobState::kQueued, 0, 1 << 30, 0) == Verdict::kKeep);
+  // A handle's later call reading its arguments is a transfer; one waiting
+  // for room under the arrival bounds reads nothing yet, and is kept.
+  limits.wall_ms = 5000;
+  CHECK(verdict(JobState::kArriving, 1500, 1001, 0) == Verdict::kStalled);
+  CHECK(Watch(WatchFacts{JobState::kArriving, 1 << 30, 1 << 30, 0, true}, limits) ==
+        Verdict::kKeep);
 }
 
 TEST_CASE("policy_daemon_beats_only_for_a_stopped_executable_of_a_quiet_client", "[policy]") {
