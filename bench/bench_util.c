@@ -260,12 +260,12 @@ void pingpong_stop(PingPong *pp) {
   }
 }
 
-double pingpong_latency(int iters) {
+static double latency_over(int iters, int over_unix) {
   PingPong pp;
   double *times = malloc((size_t)iters * sizeof *times);
   char buf[8] = {0};
   double result = -1;
-  if (times != NULL && pingpong_start(&pp) == 0) {
+  if (times != NULL && (over_unix ? pingpong_start_unix(&pp) : pingpong_start(&pp)) == 0) {
     if (pingpong_run(&pp, buf, sizeof buf, bench_warmups(iters), iters, times) == 0)
       result = bench_median(times, iters);
     pingpong_stop(&pp);
@@ -273,6 +273,10 @@ double pingpong_latency(int iters) {
   free(times);
   return result;
 }
+
+double pingpong_latency(int iters) { return latency_over(iters, 0); }
+
+double pingpong_latency_unix(int iters) { return latency_over(iters, 1); }
 
 int bench_problem_init(BenchProblem *p, int n, unsigned long long seed) {
   size_t nn = (size_t)n * n;

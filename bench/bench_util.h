@@ -94,6 +94,8 @@ void pingpong_stop(PingPong *pp);
  * fresh ping-pong pair; negative on error.
  */
 double pingpong_latency(int iters);
+/* The same over a Unix-domain socket pair. */
+double pingpong_latency_unix(int iters);
 
 /* A Linpack problem: a random column-major n x n matrix a0 in [-0.5, 0.5)
  * and b0 = a0 * ones, so the solution is all ones; a, b and ipiv are the

@@ -24,9 +24,15 @@
 # work-conserving admission at the default budget), grpc (callback server, bytes fields, pooled
 # messages), zeromq
 # (REQ/REP, zero-copy sends), dask (scheduler + one worker process with one
-# thread per core, scatter for arrays of 1 MiB and more), and raw (the TCP
-# ping-pong baseline: bench/raw_pingpong on one host, bench/peers/raw_tcp's
-# server and client across the veth pair).
+# thread per core, scatter for arrays of 1 MiB and more), and raw (the
+# ping-pong baseline, over the transport Ninf takes in the placement:
+# bench/raw_pingpong --unix on one host, where Ninf's client and ninfd talk
+# over the Unix-domain socket; bench/peers/raw_tcp's server and client
+# across the veth pair, TCP with TCP_NODELAY on both ends as Ninf's. Like
+# Ninf's processes, raw's are not pinned: the scheduler places both. Raw is
+# measured before the placement's peers and again after them, and the
+# report keeps the lower median: the floor, not a sample of the machine's
+# noise.)
 #
 # Placements: host (everything on loopback; each peer uses the same-host
 # path it has, which for Ninf means its Unix-domain socket and shared
@@ -240,8 +246,9 @@ run_peer() {
   stop_server
 }
 
-# The raw TCP baseline of the round-trip rows, in this run (one host only:
-# raw_pingpong's echo side is its own forked child).
+# The raw baseline of the round-trip rows on one host, in this run: over a
+# Unix-domain socket pair, Ninf's same-host transport (raw_pingpong's echo
+# side is its own forked child).
 run_raw() {
   local max=0 s b wanted=""
   for s in "${size_list[@]}"; do
@@ -251,7 +258,7 @@ run_raw() {
   done
   # raw_pingpong measures every power of 4 up to the largest; only the
   # sizes of this run's rows are kept.
-  "$build/bench/raw_pingpong" --max-size "$max" | awk -v wanted="$wanted " '
+  "$build/bench/raw_pingpong" --unix --max-size "$max" | awk -v wanted="$wanted " '
     $1 == "raw" || $1 == "raw_latency" {
       for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
       w = $1 == "raw" ? "echo" : "null"; sz = $1 == "raw" ? f["size"] : 0
@@ -282,16 +289,17 @@ run_raw_veth() {
   echo "# cores=$cores openblas_coretype=${OPENBLAS_CORETYPE:-default} quick=$quick"
   echo "# date=$(date -u +%Y-%m-%dT%H:%MZ) commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')"
   echo "# sizes=$sizes dgesv=$dgesv_sizes clients=$clients seconds=$seconds reps=$reps null_reps=$null_reps"
+  echo "# raw=host: Unix-domain socket pair, veth: TCP_NODELAY; unpinned; before and after the peers, the lower median kept"
 } >"$raw"
-run_raw
 placements=(host)
 if [[ $netns -eq 1 ]]; then
   sites_up peers --site s1:none:0
   placements+=(veth)
 fi
 for place in "${placements[@]}"; do
-  [[ $place == host ]] || run_raw_veth
+  if [[ $place == host ]]; then run_raw; else run_raw_veth; fi
   for peer in "${peer_list[@]}"; do run_peer "$peer" "$place"; done
+  if [[ $place == host ]]; then run_raw; else run_raw_veth; fi
 done
 
 cp "$raw" "$raw_log"

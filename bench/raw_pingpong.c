@@ -5,7 +5,7 @@
  *     raw_pingpong [--unix] [--max-size SIZE] [--max-iters N]
  *
  * --unix: over a Unix-domain socket pair instead of loopback TCP (the
- * baseline of ninfd's same-host path).
+ * baseline of ninfd's same-host path), the latency line too.
  *
  * For each size from 1 KiB to SIZE (default 256M) in powers of 4 it prints
  *     raw size=BYTES iters=N rtt_us=MEDIAN mb_s=PER_DIRECTION
@@ -47,8 +47,8 @@ static int run(char *buf, double *times, size_t max_size, int max_iters, int ove
     }
   }
   pingpong_stop(&pp);
-  if (status != 0 || over_unix) return status;
-  double rtt = pingpong_latency(kLatencyIters);
+  if (status != 0) return status;
+  double rtt = over_unix ? pingpong_latency_unix(kLatencyIters) : pingpong_latency(kLatencyIters);
   if (rtt < 0) return 1;
   printf("raw_latency size=8 iters=%d rtt_us=%.2f\n", kLatencyIters, rtt * 1e6);
   return 0;
