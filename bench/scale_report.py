@@ -141,6 +141,7 @@ def analyse(d):
     for s in sites:
         mine = [c for c in calls if c["site"] == s]
         ok = [num(c["response_s"]) for c in mine if c["outcome"] == "ok"]
+        waits = [num(c["wait_s"]) for c in mine if c["outcome"] == "ok"]
         total = sum(matrix[s].values())
         per_site[s] = {
             "calls": len(mine),
@@ -148,6 +149,8 @@ def analyse(d):
             "share": matrix[s][s] / total if total else 0.0,
             "response_ms": statistics.mean(ok) * 1e3 if ok else 0.0,
             "p95_ms": sorted(ok)[max(0, -(-95 * len(ok) // 100) - 1)] * 1e3 if ok else 0.0,
+            # Waiting for a slot: the servers' load, as the calls met it.
+            "wait_ms": statistics.mean(waits) * 1e3 if waits else 0.0,
         }
     a["per_site"] = per_site
     placed = sum(sum(row.values()) for row in matrix.values())
@@ -279,23 +282,35 @@ def verdict(ok):
     return "n/a" if ok is None else ("met" if ok else "**not met**")
 
 
+def workload_text(setup):
+    size = setup.get("size", "?")
+    if setup.get("workload", "linpack") == "ep":
+        return f"NAS EP with 2^{size} pairs"
+    return f"linpack n = {size}"
+
+
 def render(d, a):
     out = []
     s = d["setup"]
-    rates = {x["id"]: x["rate"] for x in d["sites"]}
+    # A site's link: its rate, and its one-way delay when the run added one.
+    rates = {x["id"]: x["rate"] + (f", {x['delay_ms']} ms" if int(x.get("delay_ms", "0")) else "")
+             for x in d["sites"]}
     per_site_servers = {}
     for site in d["servers"].values():
         per_site_servers[site] = per_site_servers.get(site, 0) + 1
     out.append(f"{a['n_servers']} ninfd in {len(a['sites'])} sites (1 slot, 1 thread per call, "
                f"1 warm executable each), {s.get('clients', '?')} clients in the sites' namespaces "
-               f"(ninf-loadtest --metaserver, linpack n = {s.get('size', '?')}, a tick every "
+               f"(ninf-loadtest --metaserver, {workload_text(s)}, a tick every "
                f"{s.get('interval', '?')} s with p = {s.get('probability', '?')}, "
                f"{s.get('duration', '?')} s), one ninf-meta (policy `{s.get('policy', '?')}`) in the hub; "
                f"{s.get('idle', '?')} s idle with every server reporting before the clients start; "
                f"ninf-meta's probe_wait_seconds: {s.get('probe_wait', 'default')}; load average "
                f"{s.get('load1', '?')} at the start. "
                f"A site's own servers are reached without crossing a link; any other site's "
-               f"across two (the client's and the server's).")
+               f"across two (the client's and the server's)"
+               + ("; the delays each way are the two sites' added together (ninf-linkdelay "
+                  "relays), so a round trip between sites grows by twice that."
+                  if any(int(x.get("delay_ms", "0")) for x in d["sites"]) else "."))
     out.append("")
     out.append("## Checks")
     out.append("")
@@ -306,12 +321,12 @@ def render(d, a):
     out.append("## Sites")
     out.append("")
     out += shared.md_head(["site", "link", "servers", "calls", "on its own servers", "share",
-                           "response mean ms", "p95 ms"], "llrrrrrr")
+                           "response mean ms", "p95 ms", "slot wait mean ms"], "llrrrrrrr")
     for site in a["sites"]:
         p = a["per_site"][site]
         out.append(shared.md_row([site, rates[site], per_site_servers.get(site, 0), p["calls"],
                                   p["own"], shared.fmt(p["share"]), shared.fmt(p["response_ms"], 1),
-                                  shared.fmt(p["p95_ms"], 1)]))
+                                  shared.fmt(p["p95_ms"], 1), shared.fmt(p["wait_ms"], 1)]))
     out.append("")
     out.append("Where each site's calls ran (rows: the clients' site; columns: the server's):")
     out.append("")

@@ -200,6 +200,20 @@ class ScaleReportTest(unittest.TestCase):
             self.assertIn(heading, text)
         self.assertIn("| s1 | 1gbit | 2 | 4 | 4 | 1.00 |", text)
         self.assertNotIn("not met", text)
+        self.assertIn("linpack n = 100", text)
+
+    def test_delays_ep_and_slot_waits_are_shown(self):
+        text = (GOOD.replace("size=100", "workload=ep size=22 delays=2,10")
+                .replace("rate=1gbit", "rate=1gbit delay_ms=2")
+                .replace("rate=500mbit", "rate=500mbit delay_ms=10")
+                .replace("response_s=0.080 wait_s=0", "response_s=0.080 wait_s=0.040"))
+        d = scale_report.parse(text.splitlines())
+        out = scale_report.render(d, scale_report.analyse(d))
+        self.assertIn("NAS EP with 2^22 pairs", out)
+        self.assertIn("the delays each way are the two sites' added together", out)
+        self.assertIn("| s1 | 1gbit, 2 ms | 2 | 4 | 4 | 1.00 |", out)
+        # s2's four calls waited 0, 0, 0 and 40 ms for their slots: 10 ms.
+        self.assertRegex(out, r"\| s2 \| 500mbit, 10 ms \|.*\| 10\.0 \|")
 
 
 if __name__ == "__main__":
