@@ -23,13 +23,14 @@ AdmissionDesk::AdmissionDesk(const Settings &settings, int cores, Counters *coun
       memory_bytes_(static_cast<uint64_t>(std::max(0L, ::sysconf(_SC_PHYS_PAGES))) *
                     static_cast<uint64_t>(std::max(0L, ::sysconf(_SC_PAGESIZE)))) {}
 
-Status AdmissionDesk::UserQueueFull(const Job &job) const {
-  const std::string &user = job.params().owner;
-  return Status(NINF_ERR_LIMIT, "user '" + std::string(ShownUser(user)) + "' has " +
-                                    std::to_string(admission_.queued_of(user)) +
-                                    " calls waiting for a slot already, its quota (max_queued of "
-                                    "[users." +
-                                    std::string(ShownUser(user)) + "], or user_max_queued)");
+Status AdmissionDesk::UserQueueFull(const Job &job, std::size_t arriving) const {
+  const std::string &owner = job.params().owner;
+  const std::string user(ShownUser(owner));
+  return Status(NINF_ERR_LIMIT,
+                "user '" + user + "' has its quota of calls waiting already (max_queued = " +
+                    std::to_string(settings_.QuotaOf(owner).queued) + ", from [users." + user +
+                    "] or user_max_queued): " + std::to_string(admission_.queued_of(owner)) +
+                    " waiting for a slot, " + std::to_string(arriving) + " arriving");
 }
 
 double AdmissionDesk::Now() const {

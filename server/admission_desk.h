@@ -35,8 +35,10 @@ class AdmissionDesk {
   double Now() const;
   // What admission needs to know of a call (its predicted run time).
   CallDemand DemandOf(const Job &job) const;
-  // The refusal of a call whose user has its quota of calls waiting.
-  Status UserQueueFull(const Job &job) const;
+  // The refusal of a call whose user has its quota of calls waiting:
+  // those in the queue and `arriving` more (admission after arrival counts
+  // the calls still arriving against the quota too).
+  Status UserQueueFull(const Job &job, std::size_t arriving = 0) const;
   // The call holds a slot, `threads` and `cores` (its grant's) now; its
   // wait is counted.
   void AdmitJob(Job &job, int threads, int cores);

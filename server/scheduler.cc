@@ -199,7 +199,7 @@ void Scheduler::OfferArrival(Job &job) {
       observer_.PublishLoad();
       return;
     case Admission::Decision::kUserQueueFull:
-      FinishJob(job, EndReason::kOverQuota, desk_.UserQueueFull(job));
+      FinishJob(job, EndReason::kOverQuota, desk_.UserQueueFull(job, user_arriving));
       observer_.PublishLoad();
       return;
     case Admission::Decision::kRun:

@@ -274,6 +274,10 @@ TEST_CASE("users_slot_and_queue_quotas", "[e2e][users]") {
   Status third = Call(d.port(), kAlice1, "ep", {1}, "");
   CHECK(third.code() == NINF_ERR_LIMIT);
   CHECK_THAT(third.message(), Catch::Contains("max_queued") && Catch::Contains("alice"));
+  // The count it was refused for, and the quota (before: "0 calls waiting"
+  // when the waiting call was still arriving).
+  CHECK_THAT(third.message(), Catch::Contains("max_queued = 1") &&
+                                  Catch::Contains("1 waiting for a slot, 0 arriving"));
   // Other users are not held back by alice's waiting call.
   CHECK(Call(d.port(), kCarol, "ep", {10}, "").ok());
   CHECK(LogLines(log, {"event=call_queued", "function=ep", "user=alice"}) == 1);
@@ -284,6 +288,29 @@ TEST_CASE("users_slot_and_queue_quotas", "[e2e][users]") {
   CHECK(WaitForStat(d.port(), kBob, "user.alice.running", 1) == 1);
   second.reset();
   CHECK(WaitForStat(d.port(), kBob, "running", 0) == 0);
+}
+
+TEST_CASE("users_queue_quota_counts_calls_still_arriving_and_says_so", "[e2e][users]") {
+  TempDir dir;
+  E2EDaemon d(ThreeUsers(dir, FreePort()));
+  // Alice's one slot is held; her second call sends its CALL and one byte
+  // of its arguments: admitted after arrival, it is arriving, not queued.
+  auto first = Connect(d.port(), kAlice1);
+  SendCall(*first, "ep", {}, {40}, "");
+  REQUIRE(WaitForStat(d.port(), kBob, "user.alice.running", 1) == 1);
+  auto second = Connect(d.port(), kAlice2);
+  wire::CallRequest call;
+  call.set_name("echo");
+  call.set_call_id(8);
+  REQUIRE(second->SendFrame(FRAME_CALL, &call).ok());
+  REQUIRE(::send(second->fd(), "N", 1, MSG_NOSIGNAL) == 1);
+  REQUIRE(WaitForStat(d.port(), kBob, "arriving", 1) == 1);
+  // Her third is refused for the arriving one, and the message counts it
+  // (before: "alice has 0 calls waiting for a slot already").
+  Status third = Call(d.port(), kAlice1, "ep", {1}, "");
+  CHECK(third.code() == NINF_ERR_LIMIT);
+  CHECK_THAT(third.message(), Catch::Contains("max_queued = 1") &&
+                                  Catch::Contains("0 waiting for a slot, 1 arriving"));
 }
 
 TEST_CASE("users_own_their_results_and_store_quota", "[e2e][users]") {
