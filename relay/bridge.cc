@@ -22,6 +22,18 @@ constexpr unsigned kSpliceFlags = SPLICE_F_MOVE | SPLICE_F_NONBLOCK;
 
 bool WouldBlock(int e) { return e == EAGAIN || e == EWOULDBLOCK; }
 
+// What failed on an end whose poll reported `status`. libuv reports a
+// socket's POLLERR as UV_EBADF ("bad file descriptor", which it is not):
+// the socket's own pending error says what happened, a reset mostly.
+std::string EndError(int fd, const char *who, int status) {
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err != 0)
+    return std::string("the ") + who + "'s connection: " + std::strerror(err);
+  return std::string("the ") + who + "'s connection: " +
+         (status == UV_EBADF ? "an error the socket did not name" : uv_strerror(status));
+}
+
 }  // namespace
 
 Status Bridge::Open(uv_loop_t *loop, daemon::UniqueFd client, daemon::UniqueFd server,
@@ -143,7 +155,8 @@ void Bridge::OnPoll(uv_poll_t *handle, int status, int /*events*/) {
   auto *self = static_cast<Bridge *>(handle->data);
   if (self->closing_) return;
   if (status < 0) {
-    self->Close(std::string("socket error: ") + uv_strerror(status));
+    const int end = handle == &self->ends_[0].poll ? 0 : 1;
+    self->Close(EndError(self->ends_[end].fd.get(), end == 0 ? "client" : "server", status));
     return;
   }
   // Readable or writable, either end: pumping both directions does what
