@@ -230,7 +230,7 @@ void Job::Kill(KillReason reason, std::string detail) {
 void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached) {
   switch (msg.kind) {
     case CTL_KEEP:
-      if (CallOpen(Observed()) && attached.get() >= 0) {
+      if (CallOpen(Observed(*this)) && attached.get() >= 0) {
         events_->OnKeep(*this, msg, std::move(attached));
         break;
       }
@@ -241,7 +241,7 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       break;
     case CTL_PROVE:
       // Only while the call reads its arguments, which is when it fetches.
-      if (ReadingArguments(Observed())) {
+      if (ReadingArguments(Observed(*this))) {
         events_->OnProve(*this, msg);
         break;
       }
@@ -250,7 +250,7 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       Tell(ProvedAnswer(Status(NINF_ERR_PROTOCOL, "unexpected PROVE"), nullptr));
       break;
     case CTL_FETCH_ASK:
-      if (ReadingArguments(Observed())) {
+      if (ReadingArguments(Observed(*this))) {
         events_->OnFetchAsk(*this, msg);
         break;
       }
@@ -301,12 +301,13 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       }
       break;
     case CTL_CLIENT_GONE:
-      if (CallOpen(Observed())) events_->OnClientGone(*this);
+      if (CallOpen(Observed(*this))) events_->OnClientGone(*this);
       break;
     case CTL_REDIRECTED:
       // The relay's word that rank 0 has the hand-off: the client may come.
       // (Gone already: rank 0 waits for it in vain and reports the call.)
-      if (conn_ && CallOpen(Observed()) && msg.call_id == params_.call_id) conn_->SendRedirect(msg);
+      if (conn_ && CallOpen(Observed(*this)) && msg.call_id == params_.call_id)
+        conn_->SendRedirect(msg);
       break;
     case CTL_RELEASED:
       if (OneShotDone(state_) && call_.reusable) {
@@ -408,8 +409,6 @@ void Job::ReturnUnusedLease() {
   Kill(KillReason::kNone);
 }
 
-JobState Job::Observed() const { return kept_.Observe(state_); }
-
 void Job::NoteLeasedStep(Clock::time_point now) {
   if (!kept_.NewStep(state_)) return;
   call_.progress_at = now;
@@ -429,7 +428,7 @@ int Job::Tell(ControlMsg msg) {
 
 JobFacts FactsOf(const Job &job, std::size_t queued) {
   JobFacts f;
-  f.state = job.Observed();  // a call begun on a kept slot is a call under way
+  f.state = Observed(job);  // a call begun on a kept slot is a call under way
   f.persistent = job.params().persistent;
   f.kill_reason = job.call().kill_reason;
   f.function = job.params().function;
@@ -466,7 +465,7 @@ ControlMsg FetchAnswer(const Status &st) {
 }
 
 void Probe(Job &job) {
-  if (HeartbeatWriterIn(job.Observed()) != HeartbeatWriter::kExecutable) return;
+  if (HeartbeatWriterIn(Observed(job)) != HeartbeatWriter::kExecutable) return;
   ControlMsg probe;
   probe.kind = CTL_PROBE;
   (void)job.Tell(probe);  // a dead executable's exit ends the job anyway

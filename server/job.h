@@ -195,11 +195,6 @@ class Job : public ProcessOwner {
   // done) gives it back with its CALL_DONE (the job stays kLeased till
   // then). kNotLeased when the job keeps no slot.
   SlotLease::Taken TakeLease();
-  // The state the job is in as far as its executable has said: its own
-  // state, except that a handle keeping its slot reports in the shared page
-  // whether a call is under way and in which step (kIdle, kReceiving,
-  // kComputing, kReplying).
-  JobState Observed() const;
   // The watchdog's look at a leased call: a new call or step restarts the
   // step's transfer clock, as SetState does for the states ninfd sees.
   void NoteLeasedStep(Clock::time_point now);
@@ -287,6 +282,12 @@ class Job : public ProcessOwner {
 
 // The facts the policy needs to say what the job's end means.
 JobFacts FactsOf(const Job &job, std::size_t queued);
+
+// The state `job` is in as far as its executable has said: its own state,
+// except that a handle keeping its slot reports in the shared page whether
+// a call is under way and in which step (kIdle, kReceiving, kComputing,
+// kReplying).
+inline JobState Observed(const Job &job) { return job.kept_slot().Observe(job.state()); }
 
 // The executable's answers, for Job::Tell: to CTL_KEEP, the entry that now
 // holds the array, or st's error; to CTL_PROVE, the client proof

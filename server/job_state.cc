@@ -129,7 +129,7 @@ bool CallOpen(JobState state) {
     case JobState::kEnded:
     case JobState::kArrivalQueued:
     case JobState::kHandingOver:
-    case JobState::kLeased:  // not that ninfd knows: Job::Observed
+    case JobState::kLeased:  // not that ninfd knows: Observed(job)
       return false;
   }
   return false;

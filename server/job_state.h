@@ -40,7 +40,7 @@
 //
 // In kLeased ninfd does not know from a message whether a call is under
 // way: the executable begins one on the kept slot without telling it. What
-// it reports in the shared page (Job::Observed) stands for the job's state
+// it reports in the shared page (Observed(job), job.h) stands for the job's state
 // wherever the watchdog or a hang-up asks.
 #pragma once
 
@@ -171,7 +171,7 @@ HeartbeatWriter HeartbeatWriterIn(JobState state);
 bool IdleBetweenCalls(JobState state);
 
 // Whether a persistent executable keeps its slot between its calls (it
-// may be in a call it began on it: Job::Observed tells).
+// may be in a call it began on it: Observed(job) tells).
 bool KeepsSlot(JobState state);
 
 // Whether a one-shot call is done and its executable may go back to the

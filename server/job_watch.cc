@@ -120,7 +120,7 @@ bool JobWatch::Judge(Job &job, Clock::time_point now, Kill *kill) const {
     // A handle that keeps its slot says in shared memory which step of a
     // call it is in; ninfd holds that call to the same deadlines.
     job.NoteLeasedStep(now);
-    const JobState state = job.Observed();
+    const JobState state = Observed(job);
     if (MovesCallData(state))
       job.NoteProgress(BytesMoved(job.conn() ? job.conn()->fd() : -1, state), now);
     limits.wall_ms = job.params().limits.wall_seconds * 1000;
@@ -141,7 +141,7 @@ bool JobWatch::Judge(Job &job, Clock::time_point now, Kill *kill) const {
       return false;
     case Verdict::kStalled:
       *kill = {job.id(), KillReason::kStalled,
-               std::string(WritingResult(job.Observed()) ? "the result" : "the arguments") +
+               std::string(WritingResult(Observed(job)) ? "the result" : "the arguments") +
                    " of '" + job.params().function + "' made no progress for " +
                    Seconds(limits.transfer_ms) + " s (transfer_timeout_seconds)"};
       return true;
@@ -162,7 +162,7 @@ bool JobWatch::Judge(Job &job, Clock::time_point now, Kill *kill) const {
 void JobWatch::BeatForStoppedExecutable(Job &job, Clock::time_point now) const {
   daemon::Connection *conn = job.conn();
   if (!conn || job.call().client_quiet_since == Clock::time_point()) return;
-  BeatFacts facts{job.Observed(), conn->peer_shut_write(),
+  BeatFacts facts{Observed(job), conn->peer_shut_write(),
                   MsBetween(job.call().client_quiet_since, now), false, false};
   const int64_t liveness_ms = settings_.liveness_seconds * 1000;
   if (facts.client_quiet_ms < liveness_ms) return;  // the cheap facts first
@@ -178,7 +178,7 @@ void JobWatch::BeatForStoppedExecutable(Job &job, Clock::time_point now) const {
 void JobWatch::StopIdleHandlesOverBudget(const JobTable &jobs, Clock::time_point now) const {
   std::vector<IdleHandle> idle;
   for (const auto &[id, job] : jobs)
-    if (IdleBetweenCalls(job->Observed()) && job->started() && !job->exited() &&
+    if (IdleBetweenCalls(Observed(*job)) && job->started() && !job->exited() &&
         job->call().kill_reason == KillReason::kNone)
       idle.push_back({id, MsBetween(job->call().idle_since, now), ResidentBytes(job->pid())});
   if (idle.empty()) return;

@@ -393,7 +393,7 @@ void Scheduler::StopIdleHandles() {
   // Persistent executables between calls run nothing the grace period
   // should wait for.
   for (auto &[id, job] : jobs_)
-    if (job->params().persistent && job->started() && !CallOpen(job->Observed()))
+    if (job->params().persistent && job->started() && !CallOpen(Observed(*job)))
       job->Kill(KillReason::kShutdown);
 }
 

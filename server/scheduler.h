@@ -115,8 +115,6 @@ class Scheduler : public JobEvents {
   void BeginShutdown();
   void StopIdleHandles();
   void KillAll(KillReason reason);
-  // No job and no warm executable is left.
-  bool Stopped() const { return jobs_.empty() && supply_.pool().empty(); }
 
   // Takes back every slot a function handle keeps between its calls
   // (protocol/slot_lease.h): another call asks for one, a reload (whose
@@ -189,5 +187,10 @@ class Scheduler : public JobEvents {
   bool admitting_arrivals_ = false;
   bool stopping_ = false;
 };
+
+// No job and no warm executable is left (the shutdown's end).
+inline bool Drained(const Scheduler &s) {
+  return s.job_table().empty() && s.executables().pool().empty();
+}
 
 }  // namespace ninf::server

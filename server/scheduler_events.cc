@@ -85,8 +85,8 @@ void Scheduler::OnPeerShutWrite(daemon::Connection &conn) {
   if (JobOf(conn) != job) return;  // a two-phase call let its client go
   job->set_client_quiet_since(Clock::now());
   spdlog::debug("event=peer_shut_write job={} call={} state={}", job->id(), job->params().call_id,
-                JobStateName(job->Observed()));  // what it is doing
-  switch (HeartbeatWriterIn(job->Observed())) {
+                JobStateName(Observed(*job)));  // what it is doing
+  switch (HeartbeatWriterIn(Observed(*job))) {
     case HeartbeatWriter::kDaemon:
       conn.BeatNow();
       break;
@@ -110,7 +110,7 @@ void Scheduler::OnHangup(daemon::Connection &conn) {
   job->CatchUpControl();
   if (JobOf(conn) != job) return;  // a two-phase call let its client go
   // A handle that keeps its slot may be in a call ninfd was not told of.
-  if (HangupCancels(job->Observed())) {
+  if (HangupCancels(Observed(*job))) {
     spdlog::info("event=client_gone job={} call={} function={} user={} peer={} pid={}", job->id(),
                  job->params().call_id, job->params().function, ShownUser(job->params().owner),
                  conn.peer(), job->pid());

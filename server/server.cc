@@ -371,7 +371,7 @@ void Server::StartWatchdog() {
 }
 
 void Server::MaybeStopped() {
-  if (!stopping_ || stopped_ || !scheduler_.Stopped() || !connections_.empty()) return;
+  if (!stopping_ || stopped_ || !Drained(scheduler_) || !connections_.empty()) return;
   stopped_ = true;
   daemon::CloseIfOpen(&grace_timer_, &grace_timer_open_);
   daemon::CloseIfOpen(&watch_timer_, &watch_timer_open_);

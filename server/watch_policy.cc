@@ -26,7 +26,7 @@ Verdict Watch(const WatchFacts &job, const WatchLimits &limits) {
       return Verdict::kKeep;
     case JobState::kIdle:
       return job.idle_ms > limits.handle_idle_ms ? Verdict::kIdleExpired : Verdict::kKeep;
-    case JobState::kLeased:  // the watchdog judges Job::Observed(), never this
+    case JobState::kLeased:  // the watchdog judges Observed(job), never this
       return Verdict::kKeep;
     case JobState::kNew:
     case JobState::kQueued:
