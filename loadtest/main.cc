@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -262,9 +263,19 @@ int main(int argc, char **argv) {
   RunResult result;
   if (int status = RunTo(o, &result)) return status;
   const Summary s = Summarize(result.rows, result.samples);
-  const std::string row = MarkdownRow(o.label, o.workload, SizesText(o.c.sizes), o.c.clients, s);
+  // A run stopped by a signal reports what it has, marked as such.
+  const std::string label = o.label + (result.interrupted_by ? " (interrupted)" : "");
+  const std::string row = MarkdownRow(label, o.workload, SizesText(o.c.sizes), o.c.clients, s);
   PrintReport(result, s, row);
   WriteOutputs(o, result, s, row);
   ReportFailures(result);
+  if (result.interrupted_by) {
+    std::fprintf(stderr,
+                 "ninf-loadtest: interrupted by %s at %.1f s: the tables cover the %zu calls that "
+                 "ended; %d call(s) under way were abandoned\n",
+                 strsignal(result.interrupted_by), result.interrupted_at, result.rows.size(),
+                 result.abandoned);
+    return 128 + result.interrupted_by;  // as a shell reports a process the signal ended
+  }
   return s.failed > 0 || result.client_failures > 0 ? 1 : 0;
 }

@@ -33,7 +33,7 @@ void Progress::Show(double elapsed, bool last) {
   if (!on_) return;
   if (!last && elapsed - shown_ < (tty_ ? 0.5 : 10.0)) return;
   shown_ = elapsed;
-  const double f = last ? 1.0 : FractionDone(plan_, elapsed, calls_);
+  const double f = last && !stopped_ ? 1.0 : FractionDone(plan_, elapsed, calls_);
   char eta[48] = "";
   if (!last && f > 0.01) {
     const double left = elapsed * (1 - f) / f;
@@ -43,9 +43,10 @@ void Progress::Show(double elapsed, bool last) {
       std::snprintf(eta, sizeof eta, ", ETA %.0f min", left / 60);
   }
   // On a terminal the line is rewritten in place (\r, then erase to its end).
-  std::fprintf(stderr, "%sloadtest: %3.0f%% %6.1f s%s, %zu calls (%zu failed), %.2f GF/s%s",
+  std::fprintf(stderr, "%sloadtest: %3.0f%% %6.1f s%s, %zu calls (%zu failed), %.2f GF/s%s%s",
                tty_ ? "\r" : "", 100 * f, elapsed, eta, calls_, failed_,
-               elapsed > 0 ? work_ / elapsed / 1e9 : 0.0, tty_ ? "\033[K" : "");
+               elapsed > 0 ? work_ / elapsed / 1e9 : 0.0, last && stopped_ ? ", interrupted" : "",
+               tty_ ? "\033[K" : "");
   open_ = tty_ && !last;
   if (!open_) std::fputc('\n', stderr);
 }

@@ -35,9 +35,12 @@ class Progress {
   void Show(double elapsed, bool last);
   // "ninf-loadtest: TEXT" on a line of its own.
   void Note(const std::string &text);
+  // The run was stopped early: the last line says so, with the share of
+  // the plan done rather than 100 %.
+  void Stop() { stopped_ = true; }
 
  private:
-  bool on_, tty_, open_ = false;
+  bool on_, tty_, open_ = false, stopped_ = false;
   Plan plan_;
   double shown_ = -1e9;
   std::size_t calls_ = 0, failed_ = 0;

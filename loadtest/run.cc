@@ -28,8 +28,18 @@
 namespace ninf::loadtest {
 namespace {
 
+// Stop signals received (a client process counts its own: SIGTERM from
+// the collector, or the terminal's SIGINT to the whole group), and the last.
 volatile sig_atomic_t g_stop = 0;
-void OnStopSignal(int) { g_stop = 1; }
+volatile sig_atomic_t g_stop_signal = 0;
+void OnStopSignal(int sig) {
+  if (g_stop < 1000) g_stop = g_stop + 1;
+  g_stop_signal = sig;
+}
+
+// Signals within this long of the first count as the first: `timeout`
+// sends its one signal twice (to the process and to its group).
+constexpr double kRepeatSeconds = 0.5;
 
 void SleepUntil(double when) {
   const double left = when - Now();
@@ -330,11 +340,28 @@ void Collect(const RunConfig &c, double t0, std::vector<pollfd> &pipes,
   // random instants their means are time averages.
   std::mt19937_64 jitter_rng(0x5a3b1e00ull);
   std::uniform_real_distribution<double> jitter(0.5, 1.5);
-  bool forwarded = false;
+  bool forwarded = false, killed = false;
+  int signals_at_first = 0;  // g_stop once kRepeatSeconds have passed since the first
   while (open > 0) {
-    if (g_stop && !forwarded) {  // Ctrl-C: the clients stop after their current call
+    if (g_stop && !forwarded) {  // the clients stop after their current call
       for (pid_t pid : pids) ::kill(pid, SIGTERM);
       forwarded = true;
+      result->interrupted_by = g_stop_signal;
+      result->interrupted_at = std::max(0.0, Now() - t0);
+      progress.Stop();
+      progress.Note(std::string(strsignal(g_stop_signal)) + ": no more calls; a call under way " +
+                    "has " + Seconds(kStopGraceSeconds) +
+                    " s to end (a second signal abandons it now)");
+    }
+    const double since_stop = Now() - t0 - result->interrupted_at;
+    if (forwarded && signals_at_first == 0 && since_stop >= kRepeatSeconds)
+      signals_at_first = g_stop;
+    const bool again = signals_at_first > 0 && g_stop > signals_at_first;
+    if (forwarded && !killed && (again || since_stop >= kStopGraceSeconds)) {
+      // Those still in a call: killed, the call abandoned.
+      for (std::size_t i = 0; i < pipes.size(); ++i)
+        if (pipes[i].fd >= 0 && ::kill(pids[i], SIGKILL) == 0) ++result->abandoned;
+      killed = true;
     }
     const double now = Now();
     if (now >= next_sample) {
@@ -388,8 +415,9 @@ bool Run(const RunConfig &c, std::FILE *csv, RunResult *result, std::string *err
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && !result->stopped_at_failure)
-      ++result->client_failures;
+    // (Clients stopped on purpose, by --fail-fast or a stop signal, are not failures.)
+    const bool stopped = result->stopped_at_failure || result->interrupted_by != 0;
+    if ((!WIFEXITED(status) || WEXITSTATUS(status) != 0) && !stopped) ++result->client_failures;
   }
   result->wall_seconds = Now() - t0;
   progress.Show(result->wall_seconds, true);

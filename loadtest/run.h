@@ -64,7 +64,18 @@ struct RunResult {
   double clients_cpu_seconds = 0;    // the client processes', their data and checks included
   double wall_seconds = 0;
   bool stopped_at_failure = false;  // --fail-fast stopped the run
+  // A stop signal (SIGINT, SIGTERM) ended the run early: which, when (s
+  // after the start), and how many clients were killed in a call they had
+  // not finished (kStopGraceSeconds later, or at a second signal).
+  int interrupted_by = 0;
+  double interrupted_at = 0;
+  int abandoned = 0;
 };
+
+// After a stop signal the clients issue no more calls; one still in a call
+// this long after it is killed, its call abandoned (the server cancels it
+// when the connection closes). A second signal kills them at once.
+inline constexpr double kStopGraceSeconds = 5;
 
 // Runs the test; each row is also appended to `csv` as it arrives (when not
 // null). Returns false, with a message, when it could not start: a control

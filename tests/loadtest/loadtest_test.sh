@@ -146,6 +146,41 @@ fi
   --summary "$work/summary.csv" > "$work/ep.txt" || fail "ep run failed: $(cat "$work/ep.txt")"
 [ "$(wc -l < "$work/summary.csv")" -eq 3 ] || fail "summary should have a header and two runs"
 
+# Stopped when told: calls that take minutes (EP, 2^30 pairs), a SIGTERM
+# after a second. No more calls are issued, the calls under way get
+# kStopGraceSeconds (5 s) and are then abandoned (ninfd cancels them), the
+# tables cover what ended, marked, and the exit status is 128 + SIGTERM.
+# Before, the run went on until its calls ended and said 100 %, exit 0.
+# A second signal (a second after the first) abandons them at once.
+for signals in 1 2; do
+  "$tool" --server "127.0.0.1:$port" --workload ep --size 30 -c 2 --duration 600 -q \
+    --table "$work/stop$signals.md" > "$work/stop$signals.txt" 2> "$work/stop$signals.err" &
+  lt=$!
+  sleep 1
+  kill -TERM "$lt"
+  t0=$(date +%s.%N)
+  if [ "$signals" -eq 2 ]; then sleep 1; kill -INT "$lt"; fi
+  rc=0
+  wait "$lt" || rc=$?
+  took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  [ "$rc" -eq 143 ] || fail "stopped run ($signals signal(s)): exit $rc, not 143: $(cat "$work/stop$signals.err")"
+  if [ "$signals" -eq 1 ]; then
+    awk -v t="$took" 'BEGIN { exit !(t >= 4.5 && t < 30) }' || fail "one signal: ended $took s after it, not after the 5 s grace"
+  else
+    awk -v t="$took" 'BEGIN { exit !(t < 4) }' || fail "two signals: ended $took s after the first, not at the second"
+  fi
+  grep -q "interrupted by Terminated at .* 2 call(s) under way were abandoned" "$work/stop$signals.err" ||
+    fail "no interruption line: $(cat "$work/stop$signals.err")"
+  grep -q '^| ep (interrupted) | ep | 30 | 2 | 0 |' "$work/stop$signals.md" ||
+    fail "table not marked: $(cat "$work/stop$signals.md")"
+done
+for _ in $(seq 100); do
+  running=$("$ninfd" --status --server "127.0.0.1:$port" | sed -n 's/^running://p')
+  [ "$running" = 0 ] && break
+  sleep 0.1
+done
+[ "$running" = 0 ] || fail "the abandoned calls still run on ninfd"
+
 # A server that is not there: nothing runs, exit status 2, the message names
 # it (tests/loadtest/engineer_test.sh has a server that dies during a run).
 if "$tool" --server 127.0.0.1:1 --size 32 -c 1 --steps 2 -q --csv "$work/bad.csv" > /dev/null 2> "$work/bad.txt"; then
