@@ -50,12 +50,14 @@ Status CheckIntegerFits(const wire::FunctionInterface &iface, int i, long long v
                                                 CallIs(iface));
 }
 
-// No string lives in the first page of the address space (Linux never maps
-// page zero), so an IN string whose pointer is below this is not a string:
-// it is what C varargs make of a character ('V', promoted to int) or a small
-// integer passed where the IDL says `IN string`. Reading through it would
-// crash the caller in strlen.
-constexpr std::uintptr_t kLowestStringAddress = 4096;
+// No string or array lives in the first page of the address space (Linux
+// never maps page zero), so a pointer below this is not one: it is what C
+// varargs make of a character ('V', promoted to int) or a small integer
+// passed where the IDL says `IN string`, or of an integer passed where a
+// double goes (1 for 1.0: the double is read from another register, and
+// the integer lands on the next pointer). Reading through it would crash
+// the caller in strlen or in copying the array.
+constexpr std::uintptr_t kLowestUserAddress = 4096;
 // Above every user-space address of 64-bit Linux (57-bit addresses
 // included): a negative integer passed where a string goes.
 constexpr std::uint64_t kHighestUserAddress = (std::uint64_t{1} << 56) - 1;
@@ -71,7 +73,7 @@ bool IsNegativeChar(std::uint64_t bits) {
 // negative values are refused, naming the argument and what to pass instead.
 Status CheckStringPointer(const wire::FunctionInterface &iface, int i, const char *s) {
   const auto bits = reinterpret_cast<std::uintptr_t>(s);
-  if (bits >= kLowestStringAddress && static_cast<std::uint64_t>(bits) <= kHighestUserAddress &&
+  if (bits >= kLowestUserAddress && static_cast<std::uint64_t>(bits) <= kHighestUserAddress &&
       !IsNegativeChar(bits))
     return Status::Ok();
   if (!s)
@@ -96,6 +98,29 @@ Status CheckStringPointer(const wire::FunctionInterface &iface, int i, const cha
   return Status(NINF_ERR_ARGUMENT_MISMATCH,
                 ArgumentAt(iface, i) + " is an IN string, but the value passed is " + seen +
                     ", not a pointer to text: " + fix + "." + CallIs(iface));
+}
+
+// An array argument as C varargs delivered it: NULL is the caller's (a WORK
+// array may be NULL; another is refused later only if it has elements),
+// but a value no array can have is refused, naming the argument and the
+// likely mistake before it.
+Status CheckArrayPointer(const wire::FunctionInterface &iface, int i, const void *p) {
+  const auto bits = reinterpret_cast<std::uintptr_t>(p);
+  if (!p || (bits >= kLowestUserAddress &&
+             static_cast<std::uint64_t>(bits) <= kHighestUserAddress && !IsNegativeChar(bits)))
+    return Status::Ok();
+  const bool negative =
+      IsNegativeChar(bits) || static_cast<std::uint64_t>(bits) > kHighestUserAddress;
+  const std::string seen =
+      negative ? std::to_string(IsNegativeChar(bits) ? static_cast<std::int32_t>(bits)
+                                                     : static_cast<std::int64_t>(bits))
+               : std::to_string(bits);
+  return Status(NINF_ERR_ARGUMENT_MISMATCH,
+                ArgumentAt(iface, i) + " is an array, but the value passed is " + seen +
+                    ", not a pointer to one: was an argument before it of another type (an "
+                    "integer such as 1 where a double goes: write 1.0, C varargs do not convert "
+                    "it), or one left out?" +
+                    CallIs(iface));
 }
 
 // LAPACK's workspace query (lwork = -1) as the interface shows it: array
@@ -190,6 +215,7 @@ Status ArgumentList::Build(InterfacePtr iface, std::vector<ninf_argvalue> values
     work_flops_ = static_cast<double>(order);
   for (int i = 0; i < n; ++i) {
     const wire::Param &p = iface_->params(i);
+    if (IsArray(p)) NINF_RETURN_IF_ERROR(CheckArrayPointer(*iface_, i, values_[i].p));
     if (IsArray(p) && p.mode() != wire::MODE_WORK && layout_.params[i].bytes > 0 && !values_[i].p)
       return Status(NINF_ERR_INVALID_ARGUMENT,
                     "argument '" + p.name() + "' of " + iface_->name() + " is a NULL pointer");

@@ -127,6 +127,28 @@ TEST_CASE("client_messages_character_for_a_string", "[client_messages]") {
   m.GoodCall();
 }
 
+// An integer where an array goes: before, the call crashed the program in
+// copying the array (SIGSEGV in CopyArrays, issue 45's dgemm with integer
+// literals for its double scalars, whose integers land on the pointers).
+TEST_CASE("client_messages_integer_for_an_array", "[client_messages]") {
+  Msgs m;
+  int info = 7;
+  CHECK(Ninf_call(m.Name().c_str(), "V", 3, 5, nullptr, 3, &info) != 0);
+  CHECK(Ninf_get_error() == NINF_ERR_ARGUMENT_MISMATCH);
+  CHECK_THAT(Detail(),
+             Catch::StartsWith("argument 3 of wsquery ('a') is an array, but the value passed is "
+                               "5, not a pointer to one: was an argument before it of another "
+                               "type (an integer such as 1 where a double goes: write 1.0, C "
+                               "varargs do not convert it), or one left out? The call is "
+                               "wsquery(IN string jobz, IN int n"));
+  // A negative integer, sign-extended as compilers pass it.
+  CHECK(Ninf_call(m.Name().c_str(), "V", 3, -2L, nullptr, 3, &info) != 0);
+  CHECK_THAT(Detail(), Catch::StartsWith("argument 3 of wsquery ('a') is an array, but the value "
+                                         "passed is -2, not a pointer to one"));
+  CHECK(info == 7);  // nothing was sent
+  m.GoodCall();
+}
+
 // LAPACK's workspace query (lwork = -1): the real reason and what to pass.
 TEST_CASE("client_messages_workspace_query", "[client_messages]") {
   Msgs m;
