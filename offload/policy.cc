@@ -96,6 +96,14 @@ Config ParseConfig(const char *(*get)(const char *name)) {
     // "1" is the switch; anything else names the file.
     c.log = !std::strcmp(v, "1") ? "-" : v;
   }
+  if (const char *v = get("NINF_OFFLOAD_WARN"); v && *v) {
+    if (!std::strcmp(v, "0")) {
+      c.warn_fallback = false;
+    } else if (std::strcmp(v, "1") != 0) {
+      c.warnings += std::string("NINF_OFFLOAD_WARN='") + v +
+                    "' is neither 0 nor 1: the first fallback is reported\n";
+    }
+  }
   if (const char *v = get("NINF_OFFLOAD_RETRY_SECONDS"); v && *v) {
     double seconds = 0;
     if (ParseNonNegative(v, &seconds)) {

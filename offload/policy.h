@@ -18,6 +18,7 @@ struct Config {
   std::optional<double> min_flops;  // NINF_OFFLOAD_MIN_FLOPS: a fixed threshold
   std::string log;                  // NINF_OFFLOAD_LOG: "" none, "-" stderr, else a file
   double retry_seconds = 10;        // NINF_OFFLOAD_RETRY_SECONDS: local after a dead server
+  bool warn_fallback = true;        // NINF_OFFLOAD_WARN=0: no line at the first fallback
   std::string warnings;             // values that did not parse, one line each
 };
 

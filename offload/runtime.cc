@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -90,6 +91,18 @@ class State {
   }
 
   bool logging() const { return log_ != nullptr; }
+  // The first call in the process that meant to go to the server and ran
+  // locally instead says so on stderr, once: without it a wrong
+  // NINF_SERVER only shows as a slow program. (Not when every call is
+  // logged to stderr already.)
+  void WarnFallbackOnce(const char *routine, const std::string &why) {
+    if (!config_.warn_fallback || log_ == stderr || warned_.exchange(true)) return;
+    std::fprintf(stderr,
+                 "ninf_offload: %s ran locally, not on the server: %s. Later calls the server "
+                 "cannot take run locally too, without this line (NINF_OFFLOAD_LOG=1 shows "
+                 "every call; NINF_OFFLOAD_WARN=0 turns this line off)\n",
+                 routine, why.c_str());
+  }
   void Log(const std::string &line) {
     if (!log_) return;
     std::lock_guard<std::mutex> lock(mutex_);
@@ -111,6 +124,7 @@ class State {
 
   Config config_;
   std::FILE *log_ = nullptr;
+  std::atomic<bool> warned_{false};
   std::mutex mutex_;
   std::map<std::string, Model> models_;
   Model server_;
@@ -216,6 +230,7 @@ bool EstimateOf(State &state, const Call &call, Ninf_call_info *estimate, std::s
   const auto error = static_cast<ninf_error_t>(Ninf_get_error());
   *why = std::string("no estimate: ") + Ninf_error_string(error) + ": " + Ninf_get_error_detail();
   NoteFailure(state, call, error);
+  state.WarnFallbackOnce(call.routine, *why);
   return false;
 }
 
@@ -274,6 +289,7 @@ void RunRemote(State &state, const Call &call, const Estimate &est, const Decisi
     std::string why = "remote call failed (" + std::string(Ninf_error_string(error)) + ": " +
                       Ninf_get_error_detail() + "), run locally";
     NoteFailure(state, call, error);
+    state.WarnFallbackOnce(call.routine, why);
     double seconds = RunLocal(call, ran);
     LogLine(state, call, "local", "", est.flops, est.bytes, seconds, why);
     return;

@@ -334,6 +334,26 @@ def main():
                 expect(any("cannot connect" in l or "unreachable" in l for l in lines),
                        f"{name} {how} server down: no line names the server:\n" +
                        "\n".join(lines))
+        # Without a log, the first fallback still says so on stderr, once
+        # per process, naming the cause; NINF_OFFLOAD_WARN=0 silences it.
+        # (Before, a wrong NINF_SERVER ran everything locally in silence.)
+        for name in programs:
+            plain, relinked, size = programs[name]
+            for warn in ("1", "0"):
+                env = base_env()
+                env.update({"NINF_SERVER": server.address, "NINF_OFFLOAD_MIN_FLOPS": "0",
+                            "NINF_OFFLOAD_WARN": warn})
+                out = f"quiet_{name}_{warn}.bin"
+                p = run([relinked, str(size), out], env=env)
+                expect(read(out) == ref[(name, size)], f"{name} fallback: results differ")
+                said = [l for l in p.stderr.splitlines() if "not on the server" in l]
+                if warn == "1":
+                    expect(len(said) == 1 and said[0].startswith("ninf_offload: ") and
+                           ("cannot connect" in said[0] or "unreachable" in said[0]) and
+                           "NINF_OFFLOAD_WARN=0" in said[0],
+                           f"{name}: not one fallback line naming the cause: {p.stderr!r}")
+                else:
+                    expect(not said, f"{name}: NINF_OFFLOAD_WARN=0 still said: {p.stderr!r}")
         if failures:
             print(f"{len(failures)} failure(s); work folder kept: {work}")
             return 1

@@ -55,13 +55,20 @@ TEST_CASE("offload_config_reads_every_variable", "[offload]") {
   CHECK(Parse({{"NINF_OFFLOAD_LOG", "0"}}).log.empty());  // off
   CHECK(Parse({{"NINF_OFFLOAD", "1"}}).enabled);
   CHECK(*Parse({{"NINF_OFFLOAD_MIN_FLOPS", "0"}}).min_flops == 0);
+  // The first fallback is reported unless told not to.
+  CHECK(Parse({}).warn_fallback);
+  CHECK_FALSE(Parse({{"NINF_OFFLOAD_WARN", "0"}}).warn_fallback);
+  CHECK(Parse({{"NINF_OFFLOAD_WARN", "1"}}).warn_fallback);
 }
 
 TEST_CASE("offload_config_bad_values_warn_and_keep_defaults", "[offload]") {
   Config c = Parse({{"NINF_OFFLOAD", "yes"},
                     {"NINF_OFFLOAD_MIN_FLOPS", "-5"},
-                    {"NINF_OFFLOAD_RETRY_SECONDS", "10s"}});
+                    {"NINF_OFFLOAD_RETRY_SECONDS", "10s"},
+                    {"NINF_OFFLOAD_WARN", "no"}});
   CHECK(c.enabled);
+  CHECK(c.warn_fallback);
+  CHECK(Contains(c.warnings, "NINF_OFFLOAD_WARN='no'"));
   CHECK_FALSE(c.min_flops.has_value());
   CHECK(c.retry_seconds == 10);
   CHECK(Contains(c.warnings, "NINF_OFFLOAD='yes'"));
