@@ -131,6 +131,8 @@ class Server:
 
 def main():
     ninfd, ninfcc, ninffc, libpath, c_source, f_source, t_source, x_source = sys.argv[1:9]
+    # The launcher of unmodified programs, beside the build tree's wrappers.
+    launcher = os.path.join(os.path.dirname(ninfcc), "ninf-offload")
     # The executables run the OpenBLAS kernels ninfd chooses for this CPU
     # (docs/server.md: better than the library's own on a CPU it does not
     # know); the local runs get the same, or "bit for bit" would compare
@@ -198,8 +200,9 @@ def main():
         serial = [0]
 
         def offload_run(name, how, size, extra, expect_remote):
-            """Runs program `name` (`how`: relinked or preloaded) and checks
-            its results and log; returns the log lines."""
+            """Runs program `name` (`how`: relinked, preloaded by LD_PRELOAD,
+            or launched by ninf-offload) and checks its results and log;
+            returns the log lines."""
             plain, relinked, _ = programs[name]
             serial[0] += 1
             out = f"out_{serial[0]}.bin"
@@ -211,6 +214,8 @@ def main():
             if how == "preloaded":
                 env["LD_PRELOAD"] = libpath
                 cmd[0] = plain
+            elif how == "launched":
+                cmd = [launcher, plain] + cmd[1:]
             before = server.completed() if server.proc.poll() is None else None
             p = run(cmd, env=env)
             label = f"{name} {how} n={size} {extra}"
@@ -234,8 +239,9 @@ def main():
             print(f"{label}: {len(remote)} of {len(lines)} calls offloaded; {p.stdout.strip()}")
             return lines
 
-        # Relinked and preloaded, everything above a zero threshold offloaded.
-        for how in ("relinked", "preloaded"):
+        # Relinked, preloaded and launched, everything above a zero threshold
+        # offloaded.
+        for how in ("relinked", "preloaded", "launched"):
             lines = offload_run("c", how, N_C, {"NINF_OFFLOAD_MIN_FLOPS": "0"}, True)
             routines = {field(l, "routine") for l in lines if field(l, "where") == "remote"}
             expect(set(ROUTINES) <= routines,
