@@ -81,6 +81,10 @@ int Ninf_call_async_binding(const char *name, const ninf_binding_args *args) {
 
 void Ninf_binding_set_interrupt(int (*check)(void)) { ninf::SetInterruptCheck(check); }
 
+void Ninf_binding_set_server_advice(const char *text) {
+  ninf::client::SetHowToChooseServer(text ? text : "");
+}
+
 int Ninf_binding_set_server(const char *address, const char *origin) {
   return ninf::client::GuardNinf([&]() -> int {
     if (!address || !*address)

@@ -102,6 +102,14 @@ NINF_EXPORT void Ninf_binding_set_interrupt(int (*check)(void));
 NINF_EXPORT int Ninf_binding_set_server(const char *address, const char *origin);
 
 /*
+ * How the binding's users name the default server, for the advice after a
+ * connect error ("start ninfd there, or TEXT"), in place of the C client's
+ * NINF_SERVER / Ninf_parse_arg / grpc_initialize. NULL or "" restores the
+ * C client's. Process-wide; thread-safe.
+ */
+NINF_EXPORT void Ninf_binding_set_server_advice(const char *text);
+
+/*
  * What a server serves, as JSON text for bindings that read JSON (the
  * Python client's ninf.functions and ninf.describe). `server` is
  * "host:port" as for -server, or NULL (and "") for the default server.

@@ -12,6 +12,7 @@ std::mutex g_server_address_mutex;
 std::optional<ServerAddress> g_default;          // set explicitly; else from the environment
 ServerOrigin g_origin = ServerOrigin::kBuiltIn;  // of g_default, when set
 std::string g_where;                             // more about g_origin
+std::string g_how_to_choose;                     // a binding's (SetHowToChooseServer); "": ours
 constexpr char kScheme[] = "ninf://";
 
 // The ways to name another server, for every message that suggests one.
@@ -65,7 +66,8 @@ void SetDefaultServer(const ServerAddress &addr, ServerOrigin origin, std::strin
 }
 
 std::string UnreachableAdvice(const ServerAddress &tried, bool is_default, ServerOrigin origin,
-                              const std::string &where, const std::string &env) {
+                              const std::string &where, const std::string &env,
+                              const std::string &how_to_choose) {
   const std::string at = tried.Key();
   if (!is_default)
     return "; no ninfd at " + at +
@@ -91,21 +93,27 @@ std::string UnreachableAdvice(const ServerAddress &tried, bool is_default, Serve
       break;
   }
   return "; no ninfd at " + at + ", the default server (from " + from +
-         "): start ninfd there, or " + kHowToChoose;
+         "): start ninfd there, or " + (how_to_choose.empty() ? kHowToChoose : how_to_choose);
 }
 
 std::string UnreachableAdvice(const ServerAddress &tried) {
   ServerOrigin origin = ServerOrigin::kBuiltIn;
-  std::string where, env;
+  std::string where, env, how_to_choose;
   ServerAddress def;
   {
     std::lock_guard<std::mutex> lock(g_server_address_mutex);
     if (g_default) origin = g_origin, where = g_where;
+    how_to_choose = g_how_to_choose;
   }
   if (const char *e = std::getenv("NINF_SERVER"); e && *e) env = e;
   if (origin == ServerOrigin::kBuiltIn && !env.empty()) origin = ServerOrigin::kEnvironment;
   const bool is_default = DefaultServer(&def).ok() && def.Key() == tried.Key();
-  return UnreachableAdvice(tried, is_default, origin, where, env);
+  return UnreachableAdvice(tried, is_default, origin, where, env, how_to_choose);
+}
+
+void SetHowToChooseServer(std::string text) {
+  std::lock_guard<std::mutex> lock(g_server_address_mutex);
+  g_how_to_choose = std::move(text);
 }
 
 }  // namespace ninf::client

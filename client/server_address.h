@@ -45,14 +45,22 @@ void SetDefaultServer(const ServerAddress &addr, ServerOrigin origin, std::strin
 
 // What to tell a user whose client could not connect to `tried` (appended
 // to the connect error): for the default server where it came from and how
-// to change it (NINF_SERVER, -server, the config file's default_server); for
-// another server that the call or its handle named it. Reads the default.
+// to change it (NINF_SERVER, -server, the config file's default_server, or
+// the binding's own ways: SetHowToChooseServer); for another server that
+// the call or its handle named it. Reads the default.
 std::string UnreachableAdvice(const ServerAddress &tried);
 
 // The same as a pure function: `is_default` whether `tried` is the default
 // server, `origin` and `where` how the default was set, `env` NINF_SERVER's
-// value ("" when unset).
+// value ("" when unset), `how_to_choose` the binding's ways to name another
+// server ("": the C client's).
 std::string UnreachableAdvice(const ServerAddress &tried, bool is_default, ServerOrigin origin,
-                              const std::string &where, const std::string &env);
+                              const std::string &where, const std::string &env,
+                              const std::string &how_to_choose = "");
+
+// A binding's own ways to name the default server, in the words its users
+// know (Python: ninf.set_server(), server=), in place of the C client's
+// (NINF_SERVER, Ninf_parse_arg, grpc_initialize's file). Process-wide.
+void SetHowToChooseServer(std::string text);
 
 }  // namespace ninf::client

@@ -1025,6 +1025,10 @@ PyMODINIT_FUNC PyInit__ninf(void) {
   fill_dtype_names();
   if (PyType_Ready(&HandleType) < 0 || PyType_Ready(&PendingType) < 0) return NULL;
   if (install_interrupt_check() < 0) return NULL;
+  // A connect error's advice in Python's words, not C's.
+  Ninf_binding_set_server_advice(
+      "call ninf.set_server(\"host:port\") with a running one, or pass server=\"host:port\" "
+      "to the call (NINF_SERVER=host:port in the environment before Python starts works too)");
   PyObject *m = PyModule_Create(&module);
   if (!m) return NULL;
   Error = PyErr_NewExceptionWithDoc("ninf.Error",

@@ -41,6 +41,11 @@ TEST_CASE("client_advice_for_each_origin", "[client_advice]") {
         "; no ninfd at localhost:3000, the default server (from ninf.set_server()): start "
         "ninfd there, or " +
             kChoose);
+  // ... and its own words for naming another one.
+  CHECK(UnreachableAdvice(local, true, ServerOrigin::kSetServer, "ninf.set_server()", "",
+                          "call ninf.set_server(...)") ==
+        "; no ninfd at localhost:3000, the default server (from ninf.set_server()): start "
+        "ninfd there, or call ninf.set_server(...)");
   CHECK(UnreachableAdvice(local, true, ServerOrigin::kCommandLine, "-port 3000", "") ==
         "; no ninfd at localhost:3000, the default server (from -port 3000 on the command "
         "line): start ninfd there, or " +

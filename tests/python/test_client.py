@@ -242,6 +242,9 @@ def test_unreachable_server_names_set_server():
     assert int(code) == ninf.NINF_ERR_CONNECT, run.stdout
     assert f"no ninfd at 127.0.0.1:{port}, the default server (from ninf.set_server())" in text
     assert "command line" not in text, text
+    # What to do, in Python's words (before: Ninf_parse_arg, grpc_initialize).
+    assert 'call ninf.set_server("host:port") with a running one, or pass server=' in text, text
+    assert "Ninf_parse_arg" not in text and "grpc_initialize" not in text, text
 
 
 # Run in a child interpreter: before the fix (issue 28, H2) the second wait
