@@ -1,14 +1,15 @@
 """numpy.linalg's solve and eigh, computed by a Ninf server.
 
-    x = ninf.linalg.solve(A, b)        # LAPACK dgesv on the server
-    w, v = ninf.linalg.eigh(S)         # LAPACK dsyev on the server
+    x = ninf.linalg.solve(A, b)        # LAPACK dgesv (sgesv) on the server
+    w, v = ninf.linalg.eigh(S)         # LAPACK dsyevd (ssyevd) on the server
 
 They take what numpy.linalg takes (any array-like; C or Fortran order; the
-inputs are copied, never changed), return what it returns, and raise
-numpy.linalg.LinAlgError where it does: a singular matrix, eigenvalues that
-do not converge. Real float64 matrices only (the standard library has no
-complex routines); stacks of matrices are refused. ``server="host:port"``
-picks the server; by default, the default server.
+inputs are copied, never changed), return what it returns, in its dtype
+(float32 when every input is float32, else float64), by the LAPACK drivers
+numpy uses, and raise numpy.linalg.LinAlgError where it does: a singular
+matrix, eigenvalues that do not converge. Real matrices only (the standard
+library has no complex routines); stacks of matrices are refused.
+``server="host:port"`` picks the server; by default, the default server.
 """
 from __future__ import annotations
 
@@ -45,16 +46,24 @@ def _square_real(a: np.ndarray, what: str) -> int:
     return a.shape[0]
 
 
+def _result_type(*arrays: np.ndarray) -> type:
+    # numpy.linalg's rule: single precision when every input is, else double
+    # (integers and float16 included).
+    return np.float32 if all(a.dtype == np.float32 for a in arrays) else np.float64
+
+
 def _lapack_info(routine: str, info: int) -> None:
     if info < 0:  # our own argument list is wrong: a bug here, not the user's
         raise RuntimeError(f"{routine} refused its argument {-info} (ninf.linalg bug)")
 
 
 def solve(a, b, *, server: Optional[str] = None) -> np.ndarray:
-    """The solution x of a x = b, as numpy.linalg.solve (LAPACK dgesv).
+    """The solution x of a x = b, as numpy.linalg.solve (LAPACK dgesv, or
+    sgesv for float32).
 
-    a: (n, n); b: (n,) or (n, k). Returns a new float64 array shaped as b.
-    Raises LinAlgError("Singular matrix") for a singular a.
+    a: (n, n); b: (n,) or (n, k). Returns a new array shaped as b, float32
+    when a and b are, else float64. Raises LinAlgError("Singular matrix")
+    for a singular a.
     """
     a = np.asarray(a)
     b = np.asarray(b)
@@ -64,14 +73,16 @@ def solve(a, b, *, server: Optional[str] = None) -> np.ndarray:
     if b.ndim not in (1, 2) or b.shape[0] != n:
         raise ValueError(f"solve: b has shape {b.shape}; a is {n} x {n}, so b must be "
                          f"({n},) or ({n}, k)")
-    x = np.array(b, dtype=np.float64, order="F")  # dgesv writes x over b
+    dtype = _result_type(a, b)
+    routine = "sgesv" if dtype == np.float32 else "dgesv"
+    x = np.array(b, dtype=dtype, order="F")  # ?gesv writes x over b
     if n == 0:
         return x
-    lu = np.array(a, dtype=np.float64, order="F")  # and the LU factors over a
+    lu = np.array(a, dtype=dtype, order="F")  # and the LU factors over a
     nrhs = 1 if b.ndim == 1 else b.shape[1]
     ipiv = np.empty(n, dtype=np.int32)
-    info = run("dgesv", (n, nrhs, lu, n, ipiv, x, n, None), server=server)
-    _lapack_info("dgesv", info)
+    info = run(routine, (n, nrhs, lu, n, ipiv, x, n, None), server=server)
+    _lapack_info(routine, info)
     if info > 0:  # U(info, info) is exactly zero
         raise LinAlgError("Singular matrix")
     return x
@@ -79,20 +90,26 @@ def solve(a, b, *, server: Optional[str] = None) -> np.ndarray:
 
 def eigh(a, UPLO: str = "L", *, server: Optional[str] = None) -> EighResult:
     """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric
-    matrix, as numpy.linalg.eigh (LAPACK dsyev). Only the UPLO triangle
-    of a is read. Raises LinAlgError when the eigenvalues do not converge.
+    matrix, as numpy.linalg.eigh: LAPACK's divide and conquer, dsyevd (ssyevd
+    for float32), the driver numpy uses. Only the UPLO triangle of a is
+    read. Raises LinAlgError when the eigenvalues do not converge.
     """
     if UPLO not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
     a = np.asarray(a)
     n = _square_real(a, "eigh")
+    dtype = _result_type(a)
     if n == 0:
-        return EighResult(np.empty(0), np.empty((0, 0)))
-    v = np.array(a, dtype=np.float64, order="F")  # dsyev writes the vectors over a
-    w = np.empty(n)
-    lwork = max(1, 3 * n - 1)  # dsyev's minimum; the workspace stays on the server
-    info = run("dsyev", ("V", UPLO, n, v, n, w, None, lwork, None), server=server)
-    _lapack_info("dsyev", info)
+        return EighResult(np.empty(0, dtype=dtype), np.empty((0, 0), dtype=dtype))
+    routine = "ssyevd" if dtype == np.float32 else "dsyevd"
+    v = np.array(a, dtype=dtype, order="F")  # ?syevd writes the vectors over a
+    w = np.empty(n, dtype=dtype)
+    # ?syevd's minimum workspaces with vectors (LAPACK's documentation); both
+    # stay on the server.
+    lwork = 1 + 6 * n + 2 * n * n
+    liwork = 3 + 5 * n
+    info = run(routine, ("V", UPLO, n, v, n, w, None, lwork, None, liwork, None), server=server)
+    _lapack_info(routine, info)
     if info > 0:
         raise LinAlgError("Eigenvalues did not converge")
     return EighResult(w, v)

@@ -80,6 +80,35 @@ def test_eigh_equals_numpy(server, uplo):
     assert np.array_equal(r.eigenvalues, r[0]) and np.array_equal(r.eigenvectors, r[1])
 
 
+def test_float32_stays_float32_as_numpy(server):
+    # numpy.linalg keeps single precision when every input is float32; so
+    # does ninf.linalg, on sgesv and ssyevd (before: float64 out, dsyev).
+    n = 40
+    A = matrix(n).astype(np.float32)
+    b = np.ones(n, dtype=np.float32)
+    x = ninf.linalg.solve(A, b)
+    assert x.dtype == np.linalg.solve(A, b).dtype == np.float32
+    np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-4, atol=1e-5)
+    # Mixed precision goes to float64, as numpy's.
+    assert ninf.linalg.solve(A, b.astype(np.float64)).dtype == np.float64
+    S = symmetric(n).astype(np.float32)
+    w, v = ninf.linalg.eigh(S)
+    w_np, _ = np.linalg.eigh(S)
+    assert w.dtype == v.dtype == w_np.dtype == np.float32
+    np.testing.assert_allclose(w, w_np, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(S @ v, v * w, atol=1e-3)
+
+
+def test_eigh_uses_the_driver_numpy_uses(server):
+    # numpy.linalg.eigh is LAPACK's divide and conquer (?syevd): the
+    # eigenvalues agree with numpy's to the last few bits, not only to
+    # dsyev's tolerance.
+    S = symmetric(80)
+    w, _ = ninf.linalg.eigh(S)
+    np.testing.assert_allclose(w, np.linalg.eigh(S)[0], rtol=1e-13, atol=1e-13)
+    assert {"dsyevd", "ssyevd", "sgesv"} <= set(ninf.functions(server=server.address))
+
+
 def test_ep_equals_nas_class_s(server):
     r = ninf.ep(24)
     assert abs((r.sx - NAS_S_SX) / NAS_S_SX) < 1e-8
