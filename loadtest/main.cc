@@ -191,9 +191,11 @@ int RunTo(const Options &o, RunResult *result) {
 
 // The Markdown row (and the size and server tables when there are several)
 // and the tool's own CPU time, on standard output.
-void PrintReport(const RunResult &result, const Summary &s, const std::string &row) {
+void PrintReport(const RunConfig &c, const RunResult &result, const Summary &s,
+                 const std::string &row) {
   std::printf("%s%s", MarkdownHeader().c_str(), row.c_str());
   if (s.by_size.size() > 1) std::printf("\n%s\n", SizeTable(s).c_str());
+  if (c.netns.size() > 1) std::printf("\n%s\n", SiteTable(result.rows, c.netns, c.clients).c_str());
   std::set<std::string> servers;
   for (const auto &entry : s.by_server) servers.insert(entry.first);
   for (const auto &entry : result.samples) servers.insert(entry.first);
@@ -266,7 +268,7 @@ int main(int argc, char **argv) {
   // A run stopped by a signal reports what it has, marked as such.
   const std::string label = o.label + (result.interrupted_by ? " (interrupted)" : "");
   const std::string row = MarkdownRow(label, o.workload, SizesText(o.c.sizes), o.c.clients, s);
-  PrintReport(result, s, row);
+  PrintReport(o.c, result, s, row);
   WriteOutputs(o, result, s, row);
   ReportFailures(result);
   if (result.interrupted_by) {

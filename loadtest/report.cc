@@ -306,6 +306,38 @@ std::string SizeTable(const Summary &s) {
   return out.str();
 }
 
+std::string SiteTable(const std::vector<CallRow> &rows, const std::vector<std::string> &sites,
+                      int clients) {
+  std::ostringstream out;
+  out << "| site | clients | calls | failed | T_response mean / p95 (s) | T_wait mean / max (s) | "
+         "MB/s mean |\n"
+      << "|---|---|---|---|---|---|---|\n";
+  const std::size_t n = sites.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    int mine = 0;
+    for (int i = 0; i < clients; ++i) mine += static_cast<std::size_t>(i) % n == k;
+    std::size_t calls = 0, failed = 0;
+    std::vector<double> response, wait, mbs;
+    for (const CallRow &r : rows) {
+      if (r.client < 0 || static_cast<std::size_t>(r.client) % n != k) continue;
+      ++calls;
+      if (r.outcome != "ok") {
+        ++failed;
+        continue;
+      }
+      response.push_back(r.response);
+      wait.push_back(r.wait);
+      if (r.Throughput() > 0) mbs.push_back(r.Throughput());
+    }
+    const Times t = TimesOf(response, wait);
+    out << "| " << sites[k] << " | " << mine << " | " << calls << " | " << failed << " | "
+        << Fixed(t.response_mean, 3) << " / " << Fixed(t.response_p95, 3) << " | "
+        << Fixed(t.wait_mean, 3) << " / " << Fixed(t.wait_max, 3) << " | " << Fixed(MeanOf(mbs), 1)
+        << " |\n";
+  }
+  return out.str();
+}
+
 std::string MarkdownRow(const std::string &label, const std::string &workload,
                         const std::string &size, int clients, const Summary &s) {
   std::ostringstream out;

@@ -130,6 +130,12 @@ std::string SizesText(const std::vector<int> &sizes);
 // The per-size table of a mixed run: one row per size.
 std::string SizeTable(const Summary &s);
 
+// The per-site table of a run whose clients span namespaces (--netns A,B,...:
+// client i runs in sites[i % sites.size()]): one row per site, from the
+// calls its `clients` made.
+std::string SiteTable(const std::vector<CallRow> &rows, const std::vector<std::string> &sites,
+                      int clients);
+
 // One row per server and a row "all" for the totals (printed when a run
 // has several servers).
 std::string ServerTable(const Summary &s);

@@ -130,6 +130,19 @@ TEST_CASE("loadtest_mixed_sizes_are_summarized_per_size", "[loadtest]") {
   CHECK_THAT(table, Catch::Contains("| 1500 | 1 | 0 | 3.000 / 3.000 | 1.000 / 1.000 |"));
 }
 
+TEST_CASE("loadtest_site_table_groups_the_clients_by_their_namespace", "[loadtest]") {
+  // Five clients over two sites: 0, 2, 4 in a, 1, 3 in b (client i in
+  // sites[i % 2]); client 4 made no call. b's second call failed.
+  std::vector<CallRow> rows = {Row(0, 0.0, 1.0, 0.5), Row(2, 0.0, 3.0, 0.0), Row(1, 1.0, 0.5, 0.0),
+                               Row(3, 3.0, 9.0, 9.0, "error")};
+  rows[0].bytes = 8000000;
+  rows[0].transfer = 0.5;  // 16 MB/s; the others 2 MB/s
+  const std::string table = SiteTable(rows, {"a", "b"}, 5);
+  CHECK_THAT(table, Catch::StartsWith("| site | clients | calls | failed |"));
+  CHECK_THAT(table, Catch::Contains("| a | 3 | 2 | 0 | 2.000 / 3.000 | 0.250 / 0.500 | 9.0 |"));
+  CHECK_THAT(table, Catch::Contains("| b | 2 | 2 | 1 | 0.500 / 0.500 | 0.000 / 0.000 | 2.0 |"));
+}
+
 TEST_CASE("loadtest_percentile_by_nearest_rank", "[loadtest]") {
   CHECK(Percentile({}, 95) == 0);
   CHECK(Percentile({3, 1, 2}, 50) == 2);
@@ -254,6 +267,7 @@ TEST_CASE("loadtest_every_column_is_documented", "[loadtest]") {
       {"### Calls CSV", CsvHeader()},
       {"### Run table", MarkdownHeader()},
       {"### Per-size table", SizeTable(Summary{})},
+      {"### Per-site table", SiteTable({}, {"a"}, 1)},
       {"### Per-server table", ServerTable(Summary{})},
       {"### Summary CSV", SummaryCsvHeader()},
       {"### Series CSV", SeriesCsvHeader()},

@@ -53,6 +53,11 @@ for _ in $(seq 100); do [ -s "$work/ready" ] && break; sleep 0.05; done
   --workload linpack --size 250 -c 2 --steps 5 -q --csv "$work/calls.csv" >"$work/run.txt" ||
   fail "load test across sites failed: $(cat "$work/run.txt")"
 [ "$(grep -c ',ok,' "$work/calls.csv")" -eq 10 ] || fail "not 10 good calls: $(cat "$work/calls.csv")"
+# The per-site table: each namespace its row, with its one client's 5 calls.
+for site in a b; do
+  grep -q "^| ninfsite-$set_name-$site | 1 | 5 | 0 | " "$work/run.txt" ||
+    fail "no per-site row for $site: $(cat "$work/run.txt")"
+done
 # Columns: 1 client, 5 response_s, 9 bytes.
 read -r a_min a_bytes < <(awk -F, '$1 == 0 { if (!m || $5 < m) m = $5; b = $9 } END { print m, b }' "$work/calls.csv")
 read -r b_min _ < <(awk -F, 'NR > 1 && $1 == 1 { if (!m || $5 < m) m = $5 } END { print m, 0 }' "$work/calls.csv")
