@@ -29,6 +29,13 @@ void AnswerSlot(Job &job, int32_t code) {
                   daemon::Quoted(std::strerror(err)));
 }
 
+// A control message the job's state does not allow, logged (the caller
+// answers or kills as the kind requires).
+void WarnUnexpected(const Job &job, const std::string &kind) {
+  spdlog::warn("event=control_unexpected job={} call={} function={} kind={} state={}", job.id(),
+               job.params().call_id, job.params().function, kind, JobStateName(job.state()));
+}
+
 }  // namespace
 
 Job::Job(JobEvents *events, uint64_t id, CallParams params, daemon::Connection *conn)
@@ -234,8 +241,7 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
         events_->OnKeep(*this, msg, std::move(attached));
         break;
       }
-      spdlog::warn("event=control_unexpected job={} call={} function={} kind=keep state={}", id_,
-                   params_.call_id, params_.function, JobStateName(state_));
+      WarnUnexpected(*this, "keep");
       if (msg.param != kKeepWholeResult)
         Tell(KeptAnswer(Status(NINF_ERR_PROTOCOL, "unexpected KEEP"), 0, {}));
       break;
@@ -245,8 +251,7 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
         events_->OnProve(*this, msg);
         break;
       }
-      spdlog::warn("event=control_unexpected job={} call={} function={} kind=prove state={}", id_,
-                   params_.call_id, params_.function, JobStateName(state_));
+      WarnUnexpected(*this, "prove");
       Tell(ProvedAnswer(Status(NINF_ERR_PROTOCOL, "unexpected PROVE"), nullptr));
       break;
     case CTL_FETCH_ASK:
@@ -254,8 +259,7 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
         events_->OnFetchAsk(*this, msg);
         break;
       }
-      spdlog::warn("event=control_unexpected job={} call={} function={} kind=fetch_ask state={}",
-                   id_, params_.call_id, params_.function, JobStateName(state_));
+      WarnUnexpected(*this, "fetch_ask");
       Tell(FetchAnswer(Status(NINF_ERR_PROTOCOL, "unexpected FETCH_ASK")));
       break;
     case CTL_ARGS_RECEIVED:
@@ -295,8 +299,7 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
       } else if (msg.flags & kArrivingAsksRoom) {
         // No call may arrive here: the executable hears so rather than
         // waiting for room for ever.
-        spdlog::warn("event=control_unexpected job={} call={} function={} kind=arriving state={}",
-                     id_, params_.call_id, params_.function, JobStateName(state_));
+        WarnUnexpected(*this, "arriving");
         Tell({.kind = CTL_ROOM, .error_code = NINF_ERR_PROTOCOL});
       }
       break;
@@ -314,8 +317,7 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
         events_->OnReleased(*this);  // ends the job: nothing may follow here
         break;
       }
-      spdlog::warn("event=control_unexpected job={} call={} function={} kind=released state={}",
-                   id_, params_.call_id, params_.function, JobStateName(state_));
+      WarnUnexpected(*this, "released");
       Kill(KillReason::kNone);
       break;
     case CTL_HANDOFF:  // only ninfd sends these
@@ -324,8 +326,7 @@ void Job::OnControl(Process &, const ControlMsg &msg, daemon::UniqueFd attached)
     case CTL_PROVED:
     case CTL_PROBE:
     default:
-      spdlog::warn("event=control_unexpected job={} call={} function={} kind={} state={}", id_,
-                   params_.call_id, params_.function, msg.kind, JobStateName(state_));
+      WarnUnexpected(*this, std::to_string(msg.kind));
   }
 }
 
