@@ -228,6 +228,22 @@ server_stop() {
 points=$work/points.csv
 echo "id,item,label,version,admission,site,workload,n,c,threads,interval,probability,duration,wall_s,server_cores,server_cpu_s,client_cores,client_cpu_s,link_rate,link_delay_ms,failed" >"$points"
 point_id=0
+total_points=0 # announce sets it
+run_started=$(date +%s)
+# progress ID LABEL N C: the point done, and how far the run is, on stderr:
+# a count and the time left at the points' mean so far.
+progress() {
+  local id=$1 now elapsed
+  now=$(date +%s)
+  elapsed=$((now - run_started))
+  local of="" left=""
+  ((total_points == 0)) || of=" of $total_points"
+  if ((total_points > id && id > 0)); then
+    local secs=$((elapsed * (total_points - id) / id))
+    if ((secs < 120)); then left=", about $secs s left"; else left=", about $(((secs + 59) / 60)) min left"; fi
+  fi
+  echo "$0: point $id$of ($2 n=$3 c=$4) done; ${elapsed} s in$left" >&2
+}
 # point LABEL VERSION ADM SITE N C T INTERVAL RATE DELAY [ninf-loadtest args]:
 # one run of ninf-loadtest in the clients' group (in the hub when sites are
 # up, so that its sampling reaches the server), with the CPU time of both
@@ -265,6 +281,7 @@ point() {
   bench_stop "$pid"
   t1=$(date +%s.%N) s1=$(cg_usage_usec server) c1=$(cg_usage_usec clients)
   [[ $failed == 0 ]] || echo "$0: calls failed at $label n=$n c=$c (see lt.log in the data folder)" >&2
+  progress "$id" "$label" "$n" "$c"
   echo "$id,$item,$label,$version,$adm,$site,$wl,$n,$c,$t,$s,$probability,$duration,$(echo "$t1 - $t0" | bc),$server_cores,$(echo "scale=3; ($s1 - $s0) / 1000000" | bc),$client_cores,$(echo "scale=3; ($c1 - $c0) / 1000000" | bc),$rate,$delay,$failed" >>"$points"
 }
 
@@ -333,6 +350,8 @@ lan_up() {
 est_points() { local n=0 x; for x in "$@"; do n=$((n + x)); done; echo "$n"; }
 announce() {
   local npoints=$1
+  total_points=$npoints
+  run_started=$(date +%s)
   note "$npoints points of $duration s: expect about $(((npoints * duration * 13 / 10 + 60) / 60)) min"
 }
 
