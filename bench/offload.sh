@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/offload.sh - an unmodified Fortran Linpack (tests/offload/linpack.f90:
-# random A, b = A * ones, one dgesv) run locally and offloaded by
-# libninf_offload, for n = 1000 ... 4000, the whole sweep twice; written up
-# as bench/results/offload.md (or --out FILE, never over an existing file).
+# random A, b = A * ones, one dgesv) run locally, offloaded by
+# libninf_offload, and under its default policy, for n = 200 ... 4000, the
+# whole sweep twice; written up as bench/results/offload.md (or --out FILE,
+# never over an existing file).
 #
 #   bash bench/offload.sh BUILD_DIR [--out FILE] [--quick] [--sizes "1000 2000"]
 #                         [--server HOST:PORT]
@@ -10,7 +11,10 @@
 # The program is built here with plain gfortran -O2 ... -llapack (nothing of
 # Ninf in it). Local: the binary as built. Offloaded: the same binary under
 # LD_PRELOAD=BUILD_DIR/offload/libninf_offload.so with
-# NINF_OFFLOAD_MIN_FLOPS=0, so every dgesv goes. Each run reports the whole
+# NINF_OFFLOAD_MIN_FLOPS=0, so every dgesv goes. Default: the same binary
+# and library with no threshold set, as a user runs it: the policy decides
+# (docs/offload.md), and the table says where the call went, why, and its
+# time against the local run's. Each run reports the whole
 # program's wall time, and the dgesv call's own time from
 # NINF_OFFLOAD_LOG (the local runs are logged too, under NINF_OFFLOAD=0, so
 # both columns time the same thing the same way).
@@ -25,7 +29,7 @@ set -euo pipefail
 
 source "$(dirname "$0")/lib.sh"
 bench_declare offload "An unmodified Fortran Linpack, local against offloaded by libninf_offload."
-bench_option --sizes LIST sizes "1000 2000 3000 4000" "1000" "the matrix orders n"
+bench_option --sizes LIST sizes "200 1000 2000 3000 4000" "200 1000" "the matrix orders n"
 bench_option --server HOST:PORT server "" "" "a running ninfd to offload to (default: one started here)"
 # The brief of record names the report bench/results/offload.md: that is the
 # default here, which lib.sh still never writes over.
@@ -62,6 +66,8 @@ one_run() {
   t0=$(date +%s.%N)
   if [[ $mode == local ]]; then
     NINF_OFFLOAD=0 NINF_OFFLOAD_LOG=$log LD_PRELOAD=$lib "$linpack" "$n" "$work/x.bin" >>"$raw_log"
+  elif [[ $mode == default ]]; then
+    NINF_OFFLOAD_LOG=$log LD_PRELOAD=$lib "$linpack" "$n" "$work/x.bin" >>"$raw_log"
   else
     NINF_OFFLOAD_MIN_FLOPS=0 NINF_OFFLOAD_LOG=$log LD_PRELOAD=$lib "$linpack" "$n" "$work/x.bin" \
       >>"$raw_log"
@@ -72,6 +78,8 @@ one_run() {
   local seconds where
   seconds=$(sed -n 's/.* seconds=\([0-9.]*\) .*/\1/p' <<<"$line")
   where=$(sed -n 's/.* where=\([a-z]*\) .*/\1/p' <<<"$line")
+  # Why the policy decided so: kept beside the results (it has spaces).
+  sed -n 's/.* why="\(.*\)"$/\1/p' <<<"$line" >"$work/why-$mode-$n-$run.txt"
   echo "$mode $n $run $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') ${seconds:-nan} ${where:-none}"
 }
 
@@ -82,7 +90,7 @@ results="$work/results.txt"
 one_run offloaded 200 0 >/dev/null
 for run in $(seq 1 "$runs"); do
   for n in $sizes; do
-    for mode in local offloaded; do
+    for mode in local offloaded default; do
       one_run "$mode" "$n" "$run" | tee -a "$results" "$raw_log" >&2
     done
   done
@@ -96,8 +104,10 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
   echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $cpu, $cores cores, $(uname -r)$([[ $quick -eq 1 ]] && echo ', --quick (numbers mean little)')."
   echo "Server: ${server:-a ninfd on this machine (--slots 1), over loopback}. OPENBLAS_NUM_THREADS=$cores."
   echo "The program: tests/offload/linpack.f90 built with $fc -O2 ... -llapack; offloaded under"
-  echo "LD_PRELOAD with NINF_OFFLOAD_MIN_FLOPS=0. Seconds: the dgesv call (from NINF_OFFLOAD_LOG) and"
-  echo "the whole program (wall). Ratio: offloaded / local dgesv time (above 1: offloading is slower)."
+  echo "LD_PRELOAD with NINF_OFFLOAD_MIN_FLOPS=0; \"default\": the same with no threshold set, the policy"
+  echo "deciding (each run is a fresh process: its model has measured nothing yet). Seconds: the dgesv"
+  echo "call (from NINF_OFFLOAD_LOG) and the whole program (wall). Ratios: against the local dgesv time"
+  echo "(above 1: slower than local)."
   echo
   echo "| n | run | local dgesv s | offloaded dgesv s | ratio | local program s | offloaded program s | offloaded call went |"
   echo "|---|---|---|---|---|---|---|---|"
@@ -113,5 +123,19 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
           lw[key], ow[key], ww[key]
       }
     }' "$results"
+  echo
+  echo "The default policy (no NINF_OFFLOAD_MIN_FLOPS):"
+  echo
+  echo "| n | run | went | why | dgesv s | / local | program s | / local program |"
+  echo "|---|---|---|---|---|---|---|---|"
+  while read -r mode n run wall call where; do
+    [[ $mode == default ]] || continue
+    local_line=$(awk -v n="$n" -v r="$run" '$1 == "local" && $2 == n && $3 == r' "$results")
+    read -r _ _ _ lwall lcall _ <<<"$local_line"
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$run" "$where" \
+      "$(cat "$work/why-default-$n-$run.txt")" "$call" \
+      "$(awk -v a="$call" -v b="$lcall" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
+      "$wall" "$(awk -v a="$wall" -v b="$lwall" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
+  done <"$results"
 } >"$out"
 echo "offload.sh: wrote $out (raw log $raw_log)" >&2
