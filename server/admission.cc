@@ -308,6 +308,14 @@ uint64_t ChargedArrivalBytes(bool known, uint64_t frame_bytes, const ArrivalBoun
   return bounds.bytes / std::max<std::size_t>(1, bounds.calls);
 }
 
+uint64_t ReportedArrivalBytes(uint64_t reported, int64_t max_call_bytes) {
+  constexpr uint64_t kNeverWraps = uint64_t{1} << 48;  // 256 TiB: far above any call
+  const uint64_t limit = max_call_bytes > 0
+                             ? std::min(static_cast<uint64_t>(max_call_bytes), kNeverWraps)
+                             : kNeverWraps;
+  return std::min(reported, limit);
+}
+
 ArrivalLoad ArrivalGate::held_of(const std::string &client) const {
   auto it = by_client_.find(client);
   return it == by_client_.end() ? ArrivalLoad{} : it->second;

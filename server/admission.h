@@ -332,6 +332,12 @@ bool MayArrive(const ArrivalLoad &held, uint64_t bytes, std::size_t max_calls, u
 // over the call bound.
 uint64_t ChargedArrivalBytes(bool known, uint64_t frame_bytes, const ArrivalBounds &bounds);
 
+// The bytes a handle's later call is charged: its executable's report
+// (CTL_ARRIVING), which ninfd bounds and never trusts further: at most
+// max_call_bytes (no call may bring more; the executable refuses such a
+// frame) and never so much that the gate's sums could wrap.
+uint64_t ReportedArrivalBytes(uint64_t reported, int64_t max_call_bytes);
+
 // The calls allowed to arrive (held from the hand-off until they get their
 // slot or end) and those waiting for that, in arrival order. Pure
 // bookkeeping; the caller passes the bounds on each decision (so a reload

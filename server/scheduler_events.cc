@@ -145,7 +145,8 @@ void Scheduler::OnArgsReceived(Job &job, bool resumed) {
 }
 
 void Scheduler::OnArriving(Job &job, uint64_t bytes) {
-  const ArrivalGate::Call call{job.id(), desk_.ArrivalClient(job), bytes};
+  const ArrivalGate::Call call{job.id(), desk_.ArrivalClient(job),
+                               ReportedArrivalBytes(bytes, settings_.max_call_bytes)};
   if (!job.call().awaits_room) {
     // Its whole frame is in this host's socket already (at most a socket
     // buffer of it): counted, room or not, as a call writing its result is.

@@ -440,6 +440,7 @@ using ninf::server::ArrivesFirst;
 using ninf::server::ChargedArrivalBytes;
 using ninf::server::MayArrive;
 using ninf::server::ParseAdmissionOrder;
+using ninf::server::ReportedArrivalBytes;
 using ninf::server::ResolveArrivalBounds;
 using ninf::server::TransferSecondsAhead;
 
@@ -474,6 +475,12 @@ TEST_CASE("admission_arrival_bounds_resolve_from_memory", "[admission]") {
   // Unknown bytes (TLS) are charged an even share of the bound.
   CHECK(ChargedArrivalBytes(true, 123, b) == 123);
   CHECK(ChargedArrivalBytes(false, 123, b) == 1000 / 8);
+  // A handle's executable reports its call's bytes: bounded by what any
+  // call may bring, and never near a wrap of the gate's sums.
+  CHECK(ReportedArrivalBytes(123, 1000) == 123);
+  CHECK(ReportedArrivalBytes(5000, 1000) == 1000);
+  CHECK(ReportedArrivalBytes(UINT64_MAX, 0) == uint64_t{1} << 48);
+  CHECK(ReportedArrivalBytes(UINT64_MAX, INT64_MAX) == uint64_t{1} << 48);
 }
 
 TEST_CASE("admission_a_call_may_arrive_within_the_bounds_or_alone", "[admission]") {
