@@ -1,6 +1,7 @@
 #include "client/arguments.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace ninf::client {
 ninf_argkind ArgKindOf(const wire::Param &p) {
@@ -69,13 +70,27 @@ bool IsNegativeChar(std::uint64_t bits) {
   return sizeof(void *) == 8 && bits >= 0xffffff80u && bits <= 0xffffffffu;
 }
 
+// Whether a pointer argument's bits can be an address at all.
+bool MayBeAddress(std::uintptr_t bits) {
+  return bits >= kLowestUserAddress && static_cast<std::uint64_t>(bits) <= kHighestUserAddress &&
+         !IsNegativeChar(bits);
+}
+
+// The integer C varargs made of a negative value passed where a pointer
+// goes: as an int (upper half zero) or sign-extended, which compilers
+// choose. nullopt for bits that are not negative that way.
+std::optional<std::int64_t> AsNegative(std::uintptr_t bits) {
+  if (IsNegativeChar(bits)) return static_cast<std::int32_t>(bits);
+  if (static_cast<std::uint64_t>(bits) > kHighestUserAddress)
+    return static_cast<std::int64_t>(bits);
+  return std::nullopt;
+}
+
 // An IN string argument as C varargs delivered it: NULL, small integers and
 // negative values are refused, naming the argument and what to pass instead.
 Status CheckStringPointer(const wire::FunctionInterface &iface, int i, const char *s) {
   const auto bits = reinterpret_cast<std::uintptr_t>(s);
-  if (bits >= kLowestUserAddress && static_cast<std::uint64_t>(bits) <= kHighestUserAddress &&
-      !IsNegativeChar(bits))
-    return Status::Ok();
+  if (MayBeAddress(bits)) return Status::Ok();
   if (!s)
     return Status(NINF_ERR_INVALID_ARGUMENT, ArgumentAt(iface, i) +
                                                  " is a NULL string: pass a string, such as "
@@ -83,12 +98,9 @@ Status CheckStringPointer(const wire::FunctionInterface &iface, int i, const cha
                                                  CallIs(iface));
   std::string fix = "pass a string in double quotes (\"N\"), not a character or an integer";
   std::string seen = std::to_string(bits);
-  if (IsNegativeChar(bits) || static_cast<std::uint64_t>(bits) > kHighestUserAddress) {
-    // As an int (upper half zero) or sign-extended, which compilers choose.
-    const std::int64_t v =
-        IsNegativeChar(bits) ? static_cast<std::int32_t>(bits) : static_cast<std::int64_t>(bits);
-    seen = std::to_string(v) + (v >= -128 ? " (a negative integer, or a character outside ASCII)"
-                                          : " (a negative integer)");
+  if (const std::optional<std::int64_t> v = AsNegative(bits)) {
+    seen = std::to_string(*v) + (*v >= -128 ? " (a negative integer, or a character outside ASCII)"
+                                            : " (a negative integer)");
   } else if (bits >= 0x21 && bits < 0x7f) {
     const std::string c(1, static_cast<char>(bits));
     seen += " (the character '" + c + "')";
@@ -106,15 +118,9 @@ Status CheckStringPointer(const wire::FunctionInterface &iface, int i, const cha
 // likely mistake before it.
 Status CheckArrayPointer(const wire::FunctionInterface &iface, int i, const void *p) {
   const auto bits = reinterpret_cast<std::uintptr_t>(p);
-  if (!p || (bits >= kLowestUserAddress &&
-             static_cast<std::uint64_t>(bits) <= kHighestUserAddress && !IsNegativeChar(bits)))
-    return Status::Ok();
-  const bool negative =
-      IsNegativeChar(bits) || static_cast<std::uint64_t>(bits) > kHighestUserAddress;
-  const std::string seen =
-      negative ? std::to_string(IsNegativeChar(bits) ? static_cast<std::int32_t>(bits)
-                                                     : static_cast<std::int64_t>(bits))
-               : std::to_string(bits);
+  if (!p || MayBeAddress(bits)) return Status::Ok();
+  const std::optional<std::int64_t> negative = AsNegative(bits);
+  const std::string seen = negative ? std::to_string(*negative) : std::to_string(bits);
   return Status(NINF_ERR_ARGUMENT_MISMATCH,
                 ArgumentAt(iface, i) + " is an array, but the value passed is " + seen +
                     ", not a pointer to one: was an argument before it of another type (an "

@@ -17,16 +17,21 @@ namespace {
 
 // CTL_SLOT: the answer to a call waiting for its slot (NINF_OK: go on with
 // the threads granted, after the time it waited).
+// An answer the executable waits for. A failure means the executable is
+// gone: its exit ends the job.
+void Answer(Job &job, const ControlMsg &answer) {
+  if (int err = job.Tell(answer); err != 0)
+    spdlog::debug("event=control_send_failed job={} pid={} error={}", job.id(), job.pid(),
+                  daemon::Quoted(std::strerror(err)));
+}
+
 void AnswerSlot(Job &job, int32_t code) {
   ControlMsg answer;
   answer.kind = CTL_SLOT;
   answer.error_code = code;
   answer.threads = static_cast<uint32_t>(job.call().threads);
   answer.queue_seconds = job.call().QueueSeconds();
-  // A failure means the executable is gone: its exit ends the job.
-  if (int err = job.Tell(answer); err != 0)
-    spdlog::debug("event=control_send_failed job={} pid={} error={}", job.id(), job.pid(),
-                  daemon::Quoted(std::strerror(err)));
+  Answer(job, answer);
 }
 
 // A control message the job's state does not allow, logged (the caller
@@ -142,13 +147,7 @@ void Job::AnswerRoom(const Status &st) {
   // The arguments' transfer is watched from the room, not from the ask.
   call_.progress_at = Clock::now();
   progress_moved_ = 0;
-  ControlMsg answer;
-  answer.kind = CTL_ROOM;
-  answer.error_code = st.code();
-  // A failure means the executable is gone: its exit ends the job.
-  if (int err = Tell(answer); err != 0)
-    spdlog::debug("event=control_send_failed job={} pid={} error={}", id_, pid(),
-                  daemon::Quoted(std::strerror(err)));
+  Answer(*this, {.kind = CTL_ROOM, .error_code = st.code()});
 }
 
 bool Job::Handoff(Process *process, uint64_t max_call_bytes, bool reusable) {

@@ -50,22 +50,26 @@ void RunUntil(uv_loop_t *loop, const std::optional<std::string> &why) {
   for (int i = 0; i < 3000 && !why; ++i) uv_run(loop, UV_RUN_NOWAIT), ::usleep(1000);
 }
 
+// `text` written at one peer's end, and what reached the other through the
+// bridge (the loop run until it has, or a few seconds pass).
+std::string Through(uv_loop_t *loop, int from, int to, const std::string &text) {
+  REQUIRE(::write(from, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  std::string got;
+  for (int i = 0; i < 3000 && got.size() < text.size(); ++i) {
+    uv_run(loop, UV_RUN_NOWAIT);
+    char buf[64];
+    const ssize_t n = ::recv(to, buf, sizeof buf, MSG_DONTWAIT);
+    if (n > 0)
+      got.append(buf, static_cast<std::size_t>(n));
+    else
+      ::usleep(1000);
+  }
+  return got;
+}
+
 std::string Exchange(TcpPair &client, TcpPair &server, uv_loop_t *loop) {
-  REQUIRE(::write(client.outer.get(), "ping", 4) == 4);
-  char buf[8] = {};
-  for (int i = 0; i < 3000; ++i) {
-    uv_run(loop, UV_RUN_NOWAIT);
-    if (::recv(server.outer.get(), buf, sizeof buf, MSG_DONTWAIT) == 4) break;
-    ::usleep(1000);
-  }
-  REQUIRE(::write(server.outer.get(), "pong", 4) == 4);
-  char back[8] = {};
-  for (int i = 0; i < 3000; ++i) {
-    uv_run(loop, UV_RUN_NOWAIT);
-    if (::recv(client.outer.get(), back, sizeof back, MSG_DONTWAIT) == 4) break;
-    ::usleep(1000);
-  }
-  return std::string(buf, 4) + "/" + std::string(back, 4);
+  return Through(loop, client.outer.get(), server.outer.get(), "ping") + "/" +
+         Through(loop, server.outer.get(), client.outer.get(), "pong");
 }
 
 }  // namespace
