@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "idl/checks.h"
+#include "idl/gen_client.h"
 #include "idl/gen_interface.h"
 #include "idl/gen_stub.h"
 #include "idl/parser.h"
@@ -109,6 +110,17 @@ Status WriteOutputs(const Compilation &c, const std::string &dir) {
     NINF_RETURN_IF_ERROR(WriteFile(fs::path(dir) / o.interface_file, o.interface_text));
   }
   return Status::Ok();
+}
+
+bool WriteClientOutputs(const Compilation &c, const std::string &header, const std::string &fortran,
+                        Diagnostics *diag) {
+  std::string module;
+  if (!fortran.empty() && !GenerateFortranModule(c, diag, &module)) return false;
+  Status st = Status::Ok();
+  if (!header.empty()) st = WriteFile(header, GenerateClientHeader(c));
+  if (st.ok() && !fortran.empty()) st = WriteFile(fortran, module);
+  if (!st.ok()) diag->Error(st.message());
+  return st.ok();
 }
 
 Status WriteDepfile(const Compilation &c, const std::string &dir, const std::string &path) {

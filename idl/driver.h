@@ -55,6 +55,12 @@ std::vector<std::string> OutputNames(const Compilation &c);
 // Writes every output into `dir`, creating it if needed.
 Status WriteOutputs(const Compilation &c, const std::string &dir);
 
+// Writes what a client includes (gen_client.h): the C header to `header`
+// and the Fortran module's source to `fortran`, each unless its path is
+// empty. False, with the reasons in `diag`, when either cannot be made.
+bool WriteClientOutputs(const Compilation &c, const std::string &header, const std::string &fortran,
+                        Diagnostics *diag);
+
 // Writes a Makefile-style dependency file: the first output (in `dir`)
 // depends on every file cpp read, so a build system reruns ninf-gen when an
 // included header changes.

@@ -6,86 +6,11 @@
 #include <vector>
 
 #include "idl/checks.h"
+#include "idl/writer.h"
 #include "protocol/layout.h"
 
 namespace ninf::idl {
 namespace {
-
-constexpr std::size_t kMaxLine = 100;
-
-// Accumulates the output and counts its lines, so that a `#line` directive
-// can bring compiler messages back to the generated file after user code.
-class Writer {
- public:
-  void Line(const std::string &s = "") { Raw(s + "\n"); }
-  void Raw(const std::string &s) {
-    for (char c : s) lines_ += c == '\n';
-    out_ += s;
-  }
-  // Emits `#line` for `text` at `loc`, the text, then `#line` back here.
-  void UserCode(const RawText &text, const std::string &prefix, const std::string &suffix,
-                const std::string &self) {
-    Line("#line " + std::to_string(text.loc.line) + " " + Quote(text.loc.file));
-    Raw(prefix + text.text + suffix);
-    if (out_.back() != '\n') Raw("\n");
-    // The directive sits on line lines_ + 1 and names the line after it.
-    Line("#line " + std::to_string(lines_ + 2) + " " + Quote(self));
-  }
-  // Writes `head(args...)tail`, one argument per line when too long.
-  void Call(const std::string &indent, const std::string &head,
-            const std::vector<std::string> &args, const std::string &tail) {
-    std::string joined;
-    for (const std::string &a : args) joined += (joined.empty() ? "" : ", ") + a;
-    std::string one = indent + head + "(" + joined + ")" + tail;
-    if (one.size() <= kMaxLine || args.size() < 2) {
-      Line(one);
-      return;
-    }
-    Line(indent + head + "(");
-    for (std::size_t i = 0; i < args.size(); ++i)
-      Line(indent + "    " + args[i] + (i + 1 < args.size() ? "," : ")" + tail));
-  }
-  std::string Take() { return std::move(out_); }
-
-  static std::string Quote(const std::string &s) {
-    std::string q = "\"";
-    for (char c : s) {
-      if (c == '"' || c == '\\') q += '\\';
-      q += c;
-    }
-    return q + "\"";
-  }
-
- private:
-  std::string out_;
-  int lines_ = 0;
-};
-
-// Text safe inside a C comment.
-std::string CommentSafe(std::string s) {
-  for (std::size_t at; (at = s.find("*/")) != std::string::npos;) s.replace(at, 2, "* /");
-  return s;
-}
-
-// Writes `text` as comment lines of at most kMaxLine columns, breaking
-// after ", " (signatures are long).
-void WrapComment(Writer &w, const std::string &text) {
-  std::string line = " * ";
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t comma = text.find(", ", start);
-    std::size_t end = comma == std::string::npos ? text.size() : comma + 2;
-    std::string piece = text.substr(start, end - start);
-    if (line.size() + piece.size() > kMaxLine && line.size() > 7) {
-      while (line.back() == ' ') line.pop_back();
-      w.Line(line);
-      line = " *     ";
-    }
-    line += piece;
-    start = end;
-  }
-  w.Line(line);
-}
 
 bool IsScalar(const Param &p) { return p.dims.empty() && !p.pointer; }
 

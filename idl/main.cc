@@ -26,13 +26,22 @@ mpicc for Backend "MPI"), with the IDL's CompileOptions, the Define's Required
 `pkg-config --cflags --libs ninf-stub`, found in PKG_CONFIG_PATH, then in
 ninf-gen's own prefix (or build tree). -v prints every command.
 
-Example: ninf-gen --install /usr/local/libexec/ninf/registry -v linpack.idl)";
+--header FILE.h and --fortran FILE.f90 write, instead of the stubs, what a
+client program includes to call FILE's functions with typed arguments:
+ninf_NAME(args) and ninf_NAME_async(args) for every Define, as C functions
+over Ninf_call and as a Fortran module (ninf_MODULE) over module ninf's, so
+that the compiler checks the arguments as it checks a local call.
+
+Examples: ninf-gen --install /usr/local/libexec/ninf/registry -v linpack.idl
+          ninf-gen --header ninf_linpack.h --fortran ninf_linpack.f90 linpack.idl)";
 
 struct Cli {
   ninf::idl::GenOptions gen;
   std::string outdir;
   std::string install_dir;
   std::string depfile;
+  std::string header;   // --header: the client's C header
+  std::string fortran;  // --fortran: the client's Fortran module
   bool list_outputs = false;
 };
 
@@ -59,11 +68,8 @@ int RunInstall(const Cli &cli, const std::string &build_dir, bool temporary,
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char **argv) {
-  Cli cli;
-  CLI::App app{"ninf-gen: compiles a Ninf IDL file into executable stubs and interfaces."};
+// The command line into `cli`.
+void AddOptions(CLI::App &app, Cli &cli) {
   app.footer(kFooter);
   app.add_option("FILE", cli.gen.input, "the IDL file")->required()->check(CLI::ExistingFile);
   app.add_option("-o,--output-dir", cli.outdir, "where to write the outputs (default: .)");
@@ -79,8 +85,44 @@ int main(int argc, char **argv) {
                  "also write a Makefile dependency file: the first output depends on FILE and "
                  "everything it includes")
       ->type_name("PATH");
+  app.add_option("--header", cli.header,
+                 "write the C header of typed calls (ninf_NAME) instead of the stubs")
+      ->type_name("FILE.h");
+  app.add_option("--fortran", cli.fortran,
+                 "write the Fortran module of typed calls (ninf_NAME) instead of the stubs")
+      ->type_name("FILE.f90");
   app.add_flag("-v,--verbose", cli.gen.verbose, "print the commands ninf-gen runs");
   app.set_version_flag("--version", "ninf-gen 0.1.0");
+}
+
+// Writes what the options ask for, from a compilation without errors:
+// the client's files (--header, --fortran), the registered executables
+// (--install), or else the stubs.
+int WriteResults(const Cli &cli, bool temporary, const ninf::idl::Compilation &c) {
+  bool client = !cli.header.empty() || !cli.fortran.empty();
+  ninf::idl::Diagnostics diag;
+  if (client && !ninf::idl::WriteClientOutputs(c, cli.header, cli.fortran, &diag)) {
+    diag.Print(std::cerr);
+    return 1;
+  }
+  if (!cli.install_dir.empty()) return RunInstall(cli, cli.gen.outdir, temporary, c);
+  if (client) return 0;
+  std::string outdir = cli.outdir.empty() ? "." : cli.outdir;
+  ninf::Status st = ninf::idl::WriteOutputs(c, outdir);
+  if (st.ok() && !cli.depfile.empty()) st = ninf::idl::WriteDepfile(c, outdir, cli.depfile);
+  if (!st.ok()) {
+    std::cerr << "ninf-gen: error: " << st.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Cli cli;
+  CLI::App app{"ninf-gen: compiles a Ninf IDL file into executable stubs and interfaces."};
+  AddOptions(app, cli);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -110,13 +152,5 @@ int main(int argc, char **argv) {
                 << "\n";
     return 0;
   }
-  if (!cli.install_dir.empty()) return RunInstall(cli, cli.gen.outdir, temporary, c);
-  std::string outdir = cli.outdir.empty() ? "." : cli.outdir;
-  ninf::Status st = ninf::idl::WriteOutputs(c, outdir);
-  if (st.ok() && !cli.depfile.empty()) st = ninf::idl::WriteDepfile(c, outdir, cli.depfile);
-  if (!st.ok()) {
-    std::cerr << "ninf-gen: error: " << st.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return WriteResults(cli, temporary, c);
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
+#include "idl/gen_client.h"
 #include "idl/gen_stub.h"
 #include "tests/idl/idl_test_util.h"
 
@@ -156,4 +157,110 @@ TEST_CASE("gen_mpi_stub", "[idl][gen]") {
   Compilation plain = Gen("Define h(IN int n) Calls \"C\" h(n);");
   CHECK(Contains(plain.outputs.at(0).stub_source, "return ninf_stub_main(argc"));
   CHECK_FALSE(Contains(plain.outputs.at(0).stub_source, "mpi"));
+}
+
+// The typed calls' C header: each parameter as Ninf_call reads it, and both
+// wrappers over it.
+TEST_CASE("gen_client_header", "[idl][gen][client]") {
+  Compilation c = Gen(
+      "Module m;\n"
+      "Define f(IN char c, IN long n, IN float x, IN string s, IN double a[n], INOUT int b[n],\n"
+      "         OUT double *r, WORK double w[n], IN dcomplex z)\n"
+      "  Calls \"C\" f(c, n, x, s, a, b, r, w, z);\n"
+      "Define g() Calls \"C\" g();\n"
+      "Define h(IN int Ninf_call) Calls \"C\" h(Ninf_call);\n");
+  std::string h = ninf::idl::GenerateClientHeader(c);
+  CHECK(Contains(h, "#ifndef NINF_CALLS_M_H\n#define NINF_CALLS_M_H\n"));
+  CHECK(Contains(h, "#include <ninf.h>"));
+  CHECK(
+      Contains(h,
+               "static inline int ninf_f(char c, long n, float x, const char *s, const double *a, "
+               "int *b,\n"
+               "                         double *r, double *w, double _Complex z) {\n"
+               "  return Ninf_call(\"f\", c, n, x, s, a, b, r, w, z);\n}\n"));
+  CHECK(Contains(h, "  return Ninf_call_async(\"f\", c, n, x, s, a, b, r, w, z);\n"));
+  CHECK(Contains(h, "static inline int ninf_g(void) {\n  return Ninf_call(\"g\");\n}\n"));
+  CHECK(Contains(h, "static inline int ninf_g_async(void) {\n"));
+  // A parameter may not hide the function the wrapper calls.
+  CHECK(Contains(h,
+                 "static inline int ninf_h(int Ninf_call_) {\n"
+                 "  return Ninf_call(\"h\", Ninf_call_);\n"));
+  CHECK(Contains(h, "\n#endif\n"));
+}
+
+// The Fortran module: types, intents, assumed-rank arrays, and names
+// Fortran cannot take as they are (letter case, a leading '_', the
+// function's own result and the kinds it uses).
+TEST_CASE("gen_client_fortran", "[idl][gen][client]") {
+  Compilation c = Gen(
+      "Module m;\n"
+      "Define f(IN int A, IN double a[A], IN int _n, IN int ninf_status, OUT double *c_double,\n"
+      "         INOUT long l[A], WORK float w[A], IN char j, IN string s, OUT short *k)\n"
+      "  \"Does f.\"\n"
+      "  Calls \"C\" f(A, a, _n, ninf_status, c_double, l, w, j, s, k);\n");
+  ninf::idl::Diagnostics diag;
+  std::string f90;
+  REQUIRE(ninf::idl::GenerateFortranModule(c, &diag, &f90));
+  CHECK(Contains(f90, "\nmodule ninf_m\n"));
+  CHECK(Contains(f90, "  use, intrinsic :: iso_c_binding, only: c_double, c_float, c_long\n"));
+  CHECK(Contains(f90, "  use ninf, only: Ninf_call, Ninf_call_async\n"));
+  CHECK(Contains(f90, "  public :: ninf_f, ninf_f_async\n"));
+  CHECK(Contains(f90, "  ! Does f.\n"));
+  CHECK(
+      Contains(f90,
+               "  function ninf_f(A, a_, p_n, ninf_status_, c_double_, l, w, j, s, k) "
+               "result(ninf_status)\n"
+               "    integer, intent(in) :: A\n"
+               "    real(c_double), intent(in) :: a_(..)\n"
+               "    integer, intent(in) :: p_n\n"
+               "    integer, intent(in) :: ninf_status_\n"
+               "    real(c_double), intent(out) :: c_double_\n"
+               "    integer(c_long), intent(inout) :: l(..)\n"
+               "    real(c_float) :: w(..)\n"
+               "    character(len=1), intent(in) :: j\n"
+               "    character(len=*), intent(in) :: s\n"
+               "    integer, intent(out) :: k\n"
+               "    integer :: ninf_status\n"
+               "    ninf_status = Ninf_call('f', A, a_, p_n, ninf_status_, c_double_, l, w, j, s, "
+               "k)\n"
+               "  end function ninf_f\n"));
+  // The asynchronous one: its arrays and OUT scalars are ASYNCHRONOUS.
+  CHECK(Contains(f90, "result(ninf_id)\n"));
+  CHECK(Contains(f90, "    real(c_double), intent(in), asynchronous :: a_(..)\n"));
+  CHECK(Contains(f90, "    integer, intent(out), asynchronous :: k\n"));
+  CHECK(Contains(f90, "    integer, intent(in) :: p_n\n"));
+  CHECK(Contains(f90, "end module ninf_m\n"));
+}
+
+TEST_CASE("gen_client_fortran_names", "[idl][gen][client]") {
+  // A Define named as its module: the module cannot be ninf_ep as well.
+  Compilation ep = Gen("Module ep;\nDefine ep(IN long m) Calls \"C\" ep(m);\n");
+  CHECK(ninf::idl::FortranModuleName(ep.file) == "ninf_ep_calls");
+  // A module named after a file may hold characters a Fortran name cannot.
+  ninf::idl::IdlFile file = ep.file;
+  file.module = "my-lib";
+  CHECK(ninf::idl::FortranModuleName(file) == "ninf_my_lib");
+
+  // What one Fortran module cannot hold is an error, with the reason.
+  std::string params, args;
+  for (int i = 0; i < 31; ++i) {
+    params += (i ? ", IN int p" : "IN int p") + std::to_string(i);
+    args += (i ? ", p" : "p") + std::to_string(i);
+  }
+  Compilation bad =
+      Gen("Module m;\nDefine F() Calls \"C\" F();\nDefine f() Calls \"C\" f();\n"
+          "Define wide(" +
+          params + ") Calls \"C\" wide(" + args + ");\n");
+  ninf::idl::Diagnostics diag;
+  std::string f90;
+  CHECK_FALSE(ninf::idl::GenerateFortranModule(bad, &diag, &f90));
+  std::string errors = diag.Format();
+  CHECK(Contains(errors,
+                 "t.idl:3:8: error: Define 'f' and Define 'F' differ only in letter case: "
+                 "Fortran names ignore case, so one Fortran module cannot hold both"));
+  CHECK(Contains(errors,
+                 "error: 'wide' has 31 parameters, and module ninf's Ninf_call takes at "
+                 "most 30"));
+  // The C header has no such limits.
+  CHECK(Contains(ninf::idl::GenerateClientHeader(bad), "static inline int ninf_f(void)"));
 }
