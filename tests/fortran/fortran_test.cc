@@ -250,3 +250,126 @@ TEST_CASE("fortran_wrappers_outside_the_tree", "[fortran]") {
   CHECK(Contains(RunAgainst(d, dir.Join("user_apart")).output, "user program ok"));
   CHECK(Contains(RunAgainst(d, dir.Join("user_c")).output, "user C program ok"));
 }
+
+namespace {
+
+// A C program of the typed-call tests: every standard library header,
+// declarations, then `return CALL;`.
+std::string TypedCProgram(const std::string &call) {
+  return "#include \"ninf_bench.h\"\n#include \"ninf_blas.h\"\n#include \"ninf_ep.h\"\n"
+         "#include \"ninf_lapack.h\"\n#include \"ninf_mpi.h\"\n"
+         "int main(void) {\n"
+         "  static double a[16], b[16], c[16];\n"
+         "  static float s[16];\n"
+         "  int n = 4, ipiv[4], info = 0;\n"
+         "  (void)s, (void)c, (void)ipiv, (void)info;\n"
+         "  return " +
+         call + ";\n}\n";
+}
+
+// The same in Fortran: `ierr = CALL`.
+std::string TypedFortranProgram(const std::string &call) {
+  return "program typed\n"
+         "  use ninf_blas, only: ninf_dgemm\n"
+         "  use ninf_lapack, only: ninf_dgesv\n"
+         "  implicit none\n"
+         "  real(8) :: a(4, 4), b(4, 4), c(4, 4)\n"
+         "  real(4) :: s(4, 4)\n"
+         "  integer :: ipiv(4), info, ierr\n"
+         "  a = 1\n  b = 1\n  c = 0\n  s = 0\n  info = 0\n"
+         "  ierr = " +
+         call +
+         "\n"
+         "  print *, ierr, info, ipiv(1), s(1, 1), c(1, 1)\n"
+         "end program typed\n";
+}
+
+// Compiles `source` as `file` in `dir` with `compiler` and `flags` (in the
+// C locale, so that the messages quote with ').
+Outcome Compile(const ninf::test::TempDir &dir, const std::string &compiler,
+                const std::string &file, const std::string &source, const std::string &flags) {
+  dir.WriteFile(file, source);
+  return Run("cd " + dir.path() + " && LC_ALL=C " + compiler + " " + flags + " -c " + file);
+}
+
+}  // namespace
+
+// Typed calls (ninf-gen --header and --fortran, issue 45): the standard
+// library's and a user IDL's, from C and from Fortran, against a ninfd that
+// serves both. Every IDL type goes through, and C passes integer literals
+// where the IDL says double (the dgemm that crashed through Ninf_call).
+TEST_CASE("typed_calls", "[fortran]") {
+  ninf::test::Daemon d({"--registry", "stdlib", "--registry", TYPED_REGISTRY_DIR});
+  Outcome c = RunAgainst(d, TYPED_CALLS_C);
+  CHECK(c.status == 0);
+  CHECK(Contains(c.output, "typed C calls ok"));
+  Outcome fortran = RunAgainst(d, TYPED_CALLS_FORTRAN);
+  CHECK(fortran.status == 0);
+  CHECK(Contains(fortran.output, "typed Fortran calls ok"));
+}
+
+// What the compiler says of wrong arguments to a typed call, built with the
+// build tree's ninfcc and ninffc as a user builds: mistakes that Ninf_call's
+// varargs (C) and assumed-type dummies (Fortran) let through to run time.
+TEST_CASE("typed_calls_refused", "[fortran]") {
+  ninf::test::TempDir dir;
+  const std::string strict = "-Wall -Wextra -Werror";
+  // Right calls compile cleanly, in C, in C++ and in Fortran.
+  CHECK(Compile(dir, NINFCC, "right.c",
+                TypedCProgram("ninf_dgemm('N', 'N', n, n, n, 1, a, n, b, n, 0, c, n)"), strict)
+            .status == 0);
+  CHECK(Compile(dir, "CC=g++ " NINFCC, "right.cc",
+                TypedCProgram("ninf_dgesv(n, 1, a, n, ipiv, b, n, &info)"), strict)
+            .status == 0);
+  CHECK(Compile(dir, NINFFC, "right.f90",
+                TypedFortranProgram("ninf_dgemm('N', 'N', 4, 4, 4, 1d0, a, 4, b, 4, 0d0, c, 4)"),
+                strict)
+            .status == 0);
+
+  struct Wrong {
+    const char *call;
+    const char *message;
+  };
+  // C: errors with any flags.
+  for (const Wrong &w : {
+           Wrong{"ninf_dgesv(n, 1, a, n, ipiv, b, n)",
+                 "too few arguments to function 'ninf_dgesv'"},
+           Wrong{"ninf_dgesv(n, 1, 2.0, n, ipiv, b, n, &info)",
+                 "incompatible type for argument 3 of 'ninf_dgesv'"},
+       }) {
+    Outcome out = Compile(dir, NINFCC, "wrong.c", TypedCProgram(w.call), "");
+    CHECK(out.status != 0);
+    CHECK(Contains(out.output, w.message));
+  }
+  // C: warnings in GCC 12, errors from GCC 14 on, and with the two flags
+  // docs/client.md gives.
+  for (const Wrong &w : {
+           Wrong{"ninf_dgemm(\"N\", 'N', n, n, n, 1, a, n, b, n, 0, c, n)",
+                 "passing argument 1 of 'ninf_dgemm' makes integer from pointer without a cast"},
+           Wrong{"ninf_dgemm('N', 'N', n, n, n, 1, s, n, b, n, 0, c, n)",
+                 "passing argument 7 of 'ninf_dgemm' from incompatible pointer type"},
+           Wrong{"ninf_dgesv(n, 1, a, n, ipiv, b, n, info)",
+                 "passing argument 8 of 'ninf_dgesv' makes pointer from integer without a cast"},
+       }) {
+    Outcome out = Compile(dir, NINFCC, "wrong.c", TypedCProgram(w.call),
+                          "-Werror=int-conversion -Werror=incompatible-pointer-types");
+    CHECK(out.status != 0);
+    CHECK(Contains(out.output, w.message));
+  }
+  // Fortran: errors with any flags.
+  for (const Wrong &w : {
+           Wrong{"ninf_dgesv(4, 4, s, 4, ipiv, b, 4, info)",
+                 "Type mismatch in argument 'a' at (1); passed REAL(4) to REAL(8)"},
+           Wrong{"ninf_dgesv(4, 4, a, 4, ipiv, b, 4)",
+                 "Missing actual argument for argument 'info'"},
+           Wrong{"ninf_dgemm('N', 'N', 4, 4, 4, 1, a, 4, b, 4, 0, c, 4)",
+                 "Type mismatch in argument 'alpha' at (1); passed INTEGER(4) to REAL(8)"},
+           Wrong{"ninf_dgesv(4, 4, a, 4, ipiv, b, 4, 0)",
+                 "Non-variable expression in variable definition context (actual argument to "
+                 "INTENT = OUT/INOUT)"},
+       }) {
+    Outcome out = Compile(dir, NINFFC, "wrong.f90", TypedFortranProgram(w.call), "");
+    CHECK(out.status != 0);
+    CHECK(Contains(out.output, w.message));
+  }
+}

@@ -10,7 +10,8 @@
 # systemd-analyze verify; the installed ninfd reads PREFIX/etc/ninf/ninfd.toml
 # by default and serves its own prefix's registry; clients built with the
 # installed ninfcc and with `pkg-config ninf` (only this package's .pc files
-# visible) run and call it; the installed ninf-gen --install registers a
+# visible) run and call it, through Ninf_call and the typed ninf_lapack.h,
+# and a Fortran client of module ninf_lapack built with the installed ninffc; the installed ninf-gen --install registers a
 # library without PKG_CONFIG_PATH and it is served; the installed Python
 # package calls dgesv; an unmodified Fortran Linpack relinked with the
 # installed ninffc --offload (and with pkg-config ninf-offload, and built
@@ -107,6 +108,11 @@ step "a client built with the installed ninfcc"
 "$root/bin/ninfcc" "$here/client.c" -o "$dest/client-ninfcc" -lm
 "$root/bin/ninfcc" --showme:compile | grep -q -- "-I$root/include" || fail "ninfcc's flags"
 "$dest/client-ninfcc" dgesv || fail "client built with ninfcc"
+"$dest/client-ninfcc" typed || fail "typed call (ninf_lapack.h) built with ninfcc"
+
+step "a Fortran client of the installed typed module ninf_lapack, built with the installed ninffc"
+"$root/bin/ninffc" "$here/typed.f90" -o "$dest/typed-ninffc" || fail "ninffc with use ninf_lapack"
+"$dest/typed-ninffc" | grep -q '^typed ok$' || fail "the typed Fortran client"
 
 step "a client built with pkg-config ninf, only this package's .pc files visible"
 export PKG_CONFIG_LIBDIR=$libdir/pkgconfig
@@ -116,6 +122,7 @@ cflags=$(pkg-config --cflags ninf) || fail "pkg-config ninf fails with only this
 # shellcheck disable=SC2046
 cc "$here/client.c" $(pkg-config --cflags --libs ninf) -lm -o "$dest/client-pc"
 "$dest/client-pc" dgesv || fail "client built with pkg-config ninf"
+"$dest/client-pc" typed || fail "typed call (ninf_lapack.h) built with pkg-config ninf"
 
 step "an unmodified Linpack relinked with the installed ninffc --offload, and pkg-config ninf-offload"
 # docs/offload.md: its dgesv goes to the installed ninfd (a zero threshold
