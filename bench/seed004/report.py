@@ -17,6 +17,7 @@ import argparse
 import csv
 import importlib.util
 import os
+import re
 import statistics
 import sys
 
@@ -81,6 +82,44 @@ def _describe(values):
     return (max(values), min(values), sum(values) / len(values))
 
 
+def link_mbs(rate):
+    """A tc rate as points.csv gives it ("28990kbit", "40mbit") in MB/s, or
+    None for none."""
+    for unit, scale in (('kbit', 1e3), ('mbit', 1e6), ('gbit', 1e9), ('bit', 1.0)):
+        if rate.endswith(unit) and rate[:-len(unit)].replace('.', '', 1).isdigit():
+            return float(rate[:-len(unit)]) * scale / 8 / 1e6
+    return None
+
+
+def notes_facts(lines):
+    """What the set-up notes say of the links: {'sites': {id: MB/s},
+    'lan_links': count or None}."""
+    sites, lan_links = {}, None
+    for line in lines:
+        m = re.match(r'site (\w+): (\d+) kbit/s', line)
+        if m:
+            sites[m.group(1)] = int(m.group(2)) * 1e3 / 8 / 1e6
+        m = re.match(r'LAN: (\d+) links? of', line)
+        if m:
+            lan_links = int(m.group(1))
+    return {'sites': sites, 'lan_links': lan_links}
+
+
+def capacity(row, facts):
+    """The emulated links' capacity a point's calls could use, MB/s, or None
+    where no link is emulated: every site's link for a four-site point, the
+    clients' links for a LAN point (min(c, links) of them), else the one
+    link."""
+    if row['site'] == 'all' and facts['sites']:
+        return sum(facts['sites'].values())
+    if row['link_mbs'] is None:
+        return None
+    if row['site'] == 'lan':
+        links = 1 if row['lan_shared'] else min(row['c'], facts['lan_links'] or row['c'])
+        return row['link_mbs'] * links
+    return row['link_mbs']
+
+
 def read_csv(path):
     if not os.path.exists(path):
         return []
@@ -110,6 +149,19 @@ def point_stats(point, calls, summary):
     st['mbs'] = _describe(mbs)
     st['comm'] = _describe(comm)
     st['response_mean'] = sum(resp) / len(resp) if resp else 0.0
+    st['longest'] = max(resp) if resp else 0.0
+    # A call lost is one that did not complete, whether the client saw it
+    # fail or the point ended without it.
+    st['failed'] = max(st['failed'], int(point.get('failed') or 0))
+    compute_shares = [float(r['compute_s']) / float(r['response_s']) for r in ok
+                      if float(r['response_s']) > 0]
+    st['compute_share'] = sum(compute_shares) / len(compute_shares) if compute_shares else 0.0
+    # Bytes moved over wall time: what crossed the links, whatever the
+    # client model left idle.
+    st['aggregate_mbs'] = sum(float(r['bytes']) for r in ok) / wall / 1e6 if wall > 0 else 0.0
+    st['link_mbs'] = link_mbs(point.get('link_rate', ''))
+    st['shared_path'] = point.get('shared_path', '0') == '1'
+    st['lan_shared'] = point.get('lan_shared', '0') == '1'
     st['wait_mean'] = (sum(float(r['wait_s']) for r in ok) / len(ok)) if ok else 0.0
     st['transfer_share'] = sum(share) / len(share) if share else 0.0
     st['util'] = 100.0 * float(point['server_cpu_s']) / (wall * cores) if wall > 0 else 0.0
@@ -142,10 +194,13 @@ def point_stats(point, calls, summary):
 
 def load_points(folder):
     rows = []
+    notes = os.path.join(folder, 'notes.txt')
+    facts = notes_facts(open(notes).read().splitlines() if os.path.exists(notes) else [])
     for p in read_csv(os.path.join(folder, 'points.csv')):
         calls = read_csv(os.path.join(folder, f"calls-{p['id']}.csv"))
         summary = read_csv(os.path.join(folder, f"summary-{p['id']}.csv"))
         st = point_stats(p, calls, summary)
+        st['capacity_mbs'] = capacity(st, facts)
         if st['item'] in PAPER_CORES:
             # Table 5's c was scaled to our cores (c x cores / 16): the
             # paper's row it stands for.
@@ -169,12 +224,77 @@ def paper_n(rows, item):
 
 # ---- verdicts (pure) -----------------------------------------------------------
 
+# Size claims compare an effect with the paper's own numbers, within a
+# margin fixed here before any run: at least SIZE_LOW x the paper's weakest
+# value (for an advantage, SIZE_LOW x its gain over 1) and at most
+# SIZE_HIGH x its strongest.
+SIZE_LOW, SIZE_HIGH = 0.8, 1.25
+# A point must last this many of its longest calls: a shorter one averages
+# the few calls that fit, with contention falling in its tail.
+CALLS_PER_POINT = 5
+# What bytes moved over wall time may exceed the emulated links' capacity
+# by before the measurement itself is wrong (the calls' bytes include the
+# few that go the other way).
+CAPACITY_SLACK = 1.05
+
+# An item's verdict, from its claims (item_verdict), in this vocabulary.
+VOCABULARY = ('holds', 'holds qualitatively', 'partly', 'not testable here', 'does not hold')
+MARKS = ('holds', 'does not hold', 'no data', 'not testable here')
+
+
 class Verdict:
-    def __init__(self, claim, holds, evidence):
+    """One claim checked on the data. `holds` is True, False or None (no
+    data). `kind` is 'shape' (the direction the paper shows), 'size' (the
+    effect against the paper's own numbers, SIZE_LOW/SIZE_HIGH) or
+    'validity' (what makes a run's numbers mean something: no call lost,
+    points long enough, no more bytes than the links carry). `untestable`, when
+    set, says why this machine or set-up cannot test the claim: the verdict
+    is then "not testable here", never "holds"."""
+
+    def __init__(self, claim, holds, evidence, kind='shape', untestable=None):
         self.claim, self.holds, self.evidence = claim, holds, evidence
+        self.kind, self.untestable = kind, untestable
 
     def mark(self):
+        if self.untestable:
+            return 'not testable here'
         return {True: 'holds', False: 'does not hold', None: 'no data'}[self.holds]
+
+    def shown_evidence(self):
+        return f'{self.untestable}; measured: {self.evidence}' if self.untestable else self.evidence
+
+
+def item_verdict(marks):
+    """An item's verdict from its claims' (kind, mark) pairs: "holds" when
+    every testable claim holds; "holds qualitatively" when every shape and
+    validity claim holds and a size claim does not; "partly" when some
+    shape claims hold, or all do in a run that is not valid; "does not
+    hold" when no shape claim does; "not testable here" when no claim is
+    testable. A claim without data counts as not holding."""
+    tested = [(k, m) for k, m in marks if m != 'not testable here']
+    if not tested:
+        return 'not testable here'
+
+    def held(kind):
+        return [m == 'holds' for k, m in tested if k == kind]
+
+    shape, size, validity = held('shape'), held('size'), held('validity')
+    if shape and not any(shape):
+        return 'does not hold'
+    if not all(shape) or not all(validity):
+        return 'partly'
+    return 'holds' if all(size) else 'holds qualitatively'
+
+
+def within_paper(value, lo, hi):
+    """Whether `value` is within the paper's [lo, hi] widened by the margins."""
+    return None if value is None else SIZE_LOW * lo <= value <= SIZE_HIGH * hi
+
+
+def advantage_of_paper(ratio, paper_lo):
+    """Whether a speed-up `ratio` gains at least SIZE_LOW of the paper's
+    smallest gain (paper_lo - 1)."""
+    return None if ratio is None else ratio - 1 >= SIZE_LOW * (paper_lo - 1)
 
 
 def _by(rows, **match):
@@ -202,8 +322,32 @@ def _show(pairs, digits=2, suffix=''):
     return ', '.join(f'n={n}: {_fmt(v, digits)}{suffix}' for n, v in pairs)
 
 
-def verdict_lan(rows, cores):
-    """Tables 3/4 on one version's rows: the paper's shape (a)-(f)."""
+def _paper_rel(table, col, c_hi, c_lo=1):
+    """(lowest, highest) over the paper's sizes of its column `col` at c_hi
+    over c_lo, or None when the table has no such pair."""
+    ratios = [table[(n, c_hi)][col] / table[(n, c_lo)][col]
+              for n in sorted({n for n, _ in table})
+              if (n, c_hi) in table and (n, c_lo) in table and table[(n, c_lo)][col]]
+    return (min(ratios), max(ratios)) if ratios else None
+
+
+def _size_claim(what, values, band, unit=''):
+    """A size claim: every value within the paper's band and the margins."""
+    lo, hi = band
+    return Verdict(f'{what} within the paper\'s {lo:.3f}-{hi:.3f}{unit} '
+                   f'(x{SIZE_LOW} to x{SIZE_HIGH}: {SIZE_LOW * lo:.3f}-{SIZE_HIGH * hi:.3f})',
+                   _all(lambda v: within_paper(v, lo, hi), values.values()),
+                   _show(values.items(), 3), kind='size')
+
+
+# Why per-call MB/s cannot fall with c when every client has a link of its own.
+OWN_LINKS = ('each client has a link of its own (--lan-links): nothing shared can slow a '
+             'client\'s transfer, so MB/s cannot fall with c')
+
+
+def verdict_lan(rows, cores, table=paper.TABLE3):
+    """Tables 3/4 on one version's rows: the paper's shape (a)-(f), and its
+    effect sizes from `table` (the paper's table of this version)."""
     out = []
     sizes = sorted({r['n'] for r in rows})
     cs = sorted({r['c'] for r in rows})
@@ -211,24 +355,34 @@ def verdict_lan(rows, cores):
         return [Verdict('per-call Mflops falls with c', None, 'needs two client counts')]
     lo, hi = cs[0], cs[-1]
     rel = {n: _ratio(_mean_at(rows, n, hi), _mean_at(rows, n, lo)) for n in sizes}
-    out.append(Verdict(f'(a) per-call Mflops falls with c: mean at c = {hi} <= 0.5 x c = {lo} '
-                       '(paper 0.21-0.30 at c = 16)',
+    out.append(Verdict(f'(a) per-call Mflops falls with c: mean at c = {hi} <= 0.5 x c = {lo}',
                        _all(lambda v: v <= 0.5, rel.values()), _show(rel.items())))
+    band = _paper_rel(table, 2, hi, lo)
+    if band:
+        out.append(_size_claim(f'(a) size: c = {hi} / c = {lo} per-call Mflops', rel, band))
+    shared_link = any(r['lan_shared'] for r in rows)
     mrel = {n: _ratio(_mbs_at(rows, n, hi), _mbs_at(rows, n, lo)) for n in sizes}
-    out.append(Verdict(f'(b) per-call MB/s falls with c: c = {hi} <= 0.5 x c = {lo} (paper 0.20-0.35)',
-                       _all(lambda v: v <= 0.5, mrel.values()), _show(mrel.items())))
-    # Saturation at the largest c. (Where it starts depends on how much CPU
-    # a client's call costs the server beyond the routine: the J90 spent
-    # 0.5 PE per client at c = 1 (12.6 % of 4), so it saturated near c = 8.)
-    sat_hit = {n: _by(rows, n=n, c=hi)[0]['util'] for n in sizes if _by(rows, n=n, c=hi)}
-    out.append(Verdict(f'(c) the server saturates: measured utilization >= 80 % at c = {hi} '
-                       '(paper 82-100 % at c = 8, 99-100 % at c = 16) for every n',
-                       _all(lambda v: v >= 80, sat_hit.values()), _show(sat_hit.items(), 0, ' %')))
+    untestable = None if shared_link else OWN_LINKS
+    out.append(Verdict(f'(b) per-call MB/s falls with c: c = {hi} <= 0.5 x c = {lo}',
+                       _all(lambda v: v <= 0.5, mrel.values()), _show(mrel.items()),
+                       untestable=untestable))
+    band = _paper_rel(table, 5, hi, lo)
+    if band:
+        v = _size_claim(f'(b) size: c = {hi} / c = {lo} per-call MB/s', mrel, band)
+        v.untestable = untestable
+        out.append(v)
+    # The paper: saturated by c = 8, twice its 4 PEs (82-100 % there).
+    sat_c = next((c for c in cs if c >= 2 * cores), hi)
+    sat = {n: _by(rows, n=n, c=sat_c)[0]['util'] for n in sizes if _by(rows, n=n, c=sat_c)}
+    out.append(Verdict(f'(c) the server saturates by c = 2 x cores: measured utilization >= 80 % '
+                       f'at c = {sat_c} (paper: 82-100 % at c = 8, twice its 4 PEs)',
+                       _all(lambda v: v >= 80, sat.values()), _show(sat.items(), 0, ' %')))
     loads = {n: _by(rows, n=n, c=hi)[0]['load'] for n in sizes if _by(rows, n=n, c=hi)}
-    loads = {n: (None if v != v else v) for n, v in loads.items()}  # NaN: no samples
-    out.append(Verdict(f'(d) load approaches c: load at c = {hi} >= 0.6 c (paper 13-17 of 16)',
-                       _all(lambda v: v >= 0.6 * hi, loads.values()),
-                       _show(loads.items(), 1)))
+    loads = {n: (None if v != v else v / hi) for n, v in loads.items()}  # NaN: no samples
+    out.append(Verdict(f'(d) load approaches c: load / c at c = {hi} >= 0.6',
+                       _all(lambda v: v >= 0.6, loads.values()), _show(loads.items())))
+    # No size claim for load: the paper counted runnable processes (a 4-PE
+    # call's threads too, so its load passed c), ours counts calls.
     ends = [_mean_at(rows, n, hi) for n in sizes]
     ends = [e for e in ends if e]
     if len(ends) >= 2:
@@ -244,17 +398,36 @@ def verdict_lan(rows, cores):
 
 def _paper_ratio_range(top, bottom, c):
     """The paper's top/bottom per-call mean Mflops at c over its sizes, as
-    "lo-hi" (Tables 3/4 on the LAN, 6/7 on the WAN)."""
+    (lowest, highest) (Tables 3/4 on the LAN, 6/7 on the WAN)."""
     ratios = [top[(n, c)][2] / bottom[(n, c)][2]
               for n in sorted({n for n, cc in top if cc == c})
               if (n, c) in bottom and bottom[(n, c)][2]]
-    return f'{min(ratios):.2f}-{max(ratios):.2f}' if ratios else '?'
+    return (min(ratios), max(ratios)) if ratios else None
 
 
-def verdict_versions(four, one, paper_four, paper_one):
+def _band_text(band):
+    return f'{band[0]:.2f}-{band[1]:.2f}' if band else '?'
+
+
+# A gain this set-up can give of less than this cannot be told from the
+# run-to-run noise of one machine (two runs of the same binary differ by
+# about as much).
+NOISE = 0.05
+
+
+def most_gain(share, threads):
+    """The largest speed-up k threads can give a call whose compute is
+    `share` of it: the rest (transfer, waiting) does not get faster."""
+    return 1 / (1 - share * (1 - 1 / threads)) if threads > 1 else 1.0
+
+
+def verdict_versions(four, one, paper_four, paper_one, threads=None):
     """Table 4 (and 7): 4-PE against 1-PE at the smallest and largest c,
     beside the paper's own ratios from `paper_four` and `paper_one` (its
-    4-PE and 1-PE tables of the same network)."""
+    4-PE and 1-PE tables of the same network). `threads`: how many the
+    4-PE version runs a call on here; the gain it can give at most follows
+    from the 1-PE calls' compute share, and a claim beyond that is not
+    testable here."""
     if not four or not one:
         return [Verdict('4-PE against 1-PE', None, 'needs both versions (--versions "4pe 1pe")')]
     cs = sorted({r['c'] for r in four} & {r['c'] for r in one})
@@ -264,12 +437,26 @@ def verdict_versions(four, one, paper_four, paper_one):
     tie = {n: _ratio(_mean_at(one, n, hi), _mean_at(four, n, hi)) for n in sizes}
     paper_win = _paper_ratio_range(paper_four, paper_one, 1)
     paper_tie = _paper_ratio_range(paper_one, paper_four, 16)
-    return [
-        Verdict(f'4-PE faster than 1-PE at c = {lo} (paper {paper_win}x)',
-                _all(lambda v: v > 1.0, win.values()), _show(win.items(), 2, 'x')),
-        Verdict(f'near tie at c = {hi}: 1-PE / 4-PE within 0.8-1.3 (paper {paper_tie})',
-                _all(lambda v: 0.8 <= v <= 1.3, tie.values()), _show(tie.items())),
-    ]
+    shares = [r['compute_share'] for r in one if r['c'] == lo and r.get('compute_share')]
+    bound = most_gain(max(shares), threads) if shares and threads else None
+    need = 1 + SIZE_LOW * (paper_win[0] - 1) if paper_win else None
+    why = (f'a 1-PE call here computes {max(shares):.0%} of its time and the 4-PE version has '
+           f'{threads} threads, so it can be at most {bound:.3f}x faster' if bound else None)
+    out = [Verdict(f'4-PE faster than 1-PE at c = {lo} (paper {_band_text(paper_win)}x)',
+                   _all(lambda v: v > 1.0, win.values()), _show(win.items(), 3, 'x'),
+                   untestable=(f'{why}: within the {NOISE:.0%} noise' if bound and bound < 1 + NOISE
+                               else None))]
+    if paper_win:
+        out.append(Verdict(f'4-PE advantage at c = {lo} at least x{SIZE_LOW} of the paper\'s '
+                           f'smallest gain (>= {need:.3f}x; paper {_band_text(paper_win)}x)',
+                           _all(lambda v: advantage_of_paper(v, paper_win[0]), win.values()),
+                           _show(win.items(), 3, 'x'), kind='size',
+                           untestable=(f'{why}, below the {need:.3f}x asked' if bound and bound < need
+                                       else None)))
+    out.append(Verdict(f'near tie at c = {hi}: 1-PE / 4-PE within 0.8-1.3 (paper '
+                       f'{_band_text(paper_tie)})',
+                       _all(lambda v: 0.8 <= v <= 1.3, tie.values()), _show(tie.items())))
+    return out
 
 
 def verdict_smp(rows, cores):
@@ -281,9 +468,12 @@ def verdict_smp(rows, cores):
     lo, hi = _mean_at(rows, n, cs[0]), _mean_at(rows, n, cs[-1])
     rel = _ratio(hi, lo)
     util = _by(rows, n=n, c=cs[-1])[0]['util']
+    paper_rel = paper.TABLE5[(600, 16)][2] / paper.TABLE5[(600, 4)][2]
     return [
         Verdict(f'per-call Mflops barely falls: c = {cs[-1]} >= 0.6 x c = {cs[0]} (paper 0.74)',
                 None if rel is None else rel >= 0.6, _fmt(rel)),
+        _size_claim(f'size: c = {cs[-1]} / c = {cs[0]} per-call Mflops', {n: rel},
+                    (paper_rel, paper_rel)),
         Verdict(f'headroom at c = {cs[-1]}: utilization < 95 % (paper 89.9 %)', util < 95,
                 f'{util:.0f} %'),
     ]
@@ -291,7 +481,7 @@ def verdict_smp(rows, cores):
 
 def verdict_surface(rows, cores):
     """Fig. 6: good below the c x t = cores diagonal, collapse above it for
-    high t."""
+    high t, and only for high t."""
     ts = sorted({r['t'] for r in rows})
     cs = sorted({r['c'] for r in rows})
     if len(cs) < 2 or not ts:
@@ -302,21 +492,27 @@ def verdict_surface(rows, cores):
         base = _mean_at(_by(rows, t=r['t']), n, cs[0])
         if r['c'] * r['t'] <= cores and base and r['c'] > cs[0]:
             below.append(r['mflops'][2] / base)
-    big = ts[-1]
-    b1 = _mean_at(_by(rows, t=big), n, cs[0])
-    bn = _mean_at(_by(rows, t=big), n, cs[-1])
+
+    def kept(t):  # what t keeps at the largest c of its c = 1 Mflops
+        return _ratio(_mean_at(_by(rows, t=t), n, cs[-1]), _mean_at(_by(rows, t=t), n, cs[0]))
+
+    big, small = ts[-1], ts[0]
+    kb, ks = kept(big), kept(small)
+    collapse = None if kb is None or ks is None or big == small else kb <= 0.25 and kb <= 0.5 * ks
     return [
         Verdict(f'good below the diagonal: every point with c x t <= {cores} keeps >= 0.7 of '
                 'its t\'s c = 1 Mflops',
                 (all(x >= 0.7 for x in below) if below else None),
                 ', '.join(f'{x:.2f}' for x in below) or 'no such point past c = 1'),
-        Verdict(f'collapse for high t: t = {big} at c = {cs[-1]} <= 0.25 x its c = {cs[0]}',
-                bn <= 0.25 * b1 if b1 and bn is not None else None, _fmt(_ratio(bn, b1))),
+        Verdict(f'collapse for high t only: t = {big} at c = {cs[-1]} keeps <= 0.25 of its '
+                f'c = {cs[0]} Mflops and <= half of what t = {small} keeps',
+                collapse, f't = {big}: {_fmt(kb)}, t = {small}: {_fmt(ks)}'),
     ]
 
 
-def verdict_wan(rows):
-    """Tables 6/7: bandwidth-bound, idle server."""
+def verdict_wan(rows, table=paper.TABLE6):
+    """Tables 6/7: bandwidth-bound, idle server; effect sizes from `table`
+    (the paper's table of this version)."""
     sizes = sorted({r['n'] for r in rows})
     cs = sorted({r['c'] for r in rows})
     if not sizes or len(cs) < 2:
@@ -327,7 +523,7 @@ def verdict_wan(rows):
     mrel = {n: _ratio(_mbs_at(rows, n, hi), _mbs_at(rows, n, lo)) for n in sizes}
     util = max(r['util'] for r in rows)
     firsts = [_mean_at(rows, n, lo) for n in sizes]
-    return [
+    out = [
         Verdict(f'per-call Mflops falls as 1/c: c = {hi} <= {bound:.2f} x c = {lo} (paper 0.09)',
                 _all(lambda v: v <= bound, rel.values()), _show(rel.items())),
         Verdict(f'per-call MB/s falls as 1/c (the link is shared): <= {bound:.2f} (paper 0.09)',
@@ -338,6 +534,23 @@ def verdict_wan(rows):
                 firsts == sorted(firsts) if len(firsts) >= 2 and None not in firsts else None,
                 ' < '.join(_fmt(x) for x in firsts)),
     ]
+    band = _paper_rel(table, 2, hi, lo)
+    if band:
+        out.append(_size_claim(f'size: c = {hi} / c = {lo} per-call Mflops', rel, band))
+    return out
+
+
+# Why site a's drop says nothing when no path is shared.
+NO_SHARED_PATH = ('the sites share no path in this set-up, so the others cannot slow site a: '
+                  'a small drop is what independent links give whatever the server does')
+
+
+def _sites_pair(rows, c4):
+    per = c4 // 4
+    four = [r for r in rows if r['label'] == 'four-sites' and r['c'] == c4]
+    one = [r for r in rows if r['label'] == 'one-site' and r['c'] == per]
+    same = [r for r in rows if r['label'] == 'one-site' and r['c'] == c4]
+    return per, (four[0] if four else None), (one[0] if one else None), (same[0] if same else None)
 
 
 def verdict_sites(rows):
@@ -347,37 +560,40 @@ def verdict_sites(rows):
     if not cs:
         return [Verdict('four sites against one', None, 'no four-site point')]
     for c4 in cs:
-        per = c4 // 4
-        four = [r for r in rows if r['label'] == 'four-sites' and r['c'] == c4]
-        one = [r for r in rows if r['label'] == 'one-site' and r['c'] == per]
-        same = [r for r in rows if r['label'] == 'one-site' and r['c'] == c4]
-        if not four or not one:
+        per, f, o, same = _sites_pair(rows, c4)
+        if not f or not o:
             continue
-        f, o = four[0], one[0]
-        ratio = f['total_mbs'] / o['total_mbs'] if o['total_mbs'] else 0
-        out.append(Verdict(f'c = {per} per site: four sites >= 3x one site\'s total MB/s '
-                           '(sum of the clients\' per-call MB/s)',
-                           ratio >= 3, f'{ratio:.2f}x ({_fmt(f["total_mbs"])} against '
-                           f'{_fmt(o["total_mbs"])} MB/s)'))
+        ratio = _ratio(f['aggregate_mbs'], o['aggregate_mbs'])
+        out.append(Verdict(f'c = {per} per site: four sites move >= 3x the bytes per second of one '
+                           'site (bytes over wall time)',
+                           None if ratio is None else ratio >= 3,
+                           f'{_fmt(ratio)}x ({_fmt(f["aggregate_mbs"])} against '
+                           f'{_fmt(o["aggregate_mbs"])} MB/s)'))
         if same:
-            # Bytes moved per second by the same c4 clients behind four links
-            # against one: links used at once (the 1998 server) or in turn.
-            r2 = _ratio(f.get('delivered_mbs'), same[0].get('delivered_mbs'))
+            # The same c4 clients behind four links against one: links used
+            # at once (the 1998 server) or in turn.
+            r2 = _ratio(f['aggregate_mbs'], same['aggregate_mbs'])
             out.append(Verdict(f'c = {per} per site: the same {c4} clients behind four links move '
                                '>= 2x the bytes per second of one link (transfers overlap)',
                                None if r2 is None else r2 >= 2, f'{_fmt(r2)}x'))
         # Per-client performance with the other sites calling against site
-        # a alone: equal when the links are independent and the server
-        # overlaps their transfers (the paper's point), lower when calls
-        # queue at the server for their turn on the link.
+        # a alone: equal when the server overlaps their transfers (the
+        # paper's point), lower when calls queue at the server for their
+        # turn on the link.
         prel = f['mflops'][2] / o['mflops'][2] if o['mflops'][2] else 0
         out.append(Verdict(f'c = {per} per site: per-client Mflops with four sites >= 0.7 x one '
                            'site alone (the paper: site a lost 9-44 % of its throughput)',
                            prel >= 0.7, f'{prel:.2f}'))
         drop = 1 - f['site_a_mbs'] / o['mbs'][2] if o['mbs'][2] else 1
-        hi = paper.FIG8_SITE_A_DROP.get(per, (0, 0.44))[1]
-        out.append(Verdict(f'c = {per}: site a\'s per-call MB/s falls <= {hi:.0%} with the others '
-                           'calling', drop <= hi, f'{drop:.0%}'))
+        band = paper.FIG8_SITE_A_DROP.get(per, (0.09, 0.44))
+        untestable = None if f['shared_path'] else NO_SHARED_PATH
+        out.append(Verdict(f'c = {per}: site a\'s per-call MB/s falls <= {SIZE_HIGH * band[1]:.0%} '
+                           f'with the others calling (paper {band[0]:.0%}-{band[1]:.0%})',
+                           drop <= SIZE_HIGH * band[1], f'{drop:.0%}', untestable=untestable))
+        out.append(Verdict(f'c = {per}: site a\'s drop within the paper\'s {band[0]:.0%}-'
+                           f'{band[1]:.0%} (x{SIZE_LOW} to x{SIZE_HIGH})',
+                           within_paper(drop, *band), f'{drop:.0%}', kind='size',
+                           untestable=untestable))
         out.append(Verdict(f'c = {per}: the server is not the limit: utilization <= 50 % '
                            '(paper 20-34 %)', f['util'] <= 50, f'{f["util"]:.0f} %'))
     if len(cs) >= 2:
@@ -412,7 +628,7 @@ def verdict_ep(rows, cores):
         out.append(Verdict('past the cores it falls as cores / c (within 25 %)',
                            all(abs(x / e - 1) <= 0.25 for x, e in checks),
                            ', '.join(f'c={c}: {x:.2f} (1/c: {e:.2f})'
-                                     for c, (x, e) in zip(past, checks))))
+                                     for c, (x, e) in zip(past, checks)), kind='size'))
     sat = [r['util'] for r in lan if r['c'] >= cores]
     if sat:
         out.append(Verdict(f'the server saturates from c = {cores}: utilization >= 85 %',
@@ -428,30 +644,64 @@ def verdict_ep(rows, cores):
     return out
 
 
+def _point_name(r):
+    return f"{r['label']} n = {r['n']} c = {r['c']}" + (f" t = {r['t']}" if r['t'] != 1 else '')
+
+
+def verdict_validity(rows):
+    """What makes a run's numbers mean something, for every item: no call
+    lost, every point long enough for its longest call, and no more bytes
+    per second than the emulated links carry."""
+    lost = sum(r['failed'] for r in rows)
+    calls = sum(r['calls'] for r in rows)
+    lossy = [f"{_point_name(r)}: {r['failed']}" for r in rows if r['failed']]
+    out = [Verdict('no call lost: every call made completed', lost == 0,
+                   f'{lost} of {calls} lost' + (f" ({', '.join(lossy[:4])})" if lossy else ''),
+                   kind='validity')]
+    spans = [(r['wall'] / r['longest'], r) for r in rows if r['longest'] > 0]
+    if spans:
+        least, r = min(spans, key=lambda x: x[0])
+        out.append(Verdict(f'every point lasts >= {CALLS_PER_POINT} of its longest calls',
+                           least >= CALLS_PER_POINT,
+                           f'fewest: {least:.1f} ({_point_name(r)}: {r["wall"]:.0f} s, a call of '
+                           f'{r["longest"]:.0f} s)', kind='validity'))
+    loads = [(r['aggregate_mbs'] / r['capacity_mbs'], r) for r in rows if r.get('capacity_mbs')]
+    if loads:
+        most, r = max(loads, key=lambda x: x[0])
+        out.append(Verdict('bytes moved over wall time within the emulated links\' capacity',
+                           most <= CAPACITY_SLACK,
+                           f'at most {most:.0%} of it ({_point_name(r)}: '
+                           f'{r["aggregate_mbs"]:.2f} of {r["capacity_mbs"]:.2f} MB/s)',
+                           kind='validity'))
+    return out
+
+
 def verdicts(item, rows, cores):
     if item in ('table3', 'table4'):
         main = '1pe' if item == 'table3' else '4pe'
-        out = verdict_lan(_by(rows, version=main), cores)
+        table = paper.TABLE3 if item == 'table3' else paper.TABLE4
+        out = verdict_lan(_by(rows, version=main), cores, table)
         if item == 'table4':
             out += verdict_versions(_by(rows, version='4pe'), _by(rows, version='1pe'),
-                                    paper.TABLE4, paper.TABLE3)
-        return out
-    if item == 'table5':
-        return verdict_smp(rows, cores)
-    if item == 'fig6':
-        return verdict_surface(rows, cores)
-    if item in ('table6', 'table7'):
+                                    paper.TABLE4, paper.TABLE3, cores)
+    elif item == 'table5':
+        out = verdict_smp(rows, cores)
+    elif item == 'fig6':
+        out = verdict_surface(rows, cores)
+    elif item in ('table6', 'table7'):
         main = '1pe' if item == 'table6' else '4pe'
-        out = verdict_wan(_by(rows, version=main))
+        out = verdict_wan(_by(rows, version=main),
+                          paper.TABLE6 if item == 'table6' else paper.TABLE7)
         if item == 'table7':
             out += verdict_versions(_by(rows, version='4pe'), _by(rows, version='1pe'),
-                                    paper.TABLE7, paper.TABLE6)
-        return out
-    if item == 'fig8':
-        return verdict_sites(rows)
-    if item == 'table8':
-        return verdict_ep(rows, cores)
-    raise ValueError(item)
+                                    paper.TABLE7, paper.TABLE6, cores)
+    elif item == 'fig8':
+        out = verdict_sites(rows)
+    elif item == 'table8':
+        out = verdict_ep(rows, cores)
+    else:
+        raise ValueError(item)
+    return out + verdict_validity(rows)
 
 
 # ---- set-up check: is the scaled set-up the paper's? ------------------------------
@@ -642,11 +892,7 @@ def render(item, rows, cores, notes, args, plotted):
     out += [f'- {line}' for line in notes]
     out += ['', '## The paper\'s claim', '', paper.CLAIMS[item], '']
     groups = sorted({(r['version'], r['admission']) for r in rows})
-    out += ['## Shape verdict (computed from the data)', '']
-    out += shared.md_head(['admission', 'claim', 'verdict', 'evidence'], 'llll')
-    for adm in sorted({r['admission'] for r in rows}):
-        for v in verdicts(item, _by(rows, admission=adm), cores):
-            out.append(shared.md_row([adm, v.claim, v.mark(), v.evidence]))
+    out += verdict_section(item, rows, cores)
     check = setup_checks(item, rows)
     if check:
         out += ['', '## Set-up check: the paper\'s ratios at the smallest c', '']
@@ -686,30 +932,86 @@ def render(item, rows, cores, notes, args, plotted):
     return '\n'.join(out)
 
 
+def verdict_section(item, rows, cores):
+    """The "## Shape verdict" section: every claim with its kind, verdict and
+    evidence, then the item's verdict per admission (item_verdict)."""
+    out = ['## Shape verdict (computed from the data)', '']
+    out += shared.md_head(['admission', 'claim', 'kind', 'verdict', 'evidence'], 'lllll')
+    words = []
+    for adm in sorted({r['admission'] for r in rows}):
+        vs = verdicts(item, _by(rows, admission=adm), cores)
+        for v in vs:
+            out.append(shared.md_row([adm, v.claim, v.kind, v.mark(), v.shown_evidence()]))
+        words.append(f'**{item_verdict([(v.kind, v.mark()) for v in vs])}** (admission {adm})')
+    out += ['', 'Item verdict: ' + '; '.join(words) + '. "holds": every testable claim holds; '
+            '"holds qualitatively": every shape and validity claim, not every size claim (the '
+            f'paper\'s effect within x{SIZE_LOW}-x{SIZE_HIGH} of its numbers); "partly": some '
+            'shape claims, or a run that is not valid; a claim this machine cannot test counts '
+            'for nothing.']
+    return out
+
+
+def splice_verdict(text, section):
+    """`text` (a result file) with its "## Shape verdict" section replaced by
+    `section` (lines), everything else as it was recorded."""
+    lines = text.split('\n')
+    start = lines.index('## Shape verdict (computed from the data)')
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith('## '))
+    return '\n'.join(lines[:start] + section + [''] + lines[end:])
+
+
 # ---- the index (bench/results/seed004/README.md) ------------------------------------
 
-def index_verdict(text):
-    """One line from a result file's verdict table: how many claims hold,
-    per admission; "not yet run" for no file."""
-    if text is None:
-        return 'not yet run'
-    counts = {}
-    quick = '--quick smoke run' in text
+def file_claims(text):
+    """{admission: [(kind, mark)]} from a multi-client result file's verdict
+    table; {'-': [...]} from a single-client one's "- holds (kind): ..." list."""
+    claims = {}
     in_table = False
     for line in text.splitlines():
-        if line.startswith('## Shape verdict'):
+        if line.startswith('## Shape verdict') or line.startswith('## Verdict'):
             in_table = True
             continue
         if in_table and line.startswith('## '):
             break
         cells = [c.strip() for c in line.strip().strip('|').split('|')]
-        if in_table and len(cells) == 4 and cells[2] in ('holds', 'does not hold', 'no data'):
-            held, total = counts.get(cells[0], (0, 0))
-            counts[cells[0]] = (held + (cells[2] == 'holds'), total + 1)
-    if not counts:
+        if in_table and len(cells) == 5 and cells[3] in MARKS:
+            claims.setdefault(cells[0], []).append((cells[2], cells[3]))
+        m = re.match(r'^- (holds|does not hold) \((shape|size|validity)\): ', line)
+        if in_table and m:
+            claims.setdefault('-', []).append((m.group(2), m.group(1)))
+    return claims
+
+
+def record_admission(claims):
+    """The admission an item's verdict is counted under: ninfd's default,
+    arrival, when the file has it."""
+    return 'arrival' if 'arrival' in claims else sorted(claims)[0]
+
+
+def index_verdict(text):
+    """One line from a result file: the item's verdict (item_verdict) and
+    its claims, per admission; "not yet run" for no file."""
+    if text is None:
+        return 'not yet run'
+    claims = file_claims(text)
+    if not claims:
         return 'no verdict table'
-    parts = [f'{h} of {t} claims hold ({adm})' for adm, (h, t) in sorted(counts.items())]
-    return ('quick run only: ' if quick else '') + '; '.join(parts)
+    parts = []
+    for adm, marks in sorted(claims.items()):
+        held = sum(m == 'holds' for _, m in marks)
+        untestable = sum(m == 'not testable here' for _, m in marks)
+        where = '' if adm == '-' else f'{adm}: '
+        parts.append(f'{item_verdict(marks)} ({where}{held} of {len(marks) - untestable} testable '
+                     'claims hold' + (f', {untestable} not testable here' if untestable else '') + ')')
+    return ('quick run only: ' if '--quick smoke run' in text else '') + '; '.join(parts)
+
+
+def item_word(text):
+    """The item's verdict in VOCABULARY ("not yet run" for no file)."""
+    if text is None:
+        return 'not yet run'
+    claims = file_claims(text)
+    return item_verdict(claims[record_admission(claims)]) if claims else 'not yet run'
 
 
 def _read_or_none(path):
@@ -719,35 +1021,87 @@ def _read_or_none(path):
         return f.read()
 
 
+# The single-client items (single_report.py), indexed beside the others.
+SINGLE_ITEMS = ('fig3_4', 'table2')
+
+
+def _run_files(results, item):
+    return [_read_or_none(os.path.join(results, f'{item}{suffix}.md')) for suffix in ('', '-run2')]
+
+
 def index_rows(results):
-    """{item: verdict} for the multi-client items, from results/ITEM.md (run
-    1) and, once it exists, ITEM-run2.md beside it."""
+    """{item: verdict} for every item with a computed verdict, from
+    results/ITEM.md (run 1) and ITEM-run2.md beside it."""
     out = {}
-    for item in TITLES:
-        first = _read_or_none(os.path.join(results, f'{item}.md'))
-        second = _read_or_none(os.path.join(results, f'{item}-run2.md'))
+    for item in list(SINGLE_ITEMS) + list(TITLES):
+        first, second = _run_files(results, item)
         if first is None and second is None:
             out[item] = 'not yet run'
         else:
-            out[item] = (f'run 1: {index_verdict(first)}; '
-                         f'run 2: {index_verdict(second)}')
+            out[item] = f'run 1: {index_verdict(first)}; run 2: {index_verdict(second)}'
     return out
 
 
-def update_index(text, verdicts_now):
-    """README.md's table with the verdict cell of each multi-client item's
-    row (the row whose file cell names `ITEM.md` or `ITEM.{md,png}`)
-    replaced; other rows (the single-client items) are left alone."""
+def index_counts(results):
+    """README's count of items per verdict, one row per run."""
+    lines = shared.md_head(['run'] + list(VOCABULARY) + ['not yet run'], 'l' + 'r' * 6)
+    for run in (0, 1):
+        words = [item_word(_run_files(results, item)[run])
+                 for item in list(SINGLE_ITEMS) + list(TITLES)]
+        lines.append(shared.md_row([run + 1] + [words.count(w) for w in VOCABULARY]
+                                   + [words.count('not yet run')]))
+    return lines
+
+
+COUNTS_BEGIN = '<!-- verdict counts: report.py index --write -->'
+COUNTS_END = '<!-- end of verdict counts -->'
+
+
+def update_index(text, verdicts_now, counts=None):
+    """README.md's table with the verdict cell of each item's row (the row
+    whose file cell is `ITEM.md` or `ITEM.{md,png}`) replaced, other rows
+    left alone; and the lines between COUNTS_BEGIN and COUNTS_END replaced
+    by `counts`."""
     out = []
+    skipping = False
     for line in text.splitlines():
+        if line == COUNTS_END:
+            skipping = False
+        if skipping:
+            continue
         cells = line.split('|')
         if len(cells) == 7:
             for item, verdict in verdicts_now.items():
-                if f'`{item}.md`' in cells[4] or f'`{item}.{{md,png}}`' in cells[4]:
+                if cells[4].strip() in (f'`{item}.md`', f'`{item}.{{md,png}}`'):
                     cells[5] = f' {verdict} '
                     line = '|'.join(cells)
         out.append(line)
+        if line == COUNTS_BEGIN and counts is not None:
+            out += counts
+            skipping = True
     return '\n'.join(out) + '\n'
+
+
+def reverdict(results):
+    """Every result file with its data (ITEM.data, or the 4-PE item's for
+    Tables 3 and 6) gets its verdict section computed again from the data;
+    the rest of each file stays as recorded. Returns the files changed."""
+    changed = []
+    for item in TITLES:
+        for suffix in ('', '-run2'):
+            path = os.path.join(results, f'{item}{suffix}.md')
+            source = {'table3': 'table4', 'table6': 'table7'}.get(item, item)
+            data = os.path.join(results, f'{source}{suffix}.data')
+            text = _read_or_none(path)
+            if text is None or not os.path.exists(os.path.join(data, 'points.csv')):
+                continue
+            rows = own_rows(item, load_points(data))
+            new = splice_verdict(text, verdict_section(item, rows, rows[0]['server_cores']))
+            if new != text:
+                with open(path, 'w') as f:
+                    f.write(new)
+                changed.append(path)
+    return changed
 
 
 def main(argv):
@@ -772,8 +1126,15 @@ def main(argv):
     c.add_argument('wan_mbs', type=float)
     i = sub.add_parser('index')
     i.add_argument('results', help='bench/results/seed004')
-    i.add_argument('--write', action='store_true', help="fill README.md's verdict column")
+    i.add_argument('--write', action='store_true',
+                   help="fill README.md's verdict column and its count of items per verdict")
+    v = sub.add_parser('reverdict')
+    v.add_argument('results', help='bench/results/seed004')
     args = ap.parse_args(argv)
+    if args.cmd == 'reverdict':
+        for path in reverdict(args.results):
+            print(f'{path}: verdict recomputed')
+        return 0
     if args.cmd == 'index':
         verdicts_now = index_rows(args.results)
         if args.write:
@@ -781,7 +1142,7 @@ def main(argv):
             with open(readme) as f:
                 text = f.read()
             with open(readme, 'w') as f:
-                f.write(update_index(text, verdicts_now))
+                f.write(update_index(text, verdicts_now, index_counts(args.results)))
         for item, verdict in verdicts_now.items():
             print(f'{item}: {verdict}')
         return 0

@@ -23,6 +23,10 @@ _SPEC = importlib.util.spec_from_file_location(
     "bench_report", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report.py"))
 shared = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(shared)
+# seed004/report.py: the verdict vocabulary and the size margins, one for
+# every item.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report as multi  # noqa: E402
 
 # What the paper says (seed 004, section 3.3 and Table 2). Its Figs. 3/4 are
 # plots whose points the text copy does not carry; their readable content is
@@ -45,6 +49,12 @@ PAPER_AT_N = [
     (800, 1000, "Alpha: Ninf_call passes blocked Local"),
     (1600, 1600, "J90's Local 600 Mflops; Ninf_call to it not saturated"),
 ]
+
+
+# The same bands as numbers, for the size checks: where the paper's Ninf_call
+# passes each Local (its text), and the largest n it measured.
+CROSSOVER_BAND = {"blocked": (800, 1000), "unblocked": (400, 600), "weaker": (200, 400)}
+PAPER_LARGEST_N = 1600
 
 
 def paper_at(n):
@@ -170,9 +180,30 @@ def same_curve(a, b, tolerance=0.2):
     return dev <= tolerance, dev
 
 
+def within_n(c, band):
+    """Whether crossover c (crossover()'s pair) first leads inside the
+    paper's band, widened by report.py's size margins."""
+    return c is not None and multi.SIZE_LOW * band[0] <= c[1] <= multi.SIZE_HIGH * band[1]
+
+
+def _paper_range(curves):
+    """The curves cut to the paper's n (up to PAPER_LARGEST_N): a crossover
+    found only by extending n is not the paper's."""
+    return {m: {n: v for n, v in c.items() if n <= PAPER_LARGEST_N} for m, c in curves.items()}
+
+
+def _band_check(what, c, band):
+    lo, hi = band
+    return (f"{what} within the paper's {lo}-{hi} (x{multi.SIZE_LOW} to x{multi.SIZE_HIGH}: "
+            f"{multi.SIZE_LOW * lo:.0f}-{multi.SIZE_HIGH * hi:.0f})", within_n(c, band),
+            f"crossover n {format_crossover(c)}", "size")
+
+
 def fig_verdict(cv, weaker=None):
-    """The paper's claim, checked on the curves: a list of (check, holds,
-    detail) and the overall word ("holds", "holds in part", "does not hold").
+    """The paper's claim, checked on the curves up to the paper's largest n:
+    a list of (check, holds, detail, kind) and the item's verdict
+    (report.item_verdict: shape checks for the directions, size checks for
+    the crossovers against the paper's own bands).
 
     Claim (Fig. 4): Ninf_call rises with n and passes Local above a
     crossover n; the crossover against unblocked Local is smaller than
@@ -180,6 +211,9 @@ def fig_verdict(cv, weaker=None):
     clients): its crossover against its blocked Local comes no later, and
     its Ninf_call is about the same as the stronger client's.
     """
+    beyond = max((n for c in list(cv.values()) + list((weaker or {}).values()) for n in c),
+                 default=0)
+    cv, weaker = _paper_range(cv), _paper_range(weaker or {})
     ninf = cv.get("ninf", {})
     blocked, unblocked = cv.get("blocked", {}), cv.get("unblocked", {})
     cb, cu = crossover(ninf, blocked), crossover(ninf, unblocked)
@@ -187,27 +221,35 @@ def fig_verdict(cv, weaker=None):
     checks = []
     if ns:
         checks.append(("Ninf_call rises with n", rises(ninf),
-                       f"{ninf[ns[0]]:.0f} Mflops at n = {ns[0]}, {ninf[ns[-1]]:.0f} at n = {ns[-1]}"))
+                       f"{ninf[ns[0]]:.0f} Mflops at n = {ns[0]}, {ninf[ns[-1]]:.0f} at n = {ns[-1]}",
+                       "shape"))
     else:
-        checks.append(("Ninf_call rises with n", False, "no Ninf_call points"))
+        checks.append(("Ninf_call rises with n", False, "no Ninf_call points", "shape"))
     checks.append(("Ninf_call passes blocked Local above a crossover n", cb is not None,
-                   f"crossover n {format_crossover(cb)}"))
+                   f"crossover n {format_crossover(cb)}", "shape"))
+    checks.append(_band_check("the crossover against blocked Local", cb, CROSSOVER_BAND["blocked"]))
     if unblocked:
         checks.append(("Ninf_call passes unblocked Local above a crossover n", cu is not None,
-                       f"crossover n {format_crossover(cu)}"))
+                       f"crossover n {format_crossover(cu)}", "shape"))
         smaller = cu is not None and (cb is None or cu[1] < cb[1])
         checks.append(("the crossover against unblocked Local is smaller than against blocked",
-                       smaller, f"{format_crossover(cu)} against {format_crossover(cb)}"))
+                       smaller, f"{format_crossover(cu)} against {format_crossover(cb)}", "shape"))
+        checks.append(_band_check("the crossover against unblocked Local", cu,
+                                  CROSSOVER_BAND["unblocked"]))
     if weaker and weaker.get("ninf") and weaker.get("blocked"):
         cw = crossover(weaker["ninf"], weaker["blocked"])
         earlier = cw is not None and (cb is None or cw[1] <= cb[1])
         checks.append(("the weaker client's crossover against its blocked Local comes no later",
-                       earlier, f"{format_crossover(cw)} against {format_crossover(cb)}"))
+                       earlier, f"{format_crossover(cw)} against {format_crossover(cb)}", "shape"))
         same, dev = same_curve(weaker["ninf"], ninf)
         checks.append(("Ninf_call is about the same from both clients (mean deviation <= 20 %)",
-                       bool(same), "no common n" if dev is None else f"mean deviation {100 * dev:.0f} %"))
-    held = sum(1 for _, ok, _ in checks if ok)
-    word = "holds" if held == len(checks) else "does not hold" if held == 0 else "holds in part"
+                       bool(same), "no common n" if dev is None else f"mean deviation {100 * dev:.0f} %",
+                       "shape"))
+        checks.append(_band_check("the weaker client's crossover", cw, CROSSOVER_BAND["weaker"]))
+    checks.append((f"the curves stay within the paper's n (<= {PAPER_LARGEST_N}; points past it "
+                   "are not counted)", beyond <= PAPER_LARGEST_N, f"largest n {beyond}", "validity"))
+    word = multi.item_verdict([(kind, "holds" if ok else "does not hold")
+                               for _, ok, _, kind in checks])
     return checks, word
 
 
@@ -319,12 +361,13 @@ def fig3_4_markdown(meta, records):
                    "(it has slept), while the unthrottled server shares its core with whatever else "
                    "runs; a relatively stronger client moves the crossover against blocked Local to "
                    "larger n.")
-    out += ["", f"## Verdict: the claim {word}", "",
+    out += ["", f"## Verdict: {word}", "",
             "Claim: Ninf_call rises with n and passes Local above a crossover n; the crossover "
             "against unblocked Local is smaller than against blocked Local"
             + ("; a slower client's crossover comes earlier, its Ninf_call about the same." if weaker else "."),
             ""]
-    out += [f"- {'holds' if ok else 'does not hold'}: {what} ({detail})" for what, ok, detail in checks]
+    out += [f"- {'holds' if ok else 'does not hold'} ({kind}): {what} ({detail})"
+            for what, ok, detail, kind in checks]
     out.append("")
     return "\n".join(out)
 
@@ -362,8 +405,8 @@ def table2_verdict(rows, floor=PAPER_TABLE2_FLOOR):
     """(word, per-set-up [(setup, holds)]): the claim holds for a set-up when
     Ninf_call's throughput (transfer time) is at least floor x FTP's."""
     per = [(s, rows[s]["ratio_transfer"] >= floor) for s in rows]
-    held = sum(ok for _, ok in per)
-    word = "holds" if per and held == len(per) else "does not hold" if held == 0 else "holds in part"
+    word = (multi.item_verdict([("shape", "holds" if ok else "does not hold") for _, ok in per])
+            if per else "does not hold")
     return word, per
 
 
@@ -393,7 +436,7 @@ def table2_markdown(meta, records):
     out += shared.md_head(["client -> server", "Ninf_call", "FTP", "ratio"], "lrrr")
     for c, s, ninf, ftp in PAPER_TABLE2:
         out.append(shared.md_row([f"{c} -> {s}", ninf, ftp, shared.fmt(ninf / ftp)]))
-    out += ["", f"## Verdict: the claim {word}", "",
+    out += ["", f"## Verdict: {word}", "",
             f"Claim: Ninf_call reaches 79-100 % of FTP. Checked per set-up on the transfer time "
             f"(ratio >= {PAPER_TABLE2_FLOOR}); the call - compute column also pays the call's set-up "
             "(connection, interface, hand-over), which the paper's communication time may not hold. "
@@ -401,7 +444,8 @@ def table2_markdown(meta, records):
             "begins reading, with the first bytes already in flight. strong-wire has no counterpart "
             "in the paper (its links ran at 2-7 MB/s): it shows the one-shot data path's own cost "
             "per byte when no link limits it.", ""]
-    out += [f"- {s}: {'holds' if ok else 'does not hold'} ({rows[s]['ratio_transfer']:.2f})" for s, ok in per]
+    out += [f"- {'holds' if ok else 'does not hold'} (shape): {s} ({rows[s]['ratio_transfer']:.2f})"
+            for s, ok in per]
     out.append("")
     return "\n".join(out)
 
