@@ -146,6 +146,8 @@ int FindParam(const Define &d, std::string_view name) {
   return -1;
 }
 
+bool IsScalar(const Param &p) { return p.dims.empty() && !p.pointer; }
+
 bool IsSizeParam(const Param &p) {
   bool integer = InfoOf(p.type).cls == NINF_CLASS_INTEGER;
   return integer && p.mode == Mode::kIn && p.dims.empty() && !p.pointer;

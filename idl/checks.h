@@ -26,6 +26,9 @@ void CheckFile(const IdlFile &file, Diagnostics *diag);
 // Index of the parameter called `name` in `d`, or -1.
 int FindParam(const Define &d, std::string_view name);
 
+// True for a scalar passed by value: no dimensions, not a pointer.
+bool IsScalar(const Param &p);
+
 // True for an IN scalar of type char, short, int or long: the parameters
 // that dimension and CalcOrder expressions may use.
 bool IsSizeParam(const Param &p);

@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "idl/checks.h"
 #include "idl/gen_stub.h"
 #include "idl/writer.h"
 #include "protocol/layout.h"
@@ -17,8 +18,6 @@ namespace {
 // ninf's Ninf_call takes after the routine's name (a1 ... a30 in ninf.f90).
 constexpr std::size_t kFortranMaxName = 63;
 constexpr std::size_t kFortranMaxArgs = 30;
-
-bool IsScalar(const Param &p) { return p.dims.empty() && !p.pointer; }
 
 // The IDL file's name without its folder: the outputs are installed, and
 // the build's paths mean nothing there.

@@ -12,8 +12,6 @@
 namespace ninf::idl {
 namespace {
 
-bool IsScalar(const Param &p) { return p.dims.empty() && !p.pointer; }
-
 // How invoke passes parameter `i` to the routine (see ninf_stub.h for what
 // args[i] points to). Fortran takes everything by reference.
 std::string ArgExpr(const Param &p, std::size_t i, bool fortran) {
