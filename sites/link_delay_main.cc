@@ -4,8 +4,10 @@
 #include <uv.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "protocol/address.h"
@@ -29,6 +31,26 @@ bool ToSockaddr(const std::string &text, sockaddr_storage *out, std::string *err
   return false;
 }
 
+// tc's spelling of a rate ("20mbit", "28990kbit", "1gbit", "500000bit") in
+// bytes per second; false for anything else or zero.
+bool ParseRate(const std::string &text, uint64_t *bytes_per_s) {
+  std::size_t digits = 0;
+  while (digits < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
+    ++digits;
+  const std::string unit = text.substr(digits);
+  const double scale = unit == "bit"    ? 1.0
+                       : unit == "kbit" ? 1e3
+                       : unit == "mbit" ? 1e6
+                       : unit == "gbit" ? 1e9
+                                        : 0.0;
+  if (digits == 0 || scale == 0.0) return false;
+  const double bits = std::strtod(text.substr(0, digits).c_str(), nullptr) * scale;
+  if (!(bits >= 8.0 && bits <= 1e12)) return false;
+  *bytes_per_s = static_cast<uint64_t>(bits / 8.0);
+  return true;
+}
+
 // Written once listening, by rename, so that a reader never sees half of it.
 bool WriteReadyFile(const std::string &path) {
   const std::string tmp = path + ".tmp";
@@ -44,9 +66,11 @@ int main(int argc, char **argv) {
   CLI::App app(
       "ninf-linkdelay: relays every TCP connection accepted on --listen to --to, holding "
       "the bytes of each direction for --delay-ms milliseconds: the one-way delay of an "
-      "emulated wide-area link (the round trip grows by twice that). Runs until killed.",
+      "emulated wide-area link (the round trip grows by twice that); with --rate, each "
+      "direction is also a link of that rate that the connections share in turn. Runs until "
+      "killed.",
       "ninf-linkdelay");
-  std::string listen, to, ready_file;
+  std::string listen, to, ready_file, rate;
   ninf::sites::RelayConfig config;
   app.add_option("--listen", listen, "numeric address to accept on")
       ->type_name("HOST:PORT")
@@ -54,6 +78,10 @@ int main(int argc, char **argv) {
   app.add_option("--to", to, "numeric address to relay to")->type_name("HOST:PORT")->required();
   app.add_option("--delay-ms", config.delay_ms, "one-way delay, milliseconds")
       ->check(CLI::Range(0, 10000));
+  app.add_option("--rate", rate,
+                 "pace each direction at this rate (tc's spelling: 20mbit), shared fairly by "
+                 "every connection (round robin); default: no pacing here, tc shapes the link")
+      ->type_name("RATE");
   app.add_option("--ready-file", ready_file, "written once accepting");
   CLI11_PARSE(app, argc, argv);
   // A client that goes away while its server still talks (a call given up
@@ -65,6 +93,11 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  if (!rate.empty() && !ParseRate(rate, &config.rate_bytes_per_s)) {
+    std::fprintf(stderr, "ninf-linkdelay: --rate '%s' is not a rate like 20mbit, 500kbit, 1gbit\n",
+                 rate.c_str());
+    return 2;
+  }
   sockaddr_storage listen_addr{};
   std::string error;
   if (!ToSockaddr(listen, &listen_addr, &error) || !ToSockaddr(to, &config.target, &error)) {

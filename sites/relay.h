@@ -1,7 +1,12 @@
 // A TCP relay that holds every byte for a fixed time in each direction: the
 // added one-way delay of an emulated wide-area link (docs/loadtest.md,
 // "Sites"). This kernel has no netem, so the delay is made here, in user
-// space; the link's rate is tc's job (ninf-sites).
+// space. The link's rate is tc's job (ninf-sites), or, with a rate given,
+// the relay's own: each direction of the relay is then one link that every
+// connection shares fairly (deficit round robin over the connections with
+// bytes due, a token bucket at the rate). tc's tail-drop queue, shared by
+// many TCP flows, let one of sixteen stall for a minute; a relay that
+// paces never drops a byte, and no connection waits while others send.
 //
 // Each accepted connection gets a connection to the target, and each of its
 // two directions is a queue of chunks stamped with the time they are due:
@@ -33,9 +38,14 @@ namespace ninf::sites {
 constexpr std::size_t kMaxHeldBytes = 16u << 20;
 constexpr std::size_t kMaxUnsentBytes = 256u << 10;
 
+// The most a direction sends in one turn of the round robin, and the token
+// bucket's depth: one read's worth (what a chunk holds at most).
+constexpr std::size_t kQuantumBytes = 64u << 10;
+
 struct RelayConfig {
-  sockaddr_storage target{};  // where every accepted connection is relayed to
-  uint64_t delay_ms = 0;      // added in each direction
+  sockaddr_storage target{};      // where every accepted connection is relayed to
+  uint64_t delay_ms = 0;          // added in each direction
+  uint64_t rate_bytes_per_s = 0;  // 0: no pacing here (tc's); else each direction's link
 };
 
 // Starts relaying every connection accepted on `listener` (bound and

@@ -16,6 +16,7 @@ work=$(mktemp -d /tmp/ninf-sites-test.XXXXXX)
 cleanup() {
   "$sites" down "$set_name" >/dev/null 2>&1 || true
   "$sites" down "${set_name}x" >/dev/null 2>&1 || true
+  "$sites" down "${set_name}f" >/dev/null 2>&1 || true
   ip netns del "$foreign" 2>/dev/null || true
   ip netns del "ninfsite-${set_name}y-hub" 2>/dev/null || true
   rm -rf "$work"
@@ -175,6 +176,39 @@ if "$sites" up "${set_name}x" --site a:10mbit:5 --forward 3000 --forward 3000 >/
 fi
 [ -z "$(namespaces_of "${set_name}x")" ] || fail "a failed up left: $(namespaces_of "${set_name}x")"
 
+# --fair and serve: a server in site s, reached from a and b through both
+# links, each paced by its relay (tbf at 1.25 x the rate stays as the
+# backstop). s's 8 Mbit/s link is one path both sites share, as a server's
+# access link is: however fast a and b's own links (20 Mbit/s each), the
+# bytes of all calls cannot cross it faster than 1 MB/s.
+fair_set="${set_name}f"
+"$sites" up "$fair_set" --fair --site a:20mbit:2 --site b:20mbit:2 --site s:8mbit:1 \
+  >"$work/fair-up.txt" || fail "up --fair failed: $(cat "$work/fair-up.txt")"
+grep -q "links paced by their relays (--fair)" "$work/fair-up.txt" ||
+  fail "status does not say the links are paced: $(cat "$work/fair-up.txt")"
+tc -n "ninfsite-$fair_set-a" qdisc show dev eth0 | grep -q "rate 25Mbit" ||
+  fail "site a's tbf is not the 1.25 x backstop: $(tc -n "ninfsite-$fair_set-a" qdisc show dev eth0)"
+"$sites" exec "$fair_set" s "$ninfd" --port 3000 --insecure --unix-socket "" \
+  --registry "$registry" --ready-file "$work/ready-fair" --log-level warn 2>"$work/ninfd-fair.log" &
+for _ in $(seq 100); do [ -s "$work/ready-fair" ] && break; sleep 0.05; done
+[ -s "$work/ready-fair" ] || fail "ninfd in site s did not start: $(cat "$work/ninfd-fair.log")"
+"$sites" serve "$fair_set" s 3000 >"$work/serve.txt" 2>&1 || fail "serve failed: $(cat "$work/serve.txt")"
+s_addr=$("$sites" addr "$fair_set" s)
+"$sites" exec "$fair_set" hub "$tool" --server 127.0.0.1:3000 --sample "$s_addr:3000" \
+  --netns "ninfsite-$fair_set-a" --netns "ninfsite-$fair_set-b" \
+  --workload linpack-x --size 500 -c 4 --steps 2 --interval 0 -q --csv "$work/fair.csv" \
+  >"$work/fair.txt" 2>&1 || fail "calls to the server in a site failed: $(cat "$work/fair.txt")"
+[ "$(grep -c ',ok,' "$work/fair.csv")" -eq 8 ] || fail "not 8 good calls: $(cat "$work/fair.csv")"
+# Columns: 4 start_s, 5 response_s, 9 bytes (A and b toward the server, x
+# back: all but 4 KiB one way). Every call's bytes over the span from the
+# first start to the last end.
+shared_mbs=$(awk -F, 'NR > 1 { b += $9; e = $4 + $5; if (e > end) end = e; if (!s || $4 < s) s = $4 }
+  END { printf "%.3f", b / (end - s) / 1e6 }' "$work/fair.csv")
+awk -v r="$shared_mbs" 'BEGIN { exit !(r <= 1.1) }' ||
+  fail "the calls from a and b moved $shared_mbs MB/s: more than their shared 8 Mbit/s path carries"
+"$sites" down "$fair_set" || fail "down of the --fair set failed"
+[ -z "$(namespaces_of "$fair_set")" ] || fail "namespaces left: $(namespaces_of "$fair_set")"
+
 # Foreign namespaces: never reused, never deleted.
 ip netns add "ninfsite-${set_name}y-hub"
 if "$sites" up "${set_name}y" --site a:none:0 >/dev/null 2>&1; then
@@ -184,4 +218,4 @@ fi
 if "$sites" down "${set_name}y" >/dev/null 2>&1; then fail "down of a set it has no record of"; fi
 [ -e "/run/netns/ninfsite-${set_name}y-hub" ] || fail "down deleted a namespace it did not make"
 [ -e "/run/netns/$foreign" ] || fail "the foreign namespace is gone"
-echo "sites_test: ok (dgesv 250: a $a_min s for $a_bytes bytes, b $b_min s; n = 4: a $a_tiny s, b $b_tiny s; n = 700 over 4 Mbit/s with a 3 s timeout: $slow_s s)"
+echo "sites_test: ok (dgesv 250: a $a_min s for $a_bytes bytes, b $b_min s; n = 4: a $a_tiny s, b $b_tiny s; n = 700 over 4 Mbit/s with a 3 s timeout: $slow_s s; two sites through a shared 8 Mbit/s path: $shared_mbs MB/s)"
