@@ -15,7 +15,12 @@
 #     (2.5 MB/s) and WAN (0.13 MB/s) become links whose transfer takes tau
 #     times the paper's, so T_call / s and transfer / T_call are the paper's;
 #   - the paper's client model (p = 1/2 every s), random first-tick phases
-#     when ninf-loadtest has them, points of --duration seconds;
+#     when ninf-loadtest has them, points of --duration seconds and at
+#     least 5 of their longest call (report.py duration);
+#   - links that share as the paper's did: one LAN link for every client,
+#     and for Fig. 8 the server's own access link that every site crosses
+#     (ninf-sites serve); WAN links paced by their relays, in turn for every
+#     connection (ninf-sites --fair: no tail drop, no flow starved);
 #   - the paper's two server versions: 1-PE = one slot per core, one thread
 #     each (`split`); 4-PE = one slot, every core (`--slots 1`, `split`);
 #   - the `linpack` call of the standard library (A and b in, only x back)
@@ -99,7 +104,7 @@ bench_option --admission LIST admission "$def_adm" "" "ninfd's admission: start,
 case $item in
   table3 | table4 | table5 | fig6)
     bench_option --lan-rate RATE lan_rate auto "" "each client's LAN link (auto: transfer = the paper's 2.5 MB/s share of a call; none: loopback)"
-    bench_option --lan-links N lan_links auto "" "LAN links, client i behind link i mod N (auto: one per client, as the paper's workstations each had their own)" ;;
+    bench_option --lan-links N lan_links 1 "" "LAN links, client i behind link i mod N (1: every client shares the server's one link, as the paper's LAN clients shared the J90's; auto: one per client)" ;;
 esac
 case $item in
   table6 | table7 | fig8)
@@ -108,7 +113,9 @@ case $item in
 esac
 case $item in
   fig6) bench_option --threads LIST threads "" "1 2" "threads per call t (default: 1 2 4 .. 2 x server cores)" ;;
-  fig8) bench_option --sites SPEC sites "a:1:1 b:2:0.6 c:0.5:2 d:1.5:0.4" "" "ID:RATE_FACTOR:DELAY_FACTOR of each site against site a (Fig. 7's four unequal links)" ;;
+  fig8)
+    bench_option --sites SPEC sites "a:1:1 b:2:0.6 c:0.5:2 d:1.5:0.4" "" "ID:RATE_FACTOR:DELAY_FACTOR of each site against site a (Fig. 7's four unequal links)"
+    bench_option --server-site SPEC server_site "3.2:0.2" "" "RATE_FACTOR:DELAY_FACTOR of the server's own access link against site a's, which every site's calls cross (the shared path; 3.2: what the paper's numbers imply, see the README); none: the server in the hub, no shared path" ;;
   table8)
     bench_option --m M m 28 22 "EP with 2^M pairs"
     bench_option --wan-rate RATE wan_rate 10mbit "" "the WAN link"
@@ -204,7 +211,15 @@ server_start() {
   args=($(version_args "$version"))
   ninfd_has --admission && args+=(--admission "$adm")
   rm -f "$ready"
-  if [[ $where == local ]]; then
+  if [[ $where != local && $where != hub ]]; then
+    # In a site (Fig. 8's server behind its own access link): on its
+    # loopback, reached through the relays `ninf-sites serve` made.
+    cg_bg server "$ninf_sites" exec "$sites_set" "$where" "$build/server/ninfd" --port 3000 \
+      --unix-socket "" --ready-file "$ready" --registry "$build/stubs/registry" \
+      --log-level warn "${args[@]}" 2>>"$work/ninfd.log"
+    wait_ready "$ready" "$bg_pid" ninfd
+    server_addr=127.0.0.1:3000
+  elif [[ $where == local ]]; then
     cg_bg server "$build/server/ninfd" --port 0 --unix-socket "" --ready-file "$ready" \
       --registry "$build/stubs/registry" --log-level warn "${args[@]}" 2>>"$work/ninfd.log"
     wait_ready "$ready" "$bg_pid" ninfd
@@ -226,7 +241,14 @@ server_stop() {
 # ---- one point -----------------------------------------------------------------
 
 points=$work/points.csv
-echo "id,item,label,version,admission,site,workload,n,c,threads,interval,probability,duration,wall_s,server_cores,server_cpu_s,client_cores,client_cpu_s,link_rate,link_delay_ms,failed" >"$points"
+echo "id,item,label,version,admission,site,workload,n,c,threads,interval,probability,duration,wall_s,server_cores,server_cpu_s,client_cores,client_cpu_s,link_rate,link_delay_ms,failed,lan_shared,shared_path" >"$points"
+# What the report must know of the links (report.py: a claim the set-up
+# cannot test is "not testable here"): every LAN client behind one link;
+# sites whose calls cross one shared path to the server.
+lan_shared=0
+shared_path=0
+# Statistics sampled from the hub, when the server is in a site.
+sample_args=()
 point_id=0
 total_points=0 # announce sets it
 run_started=$(date +%s)
@@ -249,8 +271,9 @@ progress() {
 # up, so that its sampling reaches the server), with the CPU time of both
 # groups around it.
 point() {
-  local label=$1 version=$2 adm=$3 site=$4 n=$5 c=$6 t=$7 s=$8 rate=$9 delay=${10} id
+  local label=$1 version=$2 adm=$3 site=$4 n=$5 c=$6 t=$7 s=$8 rate=$9 delay=${10} id secs
   shift 10
+  secs=$(point_secs "$version" "$n" "$c")
   point_id=$((point_id + 1))
   id=$point_id
   local runner=() wl=$workload extra=()
@@ -272,8 +295,8 @@ point() {
   s0=$(cg_usage_usec server) c0=$(cg_usage_usec clients) t0=$(date +%s.%N)
   local servers=(--server "$server_addr")
   [[ ${#lan_servers[@]} -eq 0 ]] || servers=("${lan_servers[@]}")
-  cg_bg clients "${runner[@]}" "$lt" "${servers[@]}" --workload "$wl" --size "$n" \
-    --clients "$c" --interval "$s" --probability "$probability" --duration "$duration" -q \
+  cg_bg clients "${runner[@]}" "$lt" "${servers[@]}" "${sample_args[@]}" --workload "$wl" --size "$n" \
+    --clients "$c" --interval "$s" --probability "$probability" --duration "$secs" -q \
     "${phase_args[@]}" "${extra[@]}" --label "$label" --csv "$work/calls-$id.csv" \
     --summary "$work/summary-$id.csv" --table "$work/table.md" "$@" >"$work/lt-$id.txt" 2>>"$work/lt.log"
   local pid=$bg_pid
@@ -282,7 +305,17 @@ point() {
   t1=$(date +%s.%N) s1=$(cg_usage_usec server) c1=$(cg_usage_usec clients)
   [[ $failed == 0 ]] || echo "$0: calls failed at $label n=$n c=$c (see lt.log in the data folder)" >&2
   progress "$id" "$label" "$n" "$c"
-  echo "$id,$item,$label,$version,$adm,$site,$wl,$n,$c,$t,$s,$probability,$duration,$(echo "$t1 - $t0" | bc),$server_cores,$(echo "scale=3; ($s1 - $s0) / 1000000" | bc),$client_cores,$(echo "scale=3; ($c1 - $c0) / 1000000" | bc),$rate,$delay,$failed" >>"$points"
+  echo "$id,$item,$label,$version,$adm,$site,$wl,$n,$c,$t,$s,$probability,$secs,$(echo "$t1 - $t0" | bc),$server_cores,$(echo "scale=3; ($s1 - $s0) / 1000000" | bc),$client_cores,$(echo "scale=3; ($c1 - $c0) / 1000000" | bc),$rate,$delay,$failed,$lan_shared,$shared_path" >>"$points"
+}
+
+# point_secs VERSION N C: the seconds of steps a point runs: --duration, and
+# at least 5 of its longest call (report.py duration: C calls at once of the
+# paper's c = 1 call at this n, on our time scale tau). Before calibration,
+# and for EP, --duration.
+point_secs() {
+  if [[ -z ${tau:-} || $item == table8 ]]; then echo "$duration"; return; fi
+  /usr/bin/python3 "$seed_dir/report.py" duration "$item" "$1" "$(($2 / ${scale:-1}))" "$3" \
+    "$tau" "$duration"
 }
 
 # ---- calibration: tau, s and the links ----------------------------------------
@@ -339,7 +372,12 @@ lan_up() {
     lan_servers+=(--server "${addr%.2}.1:3000" --netns "$(site_netns "l$i")")
   done
   lan_servers+=(--sample 127.0.0.1:3000)
-  note "LAN: $links links of $rate, no delay; client i behind link i mod $links"
+  if ((links == 1)); then
+    lan_shared=1
+    note "LAN: one link of $rate, no delay, shared by every client (the paper's LAN clients reached the J90 through its one interface: their per-call MB/s fell with c)"
+  else
+    note "LAN: $links links of $rate, no delay; client i behind link i mod $links"
+  fi
   if [[ $rate == *kbit ]] && ((${rate%kbit} > 10000000)); then
     note "that rate is beyond what an emulated link carries (veth and tc here: a few Gbit/s): transfers take longer than the paper's share; the set-up check shows by how much"
   fi
@@ -425,7 +463,11 @@ case $item in
     # The paper's WAN calls were long: Table 6's n = 1400, c = 16 call took
     # 1.83 Gflop / 1.25 Mflops = 1466 s. A point ends when its last call does.
     note "the paper's longest WAN call (Table 6, n = 1400, c = 16: 1466 s) is $(echo "1466 * $tau / 1" | bc) s here; a point ends when its last call does, so large c take longer than --duration"
-    sites_up s4wan --forward 3000 --site a:"$rate":"$wan_delay"
+    # --fair: the relay paces the link, in turn for every connection: tbf's
+    # tail-drop queue let one of sixteen flows stall for a minute (and its
+    # call was lost).
+    sites_up s4wan --fair --forward 3000 --site a:"$rate":"$wan_delay"
+    note "the link is paced by its relay, in turn for every connection (ninf-sites --fair)"
     for version in $versions; do
       for adm in $admission; do
         server_start "$version" "$adm" hub
@@ -457,14 +499,36 @@ case $item in
       site_rates+=("$id:$r:$d")
       note "site $id: ${r} kbit/s, $d ms each way"
     done
-    sites_up s4f8 --forward 3000 "${sites_args[@]}"
+    server_where=hub
+    if [[ $server_site != none ]]; then
+      # Fig. 7's link values are not in the text we have; its sites reached
+      # ETL's J90 over paths that met at ETL's own access link. That link is
+      # a site of its own here, which every site's calls cross. Its rate: the
+      # paper's total "far above" one site's (>= 3x) with site a losing only
+      # 9-18 % (c = 1) is, with the sites' rates 1 : 2 : 0.5 : 1.5 shared
+      # fairly, a path of 3-3.3 x site a's: at 3.2, c takes its 0.5 and a,
+      # b and d 0.9 each (a loses 10 %), 3.2 x one site in all.
+      IFS=: read -r rf df <<<"$server_site"
+      r=$(echo "$base_kbps * $rf / 1" | bc)
+      d=$(echo "($wan_delay * $df + 0.5) / 1" | bc)
+      sites_args+=(--site "etl:${r}kbit:$d")
+      note "server site etl: ${r} kbit/s, $d ms each way (every site's calls cross it: the shared path; $rf x site a's rate, what the paper's total and site a's drop imply under fair sharing, not Fig. 7's values)"
+      sites_up s4f8 --fair "${sites_args[@]}"
+      "$ninf_sites" serve "$sites_set" etl 3000 >&2
+      server_where=etl
+      shared_path=1
+      sample_args=(--sample "$(site_addr etl):3000")
+    else
+      sites_up s4f8 --fair --forward 3000 "${sites_args[@]}"
+    fi
+    note "every link is paced by its relays, in turn for every connection (ninf-sites --fair)"
     first=${sites%% *}; first=${first%%:*}
     all_ns=()
     for spec in $sites; do all_ns+=(--netns "$(site_netns "${spec%%:*}")"); done
     r_first=${site_rates[0]#*:}; r_first=${r_first%%:*}kbit
     declare -A ran=()
     for adm in $admission; do
-      server_start 4pe "$adm" hub
+      server_start 4pe "$adm" "$server_where"
       for n in $sizes; do
         for c in $clients; do
           echo "$0: admission $adm n = $n c = $c per site" >&2
@@ -483,7 +547,7 @@ case $item in
   table8)
     announce $((nclients * 2 * nadm))
     interval=0
-    sites_up s4ep --forward 3000 --site a:"$wan_rate":"$wan_delay"
+    sites_up s4ep --fair --forward 3000 --site a:"$wan_rate":"$wan_delay"
     for adm in $admission; do
       server_start 1pe "$adm" hub
       for c in $clients; do

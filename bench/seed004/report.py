@@ -5,6 +5,8 @@ data a run leaves (points.csv, calls-ID.csv, summary-ID.csv).
 
   report.py render ITEM DIR [--command C] [--plot PNG] [--notes FILE] ...
       the report of one item in Markdown on stdout, the plot into PNG
+  report.py duration ITEM VERSION N_PAPER C TAU MINIMUM
+      the seconds a point must run (point_seconds)
   report.py calibrate CALLS.csv N N_PAPER J90_MFLOPS LAN_MBS WAN_MBS
       our per-core Mflops F, the time scale tau, the step s = 3 tau and the
       LAN and WAN rates (bit/s) that make transfer take tau x the paper's
@@ -74,6 +76,24 @@ def calibration(rows, n, n_paper, j90_mflops, lan_mbs, wan_mbs):
     return f_mflops, tau, step, 8 * nbytes / lan_time, 8 * nbytes / wan_time
 
 
+def point_seconds(item, version, n_paper, c, tau, minimum):
+    """How long a point must run: at least `minimum`, and CALLS_PER_POINT of
+    its longest call, estimated as c of the paper's c = 1 calls at n_paper
+    scaled by tau (what the calibration made of its time scale; c calls at
+    once share the link or the cores). Items without such a row (the SMP
+    items, EP) keep `minimum`."""
+    table = paper.LINPACK_TABLES.get(item)
+    if item in ('table4', 'table7') and version == '1pe':
+        table = paper.COMPANION[item]
+    if item == 'fig8':
+        table = paper.TABLE7  # its sites' links stand for Table 7's, 4-PE
+    row = table.get((n_paper, 1)) if table else None
+    if not row or row[2] <= 0:
+        return minimum
+    call = linpack_flops(n_paper) / (row[2] * 1e6) * tau
+    return max(minimum, int(CALLS_PER_POINT * c * call + 0.999))
+
+
 # ---- one point ---------------------------------------------------------------
 
 def _describe(values):
@@ -93,31 +113,38 @@ def link_mbs(rate):
 
 def notes_facts(lines):
     """What the set-up notes say of the links: {'sites': {id: MB/s},
-    'lan_links': count or None}."""
-    sites, lan_links = {}, None
+    'server': the server site's MB/s or None, 'lan_links': count or None}."""
+    sites, server, lan_links = {}, None, None
     for line in lines:
         m = re.match(r'site (\w+): (\d+) kbit/s', line)
         if m:
             sites[m.group(1)] = int(m.group(2)) * 1e3 / 8 / 1e6
+        m = re.match(r'server site \w+: (\d+) kbit/s', line)
+        if m:
+            server = int(m.group(1)) * 1e3 / 8 / 1e6
         m = re.match(r'LAN: (\d+) links? of', line)
         if m:
             lan_links = int(m.group(1))
-    return {'sites': sites, 'lan_links': lan_links}
+        if line.startswith('LAN: one link of'):
+            lan_links = 1
+    return {'sites': sites, 'server': server, 'lan_links': lan_links}
 
 
 def capacity(row, facts):
     """The emulated links' capacity a point's calls could use, MB/s, or None
     where no link is emulated: every site's link for a four-site point, the
     clients' links for a LAN point (min(c, links) of them), else the one
-    link."""
+    link; never more than a shared path to the server carries."""
     if row['site'] == 'all' and facts['sites']:
-        return sum(facts['sites'].values())
-    if row['link_mbs'] is None:
+        links = sum(facts['sites'].values())
+    elif row['link_mbs'] is None:
         return None
-    if row['site'] == 'lan':
-        links = 1 if row['lan_shared'] else min(row['c'], facts['lan_links'] or row['c'])
-        return row['link_mbs'] * links
-    return row['link_mbs']
+    elif row['site'] == 'lan':
+        links = row['link_mbs'] * (1 if row['lan_shared'] else
+                                   min(row['c'], facts['lan_links'] or row['c']))
+    else:
+        links = row['link_mbs']
+    return min(links, facts['server']) if facts.get('server') else links
 
 
 def read_csv(path):
@@ -1124,6 +1151,13 @@ def main(argv):
     c.add_argument('j90_mflops', type=float)
     c.add_argument('lan_mbs', type=float)
     c.add_argument('wan_mbs', type=float)
+    d = sub.add_parser('duration', help='seconds a point must run (point_seconds)')
+    d.add_argument('item')
+    d.add_argument('version')
+    d.add_argument('n_paper', type=int)
+    d.add_argument('c', type=int)
+    d.add_argument('tau', type=float)
+    d.add_argument('minimum', type=int)
     i = sub.add_parser('index')
     i.add_argument('results', help='bench/results/seed004')
     i.add_argument('--write', action='store_true',
@@ -1131,6 +1165,9 @@ def main(argv):
     v = sub.add_parser('reverdict')
     v.add_argument('results', help='bench/results/seed004')
     args = ap.parse_args(argv)
+    if args.cmd == 'duration':
+        print(point_seconds(args.item, args.version, args.n_paper, args.c, args.tau, args.minimum))
+        return 0
     if args.cmd == 'reverdict':
         for path in reverdict(args.results):
             print(f'{path}: verdict recomputed')

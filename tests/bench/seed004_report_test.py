@@ -284,6 +284,37 @@ class Index(unittest.TestCase):
             self.assertEqual(report.reverdict(d), [])
 
 
+class SetUp(unittest.TestCase):
+    """What the report reads of a run's set-up, and how long its points run."""
+
+    def test_links_from_the_notes(self):
+        facts = report.notes_facts([
+            'site a: 28990 kbit/s, 5 ms each way', 'site b: 57980 kbit/s, 3 ms each way',
+            'server site etl: 72475 kbit/s, 1 ms each way (every site\'s calls cross it)'])
+        self.assertAlmostEqual(facts['sites']['a'], 3.62375)
+        self.assertEqual(set(facts['sites']), {'a', 'b'})
+        self.assertAlmostEqual(facts['server'], 9.059375)
+        four = {'site': 'all', 'link_mbs': None, 'c': 8, 'lan_shared': False}
+        self.assertAlmostEqual(report.capacity(four, facts), 9.059375)  # the shared path
+        one = {'site': 'a', 'link_mbs': 3.62375, 'c': 4, 'lan_shared': False}
+        self.assertAlmostEqual(report.capacity(one, facts), 3.62375)
+        lan = report.notes_facts(['LAN: one link of 818284kbit, no delay, shared by every client'])
+        self.assertEqual(lan['lan_links'], 1)
+        row = {'site': 'lan', 'link_mbs': 100.0, 'c': 16, 'lan_shared': True}
+        self.assertEqual(report.capacity(row, lan), 100.0)
+        self.assertAlmostEqual(report.link_mbs('28990kbit'), 3.62375)
+        self.assertIsNone(report.link_mbs('none'))
+
+    def test_points_last_five_of_their_longest_calls(self):
+        # Table 7, n = 1400 (2800 here), c = 16: 16 of the paper's 12.2 s
+        # c = 1 call on tau 0.109 at once, five times over.
+        call = report.linpack_flops(1400) / (paper.TABLE7[(1400, 1)][2] * 1e6) * 0.10891
+        self.assertEqual(report.point_seconds('table7', '4pe', 1400, 16, 0.10891, 60),
+                         int(5 * 16 * call + 0.999))
+        self.assertEqual(report.point_seconds('table3', '1pe', 600, 1, 0.0976, 60), 60)
+        self.assertEqual(report.point_seconds('table8', '1pe', 28, 16, 0.1, 60), 60)
+
+
 class Vocabulary(unittest.TestCase):
     """An item's verdict from its claims, in the fixed vocabulary."""
 
